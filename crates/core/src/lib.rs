@@ -1,0 +1,30 @@
+//! # perp-core — the problem-independent contract of perp
+//!
+//! Every solver crate of perp (LCP, NCP, cones, dynamics) builds on the types here:
+//!
+//! * [`Matrix`] — a dense (`faer`) or sparse (`sprs`, CSR) real matrix;
+//! * [`Settings`] — the knobs every solver honours (tolerance, iteration/pivot limit,
+//!   time limit, history, observer);
+//! * [`Status`], [`SolveReport`], [`Solution`] — how a solve ends and what it returns;
+//! * [`Error`] — input that cannot be solved as given, with the offending value named;
+//! * [`measures`] — the Siconos-compatible error measures (`design/SUITES.md`), always
+//!   computed from the returned vectors, never from a solver's internals;
+//! * [`iteration`] — the one iteration loop (limits, timing, history, observer) that
+//!   iterative solvers plug their step into.
+//!
+//! A solve that runs but does not converge is **not** an error: it returns `Ok` with the best
+//! iterate and a [`Status`] saying why it stopped.
+#![warn(missing_docs)]
+
+mod error;
+pub mod iteration;
+mod matrix;
+pub mod measures;
+mod report;
+mod settings;
+
+pub use error::Error;
+pub use iteration::{Control, IterativeMethod, LoopOutcome, Progress, StepResult};
+pub use matrix::Matrix;
+pub use report::{Ray, Solution, SolveReport, Status};
+pub use settings::{Observer, Settings};

@@ -1,0 +1,329 @@
+//! [`Matrix`]: the dense or sparse matrix every perp problem is stated with.
+
+use crate::Error;
+use faer::Mat;
+use sprs::{CsMat, TriMat};
+
+/// A real matrix, dense (`faer`, column-major) or sparse (`sprs`, compressed rows).
+///
+/// Solvers accept either; each documents which storage it exploits. A `Sparse` matrix may
+/// also be stored by columns (CSC): every method here handles both.
+#[derive(Clone, Debug)]
+pub enum Matrix {
+    /// Dense, column-major.
+    Dense(Mat<f64>),
+    /// Sparse; compressed sparse rows is the intended storage.
+    Sparse(CsMat<f64>),
+}
+
+impl Matrix {
+    /// A dense matrix from `nrows * ncols` values listed row by row.
+    ///
+    /// ```
+    /// use perp_core::Matrix;
+    /// let m = Matrix::from_row_major(2, 2, &[2.0, 1.0, 1.0, 2.0]).unwrap();
+    /// let mut y = [0.0; 2];
+    /// m.mul_vec(&[1.0, 0.0], &mut y);
+    /// assert_eq!(y, [2.0, 1.0]);
+    /// assert!(Matrix::from_row_major(2, 2, &[1.0]).is_err());
+    /// ```
+    pub fn from_row_major(nrows: usize, ncols: usize, data: &[f64]) -> Result<Matrix, Error> {
+        check_size(nrows, ncols, data)?;
+        Error::check_finite("matrix (row-major)", data)?;
+        Ok(Matrix::Dense(Mat::from_fn(nrows, ncols, |i, j| data[i * ncols + j])))
+    }
+
+    /// A dense matrix from `nrows * ncols` values listed column by column (Siconos, Fortran).
+    ///
+    /// ```
+    /// use perp_core::Matrix;
+    /// let m = Matrix::from_col_major(2, 2, &[1.0, 3.0, 2.0, 4.0]).unwrap();
+    /// assert_eq!(m.get(0, 1), 2.0);
+    /// ```
+    pub fn from_col_major(nrows: usize, ncols: usize, data: &[f64]) -> Result<Matrix, Error> {
+        check_size(nrows, ncols, data)?;
+        Error::check_finite("matrix (column-major)", data)?;
+        Ok(Matrix::Dense(Mat::from_fn(nrows, ncols, |i, j| data[j * nrows + i])))
+    }
+
+    /// A sparse (CSR) matrix from `(row, col, value)` triplets; duplicates are summed.
+    ///
+    /// ```
+    /// use perp_core::Matrix;
+    /// let m = Matrix::from_triplets(2, 2, &[(0, 0, 1.0), (1, 1, 2.0), (1, 1, 1.0)]).unwrap();
+    /// assert_eq!(m.get(1, 1), 3.0);
+    /// ```
+    pub fn from_triplets(nrows: usize, ncols: usize, t: &[(usize, usize, f64)]) -> Result<Matrix, Error> {
+        let mut tri = TriMat::with_capacity((nrows, ncols), t.len());
+        for (k, &(i, j, v)) in t.iter().enumerate() {
+            if i >= nrows {
+                return Err(Error::dim(format!("row index of triplet {k} (must be below)"), nrows, i));
+            }
+            if j >= ncols {
+                return Err(Error::dim(format!("column index of triplet {k} (must be below)"), ncols, j));
+            }
+            if !v.is_finite() {
+                return Err(Error::NonFinite { what: "triplet value".into(), index: k, value: v });
+            }
+            tri.add_triplet(i, j, v);
+        }
+        Ok(Matrix::Sparse(tri.to_csr()))
+    }
+
+    /// Number of rows.
+    pub fn nrows(&self) -> usize {
+        match self {
+            Matrix::Dense(m) => m.nrows(),
+            Matrix::Sparse(m) => m.rows(),
+        }
+    }
+
+    /// Number of columns.
+    pub fn ncols(&self) -> usize {
+        match self {
+            Matrix::Dense(m) => m.ncols(),
+            Matrix::Sparse(m) => m.cols(),
+        }
+    }
+
+    /// Whether the storage is sparse.
+    pub fn is_sparse(&self) -> bool {
+        matches!(self, Matrix::Sparse(_))
+    }
+
+    /// Number of stored entries (n·m for dense).
+    pub fn nnz(&self) -> usize {
+        match self {
+            Matrix::Dense(m) => m.nrows() * m.ncols(),
+            Matrix::Sparse(m) => m.nnz(),
+        }
+    }
+
+    /// y = A x. Panics if `x.len() != ncols` or `y.len() != nrows` (a programming error:
+    /// problem constructors check sizes once).
+    pub fn mul_vec(&self, x: &[f64], y: &mut [f64]) {
+        assert_eq!(x.len(), self.ncols(), "mul_vec: x has the wrong length");
+        assert_eq!(y.len(), self.nrows(), "mul_vec: y has the wrong length");
+        y.fill(0.0);
+        match self {
+            Matrix::Dense(m) => {
+                for (j, &xj) in x.iter().enumerate() {
+                    if xj != 0.0 {
+                        axpy(xj, m.col_as_slice(j), y);
+                    }
+                }
+            }
+            Matrix::Sparse(m) => {
+                if m.is_csr() {
+                    for (i, row) in m.outer_iterator().enumerate() {
+                        y[i] = row.iter().map(|(j, &v)| v * x[j]).sum();
+                    }
+                } else {
+                    for (j, col) in m.outer_iterator().enumerate() {
+                        let xj = x[j];
+                        for (i, &v) in col.iter() {
+                            y[i] += v * xj;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Entry (i, j); zero where a sparse matrix stores nothing.
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        match self {
+            Matrix::Dense(m) => m[(i, j)],
+            Matrix::Sparse(m) => m.get(i, j).copied().unwrap_or(0.0),
+        }
+    }
+
+    /// The main diagonal (length min(nrows, ncols)).
+    pub fn diagonal(&self) -> Vec<f64> {
+        (0..self.nrows().min(self.ncols())).map(|i| self.get(i, i)).collect()
+    }
+
+    /// A dense copy (column-major).
+    pub fn to_dense(&self) -> Mat<f64> {
+        match self {
+            Matrix::Dense(m) => m.clone(),
+            Matrix::Sparse(s) => {
+                let mut d = Mat::zeros(s.rows(), s.cols());
+                for (v, (i, j)) in s.iter() {
+                    d[(i, j)] += *v;
+                }
+                d
+            }
+        }
+    }
+
+    /// A sparse CSR copy (dense zeros are dropped).
+    pub fn to_csr(&self) -> CsMat<f64> {
+        match self {
+            Matrix::Dense(m) => {
+                let mut tri = TriMat::new((m.nrows(), m.ncols()));
+                for j in 0..m.ncols() {
+                    for i in 0..m.nrows() {
+                        if m[(i, j)] != 0.0 {
+                            tri.add_triplet(i, j, m[(i, j)]);
+                        }
+                    }
+                }
+                tri.to_csr()
+            }
+            Matrix::Sparse(s) => s.to_csr(),
+        }
+    }
+
+    /// The stored values in the order of storage (for finiteness checks and norms).
+    fn stored_values(&self) -> Vec<f64> {
+        match self {
+            Matrix::Dense(m) => (0..m.ncols()).flat_map(|j| m.col_as_slice(j).to_vec()).collect(),
+            Matrix::Sparse(s) => s.data().to_vec(),
+        }
+    }
+
+    /// `Err(NonFinite)` naming `what` and the first NaN/Inf entry (by row, column).
+    pub fn check_finite(&self, what: &str) -> Result<(), Error> {
+        let bad = match self {
+            Matrix::Dense(m) => (0..m.ncols())
+                .flat_map(|j| (0..m.nrows()).map(move |i| (i, j)))
+                .find(|&(i, j)| !m[(i, j)].is_finite())
+                .map(|(i, j)| (i, j, m[(i, j)])),
+            Matrix::Sparse(s) => s.iter().find(|(v, _)| !v.is_finite()).map(|(v, (i, j))| (i, j, *v)),
+        };
+        match bad {
+            Some((i, j, value)) => Err(Error::NonFinite {
+                what: format!("{what} (row {i}, column {j}; flat row-major index)"),
+                index: i * self.ncols() + j,
+                value,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Largest absolute entry (0 for an empty matrix).
+    pub fn max_abs(&self) -> f64 {
+        self.stored_values().iter().fold(0.0, |a, v| a.max(v.abs()))
+    }
+
+    /// The worst asymmetry `(i, j, |a_ij − a_ji|)`, or `None` when the matrix is square and
+    /// symmetric to within `rel_tol · max|a|`.
+    pub fn asymmetry(&self, rel_tol: f64) -> Option<(usize, usize, f64)> {
+        if self.nrows() != self.ncols() {
+            return Some((0, 0, f64::INFINITY));
+        }
+        let tol = rel_tol * self.max_abs();
+        let mut worst: Option<(usize, usize, f64)> = None;
+        let mut consider = |i: usize, j: usize, d: f64| {
+            if d > tol && worst.is_none_or(|w| d > w.2) {
+                worst = Some((i, j, d));
+            }
+        };
+        match self {
+            Matrix::Dense(m) => {
+                for j in 0..m.ncols() {
+                    for i in j + 1..m.nrows() {
+                        consider(i, j, (m[(i, j)] - m[(j, i)]).abs());
+                    }
+                }
+            }
+            Matrix::Sparse(s) => {
+                for (v, (i, j)) in s.iter() {
+                    consider(i, j, (v - self.get(j, i)).abs());
+                }
+            }
+        }
+        worst
+    }
+}
+
+fn check_size(nrows: usize, ncols: usize, data: &[f64]) -> Result<(), Error> {
+    let need = nrows
+        .checked_mul(ncols)
+        .ok_or_else(|| Error::setting("matrix size", format!("{nrows}x{ncols}"), "overflows usize"))?;
+    if data.len() != need {
+        return Err(Error::dim(format!("data of a {nrows}x{ncols} matrix"), need, data.len()));
+    }
+    Ok(())
+}
+
+/// y += a x.
+#[inline]
+pub(crate) fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += a * xi;
+    }
+}
+
+impl From<ndarray::Array2<f64>> for Matrix {
+    /// A dense matrix with the same entries.
+    fn from(a: ndarray::Array2<f64>) -> Self {
+        Matrix::Dense(Mat::from_fn(a.nrows(), a.ncols(), |i, j| a[[i, j]]))
+    }
+}
+
+impl From<Mat<f64>> for Matrix {
+    fn from(m: Mat<f64>) -> Self {
+        Matrix::Dense(m)
+    }
+}
+
+impl From<CsMat<f64>> for Matrix {
+    fn from(m: CsMat<f64>) -> Self {
+        Matrix::Sparse(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> (Matrix, Matrix) {
+        let d = Matrix::from_row_major(2, 3, &[1.0, 0.0, 2.0, 0.0, 3.0, 4.0]).unwrap();
+        let s = Matrix::from_triplets(2, 3, &[(0, 0, 1.0), (0, 2, 2.0), (1, 1, 3.0), (1, 2, 4.0)]).unwrap();
+        (d, s)
+    }
+
+    #[test]
+    fn dense_and_sparse_mat_vec_agree_with_hand_computation() {
+        let (d, s) = sample();
+        for m in [&d, &s] {
+            let mut y = [0.0; 2];
+            m.mul_vec(&[1.0, 2.0, 3.0], &mut y);
+            assert_eq!(y, [7.0, 18.0]);
+        }
+        let csc = Matrix::Sparse(s.to_csr().to_csc());
+        let mut y = [0.0; 2];
+        csc.mul_vec(&[1.0, 2.0, 3.0], &mut y);
+        assert_eq!(y, [7.0, 18.0]);
+    }
+
+    #[test]
+    fn conversions_round_trip() {
+        let (d, s) = sample();
+        assert_eq!(Matrix::Dense(s.to_dense()).to_csr(), d.to_csr());
+        let a = ndarray::array![[1.0, 0.0, 2.0], [0.0, 3.0, 4.0]];
+        assert_eq!(Matrix::from(a).to_csr(), d.to_csr());
+        assert_eq!(d.diagonal(), vec![1.0, 3.0]);
+    }
+
+    #[test]
+    fn bad_input_is_an_error_naming_the_value() {
+        let e = Matrix::from_row_major(1, 2, &[1.0, f64::NAN]).unwrap_err();
+        assert!(e.to_string().contains("NaN"), "{e}");
+        let e = Matrix::from_triplets(2, 2, &[(2, 0, 1.0)]).unwrap_err();
+        assert!(matches!(e, Error::DimensionMismatch { .. }), "{e}");
+        let e = Matrix::from_row_major(usize::MAX, 3, &[]).unwrap_err();
+        assert!(e.to_string().contains("overflows"), "{e}");
+    }
+
+    #[test]
+    fn asymmetry_finds_the_worst_pair() {
+        let m = Matrix::from_row_major(2, 2, &[1.0, 2.0, 2.5, 1.0]).unwrap();
+        assert_eq!(m.asymmetry(1e-12), Some((1, 0, 0.5)));
+        let s = Matrix::from_row_major(2, 2, &[1.0, 2.0, 2.0, 1.0]).unwrap();
+        assert_eq!(s.asymmetry(1e-12), None);
+        assert_eq!(Matrix::Sparse(s.to_csr()).asymmetry(1e-12), None);
+    }
+}

@@ -1,0 +1,103 @@
+//! Error measures, exactly as Siconos numerics scores solutions (`design/SUITES.md`), so
+//! that "solved at tol 1e-8" means the same here and there. They are computed from the
+//! returned vectors only.
+
+/// Euclidean norm.
+pub fn norm2(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum::<f64>().sqrt()
+}
+
+/// Max-norm (0 for an empty slice; NaN if any entry is NaN).
+pub fn norm_inf(v: &[f64]) -> f64 {
+    v.iter().fold(0.0, |a: f64, &x| if x.is_nan() || a.is_nan() { f64::NAN } else { a.max(x.abs()) })
+}
+
+/// Siconos' LCP error: `‖min(z, w)‖₂`, divided by `‖q‖₂` when `‖q‖₂ > ε` (machine epsilon),
+/// with `w = M z + q` computed by the caller from the returned `z`.
+///
+/// ```
+/// use perp_core::measures::lcp_error;
+/// // z = (1, 0), w = (0, 2): complementary, error 0.
+/// assert_eq!(lcp_error(&[-1.0, 2.0], &[1.0, 0.0], &[0.0, 2.0]), 0.0);
+/// // z = (1, 0), w = (0.5, 2): ‖min‖ = 0.5, ‖q‖ = √5.
+/// assert!((lcp_error(&[-1.0, 2.0], &[1.0, 0.0], &[0.5, 2.0]) - 0.5 / 5f64.sqrt()).abs() < 1e-15);
+/// ```
+pub fn lcp_error(q: &[f64], z: &[f64], w: &[f64]) -> f64 {
+    let s: f64 = z.iter().zip(w).map(|(a, b)| a.min(*b).powi(2)).sum();
+    normalize(s.sqrt(), norm2(q))
+}
+
+/// `‖min(z, w)‖∞`, the absolute LCP residual.
+pub fn lcp_residual_inf(z: &[f64], w: &[f64]) -> f64 {
+    norm_inf(&z.iter().zip(w).map(|(a, b)| a.min(*b)).collect::<Vec<_>>())
+}
+
+/// The natural-map residual of a box-LCP (lo ≤ z ≤ hi, w = Mz + q in the normal cone):
+/// `rᵢ = zᵢ − mid(loᵢ, hiᵢ, zᵢ − wᵢ)`. With lo = 0, hi = ∞ it is `min(z, w)`.
+pub fn box_residual(z: &[f64], w: &[f64], lo: &[f64], hi: &[f64]) -> Vec<f64> {
+    (0..z.len()).map(|i| z[i] - (z[i] - w[i]).max(lo[i]).min(hi[i])).collect()
+}
+
+/// The box-LCP error: `‖box_residual‖₂ / ‖q‖₂` (when `‖q‖₂ > ε`), which reduces to
+/// [`lcp_error`] for lo = 0, hi = ∞. Siconos has no box-LCP measure; this is its natural
+/// extension.
+pub fn box_lcp_error(q: &[f64], z: &[f64], w: &[f64], lo: &[f64], hi: &[f64]) -> f64 {
+    normalize(norm2(&box_residual(z, w, lo, hi)), norm2(q))
+}
+
+/// Siconos' NCP error `‖min(z, F(z))‖₂`, not normalized.
+pub fn ncp_error(z: &[f64], f: &[f64]) -> f64 {
+    z.iter().zip(f).map(|(a, b)| a.min(*b).powi(2)).sum::<f64>().sqrt()
+}
+
+/// Siconos' MCP error with `n_eq` equality rows first: `‖F_eq‖₂ + ‖min(z, F)‖₂` over the
+/// complementarity rows.
+pub fn mcp_error(n_eq: usize, z: &[f64], f: &[f64]) -> f64 {
+    norm2(&f[..n_eq]) + ncp_error(&z[n_eq..], &f[n_eq..])
+}
+
+fn normalize(err: f64, scale: f64) -> f64 {
+    if scale > f64::EPSILON {
+        err / scale
+    } else {
+        err
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lcp_error_matches_the_projection_form() {
+        // ‖min(z,w)‖ = ‖z − max(0, z − w)‖ (SUITES.md).
+        let z: [f64; 4] = [0.3, 0.0, 2.0, 1.0];
+        let w: [f64; 4] = [0.0, -0.5, 1.0, 4.0];
+        let q = [1.0, 1.0, 1.0, 1.0];
+        let alt: Vec<f64> = z.iter().zip(&w).map(|(a, b)| a - (a - b).max(0.0)).collect();
+        assert!((lcp_error(&q, &z, &w) - norm2(&alt) / 2.0).abs() < 1e-15);
+        assert_eq!(lcp_residual_inf(&z, &w), 1.0);
+    }
+
+    #[test]
+    fn unnormalized_when_q_vanishes() {
+        assert_eq!(lcp_error(&[0.0, 0.0], &[3.0, 0.0], &[4.0, 0.0]), 3.0);
+    }
+
+    #[test]
+    fn box_residual_reduces_to_min_map() {
+        let z = [0.3, 0.0, 2.0];
+        let w = [0.0, -0.5, 1.0];
+        let inf = f64::INFINITY;
+        let r = box_residual(&z, &w, &[0.0; 3], &[inf; 3]);
+        let m: Vec<f64> = z.iter().zip(&w).map(|(a, b)| a.min(*b)).collect();
+        assert_eq!(r, m);
+        // At the upper bound with w < 0 the box residual vanishes.
+        assert_eq!(box_residual(&[1.0], &[-3.0], &[-1.0], &[1.0]), vec![0.0]);
+    }
+
+    #[test]
+    fn mcp_error_adds_equality_norm() {
+        assert_eq!(mcp_error(1, &[5.0, 0.0], &[3.0, 4.0]), 3.0);
+    }
+}

@@ -1,0 +1,175 @@
+//! How a solve ends ([`Status`]) and what it returns ([`SolveReport`], [`Solution`]).
+
+use serde::Serialize;
+use std::time::Duration;
+
+/// Why a solver stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Status {
+    /// `report.error ≤ settings.tol`, checked on the returned vectors.
+    Solved,
+    /// The iteration (or pivot) limit was reached first.
+    MaxIterations,
+    /// The time limit was reached first.
+    TimeLimit,
+    /// No further progress is possible (a line search failed, the iterates stopped moving).
+    Stalled,
+    /// Lemke's method ended on a secondary ray (see [`Solution::ray`]): for a copositive-plus
+    /// M this certifies that the LCP has no solution; in general the method gave up.
+    RayTermination,
+    /// The problem was shown to have no solution.
+    Infeasible,
+    /// Arithmetic broke down (singular pivot, NaN), or the returned point failed the final
+    /// accuracy check although the method's own test had passed.
+    NumericalFailure,
+    /// The observer callback asked the solver to stop.
+    Interrupted,
+}
+
+impl Status {
+    /// The snake_case name used in JSON and CSV output (`solved`, `max_iterations`, …).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Status::Solved => "solved",
+            Status::MaxIterations => "max_iterations",
+            Status::TimeLimit => "time_limit",
+            Status::Stalled => "stalled",
+            Status::RayTermination => "ray_termination",
+            Status::Infeasible => "infeasible",
+            Status::NumericalFailure => "numerical_failure",
+            Status::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a solve did: status, effort, accuracy.
+#[derive(Clone, Debug, Serialize)]
+pub struct SolveReport {
+    /// Registry name of the solver.
+    pub solver: String,
+    /// Why it stopped.
+    pub status: Status,
+    /// Iterations (pivots for pivoting methods, sweeps for PGS, Newton steps).
+    pub iterations: usize,
+    /// The peer-compatible error of the problem class (`design/SUITES.md`), computed from the
+    /// returned vectors by [`crate::measures`].
+    pub error: f64,
+    /// `‖min(z, w)‖∞` (or the class's natural-map residual), absolute.
+    pub residual_inf: f64,
+    /// Wall-clock time of the solve.
+    #[serde(serialize_with = "ser_secs")]
+    pub elapsed: Duration,
+    /// Error after each iteration, when `settings.record_history` is set.
+    pub history: Vec<f64>,
+    /// Pivots (pivoting methods).
+    pub pivots: usize,
+    /// Matrix factorizations.
+    pub factorizations: usize,
+    /// Line-search steps (trial step lengths evaluated).
+    pub line_search_steps: usize,
+    /// A human-readable remark on how the solve ended, when there is one to make.
+    pub message: Option<String>,
+}
+
+fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+impl SolveReport {
+    /// A blank report for `solver` (status `MaxIterations`, error ∞, zero counters).
+    pub fn new(solver: &str) -> Self {
+        SolveReport {
+            solver: solver.to_string(),
+            status: Status::MaxIterations,
+            iterations: 0,
+            error: f64::INFINITY,
+            residual_inf: f64::INFINITY,
+            elapsed: Duration::ZERO,
+            history: Vec::new(),
+            pivots: 0,
+            factorizations: 0,
+            line_search_steps: 0,
+            message: None,
+        }
+    }
+
+    /// The guard every solver passes through: a `Solved` claim whose recomputed `error`
+    /// exceeds `tol` (or is NaN) becomes `NumericalFailure`, with a message saying so. A solver
+    /// never returns `Solved` with `error > tol`.
+    pub fn verify(&mut self, tol: f64) {
+        if self.status == Status::Solved && !(self.error <= tol) {
+            self.status = Status::NumericalFailure;
+            self.message = Some(format!(
+                "the method's own test passed but the recomputed error {:.3e} exceeds tol {:.1e}",
+                self.error, tol
+            ));
+        }
+    }
+}
+
+/// A secondary ray of Lemke's method: for every `t ≥ 0` the point
+/// `(z + t·dz, z0 + t·dz0)` satisfies `w = M z + q + d z0 ≥ 0`, `z ≥ 0`, `z0 ≥ 0` and
+/// `zᵢ wᵢ = 0` (Cottle–Pang–Stone §4.4). With `dz0 = 0`, `dz` is a nonzero vector with
+/// `dz ≥ 0`, `M dz ≥ 0`, `dzᵀ M dz = 0`: for copositive-plus M the LCP is infeasible.
+#[derive(Clone, Debug, Serialize)]
+pub struct Ray {
+    /// Base point of the ray, z part.
+    pub z: Vec<f64>,
+    /// Base point, artificial variable z0.
+    pub z0: f64,
+    /// Direction, z part.
+    pub dz: Vec<f64>,
+    /// Direction, z0 part.
+    pub dz0: f64,
+    /// The covering vector d used.
+    pub d: Vec<f64>,
+}
+
+/// A solver's answer: the returned point, `w = M z + q` (or `F(z)`), and the report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Solution {
+    /// The solution (or the best iterate when not solved).
+    pub z: Vec<f64>,
+    /// `w = M z + q` (or `F(z)`) at the returned `z`.
+    pub w: Vec<f64>,
+    /// How the solve went.
+    pub report: SolveReport,
+    /// Lemke's secondary ray when `status == RayTermination`.
+    pub ray: Option<Ray>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verify_downgrades_a_false_solved_claim() {
+        let mut r = SolveReport::new("x");
+        r.status = Status::Solved;
+        r.error = 1e-6;
+        r.verify(1e-8);
+        assert_eq!(r.status, Status::NumericalFailure);
+        r.status = Status::Solved;
+        r.error = f64::NAN;
+        r.verify(1e-8);
+        assert_eq!(r.status, Status::NumericalFailure);
+        r.status = Status::Solved;
+        r.error = 1e-9;
+        r.verify(1e-8);
+        assert_eq!(r.status, Status::Solved);
+    }
+
+    #[test]
+    fn status_names_are_snake_case() {
+        assert_eq!(Status::RayTermination.to_string(), "ray_termination");
+        assert_eq!(Status::MaxIterations.as_str(), "max_iterations");
+    }
+}

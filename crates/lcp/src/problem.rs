@@ -1,0 +1,171 @@
+//! [`Lcp`]: the linear complementarity problem and its box-constrained variant.
+
+use perp_core::{measures, Error, Matrix, SolveReport, Solution};
+
+/// The linear complementarity problem LCP(q, M): find z with
+///
+/// ```text
+///     0 ≤ z ⊥ w = M z + q ≥ 0,
+/// ```
+///
+/// or, with bounds, the box-LCP (mixed complementarity with simple bounds, as in ODE/Bullet
+/// friction): find `lo ≤ z ≤ hi` with, for every i,
+/// `zᵢ = loᵢ ⇒ wᵢ ≥ 0`, `zᵢ = hiᵢ ⇒ wᵢ ≤ 0`, `loᵢ < zᵢ < hiᵢ ⇒ wᵢ = 0`.
+///
+/// The input is checked once, here: M square, sizes agree, every value finite, `lo ≤ hi`
+/// with `lo < +∞` and `hi > −∞`.
+#[derive(Clone, Debug)]
+pub struct Lcp {
+    m: Matrix,
+    q: Vec<f64>,
+    bounds: Option<(Vec<f64>, Vec<f64>)>,
+}
+
+impl Lcp {
+    /// The standard LCP 0 ≤ z ⊥ Mz + q ≥ 0.
+    ///
+    /// ```
+    /// use perp_core::Matrix;
+    /// use perp_lcp::Lcp;
+    /// let m = Matrix::from_row_major(2, 2, &[2.0, 1.0, 1.0, 2.0]).unwrap();
+    /// let p = Lcp::new(m, vec![-5.0, -6.0]).unwrap();
+    /// assert_eq!(p.n(), 2);
+    /// let bad = Matrix::from_row_major(1, 2, &[1.0, 2.0]).unwrap();
+    /// assert!(Lcp::new(bad, vec![1.0]).is_err());
+    /// ```
+    pub fn new(m: Matrix, q: Vec<f64>) -> Result<Lcp, Error> {
+        if m.nrows() != m.ncols() {
+            return Err(Error::NotSquare { what: "M".into(), rows: m.nrows(), cols: m.ncols() });
+        }
+        Error::check_len("q", &q, m.nrows())?;
+        m.check_finite("M")?;
+        Error::check_finite("q", &q)?;
+        Ok(Lcp { m, q, bounds: None })
+    }
+
+    /// The box-LCP with `lower ≤ z ≤ upper` (use `f64::INFINITY` / `f64::NEG_INFINITY` for
+    /// absent bounds).
+    ///
+    /// ```
+    /// use perp_core::Matrix;
+    /// use perp_lcp::Lcp;
+    /// let m = Matrix::from_row_major(1, 1, &[1.0]).unwrap();
+    /// let p = Lcp::with_bounds(m.clone(), vec![-3.0], vec![-1.0], vec![1.0]).unwrap();
+    /// assert!(p.is_box());
+    /// assert!(Lcp::with_bounds(m, vec![-3.0], vec![2.0], vec![1.0]).is_err());
+    /// ```
+    pub fn with_bounds(m: Matrix, q: Vec<f64>, lower: Vec<f64>, upper: Vec<f64>) -> Result<Lcp, Error> {
+        let mut p = Lcp::new(m, q)?;
+        let n = p.n();
+        Error::check_len("lower", &lower, n)?;
+        Error::check_len("upper", &upper, n)?;
+        for i in 0..n {
+            let (l, u) = (lower[i], upper[i]);
+            if l.is_nan() || u.is_nan() || l > u || l == f64::INFINITY || u == f64::NEG_INFINITY {
+                return Err(Error::InvalidBounds { index: i, lower: l, upper: u });
+            }
+        }
+        p.bounds = Some((lower, upper));
+        Ok(p)
+    }
+
+    /// Dimension n.
+    pub fn n(&self) -> usize {
+        self.q.len()
+    }
+
+    /// The matrix M.
+    pub fn m(&self) -> &Matrix {
+        &self.m
+    }
+
+    /// The vector q.
+    pub fn q(&self) -> &[f64] {
+        &self.q
+    }
+
+    /// `(lower, upper)` for a box-LCP, `None` for a standard LCP.
+    pub fn bounds(&self) -> Option<(&[f64], &[f64])> {
+        self.bounds.as_ref().map(|(l, u)| (l.as_slice(), u.as_slice()))
+    }
+
+    /// Whether bounds other than the standard `[0, ∞)` were given.
+    pub fn is_box(&self) -> bool {
+        self.bounds.is_some()
+    }
+
+    /// `w = M z + q`.
+    pub fn w(&self, z: &[f64]) -> Vec<f64> {
+        let mut w = vec![0.0; self.n()];
+        self.m.mul_vec(z, &mut w);
+        for (wi, qi) in w.iter_mut().zip(&self.q) {
+            *wi += qi;
+        }
+        w
+    }
+
+    /// The peer-compatible error (Siconos' `‖min(z, w)‖₂ / ‖q‖₂`, or its box extension
+    /// [`measures::box_lcp_error`]) and the absolute ∞-norm residual, at `(z, w)`.
+    pub fn errors(&self, z: &[f64], w: &[f64]) -> (f64, f64) {
+        match self.bounds() {
+            None => (measures::lcp_error(&self.q, z, w), measures::lcp_residual_inf(z, w)),
+            Some((lo, hi)) => (
+                measures::box_lcp_error(&self.q, z, w, lo, hi),
+                measures::norm_inf(&measures::box_residual(z, w, lo, hi)),
+            ),
+        }
+    }
+
+    /// Checks a warm start: length n and finite values.
+    pub fn check_warm(&self, warm: Option<&[f64]>) -> Result<(), Error> {
+        if let Some(z) = warm {
+            Error::check_len("warm start", z, self.n())?;
+            Error::check_finite("warm start", z)?;
+        }
+        Ok(())
+    }
+
+    /// Wraps up a solve: computes `w = Mz + q`, the error measures from the returned `z`,
+    /// then applies [`SolveReport::verify`] so that `Solved` is never claimed with
+    /// `error > tol`.
+    pub fn solution(&self, z: Vec<f64>, mut report: SolveReport, tol: f64) -> Solution {
+        let w = self.w(&z);
+        let (error, residual_inf) = self.errors(&z, &w);
+        report.error = error;
+        report.residual_inf = residual_inf;
+        report.verify(tol);
+        Solution { z, w, report, ray: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_bad_input_naming_the_value() {
+        let m = Matrix::from_row_major(2, 2, &[1.0, 0.0, 0.0, 1.0]).unwrap();
+        let e = Lcp::new(m.clone(), vec![1.0]).unwrap_err();
+        assert_eq!(e.to_string(), "dimension mismatch: q has length 1, expected 2");
+        let e = Lcp::new(m.clone(), vec![1.0, f64::INFINITY]).unwrap_err();
+        assert_eq!(e.to_string(), "q[1] = inf is not finite");
+        let e = Lcp::with_bounds(m.clone(), vec![0.0; 2], vec![0.0; 2], vec![1.0, f64::NEG_INFINITY]).unwrap_err();
+        assert!(matches!(e, Error::InvalidBounds { index: 1, .. }), "{e}");
+        let p = Lcp::new(m, vec![1.0, 1.0]).unwrap();
+        assert!(p.check_warm(Some(&[1.0])).is_err());
+        assert!(p.check_warm(Some(&[1.0, f64::NAN])).is_err());
+    }
+
+    #[test]
+    fn solution_recomputes_w_and_refuses_a_false_claim() {
+        let m = Matrix::from_row_major(2, 2, &[2.0, 1.0, 1.0, 2.0]).unwrap();
+        let p = Lcp::new(m, vec![-5.0, -6.0]).unwrap();
+        // Exact solution z = (4/3, 7/3), w = 0.
+        let mut r = SolveReport::new("test");
+        r.status = perp_core::Status::Solved;
+        let s = p.solution(vec![4.0 / 3.0, 7.0 / 3.0], r.clone(), 1e-12);
+        assert!(s.report.error < 1e-15 && s.report.status == perp_core::Status::Solved);
+        let s = p.solution(vec![1.0, 2.0], r, 1e-12);
+        assert_eq!(s.report.status, perp_core::Status::NumericalFailure);
+    }
+}
