@@ -41,7 +41,9 @@ pub enum Error {
         value: f64,
     },
     /// Box bounds with lower > upper, or a bound that excludes every real value.
-    #[error("bounds at index {index}: lower {lower} > upper {upper} (or an infinite bound on the wrong side)")]
+    #[error(
+        "bounds at index {index}: lower {lower} > upper {upper} (or an infinite bound on the wrong side)"
+    )]
     InvalidBounds {
         /// Variable index.
         index: usize,
@@ -117,11 +119,7 @@ impl Error {
 
     /// Shorthand for [`Error::InvalidSetting`].
     pub fn setting(name: &str, value: impl ToString, reason: &str) -> Self {
-        Error::InvalidSetting {
-            name: name.to_string(),
-            value: value.to_string(),
-            reason: reason.to_string(),
-        }
+        Error::InvalidSetting { name: name.to_string(), value: value.to_string(), reason: reason.to_string() }
     }
 
     /// Checks that every entry of `v` is finite.

@@ -70,7 +70,11 @@ pub struct LoopOutcome {
 /// Runs `method` until its error is `≤ settings.tol`, a step asks to stop, the error is not
 /// finite (`NumericalFailure`), the observer stops it (`Interrupted`), or a limit is reached:
 /// `settings.max_iter_or(default_max_iter)` steps or `settings.time_limit`.
-pub fn run<M: IterativeMethod + ?Sized>(method: &mut M, settings: &Settings, default_max_iter: usize) -> LoopOutcome {
+pub fn run<M: IterativeMethod + ?Sized>(
+    method: &mut M,
+    settings: &Settings,
+    default_max_iter: usize,
+) -> LoopOutcome {
     let start = Instant::now();
     let max_iter = settings.max_iter_or(default_max_iter);
     let mut history = Vec::new();

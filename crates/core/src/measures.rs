@@ -9,7 +9,7 @@ pub fn norm2(v: &[f64]) -> f64 {
 
 /// Max-norm (0 for an empty slice; NaN if any entry is NaN).
 pub fn norm_inf(v: &[f64]) -> f64 {
-    v.iter().fold(0.0, |a: f64, &x| if x.is_nan() || a.is_nan() { f64::NAN } else { a.max(x.abs()) })
+    max_abs(v.iter().copied())
 }
 
 /// Siconos' LCP error: `‖min(z, w)‖₂`, divided by `‖q‖₂` when `‖q‖₂ > ε` (machine epsilon),
@@ -27,22 +27,37 @@ pub fn lcp_error(q: &[f64], z: &[f64], w: &[f64]) -> f64 {
     normalize(s.sqrt(), norm2(q))
 }
 
-/// `‖min(z, w)‖∞`, the absolute LCP residual.
+/// `‖min(z, w)‖∞`, the absolute LCP residual (NaN if any entry is NaN).
 pub fn lcp_residual_inf(z: &[f64], w: &[f64]) -> f64 {
-    norm_inf(&z.iter().zip(w).map(|(a, b)| a.min(*b)).collect::<Vec<_>>())
+    max_abs(z.iter().zip(w).map(|(a, b)| a.min(*b)))
+}
+
+/// `‖box_residual(z, w, lo, hi)‖∞` without building the vector.
+pub fn box_residual_inf(z: &[f64], w: &[f64], lo: &[f64], hi: &[f64]) -> f64 {
+    max_abs((0..z.len()).map(|i| box_residual_at(i, z, w, lo, hi)))
+}
+
+#[inline]
+fn box_residual_at(i: usize, z: &[f64], w: &[f64], lo: &[f64], hi: &[f64]) -> f64 {
+    z[i] - (z[i] - w[i]).max(lo[i]).min(hi[i])
+}
+
+fn max_abs(it: impl Iterator<Item = f64>) -> f64 {
+    it.fold(0.0, |a: f64, x| if x.is_nan() || a.is_nan() { f64::NAN } else { a.max(x.abs()) })
 }
 
 /// The natural-map residual of a box-LCP (lo ≤ z ≤ hi, w = Mz + q in the normal cone):
 /// `rᵢ = zᵢ − mid(loᵢ, hiᵢ, zᵢ − wᵢ)`. With lo = 0, hi = ∞ it is `min(z, w)`.
 pub fn box_residual(z: &[f64], w: &[f64], lo: &[f64], hi: &[f64]) -> Vec<f64> {
-    (0..z.len()).map(|i| z[i] - (z[i] - w[i]).max(lo[i]).min(hi[i])).collect()
+    (0..z.len()).map(|i| box_residual_at(i, z, w, lo, hi)).collect()
 }
 
 /// The box-LCP error: `‖box_residual‖₂ / ‖q‖₂` (when `‖q‖₂ > ε`), which reduces to
 /// [`lcp_error`] for lo = 0, hi = ∞. Siconos has no box-LCP measure; this is its natural
 /// extension.
 pub fn box_lcp_error(q: &[f64], z: &[f64], w: &[f64], lo: &[f64], hi: &[f64]) -> f64 {
-    normalize(norm2(&box_residual(z, w, lo, hi)), norm2(q))
+    let s: f64 = (0..z.len()).map(|i| box_residual_at(i, z, w, lo, hi).powi(2)).sum();
+    normalize(s.sqrt(), norm2(q))
 }
 
 /// Siconos' NCP error `‖min(z, F(z))‖₂`, not normalized.
@@ -92,6 +107,7 @@ mod tests {
         let r = box_residual(&z, &w, &[0.0; 3], &[inf; 3]);
         let m: Vec<f64> = z.iter().zip(&w).map(|(a, b)| a.min(*b)).collect();
         assert_eq!(r, m);
+        assert_eq!(box_residual_inf(&z, &w, &[0.0; 3], &[inf; 3]), lcp_residual_inf(&z, &w));
         // At the upper bound with w < 0 the box residual vanishes.
         assert_eq!(box_residual(&[1.0], &[-3.0], &[-1.0], &[1.0]), vec![0.0]);
     }

@@ -105,7 +105,7 @@ impl SolveReport {
     /// exceeds `tol` (or is NaN) becomes `NumericalFailure`, with a message saying so. A solver
     /// never returns `Solved` with `error > tol`.
     pub fn verify(&mut self, tol: f64) {
-        if self.status == Status::Solved && !(self.error <= tol) {
+        if self.status == Status::Solved && (self.error.is_nan() || self.error > tol) {
             self.status = Status::NumericalFailure;
             self.message = Some(format!(
                 "the method's own test passed but the recomputed error {:.3e} exceeds tol {:.1e}",
@@ -131,6 +131,41 @@ pub struct Ray {
     pub dz0: f64,
     /// The covering vector d used.
     pub d: Vec<f64>,
+}
+
+impl Ray {
+    /// How far the ray point at parameter `t ≥ 0` is from satisfying the ray's defining
+    /// conditions for LCP(q, M): with `z = self.z + t·dz`, `z₀ = self.z0 + t·dz0` and
+    /// `w = M z + q + d z₀`, the largest of `−zᵢ`, `−wᵢ`, `−z₀` and `|min(zᵢ, wᵢ)|`
+    /// (0 on an exact ray). Also `∞` when the direction is zero or has a negative entry
+    /// below `−1e-12`.
+    ///
+    /// ```
+    /// use perp_core::{Matrix, Ray};
+    /// // LCP(q = −1, M = −1) is infeasible: w = −z − 1 + z₀ = 0 for z₀ = 1 + z, so
+    /// // (z, z₀) = (0, 1) + t·(1, 1) is a secondary ray.
+    /// let ray = Ray { z: vec![0.0], z0: 1.0, dz: vec![1.0], dz0: 1.0, d: vec![1.0] };
+    /// let m = Matrix::from_row_major(1, 1, &[-1.0]).unwrap();
+    /// assert_eq!(ray.violation(&m, &[-1.0], 10.0), 0.0);
+    /// ```
+    pub fn violation(&self, m: &crate::Matrix, q: &[f64], t: f64) -> f64 {
+        if self.dz.iter().any(|&x| x < -1e-12) || self.dz0 < -1e-12 {
+            return f64::INFINITY;
+        }
+        if self.dz.iter().all(|&x| x <= 0.0) && self.dz0 <= 0.0 {
+            return f64::INFINITY;
+        }
+        let z: Vec<f64> = self.z.iter().zip(&self.dz).map(|(z, dz)| z + t * dz).collect();
+        let z0 = self.z0 + t * self.dz0;
+        let mut w = vec![0.0; q.len()];
+        m.mul_vec(&z, &mut w);
+        let mut worst = (-z0).max(0.0);
+        for i in 0..q.len() {
+            let wi = w[i] + q[i] + self.d[i] * z0;
+            worst = worst.max(-z[i]).max(-wi).max(z[i].min(wi).abs());
+        }
+        worst
+    }
 }
 
 /// A solver's answer: the returned point, `w = M z + q` (or `F(z)`), and the report.
