@@ -4,13 +4,24 @@
 //! (`lo ≤ z ≤ hi`, as in ODE/Bullet friction).
 //!
 //! Solvers (all implement [`LcpSolver`], all honour [`Settings`], accept a warm start and fill
-//! the [`SolveReport`]); pick one by name with [`solver`].
+//! the [`SolveReport`]); pick one by name with [`solver`]:
+//!
+//! | name | module | method |
+//! |---|---|---|
+//! | `lemke` | [`lemke`] | Lemke's complementary pivoting, lexicographic ratio test (CPS §4.4) |
+//! | `pgs`, `psor`, `rpgs` | [`pgs`] | projected Gauss–Seidel, over-relaxed, proximal-regularized |
+//! | `projected-newton` | [`projected_newton`] | Bertsekas (1982) on ½zᵀMz + qᵀz, symmetric PSD M |
 #![warn(missing_docs)]
 
+pub mod lemke;
+pub mod pgs;
 mod problem;
+pub mod projected_newton;
+mod registry;
 
 pub use perp_core::{Error, Matrix, Ray, Settings, Solution, SolveReport, Status};
 pub use problem::Lcp;
+pub use registry::{solver, SOLVER_NAMES};
 
 /// An LCP solver.
 pub trait LcpSolver {

@@ -1,6 +1,6 @@
 //! [`Lcp`]: the linear complementarity problem and its box-constrained variant.
 
-use perp_core::{measures, Error, Matrix, SolveReport, Solution};
+use perp_core::{measures, Error, Matrix, Solution, SolveReport};
 
 /// The linear complementarity problem LCP(q, M): find z with
 ///
@@ -109,10 +109,9 @@ impl Lcp {
     pub fn errors(&self, z: &[f64], w: &[f64]) -> (f64, f64) {
         match self.bounds() {
             None => (measures::lcp_error(&self.q, z, w), measures::lcp_residual_inf(z, w)),
-            Some((lo, hi)) => (
-                measures::box_lcp_error(&self.q, z, w, lo, hi),
-                measures::norm_inf(&measures::box_residual(z, w, lo, hi)),
-            ),
+            Some((lo, hi)) => {
+                (measures::box_lcp_error(&self.q, z, w, lo, hi), measures::box_residual_inf(z, w, lo, hi))
+            }
         }
     }
 
@@ -149,7 +148,8 @@ mod tests {
         assert_eq!(e.to_string(), "dimension mismatch: q has length 1, expected 2");
         let e = Lcp::new(m.clone(), vec![1.0, f64::INFINITY]).unwrap_err();
         assert_eq!(e.to_string(), "q[1] = inf is not finite");
-        let e = Lcp::with_bounds(m.clone(), vec![0.0; 2], vec![0.0; 2], vec![1.0, f64::NEG_INFINITY]).unwrap_err();
+        let e = Lcp::with_bounds(m.clone(), vec![0.0; 2], vec![0.0; 2], vec![1.0, f64::NEG_INFINITY])
+            .unwrap_err();
         assert!(matches!(e, Error::InvalidBounds { index: 1, .. }), "{e}");
         let p = Lcp::new(m, vec![1.0, 1.0]).unwrap();
         assert!(p.check_warm(Some(&[1.0])).is_err());
