@@ -1,1 +1,23 @@
+//! # perp-suite — problem readers and generated problems
+//!
+//! * [`read_lcp`] / [`parse_lcp`] read a Siconos numerics LCP file (`n`, the matrix M, q) into
+//!   an [`perp_lcp::Lcp`]; [`read_numerics_matrix`] reads one Siconos "NumericsMatrix" block
+//!   (dense, sparse-block or CSparse text) and serves the other readers. Formats:
+//!   `design/SUITES.md` and the [`siconos`] module docs.
+//! * [`tokens::Tokens`] is the `fscanf`-style token stream they share: every error names the
+//!   file, the 1-based token position, the field being read and the offending token.
+//! * [`generate`] builds seeded, reproducible LCPs (SPD, PSD of given rank, contact-like
+//!   Delassus, P-matrix, Murty's exponential example) and the built-in benchmark suite of
+//!   `perp bench`.
+//! * [`bench`] runs solvers over a suite and writes `results.csv` and `summary.md`.
+//!
+//! No input file can make a reader panic or allocate beyond what the file can hold: every size
+//! is checked against the tokens left before anything is allocated.
+#![warn(missing_docs)]
 
+pub mod bench;
+pub mod generate;
+pub mod siconos;
+pub mod tokens;
+
+pub use siconos::{parse_lcp, read_lcp, read_numerics_matrix};
