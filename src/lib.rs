@@ -1,1 +1,22 @@
+//! # perp — complementarity solvers for contact mechanics
+//!
+//! The facade over perp's crates:
+//!
+//! * [`core`] — `Matrix`, `Settings`, `Status`, `SolveReport`, `Solution`, `Error`, the
+//!   Siconos-compatible error measures and the shared iteration loop;
+//! * [`lcp`] — LCP and box-LCP: Lemke (lexicographic), PGS/PSOR/RPGS, projected Newton;
+//! * [`suite`] — readers (Siconos `.dat`), generated problems, the benchmark runner.
+//!
+//! ```
+//! use perp::core::{Matrix, Settings, Status};
+//! use perp::lcp::Lcp;
+//! let p = Lcp::new(Matrix::from_row_major(2, 2, &[2.0, 1.0, 1.0, 2.0])?, vec![-5.0, -6.0])?;
+//! let sol = perp::lcp::solver("lemke")?.solve(&p, None, &Settings::default())?;
+//! assert_eq!(sol.report.status, Status::Solved);
+//! # Ok::<(), perp::core::Error>(())
+//! ```
+#![warn(missing_docs)]
 
+pub use perp_core as core;
+pub use perp_lcp as lcp;
+pub use perp_suite as suite;

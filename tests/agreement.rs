@@ -1,0 +1,64 @@
+//! Property tests: on random SPD and P-matrix LCPs every solver that accepts the problem
+//! agrees with Lemke to 1e-8; on random PSD problems every `Solved` answer is complementary
+//! (z ≥ 0, w ≥ 0, zᵀw ≈ 0).
+
+use perp::core::{Settings, Status};
+use perp::lcp::{Lcp, SOLVER_NAMES};
+use proptest::prelude::*;
+
+fn tight() -> Settings {
+    Settings { tol: 1e-12, max_iter: 200_000, ..Settings::default() }
+}
+
+fn agree_with_lemke(p: &Lcp) -> Result<(), TestCaseError> {
+    let s = tight();
+    let reference = perp::lcp::solver("lemke").unwrap().solve(p, None, &s).unwrap();
+    prop_assert_eq!(reference.report.status, Status::Solved);
+    for name in SOLVER_NAMES {
+        let Ok(sol) = perp::lcp::solver(name).unwrap().solve(p, None, &s) else {
+            continue; // e.g. projected-newton refuses a non-symmetric M
+        };
+        prop_assert_eq!(sol.report.status, Status::Solved, "{}: {:?}", name, sol.report);
+        for (a, b) in sol.z.iter().zip(&reference.z) {
+            prop_assert!(
+                (a - b).abs() <= 1e-8 * (1.0 + b.abs()),
+                "{}: {:?} vs lemke {:?}",
+                name,
+                sol.z,
+                reference.z
+            );
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn every_solver_agrees_with_lemke_on_spd(n in 1usize..16, seed in any::<u64>()) {
+        agree_with_lemke(&perp::suite::generate::spd(n, seed))?;
+    }
+
+    #[test]
+    fn every_solver_agrees_with_lemke_on_p_matrices(n in 1usize..16, seed in any::<u64>()) {
+        agree_with_lemke(&perp::suite::generate::p_matrix(n, seed))?;
+    }
+
+    #[test]
+    fn solved_psd_problems_are_complementary(n in 1usize..12, k in 1usize..6, seed in any::<u64>()) {
+        let p = perp::suite::generate::psd(n, k, seed);
+        let s = Settings { tol: 1e-10, max_iter: 20_000, ..Settings::default() };
+        for name in SOLVER_NAMES {
+            let Ok(sol) = perp::lcp::solver(name).unwrap().solve(&p, None, &s) else { continue };
+            if sol.report.status != Status::Solved {
+                continue;
+            }
+            let scale = 1.0 + perp::core::measures::norm2(p.q());
+            prop_assert!(sol.z.iter().all(|&z| z >= 0.0), "{}: {:?}", name, sol.z);
+            prop_assert!(sol.w.iter().all(|&w| w >= -1e-8 * scale), "{}: {:?}", name, sol.w);
+            let zw: f64 = sol.z.iter().zip(&sol.w).map(|(z, w)| z * w).sum();
+            prop_assert!(zw.abs() <= 1e-8 * scale * scale, "{}: zᵀw = {}", name, zw);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! The `perp` command: exit codes, one-line errors naming the file, JSON output.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn perp() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_perp"))
+}
+
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("perp-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// The 2×2 problem M = [[2,1],[1,2]], q = (−5,−6) in Siconos dense storage.
+const DEUDEU: &str = "2\n0 2 2\n2 2\n2 1\n1 2\n-5 -6\n";
+
+#[test]
+fn solve_json_has_the_documented_keys_and_the_solution() {
+    let f = temp_file("deudeu.dat", DEUDEU);
+    let out = perp().args(["solve", f.to_str().unwrap(), "--json", "--tol", "1e-12"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for key in ["problem", "kind", "n", "solver", "status", "iterations", "error", "seconds", "z", "w"] {
+        assert!(v.get(key).is_some(), "missing {key}: {v}");
+    }
+    assert_eq!(v["status"], "solved");
+    assert_eq!(v["kind"], "lcp");
+    let z: Vec<f64> = serde_json::from_value(v["z"].clone()).unwrap();
+    assert!((z[0] - 4.0 / 3.0).abs() < 1e-12 && (z[1] - 7.0 / 3.0).abs() < 1e-12);
+}
+
+#[test]
+fn a_solve_that_does_not_converge_exits_1() {
+    let f = temp_file("deudeu1.dat", DEUDEU);
+    let out =
+        perp().args(["solve", f.to_str().unwrap(), "--solver", "pgs", "--max-iter", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("max_iterations"));
+}
+
+#[test]
+fn unreadable_input_exits_2_with_one_line_naming_the_file() {
+    let missing = std::env::temp_dir().join("perp-no-such-file.dat");
+    let truncated = temp_file("truncated.dat", "3\n0 3 3\n3 3\n1 2 3\n");
+    let garbage = temp_file("garbage.dat", "2\n0 2 2\n2 2\n1 x 3 4\n1 1\n");
+    for f in [&missing, &truncated, &garbage] {
+        let out = perp().args(["solve", f.to_str().unwrap()]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", f.display());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(f.file_name().unwrap().to_str().unwrap()), "{err}");
+    }
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    let f = temp_file("deudeu2.dat", DEUDEU);
+    let out = perp().args(["solve", f.to_str().unwrap(), "--solver", "simplex"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("valid names: lemke"));
+    let out = perp().args(["solve", f.to_str().unwrap(), "--tol", "-1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = perp().args(["solve"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn bench_on_a_folder_writes_results_and_summary() {
+    let dir = std::env::temp_dir().join(format!("perp-bench-in-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("deudeu.dat"), DEUDEU).unwrap();
+    let out_dir = std::env::temp_dir().join(format!("perp-bench-out-{}", std::process::id()));
+    let out = perp()
+        .args(["bench", dir.to_str().unwrap(), "--solvers", "lemke,pgs", "--out", out_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert!(csv.lines().nth(1).unwrap().starts_with("deudeu.dat,lcp,2,lemke,solved,"), "{csv}");
+    let md = std::fs::read_to_string(out_dir.join("summary.md")).unwrap();
+    assert!(md.contains("| lemke | 1/1 | 100% |"), "{md}");
+}
