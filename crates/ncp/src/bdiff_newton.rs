@@ -1,0 +1,1092 @@
+//! [`BdiffNewton`]: the B-differentiable (min-map) Newton method with hot start.
+//!
+//! # The method (Harker & Pang 1990; Pang 1990, *Math. Oper. Res.* 15:311–341)
+//!
+//! MCP(F, l, u) is the nonsmooth equation `H(z) = 0` with the min-map
+//!
+//! ```text
+//!     H(z) = min(z − l, max(z − u, F(z)))        (NCP: H(z) = min(z, F(z))),
+//! ```
+//!
+//! which is B(ouligand)-differentiable. At the current z the rows split into index sets
+//! ([`IndexSet`]):
+//!
+//! ```text
+//!     α = {i : zᵢ − lᵢ < Fᵢ}                 Hᵢ = zᵢ − lᵢ,  H'ᵢ(z; d) = dᵢ
+//!     γ = {i : zᵢ − uᵢ > Fᵢ}                 Hᵢ = zᵢ − uᵢ,  H'ᵢ(z; d) = dᵢ
+//!     β = {i : zᵢ − uᵢ < Fᵢ < zᵢ − lᵢ}       Hᵢ = Fᵢ,       H'ᵢ(z; d) = ∇Fᵢ d
+//!     δ = ties Fᵢ = zᵢ − lᵢ or Fᵢ = zᵢ − uᵢ  H'ᵢ(z; d) = min(dᵢ, ∇Fᵢ d) (resp. max)
+//! ```
+//!
+//! (a tie is `|Fᵢ − (zᵢ − bᵢ)| ≤ degenerate_tol·max(1, |Fᵢ|)`; a fixed variable lᵢ = uᵢ is
+//! always in α). The Newton direction solves the B-derivative equation `H'(z; d) = −H(z)`
+//! (the Newton equation of Pang 1990): rows in α/γ fix `dᵢ = −(zᵢ − bᵢ)`, rows in β give
+//! the linear system `∇F_ββ d_β = −F_β − ∇F_β,α∪γ d_α∪γ − ∇F_βδ d_δ`, and the tied rows give a mixed LCP. After
+//! eliminating d_β with the LU of `∇F_ββ` it is the small LCP (for a lower tie, sᵢ = +1;
+//! upper, sᵢ = −1)
+//!
+//! ```text
+//!     xᵢ = sᵢ(zᵢ − bᵢ + dᵢ) ≥ 0,   yᵢ = sᵢ(Fᵢ + ∇Fᵢ d) ≥ 0,   xᵢ yᵢ = 0      (i ∈ δ)
+//! ```
+//!
+//! whose matrix is `D S D` with S the Schur complement `∇F_δδ − ∇F_δβ ∇F_ββ⁻¹ ∇F_βδ` and
+//! D = diag(s). It is solved with Lemke's method ([`perp_lcp::lemke::Lemke`]); its pivots are
+//! added to `report.pivots`.
+//!
+//! **Degenerate-set rule.** (1) If the δ-LCP's vector is ≥ 0, x = 0 solves it (no pivot).
+//! (2) Otherwise Lemke. (3) If Lemke does not solve it (ray, failure), every tied row is put in
+//! α/γ (the bound is kept: dᵢ = −(zᵢ − bᵢ)) and the β system is solved again — a
+//! conservative rule of this implementation, not taken from the papers; the Armijo test below
+//! then decides whether that direction is acceptable. The resolved sets (a tied row whose
+//! x > y acts as β, otherwise as α/γ) are what the hot start remembers.
+//!
+//! **Damping.** Armijo on θ = ½‖H‖²: since θ'(z; d) = −2θ(z) for the Newton direction, a step
+//! t (1, ½, ¼, …) is accepted when `θ(z + t d) ≤ (1 − 2σt) θ(z)` (the damped method of
+//! Pang 1990).
+//! Every trial point counts in `report.line_search_steps`. If ∇F_ββ is singular, or the Newton
+//! line search fails, one steepest-descent step on θ along `−Gᵀ H` (G the rows eᵢ for α/γ/δ
+//! and ∇Fᵢ for β) is tried with the test `θ(z + t d) ≤ θ(z) − σ t ‖GᵀH‖²`; if that fails too
+//! (t < `min_step`) the solve ends [`Status::Stalled`]. Iterates are not projected on the
+//! bounds (the min-map is defined on all of ℝⁿ; near a solution the full step is taken).
+//!
+//! **Linear algebra.** One faer dense partial-pivoting LU of the β-block per iteration (counted
+//! in `report.factorizations`; none when β is empty). A sparse Jacobian
+//! ([`crate::NcpFunction::sparse_jacobian`] returning `Some`) is scattered into the dense
+//! n×n work matrix (densified) and the β-block is then taken from it; a sparse LU of the
+//! β-block is not implemented.
+//!
+//! # Hot start (Trinkle–Tzitzouris–Pang, SAND2001-0076, §4: "hot-starting" B-diff Newton)
+//!
+//! In time stepping the NCP of step k+1 is a small perturbation of that of step k. With
+//! `hot_start = true` the solver remembers, after every *solved* problem, the solution z* and
+//! its resolved index sets. [`NcpSolver::solve`] on a problem of the same dimension then
+//!
+//! 1. starts from z* (projected onto the new bounds) instead of z0 when
+//!    `θ(z*) ≤ θ(z0)` (one extra evaluation of F decides), and
+//! 2. computes the first direction with the remembered index sets (no classification, no
+//!    δ-LCP): when the active set has not changed this is the Newton step of the smooth piece
+//!    that holds the new solution, so an LCP is solved in one iteration. If that direction's
+//!    full step fails the Armijo test the sets are recomputed at z and the iteration goes on
+//!    as usual.
+//!
+//! [`BdiffNewton::solve_from`] ignores the memory (a cold start from z0) but still records the
+//! result; [`BdiffNewton::clear_hot_start`] forgets it.
+
+use crate::{Mcp, NcpSolver};
+use faer::linalg::solvers::Solve;
+use faer::Mat;
+use perp_core::iteration::{self, IterativeMethod, StepResult};
+use perp_core::{Error, Matrix, Settings, Solution, SolveReport, Status};
+use perp_lcp::lemke::Lemke;
+use perp_lcp::{Lcp, LcpSolver};
+
+/// Default Newton-step limit (used when `settings.max_iter == 0`).
+pub const DEFAULT_MAX_ITER: usize = 100;
+
+/// The role of one row in the B-derivative equation (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexSet {
+    /// α: at (or moving to) the lower bound, `dᵢ = −(zᵢ − lᵢ)`; also every fixed variable.
+    Lower,
+    /// γ: at (or moving to) the upper bound, `dᵢ = −(zᵢ − uᵢ)`.
+    Upper,
+    /// β: inactive bounds, the equation `∇Fᵢ d = −Fᵢ`.
+    Free,
+    /// δ at the lower bound: `Fᵢ = zᵢ − lᵢ` (within the tie tolerance).
+    TiedLower,
+    /// δ at the upper bound: `Fᵢ = zᵢ − uᵢ` (within the tie tolerance).
+    TiedUpper,
+}
+
+/// The B-differentiable Newton method on the min-map with Armijo damping and hot start
+/// (registry name `"bdiff-newton"`); see the module docs for the method and its rules.
+///
+/// Knobs (defaults in parentheses; checked by [`BdiffNewton::validate`]):
+/// * `sigma` (1e-4) — Armijo constant, in (0, ½).
+/// * `min_step` (1e-12) — the line search fails below this step, in (0, 1).
+/// * `degenerate_tol` (1e-10) — relative tie tolerance of the δ set, finite and ≥ 0.
+/// * `hot_start` (true) — remember solutions and start the next solve there.
+///
+/// The Newton-step limit is `settings.max_iter`, default [`DEFAULT_MAX_ITER`] = 100.
+///
+/// ```
+/// use perp_core::{Matrix, Settings, Status};
+/// use perp_ncp::bdiff_newton::BdiffNewton;
+/// use perp_ncp::{AffineFunction, Mcp, NcpSolver};
+/// let f = AffineFunction::new(Matrix::from_row_major(2, 2, &[2.0, 1.0, 1.0, 2.0]).unwrap(), vec![-5.0, -6.0]).unwrap();
+/// let p = Mcp::ncp(&f);
+/// let mut solver = BdiffNewton::new();
+/// let sol = solver.solve(&p, &[0.0, 0.0], &Settings { tol: 1e-12, ..Settings::default() }).unwrap();
+/// assert_eq!(sol.report.status, Status::Solved);
+/// assert!((sol.z[0] - 4.0 / 3.0).abs() < 1e-14 && (sol.z[1] - 7.0 / 3.0).abs() < 1e-14);
+/// ```
+#[derive(Clone, Debug)]
+pub struct BdiffNewton {
+    /// Armijo constant σ in `θ(z + t d) ≤ (1 − 2σt) θ(z)`; default 1e-4, valid (0, ½).
+    pub sigma: f64,
+    /// Smallest trial step before the line search fails; default 1e-12, valid (0, 1).
+    pub min_step: f64,
+    /// Relative tie tolerance defining δ; default 1e-10, valid finite ≥ 0.
+    pub degenerate_tol: f64,
+    /// Remember each solved problem's solution and index sets and start the next solve of
+    /// the same dimension there; default `true`.
+    pub hot_start: bool,
+    memory: Option<Memory>,
+    ws: Work,
+}
+
+/// What the hot start remembers.
+#[derive(Clone, Debug)]
+struct Memory {
+    z: Vec<f64>,
+    sets: Vec<IndexSet>,
+}
+
+impl Default for BdiffNewton {
+    fn default() -> Self {
+        BdiffNewton {
+            sigma: 1e-4,
+            min_step: 1e-12,
+            degenerate_tol: 1e-10,
+            hot_start: true,
+            memory: None,
+            ws: Work::default(),
+        }
+    }
+}
+
+impl BdiffNewton {
+    /// The solver with the default knobs (σ = 1e-4, min step 1e-12, tie tolerance 1e-10, hot
+    /// start on).
+    ///
+    /// ```
+    /// use perp_ncp::bdiff_newton::BdiffNewton;
+    /// let s = BdiffNewton::new();
+    /// assert!(s.hot_start && s.validate().is_ok());
+    /// assert!(s.hot_start_point().is_none());
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `Err(InvalidSetting)` naming the first knob out of its documented range.
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(self.sigma > 0.0 && self.sigma < 0.5) {
+            return Err(Error::setting("sigma", self.sigma, "must be in (0, 0.5)"));
+        }
+        if !(self.min_step > 0.0 && self.min_step < 1.0) {
+            return Err(Error::setting("min_step", self.min_step, "must be in (0, 1)"));
+        }
+        if !(self.degenerate_tol.is_finite() && self.degenerate_tol >= 0.0) {
+            return Err(Error::setting("degenerate_tol", self.degenerate_tol, "must be finite and >= 0"));
+        }
+        Ok(())
+    }
+
+    /// Forgets the remembered solution: the next [`NcpSolver::solve`] is a cold start.
+    pub fn clear_hot_start(&mut self) {
+        self.memory = None;
+    }
+
+    /// The remembered solution (the hot-start point), if any.
+    pub fn hot_start_point(&self) -> Option<&[f64]> {
+        self.memory.as_ref().map(|m| m.z.as_slice())
+    }
+
+    /// The remembered resolved index sets (only `Lower`, `Upper`, `Free`), if any.
+    pub fn hot_start_sets(&self) -> Option<&[IndexSet]> {
+        self.memory.as_ref().map(|m| m.sets.as_slice())
+    }
+
+    /// A cold start: solves `p` from exactly `z0` (projected onto the bounds), ignoring the
+    /// remembered point, and — when `hot_start` is on and the solve succeeds — remembers the
+    /// result for the next [`NcpSolver::solve`].
+    pub fn solve_from(&mut self, p: &Mcp<'_>, z0: &[f64], s: &Settings) -> Result<Solution, Error> {
+        self.run(p, z0, s, false)
+    }
+
+    fn run(&mut self, p: &Mcp<'_>, z0: &[f64], s: &Settings, use_memory: bool) -> Result<Solution, Error> {
+        s.validate()?;
+        self.validate()?;
+        let n = p.n();
+        let z0 = p.start(z0)?;
+        self.ws.resize(n);
+        let ws = &mut self.ws;
+        ws.z.copy_from_slice(&z0);
+        p.f.eval(&ws.z, &mut ws.f);
+        Error::check_finite("F(z0)", &ws.f)?;
+        p.natural_residual(&ws.z, &ws.f, &mut ws.h);
+        let mut hot_sets = None;
+        let mut message = None;
+        if use_memory && self.hot_start {
+            if let Some(m) = self.memory.as_ref().filter(|m| m.z.len() == n) {
+                let zh = p.start(&m.z)?;
+                p.f.eval(&zh, &mut ws.ft);
+                if ws.ft.iter().all(|v| v.is_finite()) {
+                    p.natural_residual(&zh, &ws.ft, &mut ws.ht);
+                    if sq(&ws.ht) <= sq(&ws.h) {
+                        ws.z.copy_from_slice(&zh);
+                        ws.f.copy_from_slice(&ws.ft);
+                        ws.h.copy_from_slice(&ws.ht);
+                        hot_sets = Some(m.sets.clone());
+                        message = Some("hot start from the previous solution".to_string());
+                    }
+                }
+            }
+        }
+        // A sparse Jacobian of the wrong shape is bad input: check it once, at the start.
+        if let Some(c) = p.f.sparse_jacobian(&ws.z) {
+            if c.rows() != n || c.cols() != n {
+                return Err(Error::dim(
+                    "sparse Jacobian rows/cols",
+                    n,
+                    if c.rows() != n { c.rows() } else { c.cols() },
+                ));
+            }
+        }
+        let mut report = SolveReport::new("bdiff-newton");
+        let mut method = Method {
+            p,
+            ws,
+            sigma: self.sigma,
+            min_step: self.min_step,
+            tie: self.degenerate_tol,
+            hot_sets,
+            last_sets: None,
+            factorizations: 0,
+            line_search_steps: 0,
+            pivots: 0,
+            message: None,
+        };
+        let out = iteration::run(&mut method, s, DEFAULT_MAX_ITER);
+        report.status = out.status;
+        report.iterations = out.iterations;
+        report.history = out.history;
+        report.elapsed = out.elapsed;
+        report.factorizations = method.factorizations;
+        report.line_search_steps = method.line_search_steps;
+        report.pivots = method.pivots;
+        report.message = method.message.take().or(message);
+        let last_sets = method.last_sets.take().or(method.hot_sets.take());
+        let z = self.ws.z.clone();
+        let sol = p.solution(z, report, s.tol);
+        if self.hot_start && sol.report.status == Status::Solved {
+            let sets = last_sets.unwrap_or_else(|| {
+                // Solved at the start: classify there, ties resolved to the bound.
+                let mut sets = vec![IndexSet::Free; n];
+                classify(p, &sol.z, &sol.w, self.degenerate_tol, &mut sets);
+                for st in sets.iter_mut() {
+                    *st = resolve_to_bound(*st);
+                }
+                sets
+            });
+            self.memory = Some(Memory { z: sol.z.clone(), sets });
+        }
+        Ok(sol)
+    }
+}
+
+impl NcpSolver for BdiffNewton {
+    fn name(&self) -> &str {
+        "bdiff-newton"
+    }
+
+    /// Solves `p`; with `hot_start` on and a remembered solution of the same dimension whose
+    /// merit θ is no larger than that of `z0`, starts there with the remembered index sets
+    /// (module docs).
+    fn solve(&mut self, p: &Mcp<'_>, z0: &[f64], s: &Settings) -> Result<Solution, Error> {
+        self.run(p, z0, s, true)
+    }
+}
+
+/// Work vectors and matrices, reused across iterations and solves.
+#[derive(Clone, Debug)]
+struct Work {
+    z: Vec<f64>,
+    f: Vec<f64>,
+    h: Vec<f64>,
+    d: Vec<f64>,
+    zt: Vec<f64>,
+    ft: Vec<f64>,
+    ht: Vec<f64>,
+    g: Vec<f64>,
+    sets: Vec<IndexSet>,
+    a_idx: Vec<usize>,
+    b_idx: Vec<usize>,
+    t_idx: Vec<usize>,
+    jac: Mat<f64>,
+    jbb: Mat<f64>,
+    rhs: Mat<f64>,
+    jac_current: bool,
+}
+
+impl Default for Work {
+    fn default() -> Self {
+        Work {
+            z: Vec::new(),
+            f: Vec::new(),
+            h: Vec::new(),
+            d: Vec::new(),
+            zt: Vec::new(),
+            ft: Vec::new(),
+            ht: Vec::new(),
+            g: Vec::new(),
+            sets: Vec::new(),
+            a_idx: Vec::new(),
+            b_idx: Vec::new(),
+            t_idx: Vec::new(),
+            jac: Mat::zeros(0, 0),
+            jbb: Mat::zeros(0, 0),
+            rhs: Mat::zeros(0, 0),
+            jac_current: false,
+        }
+    }
+}
+
+impl Work {
+    fn resize(&mut self, n: usize) {
+        for v in [
+            &mut self.z,
+            &mut self.f,
+            &mut self.h,
+            &mut self.d,
+            &mut self.zt,
+            &mut self.ft,
+            &mut self.ht,
+            &mut self.g,
+        ] {
+            v.clear();
+            v.resize(n, 0.0);
+        }
+        self.sets.clear();
+        self.sets.resize(n, IndexSet::Free);
+        if self.jac.nrows() != n {
+            self.jac = Mat::zeros(n, n);
+        }
+        self.jac_current = false;
+    }
+}
+
+fn sq(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum()
+}
+
+/// The bound of a tied row (ties resolve to α/γ when x ≤ y).
+fn resolve_to_bound(s: IndexSet) -> IndexSet {
+    match s {
+        IndexSet::TiedLower => IndexSet::Lower,
+        IndexSet::TiedUpper => IndexSet::Upper,
+        other => other,
+    }
+}
+
+/// The index sets at (z, F(z)) (module docs).
+fn classify(p: &Mcp<'_>, z: &[f64], f: &[f64], tie: f64, sets: &mut [IndexSet]) {
+    for i in 0..z.len() {
+        let (l, u) = (p.lower[i], p.upper[i]);
+        let a = z[i] - l;
+        let b = z[i] - u;
+        let tol = tie * f[i].abs().max(1.0);
+        sets[i] = if l == u {
+            IndexSet::Lower
+        } else if a.is_finite() && (f[i] - a).abs() <= tol {
+            IndexSet::TiedLower
+        } else if b.is_finite() && (f[i] - b).abs() <= tol {
+            IndexSet::TiedUpper
+        } else if f[i] > a {
+            IndexSet::Lower
+        } else if f[i] < b {
+            IndexSet::Upper
+        } else {
+            IndexSet::Free
+        };
+    }
+}
+
+/// How a direction came out.
+enum Direction {
+    /// The Newton direction of `H'(z; d) = −H(z)`.
+    Newton,
+    /// ∇F_ββ was singular (or produced non-finite values).
+    Singular,
+}
+
+/// One solve, seen by the shared loop.
+struct Method<'p, 'a, 'w> {
+    p: &'p Mcp<'a>,
+    ws: &'w mut Work,
+    sigma: f64,
+    min_step: f64,
+    tie: f64,
+    /// Remembered sets for the first direction (taken by the first step).
+    hot_sets: Option<Vec<IndexSet>>,
+    /// The resolved sets of the last accepted Newton step.
+    last_sets: Option<Vec<IndexSet>>,
+    factorizations: usize,
+    line_search_steps: usize,
+    pivots: usize,
+    message: Option<String>,
+}
+
+/// Line-search outcome.
+enum Search {
+    Accepted,
+    Failed,
+    NonFinite,
+}
+
+impl Method<'_, '_, '_> {
+    fn error(&self) -> f64 {
+        self.p.error(&self.ws.z, &self.ws.f)
+    }
+
+    fn fail(&mut self, status: Status, msg: String) -> StepResult {
+        self.message = Some(msg);
+        StepResult { error: self.error(), stop: Some(status) }
+    }
+
+    /// ∇F at z into `ws.jac` (the sparse form scattered, i.e. densified).
+    fn jacobian(&mut self) -> Result<(), String> {
+        let ws = &mut *self.ws;
+        if ws.jac_current {
+            return Ok(());
+        }
+        let n = ws.z.len();
+        match self.p.f.sparse_jacobian(&ws.z) {
+            Some(c) => {
+                if c.rows() != n || c.cols() != n {
+                    return Err(format!("sparse Jacobian is {}x{}, expected {n}x{n}", c.rows(), c.cols()));
+                }
+                ws.jac.fill(0.0);
+                for (v, (i, j)) in c.iter() {
+                    ws.jac[(i, j)] += *v;
+                }
+            }
+            None => self.p.f.jacobian(&ws.z, ws.jac.as_mut()),
+        }
+        for j in 0..n {
+            for i in 0..n {
+                if !ws.jac[(i, j)].is_finite() {
+                    return Err(format!("Jacobian entry ({i}, {j}) = {} at iterate", ws.jac[(i, j)]));
+                }
+            }
+        }
+        ws.jac_current = true;
+        Ok(())
+    }
+
+    /// The bound bᵢ a row in α/γ (or tied) refers to.
+    fn bound(&self, i: usize) -> f64 {
+        match self.ws.sets[i] {
+            IndexSet::Upper | IndexSet::TiedUpper => self.p.upper[i],
+            _ => self.p.lower[i],
+        }
+    }
+
+    /// Solves the B-derivative equation for the sets in `ws.sets` into `ws.d`; tied rows are
+    /// resolved (written back into `ws.sets` as Lower/Upper/Free).
+    fn direction(&mut self) -> Direction {
+        let n = self.ws.z.len();
+        self.ws.a_idx.clear();
+        self.ws.b_idx.clear();
+        self.ws.t_idx.clear();
+        for i in 0..n {
+            match self.ws.sets[i] {
+                IndexSet::Lower | IndexSet::Upper => self.ws.a_idx.push(i),
+                IndexSet::Free => self.ws.b_idx.push(i),
+                IndexSet::TiedLower | IndexSet::TiedUpper => self.ws.t_idx.push(i),
+            }
+        }
+        for k in 0..self.ws.a_idx.len() {
+            let i = self.ws.a_idx[k];
+            self.ws.d[i] = -(self.ws.z[i] - self.bound(i));
+        }
+        let nt = self.ws.t_idx.len();
+        if nt == 0 {
+            return self.solve_free(0);
+        }
+        // Unknown d_β = u − V d_δ with u, V from one multi-column solve.
+        if let Direction::Singular = self.solve_free(nt) {
+            return Direction::Singular;
+        }
+        let ws = &mut *self.ws;
+        let nb = ws.b_idx.len();
+        // S = J_δδ − J_δβ V, c = F_δ + J_δ,α∪γ d_α∪γ + J_δβ u, e = z_δ − b_δ.
+        let mut s_mat = Mat::<f64>::zeros(nt, nt);
+        let mut qv = vec![0.0; nt];
+        let mut e = vec![0.0; nt];
+        let mut sign = vec![1.0; nt];
+        for r in 0..nt {
+            let i = ws.t_idx[r];
+            let (b, sg) = match ws.sets[i] {
+                IndexSet::TiedUpper => (self.p.upper[i], -1.0),
+                _ => (self.p.lower[i], 1.0),
+            };
+            sign[r] = sg;
+            e[r] = ws.z[i] - b;
+            let mut c = ws.f[i];
+            for &j in &ws.a_idx {
+                c += ws.jac[(i, j)] * ws.d[j];
+            }
+            for (k, &j) in ws.b_idx.iter().enumerate() {
+                c += ws.jac[(i, j)] * ws.rhs[(k, 0)];
+            }
+            for cc in 0..nt {
+                let mut v = ws.jac[(i, ws.t_idx[cc])];
+                for (k, &j) in ws.b_idx.iter().enumerate() {
+                    v -= ws.jac[(i, j)] * ws.rhs[(k, 1 + cc)];
+                }
+                s_mat[(r, cc)] = v;
+            }
+            qv[r] = c;
+        }
+        // q = D(c − S e), M = D S D.
+        for r in 0..nt {
+            let mut v = qv[r];
+            for cc in 0..nt {
+                v -= s_mat[(r, cc)] * e[cc];
+            }
+            qv[r] = sign[r] * v;
+        }
+        for r in 0..nt {
+            for cc in 0..nt {
+                s_mat[(r, cc)] *= sign[r] * sign[cc];
+            }
+        }
+        let x = if qv.iter().all(|&v| v >= 0.0) {
+            Some(vec![0.0; nt])
+        } else {
+            self.lemke(s_mat.clone(), qv.clone())
+        };
+        let ws = &mut *self.ws;
+        match x {
+            Some(x) => {
+                // y = q + M x decides how each tied row resolves.
+                for r in 0..nt {
+                    let i = ws.t_idx[r];
+                    ws.d[i] = sign[r] * x[r] - e[r];
+                    let mut y = qv[r];
+                    for cc in 0..nt {
+                        y += s_mat[(r, cc)] * x[cc];
+                    }
+                    ws.sets[i] = if x[r] > y { IndexSet::Free } else { resolve_to_bound(ws.sets[i]) };
+                }
+                for k in 0..nb {
+                    let mut v = ws.rhs[(k, 0)];
+                    for cc in 0..nt {
+                        v -= ws.rhs[(k, 1 + cc)] * ws.d[ws.t_idx[cc]];
+                    }
+                    ws.d[ws.b_idx[k]] = v;
+                }
+                Direction::Newton
+            }
+            None => {
+                // Rule (3): keep every tied row at its bound and solve again.
+                for r in 0..nt {
+                    let i = ws.t_idx[r];
+                    ws.sets[i] = resolve_to_bound(ws.sets[i]);
+                }
+                self.direction()
+            }
+        }
+    }
+
+    /// Lemke on the δ-LCP; `None` unless solved.
+    fn lemke(&mut self, m: Mat<f64>, q: Vec<f64>) -> Option<Vec<f64>> {
+        let lcp = Lcp::new(Matrix::Dense(m), q).ok()?;
+        let s = Settings { tol: 1e-12, ..Settings::default() };
+        let sol = Lemke::new().solve(&lcp, None, &s).ok()?;
+        self.pivots += sol.report.pivots.max(sol.report.iterations);
+        (sol.report.status == Status::Solved).then_some(sol.z)
+    }
+
+    /// Factors ∇F_ββ and solves for `[u, V]` into `ws.rhs` (columns: `r_β`, then ∇F_β,t for
+    /// the `extra` tied columns); with `extra == 0` also writes d_β.
+    fn solve_free(&mut self, extra: usize) -> Direction {
+        let ws = &mut *self.ws;
+        let nb = ws.b_idx.len();
+        if nb == 0 {
+            ws.rhs.resize_with(0, 1 + extra, |_, _| 0.0);
+            return Direction::Newton;
+        }
+        ws.jbb.resize_with(nb, nb, |_, _| 0.0);
+        ws.rhs.resize_with(nb, 1 + extra, |_, _| 0.0);
+        for (r, &i) in ws.b_idx.iter().enumerate() {
+            for (c, &j) in ws.b_idx.iter().enumerate() {
+                ws.jbb[(r, c)] = ws.jac[(i, j)];
+            }
+            let mut v = -ws.f[i];
+            for &j in &ws.a_idx {
+                v -= ws.jac[(i, j)] * ws.d[j];
+            }
+            ws.rhs[(r, 0)] = v;
+            for c in 0..extra {
+                ws.rhs[(r, 1 + c)] = ws.jac[(i, ws.t_idx[c])];
+            }
+        }
+        let lu = ws.jbb.partial_piv_lu();
+        self.factorizations += 1;
+        let u = lu.U();
+        let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
+        for k in 0..nb {
+            let a = u[(k, k)].abs();
+            lo = lo.min(a);
+            hi = hi.max(a);
+        }
+        if !hi.is_finite() || hi == 0.0 || lo <= f64::EPSILON * nb as f64 * hi {
+            return Direction::Singular;
+        }
+        lu.solve_in_place(ws.rhs.as_mut());
+        for c in 0..1 + extra {
+            for r in 0..nb {
+                if !ws.rhs[(r, c)].is_finite() {
+                    return Direction::Singular;
+                }
+            }
+        }
+        if extra == 0 {
+            for (k, &i) in ws.b_idx.iter().enumerate() {
+                ws.d[i] = ws.rhs[(k, 0)];
+            }
+        }
+        Direction::Newton
+    }
+
+    /// The steepest-descent direction −GᵀH of θ (module docs) into `ws.d`; returns ‖GᵀH‖².
+    fn gradient_direction(&mut self) -> f64 {
+        let ws = &mut *self.ws;
+        let n = ws.z.len();
+        ws.g.iter_mut().for_each(|g| *g = 0.0);
+        for i in 0..n {
+            match ws.sets[i] {
+                IndexSet::Free => {
+                    for j in 0..n {
+                        ws.g[j] += ws.jac[(i, j)] * ws.h[i];
+                    }
+                }
+                _ => ws.g[i] += ws.h[i],
+            }
+        }
+        let mut g2 = 0.0;
+        for j in 0..n {
+            ws.d[j] = -ws.g[j];
+            g2 += ws.g[j] * ws.g[j];
+        }
+        g2
+    }
+
+    /// Armijo along `ws.d`: accepted when `θ(z + t d) ≤ θ₀ − t·slope` (slope = 2σθ₀ for
+    /// Newton, σ‖GᵀH‖² for steepest descent); `max_trials` limits the trials (the hot-start
+    /// probe uses 1). On acceptance z, F, H move to the trial point.
+    fn search(&mut self, theta0: f64, slope: f64, max_trials: usize) -> Search {
+        let mut t = 1.0;
+        let mut trials = 0;
+        while t >= self.min_step && trials < max_trials {
+            trials += 1;
+            self.line_search_steps += 1;
+            let ws = &mut *self.ws;
+            for i in 0..ws.z.len() {
+                ws.zt[i] = ws.z[i] + t * ws.d[i];
+            }
+            self.p.f.eval(&ws.zt, &mut ws.ft);
+            if ws.ft.iter().any(|v| !v.is_finite()) {
+                return Search::NonFinite;
+            }
+            self.p.natural_residual(&ws.zt, &ws.ft, &mut ws.ht);
+            let theta = 0.5 * sq(&ws.ht);
+            if theta <= theta0 - t * slope {
+                std::mem::swap(&mut ws.z, &mut ws.zt);
+                std::mem::swap(&mut ws.f, &mut ws.ft);
+                std::mem::swap(&mut ws.h, &mut ws.ht);
+                ws.jac_current = false;
+                return Search::Accepted;
+            }
+            t *= 0.5;
+        }
+        Search::Failed
+    }
+}
+
+impl IterativeMethod for Method<'_, '_, '_> {
+    fn initial_error(&mut self) -> Option<f64> {
+        Some(self.error())
+    }
+
+    fn step(&mut self) -> StepResult {
+        if let Err(msg) = self.jacobian() {
+            return self.fail(Status::NumericalFailure, msg);
+        }
+        let theta0 = 0.5 * sq(&self.ws.h);
+        let newton_slope = 2.0 * self.sigma * theta0;
+        // Hot start: the remembered sets give the first direction, full step or nothing.
+        if let Some(sets) = self.hot_sets.take() {
+            let usable = sets.iter().enumerate().all(|(i, s)| match s {
+                IndexSet::Lower => self.p.lower[i].is_finite(),
+                IndexSet::Upper => self.p.upper[i].is_finite(),
+                _ => true,
+            });
+            if usable {
+                self.ws.sets.copy_from_slice(&sets);
+                if let Direction::Newton = self.direction() {
+                    match self.search(theta0, newton_slope, 1) {
+                        Search::Accepted => {
+                            self.last_sets = Some(self.ws.sets.clone());
+                            return StepResult::go(self.error());
+                        }
+                        Search::NonFinite => {
+                            return self
+                                .fail(Status::NumericalFailure, "F is not finite at a trial point".into())
+                        }
+                        Search::Failed => {}
+                    }
+                }
+            }
+        }
+        classify(self.p, &self.ws.z, &self.ws.f, self.tie, &mut self.ws.sets);
+        if let Direction::Newton = self.direction() {
+            match self.search(theta0, newton_slope, usize::MAX) {
+                Search::Accepted => {
+                    self.last_sets = Some(self.ws.sets.clone());
+                    return StepResult::go(self.error());
+                }
+                Search::NonFinite => {
+                    return self.fail(Status::NumericalFailure, "F is not finite at a trial point".into())
+                }
+                Search::Failed => {}
+            }
+        }
+        // Fallback: steepest descent on θ with the current sets (ties resolved).
+        let g2 = self.gradient_direction();
+        if g2.is_nan() || g2 <= 0.0 {
+            return self
+                .fail(Status::Stalled, "zero gradient of the merit function at a non-solution".into());
+        }
+        match self.search(theta0, self.sigma * g2, usize::MAX) {
+            Search::Accepted => StepResult::go(self.error()),
+            Search::NonFinite => {
+                self.fail(Status::NumericalFailure, "F is not finite at a trial point".into())
+            }
+            Search::Failed => self.fail(Status::Stalled, "line search failed (step below min_step)".into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AffineFunction, NcpFunction};
+    use faer::MatMut;
+
+    fn affine(m: &[f64], q: &[f64]) -> AffineFunction<'static> {
+        let n = q.len();
+        AffineFunction::new(Matrix::from_row_major(n, n, m).unwrap(), q.to_vec()).unwrap()
+    }
+
+    fn tight() -> Settings {
+        Settings { tol: 1e-12, record_history: true, ..Settings::default() }
+    }
+
+    #[test]
+    fn one_step_by_hand_on_a_2x2_lcp() {
+        // M = [[2,1],[1,2]], q = (−1, 3), z0 = (1, 1): F = (2, 6) > z, so α = {1, 2} and
+        // d = −z: z1 = (0, 0), θ: ½(1 + 1) = 1 → ½ (full step, one trial, no LU).
+        let f = affine(&[2.0, 1.0, 1.0, 2.0], &[-1.0, 3.0]);
+        let p = Mcp::ncp(&f);
+        let mut s = BdiffNewton::new();
+        let one = Settings { max_iter: 1, ..tight() };
+        let sol = s.solve_from(&p, &[1.0, 1.0], &one).unwrap();
+        assert_eq!(sol.report.status, Status::MaxIterations);
+        assert_eq!(sol.z, vec![0.0, 0.0]);
+        assert_eq!((sol.report.line_search_steps, sol.report.factorizations), (1, 0));
+        assert_eq!(sol.report.history, vec![1.0]); // ‖min(0, −1), min(0, 3)‖ = 1.
+                                                   // Second step: β = {1} (0 > −1), α = {2}: 2 d₁ = 1 → z = (½, 0), F = (0, 3.5).
+        let sol = s.solve_from(&p, &[1.0, 1.0], &tight()).unwrap();
+        assert_eq!(sol.report.status, Status::Solved);
+        assert_eq!(sol.z, vec![0.5, 0.0]);
+        assert_eq!((sol.report.iterations, sol.report.factorizations), (2, 1));
+    }
+
+    #[test]
+    fn lcp_2x2_solved_in_one_newton_step() {
+        let f = affine(&[2.0, 1.0, 1.0, 2.0], &[-5.0, -6.0]);
+        let p = Mcp::ncp(&f);
+        let sol = BdiffNewton::new().solve(&p, &[0.0, 0.0], &tight()).unwrap();
+        assert_eq!(sol.report.status, Status::Solved);
+        assert!(sol.report.error <= 1e-12);
+        assert!((sol.z[0] - 4.0 / 3.0).abs() < 1e-14 && (sol.z[1] - 7.0 / 3.0).abs() < 1e-14);
+        assert_eq!(
+            (sol.report.iterations, sol.report.factorizations, sol.report.line_search_steps),
+            (1, 1, 1)
+        );
+    }
+
+    #[test]
+    fn tied_row_goes_through_the_delta_lcp() {
+        // q = (0, −6), z0 = 0: row 1 has z₁ = F₁ = 0 (δ), row 2 is β. Schur complement:
+        // d₂ = (6 − d₁)/2, y = 3 + 1.5 d₁ ⇒ x = d₁ = 0: z = (0, 3), F = (3, 0) in one step.
+        let f = affine(&[2.0, 1.0, 1.0, 2.0], &[0.0, -6.0]);
+        let p = Mcp::ncp(&f);
+        let mut s = BdiffNewton::new();
+        let sol = s.solve(&p, &[0.0, 0.0], &tight()).unwrap();
+        assert_eq!(sol.report.status, Status::Solved);
+        assert_eq!(sol.z, vec![0.0, 3.0]);
+        assert_eq!(sol.report.iterations, 1);
+        assert_eq!(s.hot_start_sets().unwrap(), &[IndexSet::Lower, IndexSet::Free]);
+        assert_eq!(sol.report.pivots, 0, "q_δ = 3 ≥ 0: x = 0 without Lemke");
+    }
+
+    #[test]
+    fn tied_rows_solved_with_lemke() {
+        // M = [[1, 2], [2, 1]], q = (−2, −2), z0 = (1, 1): F = (1, 1) = z, both rows tie. The
+        // δ-LCP is x = 1 + d ≥ 0, y = 1 + M d = q' + M x with q' = 1 − M·1 = (−2, −2) — Lemke.
+        let f = affine(&[1.0, 2.0, 2.0, 1.0], &[-2.0, -2.0]);
+        let p = Mcp::ncp(&f);
+        let sol = BdiffNewton::new().solve(&p, &[1.0, 1.0], &tight()).unwrap();
+        assert_eq!(sol.report.status, Status::Solved);
+        assert!(sol.report.pivots > 0);
+        assert!(sol.report.error <= 1e-12);
+        // Solutions of this LCP: (2, 0), (0, 2), (2/3, 2/3); Lemke (2 pivots) picks x = (0, 1),
+        // i.e. d = (−1, 1): z = (0, 2), F = (2, 0), in one Newton step.
+        assert!(dist(&sol.z, &[0.0, 2.0]) < 1e-14, "{:?}", sol.z);
+        assert_eq!((sol.report.iterations, sol.report.pivots), (1, 2));
+    }
+
+    /// Kojima–Shindo NCP: solutions (√6/2, 0, 0, ½) (degenerate: z₃ = F₃ = 0) and (1, 0, 3, 0).
+    struct KojimaShindo;
+    impl NcpFunction for KojimaShindo {
+        fn dim(&self) -> usize {
+            4
+        }
+        fn eval(&self, z: &[f64], f: &mut [f64]) {
+            let (a, b, c, d) = (z[0], z[1], z[2], z[3]);
+            f[0] = 3.0 * a * a + 2.0 * a * b + 2.0 * b * b + c + 3.0 * d - 6.0;
+            f[1] = 2.0 * a * a + a + b * b + 10.0 * c + 2.0 * d - 2.0;
+            f[2] = 3.0 * a * a + a * b + 2.0 * b * b + 2.0 * c + 9.0 * d - 9.0;
+            f[3] = a * a + 3.0 * b * b + 2.0 * c + 3.0 * d - 3.0;
+        }
+        fn jacobian(&self, z: &[f64], mut j: MatMut<'_, f64>) {
+            let (a, b) = (z[0], z[1]);
+            let rows = [
+                [6.0 * a + 2.0 * b, 2.0 * a + 4.0 * b, 1.0, 3.0],
+                [4.0 * a + 1.0, 2.0 * b, 10.0, 2.0],
+                [6.0 * a + b, a + 4.0 * b, 2.0, 9.0],
+                [2.0 * a, 6.0 * b, 2.0, 3.0],
+            ];
+            for (i, r) in rows.iter().enumerate() {
+                for (k, v) in r.iter().enumerate() {
+                    j[(i, k)] = *v;
+                }
+            }
+        }
+    }
+
+    fn dist(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn kojima_shindo_both_solutions() {
+        let degenerate = [6f64.sqrt() / 2.0, 0.0, 0.0, 0.5];
+        let regular = [1.0, 0.0, 3.0, 0.0];
+        let p = Mcp::ncp(&KojimaShindo);
+        let s = Settings { tol: 1e-10, ..tight() };
+        let mut found = Vec::new();
+        for z0 in [[0.0; 4], [1.0; 4], [1.2, 0.0, 0.1, 0.4], [0.9, 0.1, 2.5, 0.1]] {
+            let sol = BdiffNewton::new().solve(&p, &z0, &s).unwrap();
+            assert_eq!(sol.report.status, Status::Solved, "from {z0:?}: {:?}", sol.report);
+            assert!(p.residual_inf(&sol.z, &sol.w) <= 1e-10);
+            let which = if dist(&sol.z, &degenerate) < 1e-8 {
+                "degenerate"
+            } else {
+                assert!(dist(&sol.z, &regular) < 1e-8, "{:?}", sol.z);
+                "regular"
+            };
+            found.push((which, sol.report.iterations, sol.report.factorizations));
+        }
+        // Pinned (iterations, factorizations): the degenerate solution from 0 costs the most.
+        assert_eq!(
+            found,
+            vec![("degenerate", 11, 7), ("regular", 7, 5), ("degenerate", 3, 3), ("regular", 4, 4)]
+        );
+    }
+
+    #[test]
+    fn box_mcp_with_known_solution() {
+        // F = Mz + q, M = [[2,1],[1,2]], q = (−5,−6), l = (−1, 3), u = (½, 10):
+        // z = (½, 3) with F = (−1, ½): row 1 at its upper bound (F ≤ 0), row 2 at its lower.
+        let f = affine(&[2.0, 1.0, 1.0, 2.0], &[-5.0, -6.0]);
+        let p = Mcp::new(&f, vec![-1.0, 3.0], vec![0.5, 10.0]).unwrap();
+        let sol = BdiffNewton::new().solve(&p, &[0.0, 5.0], &tight()).unwrap();
+        assert_eq!(sol.report.status, Status::Solved);
+        assert!(dist(&sol.z, &[0.5, 3.0]) < 1e-14, "{:?}", sol.z);
+        assert!(dist(&sol.w, &[-1.0, 0.5]) < 1e-14);
+    }
+
+    #[test]
+    fn free_row_mcp_with_known_solution() {
+        // Row 1 free: 2z₁ + z₂ = 5; row 2: 0 ≤ z₂ ⊥ z₁ + 2z₂ + 6 ≥ 0 ⇒ z = (5/2, 0), F₂ = 8.5.
+        let f = affine(&[2.0, 1.0, 1.0, 2.0], &[-5.0, 6.0]);
+        let inf = f64::INFINITY;
+        let p = Mcp::new(&f, vec![-inf, 0.0], vec![inf, inf]).unwrap();
+        let sol = BdiffNewton::new().solve(&p, &[-3.0, 4.0], &tight()).unwrap();
+        assert_eq!(sol.report.status, Status::Solved);
+        assert!(dist(&sol.z, &[2.5, 0.0]) < 1e-14, "{:?}", sol.z);
+        assert!(sol.w[0].abs() < 1e-14 && (sol.w[1] - 8.5).abs() < 1e-14);
+    }
+
+    #[test]
+    fn nan_mid_solve_is_a_numerical_failure_with_a_finite_iterate() {
+        // F(z) = z − 2 for z < 1.5, NaN beyond: the Newton step from 0 goes to 2.
+        struct Cliff;
+        impl NcpFunction for Cliff {
+            fn dim(&self) -> usize {
+                1
+            }
+            fn eval(&self, z: &[f64], f: &mut [f64]) {
+                f[0] = if z[0] < 1.5 { z[0] - 2.0 } else { f64::NAN };
+            }
+            fn jacobian(&self, _z: &[f64], mut j: MatMut<'_, f64>) {
+                j[(0, 0)] = 1.0;
+            }
+        }
+        let p = Mcp::ncp(&Cliff);
+        let mut s = BdiffNewton::new();
+        let sol = s.solve(&p, &[0.0], &tight()).unwrap();
+        assert_eq!(sol.report.status, Status::NumericalFailure);
+        assert_eq!(sol.z, vec![0.0]);
+        assert!(sol.w.iter().all(|v| v.is_finite()));
+        assert!(s.hot_start_point().is_none(), "failures are not remembered");
+        // NaN at the start is bad input.
+        assert!(matches!(s.solve(&p, &[2.0], &tight()), Err(Error::NonFinite { .. })));
+    }
+
+    #[test]
+    fn quadratic_convergence_on_a_nondegenerate_solution() {
+        let p = Mcp::ncp(&KojimaShindo);
+        let sol =
+            BdiffNewton::new().solve(&p, &[0.9, 0.1, 2.5, 0.1], &Settings { tol: 1e-14, ..tight() }).unwrap();
+        assert!(dist(&sol.z, &[1.0, 0.0, 3.0, 0.0]) < 1e-12);
+        let h = &sol.report.history;
+        assert_eq!(h.len(), 4, "{h:?}"); // 5.2e-2, 5.2e-5, 1.6e-10, 0
+                                         // e_{k+1} ≤ C e_k² over the last steps with e_k < 1e-2.
+        let mut checked = 0;
+        for k in 1..h.len() {
+            if h[k - 1] < 1e-2 && h[k] > 1e-15 {
+                assert!(h[k] <= 10.0 * h[k - 1] * h[k - 1], "{h:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 1, "{h:?}");
+    }
+
+    /// A deterministic n×n positive definite M = AᵀA + I and q for the hot-start test.
+    fn family(n: usize) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+        let a: Vec<f64> = (0..n * n).map(|k| (((k * 7919) % 101) as f64 / 101.0) - 0.5).collect();
+        let mut m = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                m[i * n + j] =
+                    (0..n).map(|k| a[k * n + i] * a[k * n + j]).sum::<f64>() + if i == j { 1.0 } else { 0.0 };
+            }
+        }
+        let q: Vec<f64> = (0..n).map(|i| (((i * 31) % 17) as f64 - 8.0) / 4.0).collect();
+        let v: Vec<f64> = (0..n).map(|i| ((i * 13) % 7) as f64 / 7.0 - 0.5).collect();
+        (m, q, v)
+    }
+
+    #[test]
+    fn hot_start_beats_cold_start_on_perturbed_lcps() {
+        let n = 30;
+        let (m, q, v) = family(n);
+        let s = tight();
+        let (mut hot, mut cold) =
+            (BdiffNewton::new(), BdiffNewton { hot_start: false, ..BdiffNewton::new() });
+        let (mut it_hot, mut it_cold, mut lu_hot, mut lu_cold) = (0, 0, 0, 0);
+        for k in 0..20 {
+            let qk: Vec<f64> = q.iter().zip(&v).map(|(qi, vi)| qi + 0.01 * k as f64 * vi).collect();
+            let f = affine(&m, &qk);
+            let p = Mcp::ncp(&f);
+            let a = hot.solve(&p, &vec![0.0; n], &s).unwrap();
+            let b = cold.solve(&p, &vec![0.0; n], &s).unwrap();
+            assert_eq!((a.report.status, b.report.status), (Status::Solved, Status::Solved));
+            assert!(dist(&a.z, &b.z) < 1e-10);
+            it_hot += a.report.iterations;
+            it_cold += b.report.iterations;
+            lu_hot += a.report.factorizations;
+            lu_cold += b.report.factorizations;
+        }
+        // Hot: 3 iterations for the first problem, then 1 each (the remembered active set
+        // gives the exact Newton step of the new LCP).
+        assert_eq!((it_hot, lu_hot, it_cold, lu_cold), (23, 23, 62, 62));
+        assert!(2 * it_hot <= it_cold, "hot {it_hot}, cold {it_cold}");
+    }
+
+    #[test]
+    fn hot_start_on_a_nonlinear_parameter_sequence() {
+        // Kojima–Shindo with F₁ shifted by a parameter: F₁ − 0.002k.
+        struct Shifted(f64);
+        impl NcpFunction for Shifted {
+            fn dim(&self) -> usize {
+                4
+            }
+            fn eval(&self, z: &[f64], f: &mut [f64]) {
+                KojimaShindo.eval(z, f);
+                f[0] -= self.0;
+            }
+            fn jacobian(&self, z: &[f64], j: MatMut<'_, f64>) {
+                KojimaShindo.jacobian(z, j);
+            }
+        }
+        let s = Settings { tol: 1e-10, ..tight() };
+        let (mut hot, mut cold) = (BdiffNewton::new(), BdiffNewton::new());
+        let (mut it_hot, mut it_cold) = (0, 0);
+        for k in 0..20 {
+            let f = Shifted(0.002 * k as f64);
+            let p = Mcp::ncp(&f);
+            let a = hot.solve(&p, &[1.0; 4], &s).unwrap();
+            let b = cold.solve_from(&p, &[1.0; 4], &s).unwrap();
+            assert_eq!((a.report.status, b.report.status), (Status::Solved, Status::Solved));
+            it_hot += a.report.iterations;
+            it_cold += b.report.iterations;
+        }
+        assert_eq!((it_hot, it_cold), (45, 140));
+        assert!(2 * it_hot <= it_cold, "hot {it_hot}, cold {it_cold}");
+    }
+
+    #[test]
+    fn sparse_jacobian_path_matches_dense() {
+        let m = Matrix::from_triplets(
+            3,
+            3,
+            &[(0, 0, 4.0), (0, 1, -1.0), (1, 0, -1.0), (1, 1, 4.0), (1, 2, -1.0), (2, 1, -1.0), (2, 2, 4.0)],
+        )
+        .unwrap();
+        let f = AffineFunction::new(m, vec![-1.0, 2.0, -3.0]).unwrap();
+        let sol = BdiffNewton::new().solve(&Mcp::ncp(&f), &[0.0; 3], &tight()).unwrap();
+        let d = affine(&[4.0, -1.0, 0.0, -1.0, 4.0, -1.0, 0.0, -1.0, 4.0], &[-1.0, 2.0, -3.0]);
+        let sd = BdiffNewton::new().solve(&Mcp::ncp(&d), &[0.0; 3], &tight()).unwrap();
+        assert_eq!(sol.report.status, Status::Solved);
+        assert!(dist(&sol.z, &sd.z) < 1e-15);
+        assert_eq!(sol.report.iterations, sd.report.iterations);
+    }
+
+    #[test]
+    fn bad_input_and_knobs_are_errors() {
+        let f = affine(&[2.0, 1.0, 1.0, 2.0], &[-5.0, -6.0]);
+        let p = Mcp::ncp(&f);
+        let mut s = BdiffNewton::new();
+        assert!(matches!(s.solve(&p, &[0.0], &tight()), Err(Error::DimensionMismatch { .. })));
+        assert!(s.solve(&p, &[0.0, f64::NAN], &tight()).is_err());
+        s.sigma = 0.7;
+        assert!(matches!(s.validate(), Err(Error::InvalidSetting { .. })));
+        assert!(s.solve(&p, &[0.0, 0.0], &tight()).is_err());
+        let t = BdiffNewton { degenerate_tol: f64::NAN, ..BdiffNewton::new() };
+        assert!(t.validate().is_err());
+        let mut u = BdiffNewton::new();
+        u.solve(&p, &[0.0, 0.0], &tight()).unwrap();
+        assert!(u.hot_start_point().is_some());
+        u.clear_hot_start();
+        assert!(u.hot_start_point().is_none());
+        assert_eq!(u.name(), "bdiff-newton");
+    }
+}

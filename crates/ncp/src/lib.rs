@@ -1,0 +1,46 @@
+//! # perp-ncp — nonlinear and mixed complementarity problems
+//!
+//! The mixed complementarity problem MCP(F, l, u): find `l ≤ z ≤ u` such that for every i
+//!
+//! ```text
+//!     zᵢ = lᵢ  ⇒  Fᵢ(z) ≥ 0,     zᵢ = uᵢ  ⇒  Fᵢ(z) ≤ 0,     lᵢ < zᵢ < uᵢ  ⇒  Fᵢ(z) = 0.
+//! ```
+//!
+//! With `l = 0, u = +∞` it is the NCP `0 ≤ z ⊥ F(z) ≥ 0`; a free row (`l = −∞, u = +∞`) is an
+//! equation `Fᵢ(z) = 0`; an affine F gives the LCP, the box-LCP and the MLCP.
+//!
+//! * [`NcpFunction`] — the map F and its Jacobian (finite differences by default);
+//!   [`check_jacobian`] compares a user Jacobian with central differences.
+//! * [`Mcp`] — F with its bounds, checked once at construction.
+//! * [`AffineFunction`] — F(z) = Mz + q with its constant (dense or sparse) Jacobian.
+//! * [`NcpSolver`] and [`solver`] — the solvers by name: [`fb_newton`] (Fischer–Burmeister
+//!   semismooth Newton) and [`bdiff_newton`] (B-differentiable Newton on the min-map, with
+//!   hot start); [`lcp_solver`] is the full LCP registry, these two included.
+//! * [`mlcp`] — the mixed LCP; [`samples`] — small NCPs with known solutions.
+#![warn(missing_docs)]
+
+mod affine;
+pub mod bdiff_newton;
+pub mod fb;
+pub mod fb_newton;
+mod jacobian;
+pub mod lcp_adapter;
+pub mod mlcp;
+mod problem;
+mod registry;
+pub mod samples;
+
+pub use affine::AffineFunction;
+pub use jacobian::{check_jacobian, JacobianCheck};
+pub use perp_core::{Error, Matrix, Settings, Solution, SolveReport, Status};
+pub use problem::{BoundKind, Mcp, NcpFunction};
+pub use registry::{lcp_solver, solver, LCP_SOLVER_NAMES, SOLVER_NAMES};
+
+/// An MCP/NCP solver.
+pub trait NcpSolver {
+    /// The registry name (`"fb-newton"`, `"bdiff-newton"`).
+    fn name(&self) -> &str;
+    /// Solves `p` from the starting point `z0` (length n; projected onto the bounds).
+    /// `Solution::w` holds F at the returned z; `report.error` is [`Mcp::error`] there.
+    fn solve(&mut self, p: &Mcp<'_>, z0: &[f64], s: &Settings) -> Result<Solution, Error>;
+}

@@ -1,0 +1,234 @@
+//! [`NcpFunction`] and [`Mcp`].
+
+use faer::MatMut;
+use perp_core::{measures, Error, Solution, SolveReport};
+
+/// The map F of a complementarity problem.
+///
+/// `jacobian` has a central finite-difference default (step `h = ε^{1/3}·max(1, |zⱼ|)`), so
+/// prototyping needs only `eval`; supply the analytic Jacobian for speed and accuracy and
+/// check it once with [`crate::check_jacobian`]. `sparse_jacobian` lets a large problem hand
+/// its Jacobian over in CSR form (solvers then use a sparse LU).
+pub trait NcpFunction: Sync {
+    /// Dimension n (F: ℝⁿ → ℝⁿ).
+    fn dim(&self) -> usize;
+    /// `f = F(z)`.
+    fn eval(&self, z: &[f64], f: &mut [f64]);
+    /// `jac = ∇F(z)` (n×n, row i = gradient of Fᵢ). Default: central differences.
+    fn jacobian(&self, z: &[f64], mut jac: MatMut<'_, f64>) {
+        let n = self.dim();
+        let mut zp = z.to_vec();
+        let (mut fp, mut fm) = (vec![0.0; n], vec![0.0; n]);
+        for j in 0..n {
+            let h = f64::EPSILON.cbrt() * z[j].abs().max(1.0);
+            zp[j] = z[j] + h;
+            self.eval(&zp, &mut fp);
+            zp[j] = z[j] - h;
+            self.eval(&zp, &mut fm);
+            zp[j] = z[j];
+            for i in 0..n {
+                jac[(i, j)] = (fp[i] - fm[i]) / (2.0 * h);
+            }
+        }
+    }
+    /// The Jacobian in CSR form, for functions whose Jacobian is sparse. Default: `None`
+    /// (solvers then call [`NcpFunction::jacobian`]).
+    fn sparse_jacobian(&self, _z: &[f64]) -> Option<sprs::CsMat<f64>> {
+        None
+    }
+}
+
+/// The kind of a variable's bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoundKind {
+    /// `(−∞, ∞)`: the row is an equation Fᵢ(z) = 0.
+    Free,
+    /// `[l, ∞)`.
+    Lower,
+    /// `(−∞, u]`.
+    Upper,
+    /// `[l, u]` with both finite (possibly l = u: a fixed variable).
+    Box,
+}
+
+/// MCP(F, l, u) (see the crate docs). NCP: `l = 0, u = +∞`; equation rows: `l = −∞, u = +∞`.
+pub struct Mcp<'a> {
+    /// The map F.
+    pub f: &'a dyn NcpFunction,
+    /// Lower bounds (may be −∞).
+    pub lower: Vec<f64>,
+    /// Upper bounds (may be +∞).
+    pub upper: Vec<f64>,
+}
+
+impl<'a> Mcp<'a> {
+    /// MCP(F, lower, upper), checked: lengths equal `f.dim()`, no NaN, `lower ≤ upper`,
+    /// `lower < +∞`, `upper > −∞`.
+    ///
+    /// ```
+    /// use perp_core::Matrix;
+    /// use perp_ncp::{AffineFunction, Mcp};
+    /// let f = AffineFunction::new(Matrix::from_row_major(1, 1, &[2.0]).unwrap(), vec![-2.0]).unwrap();
+    /// assert!(Mcp::new(&f, vec![0.0], vec![f64::INFINITY]).is_ok());
+    /// assert!(Mcp::new(&f, vec![1.0], vec![0.0]).is_err());
+    /// ```
+    pub fn new(f: &'a dyn NcpFunction, lower: Vec<f64>, upper: Vec<f64>) -> Result<Self, Error> {
+        let n = f.dim();
+        Error::check_len("lower", &lower, n)?;
+        Error::check_len("upper", &upper, n)?;
+        for i in 0..n {
+            let (l, u) = (lower[i], upper[i]);
+            if l.is_nan() || u.is_nan() || l > u || l == f64::INFINITY || u == f64::NEG_INFINITY {
+                return Err(Error::InvalidBounds { index: i, lower: l, upper: u });
+            }
+        }
+        Ok(Mcp { f, lower, upper })
+    }
+
+    /// The NCP 0 ≤ z ⊥ F(z) ≥ 0.
+    pub fn ncp(f: &'a dyn NcpFunction) -> Self {
+        let n = f.dim();
+        Mcp { f, lower: vec![0.0; n], upper: vec![f64::INFINITY; n] }
+    }
+
+    /// Dimension n.
+    pub fn n(&self) -> usize {
+        self.f.dim()
+    }
+
+    /// The kind of variable i's bounds.
+    pub fn kind(&self, i: usize) -> BoundKind {
+        match (self.lower[i].is_finite(), self.upper[i].is_finite()) {
+            (false, false) => BoundKind::Free,
+            (true, false) => BoundKind::Lower,
+            (false, true) => BoundKind::Upper,
+            (true, true) => BoundKind::Box,
+        }
+    }
+
+    /// Whether every row is free or `[0, ∞)` (an NCP with equations: Siconos' MCP form).
+    pub fn is_siconos_mcp(&self) -> bool {
+        (0..self.n()).all(|i| {
+            self.kind(i) == BoundKind::Free || (self.lower[i] == 0.0 && self.upper[i] == f64::INFINITY)
+        })
+    }
+
+    /// The natural residual `rᵢ = zᵢ − mid(lᵢ, uᵢ, zᵢ − Fᵢ)`: zero exactly at solutions; for an
+    /// NCP row it is `min(zᵢ, Fᵢ)`, for a free row `Fᵢ`.
+    /// A NaN in z or F gives a NaN residual (`f64::max`/`min` alone would drop it).
+    pub fn natural_residual(&self, z: &[f64], f: &[f64], r: &mut [f64]) {
+        for i in 0..z.len() {
+            let v = z[i] - f[i];
+            r[i] = if v.is_nan() { f64::NAN } else { z[i] - v.max(self.lower[i]).min(self.upper[i]) };
+        }
+    }
+
+    /// The peer-compatible error at (z, F(z)): for NCP/MCP with rows that are free or
+    /// `[0, ∞)`, Siconos' `‖F_free‖₂ + ‖min(z, F)‖₂` over the complementarity rows
+    /// (`design/SUITES.md`; for a pure NCP `‖min(z, F)‖₂`); with general bounds the 2-norm of
+    /// the natural residual, which agrees with it when there are no free rows.
+    pub fn error(&self, z: &[f64], f: &[f64]) -> f64 {
+        let mut r = vec![0.0; z.len()];
+        self.natural_residual(z, f, &mut r);
+        if self.is_siconos_mcp() {
+            let (mut free, mut comp) = (0.0, 0.0);
+            for (i, ri) in r.iter().enumerate() {
+                if self.kind(i) == BoundKind::Free {
+                    free += ri * ri;
+                } else {
+                    comp += ri * ri;
+                }
+            }
+            free.sqrt() + comp.sqrt()
+        } else {
+            measures::norm2(&r)
+        }
+    }
+
+    /// `‖natural residual‖∞` at (z, F(z)).
+    pub fn residual_inf(&self, z: &[f64], f: &[f64]) -> f64 {
+        let mut r = vec![0.0; z.len()];
+        self.natural_residual(z, f, &mut r);
+        measures::norm_inf(&r)
+    }
+
+    /// Checks a starting point (length n, finite) and returns it projected onto the bounds.
+    pub fn start(&self, z0: &[f64]) -> Result<Vec<f64>, Error> {
+        Error::check_len("starting point", z0, self.n())?;
+        Error::check_finite("starting point", z0)?;
+        Ok((0..z0.len()).map(|i| z0[i].max(self.lower[i]).min(self.upper[i])).collect())
+    }
+
+    /// Wraps up a solve: evaluates F at the returned z, computes the error measures from it,
+    /// and applies [`SolveReport::verify`] (never `Solved` with error > tol; a NaN in F(z)
+    /// makes the error NaN and so never `Solved`).
+    pub fn solution(&self, z: Vec<f64>, mut report: SolveReport, tol: f64) -> Solution {
+        let mut w = vec![0.0; z.len()];
+        self.f.eval(&z, &mut w);
+        report.error = self.error(&z, &w);
+        report.residual_inf = self.residual_inf(&z, &w);
+        if report.error.is_nan() && report.status == perp_core::Status::Solved {
+            report.status = perp_core::Status::NumericalFailure;
+        }
+        report.verify(tol);
+        Solution { z, w, report, ray: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::AffineFunction;
+    use perp_core::Matrix;
+
+    fn f2() -> AffineFunction<'static> {
+        AffineFunction::new(Matrix::from_row_major(2, 2, &[2.0, 1.0, 1.0, 2.0]).unwrap(), vec![-5.0, -6.0])
+            .unwrap()
+    }
+
+    #[test]
+    fn error_is_siconos_ncp_and_mcp_measure() {
+        let f = f2();
+        let p = Mcp::ncp(&f);
+        // z = (1, 0): F = (−3, −5): min = (−3, −5).
+        assert!((p.error(&[1.0, 0.0], &[-3.0, -5.0]) - 34f64.sqrt()).abs() < 1e-15);
+        let inf = f64::INFINITY;
+        let m = Mcp::new(&f, vec![f64::NEG_INFINITY, 0.0], vec![inf, inf]).unwrap();
+        // Free row: |F₁| = 3; comp row: |min(0, −5)| = 5 → 3 + 5.
+        assert_eq!(m.error(&[1.0, 0.0], &[-3.0, -5.0]), 8.0);
+        let b = Mcp::new(&f, vec![0.0, 0.0], vec![1.0, inf]).unwrap();
+        // Box row at its upper bound with F < 0: residual 0.
+        assert_eq!(b.error(&[1.0, 0.0], &[-3.0, 0.0]), 0.0);
+    }
+
+    #[test]
+    fn bad_bounds_and_starts_are_errors() {
+        let f = f2();
+        assert!(matches!(Mcp::new(&f, vec![0.0], vec![1.0]), Err(Error::DimensionMismatch { .. })));
+        assert!(matches!(
+            Mcp::new(&f, vec![0.0, 2.0], vec![1.0, 1.0]),
+            Err(Error::InvalidBounds { index: 1, .. })
+        ));
+        let p = Mcp::ncp(&f);
+        assert!(p.start(&[1.0, f64::NAN]).is_err());
+        assert_eq!(p.start(&[-1.0, 2.0]).unwrap(), vec![0.0, 2.0]);
+    }
+
+    #[test]
+    fn nan_in_f_is_never_solved() {
+        struct NanF;
+        impl NcpFunction for NanF {
+            fn dim(&self) -> usize {
+                1
+            }
+            fn eval(&self, _z: &[f64], f: &mut [f64]) {
+                f[0] = f64::NAN;
+            }
+        }
+        let p = Mcp::ncp(&NanF);
+        let mut r = SolveReport::new("x");
+        r.status = perp_core::Status::Solved;
+        let s = p.solution(vec![0.0], r, 1e-8);
+        assert_eq!(s.report.status, perp_core::Status::NumericalFailure);
+    }
+}
