@@ -77,7 +77,7 @@ pub fn run(
     progress: &(dyn Fn(usize) + Sync),
 ) -> Result<Vec<BenchRecord>, Error> {
     for s in solvers {
-        perp_lcp::solver(s)?;
+        perp_ncp::lcp_solver(s)?;
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
@@ -110,7 +110,7 @@ fn run_one(bp: &BenchProblem, solver: &str, settings: &Settings, reference_secon
         seconds: 0.0,
         reference_seconds,
     };
-    let mut s = perp_lcp::solver(solver).expect("names were checked");
+    let mut s = perp_ncp::lcp_solver(solver).expect("names were checked");
     let t = Instant::now();
     match s.solve(&bp.lcp, None, settings) {
         Ok(sol) => {

@@ -17,7 +17,9 @@
 
 pub mod bench;
 pub mod generate;
+pub mod mlcp;
 pub mod siconos;
 pub mod tokens;
 
+pub use mlcp::{parse_mlcp, read_mlcp, read_problem, Problem, ProblemKind};
 pub use siconos::{parse_lcp, read_lcp, read_numerics_matrix};
