@@ -10,6 +10,9 @@
 //! After the groups run, the ratios (solver time / reference time, from criterion's own
 //! estimates) are printed as a table. `cargo bench --bench lcp` (add `-- --quick` for a fast pass).
 
+mod common;
+
+use common::mean_seconds;
 use criterion::{BenchmarkId, Criterion};
 use perp::core::{Settings, Status};
 use perp::lcp::Lcp;
@@ -74,23 +77,6 @@ fn pgs_sweep(c: &mut Criterion) {
         });
     }
     g.finish();
-}
-
-/// Reads criterion's mean estimate (seconds) for one benchmark.
-fn mean_seconds(group: &str, function: &str, n: usize) -> Option<f64> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("criterion");
-    let dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map(|d| std::path::PathBuf::from(d).join("criterion"))
-        .unwrap_or(dir);
-    let path = dir
-        .join(group.replace('/', "_"))
-        .join(function)
-        .join(n.to_string())
-        .join("new")
-        .join("estimates.json");
-    let text = std::fs::read_to_string(path).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    v["mean"]["point_estimate"].as_f64().map(|ns| ns * 1e-9)
 }
 
 fn print_ratios() {

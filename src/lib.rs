@@ -5,6 +5,8 @@
 //! * [`core`] — `Matrix`, `Settings`, `Status`, `SolveReport`, `Solution`, `Error`, the
 //!   Siconos-compatible error measures and the shared iteration loop;
 //! * [`lcp`] — LCP and box-LCP: Lemke (lexicographic), PGS/PSOR/RPGS, projected Newton;
+//!   `perp::ncp::lcp_solver` also reaches the Newton solvers of [`ncp`] by name;
+//! * [`ncp`] — NCP/MCP/MLCP: Fischer–Burmeister and B-differentiable Newton;
 //! * [`suite`] — readers (Siconos `.dat`), generated problems, the benchmark runner.
 //!
 //! ```
@@ -18,5 +20,12 @@
 #![warn(missing_docs)]
 
 pub use perp_core as core;
-pub use perp_lcp as lcp;
+pub use perp_ncp as ncp;
+
+/// [`perp_lcp`] with the full LCP registry: [`lcp::solver`] and [`lcp::SOLVER_NAMES`] also
+/// cover the NCP solvers (`fb-newton`, `bdiff-newton`), which perp-lcp itself cannot depend on.
+pub mod lcp {
+    pub use perp_lcp::*;
+    pub use perp_ncp::{lcp_solver as solver, LCP_SOLVER_NAMES as SOLVER_NAMES};
+}
 pub use perp_suite as suite;

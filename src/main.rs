@@ -5,6 +5,7 @@
 
 use clap::{Parser, Subcommand};
 use perp::core::{Error, Settings, Status};
+use perp::suite::{Problem, ProblemKind};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -28,13 +29,16 @@ struct Common {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Solve one problem file (Siconos LCP `.dat`).
+    /// Solve one problem file (Siconos LCP or MLCP `.dat`; the kind is detected).
     Solve {
         /// The problem file.
         file: PathBuf,
-        /// Solver name (see `perp list`).
-        #[arg(long, default_value = "lemke")]
-        solver: String,
+        /// Solver name (see `perp list`); default `lemke` for an LCP, `fb-newton` for an MLCP.
+        #[arg(long)]
+        solver: Option<String>,
+        /// The problem kind, when detection from the file is not wanted.
+        #[arg(long, value_parser = ["lcp", "mlcp"])]
+        kind: Option<String>,
         /// Iteration (pivot) limit; 0 = the solver's default.
         #[arg(long, default_value_t = 0)]
         max_iter: usize,
@@ -89,14 +93,16 @@ fn settings(common: &Common, max_iter: usize) -> Result<Settings, Error> {
 
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
-        Command::Solve { file, solver, max_iter, common, json } => {
-            solve(&file, &solver, &settings(&common, max_iter)?, json)
+        Command::Solve { file, solver, kind, max_iter, common, json } => {
+            let kind = kind.map(|k| if k == "mlcp" { ProblemKind::Mlcp } else { ProblemKind::Lcp });
+            solve(&file, solver.as_deref(), kind, &settings(&common, max_iter)?, json)
         }
         Command::Bench { suite, solvers, common, out, threads } => {
             bench(&suite, solvers, &settings(&common, 0)?, &out, threads)
         }
         Command::List => {
             println!("LCP solvers: {}", perp::lcp::SOLVER_NAMES.join(", "));
+            println!("NCP/MCP/MLCP solvers: {}", perp::ncp::SOLVER_NAMES.join(", "));
             let names: Vec<String> =
                 perp::suite::generate::builtin_suite().into_iter().map(|(n, _)| n).collect();
             println!("built-in problems: {}", names.join(", "));
@@ -105,16 +111,33 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
     }
 }
 
-fn solve(file: &Path, solver: &str, s: &Settings, json: bool) -> Result<ExitCode, Error> {
-    let mut sv = perp::lcp::solver(solver)?;
-    let p = perp::suite::read_lcp(file)?;
-    let sol = sv.solve(&p, None, s)?;
+fn solve(
+    file: &Path,
+    solver: Option<&str>,
+    kind: Option<ProblemKind>,
+    s: &Settings,
+    json: bool,
+) -> Result<ExitCode, Error> {
+    let problem = perp::suite::read_problem(file, kind)?;
+    let (kind, n, sol) = match &problem {
+        Problem::Lcp(p) => {
+            let sol = perp::lcp::solver(solver.unwrap_or("lemke"))?.solve(p, None, s)?;
+            ("lcp", p.n(), sol)
+        }
+        Problem::Mlcp(p) => {
+            let mut sv = perp::ncp::solver(solver.unwrap_or("fb-newton"))?;
+            let f = p.to_function();
+            let (lower, upper) = p.bounds();
+            let mcp = perp::ncp::Mcp::new(&f, lower, upper)?;
+            ("mlcp", p.n(), sv.solve(&mcp, &vec![0.0; p.n()], s)?)
+        }
+    };
     let r = &sol.report;
     if json {
         let v = serde_json::json!({
             "problem": file.display().to_string(),
-            "kind": "lcp",
-            "n": p.n(),
+            "kind": kind,
+            "n": n,
             "solver": r.solver,
             "status": r.status.as_str(),
             "iterations": r.iterations,
@@ -125,17 +148,17 @@ fn solve(file: &Path, solver: &str, s: &Settings, json: bool) -> Result<ExitCode
         });
         println!("{v}");
     } else {
-        println!("problem    {} (lcp, n = {})", file.display(), p.n());
+        println!("problem    {} ({kind}, n = {n})", file.display());
         println!("solver     {}", r.solver);
         println!("status     {}", r.status);
         println!("iterations {}", r.iterations);
         println!("error      {:.3e}  (Siconos measure; tol {:.1e})", r.error, s.tol);
-        println!("residual   {:.3e}  (‖min(z, w)‖∞)", r.residual_inf);
+        println!("residual   {:.3e}  (natural-map residual, max-norm)", r.residual_inf);
         println!("seconds    {:.3e}", r.elapsed.as_secs_f64());
         if let Some(m) = &r.message {
             println!("note       {m}");
         }
-        if p.n() <= 20 {
+        if n <= 20 {
             println!("z          {:?}", sol.z);
         }
     }
@@ -174,7 +197,12 @@ fn bench(
         let mut v = Vec::new();
         for f in files {
             let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            v.push(BenchProblem { name, kind: "lcp".into(), lcp: perp::suite::read_lcp(&f)? });
+            match perp::suite::read_problem(&f, None)? {
+                Problem::Lcp(lcp) => v.push(BenchProblem { name, kind: "lcp".into(), lcp }),
+                Problem::Mlcp(_) => {
+                    eprintln!("perp bench: skipping {} (MLCP; bench runs LCPs for now)", f.display())
+                }
+            }
         }
         v
     };

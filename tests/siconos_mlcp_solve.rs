@@ -1,0 +1,75 @@
+//! The Newton solvers on every Siconos MLCP file: fb-newton solves every file Siconos' own
+//! Fischer–Burmeister tests use, bdiff-newton one more; no solver claims `Solved` above tol.
+//!
+//! Needs the peer suites: set `PERP_SUITES` to the `suites` folder (CI does).
+
+use perp::core::{Settings, Solution, Status};
+use perp::ncp::Mcp;
+use perp::suite::Problem;
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn files() -> Vec<PathBuf> {
+    let root =
+        std::env::var("PERP_SUITES").expect("set PERP_SUITES to the peer suites folder (../shared/suites)");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(PathBuf::from(root).join("siconos").join("mlcp"))
+        .expect("PERP_SUITES/siconos/mlcp is readable")
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.sort();
+    assert_eq!(v.len(), 18);
+    v
+}
+
+fn stem(p: &std::path::Path) -> String {
+    p.file_stem().unwrap().to_string_lossy().into_owned()
+}
+
+/// Solves an MLCP file with an NCP solver from z = 0; `None` when the file is not a square
+/// MLCP (Rectangular_mlcp: its M is 3×2).
+fn solve(f: &std::path::Path, solver: &str, s: &Settings) -> Option<Solution> {
+    let Problem::Mlcp(p) = perp::suite::read_problem(f, None).ok()? else {
+        panic!("{} should read as an MLCP", f.display())
+    };
+    let fun = p.to_function();
+    let (lower, upper) = p.bounds();
+    let mcp = Mcp::new(&fun, lower, upper).unwrap();
+    Some(perp::ncp::solver(solver).unwrap().solve(&mcp, &vec![0.0; p.n()], s).unwrap())
+}
+
+/// Not in Siconos' own MLCP test lists (SUITES.md; Siconos numerics MLCP tests).
+const OUTSIDE_SICONOS_TESTS: &[&str] = &["deltasigma_mlcp", "deltasigma2_mlcp", "Rectangular_mlcp"];
+
+#[test]
+#[ignore = "needs PERP_SUITES"]
+fn newton_solvers_on_every_mlcp_file() {
+    let s = Settings { tol: 1e-10, time_limit: Some(Duration::from_secs(20)), ..Settings::default() };
+    let mut table = String::new();
+    for f in files() {
+        let name = stem(&f);
+        for solver in perp::ncp::SOLVER_NAMES {
+            let Some(sol) = solve(&f, solver, &s) else {
+                assert_eq!(name, "Rectangular_mlcp", "only the rectangular file is refused");
+                table.push_str(&format!("{name:24} {solver:13} refused (M is not square)\n"));
+                continue;
+            };
+            let r = &sol.report;
+            table.push_str(&format!(
+                "{name:24} {solver:13} {:16} it={:3} error={:.1e}\n",
+                r.status.as_str(),
+                r.iterations,
+                r.error
+            ));
+            assert!(r.status != Status::Solved || r.error <= s.tol, "{solver} on {name}: {r:?}");
+            assert!(sol.z.iter().all(|x| x.is_finite()), "{solver} on {name}: non-finite z");
+            let must_solve = match *solver {
+                "fb-newton" => !OUTSIDE_SICONOS_TESTS.contains(&name.as_str()),
+                _ => name != "deltasigma2_mlcp",
+            };
+            if must_solve {
+                assert_eq!(r.status, Status::Solved, "{solver} on {name}: {r:?}");
+            }
+        }
+    }
+    println!("{table}");
+}
