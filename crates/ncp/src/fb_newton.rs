@@ -62,15 +62,17 @@ pub const DEFAULT_MAX_ITER: usize = 100;
 /// assert!((sol.z[0] - 4.0 / 3.0).abs() < 1e-12 && (sol.z[1] - 7.0 / 3.0).abs() < 1e-12);
 /// ```
 pub struct FbNewton {
-    /// Chen–Chen–Kanzow penalty weight λ of `φ_λ` ([`crate::fb::phi_lambda`]); `1` is plain
-    /// FB. Default `0.95`: with the non-monotone search, plain FB wanders on Kojima–Shindo
-    /// from z = 0 (100 iterations, error 0.3) while λ = 0.95 solves it in 8, and solves the same
-    /// 33 Siconos LCP/MLCP files (259 iterations in all against 241). Valid `(0, 1]`.
+    /// Chen–Chen–Kanzow penalty weight λ of `φ_λ` ([`crate::fb::phi_lambda`]). Default `1.0`
+    /// (plain FB: λ = 0.95 fails on the contact-like LCP with n = 1000 of `benches/ncp.rs`,
+    /// which plain FB solves in 20 steps); valid `(0, 1]`.
     pub lambda: f64,
     /// Non-monotone window: the Armijo reference is the largest of the last
-    /// `nonmonotone + 1` merit values (GLL 1986). Default `10`: with a monotone search (`0`)
-    /// the Siconos circuit MLCPs Buck2, BuckConverter and BuckFirstStep stall at 100
-    /// iterations; with 10 they solve in 12–20, and no other suite count changes. Valid `≤ 1000`.
+    /// `nonmonotone + 1` merit values (GLL 1986), with a watchdog: after `2·nonmonotone`
+    /// steps without a new best merit the search returns to the best iterate and continues
+    /// monotone. Default `10`: with a monotone search (`0`) the Siconos circuit MLCPs Buck2,
+    /// BuckConverter and BuckFirstStep stall at 100 iterations, with 10 they solve in 12–20;
+    /// the watchdog rescues Kojima–Shindo from z = 0, where the plain non-monotone search
+    /// wanders. Valid `≤ 1000`.
     pub nonmonotone: usize,
     /// Armijo constant σ. Default `1e-4`; valid `(0, ½)`.
     pub sigma: f64,
@@ -88,7 +90,7 @@ pub struct FbNewton {
 impl Default for FbNewton {
     fn default() -> Self {
         FbNewton {
-            lambda: 0.95,
+            lambda: 1.0,
             nonmonotone: 10,
             sigma: 1e-4,
             rho: 1e-8,
@@ -105,7 +107,7 @@ impl FbNewton {
     ///
     /// ```
     /// let s = perp_ncp::fb_newton::FbNewton::new();
-    /// assert_eq!((s.lambda, s.nonmonotone, s.sigma, s.rho, s.p), (0.95, 10, 1e-4, 1e-8, 2.1));
+    /// assert_eq!((s.lambda, s.nonmonotone, s.sigma, s.rho, s.p), (1.0, 10, 1e-4, 1e-8, 2.1));
     /// assert!(s.validate().is_ok());
     /// ```
     pub fn new() -> Self {
@@ -156,6 +158,8 @@ struct Workspace {
     d: Vec<f64>,
     grad: Vec<f64>,
     merits: Vec<f64>,
+    /// The iterate with the smallest merit so far (watchdog of the non-monotone search).
+    best_z: Vec<f64>,
     /// Dense ∇F (used when the function gives no sparse Jacobian).
     jac: Mat<f64>,
     /// Dense H, overwritten by its LU factors.
@@ -190,6 +194,7 @@ impl Default for Workspace {
             d: Vec::new(),
             grad: Vec::new(),
             merits: Vec::new(),
+            best_z: Vec::new(),
             jac: Mat::zeros(0, 0),
             lu: Mat::zeros(0, 0),
             perm: Vec::new(),
@@ -223,6 +228,7 @@ impl Workspace {
             &mut self.db,
             &mut self.d,
             &mut self.grad,
+            &mut self.best_z,
         ] {
             v.clear();
             v.resize(n, 0.0);
@@ -252,6 +258,11 @@ struct Method<'a, 'p> {
     error: Option<Error>,
     message: Option<String>,
     initial_error: f64,
+    /// Watchdog: the smallest merit so far, steps since it last improved, and whether the
+    /// search has fallen back to monotone.
+    best_psi: f64,
+    since_best: usize,
+    monotone: bool,
 }
 
 fn all_finite(v: &[f64]) -> bool {
@@ -451,7 +462,8 @@ impl IterativeMethod for Method<'_, '_> {
                 .fail(Status::Stalled, "∇Ψ = 0 at a non-solution: a stationary point of the merit".into());
         }
         // Armijo (GLL reference when non-monotone).
-        let reference = ws.merits.iter().copied().fold(self.psi, f64::max);
+        let reference =
+            if self.monotone { self.psi } else { ws.merits.iter().copied().fold(self.psi, f64::max) };
         let mut t = 1.0;
         let mut saw_nonfinite = false;
         loop {
@@ -488,11 +500,28 @@ impl IterativeMethod for Method<'_, '_> {
         std::mem::swap(&mut ws.z, &mut ws.zt);
         std::mem::swap(&mut ws.f, &mut ws.ft);
         std::mem::swap(&mut ws.phi, &mut ws.phit);
-        if self.knobs.nonmonotone > 0 {
+        if self.knobs.nonmonotone > 0 && !self.monotone {
             if ws.merits.len() >= self.knobs.nonmonotone {
                 ws.merits.remove(0);
             }
             ws.merits.push(self.psi);
+            // Watchdog (Chamberlain et al. 1982): when 2·nonmonotone steps have not improved
+            // the best merit, go back to the best iterate and continue monotone.
+            if self.psi < self.best_psi {
+                self.best_psi = self.psi;
+                ws.best_z.copy_from_slice(&ws.z);
+                self.since_best = 0;
+            } else {
+                self.since_best += 1;
+                if self.since_best >= 2 * self.knobs.nonmonotone {
+                    ws.z.copy_from_slice(&ws.best_z);
+                    self.p.f.eval(&ws.z, &mut ws.f);
+                    fb_residual_lambda(self.p, self.knobs.lambda, &ws.z, &ws.f, &mut ws.phi);
+                    self.psi = half_norm2(&ws.phi);
+                    ws.merits.clear();
+                    self.monotone = true;
+                }
+            }
         }
         StepResult::go(self.p.error(&ws.z, &ws.f))
     }
@@ -531,7 +560,11 @@ impl NcpSolver for FbNewton {
             error: None,
             message: None,
             initial_error,
+            best_psi: psi,
+            since_best: 0,
+            monotone: false,
         };
+        m.ws.best_z.copy_from_slice(&z);
         let out = run(&mut m, s, DEFAULT_MAX_ITER);
         let (error, message, fact, ls, gs) =
             (m.error.take(), m.message.take(), m.factorizations, m.line_search_steps, m.gradient_steps);
