@@ -33,6 +33,7 @@ impl<S: NcpSolver> LcpSolver for NcpAsLcp<S> {
         let sol = self.inner.solve(&mcp, &z0, &inner)?;
         let mut report = sol.report;
         report.solver = self.name().to_string();
+        // `Mcp::solution` has already projected z onto the bounds.
         Ok(p.solution(sol.z, report, s.tol))
     }
 }

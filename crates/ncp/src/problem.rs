@@ -159,10 +159,16 @@ impl<'a> Mcp<'a> {
         Ok((0..z0.len()).map(|i| z0[i].max(self.lower[i]).min(self.upper[i])).collect())
     }
 
-    /// Wraps up a solve: evaluates F at the returned z, computes the error measures from it,
-    /// and applies [`SolveReport::verify`] (never `Solved` with error > tol; a NaN in F(z)
-    /// makes the error NaN and so never `Solved`).
-    pub fn solution(&self, z: Vec<f64>, mut report: SolveReport, tol: f64) -> Solution {
+    /// Wraps up a solve: projects z onto the bounds (Newton iterates may sit a rounding error
+    /// outside them), evaluates F there, computes the error measures from it, and applies
+    /// [`SolveReport::verify`] (never `Solved` with error > tol; a NaN in F(z) makes the error
+    /// NaN and so never `Solved`).
+    pub fn solution(&self, mut z: Vec<f64>, mut report: SolveReport, tol: f64) -> Solution {
+        for (i, zi) in z.iter_mut().enumerate() {
+            if !zi.is_nan() {
+                *zi = zi.max(self.lower[i]).min(self.upper[i]);
+            }
+        }
         let mut w = vec![0.0; z.len()];
         self.f.eval(&z, &mut w);
         report.error = self.error(&z, &w);
