@@ -130,6 +130,22 @@ impl Error {
         }
     }
 
+    /// Checks box bounds: `lower[i] ≤ upper[i]`, no NaN, `lower[i] < +∞`, `upper[i] > −∞`
+    /// (lengths are the caller's to check).
+    pub fn check_bounds(lower: &[f64], upper: &[f64]) -> Result<(), Error> {
+        for (index, (&l, &u)) in lower.iter().zip(upper).enumerate() {
+            if l.is_nan() || u.is_nan() || l > u || l == f64::INFINITY || u == f64::NEG_INFINITY {
+                return Err(Error::InvalidBounds { index, lower: l, upper: u });
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Error::UnknownSolver`] for `name`, listing `valid`.
+    pub fn unknown_solver(name: &str, valid: &[&str]) -> Self {
+        Error::UnknownSolver { name: name.to_string(), valid: valid.iter().map(|s| s.to_string()).collect() }
+    }
+
     /// Checks that `v` has length `n`.
     pub fn check_len(what: &str, v: &[f64], n: usize) -> Result<(), Error> {
         if v.len() == n {

@@ -59,12 +59,7 @@ impl Lcp {
         let n = p.n();
         Error::check_len("lower", &lower, n)?;
         Error::check_len("upper", &upper, n)?;
-        for i in 0..n {
-            let (l, u) = (lower[i], upper[i]);
-            if l.is_nan() || u.is_nan() || l > u || l == f64::INFINITY || u == f64::NEG_INFINITY {
-                return Err(Error::InvalidBounds { index: i, lower: l, upper: u });
-            }
-        }
+        Error::check_bounds(&lower, &upper)?;
         p.bounds = Some((lower, upper));
         Ok(p)
     }

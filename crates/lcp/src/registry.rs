@@ -22,12 +22,7 @@ pub fn solver(name: &str) -> Result<Box<dyn LcpSolver>, Error> {
         "lemke" => Box::new(Lemke::new()),
         "pgs" | "psor" | "rpgs" => Box::new(Pgs::named(name).expect("a PGS-family name")),
         "projected-newton" => Box::new(ProjectedNewton::new()),
-        _ => {
-            return Err(Error::UnknownSolver {
-                name: name.to_string(),
-                valid: SOLVER_NAMES.iter().map(|s| s.to_string()).collect(),
-            })
-        }
+        _ => return Err(Error::unknown_solver(name, SOLVER_NAMES)),
     })
 }
 

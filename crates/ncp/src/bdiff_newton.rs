@@ -852,33 +852,7 @@ mod tests {
     }
 
     /// Kojima–Shindo NCP: solutions (√6/2, 0, 0, ½) (degenerate: z₃ = F₃ = 0) and (1, 0, 3, 0).
-    struct KojimaShindo;
-    impl NcpFunction for KojimaShindo {
-        fn dim(&self) -> usize {
-            4
-        }
-        fn eval(&self, z: &[f64], f: &mut [f64]) {
-            let (a, b, c, d) = (z[0], z[1], z[2], z[3]);
-            f[0] = 3.0 * a * a + 2.0 * a * b + 2.0 * b * b + c + 3.0 * d - 6.0;
-            f[1] = 2.0 * a * a + a + b * b + 10.0 * c + 2.0 * d - 2.0;
-            f[2] = 3.0 * a * a + a * b + 2.0 * b * b + 2.0 * c + 9.0 * d - 9.0;
-            f[3] = a * a + 3.0 * b * b + 2.0 * c + 3.0 * d - 3.0;
-        }
-        fn jacobian(&self, z: &[f64], mut j: MatMut<'_, f64>) {
-            let (a, b) = (z[0], z[1]);
-            let rows = [
-                [6.0 * a + 2.0 * b, 2.0 * a + 4.0 * b, 1.0, 3.0],
-                [4.0 * a + 1.0, 2.0 * b, 10.0, 2.0],
-                [6.0 * a + b, a + 4.0 * b, 2.0, 9.0],
-                [2.0 * a, 6.0 * b, 2.0, 3.0],
-            ];
-            for (i, r) in rows.iter().enumerate() {
-                for (k, v) in r.iter().enumerate() {
-                    j[(i, k)] = *v;
-                }
-            }
-        }
-    }
+    use crate::samples::KojimaShindo;
 
     fn dist(a: &[f64], b: &[f64]) -> f64 {
         a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max)

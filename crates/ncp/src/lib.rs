@@ -33,7 +33,7 @@ pub mod samples;
 pub use affine::AffineFunction;
 pub use jacobian::{check_jacobian, JacobianCheck};
 pub use perp_core::{Error, Matrix, Settings, Solution, SolveReport, Status};
-pub use problem::{BoundKind, Mcp, NcpFunction};
+pub use problem::{central_differences, BoundKind, Mcp, NcpFunction};
 pub use registry::{lcp_solver, solver, LCP_SOLVER_NAMES, SOLVER_NAMES};
 
 /// An MCP/NCP solver.

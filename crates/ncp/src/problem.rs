@@ -15,26 +15,31 @@ pub trait NcpFunction: Sync {
     /// `f = F(z)`.
     fn eval(&self, z: &[f64], f: &mut [f64]);
     /// `jac = ∇F(z)` (n×n, row i = gradient of Fᵢ). Default: central differences.
-    fn jacobian(&self, z: &[f64], mut jac: MatMut<'_, f64>) {
-        let n = self.dim();
-        let mut zp = z.to_vec();
-        let (mut fp, mut fm) = (vec![0.0; n], vec![0.0; n]);
-        for j in 0..n {
-            let h = f64::EPSILON.cbrt() * z[j].abs().max(1.0);
-            zp[j] = z[j] + h;
-            self.eval(&zp, &mut fp);
-            zp[j] = z[j] - h;
-            self.eval(&zp, &mut fm);
-            zp[j] = z[j];
-            for i in 0..n {
-                jac[(i, j)] = (fp[i] - fm[i]) / (2.0 * h);
-            }
-        }
+    fn jacobian(&self, z: &[f64], jac: MatMut<'_, f64>) {
+        central_differences(self, z, jac);
     }
     /// The Jacobian in CSR form, for functions whose Jacobian is sparse. Default: `None`
     /// (solvers then call [`NcpFunction::jacobian`]).
     fn sparse_jacobian(&self, _z: &[f64]) -> Option<sprs::CsMat<f64>> {
         None
+    }
+}
+
+/// `jac = ∇F(z)` by central differences, step `h = ε^{1/3}·max(1, |zⱼ|)` (error O(h²)).
+pub fn central_differences<F: NcpFunction + ?Sized>(f: &F, z: &[f64], mut jac: MatMut<'_, f64>) {
+    let n = f.dim();
+    let mut zp = z.to_vec();
+    let (mut fp, mut fm) = (vec![0.0; n], vec![0.0; n]);
+    for j in 0..n {
+        let h = f64::EPSILON.cbrt() * z[j].abs().max(1.0);
+        zp[j] = z[j] + h;
+        f.eval(&zp, &mut fp);
+        zp[j] = z[j] - h;
+        f.eval(&zp, &mut fm);
+        zp[j] = z[j];
+        for i in 0..n {
+            jac[(i, j)] = (fp[i] - fm[i]) / (2.0 * h);
+        }
     }
 }
 
@@ -76,12 +81,7 @@ impl<'a> Mcp<'a> {
         let n = f.dim();
         Error::check_len("lower", &lower, n)?;
         Error::check_len("upper", &upper, n)?;
-        for i in 0..n {
-            let (l, u) = (lower[i], upper[i]);
-            if l.is_nan() || u.is_nan() || l > u || l == f64::INFINITY || u == f64::NEG_INFINITY {
-                return Err(Error::InvalidBounds { index: i, lower: l, upper: u });
-            }
-        }
+        Error::check_bounds(&lower, &upper)?;
         Ok(Mcp { f, lower, upper })
     }
 

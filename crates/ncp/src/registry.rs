@@ -26,7 +26,7 @@ pub fn solver(name: &str) -> Result<Box<dyn NcpSolver>, Error> {
     Ok(match name {
         "fb-newton" => Box::new(FbNewton::new()),
         "bdiff-newton" => Box::new(BdiffNewton::new()),
-        _ => return Err(unknown(name, SOLVER_NAMES)),
+        _ => return Err(Error::unknown_solver(name, SOLVER_NAMES)),
     })
 }
 
@@ -43,12 +43,8 @@ pub fn lcp_solver(name: &str) -> Result<Box<dyn LcpSolver>, Error> {
         "fb-newton" => Ok(Box::new(NcpAsLcp { inner: FbNewton::new() })),
         "bdiff-newton" => Ok(Box::new(NcpAsLcp { inner: BdiffNewton::new() })),
         _ if perp_lcp::SOLVER_NAMES.contains(&name) => perp_lcp::solver(name),
-        _ => Err(unknown(name, LCP_SOLVER_NAMES)),
+        _ => Err(Error::unknown_solver(name, LCP_SOLVER_NAMES)),
     }
-}
-
-fn unknown(name: &str, valid: &[&str]) -> Error {
-    Error::UnknownSolver { name: name.to_string(), valid: valid.iter().map(|s| s.to_string()).collect() }
 }
 
 #[cfg(test)]
