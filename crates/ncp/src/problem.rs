@@ -159,19 +159,29 @@ impl<'a> Mcp<'a> {
         Ok((0..z0.len()).map(|i| z0[i].max(self.lower[i]).min(self.upper[i])).collect())
     }
 
-    /// Wraps up a solve: projects z onto the bounds (Newton iterates may sit a rounding error
-    /// outside them), evaluates F there, computes the error measures from it, and applies
-    /// [`SolveReport::verify`] (never `Solved` with error > tol; a NaN in F(z) makes the error
-    /// NaN and so never `Solved`).
-    pub fn solution(&self, mut z: Vec<f64>, mut report: SolveReport, tol: f64) -> Solution {
-        for (i, zi) in z.iter_mut().enumerate() {
-            if !zi.is_nan() {
-                *zi = zi.max(self.lower[i]).min(self.upper[i]);
-            }
-        }
+    /// Wraps up a solve: evaluates F at the returned z, computes the error measures from it,
+    /// and applies [`SolveReport::verify`] (never `Solved` with error > tol; a NaN in F(z) makes
+    /// the error NaN and so never `Solved`). Newton iterates may sit a rounding error outside
+    /// the bounds: z is replaced by its projection onto them when that keeps the error within
+    /// `max(error at z, tol)` — clamping an entry of 1e-8 can change F by ‖∇F‖·1e-8, which on
+    /// a badly scaled problem is worse than the infeasibility it removes.
+    pub fn solution(&self, z: Vec<f64>, mut report: SolveReport, tol: f64) -> Solution {
         let mut w = vec![0.0; z.len()];
         self.f.eval(&z, &mut w);
-        report.error = self.error(&z, &w);
+        let mut error = self.error(&z, &w);
+        let mut z = z;
+        let projected: Vec<f64> = (0..z.len())
+            .map(|i| if z[i].is_nan() { z[i] } else { z[i].max(self.lower[i]).min(self.upper[i]) })
+            .collect();
+        if projected != z {
+            let mut wp = vec![0.0; z.len()];
+            self.f.eval(&projected, &mut wp);
+            let ep = self.error(&projected, &wp);
+            if ep <= error.max(tol) {
+                (z, w, error) = (projected, wp, ep);
+            }
+        }
+        report.error = error;
         report.residual_inf = self.residual_inf(&z, &w);
         if report.error.is_nan() && report.status == perp_core::Status::Solved {
             report.status = perp_core::Status::NumericalFailure;
