@@ -85,3 +85,23 @@ fn bench_on_a_folder_writes_results_and_summary() {
     let md = std::fs::read_to_string(out_dir.join("summary.md")).unwrap();
     assert!(md.contains("| lemke | 1/1 | 100% |"), "{md}");
 }
+
+#[test]
+#[ignore = "needs PERP_SUITES"]
+fn solve_detects_an_mlcp_file_and_solves_it_with_fb_newton() {
+    let root = std::env::var("PERP_SUITES").expect("set PERP_SUITES to the peer suites folder");
+    let f = PathBuf::from(root).join("siconos").join("mlcp").join("m2n1_mlcp.dat");
+    let out = perp().args(["solve", f.to_str().unwrap(), "--json", "--tol", "1e-10"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["kind"].as_str(), v["solver"].as_str(), v["status"].as_str()),
+        (Some("mlcp"), Some("fb-newton"), Some("solved"))
+    );
+    assert_eq!(v["n"], 3);
+    // Forcing the wrong kind is an unreadable file: exit 2, one line naming it.
+    let out = perp().args(["solve", f.to_str().unwrap(), "--kind", "lcp"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("m2n1_mlcp.dat") && err.trim_end().lines().count() == 1, "{err}");
+}
