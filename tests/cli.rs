@@ -89,8 +89,7 @@ fn bench_on_a_folder_writes_results_and_summary() {
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn solve_detects_an_mlcp_file_and_solves_it_with_fb_newton() {
-    let root = std::env::var("PERP_SUITES").expect("set PERP_SUITES to the peer suites folder");
-    let f = PathBuf::from(root).join("siconos").join("mlcp").join("m2n1_mlcp.dat");
+    let f = perp::suite::suites_dir().join("siconos").join("mlcp").join("m2n1_mlcp.dat");
     let out = perp().args(["solve", f.to_str().unwrap(), "--json", "--tol", "1e-10"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -8,9 +8,7 @@ use perp::lcp::{Lcp, LcpSolver, SOLVER_NAMES};
 use std::path::PathBuf;
 
 fn lcp_dir() -> PathBuf {
-    let root =
-        std::env::var("PERP_SUITES").expect("set PERP_SUITES to the peer suites folder (../shared/suites)");
-    PathBuf::from(root).join("siconos").join("lcp")
+    perp::suite::suites_dir().join("siconos").join("lcp")
 }
 
 fn files() -> Vec<PathBuf> {

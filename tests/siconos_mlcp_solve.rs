@@ -10,9 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 fn files() -> Vec<PathBuf> {
-    let root =
-        std::env::var("PERP_SUITES").expect("set PERP_SUITES to the peer suites folder (../shared/suites)");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(PathBuf::from(root).join("siconos").join("mlcp"))
+    let mut v: Vec<PathBuf> = std::fs::read_dir(perp::suite::suites_dir().join("siconos").join("mlcp"))
         .expect("PERP_SUITES/siconos/mlcp is readable")
         .map(|e| e.unwrap().path())
         .collect();

@@ -23,3 +23,17 @@ pub mod tokens;
 
 pub use mlcp::{parse_mlcp, read_mlcp, read_problem, Problem, ProblemKind};
 pub use siconos::{parse_lcp, read_lcp, read_numerics_matrix};
+
+/// The peer-suite folder (the one holding `siconos/`) named by the `PERP_SUITES` environment
+/// variable, as tests and benches that need `../shared/suites` read it. Panics with a message
+/// saying what to set when the variable is absent: callers are tests marked
+/// `#[ignore = "needs PERP_SUITES"]`.
+pub fn suites_dir() -> std::path::PathBuf {
+    match std::env::var_os("PERP_SUITES") {
+        Some(p) => std::path::PathBuf::from(p),
+        None => panic!(
+            "this test reads the peer suites: set PERP_SUITES to the folder holding siconos/ \
+             (e.g. PERP_SUITES=$PWD/../shared/suites)"
+        ),
+    }
+}

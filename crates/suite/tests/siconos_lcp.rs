@@ -18,13 +18,7 @@ use perp_suite::{generate, parse_lcp, read_lcp, read_numerics_matrix};
 use std::path::{Path, PathBuf};
 
 fn suites() -> PathBuf {
-    match std::env::var_os("PERP_SUITES") {
-        Some(p) => PathBuf::from(p),
-        None => panic!(
-            "this test reads the peer suites: set PERP_SUITES to the folder holding siconos/ \
-             (e.g. PERP_SUITES=/work/shared/suites)"
-        ),
-    }
+    perp_suite::suites_dir()
 }
 
 fn lcp(name: &str) -> Lcp {

@@ -15,13 +15,7 @@ use perp_suite::{parse_mlcp, read_mlcp, read_problem, Problem, ProblemKind};
 use std::path::{Path, PathBuf};
 
 fn suites() -> PathBuf {
-    match std::env::var_os("PERP_SUITES") {
-        Some(p) => PathBuf::from(p),
-        None => panic!(
-            "this test reads the peer suites: set PERP_SUITES to the folder holding siconos/ \
-             (e.g. PERP_SUITES=/work/shared/suites)"
-        ),
-    }
+    perp_suite::suites_dir()
 }
 
 fn path(name: &str) -> PathBuf {
