@@ -45,7 +45,7 @@
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
-use perp_core::{Error, Ray, Settings, Solution, SolveReport, Status};
+use perp_core::{Error, Matrix, Ray, Settings, Solution, SolveReport, Status};
 use std::time::Instant;
 
 use crate::{Lcp, LcpSolver};
@@ -283,10 +283,18 @@ struct DenseCols {
 impl DenseCols {
     fn new(p: &Lcp) -> Self {
         let n = p.n();
-        let mat = p.m().to_dense();
-        let mut data = Vec::with_capacity(n * n);
-        for j in 0..n {
-            data.extend_from_slice(mat.col_as_slice(j));
+        let mut data = vec![0.0; n * n];
+        match p.m() {
+            Matrix::Dense(m) => {
+                for j in 0..n {
+                    data[j * n..(j + 1) * n].copy_from_slice(m.col_as_slice(j));
+                }
+            }
+            Matrix::Sparse(s) => {
+                for (v, (i, j)) in s.iter() {
+                    data[j * n + i] += *v;
+                }
+            }
         }
         DenseCols { n, data }
     }
@@ -784,11 +792,17 @@ impl Engine {
             let dir = self.dir_of(var);
             dir > tol && self.value_of(var).max(0.0) - theta_min * dir <= tie
         };
-        let mut cands: Vec<Var> = self.zvars[..k].iter().copied().filter(|&v| is_tied(v)).collect();
-        cands.extend((0..n).filter(|&i| self.r2_pos[i] == usize::MAX).map(Var::W).filter(|&v| is_tied(v)));
-        if cands.len() <= 1 {
+        let basic = || {
+            self.zvars[..k]
+                .iter()
+                .copied()
+                .chain((0..n).filter(|&i| self.r2_pos[i] == usize::MAX).map(Var::W))
+        };
+        // The usual case, no tie, allocates nothing.
+        if basic().filter(|&v| is_tied(v)).nth(1).is_none() {
             return Some((best, theta_min));
         }
+        let cands: Vec<Var> = basic().filter(|&v| is_tied(v)).collect();
         if cands.contains(&Var::Z0) {
             return Some((Var::Z0, theta_min));
         }

@@ -1,7 +1,7 @@
 //! [`NcpFunction`] and [`Mcp`].
 
 use faer::MatMut;
-use perp_core::{measures, Error, Solution, SolveReport};
+use perp_core::{Error, Solution, SolveReport};
 
 /// The map F of a complementarity problem.
 ///
@@ -117,9 +117,18 @@ impl<'a> Mcp<'a> {
     /// NCP row it is `min(zᵢ, Fᵢ)`, for a free row `Fᵢ`.
     /// A NaN in z or F gives a NaN residual (`f64::max`/`min` alone would drop it).
     pub fn natural_residual(&self, z: &[f64], f: &[f64], r: &mut [f64]) {
-        for i in 0..z.len() {
-            let v = z[i] - f[i];
-            r[i] = if v.is_nan() { f64::NAN } else { z[i] - v.max(self.lower[i]).min(self.upper[i]) };
+        for (i, ri) in r.iter_mut().enumerate().take(z.len()) {
+            *ri = self.residual_at(i, z, f);
+        }
+    }
+
+    #[inline]
+    fn residual_at(&self, i: usize, z: &[f64], f: &[f64]) -> f64 {
+        let v = z[i] - f[i];
+        if v.is_nan() {
+            f64::NAN
+        } else {
+            z[i] - v.max(self.lower[i]).min(self.upper[i])
         }
     }
 
@@ -127,29 +136,34 @@ impl<'a> Mcp<'a> {
     /// `[0, ∞)`, Siconos' `‖F_free‖₂ + ‖min(z, F)‖₂` over the complementarity rows
     /// (`design/SUITES.md`; for a pure NCP `‖min(z, F)‖₂`); with general bounds the 2-norm of
     /// the natural residual, which agrees with it when there are no free rows.
+    /// Allocates nothing: solvers call it every iteration.
     pub fn error(&self, z: &[f64], f: &[f64]) -> f64 {
-        let mut r = vec![0.0; z.len()];
-        self.natural_residual(z, f, &mut r);
-        if self.is_siconos_mcp() {
-            let (mut free, mut comp) = (0.0, 0.0);
-            for (i, ri) in r.iter().enumerate() {
-                if self.kind(i) == BoundKind::Free {
-                    free += ri * ri;
-                } else {
-                    comp += ri * ri;
-                }
+        let (mut free, mut comp) = (0.0, 0.0);
+        for i in 0..z.len() {
+            let ri = self.residual_at(i, z, f);
+            if self.kind(i) == BoundKind::Free {
+                free += ri * ri;
+            } else {
+                comp += ri * ri;
             }
+        }
+        if self.is_siconos_mcp() {
             free.sqrt() + comp.sqrt()
         } else {
-            measures::norm2(&r)
+            (free + comp).sqrt()
         }
     }
 
-    /// `‖natural residual‖∞` at (z, F(z)).
+    /// `‖natural residual‖∞` at (z, F(z)) (NaN if any entry is NaN).
     pub fn residual_inf(&self, z: &[f64], f: &[f64]) -> f64 {
-        let mut r = vec![0.0; z.len()];
-        self.natural_residual(z, f, &mut r);
-        measures::norm_inf(&r)
+        (0..z.len()).fold(0.0, |a: f64, i| {
+            let r = self.residual_at(i, z, f);
+            if r.is_nan() || a.is_nan() {
+                f64::NAN
+            } else {
+                a.max(r.abs())
+            }
+        })
     }
 
     /// Checks a starting point (length n, finite) and returns it projected onto the bounds.
