@@ -71,7 +71,50 @@ pub fn mcp_error(n_eq: usize, z: &[f64], f: &[f64]) -> f64 {
     norm2(&f[..n_eq]) + ncp_error(&z[n_eq..], &f[n_eq..])
 }
 
-fn normalize(err: f64, scale: f64) -> f64 {
+/// Siconos' frictional-contact error (2-D and 3-D Coulomb, `design/SUITES.md`): with
+/// `u = W r + q` computed by the caller, per contact the De Saxcé-modified velocity
+/// `ũ = (u_N + μ‖u_T‖, u_T)` and `e = r − P_K(r − ũ)`, K the Coulomb cone `‖r_T‖ ≤ μ r_N`;
+/// `err = √(Σ‖e‖²) / s` with `s = max(‖q‖₂, ‖r‖₂, ‖u‖₂)` when `s > ε`. `dim` is 2 or 3;
+/// the slices have length `dim · mu.len()`.
+///
+/// ```
+/// use perp_core::measures::friction_contact_error;
+/// // One 3-D contact sticking: r inside the cone, u = 0.
+/// assert_eq!(friction_contact_error(3, &[1.0, 0.0, 0.0], &[0.5], &[2.0, 0.3, 0.0], &[0.0; 3]), 0.0);
+/// // Taking off: r = 0, u_N > 0.
+/// assert_eq!(friction_contact_error(3, &[1.0, 0.0, 0.0], &[0.5], &[0.0; 3], &[1.0, 0.0, 0.0]), 0.0);
+/// ```
+pub fn friction_contact_error(dim: usize, q: &[f64], mu: &[f64], r: &[f64], u: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    let mut x = [0.0; 3];
+    for (i, &m) in mu.iter().enumerate() {
+        let (ri, ui) = (&r[dim * i..dim * (i + 1)], &u[dim * i..dim * (i + 1)]);
+        let ut = norm2(&ui[1..]);
+        x[0] = ri[0] - (ui[0] + m * ut);
+        for k in 1..dim {
+            x[k] = ri[k] - ui[k];
+        }
+        // P_K(x), Siconos' closed form.
+        let xt = norm2(&x[1..dim]);
+        let mut p = [0.0; 3];
+        if xt <= m * x[0] {
+            p[..dim].copy_from_slice(&x[..dim]);
+        } else if m * xt <= -x[0] {
+        } else {
+            let a = (m * xt + x[0]) / (m * m + 1.0);
+            p[0] = a;
+            for k in 1..dim {
+                p[k] = m * a * x[k] / xt;
+            }
+        }
+        sum += (0..dim).map(|k| (ri[k] - p[k]).powi(2)).sum::<f64>();
+    }
+    let s = norm2(q).max(norm2(r)).max(norm2(u));
+    normalize(sum.sqrt(), s)
+}
+
+/// `err / scale` when `scale > ε` (machine epsilon), else `err`: the normalisation Siconos applies.
+pub fn normalize(err: f64, scale: f64) -> f64 {
     if scale > f64::EPSILON {
         err / scale
     } else {

@@ -16,6 +16,8 @@
 #![warn(missing_docs)]
 
 pub mod bench;
+pub mod fclib;
+pub mod friction;
 pub mod generate;
 pub mod mlcp;
 pub mod siconos;

@@ -1,0 +1,209 @@
+//! The isotropic Coulomb cone `K_μ = {(r_N, r_T) : ‖r_T‖ ≤ μ r_N}` in 2-D and 3-D, with the
+//! closed-form projection Siconos uses (`design/SUITES.md`) and its exact Jacobian.
+
+use crate::cone::{Cone, SocMap};
+use perp_core::Error;
+
+/// The Coulomb cone of dimension 2 (`|r_T| ≤ μ r_N`) or 3 (`‖r_T‖₂ ≤ μ r_N`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Coulomb {
+    dim: usize,
+}
+
+impl Coulomb {
+    /// The Coulomb cone for contacts of dimension 2 or 3.
+    pub fn new(dim: usize) -> Result<Coulomb, Error> {
+        if dim == 2 || dim == 3 {
+            Ok(Coulomb { dim })
+        } else {
+            Err(Error::setting("dim", dim, "the Coulomb cone has dimension 2 or 3; use Elliptic for torsion"))
+        }
+    }
+}
+
+fn tnorm(t: &[f64]) -> f64 {
+    t.iter().map(|v| v * v).sum::<f64>().sqrt()
+}
+
+impl Cone for Coulomb {
+    fn name(&self) -> String {
+        format!("coulomb-{}d", self.dim)
+    }
+
+    fn dim(&self) -> usize {
+        self.dim
+    }
+
+    fn project(&self, mu: f64, x: &[f64], out: &mut [f64]) {
+        let (xn, xt) = (x[0], &x[1..]);
+        let s = tnorm(xt);
+        if s <= mu * xn {
+            out.copy_from_slice(x);
+        } else if mu * s <= -xn {
+            out.iter_mut().for_each(|o| *o = 0.0);
+        } else {
+            let a = (mu * s + xn) / (mu * mu + 1.0);
+            out[0] = a;
+            for (o, t) in out[1..].iter_mut().zip(xt) {
+                *o = mu * a * t / s;
+            }
+        }
+    }
+
+    fn project_jacobian(&self, mu: f64, x: &[f64], out: &mut [f64], jac: &mut [f64]) {
+        let d = self.dim;
+        let (xn, xt) = (x[0], &x[1..]);
+        let s = tnorm(xt);
+        jac.iter_mut().for_each(|v| *v = 0.0);
+        if s <= mu * xn {
+            out.copy_from_slice(x);
+            for i in 0..d {
+                jac[i * d + i] = 1.0;
+            }
+        } else if mu * s <= -xn {
+            out.iter_mut().for_each(|o| *o = 0.0);
+        } else {
+            let c = 1.0 / (mu * mu + 1.0);
+            let a = (mu * s + xn) * c;
+            out[0] = a;
+            jac[0] = c;
+            for k in 1..d {
+                let wk = xt[k - 1] / s;
+                out[k] = mu * a * wk;
+                jac[k] = mu * wk * c;
+                jac[k * d] = mu * wk * c;
+                for l in 1..d {
+                    let wl = xt[l - 1] / s;
+                    let delta = f64::from(u8::from(k == l));
+                    jac[k * d + l] = mu * mu * c * wk * wl + mu * a / s * (delta - wk * wl);
+                }
+            }
+        }
+    }
+
+    fn project_section(
+        &self,
+        mu: f64,
+        xi: f64,
+        t: &[f64],
+        out: &mut [f64],
+        jac_t: Option<&mut [f64]>,
+        jac_xi: Option<&mut [f64]>,
+    ) {
+        let k = t.len();
+        let rad = mu * xi.max(0.0);
+        let s = tnorm(t);
+        let inside = s <= rad;
+        if inside {
+            out.copy_from_slice(t);
+        } else {
+            for (o, v) in out.iter_mut().zip(t) {
+                *o = rad * v / s;
+            }
+        }
+        if let Some(j) = jac_t {
+            j.iter_mut().for_each(|v| *v = 0.0);
+            for a in 0..k {
+                for b in 0..k {
+                    let delta = f64::from(u8::from(a == b));
+                    j[a * k + b] = if inside { delta } else { rad / s * (delta - t[a] * t[b] / (s * s)) };
+                }
+            }
+        }
+        if let Some(j) = jac_xi {
+            for a in 0..k {
+                j[a] = if inside || xi <= 0.0 { 0.0 } else { mu * t[a] / s };
+            }
+        }
+    }
+
+    fn support(&self, mu: f64, v: &[f64], t_out: &mut [f64]) -> f64 {
+        let s = tnorm(v);
+        if s > 0.0 {
+            for (o, x) in t_out.iter_mut().zip(v) {
+                *o = -mu * x / s;
+            }
+        } else {
+            t_out.iter_mut().for_each(|o| *o = 0.0);
+        }
+        mu * s
+    }
+
+    fn soc_map(&self, mu: f64) -> Option<SocMap> {
+        // r ∈ K ⟺ (μ r_N, r_T) ∈ L;  u ∈ K* ⟺ (u_N, μ u_T) ∈ L;  product = μ r·u.
+        if mu > 0.0 {
+            let mut a = vec![1.0; self.dim];
+            let mut b = vec![mu; self.dim];
+            a[0] = mu;
+            b[0] = 1.0;
+            Some(SocMap { a, b })
+        } else {
+            None
+        }
+    }
+
+    fn linearize(&self, m: usize) -> Vec<f64> {
+        crate::cone::sphere_directions(self.dim - 1, m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn projection_cases_match_the_siconos_formula() {
+        let c = Coulomb::new(3).unwrap();
+        let mut out = [0.0; 3];
+        c.project(0.5, &[1.0, 0.3, 0.0], &mut out);
+        assert_eq!(out, [1.0, 0.3, 0.0]);
+        c.project(0.5, &[-1.0, 0.3, 0.0], &mut out);
+        assert_eq!(out, [0.0; 3]);
+        c.project(0.5, &[1.0, 3.0, 4.0], &mut out);
+        let a = (0.5 * 5.0 + 1.0) / 1.25;
+        assert!((out[0] - a).abs() < 1e-15 && (out[1] - 0.5 * a * 0.6).abs() < 1e-15);
+        assert!(Coulomb::new(4).is_err());
+    }
+
+    #[test]
+    fn exact_jacobian_matches_central_differences() {
+        #[derive(Debug)]
+        struct Fd(Coulomb);
+        impl Cone for Fd {
+            fn name(&self) -> String {
+                "fd".into()
+            }
+            fn dim(&self) -> usize {
+                self.0.dim()
+            }
+            fn project(&self, mu: f64, x: &[f64], out: &mut [f64]) {
+                self.0.project(mu, x, out)
+            }
+            fn project_section(
+                &self,
+                mu: f64,
+                xi: f64,
+                t: &[f64],
+                out: &mut [f64],
+                a: Option<&mut [f64]>,
+                b: Option<&mut [f64]>,
+            ) {
+                self.0.project_section(mu, xi, t, out, a, b)
+            }
+            fn support(&self, mu: f64, v: &[f64], t: &mut [f64]) -> f64 {
+                self.0.support(mu, v, t)
+            }
+        }
+        let c = Coulomb::new(3).unwrap();
+        let fd = Fd(c);
+        for x in [[1.0, 3.0, -4.0], [0.2, 0.1, 0.05], [0.5, -1.0, 2.0]] {
+            let (mut o1, mut o2) = ([0.0; 3], [0.0; 3]);
+            let (mut j1, mut j2) = ([0.0; 9], [0.0; 9]);
+            c.project_jacobian(0.7, &x, &mut o1, &mut j1);
+            fd.project_jacobian(0.7, &x, &mut o2, &mut j2);
+            for k in 0..9 {
+                assert!((j1[k] - j2[k]).abs() < 1e-6, "{x:?} entry {k}: {} vs {}", j1[k], j2[k]);
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The global frictional contact problem (placeholder, being written).

@@ -1,0 +1,1 @@
+//! Lemke on the Stewart–Trinkle pyramid LCP (placeholder, being written).

@@ -1,0 +1,1 @@
+//! FCLIB HDF5 reader (placeholder, being written).

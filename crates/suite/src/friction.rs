@@ -1,0 +1,1 @@
+//! Siconos FrictionContact readers (placeholder, being written).
