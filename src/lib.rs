@@ -7,6 +7,9 @@
 //! * [`lcp`] — LCP and box-LCP: Lemke (lexicographic), PGS/PSOR/RPGS, projected Newton;
 //!   `perp::ncp::lcp_solver` also reaches the Newton solvers of [`ncp`] by name;
 //! * [`ncp`] — NCP/MCP/MLCP: Fischer–Burmeister and B-differentiable Newton;
+//! * [`cones`] — friction cones (Coulomb, elliptic with torsion, pyramids, your own law) and
+//!   the frictional contact problem: NSGS, Alart–Curnier / Fischer–Burmeister Newton, PROX,
+//!   Lemke on pyramids;
 //! * [`suite`] — readers (Siconos `.dat`), generated problems, the benchmark runner.
 //!
 //! ```
@@ -19,6 +22,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub use perp_cones as cones;
 pub use perp_core as core;
 pub use perp_ncp as ncp;
 

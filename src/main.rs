@@ -29,15 +29,17 @@ struct Common {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Solve one problem file (Siconos LCP or MLCP `.dat`; the kind is detected).
+    /// Solve one problem file (Siconos LCP, MLCP or FrictionContact `.dat`, FCLIB `.hdf5`; the
+    /// kind is detected).
     Solve {
         /// The problem file.
         file: PathBuf,
-        /// Solver name (see `perp list`); default `lemke` for an LCP, `fb-newton` for an MLCP.
+        /// Solver name (see `perp list`); default `lemke` for an LCP, `fb-newton` for an MLCP,
+        /// `prox` for a frictional contact problem.
         #[arg(long)]
         solver: Option<String>,
         /// The problem kind, when detection from the file is not wanted.
-        #[arg(long, value_parser = ["lcp", "mlcp"])]
+        #[arg(long, value_parser = ["lcp", "mlcp", "fc"])]
         kind: Option<String>,
         /// Iteration (pivot) limit; 0 = the solver's default.
         #[arg(long, default_value_t = 0)]
@@ -50,10 +52,11 @@ enum Command {
     },
     /// Run solvers on a suite and write results.csv and summary.md.
     Bench {
-        /// A folder of Siconos LCP `.dat` files, or `builtin` (the default) for the generated suite.
+        /// A folder of Siconos LCP / FrictionContact `.dat` and FCLIB `.hdf5` files, or `builtin`
+        /// (the default) for the generated suite.
         #[arg(default_value = "builtin")]
         suite: String,
-        /// Comma-separated solver names (default: every LCP solver).
+        /// Comma-separated solver names (default: every solver of each problem's kind).
         #[arg(long, value_delimiter = ',')]
         solvers: Option<Vec<String>>,
         #[command(flatten)]
@@ -94,7 +97,11 @@ fn settings(common: &Common, max_iter: usize) -> Result<Settings, Error> {
 fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Solve { file, solver, kind, max_iter, common, json } => {
-            let kind = kind.map(|k| if k == "mlcp" { ProblemKind::Mlcp } else { ProblemKind::Lcp });
+            let kind = kind.map(|k| match k.as_str() {
+                "mlcp" => ProblemKind::Mlcp,
+                "fc" => ProblemKind::Friction,
+                _ => ProblemKind::Lcp,
+            });
             solve(&file, solver.as_deref(), kind, &settings(&common, max_iter)?, json)
         }
         Command::Bench { suite, solvers, common, out, threads } => {
@@ -103,6 +110,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
         Command::List => {
             println!("LCP solvers: {}", perp::lcp::SOLVER_NAMES.join(", "));
             println!("NCP/MCP/MLCP solvers: {}", perp::ncp::SOLVER_NAMES.join(", "));
+            println!("frictional contact solvers: {}", perp::cones::SOLVER_NAMES.join(", "));
             let names: Vec<String> =
                 perp::suite::generate::builtin_suite().into_iter().map(|(n, _)| n).collect();
             println!("built-in problems: {}", names.join(", "));
@@ -119,17 +127,23 @@ fn solve(
     json: bool,
 ) -> Result<ExitCode, Error> {
     let problem = perp::suite::read_problem(file, kind)?;
-    let (kind, n, sol) = match &problem {
+    let kind = problem.kind_name();
+    let (n, sol) = match &problem {
         Problem::Lcp(p) => {
             let sol = perp::lcp::solver(solver.unwrap_or("lemke"))?.solve(p, None, s)?;
-            ("lcp", p.n(), sol)
+            (p.n(), sol)
         }
         Problem::Mlcp(p) => {
             let mut sv = perp::ncp::solver(solver.unwrap_or("fb-newton"))?;
             let f = p.to_function();
             let (lower, upper) = p.bounds();
             let mcp = perp::ncp::Mcp::new(&f, lower, upper)?;
-            ("mlcp", p.n(), sv.solve(&mcp, &vec![0.0; p.n()], s)?)
+            (p.n(), sv.solve(&mcp, &vec![0.0; p.n()], s)?)
+        }
+        Problem::Friction(p) => {
+            let fs = perp::cones::solver(solver.unwrap_or("prox"))?.solve(p, None, s)?;
+            // z = r (reactions), w = u (velocities) in the printed/JSON output.
+            (p.size(), perp::core::Solution { z: fs.r, w: fs.u, report: fs.report, ray: None })
         }
     };
     let r = &sol.report;
@@ -180,33 +194,54 @@ fn bench(
     out: &Path,
     threads: usize,
 ) -> Result<ExitCode, Error> {
-    use perp::suite::bench::{self, BenchProblem};
+    use perp::suite::bench::{self, BenchProblem, Instance};
     let problems: Vec<BenchProblem> = if suite == "builtin" {
         perp::suite::generate::builtin_suite()
             .into_iter()
-            .map(|(name, lcp)| BenchProblem { name, kind: "lcp".into(), lcp })
+            .map(|(name, lcp)| BenchProblem { name, kind: "lcp".into(), problem: Instance::Lcp(lcp) })
             .collect()
     } else {
         let dir = Path::new(suite);
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
             .map_err(|e| Error::Io { file: dir.to_path_buf(), source: e })?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "dat"))
+            .filter(|p| p.extension().is_some_and(|x| x == "dat" || x == "hdf5"))
             .collect();
         files.sort();
         let mut v = Vec::new();
         for f in files {
             let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            match perp::suite::read_problem(&f, None)? {
-                Problem::Lcp(lcp) => v.push(BenchProblem { name, kind: "lcp".into(), lcp }),
-                Problem::Mlcp(_) => {
-                    eprintln!("perp bench: skipping {} (MLCP; bench runs LCPs for now)", f.display())
+            match perp::suite::read_problem(&f, None) {
+                Ok(Problem::Lcp(lcp)) => {
+                    v.push(BenchProblem { name, kind: "lcp".into(), problem: Instance::Lcp(lcp) })
                 }
+                Ok(Problem::Friction(p)) => v.push(BenchProblem {
+                    name,
+                    kind: format!("fc{}d", p.dim),
+                    problem: Instance::Friction(p),
+                }),
+                Ok(Problem::Mlcp(_)) => {
+                    eprintln!(
+                        "perp bench: skipping {} (MLCP; bench runs LCPs and frictional problems for now)",
+                        f.display()
+                    )
+                }
+                Err(e) => eprintln!("perp bench: skipping unreadable {e}"),
             }
         }
         v
     };
-    let solvers = solvers.unwrap_or_else(|| perp::lcp::SOLVER_NAMES.iter().map(|s| s.to_string()).collect());
+    let solvers = solvers.unwrap_or_else(|| {
+        let mut names: Vec<String> = Vec::new();
+        for p in &problems {
+            for s in p.problem.default_solvers() {
+                if !names.iter().any(|n| n == s) {
+                    names.push(s.to_string());
+                }
+            }
+        }
+        names
+    });
     let bar = indicatif::ProgressBar::new(problems.len() as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} problems {elapsed}")

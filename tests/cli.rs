@@ -104,3 +104,61 @@ fn solve_detects_an_mlcp_file_and_solves_it_with_fb_newton() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("m2n1_mlcp.dat") && err.trim_end().lines().count() == 1, "{err}");
 }
+
+/// FrictionContact3D_1c-like local problem: d = 3, one contact, dense W, q, μ.
+const FC1: &str = "3 1\n0 3 3\n3 3\n1 0 0\n0 1 0\n0 0 1\n-1 2 0\n0.5\n";
+
+#[test]
+fn solve_detects_a_frictional_contact_file() {
+    let f = temp_file("fc3d_one.dat", FC1);
+    let out = perp().args(["solve", f.to_str().unwrap(), "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["kind"], "fc3d");
+    assert_eq!(v["solver"], "prox");
+    let r: Vec<f64> = serde_json::from_value(v["z"].clone()).unwrap();
+    assert!((r[0] - 1.0).abs() < 1e-7 && (r[1] + 0.5).abs() < 1e-7, "{r:?}");
+    // Every frictional solver by name; an LCP solver name is refused with exit 2.
+    for s in ["nsgs", "ac-newton", "fb-newton", "lemke-pyramid"] {
+        let out = perp().args(["solve", f.to_str().unwrap(), "--solver", s]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{s}: {}", String::from_utf8_lossy(&out.stdout));
+    }
+    let out = perp().args(["solve", f.to_str().unwrap(), "--solver", "lemke"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("valid names: nsgs"));
+    // Negative μ: exit 2 with the field named.
+    let bad = temp_file("fc3d_bad.dat", &FC1.replace("0.5\n", "-0.5\n"));
+    let out = perp().args(["solve", bad.to_str().unwrap(), "--kind", "fc"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("mu[0]"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+#[ignore = "needs PERP_SUITES"]
+fn bench_runs_the_frictional_solvers_on_fc3d() {
+    let dir = perp::suite::suites_dir().join("siconos").join("fc3d");
+    let out_dir = std::env::temp_dir().join(format!("perp-bench-fc-{}", std::process::id()));
+    let out = perp()
+        .args([
+            "bench",
+            dir.to_str().unwrap(),
+            "--solvers",
+            "nsgs,prox",
+            "--tol",
+            "1e-4",
+            "--time-limit",
+            "5",
+        ])
+        .args(["--out", out_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let csv = std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 22 * 2, "{csv}"); // 20 .dat + 2 .hdf5 files, 2 solvers
+    assert!(csv.contains("Capsules-i125-1213.hdf5,fc3d,858,prox,solved"), "{csv}");
+    std::fs::remove_dir_all(&out_dir).unwrap();
+}

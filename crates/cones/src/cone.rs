@@ -22,7 +22,8 @@
 //! with `h` the maximal dissipation (support function of the section; seed 002 (iv) and eq. 2:
 //! the friction force maximises the work −t·v). This trait asks a new law for four things:
 //! its dimension, the Euclidean projection onto K, the projection onto a section, and the
-//! support point `argmax {−t·v : t ∈ S_μ(1)}`. Everything the solvers need — membership, polar
+//! support point `argmax {−t·v : t ∈ S_μ(1)}` — and the projection onto K has a default
+//! built on the section projection, so three suffice. Everything the solvers need — membership, polar
 //! and dual projections, the natural map, the Alart–Curnier function, their generalised
 //! Jacobians, a polyhedral linearisation — has a default built on those four, which a law may
 //! override with closed forms.
@@ -76,11 +77,50 @@ pub trait Cone: Send + Sync + fmt::Debug {
     }
 
     /// Euclidean projection `out = P_K(x)`.
-    fn project(&self, mu: f64, x: &[f64], out: &mut [f64]);
+    ///
+    /// The default needs only [`Cone::project_section`]: with `K = {(n, t) : n ≥ 0, t ∈ n·S}`,
+    /// `P_K(x) = (n*, P_{S(n*)}(x_T))` where n* minimises the convex function
+    /// `g(n) = (n − x_N)² + dist²(x_T, S(n))` over `[0, ‖x‖]`; `g'` is increasing, and n* is
+    /// found by bisection on its sign to machine precision (≈ 60 section projections). Laws
+    /// with a closed form override it.
+    fn project(&self, mu: f64, x: &[f64], out: &mut [f64]) {
+        let k = x.len() - 1;
+        let (xn, xt) = (x[0], &x[1..]);
+        let mut p = [0.0; MD];
+        let mut jx = [0.0; MD];
+        // g'(n)/2 = (n − x_N) − (x_T − P(n))·∂P/∂ξ(n)
+        let mut slope = |n: f64, p: &mut [f64]| {
+            self.project_section(mu, n, xt, p, None, Some(&mut jx[..k]));
+            (n - xn) - (0..k).map(|a| (xt[a] - p[a]) * jx[a]).sum::<f64>()
+        };
+        let (mut lo, mut hi) = (0.0, norm(x));
+        if slope(lo, &mut p[..k]) >= 0.0 {
+            hi = 0.0;
+        } else {
+            while slope(hi, &mut p[..k]) < 0.0 && hi < f64::MAX / 4.0 {
+                hi = 2.0 * hi + f64::MIN_POSITIVE;
+            }
+            for _ in 0..200 {
+                let mid = 0.5 * (lo + hi);
+                if mid <= lo || mid >= hi {
+                    break;
+                }
+                if slope(mid, &mut p[..k]) < 0.0 {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+        }
+        self.project_section(mu, hi, xt, &mut p[..k], None, None);
+        out[0] = hi;
+        out[1..].copy_from_slice(&p[..k]);
+    }
 
     /// Euclidean projection of `t ∈ R^{d−1}` onto the section `S_μ(ξ)`, `ξ ≥ 0` (a negative ξ
     /// is treated as 0, where the section is {0}). When asked, also its Jacobian with respect to
-    /// `t` (`(d−1)×(d−1)`, row-major) and to ξ (length d − 1).
+    /// `t` (`(d−1)×(d−1)`, row-major) and to ξ (length d − 1; at ξ ≤ 0 the right derivative,
+    /// which the default [`Cone::project`] needs).
     fn project_section(
         &self,
         mu: f64,
@@ -275,7 +315,14 @@ pub trait Cone: Send + Sync + fmt::Debug {
             Some((jr, ju)) => {
                 let mut jt = [0.0; MD2];
                 let mut jx = [0.0; MD];
-                self.project_section(mu, xi, &y[..k], &mut p[..k], Some(&mut jt[..k * k]), Some(&mut jx[..k]));
+                self.project_section(
+                    mu,
+                    xi,
+                    &y[..k],
+                    &mut p[..k],
+                    Some(&mut jt[..k * k]),
+                    Some(&mut jx[..k]),
+                );
                 jr.iter_mut().for_each(|v| *v = 0.0);
                 ju.iter_mut().for_each(|v| *v = 0.0);
                 // Normal row.

@@ -37,10 +37,11 @@ impl Cone for Coulomb {
     fn project(&self, mu: f64, x: &[f64], out: &mut [f64]) {
         let (xn, xt) = (x[0], &x[1..]);
         let s = tnorm(xt);
-        if s <= mu * xn {
-            out.copy_from_slice(x);
-        } else if mu * s <= -xn {
+        // Polar first (as Siconos): with μ = 0, x_T = 0 and x_N < 0 both tests hold.
+        if mu * s <= -xn {
             out.iter_mut().for_each(|o| *o = 0.0);
+        } else if s <= mu * xn {
+            out.copy_from_slice(x);
         } else {
             let a = (mu * s + xn) / (mu * mu + 1.0);
             out[0] = a;
@@ -55,13 +56,13 @@ impl Cone for Coulomb {
         let (xn, xt) = (x[0], &x[1..]);
         let s = tnorm(xt);
         jac.iter_mut().for_each(|v| *v = 0.0);
-        if s <= mu * xn {
+        if mu * s <= -xn {
+            out.iter_mut().for_each(|o| *o = 0.0);
+        } else if s <= mu * xn {
             out.copy_from_slice(x);
             for i in 0..d {
                 jac[i * d + i] = 1.0;
             }
-        } else if mu * s <= -xn {
-            out.iter_mut().for_each(|o| *o = 0.0);
         } else {
             let c = 1.0 / (mu * mu + 1.0);
             let a = (mu * s + xn) * c;
@@ -112,7 +113,8 @@ impl Cone for Coulomb {
         }
         if let Some(j) = jac_xi {
             for a in 0..k {
-                j[a] = if inside || xi <= 0.0 { 0.0 } else { mu * t[a] / s };
+                // Right derivative at ξ = 0 (the trait's convention).
+                j[a] = if inside { 0.0 } else { mu * t[a] / s };
             }
         }
     }
@@ -159,10 +161,64 @@ mod tests {
         assert_eq!(out, [1.0, 0.3, 0.0]);
         c.project(0.5, &[-1.0, 0.3, 0.0], &mut out);
         assert_eq!(out, [0.0; 3]);
+        c.project(0.0, &[-1.0, 0.0, 0.0], &mut out);
+        assert_eq!(out, [0.0; 3], "μ = 0, x in the polar half-line");
         c.project(0.5, &[1.0, 3.0, 4.0], &mut out);
         let a = (0.5 * 5.0 + 1.0) / 1.25;
         assert!((out[0] - a).abs() < 1e-15 && (out[1] - 0.5 * a * 0.6).abs() < 1e-15);
         assert!(Coulomb::new(4).is_err());
+    }
+
+    /// Coulomb through the trait's default projection (section projection only).
+    #[derive(Debug)]
+    struct SectionOnly(Coulomb);
+    impl Cone for SectionOnly {
+        fn name(&self) -> String {
+            "section-only".into()
+        }
+        fn dim(&self) -> usize {
+            self.0.dim()
+        }
+        fn project_section(
+            &self,
+            mu: f64,
+            xi: f64,
+            t: &[f64],
+            out: &mut [f64],
+            a: Option<&mut [f64]>,
+            b: Option<&mut [f64]>,
+        ) {
+            self.0.project_section(mu, xi, t, out, a, b)
+        }
+        fn support(&self, mu: f64, v: &[f64], t: &mut [f64]) -> f64 {
+            self.0.support(mu, v, t)
+        }
+    }
+
+    #[test]
+    fn default_projection_matches_the_closed_form() {
+        let c = Coulomb::new(3).unwrap();
+        let s = SectionOnly(c);
+        for x in [
+            [1.0, 3.0, -4.0],
+            [-0.1, 10.0, 0.0],
+            [0.2, 0.1, 0.05],
+            [-2.0, 0.1, 0.1],
+            [0.0, 0.0, 0.0],
+            [0.5, -1.0, 2.0],
+        ] {
+            for mu in [0.0, 0.3, 1.0, 2.5] {
+                let (mut a, mut b) = ([0.0; 3], [0.0; 3]);
+                c.project(mu, &x, &mut a);
+                s.project(mu, &x, &mut b);
+                for k in 0..3 {
+                    assert!(
+                        (a[k] - b[k]).abs() <= 1e-12 * (1.0 + a[k].abs()),
+                        "{x:?} μ={mu}: {a:?} vs {b:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,1 +1,650 @@
-//! The global frictional contact problem (placeholder, being written).
+//! [`GlobalFrictionContactProblem`]: the frictional contact problem in global form (Siconos'
+//! `GlobalFrictionContactProblem`, FCLIB's `fclib_global`), its Siconos error measure, and its
+//! reduction to the local (Delassus) form solved by every [`crate::FrictionSolver`].
+//!
+//! With `n_dof` generalised velocities v, `nc` contacts of dimension `d` and reactions r,
+//!
+//! ```text
+//!     M v = f + H r,        u = Hᵀ v + b,        K_i ∋ r_i ⊥ ũ_i ∈ K_i*,
+//! ```
+//!
+//! (M the mass matrix, symmetric positive definite, f the free impulse — Siconos' `q` —, b
+//! FCLIB's `w`). Eliminating v gives the local problem `u = W r + q` with
+//!
+//! ```text
+//!     W = Hᵀ M⁻¹ H,         q = Hᵀ M⁻¹ f + b,         v = M⁻¹ (f + H r).
+//! ```
+//!
+//! [`GlobalFrictionContactProblem::reduce`] factors M once with faer's sparse Cholesky (LLᵀ,
+//! falling back to sparse LU when M is symmetric but not positive definite, or not
+//! symmetric), builds W sparse (CSR) or dense according to its fill, and returns a
+//! [`Reduction`] that keeps the factorisation to recover v from r.
+
+use crate::cone::MAX_DIM;
+use crate::problem::FrictionContactProblem;
+use faer::linalg::solvers::SolveCore;
+use faer::sparse::linalg::solvers::{Llt, Lu, SymbolicLlt, SymbolicLu};
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::{Conj, Mat, MatMut, Side};
+use perp_core::{measures, Error, Matrix};
+
+/// W is stored dense when more than this fraction of its entries is nonzero.
+pub const DENSE_FILL: f64 = 0.3;
+
+/// Siconos' threshold below which the global measure is not normalised (`sqrt(DBL_EPSILON)`
+/// in `gfc3d_compute_error`).
+const MIN_RELATIVE_SCALING: f64 = 1.490_116_119_384_765_6e-8;
+
+/// Bytes of right-hand sides solved at once while building `M⁻¹ H` (bounds the workspace).
+const CHUNK_BYTES: usize = 32 << 20;
+
+/// The frictional contact problem in global form: `M v = f + H r`, `u = Hᵀ v + b`, with
+/// Coulomb's law between r and u at every contact (see the [module docs](self)).
+///
+/// Field names follow FCLIB except `f`, which Siconos calls `q`. A contact's entries come
+/// normal first, as in [`FrictionContactProblem`].
+#[derive(Clone, Debug)]
+pub struct GlobalFrictionContactProblem {
+    /// Contact dimension (2 or 3 for Coulomb; at most [`MAX_DIM`]).
+    pub dim: usize,
+    /// The mass matrix M, square of size `n_dof`, symmetric positive definite.
+    pub m: Matrix,
+    /// The contact operator H, `n_dof × dim·nc`.
+    pub h: Matrix,
+    /// The free impulse f (length `n_dof`; Siconos' `q`).
+    pub f: Vec<f64>,
+    /// The constant term b of the local velocity (length `dim·nc`; FCLIB's `w`).
+    pub b: Vec<f64>,
+    /// Friction coefficient per contact (≥ 0).
+    pub mu: Vec<f64>,
+}
+
+impl GlobalFrictionContactProblem {
+    /// A validated global problem.
+    ///
+    /// ```
+    /// use perp_cones::global::GlobalFrictionContactProblem;
+    /// use perp_core::Matrix;
+    /// let m = Matrix::from_row_major(2, 2, &[2.0, 0.0, 0.0, 4.0]).unwrap();
+    /// let h = Matrix::from_row_major(2, 2, &[1.0, 0.0, 0.0, 1.0]).unwrap();
+    /// let g = GlobalFrictionContactProblem::new(2, m, h, vec![-1.0, 0.0], vec![0.0; 2], vec![0.5]).unwrap();
+    /// let (local, _) = g.reduce().unwrap();
+    /// // W = Hᵀ M⁻¹ H = diag(1/2, 1/4), q = Hᵀ M⁻¹ f + b = (−1/2, 0).
+    /// assert!((local.w.get(0, 0) - 0.5).abs() < 1e-15 && (local.w.get(1, 1) - 0.25).abs() < 1e-15);
+    /// assert!((local.q[0] + 0.5).abs() < 1e-15);
+    /// ```
+    pub fn new(
+        dim: usize,
+        m: Matrix,
+        h: Matrix,
+        f: Vec<f64>,
+        b: Vec<f64>,
+        mu: Vec<f64>,
+    ) -> Result<Self, Error> {
+        let g = GlobalFrictionContactProblem { dim, m, h, f, b, mu };
+        g.validate()?;
+        Ok(g)
+    }
+
+    /// Number of contacts.
+    pub fn contacts(&self) -> usize {
+        self.mu.len()
+    }
+
+    /// Number of generalised velocities, `n_dof`.
+    pub fn dofs(&self) -> usize {
+        self.f.len()
+    }
+
+    /// Number of local unknowns, `dim · nc`.
+    pub fn size(&self) -> usize {
+        self.b.len()
+    }
+
+    /// Checks sizes and values; the error names the field (`M`, `H rows`, `f`, `b`, `mu[i]` …).
+    pub fn validate(&self) -> Result<(), Error> {
+        let d = self.dim;
+        if !(2..=MAX_DIM).contains(&d) {
+            return Err(Error::setting("dim", d, "the contact dimension must be between 2 and 6"));
+        }
+        let (n, cols) = (self.m.nrows(), self.m.ncols());
+        if n != cols {
+            return Err(Error::NotSquare { what: "M".into(), rows: n, cols });
+        }
+        if self.h.nrows() != n {
+            return Err(Error::dim("H rows (must equal the size of M)", n, self.h.nrows()));
+        }
+        let m = self.h.ncols();
+        if !m.is_multiple_of(d) {
+            return Err(Error::setting(
+                "dim",
+                d,
+                &format!("the contact dimension must divide the number of columns of H, which is {m}"),
+            ));
+        }
+        Error::check_len("f", &self.f, n)?;
+        Error::check_len("b", &self.b, m)?;
+        Error::check_len("mu", &self.mu, m / d)?;
+        self.m.check_finite("M")?;
+        self.h.check_finite("H")?;
+        Error::check_finite("f", &self.f)?;
+        Error::check_finite("b", &self.b)?;
+        for (i, &v) in self.mu.iter().enumerate() {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(Error::setting(&format!("mu[{i}]"), v, "must be finite and ≥ 0"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The local velocity `u = Hᵀ v + b`. Panics if `v.len() != n_dof` (a programming error).
+    pub fn local_velocity(&self, v: &[f64]) -> Vec<f64> {
+        assert_eq!(v.len(), self.dofs(), "local_velocity: v has the wrong length");
+        let mut u = self.b.clone();
+        mul_transpose_add(&self.h, v, &mut u);
+        u
+    }
+
+    /// Siconos' global error measure (`gfc3d_compute_error`, `design/SUITES.md`) of reactions
+    /// `r` and global velocities `v`:
+    ///
+    /// ```text
+    ///   ‖M v − H r − f‖ / max(‖f‖, ‖M v‖, ‖H r‖)  +  ‖e(r, u)‖ / max(‖u‖, ‖r‖),   u = Hᵀ v + b,
+    /// ```
+    ///
+    /// with e the per-contact Coulomb residual `r − P_K(r − ũ)`, `ũ = (u_N + μ‖u_T‖, u_T)`
+    /// (as in [`perp_core::measures::friction_contact_error`]). Each term is normalised only
+    /// when its scale exceeds `sqrt(ε)`, as Siconos does. NaN when a length is wrong.
+    pub fn error(&self, r: &[f64], v: &[f64]) -> f64 {
+        let (n, m) = (self.dofs(), self.size());
+        if r.len() != m || v.len() != n || self.m.nrows() != n || self.h.ncols() != m {
+            return f64::NAN;
+        }
+        let mut mv = vec![0.0; n];
+        self.m.mul_vec(v, &mut mv);
+        let mut hr = vec![0.0; n];
+        self.h.mul_vec(r, &mut hr);
+        let res: Vec<f64> = (0..n).map(|i| mv[i] - hr[i] - self.f[i]).collect();
+        let scale = measures::norm2(&self.f).max(measures::norm2(&mv)).max(measures::norm2(&hr));
+        let equation = relative(measures::norm2(&res), scale);
+        let u = self.local_velocity(v);
+        let comp = coulomb_residual_sq(self.dim, &self.mu, r, &u).sqrt();
+        equation + relative(comp, measures::norm2(&u).max(measures::norm2(r)))
+    }
+
+    /// The local form `u = W r + q`, `W = Hᵀ M⁻¹ H`, `q = Hᵀ M⁻¹ f + b` (same μ), and the
+    /// [`Reduction`] that maps a local solution r back to `v = M⁻¹ (f + H r)`.
+    ///
+    /// M is factored once with faer's sparse Cholesky; when M is not symmetric, or its
+    /// Cholesky breaks down (not positive definite), sparse LU is used instead
+    /// ([`Reduction::factorization`] says which). W is built column block by column block
+    /// from `M⁻¹ H` (cost about `dim·nc` solves plus one pass over H per nonzero of `M⁻¹ H`),
+    /// symmetrised when M is, and stored sparse (CSR) unless more than [`DENSE_FILL`] of its
+    /// entries are nonzero.
+    ///
+    /// Errors: the problem's own [`validate`](Self::validate) errors, and
+    /// [`Error::Requirement`] naming M when M is singular (no factorisation, or a solve that
+    /// does not reproduce its right-hand side).
+    pub fn reduce(&self) -> Result<(FrictionContactProblem, Reduction), Error> {
+        self.validate()?;
+        let n = self.dofs();
+        let m = self.size();
+        let symmetric = self.m.asymmetry(1e-12).is_none();
+        let factor = Factor::new(&self.m, symmetric)?;
+        let red = Reduction { factor, h: self.h.clone(), f: self.f.clone(), n };
+
+        // q = Hᵀ M⁻¹ f + b, checking that the solve is sound.
+        let mut x = self.f.clone();
+        red.factor.solve(&mut x, n, 1);
+        red.check_solve(&self.m, &self.f, &x, "f")?;
+        let mut q = self.b.clone();
+        mul_transpose_add(&self.h, &x, &mut q);
+
+        // A probe of the H solves: M⁻¹ (H·1) must reproduce H·1.
+        let mut h1 = vec![0.0; n];
+        self.h.mul_vec(&vec![1.0; m], &mut h1);
+        let mut y = h1.clone();
+        red.factor.solve(&mut y, n, 1);
+        red.check_solve(&self.m, &h1, &y, "H·1")?;
+
+        let w = red.delassus(symmetric && red.factor.is_cholesky())?;
+        let local = FrictionContactProblem::new(self.dim, w, q, self.mu.clone())?;
+        Ok((local, red))
+    }
+}
+
+/// `err / scale` when `scale > sqrt(ε)`, else `err` (Siconos' global normalisation).
+fn relative(err: f64, scale: f64) -> f64 {
+    if scale > MIN_RELATIVE_SCALING {
+        err / scale
+    } else {
+        err
+    }
+}
+
+/// `Σ_i ‖r_i − P_{K_i}(r_i − ũ_i)‖²` over the contacts, with the Coulomb cone of `mu[i]` and
+/// De Saxcé's `ũ = (u_N + μ‖u_T‖, u_T)`; any dimension ≥ 2 (normal first).
+fn coulomb_residual_sq(dim: usize, mu: &[f64], r: &[f64], u: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    let mut x = [0.0; MAX_DIM];
+    for (i, &mi) in mu.iter().enumerate() {
+        let (ri, ui) = (&r[dim * i..dim * (i + 1)], &u[dim * i..dim * (i + 1)]);
+        let ut = measures::norm2(&ui[1..]);
+        x[0] = ri[0] - (ui[0] + mi * ut);
+        for k in 1..dim {
+            x[k] = ri[k] - ui[k];
+        }
+        let xt = measures::norm2(&x[1..dim]);
+        // e = r − P_K(x).
+        if xt <= mi * x[0] {
+            sum += (0..dim).map(|k| (ri[k] - x[k]).powi(2)).sum::<f64>();
+        } else if mi * xt <= -x[0] {
+            sum += ri.iter().map(|v| v * v).sum::<f64>();
+        } else {
+            let a = (mi * xt + x[0]) / (mi * mi + 1.0);
+            let mut s = (ri[0] - a).powi(2);
+            for k in 1..dim {
+                s += (ri[k] - mi * a * x[k] / xt).powi(2);
+            }
+            sum += s;
+        }
+    }
+    sum
+}
+
+/// `y += Aᵀ x` for any storage.
+fn mul_transpose_add(a: &Matrix, x: &[f64], y: &mut [f64]) {
+    match a {
+        Matrix::Dense(d) => {
+            for (j, yj) in y.iter_mut().enumerate() {
+                *yj += d.col_as_slice(j).iter().zip(x).map(|(p, q)| p * q).sum::<f64>();
+            }
+        }
+        Matrix::Sparse(s) => {
+            for (v, (i, j)) in s.iter() {
+                y[j] += v * x[i];
+            }
+        }
+    }
+}
+
+/// The factorisation of M.
+#[derive(Clone, Debug)]
+enum Factor {
+    Cholesky(Llt<usize, f64>),
+    Lu(Box<Lu<usize, f64>>),
+}
+
+impl Factor {
+    /// Sparse Cholesky when `symmetric`, falling back to sparse LU.
+    fn new(m: &Matrix, symmetric: bool) -> Result<Factor, Error> {
+        let n = m.nrows();
+        let csc = m.to_csr().to_csc();
+        let indptr = csc.proper_indptr();
+        let sym = SymbolicSparseColMatRef::new_checked(n, n, &indptr, None, csc.indices());
+        let mat = SparseColMatRef::new(sym, csc.data());
+        let mut why = String::from("M is not symmetric");
+        if symmetric {
+            match SymbolicLlt::try_new(sym, Side::Lower)
+                .map_err(|e| format!("{e:?}"))
+                .and_then(|s| Llt::try_new_with_symbolic(s, mat, Side::Lower).map_err(|e| format!("{e:?}")))
+            {
+                Ok(llt) => return Ok(Factor::Cholesky(llt)),
+                Err(e) => why = format!("Cholesky failed ({e})"),
+            }
+        }
+        match SymbolicLu::try_new(sym)
+            .map_err(|e| format!("{e:?}"))
+            .and_then(|s| Lu::try_new_with_symbolic(s, mat).map_err(|e| format!("{e:?}")))
+        {
+            Ok(lu) => Ok(Factor::Lu(Box::new(lu))),
+            Err(e) => Err(singular_m(n, &format!("{why}; sparse LU failed ({e})"))),
+        }
+    }
+
+    fn is_cholesky(&self) -> bool {
+        matches!(self, Factor::Cholesky(_))
+    }
+
+    /// Solves `M X = B` in place, B column-major `n × k`.
+    fn solve(&self, b: &mut [f64], n: usize, k: usize) {
+        let rhs = MatMut::from_column_major_slice_mut(b, n, k);
+        match self {
+            Factor::Cholesky(f) => f.solve_in_place_with_conj(Conj::No, rhs),
+            Factor::Lu(f) => f.solve_in_place_with_conj(Conj::No, rhs),
+        }
+    }
+}
+
+fn singular_m(n: usize, why: &str) -> Error {
+    Error::Requirement {
+        solver: "global → local reduction".into(),
+        requirement: format!("an invertible mass matrix M (n_dof = {n}): {why}"),
+        suggestion: Some("check M; W = Hᵀ M⁻¹ H needs M symmetric positive definite".into()),
+    }
+}
+
+/// What [`GlobalFrictionContactProblem::reduce`] keeps: the factorisation of M, H and f, to
+/// map reactions back to global velocities.
+#[derive(Clone, Debug)]
+pub struct Reduction {
+    factor: Factor,
+    h: Matrix,
+    f: Vec<f64>,
+    n: usize,
+}
+
+impl Reduction {
+    /// Which factorisation of M is used: `"sparse Cholesky"` or `"sparse LU"`.
+    pub fn factorization(&self) -> &'static str {
+        match self.factor {
+            Factor::Cholesky(_) => "sparse Cholesky",
+            Factor::Lu(_) => "sparse LU",
+        }
+    }
+
+    /// Solves `M x = rhs` in place. Panics if `rhs.len() != n_dof`.
+    pub fn solve_m(&self, rhs: &mut [f64]) {
+        assert_eq!(rhs.len(), self.n, "solve_m: rhs has the wrong length");
+        self.factor.solve(rhs, self.n, 1);
+    }
+
+    /// The global velocity `v = M⁻¹ (f + H r)` of local reactions r (length `dim·nc`; panics
+    /// otherwise).
+    pub fn velocity(&self, r: &[f64]) -> Vec<f64> {
+        let mut v = vec![0.0; self.n];
+        self.h.mul_vec(r, &mut v);
+        v.iter_mut().zip(&self.f).for_each(|(a, b)| *a += b);
+        self.solve_m(&mut v);
+        v
+    }
+
+    /// Siconos' global error of `(r, v)` for the problem `g` this reduction came from: see
+    /// [`GlobalFrictionContactProblem::error`].
+    pub fn global_error(&self, g: &GlobalFrictionContactProblem, r: &[f64], v: &[f64]) -> f64 {
+        g.error(r, v)
+    }
+
+    /// `Err` naming M unless `x` is finite and `M x` reproduces `b`.
+    fn check_solve(&self, m: &Matrix, b: &[f64], x: &[f64], what: &str) -> Result<(), Error> {
+        if let Some(i) = x.iter().position(|v| !v.is_finite()) {
+            return Err(singular_m(self.n, &format!("solving M x = {what} gives x[{i}] = {}", x[i])));
+        }
+        let mut mx = vec![0.0; self.n];
+        m.mul_vec(x, &mut mx);
+        let res = measures::norm2(&mx.iter().zip(b).map(|(p, q)| p - q).collect::<Vec<_>>());
+        let scale = m.max_abs() * measures::norm2(x) * (self.n as f64).sqrt() + measures::norm2(b);
+        if res > 1e-8 * scale {
+            return Err(singular_m(
+                self.n,
+                &format!("solving M x = {what} leaves a residual {res:.3e} (scale {scale:.3e})"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `W = Hᵀ M⁻¹ H`, sparse or dense by fill; symmetrised when asked.
+    fn delassus(&self, symmetrize: bool) -> Result<Matrix, Error> {
+        let (n, m) = (self.n, self.h.ncols());
+        let hcsc = self.h.to_csr().to_csc();
+        let hcsr = self.h.to_csr();
+        let chunk = (CHUNK_BYTES / 8 / n.max(1)).clamp(1, 256).min(m.max(1));
+        let mut rhs = vec![0.0; n * chunk];
+        let mut acc = vec![0.0; m];
+        let mut mark = vec![false; m];
+        let mut touched: Vec<usize> = Vec::new();
+        let mut triplets: Vec<(usize, usize, f64)> = Vec::new();
+        let mut j0 = 0;
+        while j0 < m {
+            let k = chunk.min(m - j0);
+            let block = &mut rhs[..n * k];
+            block.fill(0.0);
+            for c in 0..k {
+                if let Some(col) = hcsc.outer_view(j0 + c) {
+                    for (i, &v) in col.iter() {
+                        block[c * n + i] = v;
+                    }
+                }
+            }
+            self.factor.solve(block, n, k);
+            for c in 0..k {
+                let x = &block[c * n..(c + 1) * n];
+                for (row, &xv) in x.iter().enumerate() {
+                    if xv == 0.0 {
+                        continue;
+                    }
+                    if !xv.is_finite() {
+                        return Err(singular_m(
+                            n,
+                            &format!("M⁻¹ H has a non-finite entry in column {}", j0 + c),
+                        ));
+                    }
+                    if let Some(hrow) = hcsr.outer_view(row) {
+                        for (i, &hv) in hrow.iter() {
+                            if !mark[i] {
+                                mark[i] = true;
+                                touched.push(i);
+                            }
+                            acc[i] += hv * xv;
+                        }
+                    }
+                }
+                let j = j0 + c;
+                for &i in &touched {
+                    let v = acc[i];
+                    if symmetrize {
+                        triplets.push((i, j, 0.5 * v));
+                        triplets.push((j, i, 0.5 * v));
+                    } else {
+                        triplets.push((i, j, v));
+                    }
+                    acc[i] = 0.0;
+                    mark[i] = false;
+                }
+                touched.clear();
+            }
+            j0 += k;
+        }
+        let w = Matrix::from_triplets(m, m, &triplets)?;
+        let cells = (m as f64) * (m as f64);
+        if m > 0 && w.nnz() as f64 > DENSE_FILL * cells {
+            let csr = w.to_csr();
+            let mut d = Mat::<f64>::zeros(m, m);
+            for (v, (i, j)) in csr.iter() {
+                d[(i, j)] += *v;
+            }
+            return Ok(Matrix::Dense(d));
+        }
+        Ok(w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn rows(m: &Matrix) -> Vec<Vec<f64>> {
+        (0..m.nrows()).map(|i| (0..m.ncols()).map(|j| m.get(i, j)).collect()).collect()
+    }
+
+    /// n_dof = 3, M = [[2,1,0],[1,2,0],[0,0,4]], H = [[1,0],[0,1],[1,1]], one 2-D contact.
+    fn tiny(m_sparse: bool) -> GlobalFrictionContactProblem {
+        let md = [2.0, 1.0, 0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 4.0];
+        let m = if m_sparse {
+            Matrix::from_triplets(3, 3, &[(0, 0, 2.0), (0, 1, 1.0), (1, 0, 1.0), (1, 1, 2.0), (2, 2, 4.0)])
+                .unwrap()
+        } else {
+            Matrix::from_row_major(3, 3, &md).unwrap()
+        };
+        let h = Matrix::from_row_major(3, 2, &[1.0, 0.0, 0.0, 1.0, 1.0, 1.0]).unwrap();
+        GlobalFrictionContactProblem::new(2, m, h, vec![1.0, 0.0, -2.0], vec![0.5, 0.0], vec![0.3]).unwrap()
+    }
+
+    #[test]
+    fn tiny_problem_reduces_to_the_hand_computed_delassus() {
+        for sparse in [false, true] {
+            let g = tiny(sparse);
+            let (p, red) = g.reduce().unwrap();
+            assert_eq!(red.factorization(), "sparse Cholesky");
+            // M⁻¹ = [[2/3, −1/3, 0], [−1/3, 2/3, 0], [0, 0, 1/4]]:
+            // W = Hᵀ M⁻¹ H = [[11/12, −1/12], [−1/12, 11/12]];
+            // M⁻¹ f = (2/3, −1/3, −1/2), q = Hᵀ M⁻¹ f + b = (1/6 + 1/2, −5/6).
+            let want = [[11.0 / 12.0, -1.0 / 12.0], [-1.0 / 12.0, 11.0 / 12.0]];
+            let got = rows(&p.w);
+            for i in 0..2 {
+                for j in 0..2 {
+                    assert!((got[i][j] - want[i][j]).abs() < 1e-14, "W[{i},{j}] = {}", got[i][j]);
+                }
+            }
+            assert!((p.q[0] - 2.0 / 3.0).abs() < 1e-14 && (p.q[1] + 5.0 / 6.0).abs() < 1e-14, "{:?}", p.q);
+            assert_eq!((p.dim, p.mu.clone()), (2, vec![0.3]));
+            // v recovered from r satisfies M v = f + H r, and u = Hᵀ v + b = W r + q.
+            let r = [0.7, -0.2];
+            let v = red.velocity(&r);
+            let mut mv = [0.0; 3];
+            g.m.mul_vec(&v, &mut mv);
+            let mut hr = [0.0; 3];
+            g.h.mul_vec(&r, &mut hr);
+            for i in 0..3 {
+                assert!((mv[i] - g.f[i] - hr[i]).abs() < 1e-14, "row {i}");
+            }
+            let (u_global, u_local) = (g.local_velocity(&v), p.velocity(&r));
+            for i in 0..2 {
+                assert!((u_global[i] - u_local[i]).abs() < 1e-14);
+            }
+        }
+    }
+
+    #[test]
+    fn global_error_matches_the_local_measure_at_the_recovered_velocity() {
+        let g = tiny(true);
+        let (p, red) = g.reduce().unwrap();
+        for r in [[0.7, -0.2], [1.0, 0.3], [0.0, 0.0], [2.0, 0.1]] {
+            let v = red.velocity(&r);
+            let u = p.velocity(&r);
+            // The equation term vanishes; the Coulomb term is the local residual normalised by
+            // max(‖u‖, ‖r‖) — friction_contact_error with an empty q.
+            let want = measures::friction_contact_error(2, &[], &p.mu, &r, &u);
+            let got = red.global_error(&g, &r, &v);
+            assert!((got - want).abs() < 1e-12, "r = {r:?}: {got} vs {want}");
+        }
+        // A velocity off the equation is penalised: v = 0 gives ‖f‖ / ‖f‖ = 1 for the first term.
+        let e = g.error(&[0.0, 0.0], &[0.0; 3]);
+        assert!(e >= 1.0 - 1e-15, "{e}");
+        assert!(g.error(&[0.0], &[0.0; 3]).is_nan());
+    }
+
+    #[test]
+    fn indefinite_m_falls_back_to_lu_and_singular_m_is_named() {
+        // Symmetric indefinite M = [[1, 2], [2, 1]]: no Cholesky, LU works.
+        let m = Matrix::from_row_major(2, 2, &[1.0, 2.0, 2.0, 1.0]).unwrap();
+        let h = Matrix::from_row_major(2, 2, &[1.0, 0.0, 0.0, 1.0]).unwrap();
+        let g = GlobalFrictionContactProblem::new(2, m, h.clone(), vec![1.0, 1.0], vec![0.0; 2], vec![0.1])
+            .unwrap();
+        let (p, red) = g.reduce().unwrap();
+        assert_eq!(red.factorization(), "sparse LU");
+        // M⁻¹ = [[−1/3, 2/3], [2/3, −1/3]].
+        assert!((p.w.get(0, 1) - 2.0 / 3.0).abs() < 1e-14 && (p.w.get(0, 0) + 1.0 / 3.0).abs() < 1e-14);
+        // Singular M.
+        let m = Matrix::from_row_major(2, 2, &[1.0, 1.0, 1.0, 1.0]).unwrap();
+        let g = GlobalFrictionContactProblem::new(2, m, h, vec![1.0, 1.0], vec![0.0; 2], vec![0.1]).unwrap();
+        let e = g.reduce().unwrap_err();
+        assert!(matches!(e, Error::Requirement { .. }), "{e}");
+        assert!(e.to_string().contains("mass matrix M"), "{e}");
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        let g = tiny(false);
+        let mut bad = g.clone();
+        bad.mu[0] = -0.1;
+        assert!(bad.validate().unwrap_err().to_string().contains("mu[0]"));
+        let mut bad = g.clone();
+        bad.b.push(0.0);
+        assert!(bad.validate().unwrap_err().to_string().contains("b has length 3"));
+        let mut bad = g.clone();
+        bad.f.pop();
+        assert!(bad.validate().unwrap_err().to_string().contains("f has length 2"));
+        let mut bad = g.clone();
+        bad.h = Matrix::from_row_major(2, 2, &[1.0, 0.0, 0.0, 1.0]).unwrap();
+        assert!(bad.validate().unwrap_err().to_string().contains("H rows"));
+        let mut bad = g.clone();
+        bad.dim = 3;
+        assert!(bad.validate().unwrap_err().to_string().contains("divide the number of columns of H"));
+        let mut bad = g;
+        bad.m = Matrix::from_row_major(3, 2, &[1.0; 6]).unwrap();
+        assert!(bad.validate().unwrap_err().to_string().contains("M must be square"));
+    }
+
+    /// Block-diagonal SPD M (3×3 blocks), sparse random H: W agrees with dense algebra, is
+    /// symmetric, and sparse storage is chosen when W is sparse.
+    #[test]
+    fn block_diagonal_problem_matches_dense_algebra() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let (bodies, nc, d) = (40, 25, 3);
+        let n = 3 * bodies;
+        let mut mt = Vec::new();
+        for b in 0..bodies {
+            // A = LLᵀ + I with random L: SPD.
+            let l: Vec<f64> = (0..9).map(|_| rng.random_range(-1.0..1.0)).collect();
+            for i in 0..3 {
+                for j in 0..3 {
+                    let mut v: f64 = (0..3).map(|k| l[3 * i + k] * l[3 * j + k]).sum();
+                    if i == j {
+                        v += 1.0;
+                    }
+                    mt.push((3 * b + i, 3 * b + j, v));
+                }
+            }
+        }
+        let m = Matrix::from_triplets(n, n, &mt).unwrap();
+        // Each contact touches two bodies.
+        let mut ht = Vec::new();
+        for c in 0..nc {
+            let (b1, b2) = (rng.random_range(0..bodies), rng.random_range(0..bodies));
+            for k in 0..d {
+                for body in [b1, b2] {
+                    for i in 0..3 {
+                        ht.push((3 * body + i, d * c + k, rng.random_range(-1.0..1.0)));
+                    }
+                }
+            }
+        }
+        let h = Matrix::from_triplets(n, d * nc, &ht).unwrap();
+        let f: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let b: Vec<f64> = (0..d * nc).map(|_| rng.random_range(-0.1..0.1)).collect();
+        let g =
+            GlobalFrictionContactProblem::new(d, m.clone(), h.clone(), f.clone(), b.clone(), vec![0.5; nc])
+                .unwrap();
+        let (p, red) = g.reduce().unwrap();
+        assert!(p.w.is_sparse(), "W of fill {} should be sparse", p.w.nnz());
+        assert!(p.w.asymmetry(1e-14).is_none());
+        // Dense reference: X = M⁻¹ H by a dense LU.
+        let md = m.to_dense();
+        let hd = h.to_dense();
+        let lu = md.partial_piv_lu();
+        let x = faer::linalg::solvers::Solve::solve(&lu, &hd);
+        let wd = hd.transpose() * &x;
+        let fd = Mat::from_fn(n, 1, |i, _| f[i]);
+        let xf = faer::linalg::solvers::Solve::solve(&lu, &fd);
+        let qd = hd.transpose() * &xf;
+        let scale = wd.norm_max();
+        for i in 0..d * nc {
+            assert!((p.q[i] - qd[(i, 0)] - b[i]).abs() < 1e-10, "q[{i}]");
+            for j in 0..d * nc {
+                assert!((p.w.get(i, j) - wd[(i, j)]).abs() < 1e-10 * scale, "W[{i},{j}]");
+            }
+        }
+        let r: Vec<f64> = (0..d * nc).map(|_| rng.random_range(0.0..1.0)).collect();
+        let v = red.velocity(&r);
+        let mut res = vec![0.0; n];
+        m.mul_vec(&v, &mut res);
+        let mut hr = vec![0.0; n];
+        h.mul_vec(&r, &mut hr);
+        for i in 0..n {
+            assert!((res[i] - f[i] - hr[i]).abs() < 1e-10, "row {i}");
+        }
+    }
+}

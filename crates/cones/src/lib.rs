@@ -6,21 +6,53 @@
 //! * Laws: [`Coulomb`] (2-D, 3-D), [`Elliptic`] (anisotropic, and with torsion: seed 002
 //!   eq. 1), [`EllipticMixed`] (elliptic + |c_r| ≤ e_r σ, seed 002 example (c)), [`Pyramid`].
 //! * [`FrictionContactProblem`] — the local form u = W r + q with μ and a law per contact.
+//! * [`GlobalFrictionContactProblem`] — M v = f + H r, u = Hᵀ v + b, reduced to the local form
+//!   by a sparse Cholesky of M.
 //! * [`solver`] — the solvers by name.
+//!
+//! ```
+//! use perp_cones::{solver, FrictionContactProblem};
+//! use perp_core::{Matrix, Settings, Status};
+//!
+//! // One 3-D contact: W = I, pushed into the ground (q_N = −1) and sideways (q_T = 2), μ = 0.5.
+//! let w = Matrix::from_row_major(3, 3, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0])?;
+//! let p = FrictionContactProblem::new(3, w, vec![-1.0, 2.0, 0.0], vec![0.5])?;
+//! for name in perp_cones::SOLVER_NAMES {
+//!     let sol = solver(name)?.solve(&p, None, &Settings::default())?;
+//!     assert_eq!(sol.report.status, Status::Solved, "{name}");
+//!     // Sliding: r_N = 1 (u_N = 0), r_T = −μ r_N against the sliding velocity u_T = 1.5.
+//!     assert!((sol.r[0] - 1.0).abs() < 1e-7 && (sol.r[1] + 0.5).abs() < 1e-7, "{name}: {:?}", sol.r);
+//! }
+//! # Ok::<(), perp_core::Error>(())
+//! ```
 #![warn(missing_docs)]
+// Index loops over small blocks read like the formulas they implement.
+#![allow(clippy::needless_range_loop)]
 
 pub mod cone;
 mod coulomb;
+mod delassus;
 mod elliptic;
 pub mod global;
 pub mod jordan;
 pub mod lemke_pyramid;
+mod local;
+pub mod newton;
+pub mod nsgs;
 mod problem;
+pub mod prox;
 mod pyramid;
+mod registry;
 
 pub use cone::{Cone, ConeSpec, SocMap, MAX_DIM};
 pub use coulomb::Coulomb;
 pub use elliptic::{Elliptic, EllipticMixed};
+pub use global::{GlobalFrictionContactProblem, Reduction};
+pub use local::LocalSolver;
+pub use newton::{NewtonFunction, SemismoothNewton};
+pub use nsgs::Nsgs;
 pub use perp_core::{Error, Matrix, Settings, SolveReport, Status};
 pub use problem::{FrictionContactProblem, FrictionSolution, FrictionSolver};
+pub use prox::Prox;
 pub use pyramid::Pyramid;
+pub use registry::{solver, SOLVER_NAMES};

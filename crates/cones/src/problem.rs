@@ -82,7 +82,7 @@ impl FrictionContactProblem {
         if rows != cols {
             return Err(Error::NotSquare { what: "W".into(), rows, cols });
         }
-        if rows % d != 0 {
+        if !rows.is_multiple_of(d) {
             return Err(Error::setting(
                 "dim",
                 d,
@@ -247,7 +247,8 @@ mod tests {
         let r = [0.7, -0.1, 0.3];
         let u = p.velocity(&r);
         let siconos = p.error(&r, &u);
-        let custom = p.clone().with_cones(vec![ConeSpec::Custom(Arc::new(crate::Coulomb::new(3).unwrap()))]).unwrap();
+        let custom =
+            p.clone().with_cones(vec![ConeSpec::Custom(Arc::new(crate::Coulomb::new(3).unwrap()))]).unwrap();
         assert!(!custom.is_coulomb());
         assert!((custom.error(&r, &u) - siconos).abs() < 1e-14 * siconos.max(1.0));
         assert!(siconos > 1e-3);

@@ -97,9 +97,10 @@ pub fn friction_contact_error(dim: usize, q: &[f64], mu: &[f64], r: &[f64], u: &
         // P_K(x), Siconos' closed form.
         let xt = norm2(&x[1..dim]);
         let mut p = [0.0; 3];
-        if xt <= m * x[0] {
+        if m * xt <= -x[0] {
+            // polar: P = 0 (tested first, as Siconos does)
+        } else if xt <= m * x[0] {
             p[..dim].copy_from_slice(&x[..dim]);
-        } else if m * xt <= -x[0] {
         } else {
             let a = (m * xt + x[0]) / (m * m + 1.0);
             p[0] = a;

@@ -62,6 +62,10 @@ fn reinvert_every(n: usize) -> usize {
 /// lexicographic comparison, count as tied.
 const TIE_TOL: f64 = 1e-9;
 
+/// A pivot element smaller than this times the largest entry of the entering direction
+/// triggers an immediate refactorization of T (instead of trusting the rank-one update).
+const SMALL_PIVOT: f64 = 1e-4;
+
 /// Lemke's method (registry name `"lemke"`).
 ///
 /// * `covering` — the covering vector d (every entry finite and > 0); `None` means e.
@@ -728,11 +732,19 @@ impl Engine {
             if !pivot.is_finite() || pivot.abs() < 1e-300 {
                 return Outcome::Singular;
             }
+            let dir_max = self.dz[..self.k()].iter().chain(&self.dw).fold(0.0f64, |a, x| a.max(x.abs()));
             self.pivot(m, d, e, leave, theta);
-            if self.pivots % reinvert_every(n) == 0 {
+            // A pivot small against the entering direction makes the rank-one update of T
+            // lose accuracy (amplified by the conditioning of S; seen on Stewart–Trinkle LCPs
+            // with nearly parallel friction directions): refactor at once.
+            if pivot.abs() < SMALL_PIVOT * dir_max {
+                self.reinvert();
+                self.refresh(q);
+            }
+            if self.pivots.is_multiple_of(reinvert_every(n)) {
                 self.reinvert();
             }
-            if self.pivots % REFRESH == 0 {
+            if self.pivots.is_multiple_of(REFRESH) {
                 self.refresh(q);
             }
             if leave == Var::Z0 {

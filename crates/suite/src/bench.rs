@@ -6,21 +6,65 @@
 //! one dense LU factorization of its M (faer, best of three) — and `summary.md` reports each
 //! solver's time as a ratio to it (ARCHITECTURE.md, "Performance").
 
-use perp_core::{Error, Settings, Status};
+use perp_cones::FrictionContactProblem;
+use perp_core::{Error, Matrix, Settings, Status};
 use perp_lcp::Lcp;
 use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
+/// A problem the runner can solve.
+#[derive(Clone, Debug)]
+pub enum Instance {
+    /// An LCP (solvers of `perp_ncp::LCP_SOLVER_NAMES`).
+    Lcp(Lcp),
+    /// A frictional contact problem (solvers of `perp_cones::SOLVER_NAMES`).
+    Friction(FrictionContactProblem),
+}
+
+impl Instance {
+    /// Number of unknowns.
+    pub fn n(&self) -> usize {
+        match self {
+            Instance::Lcp(p) => p.n(),
+            Instance::Friction(p) => p.size(),
+        }
+    }
+
+    /// The matrix whose dense LU is the reference kernel (M, or the Delassus W).
+    pub fn matrix(&self) -> &Matrix {
+        match self {
+            Instance::Lcp(p) => p.m(),
+            Instance::Friction(p) => &p.w,
+        }
+    }
+
+    /// Whether `solver` is a registry name for this kind of problem.
+    pub fn accepts(&self, solver: &str) -> bool {
+        match self {
+            Instance::Lcp(_) => perp_ncp::LCP_SOLVER_NAMES.contains(&solver),
+            Instance::Friction(_) => perp_cones::SOLVER_NAMES.contains(&solver) || solver == "nm-newton",
+        }
+    }
+
+    /// The default solvers for this kind.
+    pub fn default_solvers(&self) -> &'static [&'static str] {
+        match self {
+            Instance::Lcp(_) => perp_ncp::LCP_SOLVER_NAMES,
+            Instance::Friction(_) => perp_cones::SOLVER_NAMES,
+        }
+    }
+}
+
 /// One benchmark problem.
 pub struct BenchProblem {
     /// File name or built-in name.
     pub name: String,
-    /// Problem class (`lcp` for now).
+    /// Problem class: `lcp`, `fc2d`, `fc3d`.
     pub kind: String,
     /// The problem.
-    pub lcp: Lcp,
+    pub problem: Instance,
 }
 
 /// One solver on one problem.
@@ -53,9 +97,9 @@ impl BenchRecord {
     }
 }
 
-/// Time of one dense LU factorization of M (best of three), the reference kernel.
-pub fn reference_lu_seconds(p: &Lcp) -> f64 {
-    let m = p.m().to_dense();
+/// Time of one dense LU factorization of `m` (best of three), the reference kernel.
+pub fn reference_lu_seconds(m: &Matrix) -> f64 {
+    let m = m.to_dense();
     (0..3)
         .map(|_| {
             let t = Instant::now();
@@ -77,7 +121,11 @@ pub fn run(
     progress: &(dyn Fn(usize) + Sync),
 ) -> Result<Vec<BenchRecord>, Error> {
     for s in solvers {
-        perp_ncp::lcp_solver(s)?;
+        if perp_ncp::lcp_solver(s).is_err() && perp_cones::solver(s).is_err() {
+            let all: Vec<&str> =
+                perp_ncp::LCP_SOLVER_NAMES.iter().chain(perp_cones::SOLVER_NAMES).copied().collect();
+            return Err(Error::unknown_solver(s, &all));
+        }
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
@@ -88,8 +136,12 @@ pub fn run(
         problems
             .par_iter()
             .map(|bp| {
-                let reference = reference_lu_seconds(&bp.lcp);
-                let recs = solvers.iter().map(|s| run_one(bp, s, settings, reference)).collect();
+                let reference = reference_lu_seconds(bp.problem.matrix());
+                let recs = solvers
+                    .iter()
+                    .filter(|s| bp.problem.accepts(s))
+                    .map(|s| run_one(bp, s, settings, reference))
+                    .collect();
                 progress(done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1);
                 recs
             })
@@ -102,7 +154,7 @@ fn run_one(bp: &BenchProblem, solver: &str, settings: &Settings, reference_secon
     let mut rec = BenchRecord {
         problem: bp.name.clone(),
         kind: bp.kind.clone(),
-        n: bp.lcp.n(),
+        n: bp.problem.n(),
         solver: solver.to_string(),
         status: String::new(),
         iterations: 0,
@@ -110,14 +162,21 @@ fn run_one(bp: &BenchProblem, solver: &str, settings: &Settings, reference_secon
         seconds: 0.0,
         reference_seconds,
     };
-    let mut s = perp_ncp::lcp_solver(solver).expect("names were checked");
     let t = Instant::now();
-    match s.solve(&bp.lcp, None, settings) {
-        Ok(sol) => {
+    let result = match &bp.problem {
+        Instance::Lcp(p) => {
+            perp_ncp::lcp_solver(solver).and_then(|mut s| s.solve(p, None, settings)).map(|s| s.report)
+        }
+        Instance::Friction(p) => {
+            perp_cones::solver(solver).and_then(|mut s| s.solve(p, None, settings)).map(|s| s.report)
+        }
+    };
+    match result {
+        Ok(report) => {
             rec.seconds = t.elapsed().as_secs_f64();
-            rec.status = sol.report.status.as_str().to_string();
-            rec.iterations = sol.report.iterations;
-            rec.error = sol.report.error;
+            rec.status = report.status.as_str().to_string();
+            rec.iterations = report.iterations;
+            rec.error = report.error;
         }
         Err(e) => {
             rec.seconds = t.elapsed().as_secs_f64();
@@ -256,8 +315,12 @@ mod tests {
         let m = Matrix::from_row_major(2, 2, &[0.0, 1.0, -1.0, 0.0]).unwrap();
         let b = Lcp::new(m, vec![-1.0, 1.0]).unwrap();
         vec![
-            BenchProblem { name: "easy".into(), kind: "lcp".into(), lcp: a },
-            BenchProblem { name: "skew, zero diagonal".into(), kind: "lcp".into(), lcp: b },
+            BenchProblem { name: "easy".into(), kind: "lcp".into(), problem: Instance::Lcp(a) },
+            BenchProblem {
+                name: "skew, zero diagonal".into(),
+                kind: "lcp".into(),
+                problem: Instance::Lcp(b),
+            },
         ]
     }
 

@@ -6,6 +6,10 @@
 //!   `design/SUITES.md` and the [`siconos`] module docs.
 //! * [`tokens::Tokens`] is the `fscanf`-style token stream they share: every error names the
 //!   file, the 1-based token position, the field being read and the offending token.
+//! * [`read_friction_contact`] reads a frictional contact problem: Siconos FrictionContact
+//!   `.dat` (local or global, any matrix storage) or FCLIB `.hdf5` (through the pure-Rust
+//!   `hdf5-pure`, no C library); global problems are reduced to the local form
+//!   (`perp_cones::global`). [`read_problem`] detects the kind of any supported file.
 //! * [`generate`] builds seeded, reproducible LCPs (SPD, PSD of given rank, contact-like
 //!   Delassus, P-matrix, Murty's exponential example) and the built-in benchmark suite of
 //!   `perp bench`.
@@ -23,6 +27,8 @@ pub mod mlcp;
 pub mod siconos;
 pub mod tokens;
 
+pub use fclib::{read_fclib, read_fclib_with_extras, FclibExtras};
+pub use friction::{parse_friction_contact, read_friction_contact, read_friction_file, FrictionFile};
 pub use mlcp::{parse_mlcp, read_mlcp, read_problem, Problem, ProblemKind};
 pub use siconos::{parse_lcp, read_lcp, read_numerics_matrix};
 

@@ -215,6 +215,9 @@ pub enum ProblemKind {
     Lcp,
     /// A Siconos MLCP file ([`read_mlcp`]).
     Mlcp,
+    /// A frictional contact problem, 2-D or 3-D (Siconos `.dat` or FCLIB `.hdf5`, local or
+    /// global; [`crate::read_friction_contact`]).
+    Friction,
 }
 
 /// A problem read from a file of either kind.
@@ -224,6 +227,8 @@ pub enum Problem {
     Lcp(Lcp),
     /// An MLCP.
     Mlcp(Mlcp),
+    /// A frictional contact problem in local form (global files are reduced).
+    Friction(perp_cones::FrictionContactProblem),
 }
 
 impl Problem {
@@ -232,15 +237,29 @@ impl Problem {
         match self {
             Problem::Lcp(_) => ProblemKind::Lcp,
             Problem::Mlcp(_) => ProblemKind::Mlcp,
+            Problem::Friction(_) => ProblemKind::Friction,
+        }
+    }
+
+    /// `lcp`, `mlcp`, `fc2d`, `fc3d` (or `fcNd` for other contact dimensions).
+    pub fn kind_name(&self) -> String {
+        match self {
+            Problem::Lcp(_) => "lcp".into(),
+            Problem::Mlcp(_) => "mlcp".into(),
+            Problem::Friction(p) => format!("fc{}d", p.dim),
         }
     }
 }
 
 /// Reads a problem file of the given kind, or detects the kind when `kind` is `None`:
 ///
-/// 1. a file name containing `mlcp` (any case) is read as an MLCP (Siconos names every MLCP
+/// 1. an HDF5 file (by its signature, whatever the extension) is an FCLIB frictional problem;
+///    a file name containing `mlcp` (any case) is read as an MLCP (Siconos names every MLCP
 ///    file `*_mlcp.dat`), reporting the MLCP reader's error if it fails;
-/// 2. otherwise both readers are tried: if the MLCP reader accepts the text it is an MLCP
+/// 2. a text file that the frictional contact reader accepts (`d nc` with d ∈ {2, 3}, then a
+///    matrix of size d·nc, q, μ — or the global layout) is a frictional problem; the error of
+///    that reader is the one reported for a file whose name says `fc`/`friction`;
+/// 3. otherwise the LCP and MLCP readers are tried: if the MLCP reader accepts the text it is an MLCP
 ///    (its layout — two 0/1 flags, block rows from 0 to n+m, their kinds, an (n+m)-square M —
 ///    is far more specific than the LCP's: an MLCP file usually *also* parses as a small
 ///    nonsense LCP, while no LCP file of the suite parses as an MLCP); else it is read as an
@@ -259,17 +278,31 @@ impl Problem {
 pub fn read_problem(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, Error> {
     let named_mlcp =
         path.file_name().is_some_and(|f| f.to_string_lossy().to_ascii_lowercase().contains("mlcp"));
+    let lower = path.file_name().map(|f| f.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let named_fc = lower.starts_with("fc") || lower.contains("friction") || lower.contains("_fc");
     match kind {
         Some(ProblemKind::Lcp) => crate::read_lcp(path).map(Problem::Lcp),
         Some(ProblemKind::Mlcp) => read_mlcp(path).map(Problem::Mlcp),
+        Some(ProblemKind::Friction) => crate::read_friction_contact(path).map(Problem::Friction),
         None if named_mlcp => read_mlcp(path).map(Problem::Mlcp),
         None => {
             let bytes =
                 std::fs::read(path).map_err(|source| Error::Io { file: path.to_path_buf(), source })?;
+            if bytes.starts_with(b"\x89HDF") {
+                return crate::read_friction_contact(path).map(Problem::Friction);
+            }
             let text = String::from_utf8_lossy(&bytes);
+            let fc = crate::read_friction_contact(path);
+            if let Ok(p) = fc {
+                return Ok(Problem::Friction(p));
+            }
             match parse_mlcp(&text, path) {
                 Ok(p) => Ok(Problem::Mlcp(p)),
-                Err(_) => crate::parse_lcp(&text, path).map(Problem::Lcp),
+                Err(_) => match crate::parse_lcp(&text, path) {
+                    Ok(p) => Ok(Problem::Lcp(p)),
+                    Err(e) if !named_fc => Err(e),
+                    Err(_) => fc.map(Problem::Friction),
+                },
             }
         }
     }

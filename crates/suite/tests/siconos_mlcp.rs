@@ -122,7 +122,7 @@ fn explicit_kind_is_obeyed() {
     // q = (1)): the reason detection looks at the file name first.
     match read_problem(&path("deudeu_mlcp.dat"), Some(ProblemKind::Lcp)).unwrap() {
         Problem::Lcp(p) => assert_eq!((p.n(), p.m().nnz(), p.q()), (1, 0, &[1.0][..])),
-        Problem::Mlcp(_) => panic!("the kind was forced to LCP"),
+        other => panic!("the kind was forced to LCP, got {:?}", other.kind()),
     }
     // Unnamed copy: both readers accept it; MLCP is preferred.
     let dir = std::env::temp_dir().join(format!("perp-mlcp-kind-{}", std::process::id()));

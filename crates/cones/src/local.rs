@@ -1,0 +1,278 @@
+//! Solvers for one contact: `u = W_ii r + b`, `K ∋ r ⊥ ũ ∈ K*` (the local step of the
+//! nonsmooth Gauss–Seidel; Moreau 1988, seed 003 §15–16, solves it as a nearest-point
+//! problem).
+
+use crate::cone::{Cone, MAX_DIM};
+use crate::delassus::small_solve;
+
+const MD: usize = MAX_DIM;
+const MD2: usize = MAX_DIM * MAX_DIM;
+
+/// How NSGS solves the one-contact problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LocalSolver {
+    /// The closed form in 2-D, Alart–Curnier Newton otherwise (the default).
+    #[default]
+    Auto,
+    /// Fixed-point projection `r ← P_K(r − ρ ũ)` with `ρ = 1/‖W_ii‖_F`, iterated locally.
+    Projection,
+    /// Semismooth Newton on the Alart–Curnier function of the contact, with a line search;
+    /// falls back to projection when the d×d Newton matrix is singular.
+    AlartCurnier,
+    /// Semismooth Newton on the Fischer–Burmeister function (ellipsoidal cones); falls back to
+    /// Alart–Curnier for cones without a map to the Lorentz cone.
+    FischerBurmeister,
+    /// 2-D only: enumerate take-off, stick, slide± and keep the case that satisfies the law.
+    ClosedForm2d,
+}
+
+/// One contact's problem.
+pub(crate) struct Local<'a> {
+    pub cone: &'a dyn Cone,
+    pub mu: f64,
+    /// `W_ii`, `d×d` row-major.
+    pub w: &'a [f64],
+    /// `b = q_i + Σ_{j≠i} W_ij r_j`.
+    pub b: &'a [f64],
+}
+
+impl Local<'_> {
+    fn d(&self) -> usize {
+        self.b.len()
+    }
+
+    fn velocity(&self, r: &[f64], u: &mut [f64]) {
+        let d = self.d();
+        for a in 0..d {
+            let mut s = self.b[a];
+            for k in 0..d {
+                s += self.w[a * d + k] * r[k];
+            }
+            u[a] = s;
+        }
+    }
+
+    /// `‖r − P_K(r − ũ)‖`, the contact's share of the error measure.
+    pub fn residual(&self, r: &[f64]) -> f64 {
+        let d = self.d();
+        let (mut u, mut phi) = ([0.0; MD], [0.0; MD]);
+        self.velocity(r, &mut u[..d]);
+        self.cone.natural_map(self.mu, 1.0, r, &u[..d], &mut phi[..d], None);
+        norm(&phi[..d])
+    }
+
+    fn scale(&self, r: &[f64]) -> f64 {
+        let wmax = self.w.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+        norm(self.b) + wmax * norm(r) + f64::MIN_POSITIVE
+    }
+
+    /// Solves in place from the current `r`; returns the local iterations spent.
+    pub fn solve(&self, kind: LocalSolver, r: &mut [f64], max_iter: usize) -> usize {
+        let d = self.d();
+        match kind {
+            LocalSolver::Auto if d == 2 => {
+                self.closed_form_2d(r).unwrap_or_else(|| self.newton(false, r, max_iter))
+            }
+            LocalSolver::ClosedForm2d if d == 2 => {
+                self.closed_form_2d(r).unwrap_or_else(|| self.newton(false, r, max_iter))
+            }
+            LocalSolver::Projection => self.projection(r, 25 * max_iter),
+            LocalSolver::FischerBurmeister if self.cone.soc_map(self.mu).is_some() => {
+                self.newton(true, r, max_iter)
+            }
+            _ => self.newton(false, r, max_iter),
+        }
+    }
+
+    /// `r ← P_K(r − ρ ũ(W r + b))` until the step is below `1e-15·scale` or `max_iter`.
+    fn projection(&self, r: &mut [f64], max_iter: usize) -> usize {
+        let d = self.d();
+        let fro = self.w.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let rho = if fro > 0.0 { 1.0 / fro } else { 1.0 };
+        let (mut u, mut ut, mut x) = ([0.0; MD], [0.0; MD], [0.0; MD]);
+        for it in 1..=max_iter {
+            self.velocity(r, &mut u[..d]);
+            self.cone.modified_velocity(self.mu, &u[..d], &mut ut[..d], None);
+            for k in 0..d {
+                x[k] = r[k] - rho * ut[k];
+            }
+            let mut p = [0.0; MD];
+            self.cone.project(self.mu, &x[..d], &mut p[..d]);
+            let step = (0..d).map(|k| (p[k] - r[k]).powi(2)).sum::<f64>().sqrt();
+            r.copy_from_slice(&p[..d]);
+            if step <= 1e-15 * self.scale(r) {
+                return it;
+            }
+        }
+        max_iter
+    }
+
+    fn cfun(
+        &self,
+        fb: bool,
+        rho: (f64, f64),
+        r: &[f64],
+        phi: &mut [f64],
+        jac: Option<(&mut [f64], &mut [f64])>,
+    ) {
+        let d = self.d();
+        let mut u = [0.0; MD];
+        self.velocity(r, &mut u[..d]);
+        if fb {
+            // soc_map checked by the caller
+            let _ = self.cone.fischer_burmeister(self.mu, r, &u[..d], phi, jac);
+        } else {
+            self.cone.alart_curnier(self.mu, rho.0, rho.1, r, &u[..d], phi, jac);
+        }
+    }
+
+    /// Semismooth Newton on the Alart–Curnier (or FB) function with an Armijo line search on
+    /// ½‖φ‖²; projection takes over when the Newton matrix is singular or the search fails.
+    fn newton(&self, fb: bool, r: &mut [f64], max_iter: usize) -> usize {
+        let d = self.d();
+        let w = self.w;
+        let rho_n = if w[0] > 0.0 { 1.0 / w[0] } else { 1.0 };
+        let tdiag: f64 = (1..d).map(|k| w[k * d + k]).sum::<f64>() / (d - 1) as f64;
+        let rho_t = if tdiag > 0.0 { 1.0 / tdiag } else { rho_n };
+        let rho = (rho_n, rho_t);
+        let (mut phi, mut jr, mut ju) = ([0.0; MD], [0.0; MD2], [0.0; MD2]);
+        let mut trial = [0.0; MD];
+        let mut phit = [0.0; MD];
+        for it in 1..=max_iter {
+            self.cfun(fb, rho, r, &mut phi[..d], Some((&mut jr[..d * d], &mut ju[..d * d])));
+            let f0 = norm(&phi[..d]);
+            if f0 <= 1e-15 * self.scale(r) {
+                return it;
+            }
+            // J = Jr + Ju W
+            let mut j = [0.0; MD2];
+            for a in 0..d {
+                for c in 0..d {
+                    let mut s = jr[a * d + c];
+                    for k in 0..d {
+                        s += ju[a * d + k] * w[k * d + c];
+                    }
+                    j[a * d + c] = s;
+                }
+            }
+            let mut dir = [0.0; MD];
+            for a in 0..d {
+                dir[a] = -phi[a];
+            }
+            if !small_solve(d, &mut j[..d * d], &mut dir[..d]) {
+                return it + self.projection(r, 10 * max_iter);
+            }
+            let mut t = 1.0;
+            loop {
+                for k in 0..d {
+                    trial[k] = r[k] + t * dir[k];
+                }
+                self.cfun(fb, rho, &trial[..d], &mut phit[..d], None);
+                let ft = norm(&phit[..d]);
+                if ft * ft <= (1.0 - 1e-4 * t) * f0 * f0 {
+                    break;
+                }
+                t *= 0.5;
+                if t < 1e-10 {
+                    return it + self.projection(r, 10 * max_iter);
+                }
+            }
+            r.copy_from_slice(&trial[..d]);
+        }
+        max_iter
+    }
+
+    /// 2-D: take-off (r = 0 if b_N ≥ 0), stick (u = 0, r ∈ K), slide in either direction
+    /// (r = r_N (1, g_s) with g_s the section's extreme point against the sliding sign s,
+    /// u_N = 0, s·u_T ≥ 0). `None` when no case fits (singular or non-monotone W_ii).
+    fn closed_form_2d(&self, r: &mut [f64]) -> Option<usize> {
+        let (w, b) = (self.w, self.b);
+        let tol = 1e-14 * self.scale(r);
+        if b[0] >= 0.0 {
+            r[0] = 0.0;
+            r[1] = 0.0;
+            return Some(1);
+        }
+        // Stick: W r = −b.
+        let det = w[0] * w[3] - w[1] * w[2];
+        if det.abs() > 1e-14 * (w[0].abs() * w[3].abs()).max(f64::MIN_POSITIVE) {
+            let rs = [(-b[0] * w[3] + b[1] * w[1]) / det, (-b[1] * w[0] + b[0] * w[2]) / det];
+            let mut pr = [0.0; 2];
+            self.cone.project(self.mu, &rs, &mut pr);
+            let dist = ((pr[0] - rs[0]).powi(2) + (pr[1] - rs[1]).powi(2)).sqrt();
+            if rs[0] >= 0.0 && dist <= 1e-13 * norm(&rs) {
+                r.copy_from_slice(&rs);
+                return Some(1);
+            }
+        }
+        let mut best: Option<([f64; 2], f64)> = None;
+        for s in [1.0, -1.0] {
+            let mut g = [0.0];
+            self.cone.support(self.mu, &[s], &mut g);
+            let g = g[0];
+            let den = w[0] + w[1] * g;
+            if den <= 0.0 {
+                continue;
+            }
+            let rn = -b[0] / den;
+            if rn < 0.0 {
+                continue;
+            }
+            let ut = (w[2] + w[3] * g) * rn + b[1];
+            let cand = [rn, g * rn];
+            if s * ut >= -tol {
+                let res = self.residual(&cand);
+                if best.is_none_or(|(_, e)| res < e) {
+                    best = Some((cand, res));
+                }
+            }
+        }
+        let (cand, _) = best?;
+        r.copy_from_slice(&cand);
+        Some(1)
+    }
+}
+
+fn norm(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).sum::<f64>().sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Coulomb;
+
+    fn check(kind: LocalSolver, d: usize, w: &[f64], b: &[f64], mu: f64) -> Vec<f64> {
+        let cone = Coulomb::new(d).unwrap();
+        let lp = Local { cone: &cone, mu, w, b };
+        let mut r = vec![0.0; d];
+        lp.solve(kind, &mut r, 50);
+        let res = lp.residual(&r);
+        assert!(res <= 1e-12 * (1.0 + norm(b)), "{kind:?} residual {res:e} at r = {r:?}");
+        r
+    }
+
+    #[test]
+    fn every_local_solver_solves_the_three_regimes() {
+        let w3 = [2.0, 0.2, 0.1, 0.2, 1.5, 0.0, 0.1, 0.0, 1.0];
+        for kind in [LocalSolver::Auto, LocalSolver::AlartCurnier, LocalSolver::Projection] {
+            // take-off
+            let r = check(kind, 3, &w3, &[1.0, 0.5, 0.0], 0.3);
+            assert!(norm(&r) < 1e-12);
+            // stick: small tangential load
+            check(kind, 3, &w3, &[-1.0, 0.01, 0.0], 0.5);
+            // slide: large tangential load
+            let r = check(kind, 3, &w3, &[-1.0, 3.0, -2.0], 0.3);
+            assert!((norm(&r[1..]) - 0.3 * r[0]).abs() < 1e-10);
+        }
+        let w2 = [2.0, 0.3, 0.3, 1.0];
+        for kind in [LocalSolver::ClosedForm2d, LocalSolver::AlartCurnier, LocalSolver::Projection] {
+            check(kind, 2, &w2, &[1.0, 0.5], 0.3);
+            check(kind, 2, &w2, &[-1.0, 0.01], 0.5);
+            let r = check(kind, 2, &w2, &[-1.0, 3.0], 0.3);
+            assert!((r[1] + 0.3 * r[0]).abs() < 1e-12, "{r:?}");
+            let r = check(kind, 2, &w2, &[-1.0, -3.0], 0.3);
+            assert!((r[1] - 0.3 * r[0]).abs() < 1e-12, "{r:?}");
+        }
+    }
+}

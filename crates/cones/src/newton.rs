@@ -1,0 +1,732 @@
+//! `ac-newton` and `fb-newton`: semismooth Newton methods on the whole problem.
+//!
+//! With `u = W r + q`, stack one complementarity function per contact, `Φ(r)_i = φ(r_i, u_i)`:
+//!
+//! * **Alart–Curnier** (`ac-newton`; Alart & Curnier 1991):
+//!   `φ_N = r_N − max(0, r_N − ρ_N u_N)`, `φ_T = r_T − P_{S(ξ)}(r_T − ρ_T u_T)`,
+//!   `ξ = max(0, r_N − ρ_N u_N)`, with `ρ_N = 1/W_ii[N,N]`, `ρ_T = 1/mean(diag W_ii[T,T])`;
+//! * **Fischer–Burmeister** (`fb-newton`): the Jordan-algebra FB function of the Lorentz cone
+//!   applied to the De Saxcé pair (Fukushima–Luo–Tseng 2001; see [`crate::jordan`]),
+//!   for ellipsoidal cones.
+//!
+//! Each iteration solves `J Δ = −Φ` with `J = D_r + D_u W` (block-diagonal `D_r, D_u` from
+//! the cone's generalised Jacobians): a sparse LU (faer, symbolic part computed once on the
+//! block pattern of W) when W is sparse, a dense LU otherwise. A singular J is regularised
+//! (`J + εI`, ε growing); then a backtracking Armijo search on `½‖Φ‖²` with a non-monotone
+//! reference (the max of the last 5 values) picks the step. The loop stops on the problem's
+//! own error measure (`FrictionContactProblem::error`), never on `‖Φ‖`.
+
+use crate::cone::{Cone, MAX_DIM};
+use crate::delassus::Blocks;
+use crate::problem::{start, FrictionContactProblem, FrictionSolution, FrictionSolver};
+use faer::dyn_stack::MemBuffer;
+use faer::dyn_stack::MemStack;
+use faer::linalg::solvers::Solve;
+use faer::sparse::linalg::lu::{factorize_symbolic_lu, LuSymbolicParams, NumericLu, SymbolicLu};
+use faer::sparse::linalg::SupernodalThreshold;
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::{Conj, Mat, MatMut, Par};
+use perp_core::{iteration, Error, IterativeMethod, Settings, SolveReport, Status, StepResult};
+use std::sync::Arc;
+
+/// The complementarity function a [`SemismoothNewton`] works on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewtonFunction {
+    /// Alart–Curnier (any cone with a section projection).
+    AlartCurnier,
+    /// Fischer–Burmeister on the De Saxcé pair (cones with a [`crate::SocMap`]).
+    FischerBurmeister,
+    /// The natural map `r − P_K(r − ρ ũ)`, ρ per contact as for Alart–Curnier's ρ_N.
+    NaturalMap,
+}
+
+/// Semismooth Newton with line search; see the module documentation.
+#[derive(Clone, Debug)]
+pub struct SemismoothNewton {
+    /// The function Φ is built from.
+    pub function: NewtonFunction,
+    /// `Some(true)` forces the sparse LU, `Some(false)` the dense one; `None` picks sparse when
+    /// W is stored sparse or has fewer than 30 % nonzeros.
+    pub sparse: Option<bool>,
+    /// Scale of all ρ's (1 = the diagonal-based choice above).
+    pub rho_scale: f64,
+    /// Armijo backtracking on ½‖Φ‖² (default). Without it every finite full step is taken:
+    /// `prox` does so for its inner problems, which the proximal term keeps well posed.
+    pub line_search: bool,
+    name: &'static str,
+}
+
+impl SemismoothNewton {
+    /// `ac-newton`.
+    pub fn alart_curnier() -> Self {
+        SemismoothNewton {
+            function: NewtonFunction::AlartCurnier,
+            sparse: None,
+            rho_scale: 1.0,
+            line_search: true,
+            name: "ac-newton",
+        }
+    }
+
+    /// `fb-newton`.
+    pub fn fischer_burmeister() -> Self {
+        SemismoothNewton {
+            function: NewtonFunction::FischerBurmeister,
+            sparse: None,
+            rho_scale: 1.0,
+            line_search: true,
+            name: "fb-newton",
+        }
+    }
+
+    /// Newton on the natural map (`nm-newton`).
+    pub fn natural_map() -> Self {
+        SemismoothNewton {
+            function: NewtonFunction::NaturalMap,
+            sparse: None,
+            rho_scale: 1.0,
+            line_search: true,
+            name: "nm-newton",
+        }
+    }
+}
+
+/// Default iteration limit.
+const DEFAULT_MAX_ITER: usize = 200;
+/// Backtracking halvings before the step is taken anyway.
+const MAX_HALVINGS: usize = 30;
+/// Length of the non-monotone memory.
+const MEMORY: usize = 5;
+
+/// Sparse J in CSR on a fixed pattern (= CSC of Jᵀ, which faer factorises).
+struct SparseJ {
+    indptr: Vec<usize>,
+    indices: Vec<usize>,
+    values: Vec<f64>,
+    /// Per block row: start of its restricted W rows in `wp` (d × |P_i|, row-major).
+    wp_start: Vec<usize>,
+    wp: Vec<f64>,
+    /// Per row: position of the diagonal entry in `values`.
+    diag_pos: Vec<usize>,
+    symbolic: Option<SymbolicLu<usize>>,
+    numeric: NumericLu<usize, f64>,
+    scratch: Option<MemBuffer>,
+}
+
+impl SparseJ {
+    fn new(blocks: &Blocks, n: usize) -> SparseJ {
+        let d = blocks.d;
+        let nc = n / d;
+        let (ip, idx, val) = (blocks.csr.indptr(), blocks.csr.indices(), blocks.csr.data());
+        let ip = ip.raw_storage();
+        let mut indptr = vec![0];
+        let mut indices = Vec::new();
+        let mut wp_start = Vec::with_capacity(nc + 1);
+        let mut wp = Vec::new();
+        let mut diag_pos = vec![0; n];
+        let mut pos = vec![usize::MAX; n];
+        for i in 0..nc {
+            let mut cols: Vec<usize> = (d * i..d * i + d).collect();
+            for a in 0..d {
+                let row = d * i + a;
+                cols.extend_from_slice(&idx[ip[row]..ip[row + 1]]);
+            }
+            cols.sort_unstable();
+            cols.dedup();
+            for (p, &c) in cols.iter().enumerate() {
+                pos[c] = p;
+            }
+            wp_start.push(wp.len());
+            let base = wp.len();
+            wp.resize(base + d * cols.len(), 0.0);
+            for a in 0..d {
+                let row = d * i + a;
+                for k in ip[row]..ip[row + 1] {
+                    wp[base + a * cols.len() + pos[idx[k]]] += val[k];
+                }
+            }
+            for a in 0..d {
+                let row_start = indices.len();
+                indices.extend_from_slice(&cols);
+                diag_pos[d * i + a] = row_start + pos[d * i + a];
+                indptr.push(indices.len());
+            }
+            for &c in &cols {
+                pos[c] = usize::MAX;
+            }
+        }
+        wp_start.push(wp.len());
+        let values = vec![0.0; indices.len()];
+        SparseJ {
+            indptr,
+            indices,
+            values,
+            wp_start,
+            wp,
+            diag_pos,
+            symbolic: None,
+            numeric: NumericLu::new(),
+            scratch: None,
+        }
+    }
+
+    /// Fills the values from the per-contact Jacobian blocks.
+    fn assemble(&mut self, d: usize, jr: &[f64], ju: &[f64]) {
+        let nc = self.wp_start.len() - 1;
+        for i in 0..nc {
+            let ncols = (self.wp_start[i + 1] - self.wp_start[i]) / d;
+            let wp = &self.wp[self.wp_start[i]..self.wp_start[i + 1]];
+            let (jri, jui) = (&jr[i * d * d..(i + 1) * d * d], &ju[i * d * d..(i + 1) * d * d]);
+            for a in 0..d {
+                let row = d * i + a;
+                let out = &mut self.values[self.indptr[row]..self.indptr[row + 1]];
+                out.iter_mut().for_each(|v| *v = 0.0);
+                for k in 0..d {
+                    let c = jui[a * d + k];
+                    if c != 0.0 {
+                        for (o, w) in out.iter_mut().zip(&wp[k * ncols..(k + 1) * ncols]) {
+                            *o += c * w;
+                        }
+                    }
+                }
+                let dp = self.diag_pos[row] - self.indptr[row];
+                for k in 0..d {
+                    out[dp - a + k] += jri[a * d + k];
+                }
+            }
+        }
+    }
+
+    /// Solves `(J + εI) x = rhs` in place; `false` on breakdown.
+    fn solve(&mut self, eps: f64, rhs: &mut [f64]) -> bool {
+        let n = rhs.len();
+        if eps != 0.0 {
+            for &p in &self.diag_pos {
+                self.values[p] += eps;
+            }
+        }
+        let sym = SymbolicSparseColMatRef::new_checked(n, n, &self.indptr, None, &self.indices);
+        if self.symbolic.is_none() {
+            // Supernodal even where faer's heuristic picks simplicial: measured 2× faster on
+            // BoxesStack1 and 15 % on Capsules (3×3 dense blocks make good supernodes).
+            let threshold = SupernodalThreshold::FORCE_SUPERNODAL;
+            let params =
+                LuSymbolicParams { supernodal_flop_ratio_threshold: threshold, ..Default::default() };
+            match factorize_symbolic_lu(sym, params) {
+                Ok(s) => {
+                    let req = s
+                        .factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default())
+                        .or(s.solve_transpose_in_place_scratch::<f64>(1, Par::Seq));
+                    match MemBuffer::try_new(req) {
+                        Ok(b) => self.scratch = Some(b),
+                        Err(_) => return false,
+                    }
+                    self.symbolic = Some(s);
+                }
+                Err(_) => return false,
+            }
+        }
+        let (Some(symbolic), Some(buf)) = (&self.symbolic, &mut self.scratch) else { return false };
+        let ok = match symbolic.factorize_numeric_lu(
+            &mut self.numeric,
+            SparseColMatRef::new(sym, &self.values),
+            Par::Seq,
+            MemStack::new(buf),
+            Default::default(),
+        ) {
+            Ok(lu) => {
+                lu.solve_transpose_in_place_with_conj(
+                    Conj::No,
+                    MatMut::from_column_major_slice_mut(rhs, n, 1),
+                    Par::Seq,
+                    MemStack::new(buf),
+                );
+                rhs.iter().all(|v| v.is_finite())
+            }
+            Err(_) => false,
+        };
+        if eps != 0.0 {
+            for &p in &self.diag_pos {
+                self.values[p] -= eps;
+            }
+        }
+        ok
+    }
+
+    /// `y = J x`.
+    fn mul(&self, x: &[f64], y: &mut [f64]) {
+        for (row, yr) in y.iter_mut().enumerate() {
+            *yr = (self.indptr[row]..self.indptr[row + 1]).map(|k| self.values[k] * x[self.indices[k]]).sum();
+        }
+    }
+}
+
+enum Linear {
+    Dense { w: Mat<f64>, j: Mat<f64> },
+    Sparse(Box<SparseJ>),
+}
+
+struct Method<'a> {
+    opts: &'a SemismoothNewton,
+    p: &'a FrictionContactProblem,
+    blocks: Blocks,
+    cones: Vec<Arc<dyn Cone>>,
+    rho: Vec<(f64, f64)>,
+    linear: Linear,
+    r: Vec<f64>,
+    u: Vec<f64>,
+    phi: Vec<f64>,
+    jr: Vec<f64>,
+    ju: Vec<f64>,
+    trial: Vec<f64>,
+    trial_u: Vec<f64>,
+    trial_phi: Vec<f64>,
+    dir: Vec<f64>,
+    merit_memory: Vec<f64>,
+    error: f64,
+    factorizations: usize,
+    line_search_steps: usize,
+    regularized: usize,
+    fail: Option<(Status, String)>,
+    /// The iterate with the smallest error so far, and that error.
+    best: (Vec<f64>, f64),
+    /// Proximal-point state (`prox`): Φ is evaluated at `u + σ (r − r_ref)`.
+    prox: Option<ProxState>,
+}
+
+/// Parameters of the proximal-point outer loop (see [`crate::prox`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ProxParams {
+    /// σ₀ relative to the largest diagonal entry of W.
+    pub sigma0: f64,
+    /// Factor by which σ shrinks after a quick inner solve (and grows after a slow one).
+    pub nu: f64,
+    /// Inner Newton iterations before the prox centre moves anyway.
+    pub inner_max: usize,
+}
+
+struct ProxState {
+    params: ProxParams,
+    sigma: f64,
+    sigma_min: f64,
+    r_ref: Vec<f64>,
+    inner: usize,
+    phi_start: f64,
+    updates: usize,
+}
+
+impl Method<'_> {
+    /// Φ (and the Jacobian blocks when `jac`) at `r` with velocities `u` (shifted by
+    /// `σ (r − r_ref)` in prox mode).
+    fn eval(&self, r: &[f64], u: &[f64], phi: &mut [f64], jac: Option<(&mut [f64], &mut [f64])>) {
+        let shifted;
+        let u = match &self.prox {
+            Some(ps) => {
+                shifted = (0..u.len()).map(|k| u[k] + ps.sigma * (r[k] - ps.r_ref[k])).collect::<Vec<f64>>();
+                &shifted[..]
+            }
+            None => u,
+        };
+        let d = self.p.dim;
+        let dd = d * d;
+        let f = self.opts.function;
+        let mut ok = true;
+        match jac {
+            None => {
+                for (i, cone) in self.cones.iter().enumerate() {
+                    let s = d * i..d * i + d;
+                    ok &= self.contact(f, &**cone, i, &r[s.clone()], &u[s.clone()], &mut phi[s], None);
+                }
+            }
+            Some((jr, ju)) => {
+                for (i, cone) in self.cones.iter().enumerate() {
+                    let s = d * i..d * i + d;
+                    let jac = Some((&mut jr[i * dd..(i + 1) * dd], &mut ju[i * dd..(i + 1) * dd]));
+                    ok &= self.contact(f, &**cone, i, &r[s.clone()], &u[s.clone()], &mut phi[s], jac);
+                }
+            }
+        }
+        debug_assert!(ok, "FB requested on a cone without a Lorentz map: checked at start");
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn contact(
+        &self,
+        f: NewtonFunction,
+        cone: &dyn Cone,
+        i: usize,
+        r: &[f64],
+        u: &[f64],
+        phi: &mut [f64],
+        jac: Option<(&mut [f64], &mut [f64])>,
+    ) -> bool {
+        let mu = self.p.mu[i];
+        let (rn, rt) = self.rho[i];
+        match f {
+            NewtonFunction::AlartCurnier => {
+                cone.alart_curnier(mu, rn, rt, r, u, phi, jac);
+                true
+            }
+            NewtonFunction::NaturalMap => {
+                cone.natural_map(mu, rn, r, u, phi, jac);
+                true
+            }
+            NewtonFunction::FischerBurmeister => {
+                if mu > 0.0 {
+                    cone.fischer_burmeister(mu, r, u, phi, jac).is_ok()
+                } else {
+                    // μ = 0: frictionless contact; scalar FB on the normal pair, r_T = 0.
+                    scalar_fb_frictionless(r, u, phi, jac);
+                    true
+                }
+            }
+        }
+    }
+
+    /// Recomputes u, Φ, the Jacobian blocks (σ·D_u folded into D_r in prox mode) and the
+    /// true error at the current r.
+    fn refresh(&mut self) {
+        self.blocks.velocity(&self.r, &self.p.q, &mut self.u);
+        let (r, u) = (std::mem::take(&mut self.r), std::mem::take(&mut self.u));
+        let (mut phi, mut jr, mut ju) =
+            (std::mem::take(&mut self.phi), std::mem::take(&mut self.jr), std::mem::take(&mut self.ju));
+        self.eval(&r, &u, &mut phi, Some((&mut jr, &mut ju)));
+        if let Some(ps) = &self.prox {
+            jr.iter_mut().zip(&ju).for_each(|(a, b)| *a += ps.sigma * b);
+        }
+        self.error = self.p.error(&r, &u);
+        if self.error < self.best.1 {
+            self.best.0.clone_from(&r);
+            self.best.1 = self.error;
+        }
+        (self.r, self.u, self.phi, self.jr, self.ju) = (r, u, phi, jr, ju);
+    }
+
+    /// Prox mode: moves the centre to r when the inner problem is solved well enough (‖Φ_σ‖
+    /// down by 100) or after `inner_max` iterations, and adapts σ: ÷ν after a quick inner
+    /// solve (≤ 2 iterations), ×ν after a slow one.
+    fn prox_update(&mut self) {
+        let nphi = Self::merit(&self.phi).sqrt();
+        let Some(ps) = &mut self.prox else { return };
+        ps.inner += 1;
+        let solved = nphi <= 1e-2 * ps.phi_start;
+        if !(solved || ps.inner >= ps.params.inner_max) {
+            return;
+        }
+        if solved && ps.inner <= 2 {
+            ps.sigma = (ps.sigma / ps.params.nu).max(ps.sigma_min);
+        } else if !solved {
+            ps.sigma *= ps.params.nu;
+        }
+        ps.r_ref.copy_from_slice(&self.r);
+        ps.inner = 0;
+        ps.updates += 1;
+        self.merit_memory.clear();
+        self.refresh();
+        if let Some(ps) = &mut self.prox {
+            ps.phi_start = Self::merit(&self.phi).sqrt();
+        }
+    }
+
+    fn merit(phi: &[f64]) -> f64 {
+        0.5 * phi.iter().map(|v| v * v).sum::<f64>()
+    }
+
+    /// Newton direction into `self.dir`; `false` when even the regularised systems fail.
+    fn direction(&mut self) -> bool {
+        let n = self.r.len();
+        let d = self.p.dim;
+        let scale = self.jr.iter().chain(&self.ju).fold(1.0_f64, |m, v| m.max(v.abs()));
+        for eps_k in 0..4 {
+            let eps = if eps_k == 0 { 0.0 } else { scale * 10f64.powi(-12 + 3 * eps_k) };
+            self.factorizations += 1;
+            for k in 0..n {
+                self.dir[k] = -self.phi[k];
+            }
+            let ok = match &mut self.linear {
+                Linear::Sparse(sj) => {
+                    sj.assemble(d, &self.jr, &self.ju);
+                    sj.solve(eps, &mut self.dir)
+                }
+                Linear::Dense { w, j } => {
+                    dense_assemble(d, w, &self.jr, &self.ju, j);
+                    for k in 0..n {
+                        j[(k, k)] += eps;
+                    }
+                    let lu = j.partial_piv_lu();
+                    lu.solve_in_place(MatMut::from_column_major_slice_mut(&mut self.dir, n, 1));
+                    self.dir.iter().all(|v| v.is_finite())
+                }
+            };
+            if ok && self.residual_ok(eps > 0.0) {
+                if eps > 0.0 {
+                    self.regularized += 1;
+                }
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `‖J Δ + Φ‖ ≤ 1e-6 ‖Φ‖` (the solve was accurate), or, for a regularised system, at
+    /// least a descent direction of ½‖Φ‖² (`Φᵀ J Δ < 0`).
+    fn residual_ok(&mut self, regularized: bool) -> bool {
+        let n = self.r.len();
+        let mut jd = vec![0.0; n];
+        match &self.linear {
+            Linear::Sparse(sj) => sj.mul(&self.dir, &mut jd),
+            Linear::Dense { j: _, w: _ } => {
+                // J was overwritten by its LU: recompute J Δ blockwise.
+                let d = self.p.dim;
+                let mut wd = vec![0.0; n];
+                self.blocks.velocity(&self.dir, &vec![0.0; n], &mut wd);
+                for i in 0..n / d {
+                    for a in 0..d {
+                        let mut s = 0.0;
+                        for k in 0..d {
+                            s += self.jr[i * d * d + a * d + k] * self.dir[d * i + k]
+                                + self.ju[i * d * d + a * d + k] * wd[d * i + k];
+                        }
+                        jd[d * i + a] = s;
+                    }
+                }
+            }
+        }
+        let res: f64 = jd.iter().zip(&self.phi).map(|(a, b)| (a + b) * (a + b)).sum::<f64>().sqrt();
+        let nphi = self.phi.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let slope: f64 = jd.iter().zip(&self.phi).map(|(a, b)| a * b).sum();
+        res <= 1e-6 * nphi.max(f64::MIN_POSITIVE) || (regularized && slope < 0.0)
+    }
+}
+
+fn dense_assemble(d: usize, w: &Mat<f64>, jr: &[f64], ju: &[f64], j: &mut Mat<f64>) {
+    let n = w.nrows();
+    for i in 0..n / d {
+        for a in 0..d {
+            let row = d * i + a;
+            for c in 0..n {
+                let mut s = 0.0;
+                for k in 0..d {
+                    s += ju[i * d * d + a * d + k] * w[(d * i + k, c)];
+                }
+                j[(row, c)] = s;
+            }
+            for k in 0..d {
+                j[(row, d * i + k)] += jr[i * d * d + a * d + k];
+            }
+        }
+    }
+}
+
+/// Frictionless contact in FB form: `φ_N = r_N + u_N − √(r_N² + u_N²)`, `φ_T = r_T`.
+fn scalar_fb_frictionless(r: &[f64], u: &[f64], phi: &mut [f64], jac: Option<(&mut [f64], &mut [f64])>) {
+    let d = r.len();
+    let s = (r[0] * r[0] + u[0] * u[0]).sqrt();
+    phi[0] = r[0] + u[0] - s;
+    phi[1..].copy_from_slice(&r[1..]);
+    if let Some((jr, ju)) = jac {
+        jr.iter_mut().for_each(|v| *v = 0.0);
+        ju.iter_mut().for_each(|v| *v = 0.0);
+        let (a, b) = if s > 0.0 {
+            (1.0 - r[0] / s, 1.0 - u[0] / s)
+        } else {
+            (1.0 - 0.5f64.sqrt(), 1.0 - 0.5f64.sqrt())
+        };
+        jr[0] = a;
+        ju[0] = b;
+        for k in 1..d {
+            jr[k * d + k] = 1.0;
+        }
+    }
+}
+
+impl IterativeMethod for Method<'_> {
+    fn initial_error(&mut self) -> Option<f64> {
+        Some(self.error)
+    }
+
+    fn step(&mut self) -> StepResult {
+        let n = self.r.len();
+        let psi0 = Self::merit(&self.phi);
+        if !self.direction() {
+            self.fail =
+                Some((Status::NumericalFailure, "the Newton system is singular even regularised".into()));
+            return StepResult { error: self.error, stop: Some(Status::NumericalFailure) };
+        }
+        let reference = self.merit_memory.iter().fold(psi0, |m, v| m.max(*v));
+        let mut t = 1.0;
+        let mut accepted = false;
+        let mut best: Option<(f64, f64)> = None;
+        for _ in 0..MAX_HALVINGS {
+            for k in 0..n {
+                self.trial[k] = self.r[k] + t * self.dir[k];
+            }
+            self.blocks.velocity(&self.trial, &self.p.q, &mut self.trial_u);
+            let (tr, tu) = (std::mem::take(&mut self.trial), std::mem::take(&mut self.trial_u));
+            let mut tphi = std::mem::take(&mut self.trial_phi);
+            self.eval(&tr, &tu, &mut tphi, None);
+            let psi = Self::merit(&tphi);
+            self.trial = tr;
+            self.trial_u = tu;
+            self.trial_phi = tphi;
+            if psi.is_finite() && best.is_none_or(|(_, b)| psi < b) {
+                best = Some((t, psi));
+            }
+            if psi <= (1.0 - 2e-4 * t) * reference || (!self.opts.line_search && psi.is_finite()) {
+                accepted = true;
+                break;
+            }
+            self.line_search_steps += 1;
+            t *= 0.5;
+        }
+        if !accepted {
+            match best {
+                Some((tb, psi)) if psi < psi0 => t = tb,
+                _ => {
+                    self.fail = Some((Status::Stalled, "the line search found no decrease of ½‖Φ‖²".into()));
+                    return StepResult { error: self.error, stop: Some(Status::Stalled) };
+                }
+            }
+        }
+        for k in 0..n {
+            self.r[k] += t * self.dir[k];
+        }
+        self.refresh();
+        if self.merit_memory.len() == MEMORY {
+            self.merit_memory.remove(0);
+        }
+        self.merit_memory.push(psi0);
+        if self.error > 0.0 {
+            self.prox_update();
+        }
+        StepResult::go(self.error)
+    }
+}
+
+impl FrictionSolver for SemismoothNewton {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn solve(
+        &mut self,
+        p: &FrictionContactProblem,
+        warm: Option<&[f64]>,
+        s: &Settings,
+    ) -> Result<FrictionSolution, Error> {
+        run(self, None, p, warm, s)
+    }
+}
+
+/// The Newton loop shared by the Newton solvers and `prox`.
+pub(crate) fn run(
+    opts: &SemismoothNewton,
+    prox: Option<ProxParams>,
+    p: &FrictionContactProblem,
+    warm: Option<&[f64]>,
+    s: &Settings,
+) -> Result<FrictionSolution, Error> {
+    let r0 = start(p, warm, s)?;
+    if !(opts.rho_scale > 0.0 && opts.rho_scale.is_finite()) {
+        return Err(Error::setting("rho_scale", opts.rho_scale, "must be finite and > 0"));
+    }
+    let cones = p.cone_objects()?;
+    if opts.function == NewtonFunction::FischerBurmeister {
+        if let Some((i, c)) =
+            cones.iter().enumerate().find(|(i, c)| p.mu[*i] > 0.0 && c.soc_map(p.mu[*i]).is_none())
+        {
+            return Err(Error::Requirement {
+                solver: opts.name.into(),
+                requirement: format!(
+                    "ellipsoidal cones (a map to the Lorentz cone); contact {i} is {}",
+                    c.name()
+                ),
+                suggestion: Some("use ac-newton or nsgs".into()),
+            });
+        }
+    }
+    let n = p.size();
+    let d = p.dim;
+    let blocks = Blocks::new(&p.w, d);
+    let rho = (0..p.contacts())
+        .map(|i| {
+            let w = blocks.diag(i);
+            let rn = if w[0] > 0.0 { 1.0 / w[0] } else { 1.0 };
+            let td: f64 = (1..d).map(|k| w[k * d + k]).sum::<f64>() / (d - 1) as f64;
+            let rt = if td > 0.0 { 1.0 / td } else { rn };
+            (rn * opts.rho_scale, rt * opts.rho_scale)
+        })
+        .collect();
+    let sparse = opts.sparse.unwrap_or_else(|| p.w.is_sparse() || (p.w.nnz() as f64) < 0.3 * (n * n) as f64);
+    let linear = if sparse {
+        Linear::Sparse(Box::new(SparseJ::new(&blocks, n)))
+    } else {
+        Linear::Dense { w: p.w.to_dense(), j: Mat::zeros(n, n) }
+    };
+    let prox = prox.map(|params| {
+        let wmax = p.w.diagonal().iter().fold(0.0_f64, |m, v| m.max(v.abs())).max(f64::MIN_POSITIVE);
+        ProxState {
+            params,
+            sigma: params.sigma0 * wmax,
+            sigma_min: 1e-12 * wmax,
+            r_ref: r0.clone(),
+            inner: 0,
+            phi_start: f64::INFINITY,
+            updates: 0,
+        }
+    });
+    let mut m = Method {
+        opts,
+        p,
+        blocks,
+        cones,
+        rho,
+        linear,
+        r: r0,
+        u: vec![0.0; n],
+        phi: vec![0.0; n],
+        jr: vec![0.0; n * d],
+        ju: vec![0.0; n * d],
+        trial: vec![0.0; n],
+        trial_u: vec![0.0; n],
+        trial_phi: vec![0.0; n],
+        dir: vec![0.0; n],
+        merit_memory: Vec::with_capacity(MEMORY),
+        error: 0.0,
+        factorizations: 0,
+        line_search_steps: 0,
+        regularized: 0,
+        fail: None,
+        best: (Vec::new(), f64::INFINITY),
+        prox,
+    };
+    m.refresh();
+    if let Some(ps) = &mut m.prox {
+        ps.phi_start = Method::merit(&m.phi).sqrt();
+    }
+    let name = if m.prox.is_some() { "prox" } else { opts.name };
+    let out = iteration::run(&mut m, s, DEFAULT_MAX_ITER);
+    let mut report = SolveReport::new(name);
+    report.status = out.status;
+    report.iterations = out.iterations;
+    report.elapsed = out.elapsed;
+    report.history = out.history;
+    report.factorizations = m.factorizations;
+    report.line_search_steps = m.line_search_steps;
+    let mut msg = vec![format!("{} LU", if sparse { "sparse" } else { "dense" })];
+    if let Some(ps) = &m.prox {
+        msg.push(format!("{} prox updates, final σ = {:.2e}", ps.updates, ps.sigma));
+    }
+    if m.regularized > 0 {
+        msg.push(format!("{} regularised Newton systems", m.regularized));
+    }
+    if let Some((_, why)) = m.fail.take() {
+        msg.push(why);
+    }
+    report.message = Some(msg.join("; "));
+    // The best iterate, not the last (they differ after watchdog steps).
+    let r = if m.best.1 < m.error { m.best.0 } else { m.r };
+    Ok(p.solution(r, report, s.tol))
+}
+
+const _: () = assert!(MAX_DIM >= 2);
