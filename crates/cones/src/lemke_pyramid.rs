@@ -37,27 +37,31 @@
 //! "only because one of the friction directions … corresponded to the exact solution,
 //! thereby eliminating the friction linearization error". This solver turns that remark into
 //! an iteration. Every sliding contact (c_n > 0, λ > 0, u_T ≠ 0) gets one extra generator
-//! `G(ψ)`, the point of the *true* section `S_1(1)` with outward normal angle ψ (the base
-//! pyramid is kept, minus base generators closer to it than a quarter of the base spacing, so
-//! that no two columns are nearly parallel), and the LCP is solved again. When ψ is the exact
-//! slip direction, the LCP answer is exact at that contact: the force sits on the vertex
-//! `μ c_n G(ψ)` and `−u_T` lies in the vertex's normal cone. Where to put ψ:
+//! `G(n)`, the point of the *true* section `S_1(1)` with outward unit normal n, i.e. the
+//! maximal-dissipation force for a slip along `−n` ([`Cone::support`]); the base pyramid is
+//! kept, minus base generators closer to it than a quarter of the base spacing, so that no two
+//! columns are nearly parallel. Then the LCP is solved again. When `−n` is the exact slip
+//! direction, the LCP answer is exact at that contact: the force sits on the vertex
+//! `μ c_n G(n)` and `−u_T` lies in the vertex's normal cone. Where to put n:
 //!
-//! * 3-D (k = 2 tangential components): one **Newton step** on the slip directions of all
-//!   sliding contacts together, with the LCP's active set frozen (lifted: r = 0; sticking:
-//!   u = 0; sliding: `u_N = 0`, `r = ρ (1, μ G(ψ))`). This model is a square linear system in
-//!   the reactions for given ψ; the equations are `F_j(ψ) = n(ψ_j) × (−u_{T,j}) = 0` (slip along
-//!   the normal), and their Jacobian comes from one LU of the model and one solve per sliding
-//!   contact (`G'` by central differences of [`Cone::support`]). The step starts from the
-//!   normal angle of each contact's current force and is capped at π/8. The next LCP
-//!   checks the active set: a contact that should stick or lift does so there. When the model
-//!   is singular, a per-contact secant on (force angle, slip angle) samples is used instead.
-//! * Torsion (k ≥ 3): the maximal-dissipation force for the current slip,
-//!   `argmax {−t·u_T : t ∈ S_1(1)}` ([`Cone::support`]), a fixed-point iteration.
+//! * One **Newton step** on the slip directions of all sliding contacts together, with the
+//!   LCP's active set frozen (lifted: r = 0; sticking: u = 0; sliding: `u_N = 0`,
+//!   `r = ρ (1, μ G(n))` with n the unit normal of the section at the force). For given
+//!   normals this model is a square linear system in the reactions; the equations are
+//!   `F_j = E_jᵀ(−u_{T,j}) = 0` (the slip is along the normal; `E_j` an orthonormal basis of
+//!   `n_j`'s complement, so one equation per contact in 3-D, two with torsion), the unknowns
+//!   the coordinates θ of each normal in the chart `n(θ) = (n + E θ)/‖n + E θ‖`. The Jacobian
+//!   costs one LU of the model and one solve per unknown (`∂G/∂θ` by central differences of
+//!   [`Cone::support`]). The step starts from the normal at each contact's current force
+//!   (exact when the force sits on its aligned generator) and is capped at π/8. The next LCP
+//!   checks the active set: a contact that should stick or lift does so there.
+//! * If the model is singular: in 3-D a per-contact secant on (force angle, slip angle)
+//!   samples, with torsion the maximal-dissipation force for the current slip,
+//!   `argmax {−t·u_T : t ∈ S_1(1)}` (a fixed-point iteration).
 //!
-//! Measured (tests, random problems with W = J M⁻¹ Jᵀ + 10⁻³ I, 3–55 sliding contacts out of
-//! 10–100): the Newton placement converges quadratically, from the plain answer's 10⁻²–10⁻³ to
-//! below 10⁻¹⁰ in 3–5 LCP solves. Two simpler placements were tried and dropped: adding the
+//! Measured (tests, random problems with W = J M⁻¹ Jᵀ + 10⁻³ I, 3–117 sliding contacts out of
+//! 10–200, and a 4-D round law): the Newton placement converges quadratically, from the plain
+//! answer's 10⁻²–10⁻³ to below 10⁻¹⁰ in 3–5 LCP solves. Two simpler placements were tried and dropped: adding the
 //! maximal-dissipation generator each round (bisection of the bracketing edge, linear rate
 //! ≈ 3 per round, and nearly parallel columns that broke Lemke's accuracy), and rotating the
 //! whole pyramid onto it (a fixed-point iteration that stalled on 5 of 6 problems).
@@ -167,8 +171,8 @@ struct Generators {
     base: Vec<Vec<f64>>,
     /// Smallest distance between two base columns of each contact (∞ with fewer than two).
     spacing: Vec<f64>,
-    /// The aligned generator and its normal angle (k = 2; NaN otherwise).
-    extra: Vec<Option<(Vec<f64>, f64)>>,
+    /// The aligned generator `G(n)` and its unit normal n.
+    extra: Vec<Option<(Vec<f64>, Vec<f64>)>>,
     gens: Vec<Vec<f64>>,
 }
 
@@ -178,13 +182,17 @@ fn dist(a: &[f64], b: &[f64]) -> f64 {
 
 impl Generators {
     fn new(k: usize, base: Vec<Vec<f64>>) -> Generators {
+        // All pairs up to 64 columns, consecutive ones (neighbours in the default orders)
+        // beyond.
         let spacing = base
             .iter()
             .map(|b| {
                 let cols: Vec<&[f64]> = b.chunks(k).collect();
+                let m = cols.len();
                 let mut s = f64::INFINITY;
-                for a in 0..cols.len() {
-                    for c in a + 1..cols.len() {
+                for a in 0..m {
+                    let others = if m <= 64 { a + 1..m } else { a + 1..(a + 2).min(m) };
+                    for c in others {
                         s = s.min(dist(cols[a], cols[c]));
                     }
                 }
@@ -204,13 +212,9 @@ impl Generators {
         &self.gens[i][j * self.k..(j + 1) * self.k]
     }
 
-    fn has_extra(&self, i: usize) -> bool {
-        self.extra[i].is_some()
-    }
-
-    /// Sets contact i's aligned generator `t` (normal angle `psi`, NaN when unknown) and
-    /// reassembles `D_i`; `false` when `t` is already its aligned generator or a base one.
-    fn set_extra(&mut self, i: usize, t: &[f64], psi: f64) -> bool {
+    /// Sets contact i's aligned generator `t = G(n)` and reassembles `D_i`; `false` when `t`
+    /// is already its aligned generator or a base one.
+    fn set_extra(&mut self, i: usize, t: &[f64], n: &[f64]) -> bool {
         let same = SAME_GENERATOR * norm(t).max(1e-300);
         if self.extra[i].as_ref().is_some_and(|(e, _)| dist(e, t) <= same) {
             return false;
@@ -223,7 +227,7 @@ impl Generators {
             self.base[i].chunks(self.k).filter(|c| dist(c, t) >= keep).flatten().copied().collect();
         d.extend_from_slice(t);
         self.gens[i] = d;
-        self.extra[i] = Some((t.to_vec(), psi));
+        self.extra[i] = Some((t.to_vec(), n.to_vec()));
         true
     }
 }
@@ -397,7 +401,17 @@ impl State {
         let nc = lay.beta_off.len();
         State {
             cn: z[..nc].to_vec(),
-            beta: (0..nc).map(|i| z[lay.beta_off[i]..lay.beta_off[i] + g.count(i)].to_vec()).collect(),
+            // `Σβ ≤ μ c_n`: a lifted contact's β is 0 (round-off or a degenerate marker otherwise).
+            beta: (0..nc)
+                .map(|i| {
+                    let b = &z[lay.beta_off[i]..lay.beta_off[i] + g.count(i)];
+                    if z[i] > 0.0 {
+                        b.to_vec()
+                    } else {
+                        vec![0.0; b.len()]
+                    }
+                })
+                .collect(),
             lam: lay.lam.iter().map(|l| l.map_or(0.0, |l| z[l])).collect(),
         }
     }
@@ -580,6 +594,51 @@ fn lemke_failure(status: Status, lcp_n: usize, msg: Option<&str>) -> (Status, St
     (status, format!("{what} (size {lcp_n}){detail}"))
 }
 
+/// The point of the section `S_1(1)` with outward unit normal `n`: the maximal-dissipation
+/// force for a slip along `−n` ([`Cone::support`]).
+fn generator(cone: &dyn Cone, n: &[f64], out: &mut [f64]) {
+    let mut v = [0.0; MAX_DIM];
+    v.iter_mut().zip(n).for_each(|(a, b)| *a = -b);
+    cone.support(1.0, &v[..n.len()], out);
+}
+
+/// `n + Σ θ_b e_b`, normalised: the directions near `n` (unit) in the chart of an
+/// orthonormal tangent basis `e` (`k − 1` vectors of length k, flattened).
+fn chart(n: &[f64], e: &[f64], theta: &[f64]) -> Vec<f64> {
+    let k = n.len();
+    let mut v = n.to_vec();
+    for (b, th) in theta.iter().enumerate() {
+        v.iter_mut().zip(&e[b * k..(b + 1) * k]).for_each(|(x, eb)| *x += th * eb);
+    }
+    let s = norm(&v);
+    v.iter_mut().for_each(|x| *x /= s);
+    v
+}
+
+/// An orthonormal basis of the complement of the unit vector `n` (`k − 1` vectors, flattened):
+/// `(−n_y, n_x)` for k = 2, Gram–Schmidt on the coordinate axes otherwise.
+fn tangent_basis(n: &[f64]) -> Vec<f64> {
+    let k = n.len();
+    if k == 2 {
+        return vec![-n[1], n[0]];
+    }
+    let mut basis: Vec<Vec<f64>> = vec![n.to_vec()];
+    let mut axes: Vec<usize> = (0..k).collect();
+    axes.sort_by(|&a, &b| n[a].abs().total_cmp(&n[b].abs()));
+    for &ax in axes.iter().take(k - 1) {
+        let mut v = vec![0.0; k];
+        v[ax] = 1.0;
+        for bv in &basis {
+            let c: f64 = v.iter().zip(bv).map(|(x, y)| x * y).sum();
+            v.iter_mut().zip(bv).for_each(|(x, y)| *x -= c * y);
+        }
+        let s = norm(&v);
+        v.iter_mut().for_each(|x| *x /= s);
+        basis.push(v);
+    }
+    basis[1..].concat()
+}
+
 /// What the LCP answer says a contact does, for the Newton model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -587,58 +646,56 @@ enum Kind {
     Lift,
     /// `u_i = 0`, `r_i` free.
     Stick,
-    /// `u_N = 0`, `r_i = ρ (1, μ G(ψ))` (or `ρ e_N` without friction).
+    /// `u_N = 0`, `r_i = ρ (1, μ G(n))` (or `ρ e_N` without friction).
     Slide,
 }
 
-/// One Newton step on the slip directions of the sliding contacts (k = 2) with the LCP's
-/// active set frozen; see the module docs. `psi[i]` is the force's normal angle at each
-/// sliding contact (`None` elsewhere). Returns the new angles, or `None` when a linear system
-/// of the model is singular.
-fn newton_directions(
+/// One Newton step on the slip directions of the sliding contacts with the LCP's active set
+/// frozen (see the module docs). `normal[i]` is the unit normal of the section at each sliding
+/// contact's force (`None` elsewhere). The unknowns are the chart coordinates θ of each normal
+/// ([`chart`]); the equations `F = Eᵀ(−u_T) = 0` say that the slip is along the normal.
+/// Returns the new normals, or `None` when a linear system of the model is singular.
+fn newton_normals(
     p: &FrictionContactProblem,
     wd: &faer::Mat<f64>,
     cones: &[std::sync::Arc<dyn Cone>],
     cn: &[f64],
-    psi: &[Option<f64>],
-) -> Option<Vec<Option<f64>>> {
+    normal: &[Option<Vec<f64>>],
+) -> Option<Vec<Option<Vec<f64>>>> {
     use faer::linalg::solvers::Solve;
     let (d, nc) = (p.dim, p.contacts());
-    let n = d * nc;
-    let kind: Vec<Kind> = (0..nc)
-        .map(|i| {
-            if cn[i] <= 0.0 {
-                Kind::Lift
-            } else if psi[i].is_some() || p.mu[i] == 0.0 {
-                Kind::Slide
-            } else {
-                Kind::Stick
-            }
-        })
-        .collect();
-    // Unknowns (columns): a vector of r-space each; equations (rows): a row of u each.
-    let mut cols: Vec<(usize, [f64; 3])> = Vec::new();
+    let (k, n) = (d - 1, d * nc);
+    let kind = |i: usize| {
+        if cn[i] <= 0.0 {
+            Kind::Lift
+        } else if normal[i].is_some() || p.mu[i] == 0.0 {
+            Kind::Slide
+        } else {
+            Kind::Stick
+        }
+    };
+    // Unknowns (columns): a vector of r-space each; equations (rows): a component of u each.
+    let mut cols: Vec<(usize, [f64; MAX_DIM])> = Vec::new();
     let mut rows: Vec<usize> = Vec::new();
-    let mut slides: Vec<(usize, usize, f64)> = Vec::new(); // (contact, column, ψ)
+    let mut slides: Vec<(usize, usize, Vec<f64>, Vec<f64>)> = Vec::new(); // (contact, column, n, E)
     for i in 0..nc {
-        match kind[i] {
+        match kind(i) {
             Kind::Lift => {}
             Kind::Stick => {
                 for c in 0..d {
-                    let mut v = [0.0; 3];
+                    let mut v = [0.0; MAX_DIM];
                     v[c] = 1.0;
                     cols.push((i, v));
                     rows.push(d * i + c);
                 }
             }
             Kind::Slide => {
-                let mut v = [1.0, 0.0, 0.0];
-                if let Some(ps) = psi[i] {
-                    let mut t = [0.0; 2];
-                    generator_at(cones[i].as_ref(), ps, &mut t);
-                    v[1] = p.mu[i] * t[0];
-                    v[2] = p.mu[i] * t[1];
-                    slides.push((i, cols.len(), ps));
+                let mut v = [0.0; MAX_DIM];
+                v[0] = 1.0;
+                if let Some(nv) = &normal[i] {
+                    generator(cones[i].as_ref(), nv, &mut v[1..d]);
+                    v[1..d].iter_mut().for_each(|x| *x *= p.mu[i]);
+                    slides.push((i, cols.len(), nv.clone(), tangent_basis(nv)));
                 }
                 cols.push((i, v));
                 rows.push(d * i);
@@ -646,15 +703,14 @@ fn newton_directions(
         }
     }
     let m = cols.len();
-    if slides.is_empty() || m == 0 {
+    if slides.is_empty() {
         return None;
     }
-    let wcol =
-        |row: usize, (i, v): &(usize, [f64; 3])| (0..d).map(|l| wd[(row, d * i + l)] * v[l]).sum::<f64>();
-    let a = faer::Mat::from_fn(m, m, |r, c| wcol(rows[r], &cols[c]));
-    let lu = a.partial_piv_lu();
-    let b = faer::Mat::from_fn(m, 1, |r, _| -p.q[rows[r]]);
-    let x = lu.solve(&b);
+    let wcol = |row: usize, (i, v): &(usize, [f64; MAX_DIM])| {
+        (0..d).map(|l| wd[(row, d * i + l)] * v[l]).sum::<f64>()
+    };
+    let lu = faer::Mat::from_fn(m, m, |r, c| wcol(rows[r], &cols[c])).partial_piv_lu();
+    let x = lu.solve(faer::Mat::from_fn(m, 1, |r, _| -p.q[rows[r]]));
     let mut r = faer::Mat::<f64>::zeros(n, 1);
     for (c, (i, v)) in cols.iter().enumerate() {
         for l in 0..d {
@@ -665,83 +721,97 @@ fn newton_directions(
     for j in 0..n {
         u[(j, 0)] += p.q[j];
     }
-    // Derivatives: ψ_l turns column l's friction part: e_l = ρ_l (0, μ G'(ψ_l)).
-    let ns = slides.len();
+    // Derivatives: θ_{l,b} turns column l's friction part: e = ρ_l μ_l ∂G/∂θ_b (central
+    // differences of the support function in the chart).
+    let nt = slides.len() * (k - 1);
     let h = 1e-7;
-    let mut e = faer::Mat::<f64>::zeros(n, ns);
-    for (s, &(i, c, ps)) in slides.iter().enumerate() {
-        let (mut tp, mut tm) = ([0.0; 2], [0.0; 2]);
-        generator_at(cones[i].as_ref(), ps + h, &mut tp);
-        generator_at(cones[i].as_ref(), ps - h, &mut tm);
-        for l in 0..2 {
-            e[(d * i + 1 + l, s)] = x[(c, 0)] * p.mu[i] * (tp[l] - tm[l]) / (2.0 * h);
+    let mut e = faer::Mat::<f64>::zeros(n, nt);
+    for (s, (i, c, nv, basis)) in slides.iter().enumerate() {
+        for b in 0..k - 1 {
+            let mut th = vec![0.0; k - 1];
+            let (mut gp, mut gm) = ([0.0; MAX_DIM], [0.0; MAX_DIM]);
+            th[b] = h;
+            generator(cones[*i].as_ref(), &chart(nv, basis, &th), &mut gp[..k]);
+            th[b] = -h;
+            generator(cones[*i].as_ref(), &chart(nv, basis, &th), &mut gm[..k]);
+            for l in 0..k {
+                e[(d * i + 1 + l, s * (k - 1) + b)] = x[(*c, 0)] * p.mu[*i] * (gp[l] - gm[l]) / (2.0 * h);
+            }
         }
     }
     let we = wd * &e;
-    let rhs = faer::Mat::from_fn(m, ns, |rr, s| -we[(rows[rr], s)]);
-    let dx = lu.solve(&rhs);
+    let dx = lu.solve(faer::Mat::from_fn(m, nt, |rr, s| -we[(rows[rr], s)]));
     let mut dr = e;
     for (c, (i, v)) in cols.iter().enumerate() {
-        for s in 0..ns {
+        for s in 0..nt {
             for l in 0..d {
                 dr[(d * i + l, s)] += dx[(c, s)] * v[l];
             }
         }
     }
     let du = wd * &dr;
-    // F_j = n_j × (−u_T,j) = n_y u_x − n_x u_y, zero when the slip is along the normal.
-    let mut f = faer::Mat::<f64>::zeros(ns, 1);
-    let mut jac = faer::Mat::<f64>::zeros(ns, ns);
-    for (jj, &(j, _, ps)) in slides.iter().enumerate() {
-        let (nx, ny) = (ps.cos(), ps.sin());
-        let (ux, uy) = (u[(d * j + 1, 0)], u[(d * j + 2, 0)]);
-        f[(jj, 0)] = ny * ux - nx * uy;
-        for ll in 0..ns {
-            let (dux, duy) = (du[(d * j + 1, ll)], du[(d * j + 2, ll)]);
-            jac[(jj, ll)] = ny * dux - nx * duy;
+    // F_{j,a} = e_a·(−u_T,j); ∂e_a/∂θ_b = −δ_ab n at θ = 0 gives the diagonal term n·u_T.
+    let mut f = faer::Mat::<f64>::zeros(nt, 1);
+    let mut jac = faer::Mat::<f64>::zeros(nt, nt);
+    for (jj, (j, _, nv, basis)) in slides.iter().enumerate() {
+        let ut: Vec<f64> = (0..k).map(|l| u[(d * j + 1 + l, 0)]).collect();
+        let n_dot_u: f64 = nv.iter().zip(&ut).map(|(a, b)| a * b).sum();
+        for a in 0..k - 1 {
+            let ea = &basis[a * k..(a + 1) * k];
+            let row = jj * (k - 1) + a;
+            f[(row, 0)] = -ea.iter().zip(&ut).map(|(x, y)| x * y).sum::<f64>();
+            for col in 0..nt {
+                jac[(row, col)] = -(0..k).map(|l| ea[l] * du[(d * j + 1 + l, col)]).sum::<f64>();
+            }
+            jac[(row, row)] += n_dot_u;
         }
-        jac[(jj, jj)] += nx * ux + ny * uy;
     }
     let step = jac.partial_piv_lu().solve(&f);
-    let big = (0..ns).map(|s| step[(s, 0)].abs()).fold(0.0f64, f64::max);
+    let big = (0..nt).map(|s| step[(s, 0)].abs()).fold(0.0f64, f64::max);
     if !big.is_finite() || !(0..m).all(|c| x[(c, 0)].is_finite()) {
         return None;
     }
     let scale = if big > PI / 8.0 { PI / 8.0 / big } else { 1.0 };
     let mut out = vec![None; nc];
-    for (s, &(i, _, ps)) in slides.iter().enumerate() {
-        out[i] = Some(wrap(ps - scale * step[(s, 0)]));
+    for (s, (i, _, nv, basis)) in slides.iter().enumerate() {
+        let th: Vec<f64> = (0..k - 1).map(|b| -scale * step[(s * (k - 1) + b, 0)]).collect();
+        out[*i] = Some(chart(nv, basis, &th));
     }
     Some(out)
 }
 
 impl LemkePyramid {
-    /// The normal angle of contact i's friction force (its aligned generator's angle when the
-    /// force sits there; that of the slip when the force is 0).
-    fn force_angle(g: &Generators, st: &State, i: usize, cone: &dyn Cone, ut: &[f64]) -> f64 {
+    /// The unit normal of the section at contact i's friction force: its aligned generator's
+    /// when the force sits there; for k = 2 by [`normal_angle`]; for k ≥ 3 the force's own
+    /// direction (exact for a round section); `−u_T` when the force is 0.
+    fn force_normal(g: &Generators, st: &State, i: usize, cone: &dyn Cone, ut: &[f64]) -> Vec<f64> {
+        let k = g.k;
         let beta = &st.beta[i];
         let total: f64 = beta.iter().sum();
-        let on_extra = g.has_extra(i) && beta[beta.len() - 1] >= (1.0 - 1e-12) * total;
-        match &g.extra[i] {
-            Some((_, pe)) if on_extra && pe.is_finite() => *pe,
-            _ => {
-                let mut f = [0.0; 2];
-                for (j, b) in beta.iter().enumerate() {
-                    f[0] += b * g.col(i, j)[0];
-                    f[1] += b * g.col(i, j)[1];
-                }
-                if f == [0.0, 0.0] {
-                    (-ut[1]).atan2(-ut[0])
-                } else {
-                    normal_angle(cone, &f)
-                }
+        if let Some((_, ne)) = &g.extra[i] {
+            if beta[beta.len() - 1] >= (1.0 - 1e-12) * total {
+                return ne.clone();
             }
+        }
+        let mut f = vec![0.0; k];
+        for (j, b) in beta.iter().enumerate() {
+            f.iter_mut().zip(g.col(i, j)).for_each(|(x, c)| *x += b * c);
+        }
+        let (sf, su) = (norm(&f), norm(ut));
+        if sf == 0.0 {
+            ut.iter().map(|v| -v / su).collect()
+        } else if k == 2 {
+            let psi = normal_angle(cone, &f);
+            vec![psi.cos(), psi.sin()]
+        } else {
+            f.iter().map(|v| v / sf).collect()
         }
     }
 
-    /// The per-contact secant estimate of the exact direction (the fallback of the Newton
-    /// step): through the last two samples (force angle, gap to the slip's angle).
-    fn secant_angle(psi_f: f64, ut: &[f64], sample: &mut Sample) -> f64 {
+    /// The per-contact secant estimate of the exact direction (k = 2; the fallback of the
+    /// Newton step): through the last two samples (force angle, gap to the slip's angle).
+    fn secant_normal(n_f: &[f64], ut: &[f64], sample: &mut Sample) -> Vec<f64> {
+        let psi_f = n_f[1].atan2(n_f[0]);
         let gap = wrap((-ut[1]).atan2(-ut[0]) - psi_f);
         let mut step = gap;
         if let Some((pf0, g0)) = *sample {
@@ -752,13 +822,17 @@ impl LemkePyramid {
             }
         }
         *sample = Some((psi_f, gap));
-        wrap(psi_f + step)
+        let psi = psi_f + step;
+        vec![psi.cos(), psi.sin()]
     }
 
-    /// Makes `t` (normal angle `psi`, NaN when unknown) contact i's aligned generator and puts
-    /// the warm guess `β_i = μ c_n` on it; returns whether the generators changed.
-    fn place(g: &mut Generators, st: &mut State, i: usize, t: &[f64], psi: f64, mu: f64) -> bool {
-        if !t.iter().all(|v| v.is_finite()) || norm(t) == 0.0 || !g.set_extra(i, t, psi) {
+    /// Makes `G(n)` contact i's aligned generator and puts the warm guess `β_i = μ c_n` on it;
+    /// returns whether the generators changed.
+    fn place(g: &mut Generators, st: &mut State, i: usize, cone: &dyn Cone, n: &[f64], mu: f64) -> bool {
+        let mut t = [0.0; MAX_DIM];
+        generator(cone, n, &mut t[..g.k]);
+        let t = &t[..g.k];
+        if !t.iter().all(|v| v.is_finite()) || norm(t) == 0.0 || !g.set_extra(i, t, n) {
             return false;
         }
         let m = g.count(i);
@@ -817,14 +891,13 @@ impl LemkePyramid {
                 let ut = &u0[d * i + 1..d * (i + 1)];
                 let (cn, rt) = (r0[d * i].max(0.0), &r0[d * i + 1..d * (i + 1)]);
                 st.cn[i] = cn;
-                let mut t = [0.0; MAX_DIM];
                 let slides = cn > 0.0 && norm(ut) > 1e-9 * scale;
                 if slides {
-                    st.lam[i] = cones[i].support(1.0, ut, &mut t[..k]);
+                    st.lam[i] = cones[i].support(1.0, ut, &mut [0.0; MAX_DIM][..k]);
                 }
                 if slides && k >= 2 {
-                    let psi = if k == 2 { (-ut[1]).atan2(-ut[0]) } else { f64::NAN };
-                    Self::place(&mut g, &mut st, i, &t[..k], psi, p.mu[i]);
+                    let n: Vec<f64> = ut.iter().map(|v| -v / norm(ut)).collect();
+                    Self::place(&mut g, &mut st, i, cones[i].as_ref(), &n, p.mu[i]);
                 } else if cn > 0.0 {
                     if let Some(b) = express(&g, i, rt) {
                         st.beta[i] = b;
@@ -901,7 +974,12 @@ impl LemkePyramid {
                     let err = p.error(&r, &p.velocity(&r));
                     best = Some((r, err));
                 }
-                break lemke_failure(sol.report.status, lay.n, sol.report.message.as_deref());
+                let (status, msg) = lemke_failure(sol.report.status, lay.n, sol.report.message.as_deref());
+                let kept = best.as_ref().map_or(f64::NAN, |b| b.1);
+                break (
+                    status,
+                    format!("{msg}; LCP solve {solves}, returning the best answer (error {kept:.1e})"),
+                );
             }
             st = State::from_z(&sol.z, &g, &lay);
             let r = st.reactions(&g, d);
@@ -944,33 +1022,27 @@ impl LemkePyramid {
                 for i in (0..nc).filter(|&i| !sliding[i]) {
                     samples[i] = None;
                 }
-                let mut target: Vec<Option<f64>> = vec![None; nc];
-                if k == 2 {
-                    let psi_f: Vec<Option<f64>> = (0..nc)
+                let normals: Vec<Option<Vec<f64>>> = (0..nc)
+                    .map(|i| sliding[i].then(|| Self::force_normal(&g, &st, i, cones[i].as_ref(), slip(i))))
+                    .collect();
+                let wd = wd.get_or_insert_with(|| p.w.to_dense());
+                let target = newton_normals(p, wd, &cones, &st.cn, &normals).unwrap_or_else(|| {
+                    (0..nc)
                         .map(|i| {
-                            sliding[i].then(|| Self::force_angle(&g, &st, i, cones[i].as_ref(), slip(i)))
+                            let nf = normals[i].as_ref()?;
+                            Some(if k == 2 {
+                                Self::secant_normal(nf, slip(i), &mut samples[i])
+                            } else {
+                                slip(i).iter().map(|v| -v / norm(slip(i))).collect()
+                            })
                         })
-                        .collect();
-                    let wd = wd.get_or_insert_with(|| p.w.to_dense());
-                    target = newton_directions(p, wd, &cones, &st.cn, &psi_f).unwrap_or_else(|| {
-                        (0..nc)
-                            .map(|i| psi_f[i].map(|pf| Self::secant_angle(pf, slip(i), &mut samples[i])))
-                            .collect()
-                    });
-                }
+                        .collect()
+                });
                 for i in (0..nc).filter(|&i| sliding[i]) {
-                    let mut t = [0.0; MAX_DIM];
-                    let psi = match target[i] {
-                        Some(ps) => {
-                            generator_at(cones[i].as_ref(), ps, &mut t[..2]);
-                            ps
-                        }
-                        None => {
-                            cones[i].support(1.0, slip(i), &mut t[..k]);
-                            f64::NAN
-                        }
-                    };
-                    changed += usize::from(Self::place(&mut g, &mut st, i, &t[..k], psi, p.mu[i]));
+                    if let Some(nv) = &target[i] {
+                        changed +=
+                            usize::from(Self::place(&mut g, &mut st, i, cones[i].as_ref(), nv, p.mu[i]));
+                    }
                 }
                 lcp_warm = true;
             }
@@ -1368,6 +1440,37 @@ mod tests {
     }
 
     #[test]
+    fn secant_fallback_finds_the_root_of_a_linear_gap() {
+        // φ(ψ) = 0.5 + 2(ψ − 0.5): the exact direction is ψ = 0.5.
+        let phi = |psi: f64| 0.5 + 2.0 * (psi - 0.5);
+        let slip = |psi: f64| [-phi(psi).cos(), -phi(psi).sin()];
+        let mut sample = None;
+        let n1 = LemkePyramid::secant_normal(&[0.3f64.cos(), 0.3f64.sin()], &slip(0.3), &mut sample);
+        assert!((n1[1].atan2(n1[0]) - phi(0.3)).abs() < 1e-14, "first step: the slip's direction");
+        let psi1 = n1[1].atan2(n1[0]);
+        let n2 = LemkePyramid::secant_normal(&n1, &slip(psi1), &mut sample);
+        assert!((n2[1].atan2(n2[0]) - 0.5).abs() < 1e-13);
+    }
+
+    #[test]
+    fn charts_and_tangent_bases() {
+        for n in [vec![0.6, 0.8], vec![0.0, 0.6, 0.8], vec![0.5, -0.5, 0.5, 0.5]] {
+            let k = n.len();
+            let e = tangent_basis(&n);
+            for a in 0..k - 1 {
+                let ea = &e[a * k..(a + 1) * k];
+                assert!((norm(ea) - 1.0).abs() < 1e-14);
+                assert!(ea.iter().zip(&n).map(|(x, y)| x * y).sum::<f64>().abs() < 1e-14);
+                for b in 0..a {
+                    let eb = &e[b * k..(b + 1) * k];
+                    assert!(ea.iter().zip(eb).map(|(x, y)| x * y).sum::<f64>().abs() < 1e-14);
+                }
+            }
+            assert_eq!(chart(&n, &e, &vec![0.0; k - 1]), n);
+        }
+    }
+
+    #[test]
     fn alignment_reaches_1e8_on_sliding_problems() {
         for seed in 0..4 {
             let mut p = random_problem(300 + seed, 3, 10, 16, 1.0, seed % 2 == 1);
@@ -1380,6 +1483,97 @@ mod tests {
             assert!((0..10).filter(|&i| sliding(&p, &sol, i)).count() >= 2, "seed {seed}");
             assert!(sol.report.history.len() <= 8, "seed {seed}: {:?}", sol.report.history);
         }
+    }
+
+    /// The cone `‖r_T‖ ≤ μ r_N` with `d − 1` tangential components (a 4-D stand-in for a round
+    /// law with torsion).
+    #[derive(Debug)]
+    struct Ball {
+        d: usize,
+    }
+
+    impl Cone for Ball {
+        fn name(&self) -> String {
+            format!("ball-{}", self.d)
+        }
+        fn dim(&self) -> usize {
+            self.d
+        }
+        fn project(&self, mu: f64, x: &[f64], out: &mut [f64]) {
+            let s = norm(&x[1..]);
+            if s <= mu * x[0] {
+                out.copy_from_slice(x);
+            } else if mu * s <= -x[0] {
+                out.fill(0.0);
+            } else {
+                let a = (mu * s + x[0]) / (mu * mu + 1.0);
+                out[0] = a;
+                for (o, t) in out[1..].iter_mut().zip(&x[1..]) {
+                    *o = mu * a * t / s;
+                }
+            }
+        }
+        fn project_section(
+            &self,
+            mu: f64,
+            xi: f64,
+            t: &[f64],
+            out: &mut [f64],
+            _: Option<&mut [f64]>,
+            _: Option<&mut [f64]>,
+        ) {
+            let (rad, s) = (mu * xi.max(0.0), norm(t));
+            for (o, v) in out.iter_mut().zip(t) {
+                *o = if s <= rad { *v } else { rad * v / s };
+            }
+        }
+        fn support(&self, mu: f64, v: &[f64], t_out: &mut [f64]) -> f64 {
+            let s = norm(v);
+            for (o, x) in t_out.iter_mut().zip(v) {
+                *o = if s > 0.0 { -mu * x / s } else { 0.0 };
+            }
+            mu * s
+        }
+    }
+
+    #[test]
+    fn four_d_round_law_is_aligned_too() {
+        let p = random_problem(700, 4, 6, 12, 1.0, false);
+        let cone: Arc<dyn Cone> = Arc::new(Ball { d: 4 });
+        let p = p.with_cones(vec![ConeSpec::Custom(cone); 6]).unwrap();
+        let s = Settings { tol: 1e-10, record_history: true, ..Settings::default() };
+        let plain = LemkePyramid { facets: 20, refine: 0 }.solve(&p, None, &s).unwrap();
+        let aligned = LemkePyramid { facets: 20, refine: 20 }.solve(&p, None, &s).unwrap();
+        assert!((0..6).any(|i| sliding(&p, &plain, i)));
+        assert!(plain.report.error > 1e-4 && plain.report.status == Status::Stalled, "{:?}", plain.report);
+        eprintln!(
+            "4D plain {:e} aligned {:?} {:e} {:?}",
+            plain.report.error, aligned.report.status, aligned.report.error, aligned.report.history
+        );
+        assert_eq!(aligned.report.status, Status::Solved, "{:?}", aligned.report);
+        assert!(aligned.report.history.len() <= 8, "{:?}", aligned.report.history);
+    }
+
+    #[test]
+    fn trivial_problems() {
+        let s = settings(1e-12);
+        // No contact at all.
+        let p = FrictionContactProblem::new(3, Matrix::from_triplets(0, 0, &[]).unwrap(), vec![], vec![])
+            .unwrap();
+        let sol = LemkePyramid::new().solve(&p, None, &s).unwrap();
+        assert!(sol.r.is_empty() && sol.report.status == Status::Solved);
+        // Nothing pressed: r = 0.
+        let mut q = random_problem(800, 3, 4, 8, 1.0, false);
+        q.q.iter_mut().step_by(3).for_each(|v| *v = v.abs() + 0.1);
+        let sol = LemkePyramid::new().solve(&q, None, &s).unwrap();
+        assert_eq!(sol.report.status, Status::Solved);
+        assert!(sol.r.iter().all(|&v| v == 0.0), "{:?} {:?}", sol.r, q.q);
+        // Frictionless everywhere: the LCP is the problem.
+        let mut f = random_problem(801, 3, 6, 10, 1.0, true);
+        f.mu.iter_mut().for_each(|m| *m = 0.0);
+        let sol = LemkePyramid { refine: 0, ..LemkePyramid::new() }.solve(&f, None, &s).unwrap();
+        assert_eq!(sol.report.status, Status::Solved, "{:?}", sol.report);
+        assert!((0..6).any(|i| sol.r[3 * i] > 0.0));
     }
 
     #[test]
@@ -1448,7 +1642,7 @@ mod tests {
             .collect();
         let mut g = Generators::new(2, base);
         // An aligned generator at contact 3 displaces its nearby base generator.
-        assert!(g.set_extra(3, &[0.6, 0.8], 0.8f64.atan2(0.6)));
+        assert!(g.set_extra(3, &[0.6, 0.8], &[0.6, 0.8]));
         assert_eq!(g.count(3), 7);
         let lay = Layout::new(&g, 5);
         let (a, b) = (build_lcp(&pd, &g, &lay).unwrap(), build_lcp(&ps, &g, &lay).unwrap());
@@ -1463,40 +1657,5 @@ mod tests {
         let d1 = g.col(1, 0);
         let want = pd.w.get(0, 4) * d1[0] + pd.w.get(0, 5) * d1[1];
         assert!((a[(0, lay.idx(1, 1))] - want).abs() < 1e-13);
-    }
-
-    /// Measures alignment (run with `--ignored --nocapture`; PERP_LP_NC="10,40" to choose).
-    #[test]
-    #[ignore = "measurement"]
-    fn measure_alignment() {
-        let sizes: Vec<usize> = std::env::var("PERP_LP_NC")
-            .map(|v| v.split(',').map(|x| x.trim().parse().unwrap()).collect())
-            .unwrap_or_else(|_| vec![10, 40, 100]);
-        for nc in sizes {
-            for seed in 0..3 {
-                let p = random_problem(1000 + seed, 3, nc, nc * 3 / 2, 1.0, nc >= 100);
-                for facets in [8, 16] {
-                    let s = Settings { tol: 1e-10, record_history: true, ..Settings::default() };
-                    let t = Instant::now();
-                    let plain = LemkePyramid { facets, refine: 0 }.solve(&p, None, &s).unwrap();
-                    let t_plain = t.elapsed().as_secs_f64();
-                    let sol = LemkePyramid { facets, refine: 30 }.solve(&p, None, &s).unwrap();
-                    let slide = (0..nc).filter(|&i| sliding(&p, &sol, i)).count();
-                    let h: Vec<String> = sol.report.history.iter().map(|e| format!("{e:.1e}")).collect();
-                    println!(
-                        "nc {nc} seed {seed} m {facets}: plain {:.1e} ({:.3}s, {} piv) | aligned {} {:.1e} \
-                         ({:.3}s, {} piv) slide {slide} | {}",
-                        plain.report.error,
-                        t_plain,
-                        plain.report.pivots,
-                        sol.report.status,
-                        sol.report.error,
-                        sol.report.elapsed.as_secs_f64(),
-                        sol.report.pivots,
-                        h.join(" ")
-                    );
-                }
-            }
-        }
     }
 }
