@@ -22,7 +22,6 @@ pub fn solver(name: &str) -> Result<Box<dyn FrictionSolver>, Error> {
         "nsgs" => Box::new(Nsgs::new()),
         "ac-newton" => Box::new(SemismoothNewton::alart_curnier()),
         "fb-newton" => Box::new(SemismoothNewton::fischer_burmeister()),
-        "nm-newton" => Box::new(SemismoothNewton::natural_map()),
         "prox" => Box::new(Prox::new()),
         "lemke-pyramid" => Box::new(LemkePyramid::new()),
         _ => return Err(Error::unknown_solver(name, SOLVER_NAMES)),

@@ -44,7 +44,7 @@ impl Instance {
     pub fn accepts(&self, solver: &str) -> bool {
         match self {
             Instance::Lcp(_) => perp_ncp::LCP_SOLVER_NAMES.contains(&solver),
-            Instance::Friction(_) => perp_cones::SOLVER_NAMES.contains(&solver) || solver == "nm-newton",
+            Instance::Friction(_) => perp_cones::SOLVER_NAMES.contains(&solver),
         }
     }
 
@@ -241,7 +241,7 @@ pub fn summary_md(records: &[BenchRecord], settings: &Settings, solvers: &[Strin
     let _ = writeln!(
         out,
         "{} problems, tol {:e}, time limit {}. Times are `solve` alone; *ratio* is the time over \
-         one dense LU of the same M measured in the same run (median over solved problems).\n",
+         one dense LU of the same matrix (M, or W for frictional problems) measured in the same run (median over solved problems).\n",
         problems.len(),
         settings.tol,
         settings.time_limit.map_or("none".to_string(), |t| format!("{} s", t.as_secs_f64()))
