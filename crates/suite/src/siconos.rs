@@ -99,6 +99,21 @@ pub fn read_numerics_matrix(ts: &mut Tokens, what: &str) -> Result<Matrix, Error
     let storage_pos = ts.last_position();
     let size0 = read_size(ts, format_args!("{what} size0"))?;
     let size1 = read_size(ts, format_args!("{what} size1"))?;
+    // A matrix costs O(rows + columns) memory even when it holds no value (an empty sparse
+    // matrix, or a dense 0 × 10⁸ one), so its sizes must be backed by the file: a matrix in a
+    // problem file is followed by vectors of its sizes (q, b), so no honest size exceeds the
+    // file's token count. (Found by fuzzing: "4 1 4000000000000 …" asked for a 40 TB row
+    // pointer, and a dense 0 × 37 095 516 matrix took 23 s to build.)
+    // (A dense block with both sizes positive is caught by its value count instead.)
+    let checked = storage != 0 || size0 == 0 || size1 == 0;
+    for (name, v) in [("size0", size0), ("size1", size1)] {
+        if checked && v > ts.total() {
+            return Err(ts.error(
+                format_args!("{what} {name}"),
+                format!("{v} exceeds the {} values in the whole file", ts.total()),
+            ));
+        }
+    }
     match storage {
         0 => read_dense(ts, what, size0, size1),
         1 => read_sbm(ts, what, size0, size1),

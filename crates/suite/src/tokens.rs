@@ -79,6 +79,11 @@ impl<'a> Tokens<'a> {
         self.last_line.max(1)
     }
 
+    /// Number of tokens in the whole text.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+
     /// Number of tokens not yet consumed.
     pub fn remaining(&self) -> usize {
         self.total - self.consumed

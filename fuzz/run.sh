@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every reader fuzz target for SECONDS each (default 600), two at a time, seeded from the
+# peer suites when PERP_SUITES is set. Needs cargo-fuzz (`cargo install cargo-fuzz`); the
+# nightly features libFuzzer needs come from RUSTC_BOOTSTRAP=1 on the stable toolchain.
+# Crashes land in fuzz/artifacts/<target>/; each fixed one becomes a test in crates/suite/tests.
+set -euo pipefail
+cd "$(dirname "$0")"
+SECONDS_EACH=${1:-600}
+export RUSTC_BOOTSTRAP=1
+if [ -n "${PERP_SUITES:-}" ]; then
+  mkdir -p corpus/{lcp_dat,mlcp_dat,fc_dat,fclib_hdf5}
+  cp "$PERP_SUITES"/siconos/lcp/*.dat corpus/lcp_dat/
+  cp "$PERP_SUITES"/siconos/mlcp/*.dat corpus/mlcp_dat/
+  cp "$PERP_SUITES"/siconos/fc2d/*.dat "$PERP_SUITES"/siconos/fc3d/*.dat corpus/fc_dat/
+  cp "$PERP_SUITES"/siconos/fc3d/*.hdf5 corpus/fclib_hdf5/
+fi
+cargo fuzz build -O
+run() { cargo fuzz run -O "$1" -- -max_total_time="$SECONDS_EACH" -max_len="$2" -rss_limit_mb=4096 -print_final_stats=1; }
+run lcp_dat 65536 & run fclib_hdf5 262144 & wait
+run mlcp_dat 65536 & run fc_dat 262144 & wait
