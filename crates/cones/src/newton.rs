@@ -319,30 +319,36 @@ impl Method<'_> {
     /// Φ (and the Jacobian blocks when `jac`) at `r` with velocities `u` (shifted by
     /// `σ (r − r_ref)` in prox mode).
     fn eval(&self, r: &[f64], u: &[f64], phi: &mut [f64], jac: Option<(&mut [f64], &mut [f64])>) {
-        let shifted;
-        let u = match &self.prox {
-            Some(ps) => {
-                shifted = (0..u.len()).map(|k| u[k] + ps.sigma * (r[k] - ps.r_ref[k])).collect::<Vec<f64>>();
-                &shifted[..]
-            }
-            None => u,
-        };
         let d = self.p.dim;
         let dd = d * d;
         let f = self.opts.function;
         let mut ok = true;
+        // Contact i's velocity, shifted in prox mode, on a stack buffer (no allocation per
+        // evaluation: the line search evaluates Φ many times per iteration).
+        let velocity = |i: usize, buf: &mut [f64; MAX_DIM]| {
+            let s = d * i;
+            for k in 0..d {
+                buf[k] = match &self.prox {
+                    Some(ps) => u[s + k] + ps.sigma * (r[s + k] - ps.r_ref[s + k]),
+                    None => u[s + k],
+                };
+            }
+        };
+        let mut ui = [0.0; MAX_DIM];
         match jac {
             None => {
                 for (i, cone) in self.cones.iter().enumerate() {
                     let s = d * i..d * i + d;
-                    ok &= self.contact(f, &**cone, i, &r[s.clone()], &u[s.clone()], &mut phi[s], None);
+                    velocity(i, &mut ui);
+                    ok &= self.contact(f, &**cone, i, &r[s.clone()], &ui[..d], &mut phi[s], None);
                 }
             }
             Some((jr, ju)) => {
                 for (i, cone) in self.cones.iter().enumerate() {
                     let s = d * i..d * i + d;
+                    velocity(i, &mut ui);
                     let jac = Some((&mut jr[i * dd..(i + 1) * dd], &mut ju[i * dd..(i + 1) * dd]));
-                    ok &= self.contact(f, &**cone, i, &r[s.clone()], &u[s.clone()], &mut phi[s], jac);
+                    ok &= self.contact(f, &**cone, i, &r[s.clone()], &ui[..d], &mut phi[s], jac);
                 }
             }
         }
@@ -728,5 +734,3 @@ pub(crate) fn run(
     let r = if m.best.1 < m.error { m.best.0 } else { m.r };
     Ok(p.solution(r, report, s.tol))
 }
-
-const _: () = assert!(MAX_DIM >= 2);
