@@ -20,10 +20,12 @@
 #![warn(missing_docs)]
 
 pub mod bench;
+pub mod convert;
 pub mod fclib;
 pub mod friction;
 pub mod generate;
 pub mod mlcp;
+pub mod profile;
 pub mod siconos;
 pub mod tokens;
 

@@ -1,0 +1,1 @@
+//! Conversions between problem formats (`perp convert IN OUT`).

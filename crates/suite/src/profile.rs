@@ -1,0 +1,1 @@
+//! Dolan–Moré performance profiles of benchmark results (written by `perp bench`).

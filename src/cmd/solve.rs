@@ -1,0 +1,107 @@
+//! `perp solve FILE`: one problem file, one solver, a report (text or JSON).
+
+use super::{settings, Common};
+use perp::core::{Error, Settings, Status};
+use perp::suite::{Problem, ProblemKind};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Arguments of `perp solve`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The problem file.
+    file: PathBuf,
+    /// Solver name (see `perp list`); default `lemke` for an LCP, `fb-newton` for an MLCP,
+    /// `prox` for a frictional contact problem.
+    #[arg(long)]
+    solver: Option<String>,
+    /// The problem kind, when detection from the file is not wanted.
+    #[arg(long, value_parser = ["lcp", "mlcp", "fc"])]
+    kind: Option<String>,
+    /// Iteration (pivot) limit; 0 = the solver's default.
+    #[arg(long, default_value_t = 0)]
+    max_iter: usize,
+    #[command(flatten)]
+    common: Common,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `perp solve`.
+pub fn run(a: Args) -> Result<ExitCode, Error> {
+    let kind = a.kind.map(|k| match k.as_str() {
+        "mlcp" => ProblemKind::Mlcp,
+        "fc" => ProblemKind::Friction,
+        _ => ProblemKind::Lcp,
+    });
+    solve(&a.file, a.solver.as_deref(), kind, &settings(&a.common, a.max_iter)?, a.json)
+}
+
+fn solve(
+    file: &Path,
+    solver: Option<&str>,
+    kind: Option<ProblemKind>,
+    s: &Settings,
+    json: bool,
+) -> Result<ExitCode, Error> {
+    let problem = perp::suite::read_problem(file, kind)?;
+    let kind = problem.kind_name();
+    let (n, sol) = match &problem {
+        Problem::Lcp(p) => {
+            let sol = perp::lcp::solver(solver.unwrap_or("lemke"))?.solve(p, None, s)?;
+            (p.n(), sol)
+        }
+        Problem::Mlcp(p) => {
+            let mut sv = perp::ncp::solver(solver.unwrap_or("fb-newton"))?;
+            let f = p.to_function();
+            let (lower, upper) = p.bounds();
+            let mcp = perp::ncp::Mcp::new(&f, lower, upper)?;
+            (p.n(), sv.solve(&mcp, &vec![0.0; p.n()], s)?)
+        }
+        Problem::Friction(p) => {
+            let fs = perp::cones::solver(solver.unwrap_or("prox"))?.solve(p, None, s)?;
+            // z = r (reactions), w = u (velocities) in the printed/JSON output.
+            (p.size(), perp::core::Solution { z: fs.r, w: fs.u, report: fs.report, ray: None })
+        }
+    };
+    let r = &sol.report;
+    if json {
+        let v = serde_json::json!({
+            "problem": file.display().to_string(),
+            "kind": kind,
+            "n": n,
+            "solver": r.solver,
+            "status": r.status.as_str(),
+            "iterations": r.iterations,
+            "error": finite_or_null(r.error),
+            "seconds": r.elapsed.as_secs_f64(),
+            "z": sol.z,
+            "w": sol.w,
+        });
+        println!("{v}");
+    } else {
+        println!("problem    {} ({kind}, n = {n})", file.display());
+        println!("solver     {}", r.solver);
+        println!("status     {}", r.status);
+        println!("iterations {}", r.iterations);
+        println!("error      {:.3e}  (Siconos measure; tol {:.1e})", r.error, s.tol);
+        println!("residual   {:.3e}  (natural-map residual, max-norm)", r.residual_inf);
+        println!("seconds    {:.3e}", r.elapsed.as_secs_f64());
+        if let Some(m) = &r.message {
+            println!("note       {m}");
+        }
+        if n <= 20 {
+            println!("z          {:?}", sol.z);
+        }
+    }
+    Ok(if r.status == Status::Solved { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn finite_or_null(x: f64) -> serde_json::Value {
+    if x.is_finite() {
+        serde_json::json!(x)
+    } else {
+        serde_json::Value::Null
+    }
+}
