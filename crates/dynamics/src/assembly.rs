@@ -1,0 +1,495 @@
+//! Assembly of one step's contact problem from M, h and the contact rows, in each formulation.
+//!
+//! Every formulation starts from the same affine map over the active contacts (seed 001
+//! eq. 18–21, seed 000 eq. 2.11): with `u_free = u_A + M⁻¹ h Δt`, `Y = M⁻¹ Jᵀ` and
+//! `W = J M⁻¹ Jᵀ` (the Delassus matrix),
+//!
+//! ```text
+//! u_E = u_free + Y r,        ξ = W r + b,        b = J u_free + ŵ + ε γ_A,
+//! ```
+//!
+//! where `r` are the local impulses in contact order (N, T…, R), `γ_A = J u_A + ŵ` the local
+//! velocities at the start of the step and `ε` the restitution coefficients (eq. 11: ξ is the
+//! velocity the impact law acts on; ε_T only in the Glocker–Studer form). [`LocalProblem`]
+//! holds that map; the functions below turn it into
+//!
+//! * [`glocker_studer_lcp`]: the planar LCP of size 3k (seed 001 eq. 27, 33);
+//! * [`stewart_trinkle_lcp`]: the LCP with polyhedral cones (seed 000 eq. 2.13–2.16);
+//! * [`LocalProblem::friction_problem`]: the frictional contact problem `u = W r + q` with
+//!   the exact cones (solved by perp-cones);
+//! * [`tzitzouris_pang`]: the NCP with the elliptic law written by its Fritz–John conditions
+//!   (seed 002 eq. 2, §4), solved by `bdiff-newton` with hot start.
+//!
+//! Bilateral constraints `B u + ŵ_B = 0` are condensed into the map before any formulation
+//! sees it (the Schur complement of the MLCP's equality block): with `Y_B = M⁻¹ Bᵀ` and
+//! `S = B Y_B`, `u_free ← u_free − Y_B S⁻¹ (B u_free + ŵ_B)` and `Y ← Y − Y_B S⁻¹ B Y`.
+
+use crate::mass::{delassus, solve_rows, MassFactor};
+use crate::system::{Bilateral, Contact, Row};
+use perp_cones::{ConeSpec, FrictionContactProblem};
+use perp_core::{Error, Matrix};
+use perp_lcp::Lcp;
+
+/// The affine map `ξ = W r + b`, `u_E = u_free + Y r` of one step over its active contacts.
+#[derive(Clone, Debug)]
+pub struct LocalProblem {
+    /// Candidate indices of the active contacts.
+    pub active: Vec<usize>,
+    /// The active contacts.
+    pub contacts: Vec<Contact>,
+    /// Offset of each active contact in `r`.
+    pub offsets: Vec<usize>,
+    /// The Delassus matrix `W = J M⁻¹ Jᵀ` (bilaterals condensed).
+    pub w: Matrix,
+    /// `b = J u_free + ŵ + ε_N γ_A` (normal restitution only).
+    pub b: Vec<f64>,
+    /// `γ_A = J u_A + ŵ`, the local velocities at the start of the step.
+    pub gamma_a: Vec<f64>,
+    /// The free velocity `u_free` (bilaterals condensed).
+    pub u_free: Vec<f64>,
+    /// `Y = M⁻¹ Jᵀ`, dense column-major `n × m`.
+    y: Vec<f64>,
+}
+
+impl LocalProblem {
+    /// Builds the map for `contacts` (all active) with `u_free = u_a + M⁻¹ h dt`.
+    ///
+    /// `h` is the force vector; `factor` the Cholesky of M.
+    pub fn new(
+        factor: &MassFactor,
+        u_a: &[f64],
+        h: &[f64],
+        dt: f64,
+        active: Vec<usize>,
+        contacts: Vec<Contact>,
+        bilaterals: &[Bilateral],
+    ) -> Result<LocalProblem, Error> {
+        let n = u_a.len();
+        let mut u_free = h.iter().map(|x| x * dt).collect::<Vec<_>>();
+        factor.solve(&mut u_free, n, 1);
+        u_free.iter_mut().zip(u_a).for_each(|(a, b)| *a += b);
+        let rows: Vec<&Row> = contacts.iter().flat_map(|c| c.rows()).collect();
+        let m = rows.len();
+        let mut y = solve_rows(factor, n, &rows);
+        if !bilaterals.is_empty() {
+            condense(factor, n, bilaterals, &rows, &mut y, &mut u_free)?;
+        }
+        let w = delassus(&rows, &y, n)?;
+        let mut offsets = Vec::with_capacity(contacts.len());
+        let (mut b, mut gamma_a) = (Vec::with_capacity(m), Vec::with_capacity(m));
+        let mut off = 0;
+        for c in &contacts {
+            offsets.push(off);
+            for (k, r) in c.rows().enumerate() {
+                let ga = r.dot(u_a) + c.bias_at(k);
+                gamma_a.push(ga);
+                let eps = if k == 0 { c.restitution_n } else { 0.0 };
+                b.push(r.dot(&u_free) + c.bias_at(k) + eps * ga);
+            }
+            off += c.dim();
+        }
+        Ok(LocalProblem { active, contacts, offsets, w, b, gamma_a, u_free, y })
+    }
+
+    /// Number of local unknowns.
+    pub fn size(&self) -> usize {
+        self.b.len()
+    }
+
+    /// `u_E = u_free + Y r`.
+    pub fn velocity(&self, r: &[f64]) -> Vec<f64> {
+        let n = self.u_free.len();
+        let mut u = self.u_free.clone();
+        for (j, &rj) in r.iter().enumerate() {
+            if rj != 0.0 {
+                u.iter_mut().zip(&self.y[j * n..(j + 1) * n]).for_each(|(a, b)| *a += rj * b);
+            }
+        }
+        u
+    }
+
+    /// `ξ = W r + b`.
+    pub fn local_velocity(&self, r: &[f64]) -> Vec<f64> {
+        let mut xi = vec![0.0; self.size()];
+        self.w.mul_vec(r, &mut xi);
+        xi.iter_mut().zip(&self.b).for_each(|(a, b)| *a += b);
+        xi
+    }
+
+    /// The frictional contact problem `u = W r + b` with each contact's cone (Siconos' local
+    /// form); `Err` when active contacts have different local dimensions.
+    pub fn friction_problem(&self) -> Result<FrictionContactProblem, Error> {
+        let dim = self.contacts.first().map_or(3, Contact::dim);
+        if let Some((i, c)) = self.contacts.iter().enumerate().find(|(_, c)| c.dim() != dim) {
+            return Err(Error::setting(
+                &format!("contact {}: dimension", self.active[i]),
+                c.dim(),
+                &format!("the frictional contact problem needs one local dimension for all contacts ({dim})"),
+            ));
+        }
+        let mu = self.contacts.iter().map(|c| c.mu).collect();
+        let cones: Vec<ConeSpec> = self.contacts.iter().map(|c| c.cone.clone()).collect();
+        let all_coulomb = cones.iter().all(|c| matches!(c, ConeSpec::Coulomb));
+        FrictionContactProblem::new(dim, self.w.clone(), self.b.clone(), mu)
+            .and_then(|p| if all_coulomb { Ok(p) } else { p.with_cones(cones) })
+    }
+}
+
+/// Condenses bilateral constraints into `Y` and `u_free` (module docs).
+fn condense(
+    factor: &MassFactor,
+    n: usize,
+    bilaterals: &[Bilateral],
+    rows: &[&Row],
+    y: &mut [f64],
+    u_free: &mut [f64],
+) -> Result<(), Error> {
+    let brows: Vec<&Row> = bilaterals.iter().map(|b| &b.row).collect();
+    let p = brows.len();
+    let yb = solve_rows(factor, n, &brows);
+    let mut s = faer::Mat::<f64>::zeros(p, p);
+    for j in 0..p {
+        for i in 0..p {
+            s[(i, j)] = brows[i].dot(&yb[j * n..(j + 1) * n]);
+        }
+    }
+    let lu = s.partial_piv_lu();
+    // Right-hand sides: [B u_free + ŵ_B, B Y] (p × (1 + m)).
+    let m = rows.len();
+    let mut rhs = faer::Mat::<f64>::zeros(p, 1 + m);
+    for i in 0..p {
+        rhs[(i, 0)] = brows[i].dot(u_free) + bilaterals[i].bias;
+        for j in 0..m {
+            rhs[(i, 1 + j)] = brows[i].dot(&y[j * n..(j + 1) * n]);
+        }
+    }
+    use faer::linalg::solvers::Solve;
+    lu.solve_in_place(rhs.as_mut());
+    if (0..p).any(|i| (0..=m).any(|j| !rhs[(i, j)].is_finite())) {
+        return Err(Error::setting(
+            "bilateral constraints",
+            p,
+            "their rows are linearly dependent (B M⁻¹ Bᵀ is singular)",
+        ));
+    }
+    for k in 0..p {
+        let col = &yb[k * n..(k + 1) * n];
+        let a = rhs[(k, 0)];
+        u_free.iter_mut().zip(col).for_each(|(u, c)| *u -= a * c);
+        for j in 0..m {
+            let a = rhs[(k, 1 + j)];
+            y[j * n..(j + 1) * n].iter_mut().zip(col).for_each(|(u, c)| *u -= a * c);
+        }
+    }
+    Ok(())
+}
+
+/// Entries of W as `(i, j, value)`.
+fn entries(w: &Matrix) -> Vec<(usize, usize, f64)> {
+    match w {
+        Matrix::Dense(d) => {
+            let mut v = Vec::with_capacity(d.nrows() * d.ncols());
+            for j in 0..d.ncols() {
+                for i in 0..d.nrows() {
+                    if d[(i, j)] != 0.0 {
+                        v.push((i, j, d[(i, j)]));
+                    }
+                }
+            }
+            v
+        }
+        Matrix::Sparse(s) => s.iter().map(|(v, (i, j))| (i, j, *v)).collect(),
+    }
+}
+
+/// Dense when small, sparse otherwise.
+fn matrix(n: usize, triplets: &[(usize, usize, f64)]) -> Result<Matrix, Error> {
+    let m = Matrix::from_triplets(n, n, triplets)?;
+    Ok(if n <= 64 { Matrix::Dense(m.to_dense()) } else { m })
+}
+
+/// The Glocker–Studer LCP (seed 001 eq. 27, 33) of a planar problem, in the variables
+/// `x = (Λ_N, Λ_R, ξ_L)` (k each) with `y = (ξ_N, ξ_R, Λ_L)`:
+///
+/// ```text
+/// A = [ W_NN − W_NT μ   W_NT   0 ]      b = [ b_N ]
+///     [ W_TN − W_TT μ   W_TT   E ]          [ b_T ]
+///     [ 2μ              −E     0 ]          [ 0   ]
+/// ```
+///
+/// with `b_T = J_T u_free + ŵ_T + ε_T γ_T^A`. `Err` unless every contact is planar
+/// (one tangent, no twist). [`gs_impulses`] maps a solution back to `r = (Λ_N, Λ_T)`.
+pub fn glocker_studer_lcp(p: &LocalProblem) -> Result<Lcp, Error> {
+    let k = p.contacts.len();
+    for (i, c) in p.contacts.iter().enumerate() {
+        if c.dim() != 2 {
+            return Err(Error::setting(
+                &format!("contact {}: dimension", p.active[i]),
+                c.dim(),
+                "the Glocker–Studer LCP is planar (one tangent row, no twist)",
+            ));
+        }
+    }
+    let mut t = Vec::new();
+    for (i, j, v) in entries(&p.w) {
+        let (a, ki) = (i / 2, i % 2);
+        let (c, kj) = (j / 2, j % 2);
+        let row = if ki == 0 { a } else { k + a };
+        if kj == 0 {
+            t.push((row, c, v));
+        } else {
+            t.push((row, k + c, v));
+            t.push((row, c, -p.contacts[c].mu * v));
+        }
+    }
+    for (a, c) in p.contacts.iter().enumerate() {
+        t.push((k + a, 2 * k + a, 1.0));
+        t.push((2 * k + a, a, 2.0 * c.mu));
+        t.push((2 * k + a, k + a, -1.0));
+    }
+    let mut q = vec![0.0; 3 * k];
+    for (a, c) in p.contacts.iter().enumerate() {
+        q[a] = p.b[2 * a];
+        q[k + a] = p.b[2 * a + 1] + c.restitution_t * p.gamma_a[2 * a + 1];
+    }
+    Lcp::new(matrix(3 * k, &t)?, q)
+}
+
+/// `r = (Λ_N, Λ_T = Λ_R − μ Λ_N)` per contact from a Glocker–Studer solution `x`.
+pub fn gs_impulses(p: &LocalProblem, x: &[f64]) -> Vec<f64> {
+    let k = p.contacts.len();
+    let mut r = vec![0.0; 2 * k];
+    for (a, c) in p.contacts.iter().enumerate() {
+        r[2 * a] = x[a];
+        r[2 * a + 1] = x[k + a] - c.mu * x[a];
+    }
+    r
+}
+
+/// Friction directions of the Stewart–Trinkle LCP, per contact, in local tangential
+/// coordinates (T…, R): column-major `(d−1) × m` with each column in the cone's section at
+/// μ = 1, so that the friction impulse is `Σ β_j d_j` with `β ≥ 0`, `Σ β ≤ μ c_n`.
+#[derive(Clone, Debug)]
+pub enum Directions {
+    /// `m` directions spread over the section (the cone's `linearize(m)`; ±1 in the plane).
+    Uniform(usize),
+    /// The same directions for every contact (e.g. a set aligned as in seed 002 eq. 5).
+    Custom(Vec<f64>),
+}
+
+impl Directions {
+    /// The `(d−1) × m` direction matrix for a contact.
+    pub fn for_contact(&self, c: &Contact) -> Result<Vec<f64>, Error> {
+        let d = c.dim();
+        match self {
+            Directions::Uniform(m) => Ok(c.cone.build(d)?.linearize(if d == 2 { 2 } else { *m })),
+            Directions::Custom(v) => {
+                if v.is_empty() || v.len() % (d - 1) != 0 {
+                    return Err(Error::setting(
+                        "friction directions",
+                        v.len(),
+                        &format!("must be a non-empty multiple of {} (the tangential dimension)", d - 1),
+                    ));
+                }
+                Error::check_finite("friction directions", v)?;
+                Ok(v.clone())
+            }
+        }
+    }
+}
+
+/// The Stewart–Trinkle / Anitescu–Potra LCP (seed 000 eq. 2.13–2.16) in `x = (c_n, β, λ)`:
+///
+/// ```text
+/// 0 ≤ [ nᵀM⁻¹n   nᵀM⁻¹D   0 ] [c_n]   [ b_N  ]
+///     [ DᵀM⁻¹n   DᵀM⁻¹D   E ] [ β ] + [ Dᵀb_F] ⊥ x ≥ 0,
+///     [ μ        −Eᵀ      0 ] [ λ ]   [ 0    ]
+/// ```
+///
+/// with `D = J_Fᵀ D_c` the generalized friction directions and restitution in `b_N`
+/// (eq. 2.13). Frictionless contacts (μ = 0) get no β or λ. Variables are ordered contact by
+/// contact: `(c_n, β_1..β_m, λ)`. Returns the LCP and the per-contact layout for
+/// [`st_impulses`].
+pub fn stewart_trinkle_lcp(p: &LocalProblem, dirs: &Directions) -> Result<(Lcp, StLayout), Error> {
+    let mut layout = StLayout { start: Vec::new(), m: Vec::new(), d: Vec::new(), size: 0 };
+    for c in &p.contacts {
+        let d = if c.mu > 0.0 { dirs.for_contact(c)? } else { Vec::new() };
+        let m = d.len() / (c.dim() - 1);
+        layout.start.push(layout.size);
+        layout.size += 1 + if m > 0 { m + 1 } else { 0 };
+        layout.m.push(m);
+        layout.d.push(d);
+    }
+    // Local row (contact a, component k) → LCP rows/cols with weights.
+    let targets = |a: usize, k: usize| -> Vec<(usize, f64)> {
+        let s = layout.start[a];
+        if k == 0 {
+            vec![(s, 1.0)]
+        } else {
+            let dk = p.contacts[a].dim() - 1;
+            (0..layout.m[a]).map(|j| (s + 1 + j, layout.d[a][j * dk + k - 1])).filter(|x| x.1 != 0.0).collect()
+        }
+    };
+    let comp: Vec<(usize, usize)> = p
+        .contacts
+        .iter()
+        .enumerate()
+        .flat_map(|(a, c)| (0..c.dim()).map(move |k| (a, k)))
+        .collect();
+    let mut t = Vec::new();
+    for (i, j, v) in entries(&p.w) {
+        let (ti, tj) = (targets(comp[i].0, comp[i].1), targets(comp[j].0, comp[j].1));
+        for &(r, wr) in &ti {
+            for &(c, wc) in &tj {
+                t.push((r, c, wr * v * wc));
+            }
+        }
+    }
+    let mut q = vec![0.0; layout.size];
+    for (i, &(a, k)) in comp.iter().enumerate() {
+        for (r, w) in targets(a, k) {
+            q[r] += w * p.b[i];
+        }
+    }
+    for (a, c) in p.contacts.iter().enumerate() {
+        let (s, m) = (layout.start[a], layout.m[a]);
+        if m == 0 {
+            continue;
+        }
+        for j in 0..m {
+            t.push((s + 1 + j, s + 1 + m, 1.0));
+            t.push((s + 1 + m, s + 1 + j, -1.0));
+        }
+        t.push((s + 1 + m, s, c.mu));
+    }
+    Ok((Lcp::new(matrix(layout.size, &t)?, q)?, layout))
+}
+
+/// Where each contact's variables sit in a Stewart–Trinkle LCP.
+#[derive(Clone, Debug)]
+pub struct StLayout {
+    /// First variable (c_n) of each contact.
+    pub start: Vec<usize>,
+    /// Number of directions of each contact (0 when frictionless).
+    pub m: Vec<usize>,
+    /// The direction matrices.
+    pub d: Vec<Vec<f64>>,
+    /// LCP size.
+    pub size: usize,
+}
+
+/// `r = (c_n, D_c β)` per contact from a Stewart–Trinkle solution.
+pub fn st_impulses(p: &LocalProblem, layout: &StLayout, x: &[f64]) -> Vec<f64> {
+    let mut r = vec![0.0; p.size()];
+    for (a, c) in p.contacts.iter().enumerate() {
+        let (s, o, dk) = (layout.start[a], p.offsets[a], c.dim() - 1);
+        r[o] = x[s];
+        for j in 0..layout.m[a] {
+            for k in 0..dk {
+                r[o + 1 + k] += layout.d[a][j * dk + k] * x[s + 1 + j];
+            }
+        }
+    }
+    r
+}
+
+/// The Tzitzouris–Pang NCP of one step (seed 002 §4; friction by the Fritz–John form of
+/// maximal dissipation, eq. 2, for an elliptic law `e`): per contact the unknowns are
+/// `(c_n, c_F, s)` with `c_F` free and
+///
+/// ```text
+/// 0 ≤ c_n ⊥ ξ_N(r) ≥ 0,
+/// e_k² μ c_n σ_k + s c_k = 0        (σ = ξ_F(r), the tangential and twist velocities),
+/// 0 ≤ s ⊥ μ² c_n² − Σ (c_k / e_k)² ≥ 0,
+/// ```
+///
+/// where `ξ = W r + b`. At a solution with `c_n > 0`, `s` is the sliding speed
+/// `‖(e_k σ_k)‖`. Coulomb contacts use `e = 1`.
+pub struct TzitzourisPang<'a> {
+    p: &'a LocalProblem,
+    e: Vec<Vec<f64>>,
+    /// Offset of each contact's `(c_n, c_F, s)` block.
+    pub offsets: Vec<usize>,
+    n: usize,
+}
+
+/// Builds the [`TzitzourisPang`] NCP and its bounds `(lower, upper)`; `Err` for a contact whose
+/// cone is neither Coulomb nor elliptic.
+pub fn tzitzouris_pang(p: &LocalProblem) -> Result<(TzitzourisPang<'_>, Vec<f64>, Vec<f64>), Error> {
+    let mut e = Vec::new();
+    let mut offsets = Vec::new();
+    let (mut lower, mut upper) = (Vec::new(), Vec::new());
+    for (a, c) in p.contacts.iter().enumerate() {
+        let d = c.dim();
+        let ec = match &c.cone {
+            ConeSpec::Coulomb => vec![1.0; d - 1],
+            ConeSpec::Elliptic { e } if e.len() == d - 1 => e.clone(),
+            other => {
+                return Err(Error::setting(
+                    &format!("contact {}: cone", p.active[a]),
+                    format!("{other:?}"),
+                    "the Tzitzouris–Pang NCP takes Coulomb or elliptic cones",
+                ))
+            }
+        };
+        offsets.push(lower.len());
+        lower.push(0.0);
+        upper.push(f64::INFINITY);
+        for _ in 1..d {
+            lower.push(f64::NEG_INFINITY);
+            upper.push(f64::INFINITY);
+        }
+        lower.push(0.0);
+        upper.push(f64::INFINITY);
+        e.push(ec);
+    }
+    let n = lower.len();
+    Ok((TzitzourisPang { p, e, offsets, n }, lower, upper))
+}
+
+impl TzitzourisPang<'_> {
+    /// The local impulses `r` of an NCP point `z`.
+    pub fn impulses(&self, z: &[f64]) -> Vec<f64> {
+        let mut r = vec![0.0; self.p.size()];
+        for (a, c) in self.p.contacts.iter().enumerate() {
+            let (o, s) = (self.p.offsets[a], self.offsets[a]);
+            r[o..o + c.dim()].copy_from_slice(&z[s..s + c.dim()]);
+        }
+        r
+    }
+
+    /// An NCP point from local impulses (hot start); `s` from the sliding speed.
+    pub fn point(&self, r: &[f64]) -> Vec<f64> {
+        let xi = self.p.local_velocity(r);
+        let mut z = vec![0.0; self.n];
+        for (a, c) in self.p.contacts.iter().enumerate() {
+            let (o, s, d) = (self.p.offsets[a], self.offsets[a], c.dim());
+            z[s..s + d].copy_from_slice(&r[o..o + d]);
+            z[s + d] = (1..d).map(|k| (self.e[a][k - 1] * xi[o + k]).powi(2)).sum::<f64>().sqrt();
+        }
+        z
+    }
+}
+
+impl perp_ncp::NcpFunction for TzitzourisPang<'_> {
+    fn dim(&self) -> usize {
+        self.n
+    }
+
+    fn eval(&self, z: &[f64], f: &mut [f64]) {
+        let r = self.impulses(z);
+        let xi = self.p.local_velocity(&r);
+        for (a, c) in self.p.contacts.iter().enumerate() {
+            let (o, s, d) = (self.p.offsets[a], self.offsets[a], c.dim());
+            let (cn, sl) = (z[s], z[s + d]);
+            f[s] = xi[o];
+            let mut ell = c.mu * c.mu * cn * cn;
+            for k in 1..d {
+                let ek = self.e[a][k - 1];
+                f[s + k] = ek * ek * c.mu * cn * xi[o + k] + sl * z[s + k];
+                ell -= (z[s + k] / ek).powi(2);
+            }
+            f[s + d] = ell;
+        }
+    }
+}

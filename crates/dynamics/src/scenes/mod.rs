@@ -1,0 +1,131 @@
+//! Built-in scenes: the papers' experiments and scalable suites, each a [`Scene`] that
+//! `perp simulate NAME` runs and the examples reproduce.
+//!
+//! | name | source |
+//! |---|---|
+//! | `woodpecker` | seed 001 §4, Table I, eq. 13–16 |
+//! | `sphere-spin`, `sphere-slide` | seed 002 §4.1.1–4.1.4 |
+//! | `bowling-ball` | seed 002 §4.1.5 |
+//! | `sphere-two-spheres` | seed 002 §4.2 |
+//! | `painleve-rod`, `painleve-impact` | seed 000 §1.3, fig. 2.4 |
+//! | `billiards` | seed 000 fig. 2.3 |
+//! | `frictional-catastrophe` | seed 003 example 15.3 |
+//! | `bouncing-ball`, `block-incline` | textbook checks |
+//! | `ball-pile N`, `box-stack N` | scalable suites |
+
+use crate::stepper::StepOptions;
+use crate::system::System;
+use crate::trajectory::Trajectory;
+use perp_core::Error;
+
+pub mod planar;
+pub mod spheres;
+pub mod stacks;
+pub mod woodpecker;
+
+/// One curve of a plot panel.
+#[derive(Clone, Debug)]
+pub struct Series {
+    /// Legend label.
+    pub name: String,
+    /// Points `(x, y)`.
+    pub points: Vec<(f64, f64)>,
+    /// Drawn dashed (reference / analytic curves).
+    pub dashed: bool,
+}
+
+/// One panel of a scene's natural picture.
+#[derive(Clone, Debug)]
+pub struct Panel {
+    /// Title.
+    pub title: String,
+    /// X axis label.
+    pub x_label: String,
+    /// Y axis label.
+    pub y_label: String,
+    /// Curves.
+    pub series: Vec<Series>,
+}
+
+/// A runnable scene: a [`System`] with its initial state, step, duration, formulation and
+/// output column names.
+pub trait Scene: System {
+    /// Registry name (`woodpecker`, `sphere-spin`, …).
+    fn name(&self) -> String;
+    /// One line: what it shows and where it comes from.
+    fn description(&self) -> String;
+    /// `(q0, u0)`.
+    fn initial_state(&self) -> (Vec<f64>, Vec<f64>);
+    /// The paper's step size.
+    fn default_dt(&self) -> f64;
+    /// The paper's duration.
+    fn default_t_end(&self) -> f64;
+    /// Scheme, formulation and solver the paper used.
+    fn default_options(&self) -> StepOptions;
+    /// Names of the coordinates and of the velocities (CSV columns after `t`).
+    fn state_names(&self) -> (Vec<String>, Vec<String>);
+    /// Total mechanical energy at `(q, u)` when the scene defines it.
+    fn energy(&self, _q: &[f64], _u: &[f64]) -> Option<f64> {
+        None
+    }
+    /// The natural picture of a trajectory (default: every velocity against time).
+    fn panels(&self, traj: &Trajectory) -> Vec<Panel> {
+        let (_, un) = self.state_names();
+        let t = traj.column("t").unwrap_or_default();
+        let series = un
+            .iter()
+            .filter_map(|n| {
+                traj.column(n).map(|v| Series {
+                    name: n.clone(),
+                    points: t.iter().copied().zip(v).collect(),
+                    dashed: false,
+                })
+            })
+            .collect();
+        vec![Panel { title: self.name(), x_label: "t [s]".into(), y_label: "velocity".into(), series }]
+    }
+}
+
+/// A catalog entry.
+pub struct SceneInfo {
+    /// Registry name.
+    pub name: &'static str,
+    /// One-line description with its source.
+    pub description: &'static str,
+    /// Whether it takes a size argument (`ball-pile N`) and its default.
+    pub default_size: Option<usize>,
+    /// Builds the scene (the size is ignored by fixed scenes).
+    pub build: fn(usize) -> Box<dyn Scene>,
+}
+
+/// Every built-in scene.
+pub fn catalog() -> Vec<SceneInfo> {
+    let mut v = Vec::new();
+    v.extend(woodpecker::catalog());
+    v.extend(spheres::catalog());
+    v.extend(planar::catalog());
+    v.extend(stacks::catalog());
+    v
+}
+
+/// The registry names.
+pub fn names() -> Vec<&'static str> {
+    catalog().iter().map(|s| s.name).collect()
+}
+
+/// Builds the scene `name` (size `size`, or its default); `Err` listing the names otherwise.
+pub fn scene(name: &str, size: Option<usize>) -> Result<Box<dyn Scene>, Error> {
+    let cat = catalog();
+    match cat.iter().find(|s| s.name == name) {
+        Some(s) => {
+            if let (Some(n), None) = (size, s.default_size) {
+                return Err(Error::setting(&format!("scene {name}: size"), n, "this scene has no size"));
+            }
+            if size == Some(0) {
+                return Err(Error::setting(&format!("scene {name}: size"), 0, "must be at least 1"));
+            }
+            Ok((s.build)(size.or(s.default_size).unwrap_or(0)))
+        }
+        None => Err(Error::setting("scene", name, &format!("unknown; the scenes are: {}", names().join(", ")))),
+    }
+}

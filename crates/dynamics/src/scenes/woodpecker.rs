@@ -1,0 +1,6 @@
+//! (in progress)
+
+/// This module's scenes.
+pub fn catalog() -> Vec<super::SceneInfo> {
+    Vec::new()
+}

@@ -1,0 +1,493 @@
+//! Time stepping: Moreau's midpoint scheme and the semi-implicit Euler of Stewart–Trinkle,
+//! each with any of the contact formulations of [`crate::assembly`].
+//!
+//! * [`Scheme::Midpoint`] (seed 001 §5; seed 003 §11, §15 stages 1–3):
+//!   `q_M = q_A + ½Δt u_A`; M, h and the contacts at `(q_M, t_M)`; the contacts with
+//!   `g_N(q_M) ≤ 0` take part; solve for `u_E`; `q_E = q_M + ½Δt u_E`.
+//! * [`Scheme::Euler`] (seed 000 eq. 2.11–2.15): contacts and forces at `q^l`, a contact takes
+//!   part when its predicted gap `g_N + Δt γ_N(u^l) ≤ 0` (the test `f(q^l + h v^l) < 0`,
+//!   linearized), `q^{l+1} = q^l + Δt v^{l+1}`. Optionally a fixed-point iteration on
+//!   `M(q^{l+1})` (§2.3) and a projection of the positions back to the admissible set (the
+//!   minimal M-norm correction of the penetrating gaps, an LCP in the normal impulses).
+//!
+//! Every solve is warm-started from the previous step when [`StepOptions::warm_start`] is on:
+//! Lemke from the previous basis (the support of the previous solution, contact by contact),
+//! Newton methods from the previous iterate. [`Stats`] counts iterations (pivots for Lemke), so
+//! the saving is measured by running with the option on and off.
+
+use crate::assembly::{
+    glocker_studer_lcp, gs_impulses, st_impulses, stewart_trinkle_lcp, tzitzouris_pang, Directions,
+    LocalProblem,
+};
+use crate::mass::MassFactor;
+use crate::system::{Contact, System};
+use crate::trajectory::Trajectory;
+use perp_core::{Error, Settings, Status};
+
+/// The time discretization.
+#[derive(Clone, Debug)]
+pub enum Scheme {
+    /// Moreau's midpoint scheme.
+    Midpoint,
+    /// Stewart–Trinkle semi-implicit Euler.
+    Euler {
+        /// Fixed-point iterations on `M(q^{l+1})` (0: M at `q^l`).
+        fixed_point: usize,
+        /// Project positions back onto the admissible set after each step.
+        project: bool,
+    },
+}
+
+/// How the contact problem of a step is posed and solved.
+#[derive(Clone, Debug)]
+pub enum Formulation {
+    /// Glocker–Studer planar LCP (seed 001 eq. 33); LCP solver (default `lemke`).
+    GlockerStuder,
+    /// Stewart–Trinkle LCP with polyhedral cones (seed 000 eq. 2.16); LCP solver.
+    StewartTrinkle(Directions),
+    /// The frictional contact problem with the exact cones; frictional solver (default `prox`).
+    Cone,
+    /// The Tzitzouris–Pang NCP (seed 002 §4); NCP solver (default `bdiff-newton`).
+    TzitzourisPang,
+}
+
+impl Formulation {
+    /// The solver used when none is named.
+    pub fn default_solver(&self) -> &'static str {
+        match self {
+            Formulation::GlockerStuder | Formulation::StewartTrinkle(_) => "lemke",
+            Formulation::Cone => "prox",
+            Formulation::TzitzourisPang => "bdiff-newton",
+        }
+    }
+}
+
+/// Options of a [`Simulator`].
+#[derive(Clone, Debug)]
+pub struct StepOptions {
+    /// Time discretization.
+    pub scheme: Scheme,
+    /// Contact formulation.
+    pub formulation: Formulation,
+    /// Solver registry name (`None`: the formulation's default).
+    pub solver: Option<String>,
+    /// Solver settings (default tol 1e-10).
+    pub settings: Settings,
+    /// Warm-start each solve from the previous step.
+    pub warm_start: bool,
+}
+
+impl Default for StepOptions {
+    fn default() -> Self {
+        StepOptions {
+            scheme: Scheme::Midpoint,
+            formulation: Formulation::Cone,
+            solver: None,
+            settings: Settings { tol: 1e-10, ..Settings::default() },
+            warm_start: true,
+        }
+    }
+}
+
+/// What one step did.
+#[derive(Clone, Debug, Default)]
+pub struct StepReport {
+    /// Active contacts (candidate indices).
+    pub active: Vec<usize>,
+    /// Size of the solved problem (0 when no contact was active).
+    pub size: usize,
+    /// Solver iterations (pivots for Lemke).
+    pub iterations: usize,
+    /// The solver's status (`None` when nothing was solved).
+    pub status: Option<Status>,
+    /// The solver's error measure.
+    pub error: f64,
+    /// Local impulses per candidate contact (zeros when inactive), concatenated.
+    pub impulses: Vec<f64>,
+}
+
+/// Totals over a run.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Steps taken.
+    pub steps: usize,
+    /// Contact problems solved (steps with an active contact, times fixed-point passes).
+    pub solves: usize,
+    /// Total solver iterations (pivots).
+    pub iterations: usize,
+    /// Solves whose status was not `Solved`.
+    pub unsolved: usize,
+    /// Worst error measure over the solves.
+    pub max_error: f64,
+    /// Largest problem size.
+    pub max_size: usize,
+}
+
+enum Solvers {
+    Lcp(Box<dyn perp_lcp::LcpSolver>),
+    Fc(Box<dyn perp_cones::FrictionSolver>),
+    Ncp(Box<dyn perp_ncp::NcpSolver>),
+}
+
+/// Steps a [`System`] in time.
+pub struct Simulator<'s> {
+    system: &'s dyn System,
+    /// Coordinates.
+    pub q: Vec<f64>,
+    /// Velocities.
+    pub u: Vec<f64>,
+    /// Time.
+    pub t: f64,
+    dt: f64,
+    opts: StepOptions,
+    solver: Solvers,
+    mass: Option<MassFactor>,
+    /// Per candidate contact: the formulation's variables at the last solve (warm start).
+    warm: Vec<Option<Vec<f64>>>,
+    /// Local dimension of each candidate contact.
+    dims: Vec<usize>,
+    /// Totals so far.
+    pub stats: Stats,
+}
+
+impl<'s> Simulator<'s> {
+    /// A simulator at `(q0, u0)`, time 0, step `dt`. `Err` on `dt ≤ 0`, wrong lengths,
+    /// non-finite state, an unknown solver or a mass matrix that is not SPD.
+    pub fn new(
+        system: &'s dyn System,
+        q0: Vec<f64>,
+        u0: Vec<f64>,
+        dt: f64,
+        opts: StepOptions,
+    ) -> Result<Simulator<'s>, Error> {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(Error::setting("dt", dt, "the time step must be a positive number"));
+        }
+        Error::check_len("q0", &q0, system.coords())?;
+        Error::check_len("u0", &u0, system.dofs())?;
+        Error::check_finite("q0", &q0)?;
+        Error::check_finite("u0", &u0)?;
+        opts.settings.validate()?;
+        let name = opts.solver.clone().unwrap_or_else(|| opts.formulation.default_solver().into());
+        let solver = match opts.formulation {
+            Formulation::GlockerStuder | Formulation::StewartTrinkle(_) => {
+                Solvers::Lcp(perp_ncp::lcp_solver(&name)?)
+            }
+            Formulation::Cone => Solvers::Fc(perp_cones::solver(&name)?),
+            Formulation::TzitzourisPang => Solvers::Ncp(perp_ncp::solver(&name)?),
+        };
+        let contacts = system.contacts(&q0, 0.0);
+        for (i, c) in contacts.iter().enumerate() {
+            c.validate(i, system.dofs())?;
+        }
+        let dims = contacts.iter().map(Contact::dim).collect::<Vec<_>>();
+        let mass = if system.constant_mass() { Some(MassFactor::new(&system.mass(&q0, 0.0))?) } else { None };
+        Ok(Simulator {
+            system,
+            q: q0,
+            u: u0,
+            t: 0.0,
+            dt,
+            opts,
+            solver,
+            mass,
+            warm: vec![None; contacts.len()],
+            dims,
+            stats: Stats::default(),
+        })
+    }
+
+    /// The time step.
+    pub fn dt(&self) -> f64 {
+        self.dt
+    }
+
+    /// Local dimension of each candidate contact.
+    pub fn contact_dims(&self) -> &[usize] {
+        &self.dims
+    }
+
+    fn factor(&self, q: &[f64], t: f64) -> Result<MassFactor, Error> {
+        match &self.mass {
+            Some(f) => Ok(f.clone()),
+            None => MassFactor::new(&self.system.mass(q, t)),
+        }
+    }
+
+    /// Advances one step.
+    pub fn step(&mut self) -> Result<StepReport, Error> {
+        let sys = self.system;
+        let (n, dt) = (sys.dofs(), self.dt);
+        let mut report = StepReport { impulses: vec![0.0; self.dims.iter().sum()], ..Default::default() };
+        let (q_eval, t_eval) = match self.opts.scheme {
+            Scheme::Midpoint => {
+                let mut qm = self.q.clone();
+                sys.integrate(&mut qm, &self.u, 0.5 * dt);
+                (qm, self.t + 0.5 * dt)
+            }
+            Scheme::Euler { .. } => (self.q.clone(), self.t),
+        };
+        let mut h = vec![0.0; n];
+        sys.forces(&q_eval, &self.u, t_eval, &mut h);
+        Error::check_finite("h(q, u, t)", &h)?;
+        let all = sys.contacts(&q_eval, t_eval);
+        if all.len() != self.dims.len() {
+            return Err(Error::dim("contacts(q, t) (candidates must not change)", self.dims.len(), all.len()));
+        }
+        let midpoint = matches!(self.opts.scheme, Scheme::Midpoint);
+        let (mut active, mut contacts) = (Vec::new(), Vec::new());
+        for (i, c) in all.into_iter().enumerate() {
+            if c.dim() != self.dims[i] {
+                return Err(Error::dim(format!("contact {i}: local dimension"), self.dims[i], c.dim()));
+            }
+            let predicted = if midpoint { c.gap } else { c.gap + dt * (c.normal.dot(&self.u) + c.bias_at(0)) };
+            if predicted <= 0.0 {
+                c.validate(i, n)?;
+                active.push(i);
+                contacts.push(c);
+            }
+        }
+        let bil = sys.bilaterals(&q_eval, t_eval);
+        for (i, b) in bil.iter().enumerate() {
+            b.row.check(n, &format!("bilateral {i}: row"))?;
+        }
+        let passes = match self.opts.scheme {
+            Scheme::Euler { fixed_point, .. } => 1 + fixed_point,
+            Scheme::Midpoint => 1,
+        };
+        let mut m_at = q_eval.clone();
+        let mut q_new = Vec::new();
+        let mut u_new = Vec::new();
+        for pass in 0..passes {
+            let factor = self.factor(&m_at, t_eval)?;
+            let lp = LocalProblem::new(&factor, &self.u, &h, dt, active.clone(), contacts.clone(), &bil)?;
+            let r = if lp.size() > 0 { self.solve(&lp, &mut report)? } else { Vec::new() };
+            u_new = lp.velocity(&r);
+            Error::check_finite("u after the step", &u_new)?;
+            let mut off = 0;
+            let offsets: Vec<usize> = self
+                .dims
+                .iter()
+                .map(|d| {
+                    off += d;
+                    off - d
+                })
+                .collect();
+            report.impulses.iter_mut().for_each(|x| *x = 0.0);
+            for (a, &i) in lp.active.iter().enumerate() {
+                let d = self.dims[i];
+                report.impulses[offsets[i]..offsets[i] + d].copy_from_slice(&r[lp.offsets[a]..lp.offsets[a] + d]);
+            }
+            q_new = q_eval.clone();
+            sys.integrate(&mut q_new, &u_new, if midpoint { 0.5 * dt } else { dt });
+            sys.normalize(&mut q_new);
+            if pass + 1 < passes {
+                let change = q_new.iter().zip(&m_at).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+                if pass > 0 && change <= 1e-12 * (1.0 + q_new.iter().map(|x| x.abs()).fold(0.0, f64::max)) {
+                    break;
+                }
+                m_at = q_new.clone();
+            }
+        }
+        if let Scheme::Euler { project: true, .. } = self.opts.scheme {
+            self.project(&mut q_new)?;
+        }
+        report.active = active;
+        self.q = q_new;
+        self.u = u_new;
+        self.t += dt;
+        self.stats.steps += 1;
+        Ok(report)
+    }
+
+    /// Moves `q` back to the admissible set: `Δ = M⁻¹ J_Nᵀ λ` with
+    /// `0 ≤ λ ⊥ g + W_NN λ ≥ 0` over the penetrating contacts (solved by Lemke).
+    fn project(&mut self, q: &mut [f64]) -> Result<(), Error> {
+        let sys = self.system;
+        let n = sys.dofs();
+        let all = sys.contacts(q, self.t + self.dt);
+        let pen: Vec<(usize, Contact)> = all.into_iter().enumerate().filter(|(_, c)| c.gap < 0.0).collect();
+        if pen.is_empty() {
+            return Ok(());
+        }
+        let factor = self.factor(q, self.t + self.dt)?;
+        let rows: Vec<&crate::system::Row> = pen.iter().map(|(_, c)| &c.normal).collect();
+        let y = crate::mass::solve_rows(&factor, n, &rows);
+        let w = crate::mass::delassus(&rows, &y, n)?;
+        let g: Vec<f64> = pen.iter().map(|(_, c)| c.gap).collect();
+        let lcp = perp_lcp::Lcp::new(w, g)?;
+        let sol = perp_lcp::solver("lemke")?.solve(&lcp, None, &self.opts.settings)?;
+        let mut dq = vec![0.0; n];
+        for (j, &l) in sol.z.iter().enumerate() {
+            dq.iter_mut().zip(&y[j * n..(j + 1) * n]).for_each(|(a, b)| *a += l * b);
+        }
+        sys.integrate(q, &dq, 1.0);
+        sys.normalize(q);
+        Ok(())
+    }
+
+    fn note(&mut self, report: &mut StepReport, size: usize, rep: &perp_core::SolveReport) {
+        report.size = size;
+        report.iterations += rep.iterations;
+        report.status = Some(rep.status);
+        report.error = rep.error;
+        self.stats.solves += 1;
+        self.stats.iterations += rep.iterations;
+        self.stats.max_size = self.stats.max_size.max(size);
+        if rep.status != Status::Solved {
+            self.stats.unsolved += 1;
+        }
+        if rep.error.is_finite() {
+            self.stats.max_error = self.stats.max_error.max(rep.error);
+        } else {
+            self.stats.max_error = f64::INFINITY;
+        }
+    }
+
+    /// Warm start vector from per-contact blocks placed at `slots(a)` (None if nothing stored).
+    fn gather(&self, lp: &LocalProblem, len: usize, slots: &dyn Fn(usize) -> Vec<usize>) -> Option<Vec<f64>> {
+        if !self.opts.warm_start {
+            return None;
+        }
+        let mut z = vec![0.0; len];
+        let mut any = false;
+        for (a, &i) in lp.active.iter().enumerate() {
+            if let Some(w) = &self.warm[i] {
+                let s = slots(a);
+                if s.len() == w.len() {
+                    s.iter().zip(w).for_each(|(&k, v)| z[k] = *v);
+                    any = true;
+                }
+            }
+        }
+        any.then_some(z)
+    }
+
+    fn scatter(&mut self, lp: &LocalProblem, z: &[f64], slots: &dyn Fn(usize) -> Vec<usize>) {
+        for i in 0..self.warm.len() {
+            self.warm[i] = None;
+        }
+        for (a, &i) in lp.active.iter().enumerate() {
+            self.warm[i] = Some(slots(a).iter().map(|&k| z[k]).collect());
+        }
+    }
+
+    fn solve(&mut self, lp: &LocalProblem, report: &mut StepReport) -> Result<Vec<f64>, Error> {
+        let s = self.opts.settings.clone();
+        let k = lp.contacts.len();
+        match (&self.opts.formulation, &mut self.solver) {
+            (Formulation::GlockerStuder, Solvers::Lcp(_)) => {
+                let lcp = glocker_studer_lcp(lp)?;
+                let slots = move |a: usize| vec![a, k + a, 2 * k + a];
+                let warm = self.gather(lp, 3 * k, &slots);
+                let Solvers::Lcp(sv) = &mut self.solver else { unreachable!() };
+                let sol = sv.solve(&lcp, warm.as_deref(), &s)?;
+                self.note(report, 3 * k, &sol.report);
+                self.scatter(lp, &sol.z, &slots);
+                Ok(gs_impulses(lp, &sol.z))
+            }
+            (Formulation::StewartTrinkle(dirs), Solvers::Lcp(_)) => {
+                let (lcp, layout) = stewart_trinkle_lcp(lp, dirs)?;
+                let lay = layout.clone();
+                let slots = move |a: usize| {
+                    let m = lay.m[a];
+                    (lay.start[a]..lay.start[a] + 1 + if m > 0 { m + 1 } else { 0 }).collect()
+                };
+                let warm = self.gather(lp, layout.size, &slots);
+                let Solvers::Lcp(sv) = &mut self.solver else { unreachable!() };
+                let sol = sv.solve(&lcp, warm.as_deref(), &s)?;
+                self.note(report, layout.size, &sol.report);
+                self.scatter(lp, &sol.z, &slots);
+                Ok(st_impulses(lp, &layout, &sol.z))
+            }
+            (Formulation::Cone, Solvers::Fc(_)) => {
+                let fp = lp.friction_problem()?;
+                let offs = lp.offsets.clone();
+                let dims: Vec<usize> = lp.contacts.iter().map(Contact::dim).collect();
+                let slots = move |a: usize| (offs[a]..offs[a] + dims[a]).collect();
+                let warm = self.gather(lp, lp.size(), &slots);
+                let Solvers::Fc(sv) = &mut self.solver else { unreachable!() };
+                let sol = sv.solve(&fp, warm.as_deref(), &s)?;
+                self.note(report, lp.size(), &sol.report);
+                self.scatter(lp, &sol.r, &slots);
+                Ok(sol.r)
+            }
+            (Formulation::TzitzourisPang, Solvers::Ncp(_)) => {
+                let (f, lower, upper) = tzitzouris_pang(lp)?;
+                let offs = lp.offsets.clone();
+                let dims: Vec<usize> = lp.contacts.iter().map(Contact::dim).collect();
+                let slots = move |a: usize| (offs[a]..offs[a] + dims[a]).collect();
+                // Hot start: the previous impulses, with s from the current sliding speed.
+                let r0 = self.gather(lp, lp.size(), &slots).unwrap_or_else(|| vec![0.0; lp.size()]);
+                let z0 = f.point(&r0);
+                let mcp = perp_ncp::Mcp::new(&f, lower, upper)?;
+                let Solvers::Ncp(sv) = &mut self.solver else { unreachable!() };
+                let sol = sv.solve(&mcp, &z0, &s)?;
+                let r = f.impulses(&sol.z);
+                self.note(report, f.offsets.len() + lp.size(), &sol.report);
+                self.scatter(lp, &r, &slots);
+                Ok(r)
+            }
+            _ => unreachable!("solver kind follows the formulation"),
+        }
+    }
+
+    /// Runs until `t_end`, recording every `every`-th step (and the first and last) into a
+    /// [`Trajectory`] with columns `t, q…, u…, impulses…, iterations`; `names` label `q` and
+    /// `u` (default `q0…`, `u0…`).
+    pub fn run(&mut self, t_end: f64, every: usize, names: Option<(&[String], &[String])>) -> Result<Trajectory, Error> {
+        let mut traj = Trajectory::new(self.columns(names));
+        traj.push(self.row(0));
+        let every = every.max(1);
+        let mut k = 0;
+        while self.t < t_end - 1e-9 * self.dt {
+            let rep = self.step()?;
+            k += 1;
+            let last = self.t >= t_end - 1e-9 * self.dt;
+            if k % every == 0 || last {
+                let mut row = self.row(rep.iterations);
+                let start = 1 + self.q.len() + self.u.len();
+                row[start..start + rep.impulses.len()].copy_from_slice(&rep.impulses);
+                traj.push(row);
+            }
+        }
+        Ok(traj)
+    }
+
+    fn columns(&self, names: Option<(&[String], &[String])>) -> Vec<String> {
+        let mut c = vec!["t".to_string()];
+        match names {
+            Some((qn, un)) => {
+                c.extend(qn.iter().cloned());
+                c.extend(un.iter().cloned());
+            }
+            None => {
+                c.extend((0..self.q.len()).map(|i| format!("q{i}")));
+                c.extend((0..self.u.len()).map(|i| format!("u{i}")));
+            }
+        }
+        for (i, &d) in self.dims.iter().enumerate() {
+            let labels = match d {
+                2 => vec!["n", "t"],
+                3 => vec!["n", "t", "o"],
+                4 => vec!["n", "t", "o", "r"],
+                _ => vec!["n"; d],
+            };
+            for (k, l) in labels.iter().enumerate().take(d) {
+                c.push(if d > 4 { format!("P{i}_{k}") } else { format!("P{i}_{l}") });
+            }
+        }
+        c.push("iterations".into());
+        c
+    }
+
+    fn row(&self, iterations: usize) -> Vec<f64> {
+        let mut r = Vec::with_capacity(2 + self.q.len() + self.u.len() + self.dims.iter().sum::<usize>());
+        r.push(self.t);
+        r.extend_from_slice(&self.q);
+        r.extend_from_slice(&self.u);
+        r.extend(std::iter::repeat_n(0.0, self.dims.iter().sum()));
+        r.push(iterations as f64);
+        r
+    }
+}

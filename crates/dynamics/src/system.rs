@@ -1,0 +1,228 @@
+//! What a simulator implements: the [`System`] trait, its [`Contact`] candidates and
+//! [`Bilateral`] constraints, and the sparse constraint [`Row`] they are made of.
+//!
+//! Notation follows Glocker–Studer (seed 001 eq. 6–12): coordinates `q`, velocities `u`,
+//! `M(q,t) du − h(q,u,t) dt − dR = 0`, gaps `g_N(q,t) ≥ 0`, relative velocities
+//! `γ_N = w_Nᵀu + ŵ_N`, `γ_T = w_Tᵀu + ŵ_T` (eq. 10), Newton restitution
+//! `ξ = γ⁺ + ε γ⁻` (eq. 11).
+
+use perp_cones::ConeSpec;
+use perp_core::{Error, Matrix};
+
+/// A constraint row over the velocity coordinates, stored sparsely as `(index, value)` pairs
+/// (a contact between two bodies of a large scene touches 12 of thousands of velocities).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Row(pub Vec<(usize, f64)>);
+
+impl Row {
+    /// The row of a dense vector (exact zeros are dropped).
+    pub fn dense(v: &[f64]) -> Row {
+        Row(v.iter().enumerate().filter(|(_, x)| **x != 0.0).map(|(i, x)| (i, *x)).collect())
+    }
+
+    /// `wᵀ u`.
+    pub fn dot(&self, u: &[f64]) -> f64 {
+        self.0.iter().map(|&(i, v)| v * u[i]).sum()
+    }
+
+    /// `y += a w`.
+    pub fn axpy(&self, a: f64, y: &mut [f64]) {
+        for &(i, v) in &self.0 {
+            y[i] += a * v;
+        }
+    }
+
+    /// `Err` unless every index is below `dofs` and every value is finite.
+    pub fn check(&self, dofs: usize, what: &str) -> Result<(), Error> {
+        for &(i, v) in &self.0 {
+            if i >= dofs {
+                return Err(Error::setting(
+                    what,
+                    format!("an entry at index {i}"),
+                    &format!("rows have length {dofs} (the number of velocities)"),
+                ));
+            }
+            if !v.is_finite() {
+                return Err(Error::NonFinite { what: what.into(), index: i, value: v });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One candidate contact, as [`System::contacts`] reports it at a configuration.
+///
+/// Local coordinates are ordered `(N, T₁[, T₂][, R])`: the normal, one tangent (planar) or two
+/// (spatial), and an optional twist (torsion, seed 002 eq. 1). The local dimension is
+/// [`Contact::dim`]; the contact's friction law is `cone` (Coulomb by default; an elliptic cone
+/// `e = [e_t, e_o, e_r]` for torsion).
+#[derive(Clone, Debug)]
+pub struct Contact {
+    /// The gap `g_N(q, t)`: > 0 open, 0 closed, < 0 penetrating (eq. 7).
+    pub gap: f64,
+    /// `w_N`: the generalized normal direction (eq. 9–10).
+    pub normal: Row,
+    /// `w_T`: one (planar) or two (spatial) tangent directions.
+    pub tangents: Vec<Row>,
+    /// The twist (torsion) direction, if the contact transmits a moment about its normal.
+    pub twist: Option<Row>,
+    /// Rheonomic terms `ŵ` in local order (N, T…, R); empty means zero.
+    pub bias: Vec<f64>,
+    /// `(J̇ u)` in local order, the velocity-product terms of the contact accelerations
+    /// (acceleration-level formulation, seed 000 eq. 1.5); empty means zero.
+    pub drift: Vec<f64>,
+    /// Friction coefficient μ ≥ 0.
+    pub mu: f64,
+    /// Normal restitution ε_N ∈ [0, 1] (eq. 11).
+    pub restitution_n: f64,
+    /// Tangential restitution ε_T ∈ [0, 1] (eq. 11; used by the Glocker–Studer LCP).
+    pub restitution_t: f64,
+    /// The friction law.
+    pub cone: ConeSpec,
+}
+
+impl Contact {
+    /// A contact with gap, normal, tangents and μ; no twist, no rheonomic terms, ε = 0, Coulomb.
+    pub fn new(gap: f64, normal: Row, tangents: Vec<Row>, mu: f64) -> Contact {
+        Contact {
+            gap,
+            normal,
+            tangents,
+            twist: None,
+            bias: Vec::new(),
+            drift: Vec::new(),
+            mu,
+            restitution_n: 0.0,
+            restitution_t: 0.0,
+            cone: ConeSpec::Coulomb,
+        }
+    }
+
+    /// With normal and tangential restitution.
+    pub fn with_restitution(mut self, normal: f64, tangential: f64) -> Contact {
+        self.restitution_n = normal;
+        self.restitution_t = tangential;
+        self
+    }
+
+    /// With a twist row and an elliptic cone `e = [e_t, e_o, e_r]` (seed 002 eq. 1).
+    pub fn with_twist(mut self, twist: Row, e: [f64; 3]) -> Contact {
+        self.twist = Some(twist);
+        self.cone = ConeSpec::Elliptic { e: e.to_vec() };
+        self
+    }
+
+    /// With another friction law.
+    pub fn with_cone(mut self, cone: ConeSpec) -> Contact {
+        self.cone = cone;
+        self
+    }
+
+    /// With `(J̇u)` terms (local order).
+    pub fn with_drift(mut self, drift: Vec<f64>) -> Contact {
+        self.drift = drift;
+        self
+    }
+
+    /// Local dimension: 1 + tangents + twist.
+    pub fn dim(&self) -> usize {
+        1 + self.tangents.len() + usize::from(self.twist.is_some())
+    }
+
+    /// The local rows in order (N, T…, R).
+    pub fn rows(&self) -> impl Iterator<Item = &Row> {
+        std::iter::once(&self.normal).chain(self.tangents.iter()).chain(self.twist.iter())
+    }
+
+    /// Rheonomic term of local row `k`.
+    pub fn bias_at(&self, k: usize) -> f64 {
+        self.bias.get(k).copied().unwrap_or(0.0)
+    }
+
+    /// Drift term of local row `k`.
+    pub fn drift_at(&self, k: usize) -> f64 {
+        self.drift.get(k).copied().unwrap_or(0.0)
+    }
+
+    /// `Err` naming contact `index` and the field at fault.
+    pub fn validate(&self, index: usize, dofs: usize) -> Result<(), Error> {
+        let name = |f: &str| format!("contact {index}: {f}");
+        if !self.gap.is_finite() {
+            return Err(Error::NonFinite { what: name("gap"), index, value: self.gap });
+        }
+        if self.tangents.is_empty() || self.tangents.len() > 2 {
+            return Err(Error::setting(
+                &name("tangents"),
+                self.tangents.len(),
+                "a contact has 1 (planar) or 2 (spatial) tangent rows",
+            ));
+        }
+        self.normal.check(dofs, &name("normal row"))?;
+        for (k, t) in self.tangents.iter().enumerate() {
+            t.check(dofs, &name(&format!("tangent row {k}")))?;
+        }
+        if let Some(r) = &self.twist {
+            r.check(dofs, &name("twist row"))?;
+        }
+        let d = self.dim();
+        for (what, v) in [("bias", &self.bias), ("drift", &self.drift)] {
+            if !v.is_empty() && v.len() != d {
+                return Err(Error::dim(name(what), d, v.len()));
+            }
+            Error::check_finite(&name(what), v)?;
+        }
+        if !(self.mu.is_finite() && self.mu >= 0.0) {
+            return Err(Error::setting(&name("mu"), self.mu, "must be finite and ≥ 0"));
+        }
+        for (what, e) in [("restitution_n", self.restitution_n), ("restitution_t", self.restitution_t)] {
+            if !(0.0..=1.0).contains(&e) {
+                return Err(Error::setting(&name(what), e, "must lie in [0, 1]"));
+            }
+        }
+        self.cone.build(d).map_err(|e| Error::setting(&name("cone"), format!("{:?}", self.cone), &e.to_string()))?;
+        Ok(())
+    }
+}
+
+/// A bilateral (equality) constraint `wᵀ u + ŵ = 0` at the velocity level, e.g. a joint.
+#[derive(Clone, Debug)]
+pub struct Bilateral {
+    /// The constraint row.
+    pub row: Row,
+    /// The rheonomic term ŵ.
+    pub bias: f64,
+}
+
+/// A mechanical system with unilateral frictional contacts (seed 001 eq. 6–12).
+///
+/// Coordinates `q` may differ from velocities `u` (unit quaternions): the system supplies
+/// `q̇ = T(q) u` through [`System::integrate`] and renormalizes in [`System::normalize`].
+pub trait System: Sync {
+    /// Number of velocities (the size of M).
+    fn dofs(&self) -> usize;
+    /// Number of coordinates (default: `dofs`).
+    fn coords(&self) -> usize {
+        self.dofs()
+    }
+    /// The mass matrix `M(q, t)`, symmetric positive definite, dense or sparse.
+    fn mass(&self, q: &[f64], t: f64) -> Matrix;
+    /// Whether M is the same at every configuration (lets the stepper factor it once).
+    fn constant_mass(&self) -> bool {
+        false
+    }
+    /// `h(q, u, t)`: all smooth generalized forces, including gyroscopic terms (eq. 6).
+    fn forces(&self, q: &[f64], u: &[f64], t: f64, h: &mut [f64]);
+    /// Every candidate contact at `(q, t)`, open or closed, in the same order at every call (the
+    /// stepper keys warm starts and output columns by position).
+    fn contacts(&self, q: &[f64], t: f64) -> Vec<Contact>;
+    /// Equality constraints at `(q, t)` (default: none).
+    fn bilaterals(&self, _q: &[f64], _t: f64) -> Vec<Bilateral> {
+        Vec::new()
+    }
+    /// `q ← q + dt · T(q) u` (default: `q̇ = u`).
+    fn integrate(&self, q: &mut [f64], u: &[f64], dt: f64) {
+        q.iter_mut().zip(u).for_each(|(a, b)| *a += dt * b);
+    }
+    /// Renormalize coordinates after a step (unit quaternions; default: nothing).
+    fn normalize(&self, _q: &mut [f64]) {}
+}
