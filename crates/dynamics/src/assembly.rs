@@ -493,3 +493,53 @@ impl perp_ncp::NcpFunction for TzitzourisPang<'_> {
         }
     }
 }
+
+/// The acceleration-level LCP of a state with persistent contacts (Pang–Trinkle, seed 004;
+/// Painlevé's analysis, seed 000 eq. 1.5–1.6), in the Stewart–Trinkle variables.
+///
+/// The unknowns are contact *forces*; `a = J M⁻¹ (h + Jᵀ c) + J̇u` are the contact
+/// accelerations (`drift` holds `J̇u`). A contact whose tangential velocity exceeds `slip_tol`
+/// is sliding: its friction is `−μ c_n s` along the unit slip direction `s` (folded into its
+/// normal column, as `F = +μN` is in eq. 1.5) and it gets no β or λ. Rolling contacts get the
+/// polyhedral cone of `dirs`. With a negative sliding coefficient (Painlevé) the LCP can have
+/// no solution, and Lemke then ends on a ray. Returns the LCP, its layout and the slip
+/// directions (empty for rolling contacts).
+pub fn acceleration_lcp(
+    factor: &MassFactor,
+    u: &[f64],
+    h: &[f64],
+    active: Vec<usize>,
+    contacts: Vec<Contact>,
+    dirs: &Directions,
+    slip_tol: f64,
+) -> Result<(Lcp, StLayout, Vec<Vec<f64>>), Error> {
+    let n = u.len();
+    let mut cs = contacts;
+    let mut slips = Vec::with_capacity(cs.len());
+    for c in cs.iter_mut() {
+        let vt: Vec<f64> = c.rows().enumerate().skip(1).map(|(k, r)| r.dot(u) + c.bias_at(k)).collect();
+        let speed = vt.iter().map(|x| x * x).sum::<f64>().sqrt();
+        slips.push(if speed > slip_tol && c.mu > 0.0 { vt.iter().map(|x| x / speed).collect() } else { Vec::new() });
+        c.restitution_n = 0.0;
+        c.restitution_t = 0.0;
+        c.bias.clear();
+    }
+    let drift: Vec<f64> = cs.iter().flat_map(|c| (0..c.dim()).map(|k| c.drift_at(k))).collect();
+    let mut lp = LocalProblem::new(factor, &vec![0.0; n], h, 1.0, active, cs, &[])?;
+    lp.b.iter_mut().zip(&drift).for_each(|(b, d)| *b += d);
+    let mut w = lp.w.to_dense();
+    for (a, s) in slips.iter().enumerate() {
+        if s.is_empty() {
+            continue;
+        }
+        let (o, mu) = (lp.offsets[a], lp.contacts[a].mu);
+        for i in 0..w.nrows() {
+            let f: f64 = s.iter().enumerate().map(|(k, sk)| w[(i, o + 1 + k)] * sk).sum();
+            w[(i, o)] -= mu * f;
+        }
+        lp.contacts[a].mu = 0.0;
+    }
+    lp.w = Matrix::Dense(w);
+    let (lcp, layout) = stewart_trinkle_lcp(&lp, dirs)?;
+    Ok((lcp, layout, slips))
+}

@@ -418,7 +418,16 @@ impl<'s> Simulator<'s> {
                 let dims: Vec<usize> = lp.contacts.iter().map(Contact::dim).collect();
                 let slots = move |a: usize| (offs[a]..offs[a] + dims[a]).collect();
                 // Hot start: the previous impulses, with s from the current sliding speed.
-                let r0 = self.gather(lp, lp.size(), &slots).unwrap_or_else(|| vec![0.0; lp.size()]);
+                // Cold start: each contact's frictionless normal impulse max(0, −b_N / W_NN), which
+                // keeps the NCP away from its degenerate corner c_n = 0.
+                let r0 = self.gather(lp, lp.size(), &slots).unwrap_or_else(|| {
+                    let mut r = vec![0.0; lp.size()];
+                    for &o in &lp.offsets {
+                        let d = lp.w.get(o, o);
+                        r[o] = if d > 0.0 { (-lp.b[o] / d).max(0.0) } else { 0.0 };
+                    }
+                    r
+                });
                 let z0 = f.point(&r0);
                 let mcp = perp_ncp::Mcp::new(&f, lower, upper)?;
                 let Solvers::Ncp(sv) = &mut self.solver else { unreachable!() };
