@@ -10,6 +10,8 @@
 //! * [`cones`] — friction cones (Coulomb, elliptic with torsion, pyramids, your own law) and
 //!   the frictional contact problem: NSGS, Alart–Curnier / Fischer–Burmeister Newton, PROX,
 //!   Lemke on pyramids;
+//! * [`dynamics`] — systems, contact problems assembled from M and Jacobians, time stepping
+//!   (Moreau midpoint, Stewart–Trinkle) and the papers' scenes;
 //! * [`suite`] — readers (Siconos `.dat`), generated problems, the benchmark runner.
 //!
 //! ```
@@ -24,6 +26,7 @@
 
 pub use perp_cones as cones;
 pub use perp_core as core;
+pub use perp_dynamics as dynamics;
 pub use perp_ncp as ncp;
 
 /// [`perp_lcp`] with the full LCP registry: [`lcp::solver`] and [`lcp::SOLVER_NAMES`] also

@@ -23,6 +23,8 @@ enum Command {
     Solve(cmd::solve::Args),
     /// Run solvers on a suite and write results.csv and summary.md.
     Bench(cmd::bench::Args),
+    /// Run a built-in scene (the papers' experiments) and write its trajectory and picture.
+    Simulate(cmd::simulate::Args),
     /// Convert a problem file between formats (Siconos `.dat`, FCLIB `.hdf5`, MatrixMarket, JSON).
     Convert(cmd::convert::Args),
     /// List solvers and built-in problems.
@@ -44,6 +46,7 @@ fn run(cli: Cli) -> Result<ExitCode, Error> {
     match cli.command {
         Command::Solve(a) => cmd::solve::run(a),
         Command::Bench(a) => cmd::bench::run(a),
+        Command::Simulate(a) => cmd::simulate::run(a),
         Command::Convert(a) => cmd::convert::run(a),
         Command::List => cmd::list::run(),
     }

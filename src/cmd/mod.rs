@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod convert;
 pub mod list;
+pub mod simulate;
 pub mod solve;
 
 use perp::core::{Error, Settings};

@@ -130,8 +130,13 @@ impl LocalProblem {
         let mu = self.contacts.iter().map(|c| c.mu).collect();
         let cones: Vec<ConeSpec> = self.contacts.iter().map(|c| c.cone.clone()).collect();
         let all_coulomb = cones.iter().all(|c| matches!(c, ConeSpec::Coulomb));
-        FrictionContactProblem::new(dim, self.w.clone(), self.b.clone(), mu)
-            .and_then(|p| if all_coulomb { Ok(p) } else { p.with_cones(cones) })
+        FrictionContactProblem::new(dim, self.w.clone(), self.b.clone(), mu).and_then(|p| {
+            if all_coulomb {
+                Ok(p)
+            } else {
+                p.with_cones(cones)
+            }
+        })
     }
 }
 
@@ -202,10 +207,16 @@ fn entries(w: &Matrix) -> Vec<(usize, usize, f64)> {
     }
 }
 
-/// Dense when small, sparse otherwise.
+/// Dense when small (summing duplicates directly), sparse otherwise.
 fn matrix(n: usize, triplets: &[(usize, usize, f64)]) -> Result<Matrix, Error> {
-    let m = Matrix::from_triplets(n, n, triplets)?;
-    Ok(if n <= 64 { Matrix::Dense(m.to_dense()) } else { m })
+    if n <= 64 {
+        let mut d = faer::Mat::<f64>::zeros(n, n);
+        for &(i, j, v) in triplets {
+            d[(i, j)] += v;
+        }
+        return Ok(Matrix::Dense(d));
+    }
+    Matrix::from_triplets(n, n, triplets)
 }
 
 /// The Glocker–Studer LCP (seed 001 eq. 27, 33) of a planar problem, in the variables
@@ -327,15 +338,14 @@ pub fn stewart_trinkle_lcp(p: &LocalProblem, dirs: &Directions) -> Result<(Lcp, 
             vec![(s, 1.0)]
         } else {
             let dk = p.contacts[a].dim() - 1;
-            (0..layout.m[a]).map(|j| (s + 1 + j, layout.d[a][j * dk + k - 1])).filter(|x| x.1 != 0.0).collect()
+            (0..layout.m[a])
+                .map(|j| (s + 1 + j, layout.d[a][j * dk + k - 1]))
+                .filter(|x| x.1 != 0.0)
+                .collect()
         }
     };
-    let comp: Vec<(usize, usize)> = p
-        .contacts
-        .iter()
-        .enumerate()
-        .flat_map(|(a, c)| (0..c.dim()).map(move |k| (a, k)))
-        .collect();
+    let comp: Vec<(usize, usize)> =
+        p.contacts.iter().enumerate().flat_map(|(a, c)| (0..c.dim()).map(move |k| (a, k))).collect();
     let mut t = Vec::new();
     for (i, j, v) in entries(&p.w) {
         let (ti, tj) = (targets(comp[i].0, comp[i].1), targets(comp[j].0, comp[j].1));
@@ -519,7 +529,11 @@ pub fn acceleration_lcp(
     for c in cs.iter_mut() {
         let vt: Vec<f64> = c.rows().enumerate().skip(1).map(|(k, r)| r.dot(u) + c.bias_at(k)).collect();
         let speed = vt.iter().map(|x| x * x).sum::<f64>().sqrt();
-        slips.push(if speed > slip_tol && c.mu > 0.0 { vt.iter().map(|x| x / speed).collect() } else { Vec::new() });
+        slips.push(if speed > slip_tol && c.mu > 0.0 {
+            vt.iter().map(|x| x / speed).collect()
+        } else {
+            Vec::new()
+        });
         c.restitution_n = 0.0;
         c.restitution_t = 0.0;
         c.bias.clear();

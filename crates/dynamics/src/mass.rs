@@ -50,7 +50,9 @@ impl MassFactor {
                 let mat = SparseColMatRef::new(sym, csc.data());
                 SymbolicLlt::try_new(sym, Side::Lower)
                     .map_err(|e| format!("{e:?}"))
-                    .and_then(|s| Llt::try_new_with_symbolic(s, mat, Side::Lower).map_err(|e| format!("{e:?}")))
+                    .and_then(|s| {
+                        Llt::try_new_with_symbolic(s, mat, Side::Lower).map_err(|e| format!("{e:?}"))
+                    })
                     .map(|f| MassFactor::Sparse(Box::new(f)))
                     .map_err(|e| not_spd(n, format!("sparse Cholesky failed ({e})")))
             }

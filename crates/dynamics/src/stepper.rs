@@ -232,7 +232,11 @@ impl<'s> Simulator<'s> {
         Error::check_finite("h(q, u, t)", &h)?;
         let all = sys.contacts(&q_eval, t_eval);
         if all.len() != self.dims.len() {
-            return Err(Error::dim("contacts(q, t) (candidates must not change)", self.dims.len(), all.len()));
+            return Err(Error::dim(
+                "contacts(q, t) (candidates must not change)",
+                self.dims.len(),
+                all.len(),
+            ));
         }
         let midpoint = matches!(self.opts.scheme, Scheme::Midpoint);
         let (mut active, mut contacts) = (Vec::new(), Vec::new());
@@ -240,7 +244,8 @@ impl<'s> Simulator<'s> {
             if c.dim() != self.dims[i] {
                 return Err(Error::dim(format!("contact {i}: local dimension"), self.dims[i], c.dim()));
             }
-            let predicted = if midpoint { c.gap } else { c.gap + dt * (c.normal.dot(&self.u) + c.bias_at(0)) };
+            let predicted =
+                if midpoint { c.gap } else { c.gap + dt * (c.normal.dot(&self.u) + c.bias_at(0)) };
             if predicted <= 0.0 {
                 c.validate(i, n)?;
                 active.push(i);
@@ -276,7 +281,8 @@ impl<'s> Simulator<'s> {
             report.impulses.iter_mut().for_each(|x| *x = 0.0);
             for (a, &i) in lp.active.iter().enumerate() {
                 let d = self.dims[i];
-                report.impulses[offsets[i]..offsets[i] + d].copy_from_slice(&r[lp.offsets[a]..lp.offsets[a] + d]);
+                report.impulses[offsets[i]..offsets[i] + d]
+                    .copy_from_slice(&r[lp.offsets[a]..lp.offsets[a] + d]);
             }
             q_new = q_eval.clone();
             sys.integrate(&mut q_new, &u_new, if midpoint { 0.5 * dt } else { dt });
@@ -444,7 +450,12 @@ impl<'s> Simulator<'s> {
     /// Runs until `t_end`, recording every `every`-th step (and the first and last) into a
     /// [`Trajectory`] with columns `t, q…, u…, impulses…, iterations`; `names` label `q` and
     /// `u` (default `q0…`, `u0…`).
-    pub fn run(&mut self, t_end: f64, every: usize, names: Option<(&[String], &[String])>) -> Result<Trajectory, Error> {
+    pub fn run(
+        &mut self,
+        t_end: f64,
+        every: usize,
+        names: Option<(&[String], &[String])>,
+    ) -> Result<Trajectory, Error> {
         let mut traj = Trajectory::new(self.columns(names));
         traj.push(self.row(0));
         let every = every.max(1);

@@ -42,7 +42,8 @@ fn spd(n: usize, rng: &mut ChaCha8Rng) -> Matrix {
     let mut m = vec![0.0; n * n];
     for i in 0..n {
         for j in 0..n {
-            m[i * n + j] = (0..n).map(|k| a[i * n + k] * a[j * n + k]).sum::<f64>() + if i == j { 1.0 } else { 0.0 };
+            m[i * n + j] =
+                (0..n).map(|k| a[i * n + k] * a[j * n + k]).sum::<f64>() + if i == j { 1.0 } else { 0.0 };
         }
     }
     Matrix::from_row_major(n, n, &m).unwrap()
@@ -51,7 +52,8 @@ fn spd(n: usize, rng: &mut ChaCha8Rng) -> Matrix {
 fn random_planar(seed: u64) -> (Fixed, Vec<f64>) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let (n, k) = (8, 3);
-    let row = |rng: &mut ChaCha8Rng| Row::dense(&(0..n).map(|_| rng.random_range(-1.0..1.0)).collect::<Vec<_>>());
+    let row =
+        |rng: &mut ChaCha8Rng| Row::dense(&(0..n).map(|_| rng.random_range(-1.0..1.0)).collect::<Vec<_>>());
     let contacts: Vec<Contact> = (0..k)
         .map(|_| {
             let (nr, tr) = (row(&mut rng), row(&mut rng));
@@ -159,7 +161,8 @@ fn painleve_acceleration_lcp_has_no_solution_for_large_friction() {
     let s = Settings { tol: 1e-10, ..Settings::default() };
     let (f, u, h, c, coef) = painleve(0.3);
     assert!(coef > 0.0);
-    let (lcp, _, slips) = acceleration_lcp(&f, &u, &h, vec![0], vec![c], &Directions::Uniform(2), 1e-9).unwrap();
+    let (lcp, _, slips) =
+        acceleration_lcp(&f, &u, &h, vec![0], vec![c], &Directions::Uniform(2), 1e-9).unwrap();
     assert_eq!(slips[0], vec![-1.0], "the rod slides left");
     let sol = perp_lcp::solver("lemke").unwrap().solve(&lcp, None, &s).unwrap();
     assert_eq!(sol.report.status, Status::Solved);
@@ -178,7 +181,12 @@ fn bilateral_constraints_hold_after_the_step() {
     let sys = Fixed {
         m: Matrix::from_row_major(3, 3, &[2.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 3.0]).unwrap(),
         f: vec![1.0, -9.81, 0.5],
-        contacts: vec![Contact::new(0.0, Row::dense(&[0.0, 1.0, 0.0]), vec![Row::dense(&[1.0, 0.0, 0.0])], 0.2)],
+        contacts: vec![Contact::new(
+            0.0,
+            Row::dense(&[0.0, 1.0, 0.0]),
+            vec![Row::dense(&[1.0, 0.0, 0.0])],
+            0.2,
+        )],
         bilaterals: vec![Bilateral { row: Row::dense(&[1.0, 0.0, -2.0]), bias: 0.0 }],
     };
     for f in [Formulation::GlockerStuder, Formulation::Cone] {
@@ -201,7 +209,8 @@ fn bad_input_is_an_error_naming_what_is_wrong() {
         contacts: vec![Contact::new(0.0, Row::dense(&[0.0, 1.0]), vec![Row::dense(&[1.0, 0.0])], 0.3)],
         bilaterals: vec![],
     };
-    let new = |s: &Fixed, dt: f64| Simulator::new(s, vec![0.0; 2], vec![0.0; 2], dt, StepOptions::default()).err();
+    let new =
+        |s: &Fixed, dt: f64| Simulator::new(s, vec![0.0; 2], vec![0.0; 2], dt, StepOptions::default()).err();
     let msg = |e: Option<Error>| e.map(|e| e.to_string()).unwrap_or_default();
     let s = good();
     assert!(msg(new(&s, 0.0)).contains("dt"));

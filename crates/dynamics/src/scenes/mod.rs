@@ -126,6 +126,8 @@ pub fn scene(name: &str, size: Option<usize>) -> Result<Box<dyn Scene>, Error> {
             }
             Ok((s.build)(size.or(s.default_size).unwrap_or(0)))
         }
-        None => Err(Error::setting("scene", name, &format!("unknown; the scenes are: {}", names().join(", ")))),
+        None => {
+            Err(Error::setting("scene", name, &format!("unknown; the scenes are: {}", names().join(", "))))
+        }
     }
 }

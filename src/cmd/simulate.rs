@@ -1,0 +1,155 @@
+//! `perp simulate SCENE [SIZE]`: runs a built-in scene, writes its trajectory and its picture.
+
+use perp::core::Error;
+use perp::dynamics::scenes::{self, Panel};
+use perp::dynamics::{Formulation, Simulator};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Arguments of `perp simulate`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Scene name (see `perp list`).
+    scene: String,
+    /// Size of a scalable scene (`ball-pile 1000`).
+    size: Option<usize>,
+    /// Time step (default: the paper's).
+    #[arg(long)]
+    dt: Option<f64>,
+    /// End time (default: the paper's).
+    #[arg(long)]
+    t_end: Option<f64>,
+    /// Solver name (default: the scene's formulation's).
+    #[arg(long)]
+    solver: Option<String>,
+    /// Contact formulation: gs (Glocker–Studer LCP), st (Stewart–Trinkle LCP, 8 directions),
+    /// cone (exact cones), tp (Tzitzouris–Pang NCP). Default: the scene's.
+    #[arg(long, value_parser = ["gs", "st", "cone", "tp"])]
+    formulation: Option<String>,
+    /// Record every N-th step.
+    #[arg(long, default_value_t = 1)]
+    every: usize,
+    /// Turn off warm starts.
+    #[arg(long)]
+    cold: bool,
+    /// Trajectory CSV file.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// SVG picture of the trajectory.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+}
+
+/// Runs `perp simulate`.
+pub fn run(a: Args) -> Result<ExitCode, Error> {
+    let scene = scenes::scene(&a.scene, a.size)?;
+    let mut opts = scene.default_options();
+    if let Some(f) = &a.formulation {
+        opts.formulation = match f.as_str() {
+            "gs" => Formulation::GlockerStuder,
+            "st" => Formulation::StewartTrinkle(perp::dynamics::Directions::Uniform(8)),
+            "tp" => Formulation::TzitzourisPang,
+            _ => Formulation::Cone,
+        };
+    }
+    if a.solver.is_some() {
+        opts.solver = a.solver.clone();
+    }
+    opts.warm_start = !a.cold;
+    let dt = a.dt.unwrap_or_else(|| scene.default_dt());
+    let t_end = a.t_end.unwrap_or_else(|| scene.default_t_end());
+    if !(t_end.is_finite() && t_end > 0.0) {
+        return Err(Error::setting("--t-end", t_end, "must be a positive time"));
+    }
+    let (q0, u0) = scene.initial_state();
+    let sys: &dyn perp::dynamics::System = scene.as_ref();
+    let mut sim = Simulator::new(sys, q0, u0, dt, opts)?;
+    let (qn, un) = scene.state_names();
+    let start = Instant::now();
+    let traj = sim.run(t_end, a.every, Some((&qn, &un)))?;
+    let secs = start.elapsed().as_secs_f64();
+    let st = &sim.stats;
+    println!("scene      {} ({})", scene.name(), scene.description());
+    println!("steps      {} of dt = {dt:e} to t = {:.6}", st.steps, sim.t);
+    println!(
+        "solves     {} (largest {}), {} iterations/pivots, {} not solved, worst error {:.3e}",
+        st.solves, st.max_size, st.iterations, st.unsolved, st.max_error
+    );
+    println!("wall time  {secs:.3} s ({:.0} steps/s)", st.steps as f64 / secs.max(1e-12));
+    if let Some(path) = &a.out {
+        traj.write_csv(path)?;
+        println!("wrote      {}", path.display());
+    }
+    if let Some(path) = &a.plot {
+        plot(&scene.panels(&traj), path)?;
+        println!("wrote      {}", path.display());
+    }
+    Ok(if st.unsolved == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Draws panels side by side into an SVG file.
+pub fn plot(panels: &[Panel], path: &Path) -> Result<(), Error> {
+    use plotters::prelude::*;
+    let fail = |e: &dyn std::fmt::Display| Error::Io {
+        file: path.to_path_buf(),
+        source: std::io::Error::other(e.to_string()),
+    };
+    let k = panels.len().max(1) as u32;
+    let root = SVGBackend::new(path, (560 * k, 420)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| fail(&e))?;
+    let areas = root.split_evenly((1, k as usize));
+    for (panel, area) in panels.iter().zip(areas.iter()) {
+        let pts =
+            panel.series.iter().flat_map(|s| s.points.iter()).filter(|p| p.0.is_finite() && p.1.is_finite());
+        let (mut x0, mut x1, mut y0, mut y1) =
+            (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
+        for &(x, y) in pts {
+            x0 = x0.min(x);
+            x1 = x1.max(x);
+            y0 = y0.min(y);
+            y1 = y1.max(y);
+        }
+        if !x0.is_finite() {
+            (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+        }
+        let pad = |a: f64, b: f64| if b - a > 0.0 { 0.05 * (b - a) } else { 0.5 * a.abs().max(1.0) };
+        let (px, py) = (pad(x0, x1), pad(y0, y1));
+        let mut chart = ChartBuilder::on(area)
+            .caption(&panel.title, ("sans-serif", 18))
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(55)
+            .build_cartesian_2d((x0 - px)..(x1 + px), (y0 - py)..(y1 + py))
+            .map_err(|e| fail(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc(panel.x_label.as_str())
+            .y_desc(panel.y_label.as_str())
+            .draw()
+            .map_err(|e| fail(&e))?;
+        for (i, s) in panel.series.iter().enumerate() {
+            let color = Palette99::pick(i).to_rgba();
+            let style = ShapeStyle { color, filled: false, stroke_width: if s.dashed { 1 } else { 2 } };
+            let pts: Vec<(f64, f64)> =
+                s.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
+            let series = if s.dashed {
+                chart.draw_series(DashedLineSeries::new(pts, 6, 4, style))
+            } else {
+                chart.draw_series(LineSeries::new(pts, style))
+            };
+            series
+                .map_err(|e| fail(&e))?
+                .label(s.name.as_str())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
+        }
+        chart
+            .configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE.mix(0.8))
+            .draw()
+            .map_err(|e| fail(&e))?;
+    }
+    root.present().map_err(|e| fail(&e))?;
+    Ok(())
+}
