@@ -75,6 +75,9 @@ pub struct StepOptions {
     pub settings: Settings,
     /// Warm-start each solve from the previous step.
     pub warm_start: bool,
+    /// Keep the last step's [`LocalProblem`] (see [`Simulator::last_problem`]), e.g. to
+    /// harvest benchmark problems from a scene.
+    pub keep_problem: bool,
 }
 
 impl Default for StepOptions {
@@ -85,6 +88,7 @@ impl Default for StepOptions {
             solver: None,
             settings: Settings { tol: 1e-10, ..Settings::default() },
             warm_start: true,
+            keep_problem: false,
         }
     }
 }
@@ -148,6 +152,7 @@ pub struct Simulator<'s> {
     dims: Vec<usize>,
     /// Totals so far.
     pub stats: Stats,
+    last_problem: Option<LocalProblem>,
 }
 
 impl<'s> Simulator<'s> {
@@ -194,12 +199,18 @@ impl<'s> Simulator<'s> {
             warm: vec![None; contacts.len()],
             dims,
             stats: Stats::default(),
+            last_problem: None,
         })
     }
 
     /// The time step.
     pub fn dt(&self) -> f64 {
         self.dt
+    }
+
+    /// The last non-empty contact problem, when [`StepOptions::keep_problem`] is on.
+    pub fn last_problem(&self) -> Option<&LocalProblem> {
+        self.last_problem.as_ref()
     }
 
     /// Local dimension of each candidate contact.
@@ -283,6 +294,9 @@ impl<'s> Simulator<'s> {
                 let d = self.dims[i];
                 report.impulses[offsets[i]..offsets[i] + d]
                     .copy_from_slice(&r[lp.offsets[a]..lp.offsets[a] + d]);
+            }
+            if self.opts.keep_problem && lp.size() > 0 {
+                self.last_problem = Some(lp.clone());
             }
             q_new = q_eval.clone();
             sys.integrate(&mut q_new, &u_new, if midpoint { 0.5 * dt } else { dt });

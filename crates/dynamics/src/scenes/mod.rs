@@ -131,3 +131,29 @@ pub fn scene(name: &str, size: Option<usize>) -> Result<Box<dyn Scene>, Error> {
         }
     }
 }
+
+/// Contact problems harvested from a scene for benchmarks: the scene is run with its default
+/// options for `steps` steps, and the contact problem of every `every`-th step that had an
+/// active contact is kept (in its formulation-independent form, from which the frictional
+/// problem or an LCP is assembled).
+pub fn harvest(
+    scene: &dyn Scene,
+    steps: usize,
+    every: usize,
+) -> Result<Vec<(f64, crate::assembly::LocalProblem)>, Error> {
+    let mut opts = scene.default_options();
+    opts.keep_problem = true;
+    let (q0, u0) = scene.initial_state();
+    let sys: &dyn System = scene;
+    let mut sim = crate::Simulator::new(sys, q0, u0, scene.default_dt(), opts)?;
+    let mut out = Vec::new();
+    for k in 1..=steps {
+        let rep = sim.step()?;
+        if k % every.max(1) == 0 && !rep.active.is_empty() {
+            if let Some(p) = sim.last_problem() {
+                out.push((sim.t, p.clone()));
+            }
+        }
+    }
+    Ok(out)
+}
