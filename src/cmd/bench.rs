@@ -1,107 +1,206 @@
-//! `perp bench`: every applicable solver on every problem of a suite.
+//! `perp bench`: every applicable solver on every problem of a suite, or the merge of shards.
+//!
+//! ```text
+//! perp bench [DIR|builtin|FILE…] [--solvers a,b] [--kind lcp|mlcp|ncp|fc2d|fc3d] [--tol X]
+//!            [--time-limit S] [--repeat N] [--threads N] [--shard K/N] [--out DIR]
+//! perp bench --merge DIR… [--out DIR]
+//! ```
+//!
+//! Writes `results.csv`, `results.json`, `summary.md` and `profile.svg` into `--out`
+//! (default `bench-out/`); see `perp_suite::bench`. Exit status 0 when the run completed (even
+//! if solves failed), 2 on bad usage or an unreadable folder or output.
 
 use super::{settings, Common};
-use perp::core::{Error, Settings};
+use perp::core::Error;
+use perp::suite::bench::{self, BenchConfig, BenchProblem, BenchReport, Instance, RunSettings, Unreadable};
 use perp::suite::Problem;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
+
+/// Default time limit per solve for problem files (seconds).
+const FILE_TIME_LIMIT: f64 = 10.0;
+/// Default time limit per solve for the built-in suite (seconds): its problems are small.
+const BUILTIN_TIME_LIMIT: f64 = 2.0;
 
 /// Arguments of `perp bench`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// A folder of Siconos LCP / FrictionContact `.dat` and FCLIB `.hdf5` files, or `builtin`
-    /// (the default) for the generated suite.
-    #[arg(default_value = "builtin")]
-    suite: String,
+    /// `builtin` (the default: the generated suite), folders of Siconos LCP / MLCP /
+    /// FrictionContact `.dat` and FCLIB `.hdf5` files, or problem files.
+    #[arg(value_name = "DIR|builtin|FILE")]
+    inputs: Vec<String>,
     /// Comma-separated solver names (default: every solver of each problem's kind).
     #[arg(long, value_delimiter = ',')]
     solvers: Option<Vec<String>>,
+    /// Only problems of these kinds (comma-separated).
+    #[arg(long, value_delimiter = ',', value_parser = ["lcp", "mlcp", "ncp", "fc2d", "fc3d"])]
+    kind: Option<Vec<String>>,
     #[command(flatten)]
     common: Common,
-    /// Output folder.
-    #[arg(long, default_value = "results")]
-    out: PathBuf,
-    /// Worker threads (1 keeps timings clean).
+    /// Solves per (problem, solver); the time recorded is their median.
+    #[arg(long, default_value_t = 1)]
+    repeat: usize,
+    /// Problems solved at the same time (each solve stays single-threaded; 1 keeps timings
+    /// cleanest).
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Run only the K-th of N slices (1-based) of the problem list sorted by name.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// Merge the outputs of shard runs (their --out folders) instead of running.
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with_all = ["inputs", "solvers", "kind", "shard"])]
+    merge: Option<Vec<PathBuf>>,
+    /// Output folder.
+    #[arg(long, default_value = "bench-out")]
+    out: PathBuf,
 }
 
 /// Runs `perp bench`.
 pub fn run(a: Args) -> Result<ExitCode, Error> {
-    bench(&a.suite, a.solvers, &settings(&a.common, 0)?, &a.out, a.threads)
-}
-
-fn bench(
-    suite: &str,
-    solvers: Option<Vec<String>>,
-    s: &Settings,
-    out: &Path,
-    threads: usize,
-) -> Result<ExitCode, Error> {
-    use perp::suite::bench::{self, BenchProblem, Instance};
-    let problems: Vec<BenchProblem> = if suite == "builtin" {
-        perp::suite::generate::builtin_suite()
-            .into_iter()
-            .map(|(name, lcp)| BenchProblem { name, kind: "lcp".into(), problem: Instance::Lcp(lcp) })
-            .collect()
-    } else {
-        let dir = Path::new(suite);
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|e| Error::Io { file: dir.to_path_buf(), source: e })?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "dat" || x == "hdf5"))
-            .collect();
-        files.sort();
-        let mut v = Vec::new();
-        for f in files {
-            let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            match perp::suite::read_problem(&f, None) {
-                Ok(Problem::Lcp(lcp)) => {
-                    v.push(BenchProblem { name, kind: "lcp".into(), problem: Instance::Lcp(lcp) })
-                }
-                Ok(Problem::Friction(p)) => v.push(BenchProblem {
-                    name,
-                    kind: format!("fc{}d", p.dim),
-                    problem: Instance::Friction(p),
-                }),
-                Ok(Problem::Mlcp(_)) => {
-                    eprintln!(
-                        "perp bench: skipping {} (MLCP; bench runs LCPs and frictional problems for now)",
-                        f.display()
-                    )
-                }
-                Err(e) => eprintln!("perp bench: skipping unreadable {e}"),
-            }
-        }
-        v
+    if let Some(dirs) = &a.merge {
+        return merge(dirs, &a.out);
+    }
+    let inputs = if a.inputs.is_empty() { vec!["builtin".to_string()] } else { a.inputs.clone() };
+    let (k, n) = match &a.shard {
+        Some(s) => bench::parse_shard(s)?,
+        None => (1, 1),
     };
-    let solvers = solvers.unwrap_or_else(|| {
-        let mut names: Vec<String> = Vec::new();
-        for p in &problems {
-            for s in p.problem.default_solvers() {
-                if !names.iter().any(|n| n == s) {
-                    names.push(s.to_string());
-                }
-            }
+    let mut s = settings(&a.common, 0)?;
+    if s.time_limit.is_none() {
+        let only_builtin = inputs.iter().all(|i| i == "builtin");
+        let t = if only_builtin { BUILTIN_TIME_LIMIT } else { FILE_TIME_LIMIT };
+        s.time_limit = Some(Duration::from_secs_f64(t));
+    }
+    let config = BenchConfig { settings: s, repeat: a.repeat, threads: a.threads, ..BenchConfig::default() };
+
+    let (mut problems, unreadable) = load(&inputs)?;
+    if let Some(kinds) = &a.kind {
+        problems.retain(|p| kinds.contains(&p.kind));
+    }
+    // The solver list comes from the whole suite, so that every shard has the same one.
+    let solvers = match a.solvers {
+        Some(list) => list,
+        None => bench::default_solvers(&problems),
+    };
+    let total = problems.len();
+    let problems = bench::shard(problems, k, n)?;
+    if problems.is_empty() {
+        eprintln!("perp bench: no problem to run (of {total} after --kind, shard {k}/{n})");
+    }
+    for s in &solvers {
+        if !problems.iter().any(|p| p.problem.accepts(s))
+            && perp::suite::bench::Registry::names().contains(&s.as_str())
+        {
+            eprintln!("perp bench: solver '{s}' applies to none of the problems");
         }
-        names
-    });
-    let bar = indicatif::ProgressBar::new(problems.len() as u64);
+    }
+
+    // A terminal draw target on stderr: indicatif hides it by itself when stderr is not a
+    // terminal (or TERM is unset or dumb), so piped and CI runs stay quiet.
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(problems.len() as u64),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} problems {elapsed}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let records = bench::run(&problems, &solvers, s, threads, &|k| bar.set_position(k as u64))?;
+    let records = bench::run(&problems, &solvers, &config, &|done| bar.set_position(done as u64))?;
     bar.finish_and_clear();
-    bench::write(out, &records, s, &solvers)?;
-    let solved = records.iter().filter(|r| r.solved()).count();
+
+    let mut run_settings = RunSettings::new(&config, &solvers, &inputs.join(" "));
+    run_settings.shard = a.shard.as_ref().map(|_| format!("{k}/{n}"));
+    let report =
+        BenchReport { settings: run_settings, machine: bench::Machine::current(), unreadable, records };
+    bench::write(&a.out, &report)?;
+    let solved = report.records.iter().filter(|r| r.solved()).count();
     println!(
-        "{} problems x {} solvers: {solved}/{} solved; wrote {} and {}",
+        "{} problems x {} solvers: {solved}/{} runs solved{}; wrote results.csv, results.json, summary.md, \
+         profile.svg in {}",
         problems.len(),
         solvers.len(),
-        records.len(),
-        out.join("results.csv").display(),
-        out.join("summary.md").display()
+        report.records.len(),
+        if report.unreadable.is_empty() {
+            String::new()
+        } else {
+            format!(", {} unreadable file(s)", report.unreadable.len())
+        },
+        a.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The problems of `inputs` (`builtin`, folders, files) and the files that could not be read.
+/// A folder that cannot be listed or a path that does not exist is an error (exit 2); a file
+/// that cannot be read as a problem is reported on stderr and returned as unreadable.
+fn load(inputs: &[String]) -> Result<(Vec<BenchProblem>, Vec<Unreadable>), Error> {
+    let mut problems = Vec::new();
+    let mut unreadable = Vec::new();
+    for input in inputs {
+        if input == "builtin" {
+            problems.extend(perp::suite::generate::builtin_problems());
+            continue;
+        }
+        let path = Path::new(input);
+        let meta = std::fs::metadata(path).map_err(|e| Error::Io { file: path.to_path_buf(), source: e })?;
+        let files: Vec<PathBuf> = if meta.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+                .map_err(|e| Error::Io { file: path.to_path_buf(), source: e })?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "dat" || x == "hdf5"))
+                .collect();
+            files.sort();
+            files
+        } else {
+            vec![path.to_path_buf()]
+        };
+        for f in files {
+            let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            match perp::suite::read_problem(&f, None) {
+                Ok(p) => problems.push(BenchProblem::new(&name, instance(p))),
+                Err(e) => {
+                    eprintln!("perp bench: skipping unreadable {e}");
+                    // The message starts with the file name (Error::Io / Error::Parse): keep the
+                    // reason alone next to the file.
+                    let file = f.display().to_string();
+                    let text = e.to_string();
+                    let reason = text.strip_prefix(&format!("{file}: ")).unwrap_or(&text).to_string();
+                    unreadable.push(Unreadable { file, reason });
+                }
+            }
+        }
+    }
+    Ok((problems, unreadable))
+}
+
+fn instance(p: Problem) -> Instance {
+    match p {
+        Problem::Lcp(p) => Instance::Lcp(p),
+        Problem::Mlcp(p) => Instance::Mlcp(p),
+        Problem::Friction(p) => Instance::Friction(p),
+    }
+}
+
+/// `perp bench --merge DIR…`: the combined report of shard outputs, written into `out`.
+fn merge(dirs: &[PathBuf], out: &Path) -> Result<ExitCode, Error> {
+    let mut reports = Vec::with_capacity(dirs.len());
+    for d in dirs {
+        reports.push((d.clone(), bench::read_report(d)?));
+    }
+    let merged = bench::merge(reports)?;
+    bench::write(out, &merged)?;
+    let problems = {
+        let mut v: Vec<&str> = merged.records.iter().map(|r| r.problem.as_str()).collect();
+        v.dedup();
+        v.len()
+    };
+    println!(
+        "merged {} shard(s): {problems} problems, {} runs; wrote results.csv, results.json, summary.md, \
+         profile.svg in {}",
+        dirs.len(),
+        merged.records.len(),
+        out.display()
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -1,8 +1,9 @@
-//! Seeded generators of LCPs for tests, `perp bench` and the criterion benches.
+//! Seeded generators of LCPs and frictional contact problems for tests, `perp bench` and the
+//! criterion benches, and the built-in benchmark suite ([`builtin_problems`]).
 //!
 //! Every generator draws from a `ChaCha8Rng` seeded with `seed` (`rand_chacha`), whose stream
 //! is fixed across platforms and releases: the same `(size, seed)` gives the same problem bit
-//! for bit, everywhere. Every problem built here except [`psd`] has a solution:
+//! for bit, everywhere. Every LCP built here except [`psd`] has a solution:
 //!
 //! | generator | M | storage | why solvable |
 //! |---|---|---|---|
@@ -12,7 +13,14 @@
 //! | [`contact_dense`] | same | dense | same |
 //! | [`p_matrix`] | strictly row-diagonally dominant | dense | P-matrix ⇒ unique solution |
 //! | [`murty`] | Murty's triangular matrix | dense | P-matrix; 2ⁿ Lemke pivots |
+//! | [`fathi`] | L Lᵀ, L unit lower triangular with 2 below | dense | positive definite; ill-conditioned |
+//! | [`degenerate`] | A Aᵀ + I | dense | positive definite; built around a degenerate solution |
+//!
+//! [`friction_contact`] builds 2-D or 3-D frictional contact problems from the same random
+//! rigid-body model as [`contact`].
 
+use crate::bench::{BenchProblem, Instance, NcpInstance};
+use perp_cones::FrictionContactProblem;
 use perp_core::Matrix;
 use perp_lcp::Lcp;
 use rand::{Rng, SeedableRng};
@@ -315,20 +323,235 @@ pub fn murty(n: usize) -> Lcp {
     lcp(dense(n, &m), q)
 }
 
-/// The built-in benchmark suite of `perp bench`: `(name, problem)` pairs, names
-/// `<family>-<size>` (`contact-dense-1000` is `contact-1000` in dense storage, to measure what
-/// sparse storage buys). All seeds are fixed, so the suite is identical on every machine.
+/// Fathi's LCP (Y. Fathi, "Computational complexity of LCPs associated with positive definite
+/// symmetric matrices", *Math. Programming* 17, 1979, 335–344): `M = L Lᵀ` with L unit lower
+/// triangular and `Lᵢⱼ = 2` below the diagonal, and `q = −e`. Entry by entry (0-based),
 ///
-/// | name | storage |
-/// |---|---|
-/// | `spd-100`, `spd-500` | dense |
-/// | `contact-200`, `contact-1000` | sparse |
-/// | `contact-dense-1000` (the matrix of `contact-1000`) | dense |
-/// | `pmatrix-100`, `pmatrix-500` | dense |
-/// | `murty-8`, `murty-10` | dense |
+/// ```text
+///   Mᵢᵢ = 4i + 1,   Mᵢⱼ = 4·min(i, j) + 2  (i ≠ j),   q = (−1, …, −1),
+/// ```
 ///
-/// Sizes are chosen so that every LCP solver runs the whole suite in well under a few seconds
-/// on one core (release build); `murty-10` needs 2¹⁰ = 1024 Lemke pivots.
+/// all exact in f64. M is symmetric positive definite, so the solution is unique:
+/// `z = e₁` with `w = M e₁ − e = (0, 1, …, 1)` (because `Lᵀe₁ = e₁`, `L e₁ = (1, 2, …, 2)`).
+/// Fathi built it to make Murty's principal pivoting method take 2ⁿ pivots; perp's Lemke
+/// (covering vector e, where q = −e makes every row tie in the first ratio test) takes 2ⁿ
+/// pivots too (measured for n = 2 … 6), so on `fathi-16` it meets its pivot limit. The
+/// condition number grows like n⁴ (≈ 1.7·10⁵ at n = 16, 2.8·10⁶ at n = 32).
+///
+/// ```
+/// let p = perp_suite::generate::fathi(3);
+/// assert_eq!(p.q(), &[-1.0, -1.0, -1.0]);
+/// assert_eq!((p.m().get(0, 0), p.m().get(1, 1), p.m().get(2, 1), p.m().get(0, 2)), (1.0, 5.0, 6.0, 2.0));
+/// assert_eq!(p.w(&[1.0, 0.0, 0.0]), vec![0.0, 1.0, 1.0]);
+/// ```
+pub fn fathi(n: usize) -> Lcp {
+    let mut m = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            m[i * n + j] = if i == j { (4 * i + 1) as f64 } else { (4 * i.min(j) + 2) as f64 };
+        }
+    }
+    lcp(dense(n, &m), vec![-1.0; n])
+}
+
+/// A dense SPD LCP built around a **degenerate** solution: `M = A Aᵀ + I` as in [`spd`]
+/// (same draws for A), then each index is put at random in one of three classes,
+///
+/// ```text
+///   zᵢ* ∈ U[0.5, 1.5], wᵢ* = 0   (basic z),
+///   zᵢ* = 0, wᵢ* ∈ U[0.5, 1.5]   (basic w),
+///   zᵢ* = 0, wᵢ* = 0            (degenerate: strict complementarity fails),
+/// ```
+///
+/// and `q = w* − M z*`. M is positive definite, so z* is the unique solution. At the
+/// degenerate indices both zᵢ and wᵢ can be basic, so pivoting methods meet ties in the ratio
+/// test and Newton methods on the min-map or Fischer–Burmeister function lose their fast local
+/// convergence (the generalized Jacobian is not unique there; Cottle, Pang & Stone 1992,
+/// §4.9 on degeneracy in pivoting).
+///
+/// ```
+/// use perp_suite::generate::{degenerate, degenerate_solution};
+/// let p = degenerate(12, 4);
+/// let z = degenerate_solution(12, 4);
+/// let w = p.w(&z);
+/// assert!(z.iter().zip(&w).all(|(z, w)| z.min(*w).abs() < 1e-12 && *z >= 0.0 && *w > -1e-12));
+/// assert!(z.iter().zip(&w).any(|(z, w)| *z == 0.0 && w.abs() < 1e-12));
+/// ```
+pub fn degenerate(n: usize, seed: u64) -> Lcp {
+    let (m, z, w) = degenerate_parts(n, seed);
+    let mut mz = vec![0.0; n];
+    m.mul_vec(&z, &mut mz);
+    let q = w.iter().zip(&mz).map(|(w, mz)| w - mz).collect();
+    lcp(m, q)
+}
+
+/// The solution z* of [`degenerate`]`(n, seed)` (exact as drawn; `w* = M z* + q` up to rounding).
+pub fn degenerate_solution(n: usize, seed: u64) -> Vec<f64> {
+    degenerate_parts(n, seed).1
+}
+
+fn degenerate_parts(n: usize, seed: u64) -> (Matrix, Vec<f64>, Vec<f64>) {
+    let mut r = rng(seed);
+    let a: Vec<f64> = (0..n * n).map(|_| r.random_range(-1.0..=1.0)).collect();
+    let m = gram(&a, n, n, 1.0);
+    let (mut z, mut w) = (vec![0.0; n], vec![0.0; n]);
+    for i in 0..n {
+        let class = r.random_range(0..3u8);
+        let v: f64 = r.random_range(0.5..=1.5);
+        match class {
+            0 => z[i] = v,
+            1 => w[i] = v,
+            _ => {}
+        }
+    }
+    (m, z, w)
+}
+
+/// A dense MLCP with a unique solution: the matrix of [`spd`]`(n, seed)` (symmetric positive
+/// definite) and its q, with the first `n_free` rows equalities (free z). With M symmetric
+/// positive definite this is the optimality system of the strictly convex QP
+/// `min ½zᵀMz + qᵀz s.t. zᵢ ≥ 0 (i ≥ n_free)`, hence uniquely solvable.
+///
+/// # Panics
+/// If `n_free > n`.
+///
+/// ```
+/// let p = perp_suite::generate::mixed(6, 2, 1);
+/// assert_eq!((p.n(), p.n_free()), (6, 2));
+/// assert_eq!(p.free(), &[true, true, false, false, false, false]);
+/// ```
+pub fn mixed(n: usize, n_free: usize, seed: u64) -> perp_ncp::mlcp::Mlcp {
+    assert!(n_free <= n, "mixed({n}, {n_free}): n_free must be at most n");
+    let p = spd(n, seed);
+    let free = (0..n).map(|i| i < n_free).collect();
+    perp_ncp::mlcp::Mlcp::new(p.m().clone(), p.q().to_vec(), free)
+        .expect("generated MLCP data are square, sized and finite by construction")
+}
+
+/// `(t₁, t₂)` completing the unit vector `n` to a right-handed orthonormal frame (n, t₁, t₂).
+fn tangents(n: [f64; 3]) -> ([f64; 3], [f64; 3]) {
+    let a = if n[0].abs() < 0.9 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
+    let d = a[0] * n[0] + a[1] * n[1] + a[2] * n[2];
+    let t = [a[0] - d * n[0], a[1] - d * n[1], a[2] - d * n[2]];
+    let l = (t[0] * t[0] + t[1] * t[1] + t[2] * t[2]).sqrt();
+    let t1 = [t[0] / l, t[1] / l, t[2] / l];
+    (t1, cross(n, t1))
+}
+
+/// A frictional contact problem in local form (Siconos `FrictionContactProblem`): `u = W r + q`
+/// with `W = J M⁻¹ Jᵀ`, `q = J v_free`, one Coulomb cone per contact with μ from U[0.3, 0.8].
+///
+/// The rigid-body model is that of [`contact`] (⌈n_contacts/2⌉ free bodies in 3-D, random
+/// masses, inertias, lever arms; each contact against the ground, normal +z, with probability
+/// 1/4, else against a second body with a random normal), drawn from its own stream. Each
+/// contact has a local frame (n, t₁, t₂), t₁ ⟂ n fixed by n, and its `dim` Jacobian rows are
+/// `±[dᵀ, (r × d)ᵀ]` for d = n, t₁ (, t₂) — normal first, as Siconos orders them. With
+/// `dim = 2` only (n, t₁) are kept: a 2-D Coulomb law (fc2d) on the same kind of system.
+/// W is symmetric positive semidefinite (exactly symmetric; singular when a body carries more
+/// than 6/dim contacts, as in most Siconos problems) and stored sparse (CSR); q has mixed
+/// signs (contacts approaching and separating, sliding in every direction).
+///
+/// # Panics
+/// If `dim` is not 2 or 3.
+///
+/// ```
+/// let p = perp_suite::generate::friction_contact(3, 10, 1);
+/// assert_eq!((p.dim, p.size(), p.mu.len()), (3, 30, 10));
+/// assert!(p.mu.iter().all(|m| (0.3..=0.8).contains(m)));
+/// assert!(p.w.asymmetry(0.0).is_none());
+/// assert!(p.validate().is_ok());
+/// ```
+pub fn friction_contact(dim: usize, n_contacts: usize, seed: u64) -> FrictionContactProblem {
+    assert!(dim == 2 || dim == 3, "friction_contact: dim must be 2 or 3, not {dim}");
+    let mut r = rng(seed);
+    let bodies = n_contacts.div_ceil(2).max(1);
+    let mut minv = Vec::with_capacity(6 * bodies);
+    for _ in 0..bodies {
+        let mass: f64 = r.random_range(0.5..=2.0);
+        minv.extend([1.0 / mass; 3]);
+        for _ in 0..3 {
+            let inertia: f64 = r.random_range(0.05..=0.5);
+            minv.push(1.0 / inertia);
+        }
+    }
+    // touching[body] = contacts on it, in increasing order, with their dim×6 Jacobian rows.
+    let mut touching: Vec<Vec<(usize, Vec<[f64; 6]>)>> = vec![Vec::new(); bodies];
+    let rows = |frame: &[[f64; 3]], lever: [f64; 3], sign: f64| -> Vec<[f64; 6]> {
+        frame.iter().map(|&d| jacobian_block(d, lever, sign)).collect()
+    };
+    let mut mu = Vec::with_capacity(n_contacts);
+    for _ in 0..n_contacts {
+        let c = mu.len();
+        let a = r.random_range(0..bodies);
+        let ground = bodies == 1 || r.random_bool(GROUND_PROBABILITY);
+        let lever = |r: &mut ChaCha8Rng| {
+            let d = unit_vector(r);
+            let l: f64 = r.random_range(0.1..=1.0);
+            [l * d[0], l * d[1], l * d[2]]
+        };
+        let normal = if ground { [0.0, 0.0, 1.0] } else { unit_vector(&mut r) };
+        let (t1, t2) = tangents(normal);
+        let frame = &[normal, t1, t2][..dim];
+        touching[a].push((c, rows(frame, lever(&mut r), 1.0)));
+        if !ground {
+            let mut b = r.random_range(0..bodies - 1);
+            if b >= a {
+                b += 1;
+            }
+            touching[b].push((c, rows(frame, lever(&mut r), -1.0)));
+        }
+        mu.push(r.random_range(0.3..=0.8));
+    }
+    let v_free: Vec<f64> = (0..6 * bodies).map(|_| r.random_range(-1.0..=1.0)).collect();
+    let size = dim * n_contacts;
+    let mut q = vec![0.0; size];
+    let mut triplets = Vec::new();
+    for body in 0..bodies {
+        let minv = &minv[6 * body..6 * body + 6];
+        let v = &v_free[6 * body..6 * body + 6];
+        let list = &touching[body];
+        for (p, (ci, ji)) in list.iter().enumerate() {
+            for (a, row) in ji.iter().enumerate() {
+                q[dim * ci + a] += (0..6).map(|k| row[k] * v[k]).sum::<f64>();
+            }
+            // Contacts are in increasing order: each pair of blocks is computed once (ci ≤ cj)
+            // and mirrored, which keeps W exactly symmetric.
+            for (cj, jj) in &list[p..] {
+                for (a, ra) in ji.iter().enumerate() {
+                    for (b, rb) in jj.iter().enumerate() {
+                        let (i, j) = (dim * ci + a, dim * cj + b);
+                        if ci == cj && j < i {
+                            continue;
+                        }
+                        let w: f64 = (0..6).map(|k| ra[k] * minv[k] * rb[k]).sum();
+                        triplets.push((i, j, w));
+                        if i != j {
+                            triplets.push((j, i, w));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let w = Matrix::from_triplets(size, size, &triplets).expect("contact indices are in range");
+    FrictionContactProblem::new(dim, w, q, mu).expect("generated frictional data are valid by construction")
+}
+
+/// The LCPs of the built-in suite, `(name, problem)` pairs named `<family>-<n>`
+/// (`contact-dense-1000` is `contact-1000` in dense storage, to measure what sparse storage
+/// buys). All seeds are fixed, so the suite is identical on every machine. [`builtin_problems`]
+/// is the whole suite (these plus MLCP, NCP and frictional problems).
+///
+/// | name | storage | what |
+/// |---|---|---|
+/// | `spd-100`, `spd-500` | dense | [`spd`] |
+/// | `contact-200`, `contact-1000` | sparse | [`contact`] |
+/// | `contact-dense-1000` (the matrix of `contact-1000`) | dense | [`contact_dense`] |
+/// | `pmatrix-100`, `pmatrix-500` | dense | [`p_matrix`] |
+/// | `murty-8`, `murty-10` | dense | [`murty`]; `murty-10` needs 2¹⁰ = 1024 Lemke pivots |
+/// | `fathi-16`, `fathi-64` | dense | [`fathi`], ill-conditioned |
+/// | `degenerate-60`, `degenerate-300` | dense | [`degenerate`] |
+/// | `psd-60` | dense | [`psd`] of rank 30 (may have no solution) |
 ///
 /// ```
 /// let suite = perp_suite::generate::builtin_suite();
@@ -346,7 +569,48 @@ pub fn builtin_suite() -> Vec<(String, Lcp)> {
         ("pmatrix-500".to_string(), p_matrix(500, 7)),
         ("murty-8".to_string(), murty(8)),
         ("murty-10".to_string(), murty(10)),
+        ("fathi-16".to_string(), fathi(16)),
+        ("fathi-64".to_string(), fathi(64)),
+        ("degenerate-60".to_string(), degenerate(60, 8)),
+        ("degenerate-300".to_string(), degenerate(300, 9)),
+        ("psd-60".to_string(), psd(60, 30, 10)),
     ]
+}
+
+/// The whole built-in suite of `perp bench`, every problem with its name and kind; the LCPs
+/// of [`builtin_suite`], then:
+///
+/// | name | kind | what |
+/// |---|---|---|
+/// | `mlcp-spd-100` | mlcp | [`mixed`]`(100, 30, 11)`: 30 equality rows |
+/// | `kojima-shindo`, `josephy`, `nash-cournot`, … | ncp | every [`perp_ncp::samples::all`] sample, from its first standard start |
+/// | `fc3d-contact-40`, `fc3d-contact-200` | fc3d | [`friction_contact`]`(3, ·)`: 40 and 200 contacts (n = 120, 600) |
+/// | `fc2d-contact-60` | fc2d | [`friction_contact`]`(2, 60, ·)` (n = 120) |
+///
+/// Sizes keep `cargo run --release -- bench` (every applicable solver, default time limit)
+/// well under a minute on two cores. To add problems (e.g. scenes from `perp-dynamics`, which
+/// this crate may not depend on), extend the returned vector with more [`BenchProblem`]s:
+///
+/// ```
+/// use perp_suite::bench::{BenchProblem, Instance};
+/// let mut suite = perp_suite::generate::builtin_problems();
+/// suite.push(BenchProblem::new("my-lcp", Instance::Lcp(perp_suite::generate::spd(5, 1))));
+/// assert!(suite.iter().any(|p| p.name == "fc3d-contact-40" && p.kind == "fc3d"));
+/// assert!(suite.iter().any(|p| p.name == "josephy" && p.kind == "ncp"));
+/// ```
+pub fn builtin_problems() -> Vec<BenchProblem> {
+    let mut v: Vec<BenchProblem> =
+        builtin_suite().into_iter().map(|(name, p)| BenchProblem::new(&name, Instance::Lcp(p))).collect();
+    v.push(BenchProblem::new("mlcp-spd-100", Instance::Mlcp(mixed(100, 30, 11))));
+    for s in perp_ncp::samples::all() {
+        if let Some(p) = NcpInstance::sample(s.name) {
+            v.push(BenchProblem::new(s.name, Instance::Ncp(p)));
+        }
+    }
+    v.push(BenchProblem::new("fc3d-contact-40", Instance::Friction(friction_contact(3, 40, 12))));
+    v.push(BenchProblem::new("fc3d-contact-200", Instance::Friction(friction_contact(3, 200, 13))));
+    v.push(BenchProblem::new("fc2d-contact-60", Instance::Friction(friction_contact(2, 60, 14))));
+    v
 }
 
 #[cfg(test)]
@@ -525,5 +789,101 @@ mod tests {
             let size: usize = name.rsplit('-').next().unwrap().parse().unwrap();
             assert_eq!(p.n(), size, "{name}");
         }
+    }
+    #[test]
+    fn fathi_is_l_lt_with_solution_e1() {
+        let n = 7;
+        let p = fathi(n);
+        // L unit lower triangular with 2 below the diagonal; M = L Lᵀ entry by entry.
+        let l = |i: usize, k: usize| -> f64 {
+            match i.cmp(&k) {
+                std::cmp::Ordering::Equal => 1.0,
+                std::cmp::Ordering::Greater => 2.0,
+                std::cmp::Ordering::Less => 0.0,
+            }
+        };
+        for i in 0..n {
+            for j in 0..n {
+                let llt: f64 = (0..n).map(|k| l(i, k) * l(j, k)).sum();
+                assert_eq!(p.m().get(i, j), llt, "M[{i},{j}]");
+            }
+        }
+        assert!(cholesky_ok(rows(p.m())));
+        let mut z = vec![0.0; n];
+        z[0] = 1.0;
+        let w = p.w(&z);
+        assert_eq!(w[0], 0.0);
+        assert!(w[1..].iter().all(|&x| x == 1.0));
+    }
+
+    #[test]
+    fn degenerate_has_its_planted_degenerate_solution() {
+        let n = 30;
+        let p = degenerate(n, 5);
+        let z = degenerate_solution(n, 5);
+        assert!(same(&p, &degenerate(n, 5)));
+        assert!(cholesky_ok(rows(p.m())));
+        let w = p.w(&z);
+        let scale = p.q().iter().fold(1.0f64, |m, x| m.max(x.abs()));
+        let mut classes = [0; 3];
+        for i in 0..n {
+            assert!(z[i] >= 0.0 && w[i] >= -1e-13 * scale && z[i].min(w[i]).abs() <= 1e-13 * scale);
+            let k = if z[i] > 0.0 {
+                0
+            } else if w[i] > 1e-13 * scale {
+                1
+            } else {
+                2
+            };
+            classes[k] += 1;
+        }
+        assert!(classes.iter().all(|&c| c > 0), "{classes:?}");
+    }
+
+    #[test]
+    fn friction_contact_is_j_minv_jt_shaped_and_valid() {
+        for dim in [2, 3] {
+            let p = friction_contact(dim, 25, 3);
+            assert_eq!((p.dim, p.size(), p.mu.len()), (dim, 25 * dim, 25));
+            assert!(p.validate().is_ok());
+            assert!(p.w.asymmetry(0.0).is_none());
+            // PSD: Cholesky of W + εI succeeds; normal diagonal entries are positive.
+            let mut w = rows(&p.w);
+            let shift = 1e-10 * p.w.max_abs();
+            for (i, row) in w.iter_mut().enumerate() {
+                row[i] += shift;
+            }
+            assert!(cholesky_ok(w));
+            assert!((0..25).all(|c| p.w.get(dim * c, dim * c) > 0.0));
+            assert!(p.q.iter().any(|&x| x < 0.0) && p.q.iter().any(|&x| x > 0.0));
+            let again = friction_contact(dim, 25, 3);
+            assert_eq!((rows(&again.w), &again.q, &again.mu), (rows(&p.w), &p.q, &p.mu));
+        }
+        let (t1, t2) = tangents([0.0, 0.6, 0.8]);
+        let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+        assert!(dot(t1, [0.0, 0.6, 0.8]).abs() < 1e-15 && dot(t1, t2).abs() < 1e-15);
+        assert!((dot(t1, t1) - 1.0).abs() < 1e-15 && (dot(t2, t2) - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn builtin_problems_cover_every_kind_with_unique_names() {
+        let all = builtin_problems();
+        let mut names: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+        for kind in ["lcp", "mlcp", "ncp", "fc2d", "fc3d"] {
+            assert!(all.iter().any(|p| p.kind == kind), "{kind}");
+        }
+        for p in &all {
+            assert_eq!(p.kind, p.problem.kind(), "{}", p.name);
+            if let Some(c) = p.name.strip_prefix("fc3d-contact-").or(p.name.strip_prefix("fc2d-contact-")) {
+                let dim: usize = p.name[2..3].parse().unwrap();
+                assert_eq!(p.problem.n(), dim * c.parse::<usize>().unwrap(), "{}", p.name);
+            } else if let Ok(size) = p.name.rsplit('-').next().unwrap().parse::<usize>() {
+                assert_eq!(p.problem.n(), size, "{}", p.name);
+            }
+        }
+        assert_eq!(all.iter().filter(|p| p.kind == "ncp").count(), perp_ncp::samples::all().len());
     }
 }

@@ -1,0 +1,265 @@
+//! `perp bench` end to end: the four outputs, unreadable files, FILE arguments, `--kind`,
+//! shards and `--merge`, exit codes, and the Siconos LCP suite (with PERP_SUITES).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn perp() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_perp"))
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("perp-bench-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn bench(args: &[&str]) -> Output {
+    perp().arg("bench").args(args).output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn read(dir: &Path, f: &str) -> String {
+    std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{}: {e}", dir.join(f).display()))
+}
+
+/// The curves of profile.svg: `<polyline>`s of stroke width 2 (the curve width; axes and
+/// ticks are 1), as documented in `perp_suite::profile`.
+fn curves(svg: &str) -> usize {
+    let thick: Vec<&str> = svg
+        .split("<polyline")
+        .skip(1)
+        .map(|t| &t[..t.find('>').unwrap()])
+        .filter(|t| t.contains("stroke-width=\"2\""))
+        .collect();
+    // One colour per curve.
+    let mut colours: Vec<&str> = thick.iter().filter_map(|t| t.split("stroke=\"").nth(1)).collect();
+    colours.sort();
+    colours.dedup();
+    assert_eq!(colours.len(), thick.len(), "{thick:?}");
+    thick.len()
+}
+
+/// Checks the SVG is one balanced `<svg>…</svg>` element (every opened tag closed).
+fn assert_svg_well_formed(svg: &str) {
+    let body = svg.trim_start();
+    let body = if body.starts_with("<?xml") { &body[body.find("?>").unwrap() + 2..] } else { body };
+    assert!(body.trim_start().starts_with("<svg"), "{}", &svg[..200.min(svg.len())]);
+    assert!(svg.trim_end().ends_with("</svg>"));
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = svg;
+    while let Some(i) = rest.find('<') {
+        let j = rest[i..].find('>').expect("unterminated tag") + i;
+        let tag = &rest[i + 1..j];
+        rest = &rest[j + 1..];
+        if tag.starts_with('?') || tag.starts_with('!') || tag.ends_with('/') {
+            continue;
+        }
+        let name = tag.split_whitespace().next().unwrap_or("");
+        if let Some(closing) = name.strip_prefix('/') {
+            assert_eq!(stack.pop().as_deref(), Some(closing), "unbalanced </{closing}>");
+        } else {
+            stack.push(name.to_string());
+        }
+    }
+    assert!(stack.is_empty(), "unclosed {stack:?}");
+}
+
+fn assert_four_outputs(dir: &Path, solvers: usize) -> String {
+    let csv = read(dir, "results.csv");
+    assert_eq!(csv.lines().next(), Some("problem,kind,n,solver,status,iterations,error,seconds"));
+    assert!(csv.lines().count() > 1, "{csv}");
+    assert!(read(dir, "summary.md").starts_with("# perp bench summary"));
+    let svg = read(dir, "profile.svg");
+    assert_svg_well_formed(&svg);
+    assert_eq!(curves(&svg), solvers, "one curve per solver");
+    let v: serde_json::Value = serde_json::from_str(&read(dir, "results.json")).unwrap();
+    assert_eq!(v["records"].as_array().unwrap().len(), csv.lines().count() - 1);
+    csv
+}
+
+#[test]
+fn builtin_ncp_samples_write_the_four_outputs_quietly() {
+    let out = temp_dir("ncp");
+    let o = bench(&["builtin", "--kind", "ncp", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let csv = assert_four_outputs(&out, 2);
+    // Every sample with both MCP solvers.
+    let n_samples = perp::ncp::samples::all().len();
+    assert_eq!(csv.lines().count(), 1 + 2 * n_samples, "{csv}");
+    assert!(csv.lines().skip(1).all(|l| l.split(',').nth(1) == Some("ncp")), "{csv}");
+    // stderr is not a terminal here: no progress bar, no escape codes.
+    let err = stderr(&o);
+    assert!(!err.contains('\u{1b}') && !err.contains("problems"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&read(&out, "results.json")).unwrap();
+    assert_eq!(v["settings"]["suite"], "builtin");
+    assert_eq!(v["settings"]["time_limit"], 2.0, "the built-in default time limit");
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// Siconos dense LCP: M = [[2,1],[1,2]], q = (−5,−6).
+const DEUDEU: &str = "2\n0 2 2\n2 2\n2 1\n1 2\n-5 -6\n";
+/// A 2×2 MLCP (one equality row), Siconos MLCP format (as in `perp_suite::read_problem`'s docs).
+const MLCP: &str = "1 0 1 1\n0 1 2\n0 1\n0 2 2 2 2\n1 1\n-1 1\n0 -2";
+
+#[test]
+fn a_folder_with_a_malformed_file_is_benchmarked_and_the_file_reported() {
+    let dir = temp_dir("in");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("deudeu.dat"), DEUDEU).unwrap();
+    std::fs::write(dir.join("tiny_mlcp.dat"), MLCP).unwrap();
+    std::fs::write(dir.join("broken.dat"), "2\n0 2 2\n2 2\n2 x\n").unwrap();
+    std::fs::write(dir.join("notes.txt"), "not a problem").unwrap();
+    let out = temp_dir("out");
+    let o = bench(&[dir.to_str().unwrap(), "--solvers", "lemke,fb-newton", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("broken.dat"), "{err}");
+    let csv = assert_four_outputs(&out, 2);
+    // lemke and fb-newton on the LCP, fb-newton on the MLCP (now benchmarked, not skipped).
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    assert!(csv.contains("\ndeudeu.dat,lcp,2,lemke,solved,"), "{csv}");
+    assert!(csv.contains("\ntiny_mlcp.dat,mlcp,2,fb-newton,solved,"), "{csv}");
+    let md = read(&out, "summary.md");
+    assert!(md.contains("| lemke | 1/1 | 100% |"), "{md}");
+    let unreadable = md.split("## Unreadable files").nth(1).unwrap();
+    assert!(unreadable.contains("broken.dat`: ") && unreadable.contains("token"), "{unreadable}");
+    assert!(!unreadable.contains("notes.txt"));
+    let v: serde_json::Value = serde_json::from_str(&read(&out, "results.json")).unwrap();
+    assert_eq!(v["settings"]["time_limit"], 10.0, "the default time limit for files");
+    assert_eq!(v["unreadable"].as_array().unwrap().len(), 1);
+
+    // FILE arguments instead of a folder, and --kind.
+    let out2 = temp_dir("files");
+    let o = bench(&[
+        dir.join("deudeu.dat").to_str().unwrap(),
+        dir.join("tiny_mlcp.dat").to_str().unwrap(),
+        "--kind",
+        "mlcp",
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let csv = read(&out2, "results.csv");
+    assert!(csv.lines().skip(1).all(|l| l.starts_with("tiny_mlcp.dat,mlcp,2,")), "{csv}");
+    assert_eq!(csv.lines().count(), 3, "fb-newton and bdiff-newton: {csv}");
+    for d in [&dir, &out, &out2] {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+fn bad_usage_and_missing_folders_exit_2() {
+    let missing = temp_dir("missing");
+    let o = bench(&[missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(missing.to_str().unwrap()), "{}", stderr(&o));
+    for args in [
+        &["--shard", "3/2"][..],
+        &["--shard", "x"],
+        &["--repeat", "0"],
+        &["--threads", "0"],
+        &["--solvers", "simplex"],
+        &["--kind", "qp"],
+        &["--time-limit", "-1"],
+    ] {
+        let out = temp_dir("bad");
+        let o = bench(&[args, &["--out", out.to_str().unwrap()]].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(!out.exists(), "{args:?} wrote output");
+    }
+    let o = bench(&["--merge", missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn merging_two_shards_gives_the_unsharded_results() {
+    let args = ["builtin", "--kind", "ncp,fc2d,mlcp", "--threads", "2"];
+    let whole = temp_dir("whole");
+    let o = bench(&[&args[..], &["--out", whole.to_str().unwrap()]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut shards = Vec::new();
+    for k in 1..=2 {
+        let d = temp_dir(&format!("shard{k}"));
+        let o = bench(&[&args[..], &["--shard", &format!("{k}/2"), "--out", d.to_str().unwrap()]].concat());
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        shards.push(d);
+    }
+    let merged = temp_dir("merged");
+    let o = bench(&[
+        "--merge",
+        shards[1].to_str().unwrap(),
+        shards[0].to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let strip = |csv: String| -> Vec<String> {
+        csv.lines().map(|l| l.rsplit_once(',').unwrap().0.to_string()).collect()
+    };
+    assert_eq!(strip(read(&merged, "results.csv")), strip(read(&whole, "results.csv")));
+    let n_solvers = {
+        let v: serde_json::Value = serde_json::from_str(&read(&whole, "results.json")).unwrap();
+        v["settings"]["solvers"].as_array().unwrap().len()
+    };
+    assert_four_outputs(&merged, n_solvers);
+    for d in shards.iter().chain([&whole, &merged]) {
+        std::fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+#[ignore = "needs PERP_SUITES"]
+fn siconos_lcp_suite_gives_the_four_outputs() {
+    let dir = perp::suite::suites_dir().join("siconos").join("lcp");
+    let files = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "dat"))
+        .count();
+    let out = temp_dir("siconos-lcp");
+    let o = bench(&[
+        dir.to_str().unwrap(),
+        "--solvers",
+        "lemke,pgs,bdiff-newton",
+        "--time-limit",
+        "2",
+        "--threads",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let csv = assert_four_outputs(&out, 3);
+    let v: serde_json::Value = serde_json::from_str(&read(&out, "results.json")).unwrap();
+    let unreadable = v["unreadable"].as_array().unwrap().len();
+    assert_eq!(csv.lines().count() - 1, 3 * (files - unreadable), "{csv}");
+    assert!(csv.contains("\nlcp_deudeu.dat,lcp,2,lemke,solved,"), "{csv}");
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+#[ignore = "needs PERP_SUITES"]
+fn siconos_fc3d_suite_gives_the_four_outputs() {
+    let dir = perp::suite::suites_dir().join("siconos").join("fc3d");
+    let out = temp_dir("siconos-fc3d");
+    let o = bench(&[
+        dir.to_str().unwrap(),
+        "--solvers",
+        "nsgs",
+        "--tol",
+        "1e-4",
+        "--time-limit",
+        "1",
+        "--threads",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let csv = assert_four_outputs(&out, 1);
+    assert!(csv.lines().skip(1).all(|l| l.split(',').nth(1) == Some("fc3d")), "{csv}");
+    std::fs::remove_dir_all(&out).unwrap();
+}
