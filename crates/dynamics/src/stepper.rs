@@ -473,12 +473,11 @@ impl<'s> Simulator<'s> {
         let mut traj = Trajectory::new(self.columns(names));
         traj.push(self.row(0));
         let every = every.max(1);
-        let mut k = 0;
-        while self.t < t_end - 1e-9 * self.dt {
+        // Count steps rather than compare accumulated times: 0.5 / 1e-4 is 5000 steps, not 5001.
+        let steps = ((t_end - self.t) / self.dt - 1e-9).ceil().max(0.0) as usize;
+        for k in 1..=steps {
             let rep = self.step()?;
-            k += 1;
-            let last = self.t >= t_end - 1e-9 * self.dt;
-            if k % every == 0 || last {
+            if k % every == 0 || k == steps {
                 let mut row = self.row(rep.iterations);
                 let start = 1 + self.q.len() + self.u.len();
                 row[start..start + rep.impulses.len()].copy_from_slice(&rep.impulses);

@@ -798,8 +798,11 @@ impl Engine {
         // Ties: rows whose value after the step, xᵢ − θ_min·dirᵢ, would be zero up to
         // round-off. Comparing the ratios themselves would let noise in degenerate values
         // (1e-13 where exact arithmetic gives 0) decide, and the method could cycle.
-        let xscale = self.xz[..k].iter().chain(&self.xw).fold(1.0f64, |a, x| a.max(x.abs()));
-        let tie = TIE_TOL * xscale;
+        // Relative to the basic values themselves (not to max(1, ·)): contact LCPs of small
+        // time steps have q ~ 1e-3 and solutions ~ 1e-6, where an absolute 1e-9 calls rows
+        // tied that are not (a sticking/sliding edge of the woodpecker, seed 001).
+        let xscale = self.xz[..k].iter().chain(&self.xw).fold(0.0f64, |a, x| a.max(x.abs()));
+        let tie = TIE_TOL * if xscale > 0.0 { xscale } else { 1.0 };
         let is_tied = |var: Var| {
             let dir = self.dir_of(var);
             dir > tol && self.value_of(var).max(0.0) - theta_min * dir <= tie
@@ -1195,5 +1198,29 @@ mod tests {
             }
         }
         None
+    }
+
+    #[test]
+    fn tiny_scaled_contact_lcp_is_solved_not_stopped_on_a_false_tie() {
+        // A woodpecker step's Glocker–Studer LCP (seed 001 eq. 33) at dt = 1e-5: with an
+        // absolute tie tolerance Lemke left z₀ on a false tie and returned friction 0.2 %
+        // outside the cone. The same problem with q × 1e3 was always solved.
+        let m = Matrix::from_row_major(
+            3,
+            3,
+            &[1403.102609273718, -1035.5173674588614, 0.0, -1470.2087751371048, 1448.971358927478, 1.0, 0.6, -1.0, 0.0],
+        )
+        .unwrap();
+        let q = vec![-0.0011266971749658112, 0.0008654467211374384, 0.0];
+        let s = Settings { tol: 1e-12, ..Settings::default() };
+        let small = Lemke::default().solve(&Lcp::new(m.clone(), q.clone()).unwrap(), None, &s).unwrap();
+        let big = Lemke::default()
+            .solve(&Lcp::new(m, q.iter().map(|x| x * 1e3).collect()).unwrap(), None, &s)
+            .unwrap();
+        assert_eq!(small.report.status, Status::Solved, "{:?}", small.report);
+        assert_eq!(big.report.status, Status::Solved);
+        for (a, b) in small.z.iter().zip(&big.z) {
+            assert!((a * 1e3 - b).abs() <= 1e-9 * b.abs().max(1e-6), "{:?} vs {:?}", small.z, big.z);
+        }
     }
 }
