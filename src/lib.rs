@@ -36,3 +36,9 @@ pub mod lcp {
     pub use perp_ncp::{lcp_solver as solver, LCP_SOLVER_NAMES as SOLVER_NAMES};
 }
 pub use perp_suite as suite;
+
+/// The README's Rust examples, compiled and run as doc-tests so the README cannot drift from the
+/// library.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
