@@ -218,10 +218,17 @@ impl<'s> Simulator<'s> {
         &self.dims
     }
 
-    fn factor(&self, q: &[f64], t: f64) -> Result<MassFactor, Error> {
+    /// The factor of M at `(q, t)`: the cached one when M is constant (no copy), else a new one
+    /// left in `slot`.
+    fn factor<'a>(
+        &'a self,
+        q: &[f64],
+        t: f64,
+        slot: &'a mut Option<MassFactor>,
+    ) -> Result<&'a MassFactor, Error> {
         match &self.mass {
-            Some(f) => Ok(f.clone()),
-            None => MassFactor::new(&self.system.mass(q, t)),
+            Some(f) => Ok(f),
+            None => Ok(slot.insert(MassFactor::new(&self.system.mass(q, t))?)),
         }
     }
 
@@ -275,8 +282,9 @@ impl<'s> Simulator<'s> {
         let mut q_new = Vec::new();
         let mut u_new = Vec::new();
         for pass in 0..passes {
-            let factor = self.factor(&m_at, t_eval)?;
-            let lp = LocalProblem::new(&factor, &self.u, &h, dt, active.clone(), contacts.clone(), &bil)?;
+            let mut slot = None;
+            let factor = self.factor(&m_at, t_eval, &mut slot)?;
+            let lp = LocalProblem::new(factor, &self.u, &h, dt, active.clone(), contacts.clone(), &bil)?;
             let r = if lp.size() > 0 { self.solve(&lp, &mut report)? } else { Vec::new() };
             u_new = lp.velocity(&r);
             Error::check_finite("u after the step", &u_new)?;
@@ -330,9 +338,10 @@ impl<'s> Simulator<'s> {
         if pen.is_empty() {
             return Ok(());
         }
-        let factor = self.factor(q, self.t + self.dt)?;
+        let mut slot = None;
+        let factor = self.factor(q, self.t + self.dt, &mut slot)?;
         let rows: Vec<&crate::system::Row> = pen.iter().map(|(_, c)| &c.normal).collect();
-        let y = crate::mass::solve_rows(&factor, n, &rows);
+        let y = crate::mass::solve_rows(factor, n, &rows);
         let w = crate::mass::delassus(&rows, &y, n)?;
         let g: Vec<f64> = pen.iter().map(|(_, c)| c.gap).collect();
         let lcp = perp_lcp::Lcp::new(w, g)?;
