@@ -1,0 +1,51 @@
+//! `perp simulate`: the trajectory CSV has the documented columns, the picture is an SVG, and
+//! bad input exits 2 with one line naming what is wrong.
+
+use std::process::Command;
+
+fn perp() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_perp"))
+}
+
+#[test]
+fn woodpecker_writes_the_documented_columns_and_a_picture() {
+    let dir = std::env::temp_dir().join(format!("perp-sim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (csv, svg) = (dir.join("w.csv"), dir.join("w.svg"));
+    let out = perp()
+        .args(["simulate", "woodpecker", "--t-end", "0.05", "--every", "10", "--out"])
+        .arg(&csv)
+        .arg("--plot")
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let header = text.lines().next().unwrap();
+    assert!(header.starts_with("t,y,phi_M,phi_S,v,omega_M,omega_S,"), "{header}");
+    assert!(header.ends_with(",iterations"), "{header}");
+    // 500 steps recorded every 10th, plus the initial state.
+    assert_eq!(text.lines().count(), 1 + 51);
+    let last: Vec<f64> = text.lines().last().unwrap().split(',').map(|x| x.parse().unwrap()).collect();
+    assert!((last[0] - 0.05).abs() < 1e-12 && last.iter().all(|x| x.is_finite()));
+    let pic = std::fs::read_to_string(&svg).unwrap();
+    assert!(pic.trim_start().starts_with("<svg") && pic.trim_end().ends_with("</svg>"));
+    assert!(pic.contains("omega_S") && pic.contains("omega_M"), "phase portraits are labelled");
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    for args in [
+        vec!["simulate", "no-such-scene"],
+        vec!["simulate", "woodpecker", "--dt", "0"],
+        vec!["simulate", "woodpecker", "--dt=-1e-3"],
+        vec!["simulate", "woodpecker", "12"],
+    ] {
+        let out = perp().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+    let out = perp().args(["simulate", "no-such-scene"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("woodpecker"), "lists the scenes");
+}
