@@ -83,7 +83,7 @@ fn main() {
             table.push((name, label, t.map(|t| steps as f64 / t), lu.zip(t).map(|(l, t)| t / steps as f64 / l), solves, its, unsolved));
         }
     }
-    println!("\nscene        run          steps/s     step/LU({})   solves  iterations/solve  unsolved", "ref");
+    println!("\nscene        run          steps/s     step/LU(ref)   solves  iterations/solve  unsolved");
     for (name, label, sps, ratio, solves, its, unsolved) in table {
         println!(
             "{name:<12} {label:<12} {:>10}   {:>10}   {solves:>6}  {:>16.2}  {unsolved}",

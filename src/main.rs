@@ -21,7 +21,7 @@ enum Command {
     /// Solve one problem file (Siconos LCP, MLCP or FrictionContact `.dat`, FCLIB `.hdf5`; the
     /// kind is detected).
     Solve(cmd::solve::Args),
-    /// Run solvers on a suite and write results.csv and summary.md.
+    /// Run solvers on a suite; write results.csv, summary.md, profile.svg and results.json.
     Bench(cmd::bench::Args),
     /// Run a built-in scene (the papers' experiments) and write its trajectory and picture.
     Simulate(cmd::simulate::Args),

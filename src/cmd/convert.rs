@@ -1,19 +1,49 @@
-//! `perp convert IN OUT`: between Siconos `.dat`, FCLIB `.hdf5`, MatrixMarket and JSON.
+//! `perp convert IN OUT`: between Siconos `.dat`, FCLIB `.hdf5`, MatrixMarket `.mtx` and
+//! JSON, the format of each file chosen by its extension (`perp::suite::convert`).
 
 use perp::core::Error;
+use perp::suite::convert::{read_with_kind, write_any, Format};
+use perp::suite::{Problem, ProblemKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Arguments of `perp convert`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The input problem file.
+    /// The input problem file (.dat, .hdf5/.h5, .mtx, .json).
     input: PathBuf,
-    /// The output file; its extension chooses the format.
+    /// The output file; its extension chooses the format (.dat, .hdf5/.h5, .mtx, .json).
     output: PathBuf,
+    /// The problem kind of a `.dat` input, when detection from the file is not wanted.
+    #[arg(long, value_parser = ["lcp", "mlcp", "fc"])]
+    kind: Option<String>,
 }
 
-/// Runs `perp convert`.
+/// Runs `perp convert`: reads IN, writes OUT (for `.mtx`, also the vector files next to it)
+/// and prints one line naming what was written.
 pub fn run(a: Args) -> Result<ExitCode, Error> {
-    Err(Error::setting("convert", a.output.display(), "not implemented yet"))
+    let kind = a.kind.as_deref().map(|k| match k {
+        "mlcp" => ProblemKind::Mlcp,
+        "fc" => ProblemKind::Friction,
+        _ => ProblemKind::Lcp,
+    });
+    Format::from_path(&a.input, "input file")?;
+    let out_format = Format::from_path(&a.output, "output file")?;
+    let problem = read_with_kind(&a.input, kind)?;
+    let files = write_any(&problem, &a.output)?;
+    let (m, n) = match &problem {
+        Problem::Lcp(p) => (p.m(), p.n()),
+        Problem::Mlcp(p) => (p.m(), p.n()),
+        Problem::Friction(p) => (&p.w, p.size()),
+    };
+    let storage = if m.is_sparse() { format!("sparse, {} entries", m.nnz()) } else { "dense".to_string() };
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    println!(
+        "{} ({}, n = {n}, {storage}) -> {} ({})",
+        a.input.display(),
+        problem.kind_name(),
+        names.join(", "),
+        out_format.name()
+    );
+    Ok(ExitCode::SUCCESS)
 }

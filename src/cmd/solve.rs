@@ -45,7 +45,7 @@ fn solve(
     s: &Settings,
     json: bool,
 ) -> Result<ExitCode, Error> {
-    let problem = perp::suite::read_problem(file, kind)?;
+    let problem = perp::suite::convert::read_with_kind(file, kind)?;
     let kind = problem.kind_name();
     let (n, sol) = match &problem {
         Problem::Lcp(p) => {

@@ -13,7 +13,13 @@
 //! * [`generate`] builds seeded, reproducible LCPs (SPD, PSD of given rank, contact-like
 //!   Delassus, P-matrix, Murty's exponential example) and the built-in benchmark suite of
 //!   `perp bench`.
-//! * [`bench`] runs solvers over a suite and writes `results.csv` and `summary.md`.
+//! * [`mod@bench`] runs solvers over a suite (time limits enforced, panics caught, shards and
+//!   merges) and writes `results.csv`, `summary.md`, `results.json` and, through [`profile`],
+//!   a Dolan–Moré performance profile `profile.svg`.
+//! * [`mtx`] reads and writes MatrixMarket problems: `foo.mtx` (M or W) with `foo_q.mtx` and,
+//!   by kind, `foo_mu.mtx` or `foo_free.mtx`.
+//! * [`json`] reads and writes one self-describing JSON object per problem (schema in its
+//!   module docs); [`convert`] picks the format by extension (`read_any`, `write_any`).
 //!
 //! No input file can make a reader panic or allocate beyond what the file can hold: every size
 //! is checked against the tokens left before anything is allocated.
@@ -24,7 +30,9 @@ pub mod convert;
 pub mod fclib;
 pub mod friction;
 pub mod generate;
+pub mod json;
 pub mod mlcp;
+pub mod mtx;
 pub mod profile;
 pub mod siconos;
 pub mod tokens;
