@@ -51,7 +51,9 @@ fn main() {
         });
         let nref = reference.as_ref().map_or(0, |m| m.nrows());
         if let Some(m) = &reference {
-            g.bench_with_input(BenchmarkId::new("dense-lu", nref), m, |b, m| b.iter(|| black_box(m.partial_piv_lu())));
+            g.bench_with_input(BenchmarkId::new("dense-lu", nref), m, |b, m| {
+                b.iter(|| black_box(m.partial_piv_lu()))
+            });
         }
         let mut iters = Vec::new();
         for warm in [true, false] {
@@ -80,7 +82,15 @@ fn main() {
         let lu = mean_seconds(&group, "dense-lu", nref);
         for (label, solves, its, unsolved) in iters {
             let t = mean_seconds(&group, label, steps);
-            table.push((name, label, t.map(|t| steps as f64 / t), lu.zip(t).map(|(l, t)| t / steps as f64 / l), solves, its, unsolved));
+            table.push((
+                name,
+                label,
+                t.map(|t| steps as f64 / t),
+                lu.zip(t).map(|(l, t)| t / steps as f64 / l),
+                solves,
+                its,
+                unsolved,
+            ));
         }
     }
     println!("\nscene        run          steps/s     step/LU(ref)   solves  iterations/solve  unsolved");

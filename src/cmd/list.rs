@@ -172,7 +172,8 @@ fn print_builtin_problems() {
 fn print_scenes() {
     println!("Scenes (perp simulate NAME [N]):");
     let cat = perp::dynamics::scenes::catalog();
-    let width = cat.iter().map(|s| s.name.len() + if s.default_size.is_some() { 2 } else { 0 }).max().unwrap_or(0);
+    let width =
+        cat.iter().map(|s| s.name.len() + if s.default_size.is_some() { 2 } else { 0 }).max().unwrap_or(0);
     for s in &cat {
         let name = if s.default_size.is_some() { format!("{} N", s.name) } else { s.name.to_string() };
         println!("  {name:<width$}  {}", s.description);
