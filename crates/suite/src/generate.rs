@@ -610,6 +610,37 @@ pub fn builtin_problems() -> Vec<BenchProblem> {
     v.push(BenchProblem::new("fc3d-contact-40", Instance::Friction(friction_contact(3, 40, 12))));
     v.push(BenchProblem::new("fc3d-contact-200", Instance::Friction(friction_contact(3, 200, 13))));
     v.push(BenchProblem::new("fc2d-contact-60", Instance::Friction(friction_contact(2, 60, 14))));
+    v.extend(scene_problems());
+    v
+}
+
+/// Contact problems harvested from the dynamics scenes (`perp_dynamics::scenes::harvest`): the
+/// largest problem met in the first steps of each scene, as the LCP its formulation solves
+/// (the woodpecker's Glocker–Studer LCP, seed 001 eq. 33) or as the frictional contact problem
+/// (ball pile, box stack). Deterministic: the scenes are.
+pub fn scene_problems() -> Vec<BenchProblem> {
+    use perp_dynamics::{assembly, scenes, Formulation};
+    // (scene, size, steps, every)
+    const SCENES: &[(&str, Option<usize>, usize, usize)] =
+        &[("woodpecker", None, 3000, 1), ("ball-pile", Some(60), 120, 10), ("box-stack", Some(6), 60, 10)];
+    let mut v = Vec::new();
+    for &(name, size, steps, every) in SCENES {
+        let Ok(scene) = scenes::scene(name, size) else { continue };
+        let Ok(problems) = scenes::harvest(scene.as_ref(), steps, every) else { continue };
+        let Some((t, p)) = problems.into_iter().max_by_key(|(_, p)| p.size()) else { continue };
+        let label = match size {
+            Some(n) => format!("{name}-{n}"),
+            None => name.to_string(),
+        };
+        let inst = match scene.default_options().formulation {
+            Formulation::GlockerStuder => assembly::glocker_studer_lcp(&p).ok().map(Instance::Lcp),
+            _ => p.friction_problem().ok().map(Instance::Friction),
+        };
+        if let Some(inst) = inst {
+            let kind = inst.kind();
+            v.push(BenchProblem::new(&format!("{label}-t{t:.3}-{kind}"), inst));
+        }
+    }
     v
 }
 
