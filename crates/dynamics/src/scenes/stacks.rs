@@ -1,6 +1,623 @@
-//! (in progress)
+//! Scalable suites: `ball-pile N` (N spheres dropped into a pile) and `box-stack N` (N boxes
+//! stacked on the ground), for measuring solvers and warm starts on many contacts.
+//!
+//! Both use the rigid-body layout of [`crate::rigid`] (`(x, y, z, q_w, q_x, q_y, q_z)` and
+//! `(v, ω)` per body), a block-diagonal sparse mass matrix, Coulomb cones (all contacts of
+//! local dimension 3, so that one frictional contact problem holds them all), Moreau's
+//! midpoint scheme and the exact cones (`Formulation::Cone`): NSGS at tolerance 1e-6 for the
+//! pile (see [`BallPile`]'s options), the proximal-point solver at 1e-8 for the boxes.
+//!
+//! **Candidate contacts are fixed at construction** (the stepper keys warm starts and output
+//! columns by position, so [`System::contacts`] must return the same list at every call):
+//!
+//! * `ball-pile`: a square pyramid. The floor is a fixed `(s+1) × (s+1)` grid of spheres (a
+//!   "bumpy floor"), the balls start, slightly spread, over its pockets: layer 0 holds `s × s`
+//!   balls, layer k `(s−k) × (s−k)` over the pockets of layer k − 1, the last layer partly
+//!   filled; `s` is the larger of `⌈√(N/2.5)⌉` (a wide, low pile: 3 layers for N = 1000) and
+//!   the smallest base that holds N. Every ball rests on four balls below, so the pile is
+//!   stable without walls. (A box would do worse: its rows jam between the walls, and the
+//!   compression along a jammed row is indeterminate, which NSGS pays for with thousands of
+//!   sweeps per step.) The candidates are the pairs whose centers start less than `3R` apart
+//!   (the in-layer neighbours and diagonals, the four supports below and the four balls
+//!   above) and, for layer 0, the floor spheres within `3R`: about 8 per ball, some 8 000 for
+//!   N = 1000 instead of 500 000 for all pairs. Why this suffices: each ball sits in a pocket
+//!   of four, so it moves by a fraction of a radius relative to its neighbours, and the next
+//!   balls beyond the candidates start more than `3R` away. [`BallPile::missed_overlaps`]
+//!   checks this at run time (spatial hashing over all pairs, the floor included); the tests
+//!   assert it finds nothing.
+//! * `box-stack`: four contacts per interface, the bottom corners of each box against the top
+//!   face of the box below (the ground for the first). Valid while the stack stays upright
+//!   with each box's bottom corners over the face below (small initial offsets and yaws).
+//!
+//! Mass: spheres have the constant world inertia `⅖ m R² E₃` ([`System::constant_mass`] true,
+//! factored once); a box's world inertia `R diag(I) Rᵀ` turns with it, so `box-stack` rebuilds
+//! M at each step (false) and includes the gyroscopic force `−ω × (I_w ω)`.
+
+use super::spheres::{body_names, sphere_energy, sphere_mass, sphere_sphere, Side, G};
+use super::{Panel, Scene, SceneInfo, Series};
+use crate::rigid::{self, NQ, NU};
+use crate::stepper::{Formulation, Scheme, StepOptions};
+use crate::system::{Contact, Row, System};
+use crate::trajectory::Trajectory;
+use perp_core::{Matrix, Settings};
+use std::collections::HashMap;
 
 /// This module's scenes.
-pub fn catalog() -> Vec<super::SceneInfo> {
-    Vec::new()
+pub fn catalog() -> Vec<SceneInfo> {
+    vec![
+        SceneInfo {
+            name: "ball-pile",
+            description:
+                "N spheres dropped on a bumpy floor settle into a pyramid; candidates fixed at the start (scalable suite)",
+            default_size: Some(100),
+            build: |n| Box::new(BallPile::new(n)),
+        },
+        SceneInfo {
+            name: "box-stack",
+            description: "N boxes stacked on the ground, 4 corner contacts per interface (scalable suite)",
+            default_size: Some(5),
+            build: |n| Box::new(BoxStack::new(n)),
+        },
+    ]
+}
+
+/// The step options of both suites: midpoint, exact cones, `solver` at tolerance `tol`.
+fn options(solver: &str, tol: f64) -> StepOptions {
+    StepOptions {
+        scheme: Scheme::Midpoint,
+        formulation: Formulation::Cone,
+        solver: Some(solver.into()),
+        settings: Settings { tol, ..Settings::default() },
+        ..StepOptions::default()
+    }
+}
+
+/// One candidate contact of a [`BallPile`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Candidate {
+    /// Ball with a fixed floor sphere (index into [`BallPile::floor`]).
+    Floor {
+        /// The ball.
+        ball: usize,
+        /// The floor sphere.
+        floor: usize,
+    },
+    /// Two balls `(a, b)` with `a < b`.
+    Pair(usize, usize),
+}
+
+/// `ball-pile N`: N uniform spheres (radius [`BallPile::RADIUS`], mass 1) dropped onto a fixed
+/// bumpy floor, where they settle into a square pyramid (module docs for the candidates).
+#[derive(Clone, Debug)]
+pub struct BallPile {
+    n: usize,
+    floor: Vec<[f64; 3]>,
+    q0: Vec<f64>,
+    candidates: Vec<Candidate>,
+    /// Friction coefficient (ball–ball and ball–floor).
+    pub mu: f64,
+}
+
+impl BallPile {
+    /// Ball radius (m) (the floor spheres too).
+    pub const RADIUS: f64 = 0.5;
+    /// Ball mass (kg).
+    pub const MASS: f64 = 1.0;
+    /// The gap between each ball and its supports at the start (m) (R/25: the balls land at
+    /// about 0.3 m/s).
+    pub const DROP: f64 = 0.02;
+    /// Spacing of the floor grid and of every layer (m): `2.1 R`, so balls of one layer do not
+    /// touch while their supports hold them.
+    pub const CELL: f64 = 2.1 * Self::RADIUS;
+
+    /// The pile of `n ≥ 1` balls (`n = 0` is taken as 1).
+    pub fn new(n: usize) -> BallPile {
+        let n = n.max(1);
+        let r = Self::RADIUS;
+        let cell = Self::CELL;
+        let capacity = |s: usize| (1..=s).map(|k| k * k).sum::<usize>();
+        let mut side = ((n as f64 / 2.5).sqrt().ceil() as usize).max(1);
+        while capacity(side) < n {
+            side += 1;
+        }
+        // Floor spheres at z = 0 on an (s+1)² grid; layer k over the pockets of layer k − 1,
+        // each ball DROP from its four supports.
+        let mut floor = Vec::with_capacity((side + 1) * (side + 1));
+        for j in 0..=side {
+            for i in 0..=side {
+                floor.push([i as f64 * cell, j as f64 * cell, 0.0]);
+            }
+        }
+        let rise = ((2.0 * r + Self::DROP).powi(2) - 0.5 * cell * cell).sqrt();
+        // A deterministic jitter (a cheap hash, no RNG dependency) of ±R/100 breaks the symmetry.
+        let hash = |i: usize, k: u64| {
+            let mut x =
+                (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ k.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            x ^= x >> 31;
+            x = x.wrapping_mul(0x94D0_49BB_1331_11EB);
+            x ^= x >> 29;
+            (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        let jit = 0.01 * r;
+        let mut q0 = Vec::with_capacity(NQ * n);
+        let mut layer = 0;
+        while q0.len() < NQ * n {
+            let m = side - layer;
+            let off = 0.5 * (layer + 1) as f64 * cell;
+            let z = (layer + 1) as f64 * rise;
+            for k in 0..m * m {
+                let i = q0.len() / NQ;
+                if i == n {
+                    break;
+                }
+                let x = (k % m) as f64 * cell + off + jit * hash(i, 1);
+                let y = (k / m) as f64 * cell + off + jit * hash(i, 2);
+                q0.extend_from_slice(&[x, y, z, 1.0, 0.0, 0.0, 0.0]);
+            }
+            layer += 1;
+        }
+        let near = |a: [f64; 3], b: [f64; 3]| {
+            (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2) < 9.0 * r * r
+        };
+        let mut candidates = Vec::new();
+        for i in 0..n {
+            let p = rigid::position(&q0, i);
+            for (f, &c) in floor.iter().enumerate() {
+                if near(p, c) {
+                    candidates.push(Candidate::Floor { ball: i, floor: f });
+                }
+            }
+            for j in i + 1..n {
+                if near(p, rigid::position(&q0, j)) {
+                    candidates.push(Candidate::Pair(i, j));
+                }
+            }
+        }
+        BallPile { n, floor, q0, candidates, mu: 0.3 }
+    }
+
+    /// Number of balls.
+    pub fn balls(&self) -> usize {
+        self.n
+    }
+
+    /// Centers of the fixed floor spheres.
+    pub fn floor(&self) -> &[[f64; 3]] {
+        &self.floor
+    }
+
+    /// The candidate contacts, in the order of [`System::contacts`].
+    pub fn candidates(&self) -> &[Candidate] {
+        &self.candidates
+    }
+
+    /// Pairs (ball, ball) and (ball, floor sphere) that overlap by more than `tol` at `q` but
+    /// are not candidates, as `(ball, other, overlap)` with `other ≥ N` for floor sphere
+    /// `other − N`: a check of the fixed candidate list (spatial hashing, cells of one diameter).
+    pub fn missed_overlaps(&self, q: &[f64], tol: f64) -> Vec<(usize, usize, f64)> {
+        let d = 2.0 * Self::RADIUS;
+        let key =
+            |p: [f64; 3]| ((p[0] / d).floor() as i64, (p[1] / d).floor() as i64, (p[2] / d).floor() as i64);
+        let center = |k: usize| if k < self.n { rigid::position(q, k) } else { self.floor[k - self.n] };
+        let mut grid: HashMap<(i64, i64, i64), Vec<usize>> = HashMap::new();
+        for k in 0..self.n + self.floor.len() {
+            grid.entry(key(center(k))).or_default().push(k);
+        }
+        let cands: std::collections::HashSet<(usize, usize)> = self
+            .candidates
+            .iter()
+            .map(|c| match *c {
+                Candidate::Pair(a, b) => (a, b),
+                Candidate::Floor { ball, floor } => (ball, self.n + floor),
+            })
+            .collect();
+        let mut out = Vec::new();
+        for i in 0..self.n {
+            let p = center(i);
+            let (a, b, c) = key(p);
+            for dx in -1..=1 {
+                for dy in -1..=1 {
+                    for dz in -1..=1 {
+                        let Some(list) = grid.get(&(a + dx, b + dy, c + dz)) else { continue };
+                        for &j in list {
+                            if j <= i || cands.contains(&(i, j)) {
+                                continue;
+                            }
+                            let pj = center(j);
+                            let dist =
+                                ((p[0] - pj[0]).powi(2) + (p[1] - pj[1]).powi(2) + (p[2] - pj[2]).powi(2))
+                                    .sqrt();
+                            if dist < d - tol {
+                                out.push((i, j, dist - d));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+impl System for BallPile {
+    fn dofs(&self) -> usize {
+        NU * self.n
+    }
+    fn coords(&self) -> usize {
+        NQ * self.n
+    }
+    fn mass(&self, _q: &[f64], _t: f64) -> Matrix {
+        sphere_mass(&vec![(Self::MASS, Self::RADIUS); self.n])
+    }
+    fn constant_mass(&self) -> bool {
+        true
+    }
+    fn forces(&self, _q: &[f64], _u: &[f64], _t: f64, h: &mut [f64]) {
+        h.iter_mut().for_each(|x| *x = 0.0);
+        for k in 0..self.n {
+            h[NU * k + 2] = -Self::MASS * G;
+        }
+    }
+    fn contacts(&self, q: &[f64], _t: f64) -> Vec<Contact> {
+        let r = Self::RADIUS;
+        self.candidates
+            .iter()
+            .map(|c| {
+                let (a, other) = match *c {
+                    Candidate::Floor { ball, floor } => {
+                        (ball, Side { body: None, center: self.floor[floor], radius: r })
+                    }
+                    Candidate::Pair(a, b) => {
+                        (a, Side { body: Some(b), center: rigid::position(q, b), radius: r })
+                    }
+                };
+                sphere_sphere(a, rigid::position(q, a), r, other, self.mu, None)
+            })
+            .collect()
+    }
+    fn integrate(&self, q: &mut [f64], u: &[f64], dt: f64) {
+        rigid::integrate(q, u, dt, self.n);
+    }
+    fn normalize(&self, q: &mut [f64]) {
+        rigid::normalize(q, self.n);
+    }
+}
+
+/// Kinetic energy per time of a trajectory of `bodies` bodies, with `kinetic(u_k)` per body.
+fn kinetic_panel(
+    traj: &Trajectory,
+    bodies: usize,
+    title: &str,
+    kinetic: &dyn Fn(&[f64], &[f64]) -> f64,
+) -> Panel {
+    let nq = NQ * bodies;
+    let points = traj
+        .rows
+        .iter()
+        .map(|row| (row[0], kinetic(&row[1..1 + nq], &row[1 + nq..1 + nq + NU * bodies])))
+        .collect();
+    Panel {
+        title: title.into(),
+        x_label: "t [s]".into(),
+        y_label: "kinetic energy [J]".into(),
+        series: vec![Series { name: "T".into(), points, dashed: false }],
+    }
+}
+
+impl Scene for BallPile {
+    fn name(&self) -> String {
+        "ball-pile".into()
+    }
+    fn description(&self) -> String {
+        format!(
+            "{} spheres (R = {}) dropped on a bumpy floor of {} fixed spheres, {} candidate contacts",
+            self.n,
+            Self::RADIUS,
+            self.floor.len(),
+            self.candidates.len()
+        )
+    }
+    fn initial_state(&self) -> (Vec<f64>, Vec<f64>) {
+        (self.q0.clone(), vec![0.0; NU * self.n])
+    }
+    fn default_dt(&self) -> f64 {
+        0.01
+    }
+    fn default_t_end(&self) -> f64 {
+        2.0
+    }
+    /// Midpoint, exact Coulomb cones, `nsgs` (one sweep costs one pass over the sparse W) at
+    /// tolerance 1e-6. Each ball rests on four supports, so W is singular and the impulses are
+    /// indeterminate; NSGS settles a resting pile to 1e-6 in a few sweeps per step (warm start),
+    /// but at 1e-8 many landing steps run into its sweep limit, and from a warm start it can
+    /// drift along the null space of W at a constant error of ~1e-7 (measured on `ball-pile 20`).
+    fn default_options(&self) -> StepOptions {
+        options("nsgs", 1e-6)
+    }
+    fn state_names(&self) -> (Vec<String>, Vec<String>) {
+        body_names(self.n)
+    }
+    fn energy(&self, q: &[f64], u: &[f64]) -> Option<f64> {
+        Some(sphere_energy(&vec![(Self::MASS, Self::RADIUS); self.n], q, u))
+    }
+    fn panels(&self, traj: &Trajectory) -> Vec<Panel> {
+        let balls = vec![(Self::MASS, Self::RADIUS); self.n];
+        let kinetic = |q: &[f64], u: &[f64]| {
+            sphere_energy(&balls, q, u) - (0..self.n).map(|k| Self::MASS * G * q[NQ * k + 2]).sum::<f64>()
+        };
+        vec![kinetic_panel(traj, self.n, "ball-pile", &kinetic)]
+    }
+}
+
+/// `box-stack N`: N boxes (half extents [`BoxStack::HALF`], mass 1) stacked on the ground,
+/// each shifted and turned a little from the one below, released 5 mm apart; four contacts
+/// per interface (module docs).
+#[derive(Clone, Debug)]
+pub struct BoxStack {
+    n: usize,
+    /// Friction coefficient (box–box and box–ground).
+    pub mu: f64,
+}
+
+impl BoxStack {
+    /// Half extents `(a, b, c)` (m).
+    pub const HALF: [f64; 3] = [0.5, 0.4, 0.25];
+    /// Mass (kg).
+    pub const MASS: f64 = 1.0;
+    /// Gap between the boxes at the start (m).
+    pub const GAP: f64 = 0.005;
+
+    /// A stack of `n ≥ 1` boxes (`n = 0` is taken as 1).
+    pub fn new(n: usize) -> BoxStack {
+        BoxStack { n: n.max(1), mu: 0.5 }
+    }
+
+    /// Number of boxes.
+    pub fn boxes(&self) -> usize {
+        self.n
+    }
+
+    /// Principal moments of inertia `m (b² + c²)/3, m (a² + c²)/3, m (a² + b²)/3`.
+    pub fn inertia() -> [f64; 3] {
+        let [a, b, c] = Self::HALF;
+        let m = Self::MASS;
+        [m * (b * b + c * c) / 3.0, m * (a * a + c * c) / 3.0, m * (a * a + b * b) / 3.0]
+    }
+
+    /// The four bottom corners in body coordinates.
+    fn corners() -> [[f64; 3]; 4] {
+        let [a, b, c] = Self::HALF;
+        [[a, b, -c], [-a, b, -c], [-a, -b, -c], [a, -b, -c]]
+    }
+}
+
+fn mat_vec(m: &[[f64; 3]; 3], v: [f64; 3]) -> [f64; 3] {
+    [rigid::dot(m[0], v), rigid::dot(m[1], v), rigid::dot(m[2], v)]
+}
+
+fn column(m: &[[f64; 3]; 3], k: usize) -> [f64; 3] {
+    [m[0][k], m[1][k], m[2][k]]
+}
+
+impl System for BoxStack {
+    fn dofs(&self) -> usize {
+        NU * self.n
+    }
+    fn coords(&self) -> usize {
+        NQ * self.n
+    }
+    fn mass(&self, q: &[f64], _t: f64) -> Matrix {
+        let mut t = Vec::with_capacity(12 * self.n);
+        for k in 0..self.n {
+            for i in 0..3 {
+                t.push((NU * k + i, NU * k + i, Self::MASS));
+            }
+            let iw = rigid::world_inertia(q, k, Self::inertia());
+            // Symmetrize exactly: the stepper checks M = Mᵀ.
+            for (i, row) in iw.iter().enumerate() {
+                for (j, v) in row.iter().enumerate() {
+                    t.push((NU * k + 3 + i, NU * k + 3 + j, 0.5 * (v + iw[j][i])));
+                }
+            }
+        }
+        Matrix::from_triplets(NU * self.n, NU * self.n, &t).expect("block-diagonal mass triplets")
+    }
+    fn forces(&self, q: &[f64], u: &[f64], _t: f64, h: &mut [f64]) {
+        h.iter_mut().for_each(|x| *x = 0.0);
+        for k in 0..self.n {
+            h[NU * k + 2] = -Self::MASS * G;
+            let iw = rigid::world_inertia(q, k, Self::inertia());
+            let w = [u[NU * k + 3], u[NU * k + 4], u[NU * k + 5]];
+            let gyro = rigid::cross(w, mat_vec(&iw, w));
+            for i in 0..3 {
+                h[NU * k + 3 + i] = -gyro[i];
+            }
+        }
+    }
+    fn contacts(&self, q: &[f64], _t: f64) -> Vec<Contact> {
+        let mut out = Vec::with_capacity(4 * self.n);
+        for i in 0..self.n {
+            let xi = rigid::position(q, i);
+            let ri = rigid::rotation(rigid::orientation(q, i));
+            for corner in Self::corners() {
+                let arm = mat_vec(&ri, corner);
+                let p = [xi[0] + arm[0], xi[1] + arm[1], xi[2] + arm[2]];
+                let contact = if i == 0 {
+                    let frame = [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+                    let rows: Vec<Row> =
+                        frame.iter().map(|&d| Row(rigid::point_row(0, arm, d, 1.0))).collect();
+                    Contact::new(p[2], rows[0].clone(), vec![rows[1].clone(), rows[2].clone()], self.mu)
+                } else {
+                    // The top face of the box below: normal and tangents from its frame.
+                    let j = i - 1;
+                    let xj = rigid::position(q, j);
+                    let rj = rigid::rotation(rigid::orientation(q, j));
+                    let frame = [column(&rj, 2), column(&rj, 0), column(&rj, 1)];
+                    let arm_j = [p[0] - xj[0], p[1] - xj[1], p[2] - xj[2]];
+                    let gap = rigid::dot(frame[0], arm_j) - Self::HALF[2];
+                    let rows: Vec<Row> = frame
+                        .iter()
+                        .map(|&d| {
+                            let mut v = rigid::point_row(i, arm, d, 1.0);
+                            v.extend(rigid::point_row(j, arm_j, d, -1.0));
+                            Row(v)
+                        })
+                        .collect();
+                    Contact::new(gap, rows[0].clone(), vec![rows[1].clone(), rows[2].clone()], self.mu)
+                };
+                out.push(contact);
+            }
+        }
+        out
+    }
+    fn integrate(&self, q: &mut [f64], u: &[f64], dt: f64) {
+        rigid::integrate(q, u, dt, self.n);
+    }
+    fn normalize(&self, q: &mut [f64]) {
+        rigid::normalize(q, self.n);
+    }
+}
+
+/// Kinetic energy of boxes at `(q, u)`.
+fn box_kinetic(n: usize, q: &[f64], u: &[f64]) -> f64 {
+    (0..n)
+        .map(|k| {
+            let v = [u[NU * k], u[NU * k + 1], u[NU * k + 2]];
+            let w = [u[NU * k + 3], u[NU * k + 4], u[NU * k + 5]];
+            let iw = rigid::world_inertia(q, k, BoxStack::inertia());
+            0.5 * BoxStack::MASS * rigid::dot(v, v) + 0.5 * rigid::dot(w, mat_vec(&iw, w))
+        })
+        .sum()
+}
+
+impl Scene for BoxStack {
+    fn name(&self) -> String {
+        "box-stack".into()
+    }
+    fn description(&self) -> String {
+        format!(
+            "{} boxes {:?} (half extents) stacked on the ground, 4 corner contacts each",
+            self.n,
+            Self::HALF
+        )
+    }
+    fn initial_state(&self) -> (Vec<f64>, Vec<f64>) {
+        let c = Self::HALF[2];
+        let mut q = Vec::with_capacity(NQ * self.n);
+        for i in 0..self.n {
+            // Alternating shifts of 3 cm and yaws of ±0.05 rad.
+            let s = if i % 2 == 0 { 1.0 } else { -1.0 };
+            let yaw: f64 = 0.05 * s;
+            let z = c + Self::GAP + i as f64 * (2.0 * c + Self::GAP);
+            q.extend_from_slice(&[0.03 * s, 0.02 * s, z, (0.5 * yaw).cos(), 0.0, 0.0, (0.5 * yaw).sin()]);
+        }
+        (q, vec![0.0; NU * self.n])
+    }
+    fn default_dt(&self) -> f64 {
+        0.01
+    }
+    fn default_t_end(&self) -> f64 {
+        2.0
+    }
+    /// Midpoint, exact Coulomb cones, `prox` (four contacts per body make W singular; the
+    /// proximal loop regularizes it).
+    fn default_options(&self) -> StepOptions {
+        options("prox", 1e-8)
+    }
+    fn state_names(&self) -> (Vec<String>, Vec<String>) {
+        body_names(self.n)
+    }
+    fn energy(&self, q: &[f64], u: &[f64]) -> Option<f64> {
+        let pot: f64 = (0..self.n).map(|k| Self::MASS * G * q[NQ * k + 2]).sum();
+        Some(box_kinetic(self.n, q, u) + pot)
+    }
+    fn panels(&self, traj: &Trajectory) -> Vec<Panel> {
+        let (qn, _) = self.state_names();
+        let t = traj.column("t").unwrap_or_default();
+        let heights = (0..self.n)
+            .filter_map(|k| {
+                let z = traj.column(&qn[NQ * k + 2])?;
+                Some(Series {
+                    name: format!("box {k}"),
+                    points: t.iter().copied().zip(z).collect(),
+                    dashed: false,
+                })
+            })
+            .collect();
+        let n = self.n;
+        vec![
+            Panel {
+                title: "heights".into(),
+                x_label: "t [s]".into(),
+                y_label: "z [m]".into(),
+                series: heights,
+            },
+            kinetic_panel(traj, n, "box-stack", &|q, u| box_kinetic(n, q, u)),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ball_pile_starts_disjoint_with_neighbour_candidates() {
+        for n in [1, 20, 27, 64, 200] {
+            let p = BallPile::new(n);
+            let (q, _) = p.initial_state();
+            let cs = p.contacts(&q, 0.0);
+            assert_eq!(cs.len(), p.candidates().len());
+            assert!(cs.iter().all(|c| c.gap > 0.0), "n = {n}: an initial gap is closed");
+            assert!(p.missed_overlaps(&q, 0.0).is_empty());
+            let pairs = p.candidates().iter().filter(|c| matches!(c, Candidate::Pair(..))).count();
+            assert!(pairs <= 10 * n, "n = {n}: {pairs} pair candidates");
+        }
+        // 20 balls: base 4 (16 balls over a 5 × 5 floor), then 4 of the 9 pockets of layer 1.
+        // Ball 16 sits over the pocket of balls 0, 1, 4, 5 and starts DROP from each.
+        let p = BallPile::new(20);
+        assert_eq!(p.floor().len(), 25);
+        let (q, _) = p.initial_state();
+        for b in [0, 1, 4, 5] {
+            assert!(p.candidates().contains(&Candidate::Pair(b, 16)), "pocket pair ({b}, 16)");
+            let (a, c) = (rigid::position(&q, b), rigid::position(&q, 16));
+            let d = ((a[0] - c[0]).powi(2) + (a[1] - c[1]).powi(2) + (a[2] - c[2]).powi(2)).sqrt();
+            assert!((d - 2.0 * BallPile::RADIUS - BallPile::DROP).abs() < 0.02, "distance {d}");
+        }
+        // Each ball of layer 0 has its four floor supports among the candidates.
+        for b in 0..16 {
+            let k = p
+                .candidates()
+                .iter()
+                .filter(|c| matches!(c, Candidate::Floor { ball, .. } if *ball == b))
+                .count();
+            assert!(k >= 4, "ball {b}: {k} floor candidates");
+        }
+    }
+
+    #[test]
+    fn missed_overlaps_finds_a_non_candidate_pair() {
+        let p = BallPile::new(20);
+        let (mut q, _) = p.initial_state();
+        // Move ball 19 (on top) onto ball 0 (a bottom corner): not a candidate pair.
+        assert!(!p.candidates().contains(&Candidate::Pair(0, 19)));
+        let c0 = rigid::position(&q, 0);
+        q[NQ * 19..NQ * 19 + 3].copy_from_slice(&[c0[0] + 0.1, c0[1], c0[2]]);
+        let m = p.missed_overlaps(&q, 0.0);
+        assert!(m.iter().any(|&(a, b, _)| (a, b) == (0, 19)), "{m:?}");
+    }
+
+    #[test]
+    fn box_contacts_start_open_and_mass_is_spd_block_diagonal() {
+        let s = BoxStack::new(3);
+        let (q, _) = s.initial_state();
+        let cs = s.contacts(&q, 0.0);
+        assert_eq!(cs.len(), 12);
+        for c in &cs {
+            assert!(c.gap > 0.0 && c.gap < 0.01, "gap {}", c.gap);
+        }
+        let m = s.mass(&q, 0.0);
+        assert!(matches!(m, Matrix::Sparse(_)));
+        assert!(crate::mass::MassFactor::new(&m).is_ok());
+    }
 }
