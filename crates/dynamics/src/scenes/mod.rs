@@ -71,19 +71,24 @@ pub trait Scene: System {
     /// The natural picture of a trajectory (default: every velocity against time).
     fn panels(&self, traj: &Trajectory) -> Vec<Panel> {
         let (_, un) = self.state_names();
-        let t = traj.column("t").unwrap_or_default();
-        let series = un
-            .iter()
-            .filter_map(|n| {
-                traj.column(n).map(|v| Series {
-                    name: n.clone(),
-                    points: t.iter().copied().zip(v).collect(),
-                    dashed: false,
-                })
-            })
-            .collect();
+        let series = time_series(traj, &un);
         vec![Panel { title: self.name(), x_label: "t [s]".into(), y_label: "velocity".into(), series }]
     }
+}
+
+/// The named columns of a trajectory against time, one solid curve each (absent names skipped).
+pub fn time_series(traj: &Trajectory, names: &[String]) -> Vec<Series> {
+    let t = traj.column("t").unwrap_or_default();
+    names
+        .iter()
+        .filter_map(|n| {
+            traj.column(n).map(|v| Series {
+                name: n.clone(),
+                points: t.iter().copied().zip(v).collect(),
+                dashed: false,
+            })
+        })
+        .collect()
 }
 
 /// A catalog entry.

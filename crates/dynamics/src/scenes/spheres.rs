@@ -479,16 +479,7 @@ impl Scene for SphereOnPlane {
     fn panels(&self, traj: &Trajectory) -> Vec<Panel> {
         let (_, un) = self.state_names();
         let t = traj.column("t").unwrap_or_default();
-        let mut series: Vec<Series> = un
-            .iter()
-            .filter_map(|n| {
-                traj.column(n).map(|v| Series {
-                    name: n.clone(),
-                    points: t.iter().copied().zip(v).collect(),
-                    dashed: false,
-                })
-            })
-            .collect();
+        let mut series: Vec<Series> = super::time_series(traj, &un);
         let exact: &[usize] = match self.kind {
             Experiment::Spin => &[5],
             Experiment::Slide => &[0, 4],
