@@ -141,9 +141,9 @@ fn jacobian_block(normal: [f64; 3], lever: [f64; 3], sign: f64) -> [f64; 6] {
     [sign * normal[0], sign * normal[1], sign * normal[2], sign * rn[0], sign * rn[1], sign * rn[2]]
 }
 
-fn contact_system(n_contacts: usize, seed: u64) -> ContactSystem {
-    let mut r = rng(seed);
-    let bodies = n_contacts.div_ceil(2).max(1);
+/// Diagonal inverse masses of `bodies` random rigid bodies: 1/m three times (m ∈ [0.5, 2]),
+/// then three inverse principal inertias (I ∈ [0.05, 0.5]).
+fn inverse_masses(r: &mut impl Rng, bodies: usize) -> Vec<f64> {
     let mut minv = Vec::with_capacity(6 * bodies);
     for _ in 0..bodies {
         let mass: f64 = r.random_range(0.5..=2.0);
@@ -153,6 +153,13 @@ fn contact_system(n_contacts: usize, seed: u64) -> ContactSystem {
             minv.push(1.0 / inertia);
         }
     }
+    minv
+}
+
+fn contact_system(n_contacts: usize, seed: u64) -> ContactSystem {
+    let mut r = rng(seed);
+    let bodies = n_contacts.div_ceil(2).max(1);
+    let minv = inverse_masses(&mut r, bodies);
     let mut touching = vec![Vec::new(); bodies];
     for c in 0..n_contacts {
         let a = r.random_range(0..bodies);
@@ -465,15 +472,7 @@ pub fn friction_contact(dim: usize, n_contacts: usize, seed: u64) -> FrictionCon
     assert!(dim == 2 || dim == 3, "friction_contact: dim must be 2 or 3, not {dim}");
     let mut r = rng(seed);
     let bodies = n_contacts.div_ceil(2).max(1);
-    let mut minv = Vec::with_capacity(6 * bodies);
-    for _ in 0..bodies {
-        let mass: f64 = r.random_range(0.5..=2.0);
-        minv.extend([1.0 / mass; 3]);
-        for _ in 0..3 {
-            let inertia: f64 = r.random_range(0.05..=0.5);
-            minv.push(1.0 / inertia);
-        }
-    }
+    let minv = inverse_masses(&mut r, bodies);
     // touching[body] = contacts on it, in increasing order, with their dim×6 Jacobian rows.
     let mut touching: Vec<Vec<(usize, Vec<[f64; 6]>)>> = vec![Vec::new(); bodies];
     let rows = |frame: &[[f64; 3]], lever: [f64; 3], sign: f64| -> Vec<[f64; 6]> {
