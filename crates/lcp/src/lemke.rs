@@ -201,12 +201,15 @@ impl LcpSolver for Lemke {
         let start = Instant::now();
         let n = p.n();
         let mut report = SolveReport::new("lemke");
-        let m = DenseCols::new(p);
-        if let Some(z) = warm.and_then(|z| try_warm_basis(p, &m, z, s.tol, &mut report)) {
+        if let Some((z, w, error, residual_inf)) = warm.and_then(|z| try_warm_basis(p, z, s.tol, &mut report))
+        {
             report.status = Status::Solved;
             report.elapsed = start.elapsed();
-            return Ok(p.solution(z, report, s.tol));
+            report.error = error;
+            report.residual_inf = residual_inf;
+            return Ok(Solution { z, w, report, ray: None });
         }
+        let m = DenseCols::new(p);
         let max_pivots = s.max_iter_or(100 * (n + 1));
         let mut engine = Engine::new(n);
         let mut first_ray: Option<Ray> = None;
@@ -314,26 +317,91 @@ impl DenseCols {
     }
 }
 
-/// Tries the complementary basis given by the support of `z`; returns the solution if it is
-/// feasible and meets `tol`.
-fn try_warm_basis(p: &Lcp, m: &DenseCols, z: &[f64], tol: f64, report: &mut SolveReport) -> Option<Vec<f64>> {
-    let support: Vec<usize> = (0..p.n()).filter(|&i| z[i] > 0.0).collect();
-    let k = support.len();
+/// Tries the complementary basis given by the support of `z`; returns the solution
+/// `(z, w, error, residual)` if it is feasible and its error meets `tol`.
+fn try_warm_basis(
+    p: &Lcp,
+    z: &[f64],
+    tol: f64,
+    report: &mut SolveReport,
+) -> Option<(Vec<f64>, Vec<f64>, f64, f64)> {
+    let m = p.m();
+    let k = z.iter().filter(|&&v| v > 0.0).count();
     let mut zs: Vec<f64> = vec![0.0; p.n()];
     if k > 0 {
-        let a = faer::Mat::from_fn(k, k, |r, c| m.at(support[r], support[c]));
-        let b = faer::Mat::from_fn(k, 1, |r, _| -p.q()[support[r]]);
-        let x = faer::linalg::solvers::Solve::solve(&a.partial_piv_lu(), &b);
         report.factorizations += 1;
-        for (r, &i) in support.iter().enumerate() {
-            zs[i] = x[(r, 0)];
+        if k <= SMALL_BASIS {
+            // Contact steps warm-start tiny LCPs thousands of times per second: an LU on the
+            // stack, without the allocations of a faer factorization.
+            let mut idx = [0; SMALL_BASIS];
+            z.iter().enumerate().filter(|(_, &v)| v > 0.0).zip(&mut idx).for_each(|((i, _), s)| *s = i);
+            let support = &idx[..k];
+            let mut a = [0.0; SMALL_BASIS * SMALL_BASIS];
+            let mut x = [0.0; SMALL_BASIS];
+            for (c, &j) in support.iter().enumerate() {
+                for (r, &i) in support.iter().enumerate() {
+                    a[c * k + r] = m.get(i, j);
+                }
+                x[c] = -p.q()[j];
+            }
+            small_lu_solve(&mut a[..k * k], &mut x[..k], k)?;
+            for (r, &i) in support.iter().enumerate() {
+                zs[i] = x[r];
+            }
+        } else {
+            let support: Vec<usize> = (0..p.n()).filter(|&i| z[i] > 0.0).collect();
+            let a = faer::Mat::from_fn(k, k, |r, c| m.get(support[r], support[c]));
+            let b = faer::Mat::from_fn(k, 1, |r, _| -p.q()[support[r]]);
+            let x = faer::linalg::solvers::Solve::solve(&a.partial_piv_lu(), &b);
+            for (r, &i) in support.iter().enumerate() {
+                zs[i] = x[(r, 0)];
+            }
         }
     }
     if zs.iter().any(|v| !v.is_finite() || *v < 0.0) {
         return None;
     }
     let w = p.w(&zs);
-    (p.errors(&zs, &w).0 <= tol).then_some(zs)
+    let (error, residual_inf) = p.errors(&zs, &w);
+    (error <= tol).then_some((zs, w, error, residual_inf))
+}
+
+/// Largest warm-start basis solved by [`small_lu_solve`] rather than faer.
+const SMALL_BASIS: usize = 12;
+
+/// Solves `A x = b` in place (A column-major `k × k`, `A[(r, c)]` at `a[c·k + r]`) by Gaussian
+/// elimination with partial pivoting; `None` when a pivot is zero or not finite.
+fn small_lu_solve(a: &mut [f64], b: &mut [f64], k: usize) -> Option<()> {
+    for c in 0..k {
+        let p = (c..k).max_by(|&i, &j| a[c * k + i].abs().total_cmp(&a[c * k + j].abs()))?;
+        let piv = a[c * k + p];
+        if piv == 0.0 || !piv.is_finite() {
+            return None;
+        }
+        if p != c {
+            for j in c..k {
+                a.swap(j * k + c, j * k + p);
+            }
+            b.swap(c, p);
+        }
+        for i in c + 1..k {
+            let f = a[c * k + i] / piv;
+            if f != 0.0 {
+                for j in c + 1..k {
+                    a[j * k + i] -= f * a[j * k + c];
+                }
+                b[i] -= f * b[c];
+            }
+        }
+    }
+    for c in (0..k).rev() {
+        let s = b[c] / a[c * k + c];
+        b[c] = s;
+        for i in 0..c {
+            b[i] -= s * a[c * k + i];
+        }
+    }
+    Some(())
 }
 
 /// How one run of the pivoting engine ended.
@@ -1032,6 +1100,27 @@ mod tests {
 
     fn solve(p: &Lcp, s: &Settings) -> Solution {
         Lemke::new().solve(p, None, s).unwrap()
+    }
+
+    #[test]
+    fn small_lu_solve_matches_the_product_and_refuses_singular_matrices() {
+        // A = [[0, 2, 1], [1, 1, 0], [3, 0, 4]] needs a row swap at the first column.
+        let rows = [[0.0, 2.0, 1.0], [1.0, 1.0, 0.0], [3.0, 0.0, 4.0]];
+        let x_true = [1.5, -2.0, 0.25];
+        let mut a = [0.0; 9];
+        let mut b = [0.0; 3];
+        for r in 0..3 {
+            for c in 0..3 {
+                a[c * 3 + r] = rows[r][c];
+                b[r] += rows[r][c] * x_true[c];
+            }
+        }
+        small_lu_solve(&mut a, &mut b, 3).unwrap();
+        for (x, t) in b.iter().zip(x_true) {
+            assert!((x - t).abs() < 1e-14, "{b:?}");
+        }
+        let mut singular = [1.0, 2.0, 2.0, 4.0];
+        assert!(small_lu_solve(&mut singular, &mut [1.0, 1.0], 2).is_none());
     }
 
     /// Murty's example (Murty 1988 ch. 6): M upper triangular, 1 on the diagonal and 2 above,
