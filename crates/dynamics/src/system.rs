@@ -11,13 +11,30 @@ use perp_core::{Error, Matrix};
 
 /// A constraint row over the velocity coordinates, stored sparsely as `(index, value)` pairs
 /// (a contact between two bodies of a large scene touches 12 of thousands of velocities).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Debug, Default, PartialEq)]
 pub struct Row(pub Vec<(usize, f64)>);
+
+/// `clone_from` reuses the allocation: the stepper copies the active contacts every step.
+impl Clone for Row {
+    fn clone(&self) -> Row {
+        Row(self.0.clone())
+    }
+
+    fn clone_from(&mut self, source: &Row) {
+        self.0.clone_from(&source.0);
+    }
+}
 
 impl Row {
     /// The row of a dense vector (exact zeros are dropped).
     pub fn dense(v: &[f64]) -> Row {
         Row(v.iter().enumerate().filter(|(_, x)| **x != 0.0).map(|(i, x)| (i, *x)).collect())
+    }
+
+    /// Makes this the row of a dense vector in place (as [`Row::dense`], reusing the storage).
+    pub fn set_dense(&mut self, v: &[f64]) {
+        self.0.clear();
+        self.0.extend(v.iter().enumerate().filter(|(_, x)| **x != 0.0).map(|(i, x)| (i, *x)));
     }
 
     /// `wᵀ u`.
@@ -56,7 +73,7 @@ impl Row {
 /// (spatial), and an optional twist (torsion, seed 002 eq. 1). The local dimension is
 /// [`Contact::dim`]; the contact's friction law is `cone` (Coulomb by default; an elliptic cone
 /// `e = [e_t, e_o, e_r]` for torsion).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Contact {
     /// The gap `g_N(q, t)`: > 0 open, 0 closed, < 0 penetrating (eq. 7).
     pub gap: f64,
@@ -79,6 +96,37 @@ pub struct Contact {
     pub restitution_t: f64,
     /// The friction law.
     pub cone: ConeSpec,
+}
+
+/// `clone_from` reuses the rows' storage (see [`Row`]).
+impl Clone for Contact {
+    fn clone(&self) -> Contact {
+        Contact {
+            gap: self.gap,
+            normal: self.normal.clone(),
+            tangents: self.tangents.clone(),
+            twist: self.twist.clone(),
+            bias: self.bias.clone(),
+            drift: self.drift.clone(),
+            mu: self.mu,
+            restitution_n: self.restitution_n,
+            restitution_t: self.restitution_t,
+            cone: self.cone.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Contact) {
+        self.gap = source.gap;
+        self.normal.clone_from(&source.normal);
+        self.tangents.clone_from(&source.tangents);
+        self.twist.clone_from(&source.twist);
+        self.bias.clone_from(&source.bias);
+        self.drift.clone_from(&source.drift);
+        self.mu = source.mu;
+        self.restitution_n = source.restitution_n;
+        self.restitution_t = source.restitution_t;
+        self.cone.clone_from(&source.cone);
+    }
 }
 
 impl Contact {
@@ -231,6 +279,12 @@ pub trait System: Sync {
     /// Every candidate contact at `(q, t)`, open or closed, in the same order at every call (the
     /// stepper keys warm starts and output columns by position).
     fn contacts(&self, q: &[f64], t: f64) -> Vec<Contact>;
+    /// [`System::contacts`] written into `out`, which holds the previous call's contacts
+    /// (default: replaces them). A system stepped millions of times per second overrides it
+    /// to update the contacts in place and save the allocations.
+    fn contacts_into(&self, q: &[f64], t: f64, out: &mut Vec<Contact>) {
+        *out = self.contacts(q, t);
+    }
     /// Equality constraints at `(q, t)` (default: none).
     fn bilaterals(&self, _q: &[f64], _t: f64) -> Vec<Bilateral> {
         Vec::new()

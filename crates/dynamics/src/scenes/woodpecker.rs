@@ -162,7 +162,14 @@ impl System for Woodpecker {
 
     /// The three contacts of eq. 15–16 (beak, lower sleeve edge, upper sleeve edge), each with
     /// one tangent; `ŵ = 0`.
-    fn contacts(&self, q: &[f64], _t: f64) -> Vec<Contact> {
+    fn contacts(&self, q: &[f64], t: f64) -> Vec<Contact> {
+        let mut out = Vec::new();
+        self.contacts_into(q, t, &mut out);
+        out
+    }
+
+    /// In place: only the gaps change with q (the rows are constant, eq. 14–16).
+    fn contacts_into(&self, q: &[f64], _t: f64, out: &mut Vec<Contact>) {
         let p = &self.params;
         let g = self.gaps(q);
         let rows = [
@@ -170,13 +177,30 @@ impl System for Woodpecker {
             ([0.0, p.h_m, 0.0], [1.0, p.r_m, 0.0]),
             ([0.0, -p.h_m, 0.0], [1.0, p.r_m, 0.0]),
         ];
-        rows.iter()
-            .enumerate()
-            .map(|(i, (n, t))| {
-                Contact::new(g[i], Row::dense(n), vec![Row::dense(t)], p.mu[i])
-                    .with_restitution(p.eps_n[i], p.eps_t[i])
-            })
-            .collect()
+        if out.len() != rows.len() {
+            *out = rows
+                .iter()
+                .enumerate()
+                .map(|(i, (n, t))| {
+                    Contact::new(g[i], Row::dense(n), vec![Row::dense(t)], p.mu[i])
+                        .with_restitution(p.eps_n[i], p.eps_t[i])
+                })
+                .collect();
+            return;
+        }
+        for (i, (c, (n, t))) in out.iter_mut().zip(&rows).enumerate() {
+            c.gap = g[i];
+            c.normal.set_dense(n);
+            c.tangents.resize_with(1, Row::default);
+            c.tangents[0].set_dense(t);
+            c.twist = None;
+            c.bias.clear();
+            c.drift.clear();
+            c.mu = p.mu[i];
+            c.restitution_n = p.eps_n[i];
+            c.restitution_t = p.eps_t[i];
+            c.cone = perp_cones::ConeSpec::Coulomb;
+        }
     }
 }
 
