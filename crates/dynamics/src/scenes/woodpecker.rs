@@ -433,4 +433,27 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn contacts_into_a_used_buffer_equals_fresh_contacts() {
+        let w = Woodpecker::new();
+        // A buffer holding other contacts (a twist, rheonomic terms, an elliptic cone, wrong
+        // count) is overwritten entirely.
+        let mut stale =
+            Contact::new(1.0, Row::dense(&[1.0, 2.0, 3.0]), vec![Row::dense(&[4.0, 0.0, 5.0])], 0.9)
+                .with_twist(Row::dense(&[0.0, 1.0, 0.0]), [1.0, 1.0, 0.4]);
+        stale.bias = vec![1.0, 2.0, 3.0];
+        let mut buf = vec![stale.clone(); 3];
+        for q in [[0.0, -0.1, -0.2], [0.3, 0.05, 0.1]] {
+            w.contacts_into(&q, 0.0, &mut buf);
+            let fresh = w.contacts(&q, 0.0);
+            assert_eq!(buf.len(), fresh.len());
+            for (a, b) in buf.iter().zip(&fresh) {
+                assert_eq!(format!("{a:?}"), format!("{b:?}"));
+            }
+        }
+        let mut short = vec![stale];
+        w.contacts_into(&[0.0; 3], 0.0, &mut short);
+        assert_eq!(short.len(), 3);
+    }
 }
