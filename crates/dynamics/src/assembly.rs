@@ -47,8 +47,8 @@ pub struct LocalProblem {
     pub gamma_a: Vec<f64>,
     /// The free velocity `u_free` (bilaterals condensed).
     pub u_free: Vec<f64>,
-    /// `Y = M⁻¹ Jᵀ`, dense column-major `n × m`.
-    y: Vec<f64>,
+    /// `Y = M⁻¹ Jᵀ` (`n × m`; sparse columns for a block-diagonal M, see [`crate::mass::Y`]).
+    y: crate::mass::Y,
 }
 
 impl LocalProblem {
@@ -74,7 +74,7 @@ impl LocalProblem {
         if !bilaterals.is_empty() {
             condense(factor, n, bilaterals, &rows, &mut y, &mut u_free)?;
         }
-        let w = delassus(&rows, &y, n)?;
+        let w = delassus(&rows, &y)?;
         let mut offsets = Vec::with_capacity(contacts.len());
         let (mut b, mut gamma_a) = (Vec::with_capacity(m), Vec::with_capacity(m));
         let mut off = 0;
@@ -98,11 +98,10 @@ impl LocalProblem {
 
     /// `u_E = u_free + Y r`.
     pub fn velocity(&self, r: &[f64]) -> Vec<f64> {
-        let n = self.u_free.len();
         let mut u = self.u_free.clone();
         for (j, &rj) in r.iter().enumerate() {
             if rj != 0.0 {
-                u.iter_mut().zip(&self.y[j * n..(j + 1) * n]).for_each(|(a, b)| *a += rj * b);
+                self.y.axpy_column(j, rj, &mut u);
             }
         }
         u
@@ -146,7 +145,7 @@ fn condense(
     n: usize,
     bilaterals: &[Bilateral],
     rows: &[&Row],
-    y: &mut [f64],
+    y: &mut crate::mass::Y,
     u_free: &mut [f64],
 ) -> Result<(), Error> {
     let brows: Vec<&Row> = bilaterals.iter().map(|b| &b.row).collect();
@@ -155,7 +154,7 @@ fn condense(
     let mut s = faer::Mat::<f64>::zeros(p, p);
     for j in 0..p {
         for i in 0..p {
-            s[(i, j)] = brows[i].dot(&yb[j * n..(j + 1) * n]);
+            s[(i, j)] = yb.row_dot_column(brows[i], j);
         }
     }
     let lu = s.partial_piv_lu();
@@ -164,10 +163,8 @@ fn condense(
     let mut rhs = faer::Mat::<f64>::zeros(p, 1 + m);
     for i in 0..p {
         rhs[(i, 0)] = brows[i].dot(u_free) + bilaterals[i].bias;
-        for j in 0..m {
-            rhs[(i, 1 + j)] = brows[i].dot(&y[j * n..(j + 1) * n]);
-        }
     }
+    crate::mass::for_each_product(&brows, y, |i, j, v| rhs[(i, 1 + j)] = v);
     use faer::linalg::solvers::Solve;
     lu.solve_in_place(rhs.as_mut());
     if (0..p).any(|i| (0..=m).any(|j| !rhs[(i, j)].is_finite())) {
@@ -178,45 +175,59 @@ fn condense(
         ));
     }
     for k in 0..p {
-        let col = &yb[k * n..(k + 1) * n];
-        let a = rhs[(k, 0)];
-        u_free.iter_mut().zip(col).for_each(|(u, c)| *u -= a * c);
-        for j in 0..m {
-            let a = rhs[(k, 1 + j)];
-            y[j * n..(j + 1) * n].iter_mut().zip(col).for_each(|(u, c)| *u -= a * c);
-        }
+        yb.axpy_column(k, -rhs[(k, 0)], u_free);
     }
+    y.sub_mul(&yb, rhs.as_ref().subcols(1, m));
     Ok(())
 }
 
-/// Entries of W as `(i, j, value)`.
-fn entries(w: &Matrix) -> Vec<(usize, usize, f64)> {
+/// Calls `f(i, j, value)` for each stored entry of W (the nonzeros when dense).
+fn for_each_entry(w: &Matrix, mut f: impl FnMut(usize, usize, f64)) {
     match w {
         Matrix::Dense(d) => {
-            let mut v = Vec::with_capacity(d.nrows() * d.ncols());
             for j in 0..d.ncols() {
-                for i in 0..d.nrows() {
-                    if d[(i, j)] != 0.0 {
-                        v.push((i, j, d[(i, j)]));
+                for (i, &v) in d.col_as_slice(j).iter().enumerate() {
+                    if v != 0.0 {
+                        f(i, j, v);
                     }
                 }
             }
-            v
         }
-        Matrix::Sparse(s) => s.iter().map(|(v, (i, j))| (i, j, *v)).collect(),
+        Matrix::Sparse(s) => s.iter().for_each(|(v, (i, j))| f(i, j, *v)),
     }
 }
 
-/// Dense when small (summing duplicates directly), sparse otherwise.
-fn matrix(n: usize, triplets: &[(usize, usize, f64)]) -> Result<Matrix, Error> {
-    if n <= 64 {
-        let mut d = faer::Mat::<f64>::zeros(n, n);
-        for &(i, j, v) in triplets {
-            d[(i, j)] += v;
+/// An LCP matrix under assembly: dense when small (entries summed in place, one allocation —
+/// the contact LCPs of small systems are built thousands of times per second), triplets
+/// otherwise.
+enum Builder {
+    Dense(faer::Mat<f64>),
+    Triplets(usize, Vec<(usize, usize, f64)>),
+}
+
+impl Builder {
+    fn new(n: usize) -> Builder {
+        if n <= 64 {
+            Builder::Dense(faer::Mat::zeros(n, n))
+        } else {
+            Builder::Triplets(n, Vec::new())
         }
-        return Ok(Matrix::Dense(d));
     }
-    Matrix::from_triplets(n, n, triplets)
+
+    /// `A[i, j] += v`.
+    fn add(&mut self, i: usize, j: usize, v: f64) {
+        match self {
+            Builder::Dense(d) => d[(i, j)] += v,
+            Builder::Triplets(_, t) => t.push((i, j, v)),
+        }
+    }
+
+    fn finish(self) -> Result<Matrix, Error> {
+        match self {
+            Builder::Dense(d) => Ok(Matrix::Dense(d)),
+            Builder::Triplets(n, t) => Matrix::from_triplets(n, n, &t),
+        }
+    }
 }
 
 /// The Glocker–Studer LCP (seed 001 eq. 27, 33) of a planar problem, in the variables
@@ -241,29 +252,29 @@ pub fn glocker_studer_lcp(p: &LocalProblem) -> Result<Lcp, Error> {
             ));
         }
     }
-    let mut t = Vec::new();
-    for (i, j, v) in entries(&p.w) {
+    let mut t = Builder::new(3 * k);
+    for_each_entry(&p.w, |i, j, v| {
         let (a, ki) = (i / 2, i % 2);
         let (c, kj) = (j / 2, j % 2);
         let row = if ki == 0 { a } else { k + a };
         if kj == 0 {
-            t.push((row, c, v));
+            t.add(row, c, v);
         } else {
-            t.push((row, k + c, v));
-            t.push((row, c, -p.contacts[c].mu * v));
+            t.add(row, k + c, v);
+            t.add(row, c, -p.contacts[c].mu * v);
         }
-    }
+    });
     for (a, c) in p.contacts.iter().enumerate() {
-        t.push((k + a, 2 * k + a, 1.0));
-        t.push((2 * k + a, a, 2.0 * c.mu));
-        t.push((2 * k + a, k + a, -1.0));
+        t.add(k + a, 2 * k + a, 1.0);
+        t.add(2 * k + a, a, 2.0 * c.mu);
+        t.add(2 * k + a, k + a, -1.0);
     }
     let mut q = vec![0.0; 3 * k];
     for (a, c) in p.contacts.iter().enumerate() {
         q[a] = p.b[2 * a];
         q[k + a] = p.b[2 * a + 1] + c.restitution_t * p.gamma_a[2 * a + 1];
     }
-    Lcp::new(matrix(3 * k, &t)?, q)
+    Lcp::new(t.finish()?, q)
 }
 
 /// `r = (Λ_N, Λ_T = Λ_R − μ Λ_N)` per contact from a Glocker–Studer solution `x`.
@@ -346,15 +357,15 @@ pub fn stewart_trinkle_lcp(p: &LocalProblem, dirs: &Directions) -> Result<(Lcp, 
     };
     let comp: Vec<(usize, usize)> =
         p.contacts.iter().enumerate().flat_map(|(a, c)| (0..c.dim()).map(move |k| (a, k))).collect();
-    let mut t = Vec::new();
-    for (i, j, v) in entries(&p.w) {
+    let mut t = Builder::new(layout.size);
+    for_each_entry(&p.w, |i, j, v| {
         let (ti, tj) = (targets(comp[i].0, comp[i].1), targets(comp[j].0, comp[j].1));
         for &(r, wr) in &ti {
             for &(c, wc) in &tj {
-                t.push((r, c, wr * v * wc));
+                t.add(r, c, wr * v * wc);
             }
         }
-    }
+    });
     let mut q = vec![0.0; layout.size];
     for (i, &(a, k)) in comp.iter().enumerate() {
         for (r, w) in targets(a, k) {
@@ -367,12 +378,12 @@ pub fn stewart_trinkle_lcp(p: &LocalProblem, dirs: &Directions) -> Result<(Lcp, 
             continue;
         }
         for j in 0..m {
-            t.push((s + 1 + j, s + 1 + m, 1.0));
-            t.push((s + 1 + m, s + 1 + j, -1.0));
+            t.add(s + 1 + j, s + 1 + m, 1.0);
+            t.add(s + 1 + m, s + 1 + j, -1.0);
         }
-        t.push((s + 1 + m, s, c.mu));
+        t.add(s + 1 + m, s, c.mu);
     }
-    Ok((Lcp::new(matrix(layout.size, &t)?, q)?, layout))
+    Ok((Lcp::new(t.finish()?, q)?, layout))
 }
 
 /// Where each contact's variables sit in a Stewart–Trinkle LCP.

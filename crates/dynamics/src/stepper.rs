@@ -127,6 +127,19 @@ pub struct Stats {
     pub max_size: usize,
 }
 
+/// Where a contact's variables sit in the solver's vector: `start + stride·j`, `j < len`.
+struct Slots {
+    start: usize,
+    stride: usize,
+    len: usize,
+}
+
+impl Slots {
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.len).map(|j| self.start + self.stride * j)
+    }
+}
+
 enum Solvers {
     Lcp(Box<dyn perp_lcp::LcpSolver>),
     Fc(Box<dyn perp_cones::FrictionSolver>),
@@ -150,6 +163,18 @@ pub struct Simulator<'s> {
     warm: Vec<Option<Vec<f64>>>,
     /// Local dimension of each candidate contact.
     dims: Vec<usize>,
+    /// Offset of each candidate contact in [`StepReport::impulses`].
+    offsets: Vec<usize>,
+    /// Buffers kept between steps (their allocations are reused): the candidate contacts, and
+    /// the active ones with their indices.
+    candidates: Vec<Contact>,
+    active_contacts: Vec<Contact>,
+    active_indices: Vec<usize>,
+    /// Work vectors kept between steps: q where M, h and the contacts are evaluated, h, and
+    /// the previous step's q (the next step's q is written there).
+    q_eval: Vec<f64>,
+    h: Vec<f64>,
+    q_spare: Vec<f64>,
     /// Totals so far.
     pub stats: Stats,
     last_problem: Option<LocalProblem>,
@@ -186,6 +211,13 @@ impl<'s> Simulator<'s> {
             c.validate(i, system.dofs())?;
         }
         let dims = contacts.iter().map(Contact::dim).collect::<Vec<_>>();
+        let offsets = dims
+            .iter()
+            .scan(0, |off, d| {
+                *off += d;
+                Some(*off - d)
+            })
+            .collect();
         let mass = if system.constant_mass() { Some(MassFactor::new(&system.mass(&q0, 0.0))?) } else { None };
         Ok(Simulator {
             system,
@@ -198,6 +230,13 @@ impl<'s> Simulator<'s> {
             mass,
             warm: vec![None; contacts.len()],
             dims,
+            offsets,
+            candidates: contacts,
+            active_contacts: Vec::new(),
+            active_indices: Vec::new(),
+            q_eval: Vec::new(),
+            h: Vec::new(),
+            q_spare: Vec::new(),
             stats: Stats::default(),
             last_problem: None,
         })
@@ -237,28 +276,34 @@ impl<'s> Simulator<'s> {
         let sys = self.system;
         let (n, dt) = (sys.dofs(), self.dt);
         let mut report = StepReport { impulses: vec![0.0; self.dims.iter().sum()], ..Default::default() };
-        let (q_eval, t_eval) = match self.opts.scheme {
-            Scheme::Midpoint => {
-                let mut qm = self.q.clone();
-                sys.integrate(&mut qm, &self.u, 0.5 * dt);
-                (qm, self.t + 0.5 * dt)
-            }
-            Scheme::Euler { .. } => (self.q.clone(), self.t),
+        let midpoint = matches!(self.opts.scheme, Scheme::Midpoint);
+        let mut q_eval = std::mem::take(&mut self.q_eval);
+        q_eval.clone_from(&self.q);
+        let t_eval = if midpoint {
+            sys.integrate(&mut q_eval, &self.u, 0.5 * dt);
+            self.t + 0.5 * dt
+        } else {
+            self.t
         };
-        let mut h = vec![0.0; n];
+        let mut h = std::mem::take(&mut self.h);
+        h.clear();
+        h.resize(n, 0.0);
         sys.forces(&q_eval, &self.u, t_eval, &mut h);
         Error::check_finite("h(q, u, t)", &h)?;
-        let all = sys.contacts(&q_eval, t_eval);
-        if all.len() != self.dims.len() {
+        sys.contacts_into(&q_eval, t_eval, &mut self.candidates);
+        if self.candidates.len() != self.dims.len() {
             return Err(Error::dim(
                 "contacts(q, t) (candidates must not change)",
                 self.dims.len(),
-                all.len(),
+                self.candidates.len(),
             ));
         }
-        let midpoint = matches!(self.opts.scheme, Scheme::Midpoint);
-        let (mut active, mut contacts) = (Vec::new(), Vec::new());
-        for (i, c) in all.into_iter().enumerate() {
+        // The active contacts are copied into buffers kept from the last step (clone_from
+        // reuses their rows' storage).
+        let mut active = std::mem::take(&mut self.active_indices);
+        let mut contacts = std::mem::take(&mut self.active_contacts);
+        active.clear();
+        for (i, c) in self.candidates.iter().enumerate() {
             if c.dim() != self.dims[i] {
                 return Err(Error::dim(format!("contact {i}: local dimension"), self.dims[i], c.dim()));
             }
@@ -266,10 +311,14 @@ impl<'s> Simulator<'s> {
                 if midpoint { c.gap } else { c.gap + dt * (c.normal.dot(&self.u) + c.bias_at(0)) };
             if predicted <= 0.0 {
                 c.validate(i, n)?;
+                match contacts.get_mut(active.len()) {
+                    Some(slot) => slot.clone_from(c),
+                    None => contacts.push(c.clone()),
+                }
                 active.push(i);
-                contacts.push(c);
             }
         }
+        contacts.truncate(active.len());
         let bil = sys.bilaterals(&q_eval, t_eval);
         for (i, b) in bil.iter().enumerate() {
             b.row.check(n, &format!("bilateral {i}: row"))?;
@@ -278,50 +327,45 @@ impl<'s> Simulator<'s> {
             Scheme::Euler { fixed_point, .. } => 1 + fixed_point,
             Scheme::Midpoint => 1,
         };
-        let mut m_at = q_eval.clone();
-        let mut q_new = Vec::new();
+        let mut m_at = None;
+        let mut q_new = std::mem::take(&mut self.q_spare);
         let mut u_new = Vec::new();
         for pass in 0..passes {
             let mut slot = None;
-            let factor = self.factor(&m_at, t_eval, &mut slot)?;
-            let lp = LocalProblem::new(factor, &self.u, &h, dt, active.clone(), contacts.clone(), &bil)?;
+            let factor = self.factor(m_at.as_deref().unwrap_or(&q_eval), t_eval, &mut slot)?;
+            let lp = LocalProblem::new(factor, &self.u, &h, dt, active, contacts, &bil)?;
             let r = if lp.size() > 0 { self.solve(&lp, &mut report)? } else { Vec::new() };
             u_new = lp.velocity(&r);
             Error::check_finite("u after the step", &u_new)?;
-            let mut off = 0;
-            let offsets: Vec<usize> = self
-                .dims
-                .iter()
-                .map(|d| {
-                    off += d;
-                    off - d
-                })
-                .collect();
             report.impulses.iter_mut().for_each(|x| *x = 0.0);
             for (a, &i) in lp.active.iter().enumerate() {
-                let d = self.dims[i];
-                report.impulses[offsets[i]..offsets[i] + d]
-                    .copy_from_slice(&r[lp.offsets[a]..lp.offsets[a] + d]);
+                let (o, d) = (self.offsets[i], self.dims[i]);
+                report.impulses[o..o + d].copy_from_slice(&r[lp.offsets[a]..lp.offsets[a] + d]);
             }
             if self.opts.keep_problem && lp.size() > 0 {
                 self.last_problem = Some(lp.clone());
             }
-            q_new = q_eval.clone();
+            // The active set is fixed for the step: take it back for the next pass.
+            (active, contacts) = (lp.active, lp.contacts);
+            q_new.clone_from(&q_eval);
             sys.integrate(&mut q_new, &u_new, if midpoint { 0.5 * dt } else { dt });
             sys.normalize(&mut q_new);
             if pass + 1 < passes {
-                let change = q_new.iter().zip(&m_at).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+                let prev: &[f64] = m_at.as_deref().unwrap_or(&q_eval);
+                let change = q_new.iter().zip(prev).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
                 if pass > 0 && change <= 1e-12 * (1.0 + q_new.iter().map(|x| x.abs()).fold(0.0, f64::max)) {
                     break;
                 }
-                m_at = q_new.clone();
+                m_at = Some(q_new.clone());
             }
         }
         if let Scheme::Euler { project: true, .. } = self.opts.scheme {
             self.project(&mut q_new)?;
         }
-        report.active = active;
-        self.q = q_new;
+        report.active = active.clone();
+        (self.active_indices, self.active_contacts) = (active, contacts);
+        (self.q_eval, self.h) = (q_eval, h);
+        self.q_spare = std::mem::replace(&mut self.q, q_new);
         self.u = u_new;
         self.t += dt;
         self.stats.steps += 1;
@@ -342,13 +386,15 @@ impl<'s> Simulator<'s> {
         let factor = self.factor(q, self.t + self.dt, &mut slot)?;
         let rows: Vec<&crate::system::Row> = pen.iter().map(|(_, c)| &c.normal).collect();
         let y = crate::mass::solve_rows(factor, n, &rows);
-        let w = crate::mass::delassus(&rows, &y, n)?;
+        let w = crate::mass::delassus(&rows, &y)?;
         let g: Vec<f64> = pen.iter().map(|(_, c)| c.gap).collect();
         let lcp = perp_lcp::Lcp::new(w, g)?;
         let sol = perp_lcp::solver("lemke")?.solve(&lcp, None, &self.opts.settings)?;
         let mut dq = vec![0.0; n];
         for (j, &l) in sol.z.iter().enumerate() {
-            dq.iter_mut().zip(&y[j * n..(j + 1) * n]).for_each(|(a, b)| *a += l * b);
+            if l != 0.0 {
+                y.axpy_column(j, l, &mut dq);
+            }
         }
         sys.integrate(q, &dq, 1.0);
         sys.normalize(q);
@@ -374,7 +420,7 @@ impl<'s> Simulator<'s> {
     }
 
     /// Warm start vector from per-contact blocks placed at `slots(a)` (None if nothing stored).
-    fn gather(&self, lp: &LocalProblem, len: usize, slots: &dyn Fn(usize) -> Vec<usize>) -> Option<Vec<f64>> {
+    fn gather(&self, lp: &LocalProblem, len: usize, slots: &dyn Fn(usize) -> Slots) -> Option<Vec<f64>> {
         if !self.opts.warm_start {
             return None;
         }
@@ -383,8 +429,8 @@ impl<'s> Simulator<'s> {
         for (a, &i) in lp.active.iter().enumerate() {
             if let Some(w) = &self.warm[i] {
                 let s = slots(a);
-                if s.len() == w.len() {
-                    s.iter().zip(w).for_each(|(&k, v)| z[k] = *v);
+                if s.len == w.len() {
+                    s.iter().zip(w).for_each(|(k, v)| z[k] = *v);
                     any = true;
                 }
             }
@@ -392,12 +438,19 @@ impl<'s> Simulator<'s> {
         any.then_some(z)
     }
 
-    fn scatter(&mut self, lp: &LocalProblem, z: &[f64], slots: &dyn Fn(usize) -> Vec<usize>) {
-        for i in 0..self.warm.len() {
-            self.warm[i] = None;
-        }
-        for (a, &i) in lp.active.iter().enumerate() {
-            self.warm[i] = Some(slots(a).iter().map(|&k| z[k]).collect());
+    /// Stores each active contact's block of `z` for the next step's warm start (reusing the
+    /// stored vectors) and forgets the inactive contacts'.
+    fn scatter(&mut self, lp: &LocalProblem, z: &[f64], slots: &dyn Fn(usize) -> Slots) {
+        let mut next = lp.active.iter().enumerate().peekable();
+        for (i, w) in self.warm.iter_mut().enumerate() {
+            match next.next_if(|&(_, &j)| j == i) {
+                Some((a, _)) => {
+                    let v = w.get_or_insert_with(Vec::new);
+                    v.clear();
+                    v.extend(slots(a).iter().map(|k| z[k]));
+                }
+                None => *w = None,
+            }
         }
     }
 
@@ -407,7 +460,7 @@ impl<'s> Simulator<'s> {
         match (&self.opts.formulation, &mut self.solver) {
             (Formulation::GlockerStuder, Solvers::Lcp(_)) => {
                 let lcp = glocker_studer_lcp(lp)?;
-                let slots = move |a: usize| vec![a, k + a, 2 * k + a];
+                let slots = move |a: usize| Slots { start: a, stride: k, len: 3 };
                 let warm = self.gather(lp, 3 * k, &slots);
                 let Solvers::Lcp(sv) = &mut self.solver else { unreachable!() };
                 let sol = sv.solve(&lcp, warm.as_deref(), &s)?;
@@ -420,7 +473,7 @@ impl<'s> Simulator<'s> {
                 let lay = layout.clone();
                 let slots = move |a: usize| {
                     let m = lay.m[a];
-                    (lay.start[a]..lay.start[a] + 1 + if m > 0 { m + 1 } else { 0 }).collect()
+                    Slots { start: lay.start[a], stride: 1, len: 1 + if m > 0 { m + 1 } else { 0 } }
                 };
                 let warm = self.gather(lp, layout.size, &slots);
                 let Solvers::Lcp(sv) = &mut self.solver else { unreachable!() };
@@ -433,7 +486,7 @@ impl<'s> Simulator<'s> {
                 let fp = lp.friction_problem()?;
                 let offs = lp.offsets.clone();
                 let dims: Vec<usize> = lp.contacts.iter().map(Contact::dim).collect();
-                let slots = move |a: usize| (offs[a]..offs[a] + dims[a]).collect();
+                let slots = move |a: usize| Slots { start: offs[a], stride: 1, len: dims[a] };
                 let warm = self.gather(lp, lp.size(), &slots);
                 let Solvers::Fc(sv) = &mut self.solver else { unreachable!() };
                 let sol = sv.solve(&fp, warm.as_deref(), &s)?;
@@ -445,7 +498,7 @@ impl<'s> Simulator<'s> {
                 let (f, lower, upper) = tzitzouris_pang(lp)?;
                 let offs = lp.offsets.clone();
                 let dims: Vec<usize> = lp.contacts.iter().map(Contact::dim).collect();
-                let slots = move |a: usize| (offs[a]..offs[a] + dims[a]).collect();
+                let slots = move |a: usize| Slots { start: offs[a], stride: 1, len: dims[a] };
                 // Hot start: the previous impulses, with s from the current sliding speed.
                 // Cold start: each contact's frictionless normal impulse max(0, −b_N / W_NN), which
                 // keeps the NCP away from its degenerate corner c_n = 0.
