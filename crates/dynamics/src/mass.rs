@@ -6,7 +6,8 @@
 //!
 //! Three factorizations ([`MassFactor`]):
 //!
-//! * a dense M: faer's dense Cholesky;
+//! * a dense M of more than [`MAX_BLOCK`] velocities: faer's dense Cholesky (a smaller one is
+//!   treated as below);
 //! * a sparse M whose sparsity graph (velocities coupled by nonzeros) splits into connected
 //!   components of at most [`MAX_BLOCK`] velocities — rigid bodies, one 6×6 (or 3 + 3×3) block
 //!   each: a dense Cholesky per component ([`BlockFactor`]). Solving `M x = b` for a `b` supported
@@ -33,11 +34,12 @@ pub const MAX_BLOCK: usize = 64;
 /// A Cholesky factorization of M.
 #[derive(Clone, Debug)]
 pub enum MassFactor {
-    /// Dense M.
+    /// Dense M with more than [`MAX_BLOCK`] velocities.
     Dense(faer::linalg::solvers::Llt<f64>),
     /// Sparse M with a connected component larger than [`MAX_BLOCK`].
     Sparse(Box<Llt<usize, f64>>),
-    /// Sparse M whose connected components are all small: one dense factor per component.
+    /// M (sparse, or dense with at most [`MAX_BLOCK`] velocities) whose connected components
+    /// are all small: one dense factor per component.
     Blocks(Box<BlockFactor>),
 }
 
@@ -64,9 +66,18 @@ impl MassFactor {
             return Err(not_spd(n, format!("M[{i},{j}] ≠ M[{j},{i}]")));
         }
         match m {
-            Matrix::Dense(d) => faer::linalg::solvers::Llt::new(d.as_ref(), Side::Lower)
-                .map(MassFactor::Dense)
-                .map_err(|e| not_spd(n, format!("Cholesky failed ({e:?})"))),
+            Matrix::Dense(d) => {
+                // A small dense M (a few dofs, stepped millions of times) gets the block factor:
+                // it solves without faer's per-call dispatch and workspace.
+                if n <= MAX_BLOCK {
+                    if let Some(b) = BlockFactor::new(&m.to_csr())? {
+                        return Ok(MassFactor::Blocks(Box::new(b)));
+                    }
+                }
+                faer::linalg::solvers::Llt::new(d.as_ref(), Side::Lower)
+                    .map(MassFactor::Dense)
+                    .map_err(|e| not_spd(n, format!("Cholesky failed ({e:?})")))
+            }
             Matrix::Sparse(s) => match BlockFactor::new(s)? {
                 Some(b) => Ok(MassFactor::Blocks(Box::new(b))),
                 None => sparse_llt(m),
@@ -551,7 +562,11 @@ impl Y {
 /// block factor and that storage is smaller, dense `n × m` otherwise.
 pub fn solve_rows(factor: &MassFactor, n: usize, rows: &[&Row]) -> Y {
     if let MassFactor::Blocks(b) = factor {
-        return b.solve_rows(rows);
+        // One block (a small dense M): every column is full, and the plain dense solve below
+        // allocates once.
+        if b.components() > 1 {
+            return b.solve_rows(rows);
+        }
     }
     let m = rows.len();
     let mut y = vec![0.0; n * m];
@@ -831,7 +846,10 @@ mod tests {
             let (c0, c1) = (b.component_of(groups[0][0]), b.component_of(groups[1][0]));
             assert_eq!(c0 == c1, couple);
             assert!(b.max_component() <= if couple { 12 } else { 6 });
-            let dense = MassFactor::new(&Matrix::Dense(mass.to_dense())).unwrap();
+            // faer's dense Cholesky (MassFactor::new gives a dense M this small the block factor).
+            let dense = MassFactor::Dense(
+                faer::linalg::solvers::Llt::new(mass.to_dense().as_ref(), Side::Lower).unwrap(),
+            );
             let general = sparse_llt(&mass).unwrap();
             let rows = block_rows(seed + 100, &groups, m);
             let refs: Vec<&Row> = rows.iter().collect();
