@@ -30,6 +30,7 @@ use crate::rigid::{self, NQ, NU};
 use crate::stepper::{Formulation, Scheme, StepOptions};
 use crate::system::{Contact, Row, System};
 use crate::trajectory::Trajectory;
+use perp_cones::ConeSpec;
 use perp_core::{Matrix, Settings};
 
 /// Gravity `g` (m/s²) (seed 002 eq. 3: `g_obj = [0, 0, −9.81, 0, 0, 0]`).
@@ -205,12 +206,6 @@ pub struct Side {
     pub radius: f64,
 }
 
-fn concat(a: Vec<(usize, f64)>, b: Vec<(usize, f64)>) -> Row {
-    let mut v = a;
-    v.extend(b);
-    Row(v)
-}
-
 /// The rows of a contact of sphere `a` (radius `r_a`) with a fixed obstacle (`b = None`) or
 /// with sphere `b = Some((body, r_b))`, in the frame `[n, t, o]` (unit normal `n` pointing
 /// from the other side into `a`): the relative velocity of the contact points `p_a = −r_a n`
@@ -223,25 +218,49 @@ pub fn contact_rows(
     frame: [[f64; 3]; 3],
     twist: bool,
 ) -> (Row, Vec<Row>, Option<Row>) {
+    let mut c = Contact::new(0.0, Row::default(), Vec::new(), 0.0);
+    set_contact_rows(&mut c, a, r_a, b, frame, twist);
+    (c.normal, c.tangents, c.twist)
+}
+
+/// [`contact_rows`] written into `c`'s rows, reusing their storage.
+fn set_contact_rows(
+    c: &mut Contact,
+    a: usize,
+    r_a: f64,
+    b: Option<(usize, f64)>,
+    frame: [[f64; 3]; 3],
+    twist: bool,
+) {
     let n = frame[0];
     let pa = [-r_a * n[0], -r_a * n[1], -r_a * n[2]];
-    let row = |dir: [f64; 3]| {
-        let first = rigid::point_row(a, pa, dir, 1.0);
-        match b {
-            Some((k, r_b)) => {
-                concat(first, rigid::point_row(k, [r_b * n[0], r_b * n[1], r_b * n[2]], dir, -1.0))
-            }
-            None => Row(first),
+    let set = |row: &mut Row, dir: [f64; 3]| {
+        row.0.clear();
+        push_point_row(&mut row.0, a, pa, dir, 1.0);
+        if let Some((k, r_b)) = b {
+            push_point_row(&mut row.0, k, [r_b * n[0], r_b * n[1], r_b * n[2]], dir, -1.0);
         }
     };
-    let tw = twist.then(|| {
-        let first = rigid::twist_row(a, n, 1.0);
-        match b {
-            Some((k, _)) => concat(first, rigid::twist_row(k, n, -1.0)),
-            None => Row(first),
+    set(&mut c.normal, frame[0]);
+    c.tangents.resize_with(2, Row::default);
+    set(&mut c.tangents[0], frame[1]);
+    set(&mut c.tangents[1], frame[2]);
+    if twist {
+        let row = c.twist.get_or_insert_with(Row::default);
+        row.0.clear();
+        row.0.extend((0..3).map(|i| (NU * a + 3 + i, n[i])));
+        if let Some((k, _)) = b {
+            row.0.extend((0..3).map(|i| (NU * k + 3 + i, -n[i])));
         }
-    });
-    (row(frame[0]), vec![row(frame[1]), row(frame[2])], tw)
+    } else {
+        c.twist = None;
+    }
+}
+
+/// Appends [`rigid::point_row`]`(k, p, n, sign)` to `v`.
+fn push_point_row(v: &mut Vec<(usize, f64)>, k: usize, p: [f64; 3], n: [f64; 3], sign: f64) {
+    let m = rigid::cross(p, n);
+    v.extend((0..3).map(|i| (NU * k + i, sign * n[i])).chain((0..3).map(|i| (NU * k + 3 + i, sign * m[i]))));
 }
 
 /// The contact between the moving sphere `a` (center `c_a`, radius `r_a`) and another sphere
@@ -250,16 +269,41 @@ pub fn contact_rows(
 /// [`rigid::tangents`]. Coulomb cone, or with `e_r = Some(e)` the twist row and the elliptic
 /// cone `[1, 1, e]`.
 pub fn sphere_sphere(a: usize, c_a: [f64; 3], r_a: f64, b: Side, mu: f64, e_r: Option<f64>) -> Contact {
+    let mut c = Contact::new(0.0, Row::default(), Vec::new(), mu);
+    set_sphere_sphere(&mut c, a, c_a, r_a, b, mu, e_r);
+    c
+}
+
+/// [`sphere_sphere`] written into `c`, reusing its rows' storage (scenes with thousands of
+/// candidate contacts rebuild them every step).
+pub fn set_sphere_sphere(
+    c: &mut Contact,
+    a: usize,
+    c_a: [f64; 3],
+    r_a: f64,
+    b: Side,
+    mu: f64,
+    e_r: Option<f64>,
+) {
     let d = [c_a[0] - b.center[0], c_a[1] - b.center[1], c_a[2] - b.center[2]];
     let dist = rigid::dot(d, d).sqrt();
     // Coincident centers (never in a valid state) get an arbitrary normal rather than NaN.
     let n = if dist > 1e-12 { [d[0] / dist, d[1] / dist, d[2] / dist] } else { [0.0, 0.0, 1.0] };
     let (t, o) = rigid::tangents(n);
-    let (nr, tr, tw) = contact_rows(a, r_a, b.body.map(|k| (k, b.radius)), [n, t, o], e_r.is_some());
-    let c = Contact::new(dist - r_a - b.radius, nr, tr, mu);
-    match (e_r, tw) {
-        (Some(e), Some(row)) => c.with_twist(row, [1.0, 1.0, e]),
-        _ => c,
+    set_contact_rows(c, a, r_a, b.body.map(|k| (k, b.radius)), [n, t, o], e_r.is_some());
+    c.gap = dist - r_a - b.radius;
+    c.bias.clear();
+    c.drift.clear();
+    c.mu = mu;
+    c.restitution_n = 0.0;
+    c.restitution_t = 0.0;
+    match (e_r, &mut c.cone) {
+        (Some(e), ConeSpec::Elliptic { e: v }) => {
+            v.clear();
+            v.extend([1.0, 1.0, e]);
+        }
+        (Some(e), cone) => *cone = ConeSpec::Elliptic { e: vec![1.0, 1.0, e] },
+        (None, cone) => *cone = ConeSpec::Coulomb,
     }
 }
 

@@ -33,7 +33,7 @@
 //! factored once); a box's world inertia `R diag(I) Rᵀ` turns with it, so `box-stack` rebuilds
 //! M at each step (false) and includes the gyroscopic force `−ω × (I_w ω)`.
 
-use super::spheres::{body_names, sphere_energy, sphere_mass, sphere_sphere, Side, G};
+use super::spheres::{body_names, set_sphere_sphere, sphere_energy, sphere_mass, Side, G};
 use super::{Panel, Scene, SceneInfo, Series};
 use crate::rigid::{self, NQ, NU};
 use crate::stepper::{Formulation, Scheme, StepOptions};
@@ -258,22 +258,27 @@ impl System for BallPile {
             h[NU * k + 2] = -Self::MASS * G;
         }
     }
-    fn contacts(&self, q: &[f64], _t: f64) -> Vec<Contact> {
+    fn contacts(&self, q: &[f64], t: f64) -> Vec<Contact> {
+        let mut out = Vec::new();
+        self.contacts_into(q, t, &mut out);
+        out
+    }
+    /// In place: the candidates' rows are rewritten in their storage (the pile has ~10⁴).
+    fn contacts_into(&self, q: &[f64], _t: f64, out: &mut Vec<Contact>) {
         let r = Self::RADIUS;
-        self.candidates
-            .iter()
-            .map(|c| {
-                let (a, other) = match *c {
-                    Candidate::Floor { ball, floor } => {
-                        (ball, Side { body: None, center: self.floor[floor], radius: r })
-                    }
-                    Candidate::Pair(a, b) => {
-                        (a, Side { body: Some(b), center: rigid::position(q, b), radius: r })
-                    }
-                };
-                sphere_sphere(a, rigid::position(q, a), r, other, self.mu, None)
-            })
-            .collect()
+        out.truncate(self.candidates.len());
+        out.resize_with(self.candidates.len(), || Contact::new(0.0, Row::default(), Vec::new(), 0.0));
+        for (slot, c) in out.iter_mut().zip(&self.candidates) {
+            let (a, other) = match *c {
+                Candidate::Floor { ball, floor } => {
+                    (ball, Side { body: None, center: self.floor[floor], radius: r })
+                }
+                Candidate::Pair(a, b) => {
+                    (a, Side { body: Some(b), center: rigid::position(q, b), radius: r })
+                }
+            };
+            set_sphere_sphere(slot, a, rigid::position(q, a), r, other, self.mu, None);
+        }
     }
     fn integrate(&self, q: &mut [f64], u: &[f64], dt: f64) {
         rigid::integrate(q, u, dt, self.n);
@@ -560,6 +565,31 @@ impl Scene for BoxStack {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ball_pile_contacts_into_a_used_buffer_equals_fresh_contacts() {
+        let pile = BallPile::new(12);
+        let (q0, _) = pile.initial_state();
+        let mut q1 = q0.clone();
+        q1.iter_mut().enumerate().for_each(|(i, x)| *x += 1e-3 * (i as f64).sin());
+        // A buffer from another state, and one with stale twist rows and an elliptic cone.
+        let mut used = pile.contacts(&q0, 0.0);
+        let stale = sphere_sphere_twisted();
+        let mut odd = vec![stale; 3];
+        for buf in [&mut used, &mut odd] {
+            pile.contacts_into(&q1, 0.0, buf);
+            let fresh = pile.contacts(&q1, 0.0);
+            assert_eq!(buf.len(), fresh.len());
+            for (a, b) in buf.iter().zip(&fresh) {
+                assert_eq!(format!("{a:?}"), format!("{b:?}"));
+            }
+        }
+    }
+
+    fn sphere_sphere_twisted() -> Contact {
+        let other = Side { body: Some(1), center: [0.0, 0.0, 0.0], radius: 1.0 };
+        super::super::spheres::sphere_sphere(0, [0.0, 0.0, 2.5], 1.0, other, 0.4, Some(0.3))
+    }
 
     #[test]
     fn ball_pile_starts_disjoint_with_neighbour_candidates() {
