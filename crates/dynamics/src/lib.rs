@@ -14,7 +14,7 @@ pub mod system;
 pub mod trajectory;
 
 pub use assembly::{Directions, LocalProblem};
-pub use stepper::{Formulation, Scheme, Simulator, Stats, StepOptions, StepReport};
+pub use stepper::{Activation, Formulation, Scheme, Simulator, Stats, StepOptions, StepReport};
 pub use system::{Bilateral, Contact, Row, System};
 pub use trajectory::Trajectory;
 pub mod rigid;

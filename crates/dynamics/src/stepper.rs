@@ -62,6 +62,23 @@ impl Formulation {
     }
 }
 
+/// Which candidate contacts take part in a step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Activation {
+    /// Moreau's index set: `g_N(q_M) ≤ 0` (midpoint), `g_N + Δt γ_N(u^l) ≤ 0` (Euler).
+    ///
+    /// On curved surfaces the linearized step leaves a resolved contact open by the
+    /// curvature error (`~1e-6`), so a resting body loses the contact for one step and
+    /// sinks `g Δt²` before the next impact catches it.
+    #[default]
+    Gap,
+    /// [`Activation::Gap`], and a contact that carried a normal impulse in the previous step
+    /// stays while the free motion closes it within the step: `g_N + θΔt γ_N(u_free) ≤ 0`,
+    /// `u_free = u + Δt M⁻¹h`, θ = ½ (midpoint) or 1 (Euler). A kept contact with a small
+    /// positive gap holds the body there (it hovers by that gap) rather than dropping it.
+    Persistent,
+}
+
 /// Options of a [`Simulator`].
 #[derive(Clone, Debug)]
 pub struct StepOptions {
@@ -78,6 +95,8 @@ pub struct StepOptions {
     /// Keep the last step's [`LocalProblem`] (see [`Simulator::last_problem`]), e.g. to
     /// harvest benchmark problems from a scene.
     pub keep_problem: bool,
+    /// Which contacts take part in a step.
+    pub activation: Activation,
 }
 
 impl Default for StepOptions {
@@ -89,6 +108,7 @@ impl Default for StepOptions {
             settings: Settings { tol: 1e-10, ..Settings::default() },
             warm_start: true,
             keep_problem: false,
+            activation: Activation::Gap,
         }
     }
 }
@@ -175,6 +195,8 @@ pub struct Simulator<'s> {
     q_eval: Vec<f64>,
     h: Vec<f64>,
     q_spare: Vec<f64>,
+    /// Normal impulse of each candidate contact in the last step (0 when inactive).
+    last_normal: Vec<f64>,
     /// Totals so far.
     pub stats: Stats,
     last_problem: Option<LocalProblem>,
@@ -211,6 +233,7 @@ impl<'s> Simulator<'s> {
             c.validate(i, system.dofs())?;
         }
         let dims = contacts.iter().map(Contact::dim).collect::<Vec<_>>();
+        let warm_len = contacts.len();
         let offsets = dims
             .iter()
             .scan(0, |off, d| {
@@ -237,6 +260,7 @@ impl<'s> Simulator<'s> {
             q_eval: Vec::new(),
             h: Vec::new(),
             q_spare: Vec::new(),
+            last_normal: vec![0.0; warm_len],
             stats: Stats::default(),
             last_problem: None,
         })
@@ -303,13 +327,32 @@ impl<'s> Simulator<'s> {
         let mut active = std::mem::take(&mut self.active_indices);
         let mut contacts = std::mem::take(&mut self.active_contacts);
         active.clear();
+        let mut u_free: Option<Vec<f64>> = None;
         for (i, c) in self.candidates.iter().enumerate() {
             if c.dim() != self.dims[i] {
                 return Err(Error::dim(format!("contact {i}: local dimension"), self.dims[i], c.dim()));
             }
             let predicted =
                 if midpoint { c.gap } else { c.gap + dt * (c.normal.dot(&self.u) + c.bias_at(0)) };
-            if predicted <= 0.0 {
+            let persists = predicted > 0.0
+                && self.opts.activation == Activation::Persistent
+                && self.last_normal[i] > 0.0
+                && {
+                    let uf = match &u_free {
+                        Some(v) => v,
+                        None => {
+                            let mut slot = None;
+                            let f = self.factor(&q_eval, t_eval, &mut slot)?;
+                            let mut v: Vec<f64> = h.iter().map(|x| x * dt).collect();
+                            f.solve(&mut v, n, 1);
+                            v.iter_mut().zip(&self.u).for_each(|(a, b)| *a += b);
+                            u_free.insert(v)
+                        }
+                    };
+                    let theta = if midpoint { 0.5 } else { 1.0 };
+                    c.gap + theta * dt * (c.normal.dot(uf) + c.bias_at(0)) <= 0.0
+                };
+            if predicted <= 0.0 || persists {
                 c.validate(i, n)?;
                 match contacts.get_mut(active.len()) {
                     Some(slot) => slot.clone_from(c),
@@ -363,6 +406,9 @@ impl<'s> Simulator<'s> {
             self.project(&mut q_new)?;
         }
         report.active = active.clone();
+        for (i, x) in self.last_normal.iter_mut().enumerate() {
+            *x = report.impulses[self.offsets[i]];
+        }
         (self.active_indices, self.active_contacts) = (active, contacts);
         (self.q_eval, self.h) = (q_eval, h);
         self.q_spare = std::mem::replace(&mut self.q, q_new);

@@ -83,7 +83,7 @@ fn try_step(sys: &Fixed, u0: &[f64], formulation: Formulation, solver: Option<&s
         solver: solver.map(String::from),
         settings: Settings { tol: 1e-12, max_iter: 500, ..Settings::default() },
         warm_start: false,
-        keep_problem: false,
+        ..StepOptions::default()
     };
     let mut sim = Simulator::new(sys, vec![0.0; u0.len()], u0.to_vec(), 0.01, opts).unwrap();
     let rep = sim.step().unwrap();

@@ -10,7 +10,7 @@
 //! §5, seed 003 §15) with the Glocker–Studer LCP (seed 001 eq. 33) solved by Lemke.
 
 use super::{Panel, Scene, SceneInfo, Series};
-use crate::stepper::{Formulation, Scheme, StepOptions};
+use crate::stepper::{Activation, Formulation, Scheme, StepOptions};
 use crate::system::{Contact, Row, System};
 use crate::trajectory::Trajectory;
 use perp_core::{Matrix, Settings};
@@ -49,6 +49,7 @@ fn midpoint_gs() -> StepOptions {
         settings: Settings { tol: 1e-12, ..Settings::default() },
         warm_start: true,
         keep_problem: false,
+        activation: Activation::Gap,
     }
 }
 

@@ -14,7 +14,7 @@
 //! mean descent velocity of that cycle from a [`Trajectory`].
 
 use super::{Panel, Scene, SceneInfo, Series};
-use crate::stepper::{Formulation, Scheme, StepOptions};
+use crate::stepper::{Activation, Formulation, Scheme, StepOptions};
 use crate::system::{Contact, Row, System};
 use crate::trajectory::Trajectory;
 use perp_core::{Error, Matrix, Settings};
@@ -240,6 +240,7 @@ impl Scene for Woodpecker {
             settings: Settings { tol: 1e-12, ..Settings::default() },
             warm_start: true,
             keep_problem: false,
+            activation: Activation::Gap,
         }
     }
 
