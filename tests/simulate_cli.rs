@@ -49,3 +49,27 @@ fn bad_input_exits_2_with_one_line() {
     let out = perp().args(["simulate", "no-such-scene"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("woodpecker"), "lists the scenes");
 }
+
+#[test]
+fn activation_flag_reaches_the_stepper() {
+    // On the seam of two spheres Moreau's index set drops the resting contacts for a step and
+    // the sphere sinks ~g h² = 0.1; persistent activation holds it (tests/spheres.rs).
+    let dir = std::env::temp_dir().join(format!("perp-act-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let z_at_end = |activation: &str| -> f64 {
+        let csv = dir.join(format!("{activation}.csv"));
+        let out = perp()
+            .args(["simulate", "sphere-two-spheres", "--t-end", "0.5", "--activation", activation, "--out"])
+            .arg(&csv)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let z = text.lines().next().unwrap().split(',').position(|c| c == "z").unwrap();
+        text.lines().last().unwrap().split(',').nth(z).unwrap().parse().unwrap()
+    };
+    let (gap, kept) = (z_at_end("gap"), z_at_end("persistent"));
+    assert!(kept - gap > 0.05, "z with persistent contacts {kept}, with the index set {gap}");
+    let out = perp().args(["simulate", "woodpecker", "--activation", "sometimes"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

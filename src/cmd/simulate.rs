@@ -2,7 +2,7 @@
 
 use perp::core::Error;
 use perp::dynamics::scenes::{self, Panel};
-use perp::dynamics::{Formulation, Simulator};
+use perp::dynamics::{Activation, Formulation, Simulator};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -33,6 +33,10 @@ pub struct Args {
     /// Turn off warm starts.
     #[arg(long)]
     cold: bool,
+    /// Contact activation: gap (Moreau's index set) or persistent (loaded contacts stay
+    /// while the free motion closes them). Default: the scene's.
+    #[arg(long, value_parser = ["gap", "persistent"])]
+    activation: Option<String>,
     /// Trajectory CSV file.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -57,6 +61,9 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         opts.solver = a.solver.clone();
     }
     opts.warm_start = !a.cold;
+    if let Some(act) = &a.activation {
+        opts.activation = if act == "persistent" { Activation::Persistent } else { Activation::Gap };
+    }
     let dt = a.dt.unwrap_or_else(|| scene.default_dt());
     let t_end = a.t_end.unwrap_or_else(|| scene.default_t_end());
     if !(t_end.is_finite() && t_end > 0.0) {
