@@ -98,13 +98,19 @@ impl LocalProblem {
 
     /// `u_E = u_free + Y r`.
     pub fn velocity(&self, r: &[f64]) -> Vec<f64> {
-        let mut u = self.u_free.clone();
+        let mut u = Vec::new();
+        self.velocity_into(r, &mut u);
+        u
+    }
+
+    /// [`LocalProblem::velocity`] written into `u` (its storage reused).
+    pub fn velocity_into(&self, r: &[f64], u: &mut Vec<f64>) {
+        u.clone_from(&self.u_free);
         for (j, &rj) in r.iter().enumerate() {
             if rj != 0.0 {
-                self.y.axpy_column(j, rj, &mut u);
+                self.y.axpy_column(j, rj, u);
             }
         }
-        u
     }
 
     /// `ξ = W r + b`.

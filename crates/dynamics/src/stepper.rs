@@ -191,10 +191,11 @@ pub struct Simulator<'s> {
     active_contacts: Vec<Contact>,
     active_indices: Vec<usize>,
     /// Work vectors kept between steps: q where M, h and the contacts are evaluated, h, and
-    /// the previous step's q (the next step's q is written there).
+    /// the previous step's q and u (the next step's are written there).
     q_eval: Vec<f64>,
     h: Vec<f64>,
     q_spare: Vec<f64>,
+    u_spare: Vec<f64>,
     /// Normal impulse of each candidate contact in the last step (0 when inactive).
     last_normal: Vec<f64>,
     /// Totals so far.
@@ -260,6 +261,7 @@ impl<'s> Simulator<'s> {
             q_eval: Vec::new(),
             h: Vec::new(),
             q_spare: Vec::new(),
+            u_spare: Vec::new(),
             last_normal: vec![0.0; warm_len],
             stats: Stats::default(),
             last_problem: None,
@@ -372,13 +374,13 @@ impl<'s> Simulator<'s> {
         };
         let mut m_at = None;
         let mut q_new = std::mem::take(&mut self.q_spare);
-        let mut u_new = Vec::new();
+        let mut u_new = std::mem::take(&mut self.u_spare);
         for pass in 0..passes {
             let mut slot = None;
             let factor = self.factor(m_at.as_deref().unwrap_or(&q_eval), t_eval, &mut slot)?;
             let lp = LocalProblem::new(factor, &self.u, &h, dt, active, contacts, &bil)?;
             let r = if lp.size() > 0 { self.solve(&lp, &mut report)? } else { Vec::new() };
-            u_new = lp.velocity(&r);
+            lp.velocity_into(&r, &mut u_new);
             Error::check_finite("u after the step", &u_new)?;
             report.impulses.iter_mut().for_each(|x| *x = 0.0);
             for (a, &i) in lp.active.iter().enumerate() {
@@ -412,7 +414,7 @@ impl<'s> Simulator<'s> {
         (self.active_indices, self.active_contacts) = (active, contacts);
         (self.q_eval, self.h) = (q_eval, h);
         self.q_spare = std::mem::replace(&mut self.q, q_new);
-        self.u = u_new;
+        self.u_spare = std::mem::replace(&mut self.u, u_new);
         self.t += dt;
         self.stats.steps += 1;
         Ok(report)
