@@ -24,7 +24,7 @@
 //! sees it (the Schur complement of the MLCP's equality block): with `Y_B = M⁻¹ Bᵀ` and
 //! `S = B Y_B`, `u_free ← u_free − Y_B S⁻¹ (B u_free + ŵ_B)` and `Y ← Y − Y_B S⁻¹ B Y`.
 
-use crate::mass::{delassus, solve_rows, MassFactor};
+use crate::mass::{delassus_into, solve_rows, solve_rows_into, MassFactor};
 use crate::system::{Bilateral, Contact, Row};
 use perp_cones::{ConeSpec, FrictionContactProblem};
 use perp_core::{Error, Matrix};
@@ -64,31 +64,72 @@ impl LocalProblem {
         contacts: Vec<Contact>,
         bilaterals: &[Bilateral],
     ) -> Result<LocalProblem, Error> {
-        let n = u_a.len();
-        let mut u_free = h.iter().map(|x| x * dt).collect::<Vec<_>>();
-        factor.solve(&mut u_free, n, 1);
-        u_free.iter_mut().zip(u_a).for_each(|(a, b)| *a += b);
-        let rows: Vec<&Row> = contacts.iter().flat_map(|c| c.rows()).collect();
-        let m = rows.len();
-        let mut y = solve_rows(factor, n, &rows);
-        if !bilaterals.is_empty() {
-            condense(factor, n, bilaterals, &rows, &mut y, &mut u_free)?;
+        let mut lp = LocalProblem { active, contacts, ..LocalProblem::empty() };
+        lp.assemble(factor, u_a, h, dt, bilaterals)?;
+        Ok(lp)
+    }
+
+    /// A problem without contacts and without storage, to be filled by
+    /// [`LocalProblem::assemble`].
+    pub fn empty() -> LocalProblem {
+        LocalProblem {
+            active: Vec::new(),
+            contacts: Vec::new(),
+            offsets: Vec::new(),
+            w: Matrix::Dense(faer::Mat::zeros(0, 0)),
+            b: Vec::new(),
+            gamma_a: Vec::new(),
+            u_free: Vec::new(),
+            y: crate::mass::Y::empty(),
         }
-        let w = delassus(&rows, &y)?;
-        let mut offsets = Vec::with_capacity(contacts.len());
-        let (mut b, mut gamma_a) = (Vec::with_capacity(m), Vec::with_capacity(m));
+    }
+
+    /// [`LocalProblem::new`] in place, for the contacts now in `self.contacts` (candidate
+    /// indices in `self.active`): the vectors and a dense W of the same size are reused, so a
+    /// small system steps without reallocating its map.
+    pub fn assemble(
+        &mut self,
+        factor: &MassFactor,
+        u_a: &[f64],
+        h: &[f64],
+        dt: f64,
+        bilaterals: &[Bilateral],
+    ) -> Result<(), Error> {
+        if self.active.len() != self.contacts.len() {
+            return Err(Error::dim(
+                "active (one candidate index per contact of the local problem)",
+                self.contacts.len(),
+                self.active.len(),
+            ));
+        }
+        let n = u_a.len();
+        let u_free = &mut self.u_free;
+        u_free.clear();
+        u_free.extend(h.iter().map(|x| x * dt));
+        factor.solve(u_free, n, 1);
+        u_free.iter_mut().zip(u_a).for_each(|(a, b)| *a += b);
+        let rows: Vec<&Row> = self.contacts.iter().flat_map(|c| c.rows()).collect();
+        solve_rows_into(factor, n, &rows, &mut self.y);
+        if !bilaterals.is_empty() {
+            condense(factor, n, bilaterals, &rows, &mut self.y, u_free)?;
+        }
+        delassus_into(&rows, &self.y, &mut self.w)?;
+        let (offsets, b, gamma_a) = (&mut self.offsets, &mut self.b, &mut self.gamma_a);
+        offsets.clear();
+        b.clear();
+        gamma_a.clear();
         let mut off = 0;
-        for c in &contacts {
+        for c in &self.contacts {
             offsets.push(off);
             for (k, r) in c.rows().enumerate() {
                 let ga = r.dot(u_a) + c.bias_at(k);
                 gamma_a.push(ga);
                 let eps = if k == 0 { c.restitution_n } else { 0.0 };
-                b.push(r.dot(&u_free) + c.bias_at(k) + eps * ga);
+                b.push(r.dot(u_free) + c.bias_at(k) + eps * ga);
             }
             off += c.dim();
         }
-        Ok(LocalProblem { active, contacts, offsets, w, b, gamma_a, u_free, y })
+        Ok(())
     }
 
     /// Number of local unknowns.

@@ -432,6 +432,11 @@ impl Column<'_> {
 }
 
 impl Y {
+    /// The `0 × 0` Y.
+    pub fn empty() -> Y {
+        Y { n: 0, m: 0, store: Store::Dense(Vec::new()) }
+    }
+
     /// A dense `n × m` Y from column-major values; `Err` on a length mismatch.
     pub fn from_dense(n: usize, m: usize, data: Vec<f64>) -> Result<Y, Error> {
         if data.len() != n * m {
@@ -561,22 +566,36 @@ impl Y {
 /// `Y = M⁻¹ Jᵀ` for constraint rows `J` (one column per row): sparse columns when M has the
 /// block factor and that storage is smaller, dense `n × m` otherwise.
 pub fn solve_rows(factor: &MassFactor, n: usize, rows: &[&Row]) -> Y {
+    let mut y = Y::empty();
+    solve_rows_into(factor, n, rows, &mut y);
+    y
+}
+
+/// [`solve_rows`] written into `y`, reusing its storage when the result is dense (a small
+/// system stepped millions of times).
+pub fn solve_rows_into(factor: &MassFactor, n: usize, rows: &[&Row], y: &mut Y) {
     if let MassFactor::Blocks(b) = factor {
         // One block (a small dense M): every column is full, and the plain dense solve below
-        // allocates once.
+        // reuses the storage.
         if b.components() > 1 {
-            return b.solve_rows(rows);
+            *y = b.solve_rows(rows);
+            return;
         }
     }
     let m = rows.len();
-    let mut y = vec![0.0; n * m];
+    let mut data = match std::mem::replace(&mut y.store, Store::Dense(Vec::new())) {
+        Store::Dense(d) => d,
+        Store::Sparse { .. } => Vec::new(),
+    };
+    data.clear();
+    data.resize(n * m, 0.0);
     for (c, r) in rows.iter().enumerate() {
         for &(i, v) in &r.0 {
-            y[c * n + i] += v;
+            data[c * n + i] += v;
         }
     }
-    factor.solve(&mut y, n, m);
-    Y { n, m, store: Store::Dense(y) }
+    factor.solve(&mut data, n, m);
+    *y = Y { n, m, store: Store::Dense(data) };
 }
 
 /// Calls `f(i, j, J_i · Y_j)` for every pair whose row `J_i` and column `Y_j` share a nonzero,
@@ -636,27 +655,51 @@ fn products(rows: &[&Row], y: &Y, upper: bool, mut f: impl FnMut(usize, usize, f
 /// `W = J Y` (`m × m`) from rows `J` and `Y = M⁻¹ Jᵀ`, symmetrized; dense when `m` is small or
 /// W fills up, sparse (CSR) otherwise.
 pub fn delassus(rows: &[&Row], y: &Y) -> Result<Matrix, Error> {
+    let mut w = Matrix::Dense(Mat::zeros(0, 0));
+    delassus_into(rows, y, &mut w)?;
+    Ok(w)
+}
+
+/// [`delassus`] written into `w`, reusing a dense `w` of the same size.
+pub fn delassus_into(rows: &[&Row], y: &Y, w: &mut Matrix) -> Result<(), Error> {
     let m = rows.len();
     if m != y.ncols() {
         return Err(Error::dim("columns of Y = M⁻¹Jᵀ (one per row)", m, y.ncols()));
     }
     if m <= 64 {
-        let mut w = Mat::<f64>::zeros(m, m);
-        for j in 0..m {
-            let col = y.column(j);
-            for (i, r) in rows.iter().enumerate() {
-                w[(i, j)] = col.dot_row(r);
-            }
-        }
-        for j in 0..m {
-            for i in 0..j {
-                let s = 0.5 * (w[(i, j)] + w[(j, i)]);
-                w[(i, j)] = s;
-                w[(j, i)] = s;
-            }
-        }
-        return Ok(Matrix::Dense(w));
+        let mut d = match std::mem::replace(w, Matrix::Dense(Mat::zeros(0, 0))) {
+            Matrix::Dense(d) if d.nrows() == m && d.ncols() == m => d,
+            _ => Mat::<f64>::zeros(m, m),
+        };
+        dense_delassus(rows, y, &mut d);
+        *w = Matrix::Dense(d);
+        return Ok(());
     }
+    *w = large_delassus(rows, y)?;
+    Ok(())
+}
+
+/// Every entry of the small dense `w` (`m × m`) from `J` and `Y`, symmetrized.
+fn dense_delassus(rows: &[&Row], y: &Y, w: &mut Mat<f64>) {
+    let m = rows.len();
+    for j in 0..m {
+        let col = y.column(j);
+        for (i, r) in rows.iter().enumerate() {
+            w[(i, j)] = col.dot_row(r);
+        }
+    }
+    for j in 0..m {
+        for i in 0..j {
+            let s = 0.5 * (w[(i, j)] + w[(j, i)]);
+            w[(i, j)] = s;
+            w[(j, i)] = s;
+        }
+    }
+}
+
+/// W of more than 64 rows, from the nonzeros of Y.
+fn large_delassus(rows: &[&Row], y: &Y) -> Result<Matrix, Error> {
+    let m = rows.len();
     // Large: W_ij = J_i · Y_j over the nonzeros of Y_j only; the upper triangle (i ≤ j) is kept
     // and mirrored.
     let mut upper: Vec<(usize, usize, f64)> = Vec::new();

@@ -185,11 +185,10 @@ pub struct Simulator<'s> {
     dims: Vec<usize>,
     /// Offset of each candidate contact in [`StepReport::impulses`].
     offsets: Vec<usize>,
-    /// Buffers kept between steps (their allocations are reused): the candidate contacts, and
-    /// the active ones with their indices.
+    /// The candidate contacts, rewritten in place every step.
     candidates: Vec<Contact>,
-    active_contacts: Vec<Contact>,
-    active_indices: Vec<usize>,
+    /// The last step's local problem, whose storage the next step reuses.
+    workspace: Option<LocalProblem>,
     /// Work vectors kept between steps: q where M, h and the contacts are evaluated, h, and
     /// the previous step's q and u (the next step's are written there).
     q_eval: Vec<f64>,
@@ -256,8 +255,7 @@ impl<'s> Simulator<'s> {
             dims,
             offsets,
             candidates: contacts,
-            active_contacts: Vec::new(),
-            active_indices: Vec::new(),
+            workspace: None,
             q_eval: Vec::new(),
             h: Vec::new(),
             q_spare: Vec::new(),
@@ -324,10 +322,10 @@ impl<'s> Simulator<'s> {
                 self.candidates.len(),
             ));
         }
-        // The active contacts are copied into buffers kept from the last step (clone_from
-        // reuses their rows' storage).
-        let mut active = std::mem::take(&mut self.active_indices);
-        let mut contacts = std::mem::take(&mut self.active_contacts);
+        // The active contacts are copied into the local problem kept from the last step
+        // (clone_from reuses their rows' storage; `assemble` reuses the rest).
+        let mut lp = self.workspace.take().unwrap_or_else(LocalProblem::empty);
+        let (active, contacts) = (&mut lp.active, &mut lp.contacts);
         active.clear();
         let mut u_free: Option<Vec<f64>> = None;
         for (i, c) in self.candidates.iter().enumerate() {
@@ -378,7 +376,7 @@ impl<'s> Simulator<'s> {
         for pass in 0..passes {
             let mut slot = None;
             let factor = self.factor(m_at.as_deref().unwrap_or(&q_eval), t_eval, &mut slot)?;
-            let lp = LocalProblem::new(factor, &self.u, &h, dt, active, contacts, &bil)?;
+            lp.assemble(factor, &self.u, &h, dt, &bil)?;
             let r = if lp.size() > 0 { self.solve(&lp, &mut report)? } else { Vec::new() };
             lp.velocity_into(&r, &mut u_new);
             Error::check_finite("u after the step", &u_new)?;
@@ -390,8 +388,6 @@ impl<'s> Simulator<'s> {
             if self.opts.keep_problem && lp.size() > 0 {
                 self.last_problem = Some(lp.clone());
             }
-            // The active set is fixed for the step: take it back for the next pass.
-            (active, contacts) = (lp.active, lp.contacts);
             q_new.clone_from(&q_eval);
             sys.integrate(&mut q_new, &u_new, if midpoint { 0.5 * dt } else { dt });
             sys.normalize(&mut q_new);
@@ -407,11 +403,11 @@ impl<'s> Simulator<'s> {
         if let Scheme::Euler { project: true, .. } = self.opts.scheme {
             self.project(&mut q_new)?;
         }
-        report.active = active.clone();
+        report.active = lp.active.clone();
         for (i, x) in self.last_normal.iter_mut().enumerate() {
             *x = report.impulses[self.offsets[i]];
         }
-        (self.active_indices, self.active_contacts) = (active, contacts);
+        self.workspace = Some(lp);
         (self.q_eval, self.h) = (q_eval, h);
         self.q_spare = std::mem::replace(&mut self.q, q_new);
         self.u_spare = std::mem::replace(&mut self.u, u_new);

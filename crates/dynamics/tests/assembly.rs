@@ -230,3 +230,29 @@ fn bad_input_is_an_error_naming_what_is_wrong() {
     let e = Simulator::new(&s, vec![0.0; 3], vec![0.0; 2], 1e-3, StepOptions::default()).err();
     assert!(msg(e).contains("q0"));
 }
+
+#[test]
+fn assembling_in_place_equals_a_fresh_local_problem() {
+    // One workspace reassembled for 3, then 1, then 2 contacts (the stepper's reuse) gives
+    // exactly the map LocalProblem::new builds.
+    let (sys, u0) = random_planar(7);
+    let factor = MassFactor::new(&sys.m).unwrap();
+    let mut ws = perp_dynamics::LocalProblem::empty();
+    for pick in [vec![0, 1, 2], vec![1], vec![0, 2]] {
+        let contacts: Vec<Contact> = pick.iter().map(|&i| sys.contacts[i].clone()).collect();
+        ws.active = pick.clone();
+        ws.contacts = contacts.clone();
+        ws.assemble(&factor, &u0, &sys.f, 0.01, &[]).unwrap();
+        let fresh = perp_dynamics::LocalProblem::new(&factor, &u0, &sys.f, 0.01, pick.clone(), contacts, &[])
+            .unwrap();
+        assert_eq!(
+            (&ws.offsets, &ws.b, &ws.gamma_a, &ws.u_free),
+            (&fresh.offsets, &fresh.b, &fresh.gamma_a, &fresh.u_free)
+        );
+        assert_eq!(ws.w.to_dense(), fresh.w.to_dense(), "{pick:?}");
+        let r: Vec<f64> = (0..fresh.size()).map(|k| k as f64 - 0.5).collect();
+        assert_eq!(ws.velocity(&r), fresh.velocity(&r));
+    }
+    ws.active.pop();
+    assert!(ws.assemble(&factor, &u0, &sys.f, 0.01, &[]).is_err(), "active and contacts must match");
+}
