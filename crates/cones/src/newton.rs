@@ -602,6 +602,16 @@ impl IterativeMethod for Method<'_> {
             self.merit_memory.remove(0);
         }
         self.merit_memory.push(psi0);
+        if std::env::var("PERP_NEWTON_TRACE").is_ok() {
+            eprintln!(
+                "  it err={:.3e} |phi|={:.3e} t={:.1e} sigma={:?} reg={}",
+                self.error,
+                (2.0 * Self::merit(&self.phi)).sqrt(),
+                t,
+                self.prox.as_ref().map(|p| p.sigma),
+                self.regularized
+            );
+        }
         if self.error > 0.0 {
             self.prox_update();
         }
