@@ -114,28 +114,7 @@ impl IterativeMethod for Method<'_> {
             }
             ri[..d].copy_from_slice(&self.r[s..s + d]);
             let local = Local { cone: &*self.cones[i], mu: self.p.mu[i], w: wii, b: &b[..d] };
-            let its = local.solve(self.opts.local, &mut ri[..d], self.opts.local_max_iter);
-            self.local_iterations += its;
-            if std::env::var_os("PERP_NSGS_TRACE").is_some() {
-                let res = local.residual(&ri[..d]);
-                let bn = b[..d].iter().map(|v| v * v).sum::<f64>().sqrt();
-                if res > 1e-12 * bn {
-                    eprintln!(
-                        "sweep {} contact {i}: its {its} res {res:.3e} |b| {bn:.3e} r {:?} b {:?} w {:?}",
-                        self.sweeps,
-                        &ri[..d],
-                        &b[..d],
-                        wii
-                    );
-                }
-            }
-            if std::env::var_os("PERP_NSGS_DR").is_some() && (self.sweeps == 200 || self.sweeps == 201) {
-                let dr: Vec<f64> = (0..d).map(|k| ri[k] - self.r[s + k]).collect();
-                let mut uu = [0.0; MAX_DIM];
-                for a in 0..d { uu[a] = b[a] + (0..d).map(|k| wii[a * d + k] * ri[k]).sum::<f64>(); }
-                let rt = (ri[1] * ri[1] + ri[2] * ri[2]).sqrt();
-                eprintln!("c{i:3} dr {:+.3e} {:+.3e} {:+.3e} r {:.4e} rt/mu rn {:.6} u {:+.2e} {:+.2e} {:+.2e}", dr[0], dr[1], dr[2], ri[0], rt / (self.p.mu[i] * ri[0]), uu[0], uu[1], uu[2]);
-            }
+            self.local_iterations += local.solve(self.opts.local, &mut ri[..d], self.opts.local_max_iter);
             for k in 0..d {
                 let new = if self.opts.omega == 1.0 {
                     ri[k]
@@ -152,14 +131,7 @@ impl IterativeMethod for Method<'_> {
         }
         let light = if size > 0.0 { (change / size).sqrt() } else { change.sqrt() };
         self.sweeps += 1;
-        if std::env::var_os("PERP_NSGS_SWEEP").is_some() {
-            let full = self.full_error();
-            eprintln!("sweep {} light {light:.3e} full {full:.3e} |r| {:.3e}", self.sweeps, size.sqrt());
-        }
-        if light <= self.tol
-            || self.sweeps.is_multiple_of(FULL_CHECK_EVERY)
-            || std::env::var_os("PERP_NSGS_FULL").is_some()
-        {
+        if light <= self.tol || self.sweeps.is_multiple_of(FULL_CHECK_EVERY) {
             StepResult::go(self.full_error())
         } else {
             StepResult::go(light)
