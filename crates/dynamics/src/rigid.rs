@@ -93,8 +93,15 @@ pub fn world_inertia(q: &[f64], k: usize, i_body: [f64; 3]) -> [[f64; 3]; 3] {
 /// Row over body `k`'s velocities giving `n · (v + ω × p)` at the point `p` (relative to the
 /// body's center): `(n, p × n)`, scaled by `sign` (−1 for the second body of a pair).
 pub fn point_row(k: usize, p: [f64; 3], n: [f64; 3], sign: f64) -> Vec<(usize, f64)> {
+    let mut v = Vec::with_capacity(6);
+    push_point_row(&mut v, k, p, n, sign);
+    v
+}
+
+/// Appends [`point_row`]`(k, p, n, sign)` to `v` (rows rebuilt in place every step).
+pub fn push_point_row(v: &mut Vec<(usize, f64)>, k: usize, p: [f64; 3], n: [f64; 3], sign: f64) {
     let m = cross(p, n);
-    (0..3).map(|i| (NU * k + i, sign * n[i])).chain((0..3).map(|i| (NU * k + 3 + i, sign * m[i]))).collect()
+    v.extend((0..3).map(|i| (NU * k + i, sign * n[i])).chain((0..3).map(|i| (NU * k + 3 + i, sign * m[i]))));
 }
 
 /// Row giving `ω · n` (twist about `n`) of body `k`, scaled by `sign`.

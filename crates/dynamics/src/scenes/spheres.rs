@@ -236,9 +236,9 @@ fn set_contact_rows(
     let pa = [-r_a * n[0], -r_a * n[1], -r_a * n[2]];
     let set = |row: &mut Row, dir: [f64; 3]| {
         row.0.clear();
-        push_point_row(&mut row.0, a, pa, dir, 1.0);
+        rigid::push_point_row(&mut row.0, a, pa, dir, 1.0);
         if let Some((k, r_b)) = b {
-            push_point_row(&mut row.0, k, [r_b * n[0], r_b * n[1], r_b * n[2]], dir, -1.0);
+            rigid::push_point_row(&mut row.0, k, [r_b * n[0], r_b * n[1], r_b * n[2]], dir, -1.0);
         }
     };
     set(&mut c.normal, frame[0]);
@@ -255,12 +255,6 @@ fn set_contact_rows(
     } else {
         c.twist = None;
     }
-}
-
-/// Appends [`rigid::point_row`]`(k, p, n, sign)` to `v`.
-fn push_point_row(v: &mut Vec<(usize, f64)>, k: usize, p: [f64; 3], n: [f64; 3], sign: f64) {
-    let m = rigid::cross(p, n);
-    v.extend((0..3).map(|i| (NU * k + i, sign * n[i])).chain((0..3).map(|i| (NU * k + 3 + i, sign * m[i]))));
 }
 
 /// The contact between the moving sphere `a` (center `c_a`, radius `r_a`) and another sphere
