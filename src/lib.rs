@@ -4,8 +4,11 @@
 //!
 //! * [`core`] — `Matrix`, `Settings`, `Status`, `SolveReport`, `Solution`, `Error`, the
 //!   Siconos-compatible error measures and the shared iteration loop;
+//! * [`catalogue`] — every solver declared once (name, family, summary, paper, parameters),
+//!   the one `Problem` enum and the one dispatch (`catalogue::solve`); the `solver(name)`
+//!   functions below read it;
 //! * [`lcp`] — LCP and box-LCP: Lemke (lexicographic), PGS/PSOR/RPGS, projected Newton;
-//!   `perp::ncp::lcp_solver` also reaches the Newton solvers of [`ncp`] by name;
+//!   `perp::lcp::solver` also reaches the Newton solvers of [`ncp`] by name;
 //! * [`ncp`] — NCP/MCP/MLCP: Fischer–Burmeister and B-differentiable Newton;
 //! * [`cones`] — friction cones (Coulomb, elliptic with torsion, pyramids, your own law) and
 //!   the frictional contact problem: NSGS, Alart–Curnier / Fischer–Burmeister Newton, PROX,
@@ -24,16 +27,33 @@
 //! ```
 #![warn(missing_docs)]
 
-pub use perp_cones as cones;
+pub use perp_catalogue as catalogue;
 pub use perp_core as core;
 pub use perp_dynamics as dynamics;
-pub use perp_ncp as ncp;
 
-/// [`perp_lcp`] with the full LCP registry: [`lcp::solver`] and [`lcp::SOLVER_NAMES`] also
-/// cover the NCP solvers (`fb-newton`, `bdiff-newton`), which perp-lcp itself cannot depend on.
+/// [`perp_lcp`] with the catalogue's LCP solvers by name: [`lcp::solver`] and
+/// [`lcp::SOLVER_NAMES`] also cover the NCP solvers (`fb-newton`, `bdiff-newton`), which
+/// perp-lcp itself cannot depend on.
 pub mod lcp {
+    pub use perp_catalogue::{lcp_solver as solver, LCP_NAMES as SOLVER_NAMES};
     pub use perp_lcp::*;
-    pub use perp_ncp::{lcp_solver as solver, LCP_SOLVER_NAMES as SOLVER_NAMES};
+}
+
+/// [`perp_ncp`] with the catalogue's MCP solvers by name ([`ncp::solver`],
+/// [`ncp::SOLVER_NAMES`]); [`ncp::lcp_solver`] and [`ncp::LCP_SOLVER_NAMES`] are the LCP
+/// ones, as [`lcp::solver`].
+pub mod ncp {
+    pub use perp_catalogue::{
+        lcp_solver, mcp_solver as solver, LCP_NAMES as LCP_SOLVER_NAMES, MCP_NAMES as SOLVER_NAMES,
+    };
+    pub use perp_ncp::*;
+}
+
+/// [`perp_cones`] with the catalogue's frictional solvers by name ([`cones::solver`],
+/// [`cones::SOLVER_NAMES`]).
+pub mod cones {
+    pub use perp_catalogue::{friction_solver as solver, FRICTION_NAMES as SOLVER_NAMES};
+    pub use perp_cones::*;
 }
 pub use perp_suite as suite;
 

@@ -106,6 +106,35 @@ const DEUDEU: &str = "2\n0 2 2\n2 2\n2 1\n1 2\n-5 -6\n";
 const MLCP: &str = "1 0 1 1\n0 1 2\n0 1\n0 2 2 2 2\n1 1\n-1 1\n0 -2";
 
 #[test]
+fn a_folder_of_json_and_matrix_market_files_is_benchmarked_like_solve_reads_them() {
+    let dir = temp_dir("formats");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("deudeu.dat"), DEUDEU).unwrap();
+    let convert = |to: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_perp"))
+            .args(["convert", dir.join("deudeu.dat").to_str().unwrap(), dir.join(to).to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    convert("as_json.json");
+    convert("as_mtx.mtx");
+    let out = temp_dir("formats-out");
+    let o = bench(&[dir.to_str().unwrap(), "--solvers", "lemke", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let csv = read(&out, "results.csv");
+    // The .dat, the .json and the .mtx (its companion as_mtx_q.mtx read with it, not alone).
+    for name in ["deudeu.dat", "as_json.json", "as_mtx.mtx"] {
+        assert!(csv.contains(&format!("\n{name},lcp,2,lemke,solved,")), "{name}: {csv}");
+    }
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    let v: serde_json::Value = serde_json::from_str(&read(&out, "results.json")).unwrap();
+    assert_eq!(v["unreadable"].as_array().unwrap().len(), 0, "{v}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
 fn a_folder_with_a_malformed_file_is_benchmarked_and_the_file_reported() {
     let dir = temp_dir("in");
     std::fs::create_dir_all(&dir).unwrap();
@@ -127,10 +156,11 @@ fn a_folder_with_a_malformed_file_is_benchmarked_and_the_file_reported() {
     assert!(md.contains("| lemke | 1/1 | 100% |"), "{md}");
     let unreadable = md.split("## Unreadable files").nth(1).unwrap();
     assert!(unreadable.contains("broken.dat`: ") && unreadable.contains("token"), "{unreadable}");
-    assert!(!unreadable.contains("notes.txt"));
+    // A file of no problem format is listed as skipped, not passed over in silence.
+    assert!(unreadable.contains("notes.txt`: skipped: not a problem file"), "{unreadable}");
     let v: serde_json::Value = serde_json::from_str(&read(&out, "results.json")).unwrap();
     assert_eq!(v["settings"]["time_limit"], 10.0, "the default time limit for files");
-    assert_eq!(v["unreadable"].as_array().unwrap().len(), 1);
+    assert_eq!(v["unreadable"].as_array().unwrap().len(), 2);
 
     // FILE arguments instead of a folder, and --kind.
     let out2 = temp_dir("files");

@@ -12,8 +12,8 @@
 
 use super::{settings, Common};
 use perp::core::Error;
-use perp::suite::bench::{self, BenchConfig, BenchProblem, BenchReport, Instance, RunSettings, Unreadable};
-use perp::suite::Problem;
+use perp::suite::bench::{self, BenchConfig, BenchProblem, BenchReport, RunSettings, Unreadable};
+use perp::suite::convert::Format;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -148,17 +148,34 @@ fn load(inputs: &[String]) -> Result<(Vec<BenchProblem>, Vec<Unreadable>), Error
             let mut files: Vec<PathBuf> = std::fs::read_dir(path)
                 .map_err(|e| Error::Io { file: path.to_path_buf(), source: e })?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "dat" || x == "hdf5"))
+                .filter(|p| p.is_file())
                 .collect();
             files.sort();
+            // Every file is either read or listed as skipped, with the reason: MatrixMarket
+            // companions (`foo_q.mtx` beside `foo.mtx`) are read with their main file.
+            let all = files.clone();
+            files.retain(|f| {
+                if mtx_companion_of(f, &all).is_some() {
+                    return false;
+                }
+                if Format::from_path(f, "input file").is_ok() {
+                    return true;
+                }
+                unreadable.push(Unreadable {
+                    file: f.display().to_string(),
+                    reason: "skipped: not a problem file (perp reads .dat, .hdf5, .mtx and .json)".into(),
+                });
+                false
+            });
             files
         } else {
             vec![path.to_path_buf()]
         };
         for f in files {
             let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            match perp::suite::read_problem(&f, None) {
-                Ok(p) => problems.push(BenchProblem::new(&name, instance(p))),
+            // The reader of `perp solve`: every format by its extension, the kind detected.
+            match perp::suite::convert::read_with_kind(&f, None) {
+                Ok(p) => problems.push(BenchProblem::new(&name, p)),
                 Err(e) => {
                     eprintln!("perp bench: skipping unreadable {e}");
                     // The message starts with the file name (Error::Io / Error::Parse): keep the
@@ -174,12 +191,15 @@ fn load(inputs: &[String]) -> Result<(Vec<BenchProblem>, Vec<Unreadable>), Error
     Ok((problems, unreadable))
 }
 
-fn instance(p: Problem) -> Instance {
-    match p {
-        Problem::Lcp(p) => Instance::Lcp(p),
-        Problem::Mlcp(p) => Instance::Mlcp(p),
-        Problem::Friction(p) => Instance::Friction(p),
-    }
+/// `Some(main)` when `f` is a MatrixMarket companion (`foo_q.mtx`, `foo_mu.mtx`,
+/// `foo_free.mtx`) of a `foo.mtx` among `files`.
+fn mtx_companion_of<'a>(f: &Path, files: &'a [PathBuf]) -> Option<&'a PathBuf> {
+    let name = f.file_name()?.to_str()?;
+    let stem = name.strip_suffix(".mtx")?;
+    ["_q", "_mu", "_free"].iter().find_map(|suffix| {
+        let base = stem.strip_suffix(suffix)?;
+        files.iter().find(|g| g.file_name().and_then(|n| n.to_str()) == Some(&format!("{base}.mtx")))
+    })
 }
 
 /// `perp bench --merge DIR…`: the combined report of shard outputs, written into `out`.

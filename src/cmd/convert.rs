@@ -31,12 +31,19 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     let out_format = Format::from_path(&a.output, "output file")?;
     let problem = read_with_kind(&a.input, kind)?;
     let files = write_any(&problem, &a.output)?;
-    let (m, n) = match &problem {
-        Problem::Lcp(p) => (p.m(), p.n()),
-        Problem::Mlcp(p) => (p.m(), p.n()),
-        Problem::Friction(p) => (&p.w, p.size()),
+    let n = problem.n();
+    let m = match &problem {
+        Problem::Lcp(p) => Some(p.m()),
+        Problem::Mlcp(p) => Some(p.m()),
+        Problem::Friction(p) => Some(&p.w),
+        Problem::GlobalFriction(p) => Some(&p.m),
+        Problem::Ncp(_) => None,
     };
-    let storage = if m.is_sparse() { format!("sparse, {} entries", m.nnz()) } else { "dense".to_string() };
+    let storage = match m {
+        Some(m) if m.is_sparse() => format!("sparse, {} entries", m.nnz()),
+        Some(_) => "dense".to_string(),
+        None => "given by code".to_string(),
+    };
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     println!(
         "{} ({}, n = {n}, {storage}) -> {} ({})",

@@ -1,100 +1,13 @@
 //! `perp list`: solvers by problem kind (with the method's source), built-in problems, scenes
 //! and file formats.
 //!
-//! The solver names come from the registries themselves (`perp::lcp::SOLVER_NAMES`,
-//! `perp::ncp::SOLVER_NAMES`, `perp::cones::SOLVER_NAMES`), so a new solver is listed even
-//! before it gets a line in [`SOLVERS`]; the descriptions and references below are read off
-//! each solver's module docs (`crates/*/src`).
+//! The solvers, their summaries, papers and parameters come from the catalogue
+//! (`perp::catalogue::ENTRIES`), the one place a solver is declared.
 
+use perp::catalogue::Family;
 use perp::core::Error;
 use perp::suite::convert::Format;
 use std::process::ExitCode;
-
-/// Which registry a description belongs to.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Family {
-    Lcp,
-    Ncp,
-    Friction,
-}
-
-/// `(family, name, what it does, where it comes from)`.
-const SOLVERS: &[(Family, &str, &str, &str)] = &[
-    (
-        Family::Lcp,
-        "lemke",
-        "complementary pivoting with lexicographic degeneracy resolution; ray termination reported",
-        "Lemke 1965; Cottle–Pang–Stone 1992 §4.4, §4.9",
-    ),
-    (Family::Lcp, "pgs", "projected Gauss–Seidel sweeps (also box-LCP)", "Cottle–Pang–Stone 1992 ch. 5"),
-    (
-        Family::Lcp,
-        "psor",
-        "projected successive over-relaxation, 0 < ω < 2",
-        "Mangasarian 1977; Cottle–Pang–Stone 1992 ch. 5",
-    ),
-    (
-        Family::Lcp,
-        "rpgs",
-        "regularized (proximal-point) PGS, for PSD M with zero diagonal entries",
-        "Rockafellar 1976; Siconos lcp_rpgs (Acary–Brogliato 2008)",
-    ),
-    (
-        Family::Lcp,
-        "projected-newton",
-        "projected Newton on the QP of a symmetric positive semidefinite M",
-        "Bertsekas 1982",
-    ),
-    (
-        Family::Lcp,
-        "fb-newton",
-        "Fischer–Burmeister semismooth Newton (through the MCP form)",
-        "De Luca–Facchinei–Kanzow 1996",
-    ),
-    (
-        Family::Lcp,
-        "bdiff-newton",
-        "B-differentiable min-map Newton with hot start (through the MCP form)",
-        "Harker–Pang 1990; Pang 1990; Tzitzouris–Pang, seed 002",
-    ),
-    (
-        Family::Ncp,
-        "fb-newton",
-        "Fischer–Burmeister semismooth Newton with Armijo search",
-        "De Luca–Facchinei–Kanzow 1996 (seed 001 ref. [6])",
-    ),
-    (
-        Family::Ncp,
-        "bdiff-newton",
-        "B-differentiable (min-map) Newton, degenerate rows by a small Lemke LCP, hot start",
-        "Harker–Pang 1990; Pang 1990; Trinkle–Tzitzouris–Pang 2001, seed 002",
-    ),
-    (
-        Family::Friction,
-        "nsgs",
-        "nonsmooth Gauss–Seidel over contacts, each one-contact problem solved exactly",
-        "Moreau 1988, seed 003 §15–16; Jean 1999",
-    ),
-    (Family::Friction, "ac-newton", "semismooth Newton on the Alart–Curnier function", "Alart–Curnier 1991"),
-    (
-        Family::Friction,
-        "fb-newton",
-        "semismooth Newton on the Jordan-algebra Fischer–Burmeister function of the De Saxcé pair",
-        "Fukushima–Luo–Tseng 2001",
-    ),
-    (
-        Family::Friction,
-        "prox",
-        "proximal-point outer loop (W + σI) around the Alart–Curnier Newton",
-        "Acary–Brémond–Huber 2018",
-    ),
-    (
-        Family::Friction,
-        "lemke-pyramid",
-        "Lemke on the LCP of a polyhedral friction cone, with pyramid alignment",
-        "Stewart–Trinkle 1996, seed 000 eq. 2.11–2.16; seed 002",
-    ),
-];
 
 /// What each family of built-in problems is, by name prefix (longest prefix first).
 const PROBLEM_FAMILIES: &[(&str, &str)] = &[
@@ -121,26 +34,21 @@ pub fn run() -> Result<ExitCode, Error> {
 }
 
 fn print_solvers() {
-    let sections: [(Family, &str, &[&str]); 3] = [
-        (Family::Lcp, "LCP solvers (0 ≤ z ⊥ Mz + q ≥ 0; perp solve on an LCP file)", perp::lcp::SOLVER_NAMES),
-        (
-            Family::Ncp,
-            "NCP / MCP / MLCP solvers (perp solve on an MLCP file, perp bench on NCPs)",
-            perp::ncp::SOLVER_NAMES,
-        ),
-        (
-            Family::Friction,
-            "Frictional contact solvers (u = W r + q, K ∋ r ⊥ ũ ∈ K*)",
-            perp::cones::SOLVER_NAMES,
-        ),
-    ];
-    for (family, title, names) in sections {
-        println!("{title}:");
-        let width = names.iter().map(|n| n.len()).max().unwrap_or(0);
-        for name in names {
-            match SOLVERS.iter().find(|(f, n, _, _)| *f == family && n == name) {
-                Some((_, _, what, source)) => println!("  {name:width$}  {what} — {source}"),
-                None => println!("  {name:width$}  (see its module docs)"),
+    for family in Family::ALL {
+        println!("{}:", family.title());
+        let entries: Vec<_> = perp::catalogue::ENTRIES.iter().filter(|e| e.family == family).collect();
+        let width = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
+        for e in entries {
+            println!("  {:width$}  {} — {}", e.name, e.summary, e.citation);
+            for p in e.params {
+                println!(
+                    "  {:width$}    --param {}={}  ({}; {})",
+                    "",
+                    p.name,
+                    p.default_text(),
+                    p.range_text(),
+                    p.doc
+                );
             }
         }
         println!();
@@ -164,11 +72,7 @@ fn print_builtin_problems() {
     println!();
 }
 
-/// The scenes of `perp simulate`.
-///
-/// RESERVED: scenes live in the `perp::dynamics` crate, which this listing does not depend
-/// on yet; when it does, print one line per scene here (name, what it shows, its paper), in
-/// the layout of the sections above. Until then this prints nothing.
+/// The scenes of `perp simulate`, from the scene catalogue of `perp::dynamics`.
 fn print_scenes() {
     println!("Scenes (perp simulate NAME [N]):");
     let cat = perp::dynamics::scenes::catalog();

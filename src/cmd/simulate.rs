@@ -1,5 +1,6 @@
 //! `perp simulate SCENE [SIZE]`: runs a built-in scene, writes its trajectory and its picture.
 
+use perp::catalogue::Params;
 use perp::core::Error;
 use perp::dynamics::scenes::{self, Panel};
 use perp::dynamics::{Activation, Formulation, Simulator};
@@ -23,6 +24,9 @@ pub struct Args {
     /// Solver name (default: the scene's formulation's).
     #[arg(long)]
     solver: Option<String>,
+    /// A solver parameter, NAME=VALUE (repeatable; see `perp list`).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    params: Vec<String>,
     /// Contact formulation: gs (Glocker–Studer LCP), st (Stewart–Trinkle LCP, 8 directions),
     /// cone (exact cones), tp (Tzitzouris–Pang NCP). Default: the scene's.
     #[arg(long, value_parser = ["gs", "st", "cone", "tp"])]
@@ -56,9 +60,20 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
             "tp" => Formulation::TzitzourisPang,
             _ => Formulation::Cone,
         };
+        // The scene's own solver may belong to another formulation's family (a cone solver
+        // for the LCP of `st`): then the new formulation's default solver takes over.
+        let family = opts.formulation.family();
+        if opts.solver.as_deref().is_some_and(|s| !perp::catalogue::names(family).contains(&s)) {
+            opts.solver = None;
+            opts.params = Params::new();
+        }
     }
     if a.solver.is_some() {
         opts.solver = a.solver.clone();
+        opts.params = Params::new();
+    }
+    for p in &a.params {
+        opts.params = std::mem::take(&mut opts.params).push_pair(p)?;
     }
     opts.warm_start = !a.cold;
     if let Some(act) = &a.activation {

@@ -1,8 +1,8 @@
 //! `perp solve FILE`: one problem file, one solver, a report (text or JSON).
 
 use super::{settings, Common};
+use perp::catalogue::{Params, ProblemKind};
 use perp::core::{Error, Settings, Status};
-use perp::suite::{Problem, ProblemKind};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -15,6 +15,10 @@ pub struct Args {
     /// `prox` for a frictional contact problem.
     #[arg(long)]
     solver: Option<String>,
+    /// A solver parameter, NAME=VALUE (repeatable; `perp list` shows each solver's parameters,
+    /// their defaults and valid values).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    params: Vec<String>,
     /// The problem kind, when detection from the file is not wanted.
     #[arg(long, value_parser = ["lcp", "mlcp", "fc"])]
     kind: Option<String>,
@@ -35,36 +39,26 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         "fc" => ProblemKind::Friction,
         _ => ProblemKind::Lcp,
     });
-    solve(&a.file, a.solver.as_deref(), kind, &settings(&a.common, a.max_iter)?, a.json)
+    let mut params = Params::new();
+    for p in &a.params {
+        params = params.push_pair(p)?;
+    }
+    solve(&a.file, a.solver.as_deref(), &params, kind, &settings(&a.common, a.max_iter)?, a.json)
 }
 
 fn solve(
     file: &Path,
     solver: Option<&str>,
+    params: &Params,
     kind: Option<ProblemKind>,
     s: &Settings,
     json: bool,
 ) -> Result<ExitCode, Error> {
     let problem = perp::suite::convert::read_with_kind(file, kind)?;
     let kind = problem.kind_name();
-    let (n, sol) = match &problem {
-        Problem::Lcp(p) => {
-            let sol = perp::lcp::solver(solver.unwrap_or("lemke"))?.solve(p, None, s)?;
-            (p.n(), sol)
-        }
-        Problem::Mlcp(p) => {
-            let mut sv = perp::ncp::solver(solver.unwrap_or("fb-newton"))?;
-            let f = p.to_function();
-            let (lower, upper) = p.bounds();
-            let mcp = perp::ncp::Mcp::new(&f, lower, upper)?;
-            (p.n(), sv.solve(&mcp, &vec![0.0; p.n()], s)?)
-        }
-        Problem::Friction(p) => {
-            let fs = perp::cones::solver(solver.unwrap_or("prox"))?.solve(p, None, s)?;
-            // z = r (reactions), w = u (velocities) in the printed/JSON output.
-            (p.size(), perp::core::Solution { z: fs.r, w: fs.u, report: fs.report, ray: None })
-        }
-    };
+    let n = problem.n();
+    // z = r (reactions), w = u (velocities) for frictional problems in the output.
+    let sol = perp::catalogue::solve(&problem, solver, params, None, s)?;
     let r = &sol.report;
     if json {
         let v = serde_json::json!({

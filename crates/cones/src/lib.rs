@@ -8,20 +8,30 @@
 //! * [`FrictionContactProblem`] — the local form u = W r + q with μ and a law per contact.
 //! * [`GlobalFrictionContactProblem`] — M v = f + H r, u = Hᵀ v + b, reduced to the local form
 //!   by a sparse Cholesky of M.
-//! * [`solver`] — the solvers by name.
+//! * The solvers: [`Nsgs`], [`SemismoothNewton`] (`ac-newton`, `fb-newton`), [`Prox`],
+//!   [`lemke_pyramid::LemkePyramid`]; the catalogue (`perp-catalogue`, or `perp::cones::solver`
+//!   in the facade) builds them by name.
 //!
 //! ```
-//! use perp_cones::{solver, FrictionContactProblem};
+//! use perp_cones::{lemke_pyramid::LemkePyramid, FrictionContactProblem, FrictionSolver};
+//! use perp_cones::{Nsgs, Prox, SemismoothNewton};
 //! use perp_core::{Matrix, Settings, Status};
 //!
 //! // One 3-D contact: W = I, pushed into the ground (q_N = −1) and sideways (q_T = 2), μ = 0.5.
 //! let w = Matrix::from_row_major(3, 3, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0])?;
 //! let p = FrictionContactProblem::new(3, w, vec![-1.0, 2.0, 0.0], vec![0.5])?;
-//! for name in perp_cones::SOLVER_NAMES {
-//!     let sol = solver(name)?.solve(&p, None, &Settings::default())?;
-//!     assert_eq!(sol.report.status, Status::Solved, "{name}");
+//! let solvers: [Box<dyn FrictionSolver>; 5] = [
+//!     Box::new(Nsgs::new()),
+//!     Box::new(SemismoothNewton::alart_curnier()),
+//!     Box::new(SemismoothNewton::fischer_burmeister()),
+//!     Box::new(Prox::new()),
+//!     Box::new(LemkePyramid::new()),
+//! ];
+//! for mut s in solvers {
+//!     let sol = s.solve(&p, None, &Settings::default())?;
+//!     assert_eq!(sol.report.status, Status::Solved, "{}", s.name());
 //!     // Sliding: r_N = 1 (u_N = 0), r_T = −μ r_N against the sliding velocity u_T = 1.5.
-//!     assert!((sol.r[0] - 1.0).abs() < 1e-7 && (sol.r[1] + 0.5).abs() < 1e-7, "{name}: {:?}", sol.r);
+//!     assert!((sol.r[0] - 1.0).abs() < 1e-7 && (sol.r[1] + 0.5).abs() < 1e-7, "{}: {:?}", s.name(), sol.r);
 //! }
 //! # Ok::<(), perp_core::Error>(())
 //! ```
@@ -42,7 +52,6 @@ pub mod nsgs;
 mod problem;
 pub mod prox;
 mod pyramid;
-mod registry;
 
 pub use cone::{Cone, ConeSpec, SocMap, MAX_DIM};
 pub use coulomb::Coulomb;
@@ -55,4 +64,3 @@ pub use perp_core::{Error, Matrix, Settings, SolveReport, Status};
 pub use problem::{FrictionContactProblem, FrictionSolution, FrictionSolver};
 pub use prox::Prox;
 pub use pyramid::Pyramid;
-pub use registry::{solver, SOLVER_NAMES};

@@ -185,7 +185,7 @@ pub struct FrictionSolution {
     pub report: SolveReport,
 }
 
-/// A frictional contact solver (see [`crate::solver`] for the registry).
+/// A frictional contact solver (the catalogue, `perp-catalogue`, builds them by name).
 pub trait FrictionSolver {
     /// The registry name.
     fn name(&self) -> &str;

@@ -22,6 +22,7 @@ use crate::assembly::{
 use crate::mass::MassFactor;
 use crate::system::{Contact, System};
 use crate::trajectory::Trajectory;
+use perp_catalogue::{Family, Params, Solver};
 use perp_core::{Error, Settings, Status};
 
 /// The time discretization.
@@ -60,6 +61,15 @@ impl Formulation {
             Formulation::TzitzourisPang => "bdiff-newton",
         }
     }
+
+    /// The catalogue family of the solvers that take this formulation's problems.
+    pub fn family(&self) -> Family {
+        match self {
+            Formulation::GlockerStuder | Formulation::StewartTrinkle(_) => Family::Lcp,
+            Formulation::Cone => Family::Friction,
+            Formulation::TzitzourisPang => Family::Mcp,
+        }
+    }
 }
 
 /// Which candidate contacts take part in a step.
@@ -86,8 +96,10 @@ pub struct StepOptions {
     pub scheme: Scheme,
     /// Contact formulation.
     pub formulation: Formulation,
-    /// Solver registry name (`None`: the formulation's default).
+    /// Solver name from the catalogue (`None`: the formulation's default).
     pub solver: Option<String>,
+    /// The solver's parameters (`perp_catalogue::Params`; default: every default).
+    pub params: Params,
     /// Solver settings (default tol 1e-10).
     pub settings: Settings,
     /// Warm-start each solve from the previous step.
@@ -105,6 +117,7 @@ impl Default for StepOptions {
             scheme: Scheme::Midpoint,
             formulation: Formulation::Cone,
             solver: None,
+            params: Params::new(),
             settings: Settings { tol: 1e-10, ..Settings::default() },
             warm_start: true,
             keep_problem: false,
@@ -160,12 +173,6 @@ impl Slots {
     }
 }
 
-enum Solvers {
-    Lcp(Box<dyn perp_lcp::LcpSolver>),
-    Fc(Box<dyn perp_cones::FrictionSolver>),
-    Ncp(Box<dyn perp_ncp::NcpSolver>),
-}
-
 /// Steps a [`System`] in time.
 pub struct Simulator<'s> {
     system: &'s dyn System,
@@ -177,7 +184,7 @@ pub struct Simulator<'s> {
     pub t: f64,
     dt: f64,
     opts: StepOptions,
-    solver: Solvers,
+    solver: Solver,
     mass: Option<MassFactor>,
     /// Per candidate contact: the formulation's variables at the last solve (warm start).
     warm: Vec<Option<Vec<f64>>>,
@@ -221,13 +228,7 @@ impl<'s> Simulator<'s> {
         Error::check_finite("u0", &u0)?;
         opts.settings.validate()?;
         let name = opts.solver.clone().unwrap_or_else(|| opts.formulation.default_solver().into());
-        let solver = match opts.formulation {
-            Formulation::GlockerStuder | Formulation::StewartTrinkle(_) => {
-                Solvers::Lcp(perp_ncp::lcp_solver(&name)?)
-            }
-            Formulation::Cone => Solvers::Fc(perp_cones::solver(&name)?),
-            Formulation::TzitzourisPang => Solvers::Ncp(perp_ncp::solver(&name)?),
-        };
+        let solver = perp_catalogue::build(opts.formulation.family(), &name, &opts.params)?;
         let contacts = system.contacts(&q0, 0.0);
         for (i, c) in contacts.iter().enumerate() {
             c.validate(i, system.dofs())?;
@@ -433,7 +434,7 @@ impl<'s> Simulator<'s> {
         let w = crate::mass::delassus(&rows, &y)?;
         let g: Vec<f64> = pen.iter().map(|(_, c)| c.gap).collect();
         let lcp = perp_lcp::Lcp::new(w, g)?;
-        let sol = perp_lcp::solver("lemke")?.solve(&lcp, None, &self.opts.settings)?;
+        let sol = perp_catalogue::lcp_solver("lemke")?.solve(&lcp, None, &self.opts.settings)?;
         let mut dq = vec![0.0; n];
         for (j, &l) in sol.z.iter().enumerate() {
             if l != 0.0 {
@@ -502,17 +503,17 @@ impl<'s> Simulator<'s> {
         let s = self.opts.settings.clone();
         let k = lp.contacts.len();
         match (&self.opts.formulation, &mut self.solver) {
-            (Formulation::GlockerStuder, Solvers::Lcp(_)) => {
+            (Formulation::GlockerStuder, Solver::Lcp(_)) => {
                 let lcp = glocker_studer_lcp(lp)?;
                 let slots = move |a: usize| Slots { start: a, stride: k, len: 3 };
                 let warm = self.gather(lp, 3 * k, &slots);
-                let Solvers::Lcp(sv) = &mut self.solver else { unreachable!() };
+                let Solver::Lcp(sv) = &mut self.solver else { unreachable!() };
                 let sol = sv.solve(&lcp, warm.as_deref(), &s)?;
                 self.note(report, 3 * k, &sol.report);
                 self.scatter(lp, &sol.z, &slots);
                 Ok(gs_impulses(lp, &sol.z))
             }
-            (Formulation::StewartTrinkle(dirs), Solvers::Lcp(_)) => {
+            (Formulation::StewartTrinkle(dirs), Solver::Lcp(_)) => {
                 let (lcp, layout) = stewart_trinkle_lcp(lp, dirs)?;
                 let lay = layout.clone();
                 let slots = move |a: usize| {
@@ -520,25 +521,25 @@ impl<'s> Simulator<'s> {
                     Slots { start: lay.start[a], stride: 1, len: 1 + if m > 0 { m + 1 } else { 0 } }
                 };
                 let warm = self.gather(lp, layout.size, &slots);
-                let Solvers::Lcp(sv) = &mut self.solver else { unreachable!() };
+                let Solver::Lcp(sv) = &mut self.solver else { unreachable!() };
                 let sol = sv.solve(&lcp, warm.as_deref(), &s)?;
                 self.note(report, layout.size, &sol.report);
                 self.scatter(lp, &sol.z, &slots);
                 Ok(st_impulses(lp, &layout, &sol.z))
             }
-            (Formulation::Cone, Solvers::Fc(_)) => {
+            (Formulation::Cone, Solver::Friction(_)) => {
                 let fp = lp.friction_problem()?;
                 let offs = lp.offsets.clone();
                 let dims: Vec<usize> = lp.contacts.iter().map(Contact::dim).collect();
                 let slots = move |a: usize| Slots { start: offs[a], stride: 1, len: dims[a] };
                 let warm = self.gather(lp, lp.size(), &slots);
-                let Solvers::Fc(sv) = &mut self.solver else { unreachable!() };
+                let Solver::Friction(sv) = &mut self.solver else { unreachable!() };
                 let sol = sv.solve(&fp, warm.as_deref(), &s)?;
                 self.note(report, lp.size(), &sol.report);
                 self.scatter(lp, &sol.r, &slots);
                 Ok(sol.r)
             }
-            (Formulation::TzitzourisPang, Solvers::Ncp(_)) => {
+            (Formulation::TzitzourisPang, Solver::Mcp(_)) => {
                 let (f, lower, upper) = tzitzouris_pang(lp)?;
                 let offs = lp.offsets.clone();
                 let dims: Vec<usize> = lp.contacts.iter().map(Contact::dim).collect();
@@ -556,7 +557,7 @@ impl<'s> Simulator<'s> {
                 });
                 let z0 = f.point(&r0);
                 let mcp = perp_ncp::Mcp::new(&f, lower, upper)?;
-                let Solvers::Ncp(sv) = &mut self.solver else { unreachable!() };
+                let Solver::Mcp(sv) = &mut self.solver else { unreachable!() };
                 let sol = sv.solve(&mcp, &z0, &s)?;
                 let r = f.impulses(&sol.z);
                 self.note(report, f.offsets.len() + lp.size(), &sol.report);

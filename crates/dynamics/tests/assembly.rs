@@ -5,6 +5,7 @@ use perp_core::{Error, Matrix, Settings, Status};
 use perp_dynamics::assembly::{acceleration_lcp, Directions};
 use perp_dynamics::mass::MassFactor;
 use perp_dynamics::{Bilateral, Contact, Formulation, Row, Scheme, Simulator, StepOptions, System};
+use perp_lcp::LcpSolver;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -165,14 +166,14 @@ fn painleve_acceleration_lcp_has_no_solution_for_large_friction() {
     let (lcp, _, slips) =
         acceleration_lcp(&f, &u, &h, vec![0], vec![c], &Directions::Uniform(2), 1e-9).unwrap();
     assert_eq!(slips[0], vec![-1.0], "the rod slides left");
-    let sol = perp_lcp::solver("lemke").unwrap().solve(&lcp, None, &s).unwrap();
+    let sol = perp_lcp::lemke::Lemke::new().solve(&lcp, None, &s).unwrap();
     assert_eq!(sol.report.status, Status::Solved);
     // The normal force balances gravity through the coefficient of eq. 1.5: 0 = coef N − g.
     assert!((sol.z[0] - 9.81 / coef).abs() < 1e-8, "N = {} vs {}", sol.z[0], 9.81 / coef);
     let (f, u, h, c, coef) = painleve(5.0);
     assert!(coef < 0.0, "Painlevé's coefficient must be negative for μ = 5: {coef}");
     let (lcp, _, _) = acceleration_lcp(&f, &u, &h, vec![0], vec![c], &Directions::Uniform(2), 1e-9).unwrap();
-    let sol = perp_lcp::solver("lemke").unwrap().solve(&lcp, None, &s).unwrap();
+    let sol = perp_lcp::lemke::Lemke::new().solve(&lcp, None, &s).unwrap();
     assert_eq!(sol.report.status, Status::RayTermination, "{:?}", sol.report);
 }
 

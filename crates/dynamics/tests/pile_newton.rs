@@ -10,7 +10,8 @@
 //! Every check recomputes the error from the returned reactions (Siconos' measure, in
 //! `perp_core::measures`), and a solve that is not `Solved` must say so.
 
-use perp_cones::{solver, FrictionContactProblem, FrictionSolver, SemismoothNewton};
+use perp_catalogue::friction_solver as solver;
+use perp_cones::{FrictionContactProblem, FrictionSolver, SemismoothNewton};
 use perp_core::{measures, Settings, Status};
 use perp_dynamics::scenes::{self, Scene};
 use perp_dynamics::{Simulator, StepOptions, System};

@@ -4,7 +4,8 @@
 //! (`lo ≤ z ≤ hi`, as in ODE/Bullet friction).
 //!
 //! Solvers (all implement [`LcpSolver`], all honour [`Settings`], accept a warm start and fill
-//! the [`SolveReport`]); pick one by name with [`solver`]:
+//! the [`SolveReport`]); the catalogue (`perp-catalogue`, or `perp::lcp::solver` in the
+//! facade) builds them by name:
 //!
 //! | name | module | method |
 //! |---|---|---|
@@ -17,11 +18,9 @@ pub mod lemke;
 pub mod pgs;
 mod problem;
 pub mod projected_newton;
-mod registry;
 
 pub use perp_core::{Error, Matrix, Ray, Settings, Solution, SolveReport, Status};
 pub use problem::Lcp;
-pub use registry::{solver, SOLVER_NAMES};
 
 /// An LCP solver.
 pub trait LcpSolver {

@@ -13,9 +13,10 @@
 //!   [`check_jacobian`] compares a user Jacobian with central differences.
 //! * [`Mcp`] — F with its bounds, checked once at construction.
 //! * [`AffineFunction`] — F(z) = Mz + q with its constant (dense or sparse) Jacobian.
-//! * [`NcpSolver`] and [`solver`] — the solvers by name: [`fb_newton`] (Fischer–Burmeister
-//!   semismooth Newton) and [`bdiff_newton`] (B-differentiable Newton on the min-map, with
-//!   hot start); [`lcp_solver`] is the full LCP registry, these two included.
+//! * [`NcpSolver`] — the solvers: [`fb_newton`] (Fischer–Burmeister semismooth Newton) and
+//!   [`bdiff_newton`] (B-differentiable Newton on the min-map, with hot start);
+//!   [`lcp_adapter`] runs them on LCPs. The catalogue (`perp-catalogue`; `perp::ncp::solver`
+//!   in the facade) builds them by name.
 //! * [`mlcp`] — the mixed LCP; [`samples`] — small NCPs with known solutions.
 #![warn(missing_docs)]
 
@@ -27,14 +28,12 @@ mod jacobian;
 pub mod lcp_adapter;
 pub mod mlcp;
 mod problem;
-mod registry;
 pub mod samples;
 
 pub use affine::AffineFunction;
 pub use jacobian::{check_jacobian, JacobianCheck};
 pub use perp_core::{Error, Matrix, Settings, Solution, SolveReport, Status};
 pub use problem::{central_differences, BoundKind, Mcp, NcpFunction};
-pub use registry::{lcp_solver, solver, LCP_SOLVER_NAMES, SOLVER_NAMES};
 
 /// An MCP/NCP solver.
 pub trait NcpSolver {

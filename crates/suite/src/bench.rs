@@ -3,11 +3,10 @@
 //! `profile.svg` (a Dolan–Moré performance profile, [`crate::profile`]).
 //!
 //! * **Problems.** A [`BenchProblem`] is a name, a kind (`lcp`, `mlcp`, `ncp`, `fc2d`, `fc3d`)
-//!   and an [`Instance`]. The registry ([`Registry`]) runs the LCP solvers
-//!   (`perp_ncp::LCP_SOLVER_NAMES`) on LCPs, the MCP solvers (`perp_ncp::SOLVER_NAMES`) on
-//!   MLCPs (as `Mcp(Mz + q, bounds)`, like `perp solve`) and on NCPs, and the frictional
-//!   solvers (`perp_cones::SOLVER_NAMES`) on frictional contact problems. A test or a caller
-//!   with its own solvers implements [`SolverSet`] and calls [`run_with`].
+//!   and a problem (the catalogue's `Problem`, also named [`Instance`] here). [`Registry`]
+//!   runs every catalogue solver of the problem's family (`perp_catalogue::names`) through the
+//!   catalogue's one dispatch (`perp_catalogue::Solver::solve`, as `perp solve` does). A test
+//!   or a caller with its own solvers implements [`SolverSet`] and calls [`run_with`].
 //! * **Timing.** Each solve runs on its own worker thread and is timed there with a monotonic
 //!   clock ([`Instant`]) around the solve alone (no reading, no start-up); with
 //!   [`BenchConfig::repeat`] = N the recorded time is the median of N solves. Problems run in
@@ -31,11 +30,9 @@
 //!   by name; [`merge`] combines the [`BenchReport`]s of several shards (read back by
 //!   [`read_report`]) into the report an unsharded run would have written (times aside).
 
-use perp_cones::FrictionContactProblem;
+pub use perp_catalogue::NcpInstance;
+use perp_catalogue::{Params, Problem};
 use perp_core::{Error, Settings, SolveReport, Status};
-use perp_lcp::Lcp;
-use perp_ncp::mlcp::Mlcp;
-use perp_ncp::samples::Sample;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -43,123 +40,32 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// An NCP (or MCP) benchmark problem: a constructor of an [`perp_ncp::samples::Sample`].
-///
-/// A `Sample` holds its map as `Box<dyn NcpFunction>`, which need not be `Send`; the runner
-/// solves on worker threads, so it keeps the (thread-safe) constructor and builds the sample
-/// on the worker. The solve starts from the sample's first standard start (0 if it has none).
-#[derive(Clone)]
-pub struct NcpInstance {
-    n: usize,
-    build: Arc<dyn Fn() -> Sample + Send + Sync>,
-}
+/// A problem the runner can solve: the catalogue's [`Problem`] (the name `Instance` is kept
+/// for callers of earlier versions).
+pub type Instance = Problem;
 
-impl NcpInstance {
-    /// The problem built by `build` (called once here to learn n, then once per solve).
-    pub fn new(build: impl Fn() -> Sample + Send + Sync + 'static) -> NcpInstance {
-        let n = build().n();
-        NcpInstance { n, build: Arc::new(build) }
-    }
-
-    /// The sample of `perp_ncp::samples` called `name`, if there is one.
-    ///
-    /// ```
-    /// let p = perp_suite::bench::NcpInstance::sample("josephy").unwrap();
-    /// assert_eq!(p.n(), 4);
-    /// assert!(perp_suite::bench::NcpInstance::sample("nope").is_none());
-    /// ```
-    pub fn sample(name: &str) -> Option<NcpInstance> {
-        perp_ncp::samples::by_name(name)?;
-        let owned = name.to_string();
-        Some(NcpInstance::new(move || {
-            perp_ncp::samples::by_name(&owned).expect("the sample existed when the instance was made")
-        }))
-    }
-
-    /// Dimension n.
-    pub fn n(&self) -> usize {
-        self.n
-    }
-
-    /// A fresh copy of the sample.
-    pub fn build(&self) -> Sample {
-        (self.build)()
-    }
-
-    /// The starting point of the benchmark solves: the first standard start, or 0.
-    pub fn start(sample: &Sample) -> Vec<f64> {
-        sample.starts.first().cloned().unwrap_or_else(|| vec![0.0; sample.n()])
-    }
-}
-
-impl std::fmt::Debug for NcpInstance {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NcpInstance").field("n", &self.n).finish_non_exhaustive()
-    }
-}
-
-/// A problem the runner can solve.
-#[derive(Clone, Debug)]
-pub enum Instance {
-    /// An LCP (solvers of `perp_ncp::LCP_SOLVER_NAMES`).
-    Lcp(Lcp),
-    /// An MLCP (solvers of `perp_ncp::SOLVER_NAMES`, on `Mcp(Mz + q, bounds)`, from z = 0).
-    Mlcp(Mlcp),
-    /// An NCP/MCP (solvers of `perp_ncp::SOLVER_NAMES`).
-    Ncp(NcpInstance),
-    /// A frictional contact problem (solvers of `perp_cones::SOLVER_NAMES`).
-    Friction(FrictionContactProblem),
-}
-
-impl Instance {
-    /// Number of unknowns.
-    pub fn n(&self) -> usize {
-        match self {
-            Instance::Lcp(p) => p.n(),
-            Instance::Mlcp(p) => p.n(),
-            Instance::Ncp(p) => p.n(),
-            Instance::Friction(p) => p.size(),
-        }
-    }
-
-    /// The kind name: `lcp`, `mlcp`, `ncp`, `fc2d`, `fc3d` (`fcNd` for other contact dimensions).
-    pub fn kind(&self) -> String {
-        match self {
-            Instance::Lcp(_) => "lcp".into(),
-            Instance::Mlcp(_) => "mlcp".into(),
-            Instance::Ncp(_) => "ncp".into(),
-            Instance::Friction(p) => format!("fc{}d", p.dim),
-        }
-    }
-
-    /// Whether `solver` is a registry name for this kind of problem.
-    pub fn accepts(&self, solver: &str) -> bool {
-        self.default_solvers().contains(&solver)
-    }
-
-    /// The registry's solvers for this kind.
-    pub fn default_solvers(&self) -> &'static [&'static str] {
-        match self {
-            Instance::Lcp(_) => perp_ncp::LCP_SOLVER_NAMES,
-            Instance::Mlcp(_) | Instance::Ncp(_) => perp_ncp::SOLVER_NAMES,
-            Instance::Friction(_) => perp_cones::SOLVER_NAMES,
-        }
-    }
-
+/// Seconds of the reference kernel measured in the same run as the solves (see the
+/// [module docs](self)).
+pub trait ReferenceKernel {
     /// Seconds of the reference kernel: one dense LU (partial pivoting, faer) of M (W for
     /// frictional problems, the Jacobian at the start for NCPs), best of three for n ≤ 500,
     /// one for n ≤ 2000, and NaN (not measured) above 2000, where it would cost more than the
     /// solves it is meant to scale.
-    pub fn reference_seconds(&self) -> f64 {
+    fn reference_seconds(&self) -> f64;
+}
+
+impl ReferenceKernel for Problem {
+    fn reference_seconds(&self) -> f64 {
         let n = self.n();
         if n > 2000 {
             return f64::NAN;
         }
         let m = match self {
-            Instance::Lcp(p) => p.m().to_dense(),
-            Instance::Mlcp(p) => p.m().to_dense(),
-            Instance::Friction(p) => p.w.to_dense(),
-            Instance::Ncp(p) => {
+            Problem::Lcp(p) => p.m().to_dense(),
+            Problem::Mlcp(p) => p.m().to_dense(),
+            Problem::Friction(p) => p.w.to_dense(),
+            Problem::GlobalFriction(p) => p.m.to_dense(),
+            Problem::Ncp(p) => {
                 let s = p.build();
                 let z = NcpInstance::start(&s);
                 let mut j = faer::Mat::<f64>::zeros(n, n);
@@ -192,7 +98,7 @@ pub struct BenchProblem {
 impl BenchProblem {
     /// A problem named `name`, its kind from the instance.
     pub fn new(name: &str, problem: Instance) -> BenchProblem {
-        BenchProblem { name: name.to_string(), kind: problem.kind(), problem }
+        BenchProblem { name: name.to_string(), kind: problem.kind_name(), problem }
     }
 }
 
@@ -286,23 +192,14 @@ pub trait SolverSet: Send + Sync {
     fn solve(&self, solver: &str, problem: &Instance, settings: &Settings) -> Result<SolveReport, Error>;
 }
 
-/// perp's solver registries (see the [module docs](self)).
+/// perp's solver catalogue (`perp_catalogue`): every solver of the problem's family.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Registry;
 
 impl Registry {
-    /// Every solver name of every kind, each once: the LCP names, then the MCP and frictional
-    /// ones not already listed.
+    /// Every solver name of every family, each once, in catalogue order (LCP, MCP, frictional).
     pub fn names() -> Vec<&'static str> {
-        let mut all: Vec<&str> = Vec::new();
-        for name in
-            perp_ncp::LCP_SOLVER_NAMES.iter().chain(perp_ncp::SOLVER_NAMES).chain(perp_cones::SOLVER_NAMES)
-        {
-            if !all.contains(name) {
-                all.push(name);
-            }
-        }
-        all
+        perp_catalogue::all_names()
     }
 }
 
@@ -321,23 +218,8 @@ impl SolverSet for Registry {
     }
 
     fn solve(&self, solver: &str, problem: &Instance, settings: &Settings) -> Result<SolveReport, Error> {
-        match problem {
-            Instance::Lcp(p) => perp_ncp::lcp_solver(solver)?.solve(p, None, settings).map(|s| s.report),
-            Instance::Mlcp(p) => {
-                let mut sv = perp_ncp::solver(solver)?;
-                let f = p.to_function();
-                let (lower, upper) = p.bounds();
-                let mcp = perp_ncp::Mcp::new(&f, lower, upper)?;
-                sv.solve(&mcp, &vec![0.0; p.n()], settings).map(|s| s.report)
-            }
-            Instance::Ncp(p) => {
-                let mut sv = perp_ncp::solver(solver)?;
-                let sample = p.build();
-                let z0 = NcpInstance::start(&sample);
-                sv.solve(&sample.mcp(), &z0, settings).map(|s| s.report)
-            }
-            Instance::Friction(p) => perp_cones::solver(solver)?.solve(p, None, settings).map(|s| s.report),
-        }
+        let mut sv = perp_catalogue::build(problem.family(), solver, &Params::new())?;
+        sv.solve(problem, None, settings).map(|a| a.report)
     }
 }
 
@@ -1114,9 +996,9 @@ mod tests {
 
     fn problems() -> Vec<BenchProblem> {
         let m = Matrix::from_row_major(2, 2, &[2.0, 1.0, 1.0, 2.0]).unwrap();
-        let a = Lcp::new(m, vec![-5.0, -6.0]).unwrap();
+        let a = perp_lcp::Lcp::new(m, vec![-5.0, -6.0]).unwrap();
         let m = Matrix::from_row_major(2, 2, &[0.0, 1.0, -1.0, 0.0]).unwrap();
-        let b = Lcp::new(m, vec![-1.0, 1.0]).unwrap();
+        let b = perp_lcp::Lcp::new(m, vec![-1.0, 1.0]).unwrap();
         vec![
             BenchProblem::new("easy", Instance::Lcp(a)),
             BenchProblem::new("skew, zero diagonal", Instance::Lcp(b)),

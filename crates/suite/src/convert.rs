@@ -181,6 +181,19 @@ pub fn read_with_kind(path: &Path, kind: Option<ProblemKind>) -> Result<Problem,
     }
 }
 
+/// The error for a problem kind no file format holds (an NCP given by its map) or that the
+/// writers do not write yet (the global frictional form: write its reduced local problem).
+pub(crate) fn cannot_hold(p: &Problem, format: &str) -> Error {
+    Error::setting(
+        "output file",
+        format,
+        &format!(
+            "{format} cannot hold this {} problem (NCPs are given by code; global frictional problems are written in local form after reduction)",
+            p.kind_name()
+        ),
+    )
+}
+
 /// Writes `p` in the format chosen by the extension of `path`; returns the files written
 /// (several for MatrixMarket, `path` first). Errors: an unknown extension, a problem the
 /// format cannot hold (see the [module docs](self)), or a file that cannot be written.
@@ -285,6 +298,7 @@ pub fn format_numerics_matrix(m: &Matrix) -> String {
 pub fn format_siconos(p: &Problem) -> Result<String, Error> {
     let mut s = String::new();
     match p {
+        Problem::Ncp(_) | Problem::GlobalFriction(_) => return Err(cannot_hold(p, "Siconos .dat")),
         Problem::Lcp(l) => {
             if l.is_box() {
                 return Err(Error::setting(

@@ -636,7 +636,7 @@ pub fn scene_problems() -> Vec<BenchProblem> {
             _ => p.friction_problem().ok().map(Instance::Friction),
         };
         if let Some(inst) = inst {
-            let kind = inst.kind();
+            let kind = inst.kind_name();
             v.push(BenchProblem::new(&format!("{label}-t{t:.3}-{kind}"), inst));
         }
     }
@@ -906,7 +906,7 @@ mod tests {
             assert!(all.iter().any(|p| p.kind == kind), "{kind}");
         }
         for p in &all {
-            assert_eq!(p.kind, p.problem.kind(), "{}", p.name);
+            assert_eq!(p.kind, p.problem.kind_name(), "{}", p.name);
             if let Some(c) = p.name.strip_prefix("fc3d-contact-").or(p.name.strip_prefix("fc2d-contact-")) {
                 let dim: usize = p.name[2..3].parse().unwrap();
                 assert_eq!(p.problem.n(), dim * c.parse::<usize>().unwrap(), "{}", p.name);

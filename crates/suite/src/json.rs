@@ -424,6 +424,7 @@ pub fn format_problem(p: &Problem) -> Result<String, Error> {
     let _ = writeln!(s, "  \"format\": \"{FORMAT_NAME}\",\n  \"version\": {VERSION},");
     let _ = writeln!(s, "  \"kind\": \"{}\",", p.kind_name());
     let (m, q) = match p {
+        Problem::Ncp(_) | Problem::GlobalFriction(_) => return Err(crate::convert::cannot_hold(p, "JSON")),
         Problem::Lcp(l) => (l.m(), l.q()),
         Problem::Mlcp(m) => (m.m(), m.q()),
         Problem::Friction(f) => {
@@ -462,6 +463,7 @@ pub fn format_problem(p: &Problem) -> Result<String, Error> {
             s.push_str(",\n  \"mu\": ");
             push_list(&mut s, f.mu.iter().map(|&x| num(x)));
         }
+        Problem::Ncp(_) | Problem::GlobalFriction(_) => unreachable!("refused above"),
     }
     s.push_str("\n}\n");
     Ok(s)

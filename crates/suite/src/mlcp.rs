@@ -30,7 +30,6 @@
 use crate::read_numerics_matrix;
 use crate::tokens::Tokens;
 use perp_core::{Error, Matrix};
-use perp_lcp::Lcp;
 use perp_ncp::mlcp::Mlcp;
 use std::path::Path;
 
@@ -208,48 +207,10 @@ fn read_abcd(ts: &mut Tokens, n: usize, m: usize) -> Result<(Matrix, Vec<f64>, V
     Ok((mm, q, free))
 }
 
-/// The kind of a problem file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProblemKind {
-    /// A Siconos LCP file ([`crate::read_lcp`]).
-    Lcp,
-    /// A Siconos MLCP file ([`read_mlcp`]).
-    Mlcp,
-    /// A frictional contact problem, 2-D or 3-D (Siconos `.dat` or FCLIB `.hdf5`, local or
-    /// global; [`crate::read_friction_contact`]).
-    Friction,
-}
-
-/// A problem read from a file of either kind.
-#[derive(Clone, Debug)]
-pub enum Problem {
-    /// An LCP.
-    Lcp(Lcp),
-    /// An MLCP.
-    Mlcp(Mlcp),
-    /// A frictional contact problem in local form (global files are reduced).
-    Friction(perp_cones::FrictionContactProblem),
-}
-
-impl Problem {
-    /// The kind of this problem.
-    pub fn kind(&self) -> ProblemKind {
-        match self {
-            Problem::Lcp(_) => ProblemKind::Lcp,
-            Problem::Mlcp(_) => ProblemKind::Mlcp,
-            Problem::Friction(_) => ProblemKind::Friction,
-        }
-    }
-
-    /// `lcp`, `mlcp`, `fc2d`, `fc3d` (or `fcNd` for other contact dimensions).
-    pub fn kind_name(&self) -> String {
-        match self {
-            Problem::Lcp(_) => "lcp".into(),
-            Problem::Mlcp(_) => "mlcp".into(),
-            Problem::Friction(p) => format!("fc{}d", p.dim),
-        }
-    }
-}
+/// The problem enum and its kinds are the catalogue's (`perp_catalogue::Problem`): the readers
+/// return [`Problem::Lcp`], [`Problem::Mlcp`] or [`Problem::Friction`] (global files reduced
+/// to the local form).
+pub use perp_catalogue::{Problem, ProblemKind};
 
 /// Reads a problem file of the given kind, or detects the kind when `kind` is `None`:
 ///
@@ -284,6 +245,11 @@ pub fn read_problem(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, E
         Some(ProblemKind::Lcp) => crate::read_lcp(path).map(Problem::Lcp),
         Some(ProblemKind::Mlcp) => read_mlcp(path).map(Problem::Mlcp),
         Some(ProblemKind::Friction) => crate::read_friction_contact(path).map(Problem::Friction),
+        Some(k @ (ProblemKind::Ncp | ProblemKind::GlobalFriction)) => Err(Error::setting(
+            "kind",
+            format!("{k:?}").to_lowercase(),
+            &format!("{}: no problem file holds this kind (read lcp, mlcp or friction)", path.display()),
+        )),
         None if named_mlcp => read_mlcp(path).map(Problem::Mlcp),
         None => {
             let bytes =

@@ -706,6 +706,9 @@ pub fn format_problem(p: &Problem, path: &Path) -> Result<Vec<(PathBuf, String)>
     let tag = format!("{KIND_TAG}{kind}");
     let mut files = Vec::new();
     match p {
+        Problem::Ncp(_) | Problem::GlobalFriction(_) => {
+            return Err(crate::convert::cannot_hold(p, "MatrixMarket"))
+        }
         Problem::Lcp(l) => {
             if l.is_box() {
                 return Err(Error::setting(

@@ -50,6 +50,7 @@ fn midpoint_gs() -> StepOptions {
         warm_start: true,
         keep_problem: false,
         activation: Activation::Gap,
+        ..StepOptions::default()
     }
 }
 

@@ -241,6 +241,7 @@ impl Scene for Woodpecker {
             warm_start: true,
             keep_problem: false,
             activation: Activation::Gap,
+            ..StepOptions::default()
         }
     }
 

@@ -1,0 +1,173 @@
+//! The one dispatch: a [`Solver`] built from the catalogue by family and name, and
+//! [`Solver::solve`] for any [`Problem`] of its family. `perp solve`, `perp bench` and the
+//! stepper go through here; nothing else matches on solver names.
+
+use crate::entries::{entry, Build, Family};
+use crate::params::Params;
+use crate::problem::{NcpInstance, Problem};
+use perp_cones::FrictionSolver;
+use perp_core::{Error, Ray, Settings, SolveReport};
+use perp_lcp::LcpSolver;
+use perp_ncp::{Mcp, NcpSolver};
+
+/// A solver built from the catalogue, ready for problems of its family. It keeps its
+/// internal state (workspaces, hot-start memory) across calls, so build it once and call
+/// [`Solver::solve`] for each problem of a sequence.
+pub enum Solver {
+    /// An LCP solver.
+    Lcp(Box<dyn LcpSolver>),
+    /// An MCP/NCP/MLCP solver.
+    Mcp(Box<dyn NcpSolver>),
+    /// A frictional contact solver.
+    Friction(Box<dyn FrictionSolver>),
+}
+
+impl std::fmt::Debug for Solver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Solver({:?}, {})", self.family(), self.name())
+    }
+}
+
+/// What a solve returns, for any kind of problem.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    /// z (LCP, MLCP, NCP) or the reactions r (frictional contact).
+    pub z: Vec<f64>,
+    /// w = Mz + q, F(z), or the local velocities u = W r + q.
+    pub w: Vec<f64>,
+    /// The global velocities v = M⁻¹(f + H r) of a global frictional problem.
+    pub v: Option<Vec<f64>>,
+    /// Lemke's ray, when it ended on one.
+    pub ray: Option<Ray>,
+    /// Status, effort, accuracy.
+    pub report: SolveReport,
+}
+
+/// Builds `family`'s solver `name` with `params` (each checked against the entry's declared
+/// range). Errors: an unknown name (listing the family's names) or a bad parameter (naming
+/// it, its value and its valid values).
+///
+/// ```
+/// use perp_catalogue::{build, Family, Params};
+/// assert_eq!(build(Family::Friction, "nsgs", &Params::new()).unwrap().name(), "nsgs");
+/// let e = build(Family::Lcp, "nsgs", &Params::new()).unwrap_err().to_string();
+/// assert!(e.contains("valid names: lemke, pgs"), "{e}");
+/// let e = build(Family::Lcp, "psor", &Params::parse("omega=3").unwrap()).unwrap_err().to_string();
+/// assert!(e.contains("psor: parameter omega") && e.contains("(0, 2)"), "{e}");
+/// ```
+pub fn build(family: Family, name: &str, params: &Params) -> Result<Solver, Error> {
+    let e = entry(family, name)?;
+    let p = params.resolve(e.name, e.params)?;
+    Ok(match e.build {
+        Build::Lcp(f) => Solver::Lcp(f(&p)),
+        Build::Mcp(f) => Solver::Mcp(f(&p)),
+        Build::Friction(f) => Solver::Friction(f(&p)),
+    })
+}
+
+/// The LCP solver `name` with its defaults (`perp::lcp::solver`).
+pub fn lcp_solver(name: &str) -> Result<Box<dyn LcpSolver>, Error> {
+    match build(Family::Lcp, name, &Params::new())? {
+        Solver::Lcp(s) => Ok(s),
+        _ => unreachable!("an Lcp entry builds an LCP solver"),
+    }
+}
+
+/// The MCP/NCP solver `name` with its defaults (`perp::ncp::solver`).
+pub fn mcp_solver(name: &str) -> Result<Box<dyn NcpSolver>, Error> {
+    match build(Family::Mcp, name, &Params::new())? {
+        Solver::Mcp(s) => Ok(s),
+        _ => unreachable!("an Mcp entry builds an MCP solver"),
+    }
+}
+
+/// The frictional contact solver `name` with its defaults (`perp::cones::solver`).
+pub fn friction_solver(name: &str) -> Result<Box<dyn FrictionSolver>, Error> {
+    match build(Family::Friction, name, &Params::new())? {
+        Solver::Friction(s) => Ok(s),
+        _ => unreachable!("a Friction entry builds a frictional solver"),
+    }
+}
+
+/// Solves `problem` with the solver `name` (its kind's default when `None`) and `params`,
+/// from `warm` when given: the one-call form of [`build`] and [`Solver::solve`].
+///
+/// ```
+/// use perp_catalogue::{solve, Params, Problem};
+/// use perp_core::{Matrix, Settings, Status};
+/// let lcp = perp_lcp::Lcp::new(Matrix::from_row_major(2, 2, &[2.0, 1.0, 1.0, 2.0])?, vec![-5.0, -6.0])?;
+/// let a = solve(&Problem::Lcp(lcp), None, &Params::new(), None, &Settings::default())?;
+/// assert_eq!((a.report.solver.as_str(), a.report.status), ("lemke", Status::Solved));
+/// # Ok::<(), perp_core::Error>(())
+/// ```
+pub fn solve(
+    problem: &Problem,
+    name: Option<&str>,
+    params: &Params,
+    warm: Option<&[f64]>,
+    s: &Settings,
+) -> Result<Answer, Error> {
+    build(problem.family(), name.unwrap_or(problem.default_solver()), params)?.solve(problem, warm, s)
+}
+
+impl Solver {
+    /// The solver's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Solver::Lcp(s) => s.name(),
+            Solver::Mcp(s) => s.name(),
+            Solver::Friction(s) => s.name(),
+        }
+    }
+
+    /// The family of problems it takes.
+    pub fn family(&self) -> Family {
+        match self {
+            Solver::Lcp(_) => Family::Lcp,
+            Solver::Mcp(_) => Family::Mcp,
+            Solver::Friction(_) => Family::Friction,
+        }
+    }
+
+    /// Solves `problem`, starting from `warm` (z, or r) when given; otherwise LCPs and
+    /// frictional problems start cold, MLCPs from z = 0 and NCPs from the sample's first start.
+    /// `Err` when the problem is not of the solver's family (listing the names that are), or
+    /// for input the solver cannot take (see each solver).
+    pub fn solve(&mut self, problem: &Problem, warm: Option<&[f64]>, s: &Settings) -> Result<Answer, Error> {
+        if problem.family() != self.family() {
+            return Err(Error::unknown_solver(self.name(), problem.solvers()));
+        }
+        let plain = |sol: perp_core::Solution| Answer {
+            z: sol.z,
+            w: sol.w,
+            v: None,
+            ray: sol.ray,
+            report: sol.report,
+        };
+        match (self, problem) {
+            (Solver::Lcp(sv), Problem::Lcp(p)) => sv.solve(p, warm, s).map(plain),
+            (Solver::Mcp(sv), Problem::Mlcp(p)) => {
+                let f = p.to_function();
+                let (lower, upper) = p.bounds();
+                let mcp = Mcp::new(&f, lower, upper)?;
+                let z0 = warm.map_or_else(|| vec![0.0; p.n()], <[f64]>::to_vec);
+                sv.solve(&mcp, &z0, s).map(plain)
+            }
+            (Solver::Mcp(sv), Problem::Ncp(p)) => {
+                let sample = p.build();
+                let z0 = warm.map_or_else(|| NcpInstance::start(&sample), <[f64]>::to_vec);
+                sv.solve(&sample.mcp(), &z0, s).map(plain)
+            }
+            (Solver::Friction(sv), Problem::Friction(p)) => {
+                sv.solve(p, warm, s).map(|f| Answer { z: f.r, w: f.u, v: None, ray: None, report: f.report })
+            }
+            (Solver::Friction(sv), Problem::GlobalFriction(g)) => {
+                let (local, reduction) = g.reduce()?;
+                let f = sv.solve(&local, warm, s)?;
+                let v = reduction.velocity(&f.r);
+                Ok(Answer { z: f.r, w: f.u, v: Some(v), ray: None, report: f.report })
+            }
+            _ => unreachable!("the families were checked above"),
+        }
+    }
+}

@@ -1,0 +1,507 @@
+//! The catalogue itself: every solver perp has, declared once.
+//!
+//! An entry is one (family, name) pair: `fb-newton` exists three times, as the MCP method, as
+//! the same method on an LCP (through the MCP form), and as the unrelated frictional Newton
+//! method on the Jordan-algebra Fischer–Burmeister function. Each gives its summary, the paper
+//! (and equation) it implements, its parameters with defaults and valid ranges, and how to
+//! build it. To add a solver: write it in its crate (one file, or one folder for a big one),
+//! then add one entry here; `perp list`, `perp solve`, `perp bench`, the stepper and the
+//! facade's `solver(…)` functions all read this table.
+
+use crate::params::{Bound, Param, Resolved};
+use perp_cones::lemke_pyramid::LemkePyramid;
+use perp_cones::{FrictionSolver, LocalSolver, Nsgs, Prox, SemismoothNewton};
+use perp_core::Error;
+use perp_lcp::lemke::Lemke;
+use perp_lcp::pgs::{self, Pgs};
+use perp_lcp::projected_newton::ProjectedNewton;
+use perp_lcp::LcpSolver;
+use perp_ncp::bdiff_newton::BdiffNewton;
+use perp_ncp::fb_newton::FbNewton;
+use perp_ncp::lcp_adapter::NcpAsLcp;
+use perp_ncp::NcpSolver;
+
+/// Which problems a solver takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// LCP and box-LCP, `0 ≤ z ⊥ Mz + q ≥ 0` ([`perp_lcp::Lcp`]).
+    Lcp,
+    /// MCP/NCP and MLCP ([`perp_ncp::Mcp`]).
+    Mcp,
+    /// Frictional contact, local form `u = W r + q` (global problems are reduced to it).
+    Friction,
+}
+
+impl Family {
+    /// Every family, in the order `perp list` prints them.
+    pub const ALL: [Family; 3] = [Family::Lcp, Family::Mcp, Family::Friction];
+
+    /// `lcp`, `mcp`, `friction`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Lcp => "lcp",
+            Family::Mcp => "mcp",
+            Family::Friction => "friction",
+        }
+    }
+
+    /// One line for `perp list`.
+    pub fn title(self) -> &'static str {
+        match self {
+            Family::Lcp => "LCP solvers (0 ≤ z ⊥ Mz + q ≥ 0, box-LCP; perp solve on an LCP file)",
+            Family::Mcp => "NCP / MCP / MLCP solvers (perp solve on an MLCP file, perp bench on NCPs)",
+            Family::Friction => {
+                "Frictional contact solvers (u = W r + q, K ∋ r ⊥ ũ ∈ K*; global problems reduced)"
+            }
+        }
+    }
+}
+
+/// How an entry builds its solver from checked parameters.
+#[derive(Clone, Copy)]
+pub enum Build {
+    /// An LCP solver.
+    Lcp(fn(&Resolved) -> Box<dyn LcpSolver>),
+    /// An MCP solver.
+    Mcp(fn(&Resolved) -> Box<dyn NcpSolver>),
+    /// A frictional contact solver.
+    Friction(fn(&Resolved) -> Box<dyn FrictionSolver>),
+}
+
+/// One solver of the catalogue.
+#[derive(Clone, Copy)]
+pub struct Entry {
+    /// The name (`perp solve --solver NAME`).
+    pub name: &'static str,
+    /// The problems it takes.
+    pub family: Family,
+    /// One line: what it does.
+    pub summary: &'static str,
+    /// The paper (and equation) it implements.
+    pub citation: &'static str,
+    /// Its parameters.
+    pub params: &'static [Param],
+    /// Its builder.
+    pub build: Build,
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("name", &self.name)
+            .field("family", &self.family)
+            .finish_non_exhaustive()
+    }
+}
+
+const PGS_COMMON: [Param; 3] = [
+    Param::int(
+        "inner_sweeps",
+        pgs::DEFAULT_INNER_SWEEPS,
+        1,
+        usize::MAX,
+        "inner sweeps per proximal step (rho > 0)",
+    ),
+    Param::real(
+        "inner_tol",
+        pgs::DEFAULT_INNER_TOL,
+        Bound::Incl(0.0),
+        Bound::Open,
+        "inner convergence test (rho > 0)",
+    ),
+    Param::int(
+        "check_every",
+        pgs::DEFAULT_CHECK_EVERY,
+        1,
+        usize::MAX,
+        "exact error check every this many sweeps",
+    ),
+];
+
+const fn pgs_params(omega: f64, rho: f64) -> [Param; 5] {
+    [
+        Param::real("omega", omega, Bound::Excl(0.0), Bound::Excl(2.0), "relaxation ω"),
+        Param::real("rho", rho, Bound::Incl(0.0), Bound::Open, "proximal weight ρ added to the diagonal"),
+        PGS_COMMON[0],
+        PGS_COMMON[1],
+        PGS_COMMON[2],
+    ]
+}
+
+const PGS_PARAMS: [Param; 5] = pgs_params(1.0, 0.0);
+const PSOR_PARAMS: [Param; 5] = pgs_params(pgs::DEFAULT_PSOR_OMEGA, 0.0);
+const RPGS_PARAMS: [Param; 5] = pgs_params(1.0, pgs::DEFAULT_RPGS_RHO);
+
+fn pgs_from(p: &Resolved) -> Box<dyn LcpSolver> {
+    let mut s = Pgs::pgs();
+    s.omega = p.real("omega");
+    s.rho = p.real("rho");
+    s.inner_sweeps = p.int("inner_sweeps");
+    s.inner_tol = p.real("inner_tol");
+    s.check_every = p.int("check_every");
+    Box::new(s)
+}
+
+const LEMKE_PARAMS: [Param; 1] =
+    [Param::int("restarts", 4, 0, 100, "attempts with other covering vectors after a ray termination")];
+
+const PROJECTED_NEWTON_PARAMS: [Param; 7] = [
+    Param::real("sigma", 1e-4, Bound::Excl(0.0), Bound::Excl(0.5), "Armijo constant σ"),
+    Param::real("beta", 0.5, Bound::Excl(0.0), Bound::Excl(1.0), "backtracking factor β"),
+    Param::real("eps_bar", 1e-3, Bound::Excl(0.0), Bound::Open, "cap on the ε of the ε-active set"),
+    Param::real("min_step", 1e-12, Bound::Excl(0.0), Bound::Excl(1.0), "smallest step before Stalled"),
+    Param::real(
+        "reg_min",
+        1e-12,
+        Bound::Excl(0.0),
+        Bound::Open,
+        "first regularization tried when Cholesky fails",
+    ),
+    Param::real("reg_max", 1e-8, Bound::Excl(0.0), Bound::Open, "largest regularization (M not PSD beyond)"),
+    Param::int("dense_limit", 100, 0, usize::MAX, "sparse M: free blocks up to this size are densified"),
+];
+
+fn projected_newton_from(p: &Resolved) -> ProjectedNewton {
+    let mut s = ProjectedNewton::new();
+    s.sigma = p.real("sigma");
+    s.beta = p.real("beta");
+    s.eps_bar = p.real("eps_bar");
+    s.min_step = p.real("min_step");
+    s.reg_min = p.real("reg_min");
+    s.reg_max = p.real("reg_max");
+    s.dense_limit = p.int("dense_limit");
+    s
+}
+
+const FB_NEWTON_PARAMS: [Param; 6] = [
+    Param::real("lambda", 1.0, Bound::Excl(0.0), Bound::Incl(1.0), "Chen–Chen–Kanzow weight λ of φ_λ"),
+    Param::int("nonmonotone", 10, 0, 1000, "non-monotone window of the Armijo reference (0 = monotone)"),
+    Param::real("sigma", 1e-4, Bound::Excl(0.0), Bound::Excl(0.5), "Armijo constant σ"),
+    Param::real("rho", 1e-8, Bound::Excl(0.0), Bound::Open, "descent-test constant ρ (DFK 1996)"),
+    Param::real("p", 2.1, Bound::Excl(2.0), Bound::Open, "descent-test exponent p (DFK 1996)"),
+    Param::real("min_step", 1e-12, Bound::Excl(0.0), Bound::Excl(1.0), "smallest step length tried"),
+];
+
+fn fb_newton_from(p: &Resolved) -> FbNewton {
+    let mut s = FbNewton::new();
+    s.lambda = p.real("lambda");
+    s.nonmonotone = p.int("nonmonotone");
+    s.sigma = p.real("sigma");
+    s.rho = p.real("rho");
+    s.p = p.real("p");
+    s.min_step = p.real("min_step");
+    s
+}
+
+const BDIFF_NEWTON_PARAMS: [Param; 4] = [
+    Param::real("sigma", 1e-4, Bound::Excl(0.0), Bound::Excl(0.5), "Armijo constant σ"),
+    Param::real("min_step", 1e-12, Bound::Excl(0.0), Bound::Excl(1.0), "smallest trial step"),
+    Param::real("degenerate_tol", 1e-10, Bound::Incl(0.0), Bound::Open, "relative tie tolerance defining δ"),
+    Param::flag(
+        "hot_start",
+        true,
+        "start the next solve of the same size at the last solution and index sets",
+    ),
+];
+
+fn bdiff_newton_from(p: &Resolved) -> BdiffNewton {
+    let mut s = BdiffNewton::new();
+    s.sigma = p.real("sigma");
+    s.min_step = p.real("min_step");
+    s.degenerate_tol = p.real("degenerate_tol");
+    s.hot_start = p.flag("hot_start");
+    s
+}
+
+const LOCAL_SOLVERS: &[&str] = &["auto", "projection", "ac", "fb", "closed-form-2d"];
+
+const NSGS_PARAMS: [Param; 4] = [
+    Param::real("omega", 1.0, Bound::Excl(0.0), Bound::Excl(2.0), "relaxation ω"),
+    Param::int(
+        "shuffle",
+        0,
+        0,
+        usize::MAX,
+        "0: natural contact order; k ≥ 1: a random order per sweep, seed k",
+    ),
+    Param::int("local_max_iter", 20, 1, usize::MAX, "iteration limit of the one-contact solver"),
+    Param::choice("local", "auto", LOCAL_SOLVERS, "the one-contact solver"),
+];
+
+fn nsgs_from(p: &Resolved) -> Box<dyn FrictionSolver> {
+    let mut s = Nsgs::new();
+    s.omega = p.real("omega");
+    s.shuffle = match p.int("shuffle") {
+        0 => None,
+        k => Some(k as u64),
+    };
+    s.local_max_iter = p.int("local_max_iter");
+    s.local = match p.choice("local") {
+        "projection" => LocalSolver::Projection,
+        "ac" => LocalSolver::AlartCurnier,
+        "fb" => LocalSolver::FischerBurmeister,
+        "closed-form-2d" => LocalSolver::ClosedForm2d,
+        _ => LocalSolver::Auto,
+    };
+    Box::new(s)
+}
+
+const NEWTON_PARAMS: [Param; 4] = [
+    Param::choice("sparse", "auto", &["auto", "yes", "no"], "sparse LU (yes), dense LU (no), or by W's fill"),
+    Param::real("rho_scale", 1.0, Bound::Excl(0.0), Bound::Open, "scale of every ρ"),
+    Param::flag("line_search", true, "Armijo backtracking on ½‖Φ‖²"),
+    Param::real(
+        "regularization",
+        perp_cones::newton::REGULARIZATION,
+        Bound::Incl(0.0),
+        Bound::Open,
+        "c of the regularised Newton matrix D_r + D_u (W + σI); 0 = plain",
+    ),
+];
+
+fn newton_knobs(s: &mut SemismoothNewton, p: &Resolved) {
+    s.sparse = match p.choice("sparse") {
+        "yes" => Some(true),
+        "no" => Some(false),
+        _ => None,
+    };
+    s.rho_scale = p.real("rho_scale");
+    s.line_search = p.flag("line_search");
+    s.regularization = p.real("regularization");
+}
+
+const PROX_PARAMS: [Param; 7] = [
+    Param::real(
+        "sigma0",
+        1.0,
+        Bound::Excl(0.0),
+        Bound::Open,
+        "σ₀ relative to the largest diagonal entry of W",
+    ),
+    Param::real("nu", 100.0, Bound::Excl(1.0), Bound::Open, "adaptation factor of σ"),
+    Param::int("inner_max", 10, 1, usize::MAX, "inner iterations before the centre moves anyway"),
+    Param::choice(
+        "sparse",
+        "auto",
+        &["auto", "yes", "no"],
+        "inner Newton: sparse LU (yes), dense (no), or by fill",
+    ),
+    Param::real("rho_scale", 1.0, Bound::Excl(0.0), Bound::Open, "inner Newton: scale of every ρ"),
+    Param::flag("line_search", false, "inner Newton: Armijo backtracking"),
+    Param::real(
+        "regularization",
+        perp_cones::newton::REGULARIZATION,
+        Bound::Incl(0.0),
+        Bound::Open,
+        "inner Newton: c of the regularised Newton matrix",
+    ),
+];
+
+const LEMKE_PYRAMID_PARAMS: [Param; 2] = [
+    Param::int("facets", 8, 3, 4096, "generators of each contact's base pyramid"),
+    Param::int("refine", 20, 0, 10_000, "alignment rounds after the first solve"),
+];
+
+/// Every solver, LCP first, then MCP, then frictional; within a family in the order
+/// `perp list` and `perp bench` use.
+pub const ENTRIES: &[Entry] = &[
+    Entry {
+        name: "lemke",
+        family: Family::Lcp,
+        summary: "complementary pivoting with lexicographic degeneracy resolution; ray termination reported",
+        citation: "Lemke 1965; Cottle–Pang–Stone 1992 §4.4 (Algorithm 4.4.5), §4.9",
+        params: &LEMKE_PARAMS,
+        build: Build::Lcp(|p| {
+            let mut s = Lemke::new();
+            s.restarts = p.int("restarts");
+            Box::new(s)
+        }),
+    },
+    Entry {
+        name: "pgs",
+        family: Family::Lcp,
+        summary: "projected Gauss–Seidel sweeps (also box-LCP)",
+        citation: "Cottle–Pang–Stone 1992 ch. 5 (Algorithm 5.2.1)",
+        params: &PGS_PARAMS,
+        build: Build::Lcp(pgs_from),
+    },
+    Entry {
+        name: "psor",
+        family: Family::Lcp,
+        summary: "projected successive over-relaxation, 0 < ω < 2",
+        citation: "Mangasarian 1977; Cottle–Pang–Stone 1992 ch. 5",
+        params: &PSOR_PARAMS,
+        build: Build::Lcp(pgs_from),
+    },
+    Entry {
+        name: "rpgs",
+        family: Family::Lcp,
+        summary: "regularized (proximal-point) PGS, for PSD M with zero diagonal entries",
+        citation: "Rockafellar 1976; Siconos lcp_rpgs (Acary–Brogliato 2008)",
+        params: &RPGS_PARAMS,
+        build: Build::Lcp(pgs_from),
+    },
+    Entry {
+        name: "projected-newton",
+        family: Family::Lcp,
+        summary: "projected Newton on the QP of a symmetric positive semidefinite M",
+        citation: "Bertsekas 1982 (eq. 31–33)",
+        params: &PROJECTED_NEWTON_PARAMS,
+        build: Build::Lcp(|p| Box::new(projected_newton_from(p))),
+    },
+    Entry {
+        name: "fb-newton",
+        family: Family::Lcp,
+        summary: "Fischer–Burmeister semismooth Newton (through the MCP form)",
+        citation: "De Luca–Facchinei–Kanzow 1996 (Algorithm 3.1)",
+        params: &FB_NEWTON_PARAMS,
+        build: Build::Lcp(|p| Box::new(NcpAsLcp { inner: fb_newton_from(p) })),
+    },
+    Entry {
+        name: "bdiff-newton",
+        family: Family::Lcp,
+        summary: "B-differentiable min-map Newton with hot start (through the MCP form)",
+        citation: "Harker–Pang 1990; Pang 1990; Tzitzouris–Pang, seed 002",
+        params: &BDIFF_NEWTON_PARAMS,
+        build: Build::Lcp(|p| Box::new(NcpAsLcp { inner: bdiff_newton_from(p) })),
+    },
+    Entry {
+        name: "fb-newton",
+        family: Family::Mcp,
+        summary: "Fischer–Burmeister semismooth Newton with a non-monotone Armijo search",
+        citation: "De Luca–Facchinei–Kanzow 1996 (seed 001 ref. [6]); Grippo–Lampariello–Lucidi 1986",
+        params: &FB_NEWTON_PARAMS,
+        build: Build::Mcp(|p| Box::new(fb_newton_from(p))),
+    },
+    Entry {
+        name: "bdiff-newton",
+        family: Family::Mcp,
+        summary: "B-differentiable (min-map) Newton, degenerate rows by a small Lemke LCP, hot start",
+        citation: "Harker–Pang 1990; Pang 1990; Trinkle–Tzitzouris–Pang 2001, seed 002",
+        params: &BDIFF_NEWTON_PARAMS,
+        build: Build::Mcp(|p| Box::new(bdiff_newton_from(p))),
+    },
+    Entry {
+        name: "nsgs",
+        family: Family::Friction,
+        summary: "nonsmooth Gauss–Seidel over contacts, each one-contact problem solved exactly",
+        citation: "Moreau 1988, seed 003 §15–16; Jean 1999",
+        params: &NSGS_PARAMS,
+        build: Build::Friction(nsgs_from),
+    },
+    Entry {
+        name: "ac-newton",
+        family: Family::Friction,
+        summary: "semismooth Newton on the Alart–Curnier function",
+        citation: "Alart–Curnier 1991",
+        params: &NEWTON_PARAMS,
+        build: Build::Friction(|p| {
+            let mut s = SemismoothNewton::alart_curnier();
+            newton_knobs(&mut s, p);
+            Box::new(s)
+        }),
+    },
+    Entry {
+        name: "fb-newton",
+        family: Family::Friction,
+        summary: "semismooth Newton on the Jordan-algebra Fischer–Burmeister function of the De Saxcé pair",
+        citation: "Fukushima–Luo–Tseng 2001",
+        params: &NEWTON_PARAMS,
+        build: Build::Friction(|p| {
+            let mut s = SemismoothNewton::fischer_burmeister();
+            newton_knobs(&mut s, p);
+            Box::new(s)
+        }),
+    },
+    Entry {
+        name: "prox",
+        family: Family::Friction,
+        summary: "proximal-point outer loop (W + σI) around the Alart–Curnier Newton",
+        citation: "Acary–Brémond–Huber 2018",
+        params: &PROX_PARAMS,
+        build: Build::Friction(|p| {
+            let mut s = Prox::new();
+            s.sigma0 = p.real("sigma0");
+            s.nu = p.real("nu");
+            s.inner_max = p.int("inner_max");
+            newton_knobs(&mut s.inner, p);
+            Box::new(s)
+        }),
+    },
+    Entry {
+        name: "lemke-pyramid",
+        family: Family::Friction,
+        summary: "Lemke on the LCP of a polyhedral friction cone, with pyramid alignment",
+        citation: "Stewart–Trinkle 1996, seed 000 eq. 2.11–2.16; seed 002 eq. 5–6",
+        params: &LEMKE_PYRAMID_PARAMS,
+        build: Build::Friction(|p| {
+            let mut s = LemkePyramid::new();
+            s.facets = p.int("facets");
+            s.refine = p.int("refine");
+            Box::new(s)
+        }),
+    },
+];
+
+const fn count(family: Family) -> usize {
+    let (mut i, mut c) = (0, 0);
+    while i < ENTRIES.len() {
+        if ENTRIES[i].family as u8 == family as u8 {
+            c += 1;
+        }
+        i += 1;
+    }
+    c
+}
+
+const fn names_of<const N: usize>(family: Family) -> [&'static str; N] {
+    let mut out = [""; N];
+    let (mut i, mut c) = (0, 0);
+    while i < ENTRIES.len() {
+        if ENTRIES[i].family as u8 == family as u8 {
+            out[c] = ENTRIES[i].name;
+            c += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+const LCP_ARRAY: [&str; count(Family::Lcp)] = names_of(Family::Lcp);
+const MCP_ARRAY: [&str; count(Family::Mcp)] = names_of(Family::Mcp);
+const FRICTION_ARRAY: [&str; count(Family::Friction)] = names_of(Family::Friction);
+
+/// The LCP solvers' names, in catalogue order (derived from [`ENTRIES`] at compile time).
+pub const LCP_NAMES: &[&str] = &LCP_ARRAY;
+/// The MCP/NCP/MLCP solvers' names.
+pub const MCP_NAMES: &[&str] = &MCP_ARRAY;
+/// The frictional contact solvers' names.
+pub const FRICTION_NAMES: &[&str] = &FRICTION_ARRAY;
+
+/// The names of `family`'s solvers, in catalogue order.
+pub fn names(family: Family) -> &'static [&'static str] {
+    match family {
+        Family::Lcp => LCP_NAMES,
+        Family::Mcp => MCP_NAMES,
+        Family::Friction => FRICTION_NAMES,
+    }
+}
+
+/// Every name of every family, each once, in catalogue order.
+pub fn all_names() -> Vec<&'static str> {
+    let mut all: Vec<&str> = Vec::new();
+    for e in ENTRIES {
+        if !all.contains(&e.name) {
+            all.push(e.name);
+        }
+    }
+    all
+}
+
+/// The entry `name` of `family`; `Err` listing that family's names otherwise.
+pub fn entry(family: Family, name: &str) -> Result<&'static Entry, Error> {
+    ENTRIES
+        .iter()
+        .find(|e| e.family == family && e.name == name)
+        .ok_or_else(|| Error::unknown_solver(name, names(family)))
+}

@@ -1,0 +1,105 @@
+//! # perp-catalogue — every solver declared once
+//!
+//! The layer between the solver crates (`perp-lcp`, `perp-ncp`, `perp-cones`) and everything
+//! that picks a solver by name: the facade's `perp::lcp::solver`, `perp::ncp::solver` and
+//! `perp::cones::solver`, `perp list`, `perp solve`, the bench runner and the time stepper.
+//!
+//! * [`ENTRIES`] declares each solver once: name, [`Family`] of problems, one-line summary,
+//!   the paper and equation it implements, its [`Param`]s with defaults and valid ranges, and
+//!   its builder. [`LCP_NAMES`], [`MCP_NAMES`] and [`FRICTION_NAMES`] are derived from it at
+//!   compile time.
+//! * [`Problem`] is the one enum of problems (LCP, MLCP, NCP/MCP, frictional contact in local
+//!   and global form); [`build`] makes a [`Solver`] by family and name, and [`Solver::solve`]
+//!   solves any problem of its family: the one dispatch.
+//! * An unknown name is an error listing the valid names for that family; a parameter out of
+//!   its range is an error naming the solver, the parameter, the value and the valid values.
+//!
+//! ```
+//! use perp_catalogue::{build, entry, Family, Params};
+//! let e = entry(Family::Lcp, "psor")?;
+//! assert_eq!(e.params[0].name, "omega");
+//! let s = build(Family::Lcp, "psor", &Params::new().set("omega", 1.5))?;
+//! assert_eq!(s.name(), "psor");
+//! # Ok::<(), perp_core::Error>(())
+//! ```
+#![warn(missing_docs)]
+
+mod dispatch;
+mod entries;
+mod params;
+mod problem;
+
+pub use dispatch::{build, friction_solver, lcp_solver, mcp_solver, solve, Answer, Solver};
+pub use entries::{
+    all_names, entry, names, Build, Entry, Family, ENTRIES, FRICTION_NAMES, LCP_NAMES, MCP_NAMES,
+};
+pub use params::{Bound, Param, ParamKind, Params, Resolved};
+pub use problem::{NcpInstance, Problem, ProblemKind};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_entry_builds_with_its_defaults_and_reports_its_name() {
+        for e in ENTRIES {
+            let s = build(e.family, e.name, &Params::new()).unwrap();
+            assert_eq!(s.name(), e.name, "{:?}", e.family);
+            assert_eq!(s.family(), e.family);
+            assert!(!e.summary.is_empty() && !e.citation.is_empty(), "{}", e.name);
+        }
+    }
+
+    #[test]
+    fn every_declared_parameter_is_read_by_its_builder() {
+        // Setting each parameter to a valid non-default value must build (a builder that reads
+        // an undeclared name panics; one that ignores a declared name is caught by review of
+        // this list: every entry's parameters are set here once).
+        for e in ENTRIES {
+            for p in e.params {
+                let value = match p.kind {
+                    ParamKind::Real { default, .. } => format!("{default}"),
+                    ParamKind::Int { default, .. } => format!("{default}"),
+                    ParamKind::Flag { default } => format!("{}", !default),
+                    ParamKind::Choice { options, .. } => options[options.len() - 1].to_string(),
+                };
+                build(e.family, e.name, &Params::new().set(p.name, &value))
+                    .unwrap_or_else(|err| panic!("{} {}={value}: {err}", e.name, p.name));
+            }
+        }
+    }
+
+    #[test]
+    fn names_are_unique_within_a_family_and_derived_lists_match() {
+        for f in Family::ALL {
+            let from_entries: Vec<&str> = ENTRIES.iter().filter(|e| e.family == f).map(|e| e.name).collect();
+            assert_eq!(names(f), from_entries.as_slice());
+            for (i, n) in from_entries.iter().enumerate() {
+                assert!(!from_entries[i + 1..].contains(n), "{n} twice in {f:?}");
+            }
+        }
+        assert_eq!(
+            LCP_NAMES,
+            ["lemke", "pgs", "psor", "rpgs", "projected-newton", "fb-newton", "bdiff-newton"]
+        );
+        assert_eq!(MCP_NAMES, ["fb-newton", "bdiff-newton"]);
+        assert_eq!(FRICTION_NAMES, ["nsgs", "ac-newton", "fb-newton", "prox", "lemke-pyramid"]);
+    }
+
+    #[test]
+    fn unknown_names_list_the_family() {
+        let e = friction_solver("lemke").err().unwrap().to_string();
+        assert!(e.contains("valid names: nsgs, ac-newton, fb-newton, prox, lemke-pyramid"), "{e}");
+        let e = mcp_solver("nsgs").err().unwrap().to_string();
+        assert!(e.contains("valid names: fb-newton, bdiff-newton"), "{e}");
+    }
+
+    #[test]
+    fn a_solver_refuses_a_problem_of_another_family() {
+        let lcp =
+            perp_lcp::Lcp::new(perp_core::Matrix::from_row_major(1, 1, &[1.0]).unwrap(), vec![-1.0]).unwrap();
+        let mut s = build(Family::Friction, "nsgs", &Params::new()).unwrap();
+        let e = s.solve(&Problem::Lcp(lcp), None, &perp_core::Settings::default()).unwrap_err().to_string();
+        assert!(e.contains("unknown solver 'nsgs'") && e.contains("lemke"), "{e}");
+    }
+}
