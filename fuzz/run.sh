@@ -2,7 +2,7 @@
 # Runs every reader fuzz target for SECONDS each (default 600), two at a time, seeded from the
 # peer suites when PERP_SUITES is set. Needs cargo-fuzz (`cargo install cargo-fuzz`); the
 # nightly features libFuzzer needs come from RUSTC_BOOTSTRAP=1 on the stable toolchain.
-# Crashes land in fuzz/artifacts/<target>/; each fixed one becomes a test in crates/suite/tests.
+# Crashes land in fuzz/artifacts/<target>/; each fixed one becomes a test in crates/formats/tests.
 set -euo pipefail
 cd "$(dirname "$0")"
 SECONDS_EACH=${1:-600}

@@ -15,7 +15,9 @@
 //!   Lemke on pyramids;
 //! * [`dynamics`] — systems, contact problems assembled from M and Jacobians, time stepping
 //!   (Moreau midpoint, Stewart–Trinkle) and the papers' scenes;
-//! * [`suite`] — readers (Siconos `.dat`), generated problems, the benchmark runner.
+//! * [`formats`] — problem files: Siconos `.dat`, FCLIB `.hdf5`, MatrixMarket, JSON, convert;
+//! * [`suite`] — generated problems, the benchmark runner and profiles (and, for older code,
+//!   the readers of [`formats`] under their former paths).
 //!
 //! ```
 //! use perp::core::{Matrix, Settings, Status};
@@ -55,6 +57,7 @@ pub mod cones {
     pub use perp_catalogue::{friction_solver as solver, FRICTION_NAMES as SOLVER_NAMES};
     pub use perp_cones::*;
 }
+pub use perp_formats as formats;
 pub use perp_suite as suite;
 
 /// The README's Rust examples, compiled and run as doc-tests so the README cannot drift from the

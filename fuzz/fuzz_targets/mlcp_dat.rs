@@ -1,4 +1,4 @@
-//! Fuzzes the Siconos `.dat` reader behind `perp_suite::parse_mlcp(&text, Path::new("fuzz.dat"))`: any input must give `Ok` or a clean `Err`,
+//! Fuzzes the Siconos `.dat` reader behind `perp_formats::parse_mlcp(&text, Path::new("fuzz.dat"))`: any input must give `Ok` or a clean `Err`,
 //! never a panic, an abort or an allocation the file cannot back.
 #![no_main]
 
@@ -7,5 +7,5 @@ use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let _ = perp_suite::parse_mlcp(&text, Path::new("fuzz.dat"));
+    let _ = perp_formats::parse_mlcp(&text, Path::new("fuzz.dat"));
 });

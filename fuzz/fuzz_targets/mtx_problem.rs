@@ -1,11 +1,11 @@
-//! Fuzzes the MatrixMarket readers (`perp_suite::mtx`): the input is split at NUL bytes into
+//! Fuzzes the MatrixMarket readers (`perp_formats::mtx`): the input is split at NUL bytes into
 //! the matrix file and its companions (q, mu, free; a missing part is an absent file); the
 //! problem reader and the stand-alone matrix and vector readers must give `Ok` or a clean
 //! `Err`, never a panic, an abort or an allocation the texts cannot back.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use perp_suite::mtx::{parse_matrix, parse_problem, parse_vector, MtxTexts};
+use perp_formats::mtx::{parse_matrix, parse_problem, parse_vector, MtxTexts};
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {

@@ -166,6 +166,20 @@ impl Problem {
         crate::names(self.family())
     }
 
+    /// The error for a file format that cannot hold this problem: an NCP is given by code,
+    /// and the writers take a global frictional problem only in its reduced local form.
+    pub fn cannot_be_written_as(&self, format: &str) -> perp_core::Error {
+        perp_core::Error::setting(
+            "output file",
+            format,
+            &format!(
+                "{format} cannot hold this {} problem (NCPs are given by code; global frictional problems \
+                 are written in local form after reduction)",
+                self.kind_name()
+            ),
+        )
+    }
+
     /// The default solver for this problem ([`ProblemKind::default_solver`]).
     pub fn default_solver(&self) -> &'static str {
         self.kind().default_solver()

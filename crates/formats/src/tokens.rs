@@ -45,7 +45,7 @@ impl<'a> Tokens<'a> {
     /// A stream over `text`, which came from `file` (used in error messages only).
     ///
     /// ```
-    /// use perp_suite::tokens::Tokens;
+    /// use perp_formats::tokens::Tokens;
     /// use std::path::Path;
     /// let mut ts = Tokens::new("3\n -1.5  2 \n x", Path::new("in.dat"));
     /// assert_eq!(ts.read_usize("n").unwrap(), 3);
@@ -132,7 +132,7 @@ impl<'a> Tokens<'a> {
     /// line; `None` at the end of the text. Tokens on that rest count as consumed.
     ///
     /// ```
-    /// use perp_suite::tokens::Tokens;
+    /// use perp_formats::tokens::Tokens;
     /// use std::path::Path;
     /// let mut ts = Tokens::new("2\nCSparse Version 3\n5-by-5, nzmax: 1\n7", Path::new("m.dat"));
     /// assert_eq!(ts.read_usize("origin").unwrap(), 2);
@@ -258,7 +258,7 @@ impl<'a> Tokens<'a> {
     /// are left.
     ///
     /// ```
-    /// use perp_suite::tokens::Tokens;
+    /// use perp_formats::tokens::Tokens;
     /// use std::path::Path;
     /// let mut ts = Tokens::new("1 2 3", Path::new("v.dat"));
     /// assert_eq!(ts.read_vector(2, "q").unwrap(), vec![1.0, 2.0]);

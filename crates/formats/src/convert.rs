@@ -25,7 +25,7 @@
 //! ```
 //! use perp_core::Matrix;
 //! use perp_lcp::Lcp;
-//! use perp_suite::{convert, Problem};
+//! use perp_formats::{convert, Problem};
 //! let dir = std::env::temp_dir().join(format!("perp-convert-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir).unwrap();
 //! let p = Problem::Lcp(Lcp::new(Matrix::from_row_major(2, 2, &[2.0, 1.0, 1.0, 2.0]).unwrap(), vec![-5.0, 0.1]).unwrap());
@@ -89,7 +89,7 @@ impl Format {
             Format::Siconos => "LCP, MLCP, frictional contact local and global (global reduced to local); dense, SBM and CSparse storage",
             Format::Fclib => "frictional contact, local and global (global reduced to local)",
             Format::MatrixMarket => "LCP, MLCP, frictional contact: foo.mtx (M or W) + foo_q.mtx (+ foo_mu.mtx, foo_free.mtx)",
-            Format::Json => "LCP (and box-LCP), MLCP, frictional contact: one object, see perp_suite::json",
+            Format::Json => "LCP (and box-LCP), MLCP, frictional contact: one object, see perp_formats::json",
         }
     }
 
@@ -115,7 +115,7 @@ impl Format {
     /// `"output file"`) names the file in the error.
     ///
     /// ```
-    /// use perp_suite::convert::Format;
+    /// use perp_formats::convert::Format;
     /// use std::path::Path;
     /// assert_eq!(Format::from_path(Path::new("a/B.H5"), "input file").unwrap(), Format::Fclib);
     /// let e = Format::from_path(Path::new("p.csv"), "output file").unwrap_err();
@@ -181,19 +181,6 @@ pub fn read_with_kind(path: &Path, kind: Option<ProblemKind>) -> Result<Problem,
     }
 }
 
-/// The error for a problem kind no file format holds (an NCP given by its map) or that the
-/// writers do not write yet (the global frictional form: write its reduced local problem).
-pub(crate) fn cannot_hold(p: &Problem, format: &str) -> Error {
-    Error::setting(
-        "output file",
-        format,
-        &format!(
-            "{format} cannot hold this {} problem (NCPs are given by code; global frictional problems are written in local form after reduction)",
-            p.kind_name()
-        ),
-    )
-}
-
 /// Writes `p` in the format chosen by the extension of `path`; returns the files written
 /// (several for MatrixMarket, `path` first). Errors: an unknown extension, a problem the
 /// format cannot hold (see the [module docs](self)), or a file that cannot be written.
@@ -241,7 +228,7 @@ fn push_values(s: &mut String, values: &[f64], per_line: usize) {
 ///
 /// ```
 /// use perp_core::Matrix;
-/// use perp_suite::{convert::format_numerics_matrix, read_numerics_matrix, tokens::Tokens};
+/// use perp_formats::{convert::format_numerics_matrix, read_numerics_matrix, tokens::Tokens};
 /// use std::path::Path;
 /// let m = Matrix::from_triplets(2, 3, &[(0, 0, 1.5), (1, 2, -0.1)]).unwrap();
 /// let text = format_numerics_matrix(&m);
@@ -298,7 +285,7 @@ pub fn format_numerics_matrix(m: &Matrix) -> String {
 pub fn format_siconos(p: &Problem) -> Result<String, Error> {
     let mut s = String::new();
     match p {
-        Problem::Ncp(_) | Problem::GlobalFriction(_) => return Err(cannot_hold(p, "Siconos .dat")),
+        Problem::Ncp(_) | Problem::GlobalFriction(_) => return Err(p.cannot_be_written_as("Siconos .dat")),
         Problem::Lcp(l) => {
             if l.is_box() {
                 return Err(Error::setting(
@@ -374,7 +361,7 @@ pub fn write_siconos(p: &Problem, path: &Path) -> Result<(), Error> {
 /// ```
 /// use perp_cones::FrictionContactProblem;
 /// use perp_core::Matrix;
-/// use perp_suite::{convert::fclib_bytes, fclib::parse_fclib, friction::FrictionFile};
+/// use perp_formats::{convert::fclib_bytes, fclib::parse_fclib, friction::FrictionFile};
 /// use std::path::Path;
 /// let w = Matrix::from_row_major(2, 2, &[2.0, 0.0, 0.5, 1.0]).unwrap();
 /// let p = FrictionContactProblem::new(2, w, vec![-1.0, 0.25], vec![0.3]).unwrap();

@@ -9,7 +9,9 @@
 // The expected values are copied verbatim from the files' text (24 digits, as Siconos prints them).
 #![allow(clippy::excessive_precision)]
 
-use perp_suite::friction::{parse_friction_contact, read_friction_contact, read_friction_file, FrictionFile};
+use perp_formats::friction::{
+    parse_friction_contact, read_friction_contact, read_friction_file, FrictionFile,
+};
 use std::path::{Path, PathBuf};
 
 /// What a file must read as.
@@ -32,7 +34,7 @@ struct Expect {
 }
 
 fn path(e: &Expect) -> PathBuf {
-    perp_suite::suites_dir().join("siconos").join(e.sub).join(e.name)
+    perp_formats::suites_dir().join("siconos").join(e.sub).join(e.name)
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -506,7 +508,7 @@ suite_file!(
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn fc3d_box_stacks_hdf5() {
-    let file = perp_suite::suites_dir().join("siconos/fc3d/Box_Stacks-i0122-82-5.hdf5");
+    let file = perp_formats::suites_dir().join("siconos/fc3d/Box_Stacks-i0122-82-5.hdf5");
     let f = read_friction_file(&file).unwrap();
     let FrictionFile::Global(g) = &f else { panic!("Box_Stacks is global") };
     assert_eq!((g.dim, g.contacts(), g.dofs(), g.size()), (3, 82, 450, 246));
@@ -560,7 +562,7 @@ fn every_suite_file_has_a_test() {
         "Rover4144.dat",
         "Rover4396.dat",
     ];
-    let dir = perp_suite::suites_dir().join("siconos");
+    let dir = perp_formats::suites_dir().join("siconos");
     for sub in ["fc2d", "fc3d"] {
         for entry in std::fs::read_dir(dir.join(sub)).unwrap() {
             let name = entry.unwrap().file_name().to_string_lossy().to_string();

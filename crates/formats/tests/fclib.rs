@@ -3,8 +3,8 @@
 //! `PERP_SUITES=/work/shared/suites`, the two FCLIB files of `siconos/fc3d`.
 
 use hdf5_pure::{FileBuilder, GroupBuilder};
-use perp_suite::fclib::{parse_fclib, read_fclib_with_extras};
-use perp_suite::friction::{read_friction_contact, FrictionFile};
+use perp_formats::fclib::{parse_fclib, read_fclib_with_extras};
+use perp_formats::friction::{read_friction_contact, FrictionFile};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
@@ -165,7 +165,7 @@ fn global_sample() -> Entries {
     ]
 }
 
-fn parse(entries: &Entries) -> Result<(FrictionFile, perp_suite::fclib::FclibExtras), perp_core::Error> {
+fn parse(entries: &Entries) -> Result<(FrictionFile, perp_formats::fclib::FclibExtras), perp_core::Error> {
     parse_fclib(build(entries), Path::new("sample.hdf5"))
 }
 
@@ -357,7 +357,7 @@ fn hdf5_content_is_detected_whatever_the_extension() {
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn capsules_local_csr_with_solution_and_guess() {
-    let file = perp_suite::suites_dir().join("siconos/fc3d/Capsules-i125-1213.hdf5");
+    let file = perp_formats::suites_dir().join("siconos/fc3d/Capsules-i125-1213.hdf5");
     let (f, x) = read_fclib_with_extras(&file).unwrap();
     let FrictionFile::Local(p) = f else { panic!("Capsules is local") };
     assert_eq!((p.dim, p.contacts(), p.size(), p.w.nnz()), (3, 286, 858, 11772));
@@ -384,7 +384,7 @@ fn capsules_local_csr_with_solution_and_guess() {
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn box_stacks_global_reduction_matches_dense_algebra() {
-    let file = perp_suite::suites_dir().join("siconos/fc3d/Box_Stacks-i0122-82-5.hdf5");
+    let file = perp_formats::suites_dir().join("siconos/fc3d/Box_Stacks-i0122-82-5.hdf5");
     let (f, x) = read_fclib_with_extras(&file).unwrap();
     let FrictionFile::Global(g) = f else { panic!("Box_Stacks is global") };
     assert_eq!((g.dofs(), g.contacts()), (450, 82));
@@ -434,7 +434,7 @@ fn box_stacks_global_reduction_matches_dense_algebra() {
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn truncated_and_corrupted_copies_of_capsules_are_refused() {
-    let file = perp_suite::suites_dir().join("siconos/fc3d/Capsules-i125-1213.hdf5");
+    let file = perp_formats::suites_dir().join("siconos/fc3d/Capsules-i125-1213.hdf5");
     let bytes = std::fs::read(&file).unwrap();
     let name = Path::new("capsules-copy.hdf5");
     for k in 0..20 {

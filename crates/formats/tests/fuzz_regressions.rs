@@ -8,7 +8,7 @@ use std::path::Path;
 fn lcp_sbm_with_a_huge_empty_matrix() {
     let data: &[u8] = b"4\x0a1\x0a400000000000\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0a\x0a4\x0a-0000000000000000\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0a\x0a0            \xff\xfd0\xa0z";
     let text = String::from_utf8_lossy(data);
-    let e = perp_suite::parse_lcp(&text, Path::new("crash.dat")).unwrap_err();
+    let e = perp_formats::parse_lcp(&text, Path::new("crash.dat")).unwrap_err();
     assert!(e.to_string().contains("crash.dat") && e.to_string().contains("size0"), "{e}");
 }
 
@@ -18,6 +18,6 @@ fn lcp_dense_with_a_huge_empty_dimension() {
     let data: &[u8] = b"000000 000000 00000000000000000000000 00000003709551615 00000000000000 00000003709551615 0000000000000000 000000020089\xca375\x0a\x00";
     let text = String::from_utf8_lossy(data);
     // Refused from the sizes alone, before anything is built.
-    let e = perp_suite::parse_lcp(&text, Path::new("slow.dat")).unwrap_err();
+    let e = perp_formats::parse_lcp(&text, Path::new("slow.dat")).unwrap_err();
     assert!(e.to_string().contains("exceeds the") && e.to_string().contains("slow.dat"), "{e}");
 }

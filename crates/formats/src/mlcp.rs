@@ -39,7 +39,7 @@ use std::path::Path;
 /// field) if its content is wrong.
 ///
 /// ```no_run
-/// let p = perp_suite::read_mlcp(std::path::Path::new("suites/siconos/mlcp/m2n1_mlcp.dat")).unwrap();
+/// let p = perp_formats::read_mlcp(std::path::Path::new("suites/siconos/mlcp/m2n1_mlcp.dat")).unwrap();
 /// assert_eq!((p.n(), p.n_free()), (3, 1));
 /// ```
 pub fn read_mlcp(path: &Path) -> Result<Mlcp, Error> {
@@ -54,10 +54,10 @@ pub fn read_mlcp(path: &Path) -> Result<Mlcp, Error> {
 /// // st1 = 1, st2 = 0, n = 1, m = 1; blocks [0, 1) equality, [1, 2) complementarity;
 /// // dense M = [[1, -1], [1, 1]] by columns; q = (0, -2).
 /// let text = "1 0 1 1\n0 1 2\n0 1\n0 2 2 2 2\n1 1\n-1 1\n0 -2";
-/// let p = perp_suite::parse_mlcp(text, Path::new("tiny.dat")).unwrap();
+/// let p = perp_formats::parse_mlcp(text, Path::new("tiny.dat")).unwrap();
 /// assert_eq!(p.free(), &[true, false]);
 /// assert_eq!((p.m().get(0, 1), p.q()[1]), (-1.0, -2.0));
-/// let e = perp_suite::parse_mlcp("1 0 1 1\n0 1 3", Path::new("bad.dat")).unwrap_err();
+/// let e = perp_formats::parse_mlcp("1 0 1 1\n0 1 3", Path::new("bad.dat")).unwrap_err();
 /// assert_eq!(e.to_string(), "bad.dat: token 7 (block rows[2]): block row 3 exceeds n + m = 2 (line 2)");
 /// ```
 pub fn parse_mlcp(text: &str, file: &Path) -> Result<Mlcp, Error> {
@@ -227,7 +227,7 @@ pub use perp_catalogue::{Problem, ProblemKind};
 ///    LCP, and if that fails too the **LCP** error is returned.
 ///
 /// ```
-/// use perp_suite::{read_problem, Problem, ProblemKind};
+/// use perp_formats::{read_problem, Problem, ProblemKind};
 /// let dir = std::env::temp_dir().join(format!("perp-read-problem-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let path = dir.join("tiny.dat");

@@ -37,7 +37,7 @@ use std::path::Path;
 /// field) if its content is wrong.
 ///
 /// ```no_run
-/// let p = perp_suite::read_lcp(std::path::Path::new("suites/siconos/lcp/lcp_deudeu.dat")).unwrap();
+/// let p = perp_formats::read_lcp(std::path::Path::new("suites/siconos/lcp/lcp_deudeu.dat")).unwrap();
 /// assert_eq!(p.n(), 2);
 /// ```
 pub fn read_lcp(path: &Path) -> Result<Lcp, Error> {
@@ -51,10 +51,10 @@ pub fn read_lcp(path: &Path) -> Result<Lcp, Error> {
 /// use std::path::Path;
 /// // n = 2, dense 2x2 M = [[2, 1], [1, 2]] stored by columns, q = (-5, -6), then a comment.
 /// let text = "2\n0\n2\n2\n2 2\n2 1\n1 2\n-5 -6\n\n# a comment";
-/// let p = perp_suite::parse_lcp(text, Path::new("deudeu.dat")).unwrap();
+/// let p = perp_formats::parse_lcp(text, Path::new("deudeu.dat")).unwrap();
 /// assert_eq!((p.n(), p.m().get(0, 1), p.q()[1]), (2, 1.0, -6.0));
 /// // Truncated: the dense block announces 4 values but only 3 follow.
-/// let e = perp_suite::parse_lcp("2\n0\n2\n2\n2 2\n2 1\n1", Path::new("cut.dat")).unwrap_err();
+/// let e = perp_formats::parse_lcp("2\n0\n2\n2\n2 2\n2 1\n1", Path::new("cut.dat")).unwrap_err();
 /// assert_eq!(
 ///     e.to_string(),
 ///     "cut.dat: token 6 (M (2x2 dense)): needs 4 more values but only 3 tokens are left in the file (line 5)"
@@ -85,7 +85,7 @@ pub fn parse_lcp(text: &str, file: &Path) -> Result<Lcp, Error> {
 /// Later readers (frictional contact, MLCP) call this for each matrix of their files.
 ///
 /// ```
-/// use perp_suite::{read_numerics_matrix, tokens::Tokens};
+/// use perp_formats::{read_numerics_matrix, tokens::Tokens};
 /// use std::path::Path;
 /// // A 2x2 SBM with one diagonal block per block row.
 /// let text = "1 2 2  2  2 2  1 2  1 2  3 2  0 1 2  0 1  0 4.0  1 5.0";

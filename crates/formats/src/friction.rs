@@ -26,54 +26,13 @@
 //! `q[7]`, `mu[2]`, …). A negative friction coefficient is an error naming `mu[i]`.
 
 use crate::fclib;
+pub use crate::friction_file::FrictionFile;
 use crate::read_numerics_matrix;
 use crate::tokens::{shorten, Tokens};
 use perp_cones::global::GlobalFrictionContactProblem;
 use perp_cones::{FrictionContactProblem, MAX_DIM};
 use perp_core::{Error, Matrix};
 use std::path::Path;
-
-/// A frictional contact problem as stored in a file: local (`u = W r + q`) or global
-/// (`M v = f + H r`, `u = Hᵀ v + b`).
-#[derive(Clone, Debug)]
-pub enum FrictionFile {
-    /// The local (Delassus) form.
-    Local(FrictionContactProblem),
-    /// The global form.
-    Global(GlobalFrictionContactProblem),
-}
-
-impl FrictionFile {
-    /// Contact dimension d.
-    pub fn dim(&self) -> usize {
-        match self {
-            FrictionFile::Local(p) => p.dim,
-            FrictionFile::Global(g) => g.dim,
-        }
-    }
-
-    /// Number of contacts.
-    pub fn contacts(&self) -> usize {
-        match self {
-            FrictionFile::Local(p) => p.contacts(),
-            FrictionFile::Global(g) => g.contacts(),
-        }
-    }
-
-    /// Whether the file holds the global form.
-    pub fn is_global(&self) -> bool {
-        matches!(self, FrictionFile::Global(_))
-    }
-
-    /// The local form: the problem itself, or the reduction `W = Hᵀ M⁻¹ H`,
-    /// `q = Hᵀ M⁻¹ f + b` of a global one ([`GlobalFrictionContactProblem::reduce`]).
-    pub fn into_local(self) -> Result<FrictionContactProblem, Error> {
-        match self {
-            FrictionFile::Local(p) => Ok(p),
-            FrictionFile::Global(g) => Ok(g.reduce()?.0),
-        }
-    }
-}
 
 /// Reads a frictional contact problem in the local form from a Siconos `.dat` file or an
 /// FCLIB HDF5 file (see [`read_friction_file`]); a global problem is reduced to local form
@@ -86,7 +45,7 @@ impl FrictionFile {
 /// cannot be factored.
 ///
 /// ```no_run
-/// let p = perp_suite::friction::read_friction_contact(std::path::Path::new(
+/// let p = perp_formats::friction::read_friction_contact(std::path::Path::new(
 ///     "suites/siconos/fc3d/Capsules-i125-1213.hdf5",
 /// ))
 /// .unwrap();
@@ -136,7 +95,7 @@ pub fn read_friction_file(path: &Path) -> Result<FrictionFile, Error> {
 /// docs](self)); `file` names it in error messages.
 ///
 /// ```
-/// use perp_suite::friction::{parse_friction_contact, FrictionFile};
+/// use perp_formats::friction::{parse_friction_contact, FrictionFile};
 /// use std::path::Path;
 /// // d = 2, one contact, dense W = [[2, 0], [0, 1]] by columns, q = (-1, 0.5), μ = 0.3.
 /// let text = "2 1\n0 2 2 2 2\n2 0\n0 1\n-1 0.5\n0.3\n";

@@ -218,7 +218,7 @@ impl Ctx<'_> {
 /// error messages.
 ///
 /// ```
-/// use perp_suite::{json::parse_problem, Problem};
+/// use perp_formats::{json::parse_problem, Problem};
 /// use std::path::Path;
 /// let text = r#"{"kind": "fc2d", "n": 2, "M": [[2.0, 0.0], [0.0, 1.0]], "q": [-1, 0.5], "mu": [0.3]}"#;
 /// let Problem::Friction(p) = parse_problem(text, Path::new("one.json")).unwrap() else { panic!() };
@@ -411,7 +411,7 @@ fn push_matrix(s: &mut String, m: &Matrix) {
 /// ```
 /// use perp_core::Matrix;
 /// use perp_lcp::Lcp;
-/// use perp_suite::{json, Problem};
+/// use perp_formats::{json, Problem};
 /// use std::path::Path;
 /// let p = Problem::Lcp(Lcp::new(Matrix::from_row_major(1, 1, &[2.0]).unwrap(), vec![-0.1]).unwrap());
 /// let text = json::format_problem(&p).unwrap();
@@ -424,7 +424,7 @@ pub fn format_problem(p: &Problem) -> Result<String, Error> {
     let _ = writeln!(s, "  \"format\": \"{FORMAT_NAME}\",\n  \"version\": {VERSION},");
     let _ = writeln!(s, "  \"kind\": \"{}\",", p.kind_name());
     let (m, q) = match p {
-        Problem::Ncp(_) | Problem::GlobalFriction(_) => return Err(crate::convert::cannot_hold(p, "JSON")),
+        Problem::Ncp(_) | Problem::GlobalFriction(_) => return Err(p.cannot_be_written_as("JSON")),
         Problem::Lcp(l) => (l.m(), l.q()),
         Problem::Mlcp(m) => (m.m(), m.q()),
         Problem::Friction(f) => {

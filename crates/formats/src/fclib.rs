@@ -26,7 +26,7 @@
 //! the dataset path as the field (position 0: an HDF5 file has no token positions) or
 //! [`Error::DimensionMismatch`] naming the file and the dataset.
 
-use crate::friction::FrictionFile;
+use crate::friction_file::FrictionFile;
 use hdf5_pure::{DType, File};
 use perp_cones::global::GlobalFrictionContactProblem;
 use perp_cones::FrictionContactProblem;
@@ -45,7 +45,7 @@ const MAX_EXPANSION: u64 = 64;
 /// superblock may follow a user block of such a size).
 ///
 /// ```
-/// use perp_suite::fclib::{is_hdf5, HDF5_SIGNATURE};
+/// use perp_formats::fclib::{is_hdf5, HDF5_SIGNATURE};
 /// assert!(is_hdf5(&HDF5_SIGNATURE));
 /// let mut with_user_block = vec![0u8; 512];
 /// with_user_block.extend_from_slice(&HDF5_SIGNATURE);
@@ -82,7 +82,7 @@ pub struct FclibExtras {
 /// Reads an FCLIB HDF5 file: its local or global problem (see the [module docs](self)).
 ///
 /// ```no_run
-/// use perp_suite::fclib::read_fclib;
+/// use perp_formats::fclib::read_fclib;
 /// let f = read_fclib(std::path::Path::new("suites/siconos/fc3d/Box_Stacks-i0122-82-5.hdf5")).unwrap();
 /// assert!(f.is_global());
 /// ```

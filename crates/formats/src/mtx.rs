@@ -54,7 +54,7 @@ const KIND_TAG: &str = "%perp kind=";
 ///
 /// ```
 /// use std::path::Path;
-/// let q = perp_suite::mtx::companion(Path::new("dir/foo.mtx"), "q");
+/// let q = perp_formats::mtx::companion(Path::new("dir/foo.mtx"), "q");
 /// assert_eq!(q, Path::new("dir/foo_q.mtx"));
 /// ```
 pub fn companion(path: &Path, suffix: &str) -> PathBuf {
@@ -363,10 +363,10 @@ fn read_index(
 /// ```
 /// use std::path::Path;
 /// let text = "%%MatrixMarket matrix coordinate real general\n% a comment\n2 2 2\n1 1 4.0\n2 1 -1e-3\n";
-/// let m = perp_suite::mtx::parse_matrix(text, Path::new("m.mtx"), None).unwrap();
+/// let m = perp_formats::mtx::parse_matrix(text, Path::new("m.mtx"), None).unwrap();
 /// assert!(m.is_sparse());
 /// assert_eq!((m.get(0, 0), m.get(1, 0), m.get(0, 1)), (4.0, -1e-3, 0.0));
-/// let e = perp_suite::mtx::parse_matrix(&text.replace("2 1 -1e-3", "3 1 5"), Path::new("m.mtx"), None);
+/// let e = perp_formats::mtx::parse_matrix(&text.replace("2 1 -1e-3", "3 1 5"), Path::new("m.mtx"), None);
 /// assert_eq!(
 ///     e.unwrap_err().to_string(),
 ///     "m.mtx: token 7 (M entry 1 row): expected an index between 1 and 2 (rows), found '3' (line 5)"
@@ -390,9 +390,9 @@ fn block_to_matrix(block: Block) -> Result<Matrix, Error> {
 /// ```
 /// use std::path::Path;
 /// let text = "%%MatrixMarket matrix array real general\n3 1\n1.5\n-2\n0.1\n";
-/// let q = perp_suite::mtx::parse_vector(text, Path::new("q.mtx"), "q", Some(3)).unwrap();
+/// let q = perp_formats::mtx::parse_vector(text, Path::new("q.mtx"), "q", Some(3)).unwrap();
 /// assert_eq!(q, vec![1.5, -2.0, 0.1]);
-/// assert!(perp_suite::mtx::parse_vector(text, Path::new("q.mtx"), "q", Some(2)).is_err());
+/// assert!(perp_formats::mtx::parse_vector(text, Path::new("q.mtx"), "q", Some(2)).is_err());
 /// ```
 pub fn parse_vector(text: &str, file: &Path, what: &str, expect: Option<usize>) -> Result<Vec<f64>, Error> {
     let (header, block) = parse_block(text, file, what, expect.map(|n| (n, 1)))?;
@@ -484,7 +484,7 @@ pub struct MtxTexts<'a> {
 /// errors name it or the companion file at fault.
 ///
 /// ```
-/// use perp_suite::{mtx::{parse_problem, MtxTexts}, Problem};
+/// use perp_formats::{mtx::{parse_problem, MtxTexts}, Problem};
 /// use std::path::Path;
 /// let texts = MtxTexts {
 ///     matrix: "%%MatrixMarket matrix array real general\n%perp kind=lcp\n1 1\n2.0\n",
@@ -628,7 +628,7 @@ pub fn read_problem(path: &Path) -> Result<Problem, Error> {
 /// ```
 /// use perp_core::Matrix;
 /// let m = Matrix::from_triplets(2, 2, &[(1, 0, 0.1)]).unwrap();
-/// let text = perp_suite::mtx::format_matrix(&m, &["M of a test"]);
+/// let text = perp_formats::mtx::format_matrix(&m, &["M of a test"]);
 /// assert_eq!(text, "%%MatrixMarket matrix coordinate real general\n% M of a test\n2 2 1\n2 1 0.1\n");
 /// ```
 pub fn format_matrix(m: &Matrix, comments: &[&str]) -> String {
@@ -672,7 +672,7 @@ fn push_comments(s: &mut String, comments: &[&str]) {
 /// The MatrixMarket text of a column vector (`array real general`, n × 1).
 ///
 /// ```
-/// let text = perp_suite::mtx::format_vector(&[1.0, -0.5], &[]);
+/// let text = perp_formats::mtx::format_vector(&[1.0, -0.5], &[]);
 /// assert_eq!(text, "%%MatrixMarket matrix array real general\n2 1\n1.0\n-0.5\n");
 /// ```
 pub fn format_vector(v: &[f64], comments: &[&str]) -> String {
@@ -706,9 +706,7 @@ pub fn format_problem(p: &Problem, path: &Path) -> Result<Vec<(PathBuf, String)>
     let tag = format!("{KIND_TAG}{kind}");
     let mut files = Vec::new();
     match p {
-        Problem::Ncp(_) | Problem::GlobalFriction(_) => {
-            return Err(crate::convert::cannot_hold(p, "MatrixMarket"))
-        }
+        Problem::Ncp(_) | Problem::GlobalFriction(_) => return Err(p.cannot_be_written_as("MatrixMarket")),
         Problem::Lcp(l) => {
             if l.is_box() {
                 return Err(Error::setting(

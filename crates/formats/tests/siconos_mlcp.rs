@@ -10,12 +10,12 @@
 #![allow(clippy::excessive_precision)]
 
 use perp_core::{Error, Matrix};
+use perp_formats::{parse_mlcp, read_mlcp, read_problem, Problem, ProblemKind};
 use perp_ncp::mlcp::Mlcp;
-use perp_suite::{parse_mlcp, read_mlcp, read_problem, Problem, ProblemKind};
 use std::path::{Path, PathBuf};
 
 fn suites() -> PathBuf {
-    perp_suite::suites_dir()
+    perp_formats::suites_dir()
 }
 
 fn path(name: &str) -> PathBuf {
