@@ -1,0 +1,42 @@
+//! [`BenchConfig`]: how the runner runs (settings, repeats, threads, deadlines).
+
+use perp_core::{Error, Settings};
+use std::time::Duration;
+
+/// How the runner runs.
+#[derive(Clone, Debug)]
+pub struct BenchConfig {
+    /// Solver settings (tolerance, time limit per solve, …), the same for every run.
+    pub settings: Settings,
+    /// Solves per (problem, solver); the recorded time is their median. At least 1.
+    pub repeat: usize,
+    /// Problems solved at the same time (rayon pool size). At least 1; 1 keeps timings clean.
+    pub threads: usize,
+    /// Added to twice the time limit to give the hard deadline (default 1 s).
+    pub grace: Duration,
+}
+
+impl Default for BenchConfig {
+    fn default() -> Self {
+        BenchConfig { settings: Settings::default(), repeat: 1, threads: 1, grace: Duration::from_secs(1) }
+    }
+}
+
+impl BenchConfig {
+    /// How long the runner waits for one solve: `2 × time_limit + grace`; `None` (wait for
+    /// ever) without a time limit.
+    pub fn hard_deadline(&self) -> Option<Duration> {
+        self.settings.time_limit.map(|t| t.saturating_mul(2).saturating_add(self.grace))
+    }
+
+    pub(super) fn validate(&self) -> Result<(), Error> {
+        self.settings.validate()?;
+        if self.repeat == 0 {
+            return Err(Error::setting("repeat", 0, "must be at least 1"));
+        }
+        if self.threads == 0 {
+            return Err(Error::setting("threads", 0, "must be at least 1"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,376 @@
+//! [`BenchReport`]: a run's records with its settings, machine and unreadable files;
+//! `summary.md`, the four output files, reading them back and merging shards.
+
+use super::config::BenchConfig;
+use super::record::{median, parse_results_csv, results_csv, BenchRecord};
+use perp_core::Error;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// A file that could not be read as a problem, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unreadable {
+    /// The file as given (path).
+    pub file: String,
+    /// The reader's error message.
+    pub reason: String,
+}
+
+/// The settings of a run, as written to `results.json`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunSettings {
+    /// Tolerance on `report.error`.
+    #[serde(with = "super::record::nan_as_null")]
+    pub tol: f64,
+    /// Time limit per solve in seconds (`None`: none).
+    pub time_limit: Option<f64>,
+    /// Solves per (problem, solver).
+    pub repeat: usize,
+    /// Problems solved at the same time.
+    pub threads: usize,
+    /// `K/N` for a shard, `None` for a whole run.
+    pub shard: Option<String>,
+    /// Solvers asked for, in order.
+    pub solvers: Vec<String>,
+    /// What was run: `builtin`, folders and files.
+    pub suite: String,
+    /// For a merged report, the folders merged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<String>,
+}
+
+impl RunSettings {
+    /// The settings of a run of `solvers` on `suite` under `config` (shard `None`).
+    pub fn new(config: &BenchConfig, solvers: &[String], suite: &str) -> RunSettings {
+        RunSettings {
+            tol: config.settings.tol,
+            time_limit: config.settings.time_limit.map(|t| t.as_secs_f64()),
+            repeat: config.repeat,
+            threads: config.threads,
+            shard: None,
+            solvers: solvers.to_vec(),
+            suite: suite.to_string(),
+            merged_from: Vec::new(),
+        }
+    }
+}
+
+/// The machine a run was made on, as written to `results.json`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Machine {
+    /// `std::env::consts::OS` (`linux`, `macos`, …).
+    pub os: String,
+    /// `std::env::consts::ARCH` (`x86_64`, `aarch64`, …).
+    pub arch: String,
+    /// Logical CPUs available to the process.
+    pub cpus: usize,
+    /// perp version (the workspace version).
+    pub perp_version: String,
+    /// When the report was made, in seconds since the Unix epoch (UTC).
+    pub unix_time: u64,
+}
+
+impl Machine {
+    /// This machine, now.
+    pub fn current() -> Machine {
+        Machine {
+            os: std::env::consts::OS.to_string(),
+            arch: std::env::consts::ARCH.to_string(),
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            perp_version: env!("CARGO_PKG_VERSION").to_string(),
+            unix_time: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        }
+    }
+}
+
+/// Everything `perp bench` writes: `results.json` is this, serialized.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct BenchReport {
+    /// How the run was made.
+    pub settings: RunSettings,
+    /// Where and when.
+    pub machine: Machine,
+    /// Files that could not be read.
+    #[serde(default)]
+    pub unreadable: Vec<Unreadable>,
+    /// One record per (problem, solver), problem-major.
+    pub records: Vec<BenchRecord>,
+}
+
+fn fmt_opt(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
+    x.filter(|x| x.is_finite()).map_or_else(|| "–".to_string(), f)
+}
+
+/// Geometric mean of positive numbers (times are floored at 1 ns).
+fn geo_mean(v: &[f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    Some((v.iter().map(|t| t.max(1e-9).ln()).sum::<f64>() / v.len() as f64).exp())
+}
+
+/// `summary.md`: per solver, the solved count and rate, the median and geometric-mean time
+/// over solved runs, the worst error among solved runs and the median ratio of its time to the
+/// same run's dense-LU reference; per kind, a table of the problems with the fastest solver
+/// and every solver's status; the failed runs with their message; the unreadable files.
+pub fn summary_md(report: &BenchReport) -> String {
+    let records = &report.records;
+    let s = &report.settings;
+    let solvers = &s.solvers;
+    let mut out = String::new();
+    let mut problems: Vec<(&str, &str, usize)> = Vec::new();
+    for r in records {
+        if !problems.iter().any(|(p, _, _)| *p == r.problem) {
+            problems.push((&r.problem, &r.kind, r.n));
+        }
+    }
+    let _ = writeln!(out, "# perp bench summary\n");
+    let _ = writeln!(
+        out,
+        "Suite `{}`{}: {} problems, tol {:e}, time limit {}, median of {} solve(s) per run, {} thread(s); \
+         perp {} on {}/{} ({} CPUs).\n",
+        s.suite,
+        s.shard.as_ref().map_or(String::new(), |k| format!(" (shard {k})")),
+        problems.len(),
+        s.tol,
+        s.time_limit.map_or("none".to_string(), |t| format!("{t} s")),
+        s.repeat,
+        s.threads,
+        report.machine.perp_version,
+        report.machine.os,
+        report.machine.arch,
+        report.machine.cpus,
+    );
+    if !s.merged_from.is_empty() {
+        let _ = writeln!(out, "Merged from: {}.\n", s.merged_from.join(", "));
+    }
+    let _ = writeln!(
+        out,
+        "Times are the solve alone (seconds). *geo-mean* is the geometric mean over solved runs; \
+         *worst error* the largest error among solved runs; *ratio* the time over one dense LU of \
+         the same matrix (M, W for frictional problems) measured in the same run (median over solved runs).\n"
+    );
+    let _ = writeln!(
+        out,
+        "| solver | solved | rate | median time (s) | geo-mean time (s) | worst error | median ratio to LU |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    for sv in solvers {
+        let mine: Vec<&BenchRecord> = records.iter().filter(|r| &r.solver == sv).collect();
+        let solved: Vec<&BenchRecord> = mine.iter().copied().filter(|r| r.solved()).collect();
+        let times: Vec<f64> = solved.iter().map(|r| r.seconds).collect();
+        let t = median(times.clone());
+        let g = geo_mean(&times);
+        let worst = solved
+            .iter()
+            .map(|r| r.error)
+            .filter(|e| e.is_finite())
+            .fold(None, |m: Option<f64>, e| Some(m.map_or(e, |m| m.max(e))));
+        let ratios: Vec<f64> = solved
+            .iter()
+            .filter(|r| r.reference_seconds.is_finite())
+            .map(|r| r.seconds / r.reference_seconds.max(1e-9))
+            .collect();
+        let _ = writeln!(
+            out,
+            "| {sv} | {}/{} | {:.0}% | {} | {} | {} | {} |",
+            solved.len(),
+            mine.len(),
+            100.0 * solved.len() as f64 / mine.len().max(1) as f64,
+            fmt_opt(t, |t| format!("{t:.3e}")),
+            fmt_opt(g, |t| format!("{t:.3e}")),
+            fmt_opt(worst, |e| format!("{e:.1e}")),
+            fmt_opt(median(ratios), |r| format!("{r:.2}")),
+        );
+    }
+    let mut kinds: Vec<&str> = Vec::new();
+    for (_, k, _) in &problems {
+        if !kinds.contains(k) {
+            kinds.push(k);
+        }
+    }
+    for kind in kinds {
+        let mine: Vec<&String> =
+            solvers.iter().filter(|sv| records.iter().any(|r| r.kind == kind && &r.solver == *sv)).collect();
+        let _ = writeln!(out, "\n## Problems of kind {kind} (status, iterations, error)\n");
+        let names: Vec<&str> = mine.iter().map(|s| s.as_str()).collect();
+        let _ = writeln!(out, "| problem | n | fastest | time (s) | {} |", names.join(" | "));
+        let _ = writeln!(out, "|---|---|---|---|{}", "---|".repeat(mine.len()));
+        for (p, _, n) in problems.iter().filter(|(_, k, _)| *k == kind) {
+            let row: Vec<&BenchRecord> = records.iter().filter(|r| r.problem == *p).collect();
+            let fastest = row.iter().filter(|r| r.solved()).min_by(|a, b| a.seconds.total_cmp(&b.seconds));
+            let cells: Vec<String> = mine
+                .iter()
+                .map(|sv| match row.iter().find(|r| &r.solver == *sv) {
+                    Some(r) if r.status == "error" => "error".to_string(),
+                    Some(r) => format!("{} {} {:.1e}", r.status, r.iterations, r.error),
+                    None => "–".to_string(),
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {p} | {n} | {} | {} | {} |",
+                fastest.map_or("none solved".to_string(), |r| r.solver.clone()),
+                fastest.map_or("–".to_string(), |r| format!("{:.3e}", r.seconds)),
+                cells.join(" | ")
+            );
+        }
+    }
+    let failed: Vec<&BenchRecord> = records.iter().filter(|r| r.message.is_some()).collect();
+    if !failed.is_empty() {
+        let _ = writeln!(out, "\n## Failed runs (error, panic, time limit)\n");
+        for r in failed {
+            let _ = writeln!(
+                out,
+                "- {} on {}: {}: {}",
+                r.solver,
+                r.problem,
+                r.status,
+                r.message.as_deref().unwrap_or("").replace('\n', " ")
+            );
+        }
+    }
+    let _ = writeln!(out, "\n## Unreadable files\n");
+    if report.unreadable.is_empty() {
+        let _ = writeln!(out, "None.");
+    }
+    for u in &report.unreadable {
+        let _ = writeln!(out, "- `{}`: {}", u.file, u.reason.replace('\n', " "));
+    }
+    out
+}
+
+fn io_err(file: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |source| Error::Io { file: file.to_path_buf(), source }
+}
+
+/// Writes `results.csv`, `results.json`, `summary.md` and `profile.svg` into `dir` (created
+/// if missing).
+pub fn write(dir: &Path, report: &BenchReport) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let csv = dir.join("results.csv");
+    std::fs::write(&csv, results_csv(&report.records)).map_err(io_err(&csv))?;
+    let json = dir.join("results.json");
+    let text = serde_json::to_string_pretty(report)
+        .map_err(|e| Error::Io { file: json.clone(), source: std::io::Error::other(e) })?;
+    std::fs::write(&json, text + "\n").map_err(io_err(&json))?;
+    let md = dir.join("summary.md");
+    std::fs::write(&md, summary_md(report)).map_err(io_err(&md))?;
+    let svg = dir.join("profile.svg");
+    let title = format!("Performance profile: {} (tol {:e})", report.settings.suite, report.settings.tol);
+    let text = crate::profile::svg(&report.records, &report.settings.solvers, &title)
+        .map_err(|e| Error::Io { file: svg.clone(), source: std::io::Error::other(e) })?;
+    std::fs::write(&svg, text).map_err(io_err(&svg))?;
+    Ok(())
+}
+
+/// Reads back what [`fn@write`] wrote into `dir`: `results.json`, or when it is missing,
+/// `results.csv` (then the settings are unknown: tol NaN, repeat and threads 0, the solvers in
+/// order of appearance, no reference times nor messages).
+pub fn read_report(dir: &Path) -> Result<BenchReport, Error> {
+    let json = dir.join("results.json");
+    if json.is_file() {
+        let text = std::fs::read_to_string(&json).map_err(io_err(&json))?;
+        return serde_json::from_str(&text).map_err(|e| Error::Parse {
+            file: json.clone(),
+            position: e.line(),
+            field: "results.json".into(),
+            message: format!("line {}: {e}", e.line()),
+        });
+    }
+    let csv = dir.join("results.csv");
+    let text = std::fs::read_to_string(&csv).map_err(io_err(&csv))?;
+    let records = parse_results_csv(&text, &csv)?;
+    let mut solvers: Vec<String> = Vec::new();
+    for r in &records {
+        if !solvers.contains(&r.solver) {
+            solvers.push(r.solver.clone());
+        }
+    }
+    Ok(BenchReport {
+        settings: RunSettings {
+            tol: f64::NAN,
+            time_limit: None,
+            repeat: 0,
+            threads: 0,
+            shard: None,
+            solvers,
+            suite: dir.display().to_string(),
+            merged_from: Vec::new(),
+        },
+        machine: Machine::current(),
+        unreadable: Vec::new(),
+        records,
+    })
+}
+
+/// Combines the reports of the shards of one run (`(folder, report)` pairs): records sorted by
+/// problem name (stable, so each problem keeps its solver order) — the order of an unsharded
+/// run — solvers in first-seen order, unreadable files of every shard, the settings and
+/// machine of the first shard (shard `None`, `merged_from` the folders). Errors: no report,
+/// shards run with a different tolerance, time limit or repeat count, or one (problem, solver)
+/// in two shards.
+pub fn merge(reports: Vec<(PathBuf, BenchReport)>) -> Result<BenchReport, Error> {
+    let mut it = reports.into_iter();
+    let (first_dir, first) =
+        it.next().ok_or_else(|| Error::setting("--merge", "(nothing)", "give at least one folder"))?;
+    let mut merged = first;
+    merged.settings.merged_from = vec![first_dir.display().to_string()];
+    merged.settings.shard = None;
+    for (dir, r) in it {
+        let a = &merged.settings;
+        let b = &r.settings;
+        let same_tol = a.tol.to_bits() == b.tol.to_bits() || (a.tol.is_nan() && b.tol.is_nan());
+        if !same_tol || a.time_limit != b.time_limit || a.repeat != b.repeat {
+            return Err(Error::setting(
+                "--merge",
+                dir.display(),
+                &format!(
+                    "was run with tol {:e}, time limit {:?} s, repeat {}; {} with tol {:e}, time limit {:?} s, \
+                     repeat {}: merge only shards of one run",
+                    b.tol, b.time_limit, b.repeat, first_dir.display(), a.tol, a.time_limit, a.repeat
+                ),
+            ));
+        }
+        for s in &r.settings.solvers {
+            if !merged.settings.solvers.contains(s) {
+                merged.settings.solvers.push(s.clone());
+            }
+        }
+        if merged.settings.suite != r.settings.suite {
+            merged.settings.suite = format!("{} + {}", merged.settings.suite, r.settings.suite);
+        }
+        merged.settings.threads = merged.settings.threads.max(r.settings.threads);
+        merged.settings.merged_from.push(dir.display().to_string());
+        for u in r.unreadable {
+            if !merged.unreadable.contains(&u) {
+                merged.unreadable.push(u);
+            }
+        }
+        merged.records.extend(r.records);
+    }
+    merged.records.sort_by(|a, b| a.problem.cmp(&b.problem));
+    let mut start = 0;
+    while start < merged.records.len() {
+        let p = &merged.records[start].problem;
+        let end = start + merged.records[start..].iter().take_while(|r| &r.problem == p).count();
+        let group = &merged.records[start..end];
+        for (i, r) in group.iter().enumerate() {
+            if group[..i].iter().any(|q| q.solver == r.solver) {
+                return Err(Error::setting(
+                    "--merge",
+                    &r.problem,
+                    &format!(
+                        "problem '{}' was run with '{}' in two shards (or twice in one)",
+                        r.problem, r.solver
+                    ),
+                ));
+            }
+        }
+        start = end;
+    }
+    Ok(merged)
+}

@@ -1,0 +1,50 @@
+//! [`SolverSet`]: the solvers a run calls by name; [`Registry`] is the catalogue's.
+
+use super::problems::Instance;
+use perp_catalogue::Params;
+use perp_core::{Error, Settings, SolveReport};
+
+/// A set of solvers the runner can call by name. [`Registry`] is perp's; tests and callers
+/// with their own solvers implement this.
+pub trait SolverSet: Send + Sync {
+    /// `Err` (naming the valid names) if `solver` is no solver of this set. Default: any name.
+    fn check(&self, solver: &str) -> Result<(), Error> {
+        let _ = solver;
+        Ok(())
+    }
+    /// Whether `solver` is run on `problem` (a solver that does not apply gets no record).
+    fn applies(&self, solver: &str, problem: &Instance) -> bool;
+    /// Solves `problem` with `solver` under `settings`. Called on a worker thread; may panic.
+    fn solve(&self, solver: &str, problem: &Instance, settings: &Settings) -> Result<SolveReport, Error>;
+}
+
+/// perp's solver catalogue (`perp_catalogue`): every solver of the problem's family.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Registry;
+
+impl Registry {
+    /// Every solver name of every family, each once, in catalogue order (LCP, MCP, frictional).
+    pub fn names() -> Vec<&'static str> {
+        perp_catalogue::all_names()
+    }
+}
+
+impl SolverSet for Registry {
+    fn check(&self, solver: &str) -> Result<(), Error> {
+        let all = Registry::names();
+        if all.contains(&solver) {
+            Ok(())
+        } else {
+            Err(Error::unknown_solver(solver, &all))
+        }
+    }
+
+    fn applies(&self, solver: &str, problem: &Instance) -> bool {
+        problem.accepts(solver)
+    }
+
+    fn solve(&self, solver: &str, problem: &Instance, settings: &Settings) -> Result<SolveReport, Error> {
+        let mut sv = perp_catalogue::build(problem.family(), solver, &Params::new())?;
+        sv.solve(problem, None, settings).map(|a| a.report)
+    }
+}
