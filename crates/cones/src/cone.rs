@@ -31,9 +31,13 @@
 //! Conventions: vectors have length `d` (normal first); a Jacobian is `d × d` (or
 //! `(d−1) × (d−1)`), **row-major**: `jac[i·d + j] = ∂outᵢ/∂xⱼ`.
 
+use crate::jordan;
 use perp_core::Error;
 use std::fmt;
 use std::sync::Arc;
+
+// The Jordan-algebra buffers hold a contact's vector.
+const _: () = assert!(jordan::MAX_LEN == MAX_DIM);
 
 /// Relative step of the central differences used by default Jacobians.
 const FD_STEP: f64 = 1e-7;
@@ -369,7 +373,7 @@ pub trait Cone: Send + Sync + fmt::Debug {
             requirement: format!("a cone with a map to the Lorentz cone; {} has none", self.name()),
             suggestion: Some("use the natural map or Alart–Curnier (ac-newton, nsgs)".into()),
         })?;
-        crate::jordan::fb_mapped(self, mu, &map, r, u, phi, jac);
+        fb_mapped(self, mu, &map, r, u, phi, jac);
         Ok(())
     }
 }
@@ -455,6 +459,53 @@ pub fn sphere_directions(k: usize, m: usize) -> Vec<f64> {
                     v
                 })
                 .collect()
+        }
+    }
+}
+
+/// The Fischer–Burmeister function of a cone with a [`SocMap`] (De Saxcé form):
+/// `φ = φ_FB(a∘r, b∘ũ)`, `ũ = cone.modified_velocity(mu, u)`, zero exactly when
+/// `K ∋ r ⊥ ũ ∈ K*` (since `a∘r ∈ L ⟺ r ∈ K`, `b∘ũ ∈ L ⟺ ũ ∈ K*` and
+/// `(a∘r)·(b∘ũ) = c r·ũ`). Jacobians with respect to r and u (row-major `d×d`) when asked,
+/// chain-ruled through the scalings and `∂ũ/∂u`: `J_r = Φ_x diag(a)`,
+/// `J_u = Φ_y diag(b) ∂ũ/∂u`, with `(Φ_x, Φ_y)` from [`jordan::fb_soc`].
+///
+/// μ = 0 has no [`SocMap`]; callers handle frictionless contacts separately (scalar FB on the
+/// normal pair and `φ_T = r_T`).
+pub(crate) fn fb_mapped<C: Cone + ?Sized>(
+    cone: &C,
+    mu: f64,
+    map: &SocMap,
+    r: &[f64],
+    u: &[f64],
+    phi: &mut [f64],
+    jac: Option<(&mut [f64], &mut [f64])>,
+) {
+    let d = r.len();
+    let mut ut = [0.0; MAX_DIM];
+    let mut dut = [0.0; MAX_DIM * MAX_DIM];
+    let want = jac.is_some();
+    cone.modified_velocity(mu, u, &mut ut[..d], want.then_some(&mut dut[..d * d]));
+    let (mut x, mut y) = ([0.0; MAX_DIM], [0.0; MAX_DIM]);
+    for i in 0..d {
+        x[i] = map.a[i] * r[i];
+        y[i] = map.b[i] * ut[i];
+    }
+    match jac {
+        None => jordan::fb_soc(&x[..d], &y[..d], phi, None),
+        Some((jr, ju)) => {
+            let (mut px, mut py) = ([0.0; MAX_DIM * MAX_DIM], [0.0; MAX_DIM * MAX_DIM]);
+            jordan::fb_soc(&x[..d], &y[..d], phi, Some((&mut px[..d * d], &mut py[..d * d])));
+            for i in 0..d {
+                for j in 0..d {
+                    jr[i * d + j] = px[i * d + j] * map.a[j];
+                    let mut s = 0.0;
+                    for k in 0..d {
+                        s += py[i * d + k] * map.b[k] * dut[k * d + j];
+                    }
+                    ju[i * d + j] = s;
+                }
+            }
         }
     }
 }

@@ -12,13 +12,16 @@
 //! * `φ_FB(x, y) = x + y − (x² + y²)^{1/2}`, which vanishes exactly when
 //!   `L ∋ x ⊥ y ∈ L` (FLT 2001, Prop. 2.1).
 //!
-//! All functions work on stack buffers of [`MAX_DIM`] entries and never
-//! allocate: they run per contact per iteration.
+//! All functions work on stack buffers of [`MAX_LEN`] entries (the cones' `MAX_DIM`; a
+//! compile-time check in `cone.rs` keeps them equal) and never allocate: they run per contact
+//! per iteration. The cone-level function built on them, `φ_FB(a∘r, b∘ũ)` of a cone with a
+//! `SocMap`, lives with the cones (`Cone::fischer_burmeister`).
 
-use crate::cone::{Cone, SocMap, MAX_DIM};
+/// The longest vector these functions take.
+pub const MAX_LEN: usize = 6;
 
-const MD: usize = MAX_DIM;
-const MD2: usize = MAX_DIM * MAX_DIM;
+const MD: usize = MAX_LEN;
+const MD2: usize = MAX_LEN * MAX_LEN;
 
 /// The Jordan product `out = x∘y = (x·y, x₀ȳ + y₀x̄)`.
 pub fn product(x: &[f64], y: &[f64], out: &mut [f64]) {
@@ -177,53 +180,6 @@ pub fn fb_soc(x: &[f64], y: &[f64], phi: &mut [f64], jac: Option<(&mut [f64], &m
                 let p = if i == 0 { 0.0 } else { lv[i * d + j] - c * wh[i] };
                 let delta = f64::from(u8::from(i == j));
                 jac[i * d + j] = delta - 2.0 * u1[i] * r[j] - 2.0 / s2 * u2[i] * vu2[j] - 2.0 * a * p;
-            }
-        }
-    }
-}
-
-/// The Fischer–Burmeister function of a cone with a [`SocMap`] (De Saxcé form):
-/// `φ = φ_FB(a∘r, b∘ũ)`, `ũ = cone.modified_velocity(mu, u)`, zero exactly when
-/// `K ∋ r ⊥ ũ ∈ K*` (since `a∘r ∈ L ⟺ r ∈ K`, `b∘ũ ∈ L ⟺ ũ ∈ K*` and
-/// `(a∘r)·(b∘ũ) = c r·ũ`). Jacobians with respect to r and u (row-major `d×d`) when asked,
-/// chain-ruled through the scalings and `∂ũ/∂u`: `J_r = Φ_x diag(a)`,
-/// `J_u = Φ_y diag(b) ∂ũ/∂u`, with `(Φ_x, Φ_y)` from [`fb_soc`].
-///
-/// μ = 0 has no [`SocMap`]; callers handle frictionless contacts separately (scalar FB on the
-/// normal pair and `φ_T = r_T`).
-pub fn fb_mapped<C: Cone + ?Sized>(
-    cone: &C,
-    mu: f64,
-    map: &SocMap,
-    r: &[f64],
-    u: &[f64],
-    phi: &mut [f64],
-    jac: Option<(&mut [f64], &mut [f64])>,
-) {
-    let d = r.len();
-    let mut ut = [0.0; MD];
-    let mut dut = [0.0; MD2];
-    let want = jac.is_some();
-    cone.modified_velocity(mu, u, &mut ut[..d], want.then_some(&mut dut[..d * d]));
-    let (mut x, mut y) = ([0.0; MD], [0.0; MD]);
-    for i in 0..d {
-        x[i] = map.a[i] * r[i];
-        y[i] = map.b[i] * ut[i];
-    }
-    match jac {
-        None => fb_soc(&x[..d], &y[..d], phi, None),
-        Some((jr, ju)) => {
-            let (mut px, mut py) = ([0.0; MD2], [0.0; MD2]);
-            fb_soc(&x[..d], &y[..d], phi, Some((&mut px[..d * d], &mut py[..d * d])));
-            for i in 0..d {
-                for j in 0..d {
-                    jr[i * d + j] = px[i * d + j] * map.a[j];
-                    let mut s = 0.0;
-                    for k in 0..d {
-                        s += py[i * d + k] * map.b[k] * dut[k * d + j];
-                    }
-                    ju[i * d + j] = s;
-                }
             }
         }
     }
