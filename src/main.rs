@@ -3,6 +3,7 @@
 //! Exit status (ARCHITECTURE.md): 0 on success, 1 when a solve did not converge or a check
 //! failed, 2 on bad usage or unreadable input, with a one-line message naming the file.
 
+#[macro_use]
 mod cmd;
 
 use clap::{Parser, Subcommand};
@@ -35,6 +36,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
+        // The reader went away (`perp list | head -1`): nothing left to say to it.
+        Err(e) if cmd::is_closed_stdout(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("perp: {e}");
             ExitCode::from(2)

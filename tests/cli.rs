@@ -162,3 +162,59 @@ fn bench_runs_the_frictional_solvers_on_fc3d() {
     assert!(csv.contains("Capsules-i125-1213.hdf5,fc3d,858,prox,solved"), "{csv}");
     std::fs::remove_dir_all(&out_dir).unwrap();
 }
+
+/// Runs `perp ARGS` with its stdout a pipe whose reader closes after `keep` bytes.
+fn with_closed_stdout(args: &[&str], keep: usize) -> std::process::Output {
+    use std::io::Read;
+    let mut child = perp()
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut buf = vec![0; keep];
+    stdout.read_exact(&mut buf).unwrap();
+    drop(stdout);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_closed_stdout_ends_the_command_quietly_and_a_full_disk_is_a_write_error() {
+    // `perp list | head -c 10`: the reader goes away after 10 bytes.
+    let o = with_closed_stdout(&["list"], 10);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let f = temp_file("deudeu-pipe.dat", DEUDEU);
+    let o = with_closed_stdout(&["solve", f.to_str().unwrap(), "--json"], 10);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    // `perp list > /dev/full`: a write error, exit 2 with one line naming stdout.
+    if let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
+        let o = perp().arg("list").stdout(full).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.starts_with("perp: <stdout>: ") && err.lines().count() == 1, "{err}");
+    }
+}
+
+#[test]
+fn solver_parameters_are_checked_against_the_catalogue() {
+    let f = temp_file("deudeu-param.dat", DEUDEU);
+    let o = perp()
+        .args(["solve", f.to_str().unwrap(), "--solver", "psor", "--param", "omega=1.5"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = perp()
+        .args(["solve", f.to_str().unwrap(), "--solver", "psor", "--param", "omega=2.5"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("psor: parameter omega = 2.5") && err.contains("(0, 2)"), "{err}");
+    let o = perp().args(["solve", f.to_str().unwrap(), "--solver", "nsgs"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("unknown solver 'nsgs'") && err.contains("lemke, pgs"), "{err}");
+}

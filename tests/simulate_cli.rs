@@ -73,3 +73,24 @@ fn activation_flag_reaches_the_stepper() {
     let out = perp().args(["simulate", "woodpecker", "--activation", "sometimes"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_formulation_switch_takes_that_formulations_default_solver() {
+    // sphere-spin's own solver is the cone solver nsgs; st and tp need an LCP and an NCP solver.
+    // (gs is planar: a sphere's contact is refused with its own one-line error.)
+    for formulation in ["st", "tp"] {
+        let out = perp()
+            .args(["simulate", "sphere-spin", "--formulation", formulation, "--t-end", "0.3"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("unknown solver"), "{formulation}: {err}");
+        assert_ne!(out.status.code(), Some(2), "{formulation}: {err}");
+    }
+    // A solver named with the formulation is still checked against its family.
+    let out =
+        perp().args(["simulate", "sphere-spin", "--formulation", "st", "--solver", "nsgs"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("unknown solver 'nsgs'") && err.contains("lemke"), "{err}");
+}

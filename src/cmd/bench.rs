@@ -115,7 +115,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         BenchReport { settings: run_settings, machine: bench::Machine::current(), unreadable, records };
     bench::write(&a.out, &report)?;
     let solved = report.records.iter().filter(|r| r.solved()).count();
-    println!(
+    outln!(
         "{} problems x {} solvers: {solved}/{} runs solved{}; wrote results.csv, results.json, summary.md, \
          profile.svg in {}",
         problems.len(),
@@ -127,7 +127,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
             format!(", {} unreadable file(s)", report.unreadable.len())
         },
         a.out.display()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -215,12 +215,12 @@ fn merge(dirs: &[PathBuf], out: &Path) -> Result<ExitCode, Error> {
         v.dedup();
         v.len()
     };
-    println!(
+    outln!(
         "merged {} shard(s): {problems} problems, {} runs; wrote results.csv, results.json, summary.md, \
          profile.svg in {}",
         dirs.len(),
         merged.records.len(),
         out.display()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }

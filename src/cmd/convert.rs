@@ -45,12 +45,12 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         None => "given by code".to_string(),
     };
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    println!(
+    outln!(
         "{} ({}, n = {n}, {storage}) -> {} ({})",
         a.input.display(),
         problem.kind_name(),
         names.join(", "),
         out_format.name()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -26,37 +26,38 @@ const PROBLEM_FAMILIES: &[(&str, &str)] = &[
 
 /// Runs `perp list`.
 pub fn run() -> Result<ExitCode, Error> {
-    print_solvers();
-    print_builtin_problems();
-    print_scenes();
-    print_formats();
+    print_solvers()?;
+    print_builtin_problems()?;
+    print_scenes()?;
+    print_formats()?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_solvers() {
+fn print_solvers() -> Result<(), Error> {
     for family in Family::ALL {
-        println!("{}:", family.title());
+        outln!("{}:", family.title())?;
         let entries: Vec<_> = perp::catalogue::ENTRIES.iter().filter(|e| e.family == family).collect();
         let width = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
         for e in entries {
-            println!("  {:width$}  {} — {}", e.name, e.summary, e.citation);
+            outln!("  {:width$}  {} — {}", e.name, e.summary, e.citation)?;
             for p in e.params {
-                println!(
+                outln!(
                     "  {:width$}    --param {}={}  ({}; {})",
                     "",
                     p.name,
                     p.default_text(),
                     p.range_text(),
                     p.doc
-                );
+                )?;
             }
         }
-        println!();
+        outln!()?;
     }
+    Ok(())
 }
 
-fn print_builtin_problems() {
-    println!("Built-in problems (perp bench with no folder):");
+fn print_builtin_problems() -> Result<(), Error> {
+    outln!("Built-in problems (perp bench with no folder):")?;
     let problems = perp::suite::generate::builtin_problems();
     let samples = perp::ncp::samples::all();
     let width = problems.iter().map(|p| p.name.len()).max().unwrap_or(0);
@@ -67,30 +68,33 @@ fn print_builtin_problems() {
             .map(|(_, w)| w.to_string())
             .or_else(|| samples.iter().find(|s| s.name == p.name).map(|s| s.description.to_string()))
             .unwrap_or_default();
-        println!("  {:width$}  {:5}  {what}", p.name, p.kind);
+        outln!("  {:width$}  {:5}  {what}", p.name, p.kind)?;
     }
-    println!();
+    outln!()?;
+    Ok(())
 }
 
 /// The scenes of `perp simulate`, from the scene catalogue of `perp::dynamics`.
-fn print_scenes() {
-    println!("Scenes (perp simulate NAME [N]):");
+fn print_scenes() -> Result<(), Error> {
+    outln!("Scenes (perp simulate NAME [N]):")?;
     let cat = perp::dynamics::scenes::catalog();
     let width =
         cat.iter().map(|s| s.name.len() + if s.default_size.is_some() { 2 } else { 0 }).max().unwrap_or(0);
     for s in &cat {
         let name = if s.default_size.is_some() { format!("{} N", s.name) } else { s.name.to_string() };
-        println!("  {name:<width$}  {}", s.description);
+        outln!("  {name:<width$}  {}", s.description)?;
     }
-    println!();
+    outln!()?;
+    Ok(())
 }
 
-fn print_formats() {
-    println!("Formats (perp convert IN OUT; the extension chooses):");
+fn print_formats() -> Result<(), Error> {
+    outln!("Formats (perp convert IN OUT; the extension chooses):")?;
     for f in Format::ALL {
         let exts: Vec<String> = f.extensions().iter().map(|e| format!(".{e}")).collect();
-        println!("  {} ({})", f.name(), exts.join(", "));
-        println!("    read:  {}", f.reads());
-        println!("    write: {}", f.writes());
+        outln!("  {} ({})", f.name(), exts.join(", "))?;
+        outln!("    read:  {}", f.reads())?;
+        outln!("    write: {}", f.writes())?;
     }
+    Ok(())
 }

@@ -1,5 +1,23 @@
 //! The subcommands of `perp`, one module each.
 
+/// `println!` that returns the write error (a closed pipe, a full disk) as an [`Error::Io`]
+/// on `<stdout>` instead of panicking; `main` exits quietly on a closed pipe.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*).map_err($crate::cmd::stdout_error)
+    }};
+}
+
+/// `print!` that returns the write error, as [`outln!`].
+#[allow(unused_macros)]
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($arg)*).map_err($crate::cmd::stdout_error)
+    }};
+}
+
 pub mod bench;
 pub mod convert;
 pub mod list;
@@ -8,6 +26,17 @@ pub mod solve;
 
 use perp::core::{Error, Settings};
 use std::time::Duration;
+
+/// A failed write to standard output, as an error naming `<stdout>`.
+pub fn stdout_error(source: std::io::Error) -> Error {
+    Error::Io { file: "<stdout>".into(), source }
+}
+
+/// Whether `e` is a write to a closed standard output (`perp list | head -1`): not a failure
+/// of perp's, so `main` exits quietly.
+pub fn is_closed_stdout(e: &Error) -> bool {
+    matches!(e, Error::Io { file, source } if file.as_os_str() == "<stdout>" && source.kind() == std::io::ErrorKind::BrokenPipe)
+}
 
 /// Options shared by the solving commands.
 #[derive(clap::Args, Clone)]

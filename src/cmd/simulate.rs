@@ -92,20 +92,24 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     let traj = sim.run(t_end, a.every, Some((&qn, &un)))?;
     let secs = start.elapsed().as_secs_f64();
     let st = &sim.stats;
-    println!("scene      {} ({})", scene.name(), scene.description());
-    println!("steps      {} of dt = {dt:e} to t = {:.6}", st.steps, sim.t);
-    println!(
+    outln!("scene      {} ({})", scene.name(), scene.description())?;
+    outln!("steps      {} of dt = {dt:e} to t = {:.6}", st.steps, sim.t)?;
+    outln!(
         "solves     {} (largest {}), {} iterations/pivots, {} not solved, worst error {:.3e}",
-        st.solves, st.max_size, st.iterations, st.unsolved, st.max_error
-    );
-    println!("wall time  {secs:.3} s ({:.0} steps/s)", st.steps as f64 / secs.max(1e-12));
+        st.solves,
+        st.max_size,
+        st.iterations,
+        st.unsolved,
+        st.max_error
+    )?;
+    outln!("wall time  {secs:.3} s ({:.0} steps/s)", st.steps as f64 / secs.max(1e-12))?;
     if let Some(path) = &a.out {
         traj.write_csv(path)?;
-        println!("wrote      {}", path.display());
+        outln!("wrote      {}", path.display())?;
     }
     if let Some(path) = &a.plot {
         plot(&scene.panels(&traj), path)?;
-        println!("wrote      {}", path.display());
+        outln!("wrote      {}", path.display())?;
     }
     Ok(if st.unsolved == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

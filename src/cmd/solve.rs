@@ -73,20 +73,20 @@ fn solve(
             "z": sol.z,
             "w": sol.w,
         });
-        println!("{v}");
+        outln!("{v}")?;
     } else {
-        println!("problem    {} ({kind}, n = {n})", file.display());
-        println!("solver     {}", r.solver);
-        println!("status     {}", r.status);
-        println!("iterations {}", r.iterations);
-        println!("error      {:.3e}  (Siconos measure; tol {:.1e})", r.error, s.tol);
-        println!("residual   {:.3e}  (natural-map residual, max-norm)", r.residual_inf);
-        println!("seconds    {:.3e}", r.elapsed.as_secs_f64());
+        outln!("problem    {} ({kind}, n = {n})", file.display())?;
+        outln!("solver     {}", r.solver)?;
+        outln!("status     {}", r.status)?;
+        outln!("iterations {}", r.iterations)?;
+        outln!("error      {:.3e}  (Siconos measure; tol {:.1e})", r.error, s.tol)?;
+        outln!("residual   {:.3e}  (natural-map residual, max-norm)", r.residual_inf)?;
+        outln!("seconds    {:.3e}", r.elapsed.as_secs_f64())?;
         if let Some(m) = &r.message {
-            println!("note       {m}");
+            outln!("note       {m}")?;
         }
         if n <= 20 {
-            println!("z          {:?}", sol.z);
+            outln!("z          {:?}", sol.z)?;
         }
     }
     Ok(if r.status == Status::Solved { ExitCode::SUCCESS } else { ExitCode::from(1) })
