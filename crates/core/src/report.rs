@@ -105,12 +105,25 @@ impl SolveReport {
     /// exceeds `tol` (or is NaN) becomes `NumericalFailure`, with a message saying so. A solver
     /// never returns `Solved` with `error > tol`.
     pub fn verify(&mut self, tol: f64) {
+        self.verify_with(tol, &mut String::new());
+    }
+
+    /// [`SolveReport::verify`] without allocating: the message is written into the storage of
+    /// the current `message`, or else of `spare` (taken), so that a caller reusing one report
+    /// and one spare String across solves allocates nothing here.
+    pub fn verify_with(&mut self, tol: f64, spare: &mut String) {
         if self.status == Status::Solved && (self.error.is_nan() || self.error > tol) {
             self.status = Status::NumericalFailure;
-            self.message = Some(format!(
-                "the method's own test passed but the recomputed error {:.3e} exceeds tol {:.1e}",
-                self.error, tol
-            ));
+            let mut msg = self.message.take().unwrap_or_else(|| std::mem::take(spare));
+            msg.clear();
+            let _ = std::fmt::Write::write_fmt(
+                &mut msg,
+                format_args!(
+                    "the method's own test passed but the recomputed error {:.3e} exceeds tol {:.1e}",
+                    self.error, tol
+                ),
+            );
+            self.message = Some(msg);
         }
     }
 }

@@ -42,8 +42,21 @@
 //! Given a previous z, the complementary basis implied by its support `S = {i : zᵢ > 0}` is
 //! tried first: one dense LU solve of `M_SS z_S = −q_S`; if the result is feasible and meets
 //! the tolerance it is returned after 0 pivots. Otherwise Lemke runs from the usual start.
+//!
+//! # Storage
+//!
+//! Everything a solve needs lives in the solver's [`Workspace`], sized once per n: M by
+//! columns, the basis, C[:, Z] and T, the scratch of the lexicographic ratio test, the restart
+//! supports and covering vectors, and the last secondary ray ([`Lemke::last_ray`]). The dense
+//! LUs (refactorizations of S, warm-start bases of more than 12 indices; smaller ones are
+//! factored on the stack) use faer's `lu_in_place` and `solve_in_place_with_conj` — the
+//! operations of `partial_piv_lu` and `Solve::solve` — on reused storage, with a `MemBuffer`
+//! sized once by their `*_scratch` functions. So once a `Lemke` has solved a problem of size n,
+//! [`LcpSolver::solve_into`] on another of size n allocates nothing; `solve` wraps it.
 
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::matmul::matmul;
+use faer::reborrow::{Reborrow, ReborrowMut};
 use faer::{Accum, MatMut, MatRef, Par};
 use perp_core::{Error, Matrix, Ray, Settings, Solution, SolveReport, Status};
 use std::time::Instant;
@@ -79,7 +92,7 @@ const SMALL_PIVOT: f64 = 1e-4;
 ///   only cost time; `restarts: 0` skips them. The ray reported is the one of the all-w start.
 /// * The pivot limit is `settings.max_iter`, default `100·(n+1)`.
 ///
-/// Sparse M is densified once (Lemke's tableau fills in anyway).
+/// Sparse M is densified once per solve, into the workspace (Lemke's tableau fills in anyway).
 ///
 /// ```
 /// use perp_core::{Matrix, Settings, Status};
@@ -94,13 +107,17 @@ const SMALL_PIVOT: f64 = 1e-4;
 pub struct Lemke {
     /// The covering vector d; `None` for e = (1, …, 1).
     pub covering: Option<Vec<f64>>,
-    /// Attempts with other covering vectors after a ray termination (default 3).
+    /// Attempts with other covering vectors after a ray termination (default 4).
     pub restarts: usize,
+    /// Storage reused across solves (sized once per n): a fresh one is
+    /// `Workspace::default()`. It also holds the secondary ray of the last solve
+    /// ([`Lemke::last_ray`]).
+    pub workspace: Workspace,
 }
 
 impl Default for Lemke {
     fn default() -> Self {
-        Lemke { covering: None, restarts: 4 }
+        Lemke { covering: None, restarts: 4, workspace: Workspace::default() }
     }
 }
 
@@ -121,22 +138,126 @@ impl Lemke {
         Lemke { covering: Some(d), ..Self::default() }
     }
 
-    /// The covering vector d: the given one (checked: length n, entries finite and > 0) or e.
-    fn covering(&self, n: usize) -> Result<Vec<f64>, Error> {
-        match &self.covering {
-            None => Ok(vec![1.0; n]),
-            Some(d) => {
-                Error::check_len("covering vector d", d, n)?;
-                if let Some(i) = d.iter().position(|&x| !(x.is_finite() && x > 0.0)) {
+    /// The covering vector d into `d`: the given one (checked: length n, entries finite and
+    /// > 0) or e.
+    fn covering_into(covering: Option<&[f64]>, n: usize, d: &mut Vec<f64>) -> Result<(), Error> {
+        d.clear();
+        match covering {
+            None => d.resize(n, 1.0),
+            Some(c) => {
+                Error::check_len("covering vector d", c, n)?;
+                if let Some(i) = c.iter().position(|&x| !(x.is_finite() && x > 0.0)) {
                     return Err(Error::setting(
                         &format!("covering vector d[{i}]"),
-                        d[i],
+                        c[i],
                         "must be finite and > 0",
                     ));
                 }
-                Ok(d.clone())
+                d.extend_from_slice(c);
             }
         }
+        Ok(())
+    }
+
+    /// The secondary ray on which the last [`LcpSolver::solve_into`] (or `solve`) ended, when
+    /// its status was [`Status::RayTermination`]; borrowed from the workspace (no allocation).
+    /// `solve` returns the same ray, owned, as [`Solution::ray`].
+    ///
+    /// ```
+    /// use perp_core::{Matrix, Settings, SolveReport, Status};
+    /// use perp_lcp::{lemke::Lemke, Lcp, LcpSolver};
+    /// // w = −z − 1 ≥ 0 is infeasible: Lemke ends on a ray.
+    /// let p = Lcp::new(Matrix::from_row_major(1, 1, &[-1.0]).unwrap(), vec![-1.0]).unwrap();
+    /// let mut lemke = Lemke { restarts: 0, ..Lemke::new() };
+    /// let (mut z, mut w, mut r) = ([0.0], [0.0], SolveReport::new(""));
+    /// lemke.solve_into(&p, false, &mut z, &mut w, &mut r, &Settings::default()).unwrap();
+    /// assert_eq!(r.status, Status::RayTermination);
+    /// let ray = lemke.last_ray().unwrap();
+    /// assert!(ray.to_ray().violation(p.m(), p.q(), 10.0) < 1e-12);
+    /// ```
+    pub fn last_ray(&self) -> Option<RayRef<'_>> {
+        let r = &self.workspace.ray;
+        r.valid.then_some(RayRef { z: &r.z, z0: r.z0, dz: &r.dz, dz0: r.dz0, d: &r.d })
+    }
+}
+
+/// A borrowed [`Ray`] (see [`Lemke::last_ray`]): the same fields, in the solver's storage.
+#[derive(Clone, Copy, Debug)]
+pub struct RayRef<'a> {
+    /// Base point of the ray, z part.
+    pub z: &'a [f64],
+    /// Base point, artificial variable z0.
+    pub z0: f64,
+    /// Direction, z part.
+    pub dz: &'a [f64],
+    /// Direction, z0 part.
+    pub dz0: f64,
+    /// The covering vector d used.
+    pub d: &'a [f64],
+}
+
+impl RayRef<'_> {
+    /// An owned copy.
+    pub fn to_ray(&self) -> Ray {
+        Ray { z: self.z.to_vec(), z0: self.z0, dz: self.dz.to_vec(), dz0: self.dz0, d: self.d.to_vec() }
+    }
+}
+
+/// The reusable storage of [`Lemke`]: M by columns, the pivoting engine (basis, T = S⁻¹, LU
+/// workspace), covering vectors, restart supports, the warm-start basis and the last ray. Sized
+/// once per n; a solve of a problem of the same n allocates nothing. Cloning gives a fresh one.
+#[derive(Default)]
+pub struct Workspace {
+    m: DenseCols,
+    engine: Engine,
+    /// The covering vector of the all-w start.
+    d: Vec<f64>,
+    /// d = B·e of a restart.
+    restart_d: Vec<f64>,
+    /// Column order of `restart_supports`.
+    order: Vec<usize>,
+    supports: Vec<Support>,
+    /// The warm-start support and its solution.
+    idx: Vec<usize>,
+    zs: Vec<f64>,
+    ray: RayStore,
+    /// Storage for the next report message.
+    spare: String,
+}
+
+impl Clone for Workspace {
+    fn clone(&self) -> Self {
+        Workspace::default()
+    }
+}
+
+impl std::fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workspace").field("n", &self.engine.n).finish_non_exhaustive()
+    }
+}
+
+/// The last secondary ray, in reused buffers.
+#[derive(Default)]
+struct RayStore {
+    valid: bool,
+    z: Vec<f64>,
+    z0: f64,
+    dz: Vec<f64>,
+    dz0: f64,
+    d: Vec<f64>,
+}
+
+/// A restart support of one or two indices (see `restart_supports`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Support {
+    idx: [usize; 2],
+    len: usize,
+}
+
+impl Support {
+    fn as_slice(&self) -> &[usize] {
+        &self.idx[..self.len]
     }
 }
 
@@ -145,33 +266,35 @@ impl Lemke {
 /// helps, r(k) = argmax{−qᵢ/mᵢₖ : mᵢₖ > 0}, becomes feasible; the restart support is {k, r(k)}.
 /// On a bimatrix game (M = [[0, A], [Bᵀ, 0]], q = −e) these are the supports of pure-strategy
 /// best-response pairs, where Lemke from the all-w start fails (CPS example 4.4.23).
-fn restart_supports(m: &DenseCols, q: &[f64], count: usize) -> Vec<Vec<usize>> {
+/// Written into `out` (at most `count`), with `order` as scratch.
+fn restart_supports(m: &DenseCols, q: &[f64], count: usize, order: &mut Vec<usize>, out: &mut Vec<Support>) {
     let n = m.n;
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| q[a].total_cmp(&q[b]).then(a.cmp(&b)));
-    let mut out: Vec<Vec<usize>> = Vec::new();
-    for k in order {
+    order.clear();
+    order.extend(0..n);
+    // The keys are distinct (ties broken by index), so the unstable sort gives the one order.
+    order.sort_unstable_by(|&a, &b| q[a].total_cmp(&q[b]).then(a.cmp(&b)));
+    out.clear();
+    for &k in order.iter() {
         if out.len() >= count {
             break;
         }
         let col = m.col(k);
         let r =
             (0..n).filter(|&i| col[i] > 0.0).max_by(|&a, &b| (-q[a] / col[a]).total_cmp(&(-q[b] / col[b])));
-        let mut sup = vec![k];
+        let mut sup = Support { idx: [k, 0], len: 1 };
         if let Some(r) = r.filter(|&r| r != k) {
-            sup.push(r);
-            sup.sort_unstable();
+            sup = Support { idx: [k.min(r), k.max(r)], len: 2 };
         }
         if !out.contains(&sup) {
             out.push(sup);
         }
     }
-    out
 }
 
-/// d = B·e for the complementary basis of `support`: Σ_{i ∉ S} eᵢ − Σ_{j ∈ S} M·ⱼ.
-fn basis_times_e(m: &DenseCols, support: &[usize]) -> Vec<f64> {
-    let mut d = vec![1.0; m.n];
+/// d = B·e for the complementary basis of `support`: Σ_{i ∉ S} eᵢ − Σ_{j ∈ S} M·ⱼ, into `d`.
+fn basis_times_e(m: &DenseCols, support: &[usize], d: &mut Vec<f64>) {
+    d.clear();
+    d.resize(m.n, 1.0);
     for &j in support {
         d[j] = 0.0;
     }
@@ -180,7 +303,6 @@ fn basis_times_e(m: &DenseCols, support: &[usize]) -> Vec<f64> {
             *di -= mij;
         }
     }
-    d
 }
 
 impl LcpSolver for Lemke {
@@ -189,8 +311,24 @@ impl LcpSolver for Lemke {
     }
 
     fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
+        let mut sol = crate::solve_via_into(self, p, warm, s)?;
+        sol.ray = self.last_ray().map(|r| r.to_ray());
+        Ok(sol)
+    }
+
+    /// Allocation-free once the workspace has been sized for this n (a tie in the ratio test,
+    /// a restart or a ray included); `solve` is this with fresh buffers.
+    fn solve_into(
+        &mut self,
+        p: &Lcp,
+        warm: bool,
+        z_out: &mut [f64],
+        w_out: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
         s.validate()?;
-        p.check_warm(warm)?;
+        p.check_buffers(warm, z_out, w_out)?;
         if p.is_box() {
             return Err(Error::Requirement {
                 solver: "lemke".into(),
@@ -200,97 +338,152 @@ impl LcpSolver for Lemke {
         }
         let start = Instant::now();
         let n = p.n();
-        let mut report = SolveReport::new("lemke");
-        if let Some((z, w, error, residual_inf)) = warm.and_then(|z| try_warm_basis(p, z, s.tol, &mut report))
-        {
-            report.status = Status::Solved;
-            report.elapsed = start.elapsed();
-            report.error = error;
-            report.residual_inf = residual_inf;
-            return Ok(Solution { z, w, report, ray: None });
+        let ws = &mut self.workspace;
+        ws.prepare(n);
+        ws.ray.valid = false;
+        crate::problem::reset_report(report, "lemke", &mut ws.spare);
+        if warm {
+            if let Some((error, residual_inf)) =
+                try_warm_basis(p, z_out, &mut ws.zs, w_out, s.tol, report, &mut ws.idx, &mut ws.engine.lu)
+            {
+                z_out.copy_from_slice(&ws.zs);
+                report.status = Status::Solved;
+                report.elapsed = start.elapsed();
+                report.error = error;
+                report.residual_inf = residual_inf;
+                return Ok(());
+            }
         }
-        let m = DenseCols::new(p);
+        ws.m.fill(p);
         let max_pivots = s.max_iter_or(100 * (n + 1));
-        let mut engine = Engine::new(n);
-        let mut first_ray: Option<Ray> = None;
-        let mut outcome = None;
-        let d = self.covering(n)?;
-        let mut attempts = vec![Start::AllW(d)];
-        attempts.extend(restart_supports(&m, p.q(), self.restarts).into_iter().map(|sup| {
-            let d = basis_times_e(&m, &sup);
-            Start::Support(sup, d)
-        }));
-        for (k, attempt) in attempts.iter().enumerate() {
+        Self::covering_into(self.covering.as_deref(), n, &mut self.workspace.d)?;
+        let ws = &mut self.workspace;
+        restart_supports(&ws.m, p.q(), self.restarts, &mut ws.order, &mut ws.supports);
+        let attempts = 1 + ws.supports.len();
+        // (status, restart that solved) of the attempt that ended the loop, if one did.
+        let mut outcome: Option<(Status, Option<usize>)> = None;
+        let mut singular = false;
+        for k in 0..attempts {
+            let (start_basis, d) = if k == 0 {
+                (Start::AllW(&ws.d), &ws.d)
+            } else {
+                basis_times_e(&ws.m, ws.supports[k - 1].as_slice(), &mut ws.restart_d);
+                (Start::Support(ws.supports[k - 1].as_slice(), &ws.restart_d), &ws.restart_d)
+            };
             let left = max_pivots.saturating_sub(report.pivots);
-            let out = engine.run(&m, p.q(), attempt, left, s, start);
-            report.pivots += engine.pivots;
+            let out = ws.engine.run(&ws.m, p.q(), start_basis, left, s, start);
+            report.pivots += ws.engine.pivots;
             match out {
                 Outcome::Solved => {
-                    let msg = match attempt {
-                        Start::Support(sup, _) => Some(format!(
-                            "ended on a secondary ray from the all-w start; solved by restart {k} from the complementary basis of support {sup:?}"
-                        )),
-                        Start::AllW(_) => None,
-                    };
-                    outcome = Some((engine.solution(&m, p.q()), Status::Solved, msg));
+                    ws.engine.solution_into(&ws.m, p.q(), z_out);
+                    outcome = Some((Status::Solved, (k > 0).then_some(k)));
                     break;
                 }
                 Outcome::Ray => {
-                    if let (None, Start::AllW(d)) = (&first_ray, attempt) {
-                        first_ray = Some(engine.ray(d));
+                    if k == 0 {
+                        ws.engine.ray_into(d, &mut ws.ray);
+                        ws.ray.valid = true;
                     }
                 }
                 Outcome::Singular if k > 0 => {} // a restart's guessed basis was singular
                 Outcome::Limit(status) => {
-                    outcome = Some((engine.current_z(), status, None));
+                    ws.engine.current_z_into(z_out);
+                    outcome = Some((status, None));
                     break;
                 }
                 Outcome::Singular => {
-                    let msg = "pivot element too small to continue (the basis is numerically singular)";
-                    outcome = Some((engine.current_z(), Status::NumericalFailure, Some(msg.to_string())));
+                    ws.engine.current_z_into(z_out);
+                    outcome = Some((Status::NumericalFailure, None));
+                    singular = true;
                     break;
                 }
             }
         }
-        let (z, status, message, ray) = match (outcome, first_ray) {
-            (Some((z, status, message)), _) => (z, status, message, None),
-            (None, None) => {
-                let msg = "every start ended on a singular basis".to_string();
-                (vec![0.0; n], Status::NumericalFailure, Some(msg), None)
+        let spare = &mut ws.spare;
+        let status = match outcome {
+            Some((status, restart)) => {
+                if let Some(k) = restart {
+                    let sup = ws.supports[k - 1].as_slice();
+                    crate::problem::set_message(report, spare, format_args!(
+                        "ended on a secondary ray from the all-w start; solved by restart {k} from the complementary basis of support {sup:?}"
+                    ));
+                } else if singular {
+                    crate::problem::set_message(
+                        report,
+                        spare,
+                        format_args!(
+                            "pivot element too small to continue (the basis is numerically singular)"
+                        ),
+                    );
+                }
+                ws.ray.valid = false;
+                status
             }
-            (None, Some(ray)) => {
-                let msg = format!(
-                    "secondary ray (covering vector d as given); {} restart(s) failed too{}",
-                    attempts.len() - 1,
-                    if ray.dz0 == 0.0 {
-                        "; dz0 = 0: for copositive-plus M the LCP is infeasible"
-                    } else {
-                        ""
-                    }
+            None if !ws.ray.valid => {
+                z_out.fill(0.0);
+                crate::problem::set_message(
+                    report,
+                    spare,
+                    format_args!("every start ended on a singular basis"),
                 );
-                (ray.z.clone(), Status::RayTermination, Some(msg), Some(ray))
+                Status::NumericalFailure
+            }
+            None => {
+                z_out.copy_from_slice(&ws.ray.z);
+                crate::problem::set_message(
+                    report,
+                    spare,
+                    format_args!(
+                        "secondary ray (covering vector d as given); {} restart(s) failed too{}",
+                        attempts - 1,
+                        if ws.ray.dz0 == 0.0 {
+                            "; dz0 = 0: for copositive-plus M the LCP is infeasible"
+                        } else {
+                            ""
+                        }
+                    ),
+                );
+                Status::RayTermination
             }
         };
         report.iterations = report.pivots;
         report.status = status;
-        report.message = message;
         report.elapsed = start.elapsed();
-        let mut sol = p.solution(z, report, s.tol);
-        sol.ray = ray;
-        Ok(sol)
+        p.finish(z_out, w_out, report, s.tol, spare);
+        Ok(())
+    }
+}
+
+impl Workspace {
+    /// Sizes the engine and the vectors for n (allocates only when n changes or grows).
+    fn prepare(&mut self, n: usize) {
+        if self.engine.n != n || self.engine.t.len() != n * n {
+            self.engine = Engine::new(n);
+        }
+        for v in [&mut self.zs, &mut self.ray.z, &mut self.ray.dz, &mut self.ray.d] {
+            v.clear();
+            v.resize(n, 0.0);
+        }
+        self.idx.clear();
+        self.idx.reserve(n);
     }
 }
 
 /// M stored densely by columns, the layout every Lemke operation reads.
+#[derive(Default)]
 struct DenseCols {
     n: usize,
     data: Vec<f64>,
 }
 
 impl DenseCols {
-    fn new(p: &Lcp) -> Self {
+    /// Copies M of `p` (allocates only to grow).
+    fn fill(&mut self, p: &Lcp) {
         let n = p.n();
-        let mut data = vec![0.0; n * n];
+        self.n = n;
+        self.data.clear();
+        self.data.resize(n * n, 0.0);
+        let data = &mut self.data;
         match p.m() {
             Matrix::Dense(m) => {
                 for j in 0..n {
@@ -303,7 +496,6 @@ impl DenseCols {
                 }
             }
         }
-        DenseCols { n, data }
     }
 
     #[inline]
@@ -317,22 +509,28 @@ impl DenseCols {
     }
 }
 
-/// Tries the complementary basis given by the support of `z`; returns the solution
-/// `(z, w, error, residual)` if it is feasible and its error meets `tol`.
+/// Tries the complementary basis given by the support of `z`: its solution goes to `zs`,
+/// `w = M zs + q` to `w`; returns `(error, residual)` if it is feasible and its error meets
+/// `tol`. `idx` and `lu` are scratch (no allocation once sized).
+#[allow(clippy::too_many_arguments)]
 fn try_warm_basis(
     p: &Lcp,
     z: &[f64],
+    zs: &mut [f64],
+    w: &mut [f64],
     tol: f64,
     report: &mut SolveReport,
-) -> Option<(Vec<f64>, Vec<f64>, f64, f64)> {
+    idx: &mut Vec<usize>,
+    lu: &mut LuScratch,
+) -> Option<(f64, f64)> {
     let m = p.m();
     let k = z.iter().filter(|&&v| v > 0.0).count();
-    let mut zs: Vec<f64> = vec![0.0; p.n()];
+    zs.fill(0.0);
     if k > 0 {
         report.factorizations += 1;
         if k <= SMALL_BASIS {
             // Contact steps warm-start tiny LCPs thousands of times per second: an LU on the
-            // stack, without the allocations of a faer factorization.
+            // stack.
             let mut idx = [0; SMALL_BASIS];
             z.iter().enumerate().filter(|(_, &v)| v > 0.0).zip(&mut idx).for_each(|((i, _), s)| *s = i);
             let support = &idx[..k];
@@ -349,21 +547,85 @@ fn try_warm_basis(
                 zs[i] = x[r];
             }
         } else {
-            let support: Vec<usize> = (0..p.n()).filter(|&i| z[i] > 0.0).collect();
-            let a = faer::Mat::from_fn(k, k, |r, c| m.get(support[r], support[c]));
-            let b = faer::Mat::from_fn(k, 1, |r, _| -p.q()[support[r]]);
-            let x = faer::linalg::solvers::Solve::solve(&a.partial_piv_lu(), &b);
-            for (r, &i) in support.iter().enumerate() {
-                zs[i] = x[(r, 0)];
+            idx.clear();
+            idx.extend((0..p.n()).filter(|&i| z[i] > 0.0));
+            let support = &idx[..];
+            for c in 0..k {
+                for r in 0..k {
+                    lu.a[c * k + r] = m.get(support[r], support[c]);
+                }
             }
+            for (r, &i) in support.iter().enumerate() {
+                lu.x[r] = -p.q()[i];
+            }
+            let LuScratch { a, x, .. } = lu;
+            let (mut a, mut x) = (std::mem::take(a), std::mem::take(x));
+            lu.solve(k, &mut a, MatMut::from_column_major_slice_mut(&mut x[..k], k, 1));
+            for (r, &i) in support.iter().enumerate() {
+                zs[i] = x[r];
+            }
+            (lu.a, lu.x) = (a, x);
         }
     }
     if zs.iter().any(|v| !v.is_finite() || *v < 0.0) {
         return None;
     }
-    let w = p.w(&zs);
-    let (error, residual_inf) = p.errors(&zs, &w);
-    (error <= tol).then_some((zs, w, error, residual_inf))
+    p.m().mul_vec(zs, w);
+    for (wi, qi) in w.iter_mut().zip(p.q()) {
+        *wi += qi;
+    }
+    let (error, residual_inf) = p.errors(zs, w);
+    (error <= tol).then_some((error, residual_inf))
+}
+
+/// Dense LU with partial pivoting in reused storage (faer's `lu_in_place` and
+/// `solve_in_place_with_conj`, the operations of `Mat::partial_piv_lu` and `Solve::solve`,
+/// with their scratch `MemBuffer` sized once for n × n).
+struct LuScratch {
+    /// A k × k matrix, column-major, stride k (capacity n²).
+    a: Vec<f64>,
+    /// A right-hand side (capacity n).
+    x: Vec<f64>,
+    perm: Vec<usize>,
+    perm_inv: Vec<usize>,
+    mem: MemBuffer,
+}
+
+impl LuScratch {
+    fn new(n: usize) -> Self {
+        use faer::linalg::lu::partial_pivoting::{factor, solve};
+        let par = faer::get_global_parallelism();
+        let req = StackReq::any_of(&[
+            factor::lu_in_place_scratch::<usize, f64>(n, n, par, Default::default()),
+            solve::solve_in_place_scratch::<usize, f64>(n, n, par),
+        ]);
+        LuScratch {
+            a: vec![0.0; n * n],
+            x: vec![0.0; n],
+            perm: vec![0; n],
+            perm_inv: vec![0; n],
+            mem: MemBuffer::new(req),
+        }
+    }
+
+    /// Solves `A X = rhs` in place in `rhs` (k rows), factoring the k × k column-major `a`
+    /// (stride k) in place. No allocation.
+    fn solve(&mut self, k: usize, a: &mut [f64], rhs: MatMut<'_, f64>) {
+        use faer::linalg::lu::partial_pivoting::{factor, solve};
+        let par = faer::get_global_parallelism();
+        let mut lu = MatMut::from_column_major_slice_mut(&mut a[..k * k], k, k);
+        let stack = MemStack::new(&mut self.mem);
+        let (_, perm) = factor::lu_in_place(
+            lu.rb_mut(),
+            &mut self.perm[..k],
+            &mut self.perm_inv[..k],
+            par,
+            stack,
+            Default::default(),
+        );
+        let lu = lu.rb();
+        solve::solve_in_place_with_conj(lu, lu, perm, faer::Conj::No, rhs, par, MemStack::new(&mut self.mem));
+    }
 }
 
 /// Largest warm-start basis solved by [`small_lu_solve`] rather than faer.
@@ -421,11 +683,12 @@ fn complement(v: Var) -> Var {
     }
 }
 
-/// Where a run starts: the all-w basis with covering vector d, or the complementary basis of
-/// a support S (zⱼ basic for j ∈ S, wᵢ for i ∉ S) with d = B·e.
-enum Start {
-    AllW(Vec<f64>),
-    Support(Vec<usize>, Vec<f64>),
+/// Where a run starts: the all-w basis (with the given covering vector d), or the
+/// complementary basis of a support S (zⱼ basic for j ∈ S, wᵢ for i ∉ S) with d = B·e.
+#[derive(Clone, Copy)]
+enum Start<'a> {
+    AllW(&'a [f64]),
+    Support(&'a [usize], &'a [f64]),
 }
 
 /// A basic variable: `W(i)` is wᵢ, `Z(j)` is zⱼ, `Z0` the artificial z₀.
@@ -472,6 +735,28 @@ struct Engine {
     pivots: usize,
     /// The variable that must enter next.
     entering: Var,
+    /// Scratch: a z of length n (iterative refinement).
+    zc: Vec<f64>,
+    /// Scratch of the lexicographic ratio test.
+    lex: LexScratch,
+    /// LU storage of `reinvert` and the warm start, and the identity/inverse (k × k, stride k).
+    lu: LuScratch,
+    inv: Vec<f64>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new(0)
+    }
+}
+
+/// Scratch of the lexicographic ratio test: the tied candidates, their scaled rows of B⁻¹
+/// (n each, one after the other) and the candidates still in the running.
+#[derive(Default)]
+struct LexScratch {
+    cands: Vec<Var>,
+    rows: Vec<f64>,
+    alive: Vec<usize>,
 }
 
 fn col_view(buf: &[f64], n: usize, rows: usize, cols: usize) -> MatRef<'_, f64> {
@@ -517,6 +802,14 @@ impl Engine {
             u: vec![0.0; n],
             pivots: 0,
             entering: Var::Z0,
+            zc: vec![0.0; n],
+            lex: LexScratch {
+                cands: Vec::with_capacity(n + 1),
+                rows: Vec::with_capacity((n + 1) * n),
+                alive: Vec::with_capacity(n + 1),
+            },
+            lu: LuScratch::new(n),
+            inv: vec![0.0; n * n],
         }
     }
 
@@ -657,12 +950,23 @@ impl Engine {
         if k == 0 {
             return true;
         }
-        let s = faer::Mat::from_fn(k, k, |b, a| self.cz[a * n + self.r2[b]]);
-        let inv = faer::linalg::solvers::Solve::solve(&s.partial_piv_lu(), faer::Mat::<f64>::identity(k, k));
-        let ok = (0..k).all(|b| inv.col_as_slice(b).iter().all(|x| x.is_finite()));
+        let mut s = std::mem::take(&mut self.lu.a);
+        for a in 0..k {
+            for b in 0..k {
+                s[a * k + b] = self.cz[a * n + self.r2[b]];
+            }
+        }
+        let inv = &mut self.inv[..k * k];
+        inv.fill(0.0);
+        for b in 0..k {
+            inv[b * k + b] = 1.0;
+        }
+        self.lu.solve(k, &mut s, MatMut::from_column_major_slice_mut(inv, k, k));
+        self.lu.a = s;
+        let ok = self.inv[..k * k].iter().all(|x| x.is_finite());
         if ok {
             for b in 0..k {
-                self.t[b * n..b * n + k].copy_from_slice(inv.col_as_slice(b));
+                self.t[b * n..b * n + k].copy_from_slice(&self.inv[b * k..(b + 1) * k]);
             }
         }
         ok
@@ -730,7 +1034,7 @@ impl Engine {
         &mut self,
         m: &DenseCols,
         q: &[f64],
-        start_basis: &Start,
+        start_basis: Start<'_>,
         max_pivots: usize,
         s: &Settings,
         start: Instant,
@@ -738,7 +1042,7 @@ impl Engine {
         let n = self.n;
         self.reset(q);
         let d = match start_basis {
-            Start::AllW(d) => d.as_slice(),
+            Start::AllW(d) => d,
             Start::Support(support, d) => {
                 for (a, &j) in support.iter().enumerate() {
                     self.zvars.push(Var::Z(j));
@@ -752,7 +1056,7 @@ impl Engine {
                     return Outcome::Singular;
                 }
                 self.refresh(q);
-                d.as_slice()
+                d
             }
         };
         let k = self.k();
@@ -793,7 +1097,10 @@ impl Engine {
             }
             let e = self.entering;
             self.direction(m, d, e);
-            let Some((leave, theta)) = self.ratio_test() else {
+            let mut lex = std::mem::take(&mut self.lex);
+            let blocking = self.ratio_test(&mut lex);
+            self.lex = lex;
+            let Some((leave, theta)) = blocking else {
                 return Outcome::Ray;
             };
             let pivot = self.dir_of(leave);
@@ -838,7 +1145,7 @@ impl Engine {
     }
 
     /// Minimum-ratio test with lexicographic tie-breaking. `None`: no blocking variable.
-    fn ratio_test(&mut self) -> Option<(Var, f64)> {
+    fn ratio_test(&mut self, lex: &mut LexScratch) -> Option<(Var, f64)> {
         let n = self.n;
         let k = self.k();
         let scale = self.dz[..k].iter().chain(&self.dw).fold(0.0f64, |a, x| a.max(x.abs()));
@@ -881,32 +1188,33 @@ impl Engine {
                 .copied()
                 .chain((0..n).filter(|&i| self.r2_pos[i] == usize::MAX).map(Var::W))
         };
-        // The usual case, no tie, allocates nothing.
+        // The usual case, no tie.
         if basic().filter(|&v| is_tied(v)).nth(1).is_none() {
             return Some((best, theta_min));
         }
-        let cands: Vec<Var> = basic().filter(|&v| is_tied(v)).collect();
+        let LexScratch { cands, rows, alive } = lex;
+        cands.clear();
+        cands.extend(basic().filter(|&v| is_tied(v)));
         if cands.contains(&Var::Z0) {
             return Some((Var::Z0, theta_min));
         }
-        // Lexicographic rule over the rows of B⁻¹ / (B⁻¹a)ᵢ, column by column: rows[c] is the
-        // scaled row of candidate c, compared entry by entry until one candidate is left.
-        let rows: Vec<Vec<f64>> = cands
-            .iter()
-            .map(|&c| {
-                let mut row = vec![0.0; n];
-                self.binv_row(c, &mut row);
-                let piv = self.dir_of(c);
-                row.iter_mut().for_each(|x| *x /= piv);
-                row
-            })
-            .collect();
-        let mut alive: Vec<usize> = (0..cands.len()).collect();
+        // Lexicographic rule over the rows of B⁻¹ / (B⁻¹a)ᵢ, column by column: row c (at
+        // rows[c·n..]) is the scaled row of candidate c, compared entry by entry until one
+        // candidate is left.
+        rows.clear();
+        rows.resize(cands.len() * n, 0.0);
+        for (&c, row) in cands.iter().zip(rows.chunks_exact_mut(n.max(1))) {
+            self.binv_row(c, row);
+            let piv = self.dir_of(c);
+            row.iter_mut().for_each(|x| *x /= piv);
+        }
+        alive.clear();
+        alive.extend(0..cands.len());
         let mut col = 0;
         while alive.len() > 1 && col < n {
-            let lo = alive.iter().map(|&c| rows[c][col]).fold(f64::INFINITY, f64::min);
+            let lo = alive.iter().map(|&c| rows[c * n + col]).fold(f64::INFINITY, f64::min);
             let eps = TIE_TOL * (1.0 + lo.abs());
-            alive.retain(|&c| rows[c][col] <= lo + eps);
+            alive.retain(|&c| rows[c * n + col] <= lo + eps);
             col += 1;
         }
         let chosen = cands[alive[0]];
@@ -1020,26 +1328,21 @@ impl Engine {
         self.pivots += 1;
     }
 
-    /// The current z (basic zⱼ at their values, the rest 0).
-    fn current_z(&self) -> Vec<f64> {
-        let mut z = vec![0.0; self.n];
-        for (a, var) in self.zvars.iter().enumerate() {
-            if let Var::Z(j) = var {
-                z[*j] = self.xz[a].max(0.0);
-            }
-        }
-        z
+    /// The current z (basic zⱼ at their values, the rest 0) into `z`.
+    fn current_z_into(&self, z: &mut [f64]) {
+        fill_z(&self.zvars, &self.xz, z);
     }
 
     /// The solution after z₀ has left, with two steps of iterative refinement on its support:
     /// the rows in R₂ have wᵢ non-basic, so (Mz + q)ᵢ = 0 there; correct z_Z by T·(Mz+q)[R₂].
-    fn solution(&mut self, m: &DenseCols, q: &[f64]) -> Vec<f64> {
+    fn solution_into(&mut self, m: &DenseCols, q: &[f64], out: &mut [f64]) {
         let (n, k) = (self.n, self.k());
         for _ in 0..2 {
             if k == 0 {
                 break;
             }
-            let z = self.current_z();
+            fill_z(&self.zvars, &self.xz, &mut self.zc);
+            let z = &self.zc;
             for b in 0..k {
                 let i = self.r2[b];
                 let mut wi = q[i];
@@ -1062,12 +1365,13 @@ impl Engine {
                 self.xz[a] += self.u[a];
             }
         }
-        self.current_z()
+        self.current_z_into(out);
     }
 
     /// The secondary ray at the current basis, for the entering variable in `dz`/`dw`.
-    fn ray(&self, d: &[f64]) -> Ray {
-        let mut dz = vec![0.0; self.n];
+    fn ray_into(&self, d: &[f64], ray: &mut RayStore) {
+        let dz = &mut ray.dz;
+        dz.fill(0.0);
         let mut dz0 = 0.0;
         let mut z0 = 0.0;
         for (a, var) in self.zvars.iter().enumerate() {
@@ -1085,7 +1389,19 @@ impl Engine {
             Var::Z0 => dz0 = 1.0,
             Var::W(_) => {}
         }
-        Ray { z: self.current_z(), z0, dz, dz0, d: d.to_vec() }
+        self.current_z_into(&mut ray.z);
+        ray.d.copy_from_slice(d);
+        (ray.z0, ray.dz0) = (z0, dz0);
+    }
+}
+
+/// z from the basic values: zⱼ = max(xz[a], 0) for the basic zⱼ at position a, the rest 0.
+fn fill_z(zvars: &[Var], xz: &[f64], z: &mut [f64]) {
+    z.fill(0.0);
+    for (a, var) in zvars.iter().enumerate() {
+        if let Var::Z(j) = var {
+            z[*j] = xz[a].max(0.0);
+        }
     }
 }
 

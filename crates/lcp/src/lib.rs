@@ -23,10 +23,81 @@ pub use perp_core::{Error, Matrix, Ray, Settings, Solution, SolveReport, Status}
 pub use problem::Lcp;
 
 /// An LCP solver.
+///
+/// # Prepare once, solve many
+///
+/// A simulator solves thousands of small LCPs of one structure per second. [`LcpSolver::solve`]
+/// returns fresh vectors and a fresh report; [`LcpSolver::solve_into`] writes into the
+/// caller's, and `lemke`, `pgs`, `psor` and `rpgs` keep their internal storage between calls, so
+/// that once a solver has solved a problem of the same structure, a call allocates nothing
+/// (with `record_history` off). Update the problem in place with [`Lcp::set_q`] and
+/// [`Lcp::set_m_values`]. For those solvers `solve` is a thin wrapper over `solve_into`: both
+/// give bit-identical results.
+///
+/// ```
+/// use perp_core::{Matrix, Settings, SolveReport, Status};
+/// use perp_lcp::{pgs::Pgs, Lcp, LcpSolver};
+/// let m = Matrix::from_row_major(2, 2, &[2.0, 1.0, 1.0, 2.0]).unwrap();
+/// let mut p = Lcp::new(m, vec![-5.0, -6.0]).unwrap();
+/// let (mut solver, s) = (Pgs::pgs(), Settings { tol: 1e-12, ..Settings::default() });
+/// let (mut z, mut w, mut report) = (vec![0.0; 2], vec![0.0; 2], SolveReport::new(""));
+/// solver.solve_into(&p, false, &mut z, &mut w, &mut report, &s).unwrap();
+/// assert_eq!((report.solver.as_str(), report.status), ("pgs", Status::Solved));
+/// p.set_q(&[-4.0, -6.0]).unwrap(); // the next step: new values, warm start from z
+/// let warm = z.clone();
+/// solver.solve_into(&p, true, &mut z, &mut w, &mut report, &s).unwrap();
+/// assert_eq!(z, solver.solve(&p, Some(&warm), &s).unwrap().z);
+/// ```
 pub trait LcpSolver {
     /// The registry name (`"lemke"`, `"pgs"`, …).
     fn name(&self) -> &str;
     /// Solves `p`, starting from `warm` when given (pivoting methods use its support as the
     /// starting basis guess; iterative methods start from it).
     fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error>;
+
+    /// Solves `p` into the caller's buffers: `z` holds the warm start on entry when `warm` is
+    /// true (else it is ignored and the solve starts cold) and the solution on return; `w`
+    /// receives Mz + q; `report` is overwritten in place (its `solver` String and `message`
+    /// reuse their storage). Once the solver has solved a problem of the same structure (n,
+    /// storage and sparsity pattern of M, bounds present or not), a call allocates nothing
+    /// (with record_history off) for `lemke`, `pgs`, `psor` and `rpgs`.
+    ///
+    /// `z` and `w` must have length n (else `Err`). On `Err`, `z`, `w` and `report` are
+    /// unspecified. Lemke's secondary ray is not returned here: see
+    /// [`lemke::Lemke::last_ray`].
+    ///
+    /// The default implementation calls [`LcpSolver::solve`] and copies (it allocates).
+    fn solve_into(
+        &mut self,
+        p: &Lcp,
+        warm: bool,
+        z: &mut [f64],
+        w: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
+        if !warm {
+            Error::check_len("z", z, p.n())?;
+        }
+        Error::check_len("w", w, p.n())?;
+        let sol = self.solve(p, if warm { Some(&*z) } else { None }, s)?;
+        z.copy_from_slice(&sol.z);
+        w.copy_from_slice(&sol.w);
+        *report = sol.report;
+        Ok(())
+    }
+}
+
+/// `solve` over `solve_into`: fresh buffers (the warm start copied into z), a fresh report.
+pub(crate) fn solve_via_into<S: LcpSolver + ?Sized>(
+    solver: &mut S,
+    p: &Lcp,
+    warm: Option<&[f64]>,
+    s: &Settings,
+) -> Result<Solution, Error> {
+    let mut z = warm.map_or_else(|| vec![0.0; p.n()], <[f64]>::to_vec);
+    let mut w = vec![0.0; p.n()];
+    let mut report = SolveReport::new(solver.name());
+    solver.solve_into(p, warm.is_some(), &mut z, &mut w, &mut report, s)?;
+    Ok(Solution { z, w, report, ray: None })
 }

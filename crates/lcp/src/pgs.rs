@@ -43,7 +43,9 @@
 //! A sweep needs the rows of M. A dense M (faer, column-major) is copied once per solve into a
 //! row-major buffer of the solver's reusable workspace (a tiled transpose), so each row product
 //! is contiguous; a CSR matrix is used in place; a CSC matrix is converted to CSR once per
-//! solve. A sweep allocates nothing.
+//! solve, into reused buffers. A sweep allocates nothing, and once the workspace has been sized
+//! for a structure (n, storage of M) neither does a whole solve through
+//! [`LcpSolver::solve_into`] (with `record_history` off); `solve` wraps it.
 //!
 //! Rows are taken in blocks of 8: the products of a block's rows are formed against z before
 //! any of them is updated, then each row adds its coupling to the block rows already updated,
@@ -258,6 +260,17 @@ impl Pgs {
         Ok(())
     }
 
+    /// The name [`LcpSolver::name`] returns, as a `&'static str`.
+    fn variant_name(&self) -> &'static str {
+        if self.rho > 0.0 {
+            "rpgs"
+        } else if self.omega != 1.0 {
+            "psor"
+        } else {
+            "pgs"
+        }
+    }
+
     /// The requirement error for row `i` with diagonal `mii` (+ρ) and row scale `scale`.
     fn diagonal_error(&self, i: usize, mii: f64, scale: f64) -> Error {
         let (requirement, suggestion) = if self.rho > 0.0 {
@@ -285,22 +298,29 @@ impl Pgs {
 impl LcpSolver for Pgs {
     /// `"rpgs"` when ρ > 0, else `"psor"` when ω ≠ 1, else `"pgs"`: the name says what runs.
     fn name(&self) -> &str {
-        if self.rho > 0.0 {
-            "rpgs"
-        } else if self.omega != 1.0 {
-            "psor"
-        } else {
-            "pgs"
-        }
+        self.variant_name()
     }
 
     fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
+        crate::solve_via_into(self, p, warm, s)
+    }
+
+    /// Allocation-free once the workspace has been sized for the structure (n, storage) of
+    /// `p`; `solve` is this with fresh buffers.
+    fn solve_into(
+        &mut self,
+        p: &Lcp,
+        warm: bool,
+        z_out: &mut [f64],
+        w_out: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
         let start = Instant::now();
         s.validate()?;
         self.validate()?;
-        p.check_warm(warm)?;
+        p.check_buffers(warm, z_out, w_out)?;
         let n = p.n();
-        let name = self.name().to_string();
 
         // Workspace: bounds, iterate, anchor, rows of M, inverse diagonal.
         self.ws.resize(n);
@@ -315,8 +335,8 @@ impl LcpSolver for Pgs {
                 ws.hi.fill(f64::INFINITY);
             }
         }
-        for i in 0..n {
-            ws.z[i] = mid(ws.lo[i], ws.hi[i], warm.map_or(0.0, |w| w[i]));
+        for (i, zi) in ws.z.iter_mut().enumerate() {
+            *zi = mid(ws.lo[i], ws.hi[i], if warm { z_out[i] } else { 0.0 });
         }
         ws.anchor.copy_from_slice(&ws.z);
         ws.load_rows(p.m());
@@ -330,10 +350,11 @@ impl LcpSolver for Pgs {
             self.ws.step[i] = self.omega / d;
         }
 
-        let Workspace { dense, csr, block_start, lo, hi, z, anchor, w, step, best, .. } = &mut self.ws;
+        let name = self.variant_name();
+        let Workspace { dense, csr, block_start, lo, hi, z, anchor, w, step, best, spare, .. } = &mut self.ws;
         let mut sweeper = Sweeper {
             p,
-            rows: rows_of(p.m(), dense, csr.as_ref(), block_start),
+            rows: rows_of(p.m(), dense, csr, block_start),
             lo,
             hi,
             step,
@@ -354,25 +375,29 @@ impl LcpSolver for Pgs {
             inner_count: 0,
             anchor_fresh: true,
         };
-        let out = iteration::run(&mut sweeper, s, DEFAULT_MAX_ITER);
+        let mut out = iteration::run(&mut sweeper, s, DEFAULT_MAX_ITER);
         // A failed solve returns its best iterate (by exact error), not a diverged last one.
         let use_best = out.status != Status::Solved
             && (sweeper.last_exact.is_nan() || sweeper.last_exact > sweeper.best_error);
 
-        let mut report = SolveReport::new(&name);
+        crate::problem::reset_report(report, name, spare);
         report.status = out.status;
         report.iterations = out.iterations;
-        report.history = out.history;
+        report.history.append(&mut out.history);
         if out.status == Status::Stalled {
-            report.message = Some(format!(
-                "a sweep left z unchanged while the error {:.3e} exceeds tol {:.1e}",
-                out.last_error, s.tol
-            ));
+            crate::problem::set_message(
+                report,
+                spare,
+                format_args!(
+                    "a sweep left z unchanged while the error {:.3e} exceeds tol {:.1e}",
+                    out.last_error, s.tol
+                ),
+            );
         }
-        let z = if use_best { self.ws.best.clone() } else { self.ws.z.clone() };
-        let mut sol = p.solution(z, report, s.tol);
-        sol.report.elapsed = start.elapsed();
-        Ok(sol)
+        z_out.copy_from_slice(if use_best { best } else { z });
+        p.finish(z_out, w_out, report, s.tol, spare);
+        report.elapsed = start.elapsed();
+        Ok(())
     }
 }
 
@@ -408,8 +433,8 @@ const BLOCK: usize = 8;
 struct Workspace {
     /// Row-major copy of a dense M.
     dense: Vec<f64>,
-    /// CSR copy of a CSC M.
-    csr: Option<sprs::CsMat<f64>>,
+    /// CSR copy of a CSC M (empty otherwise).
+    csr: CsrCopy,
     /// Sparse rows: position (in `indices`/`data`) of the first entry whose column is at least
     /// the first row of the row's block.
     block_start: Vec<usize>,
@@ -429,6 +454,52 @@ struct Workspace {
     w: Vec<f64>,
     /// The iterate with the smallest exactly computed error so far.
     best: Vec<f64>,
+    /// Storage for the next report message (see `problem::set_message`).
+    spare: String,
+}
+
+/// A CSR copy of a CSC matrix in reusable buffers: `indptr` (from 0), column `indices`
+/// (increasing within a row) and `data`, as `sprs`' `to_csr` builds them.
+#[derive(Clone, Default)]
+struct CsrCopy {
+    indptr: Vec<usize>,
+    indices: Vec<usize>,
+    data: Vec<f64>,
+}
+
+impl CsrCopy {
+    /// Transposes the storage of the CSC matrix `c` (a counting sort by row; visiting the
+    /// columns in order keeps each row's column indices increasing). Allocates only to grow.
+    fn fill_from_csc(&mut self, c: &sprs::CsMat<f64>) {
+        let (nrows, nnz) = (c.rows(), c.nnz());
+        self.indptr.clear();
+        self.indptr.resize(nrows + 1, 0);
+        self.indices.clear();
+        self.indices.resize(nnz, 0);
+        self.data.clear();
+        self.data.resize(nnz, 0.0);
+        for col in c.outer_iterator() {
+            for (i, _) in col.iter() {
+                self.indptr[i + 1] += 1;
+            }
+        }
+        for i in 0..nrows {
+            self.indptr[i + 1] += self.indptr[i];
+        }
+        // `indptr[i]` serves as the insertion cursor of row i, then is shifted back.
+        for (j, col) in c.outer_iterator().enumerate() {
+            for (i, &v) in col.iter() {
+                let at = self.indptr[i];
+                self.indices[at] = j;
+                self.data[at] = v;
+                self.indptr[i] += 1;
+            }
+        }
+        for i in (1..=nrows).rev() {
+            self.indptr[i] = self.indptr[i - 1];
+        }
+        self.indptr[0] = 0;
+    }
 }
 
 impl std::fmt::Debug for Workspace {
@@ -453,7 +524,6 @@ impl Workspace {
     /// `scale` and (sparse) `block_start`.
     fn load_rows(&mut self, m: &Matrix) {
         let n = m.nrows();
-        self.csr = None;
         match m {
             Matrix::Dense(a) => {
                 self.dense.clear();
@@ -478,12 +548,12 @@ impl Workspace {
                 }
             }
             Matrix::Sparse(s) => {
-                if !s.is_csr() {
-                    self.csr = Some(s.to_csr());
-                }
-                let c = self.csr.as_ref().unwrap_or(s);
-                let indptr = c.indptr();
-                let (indptr, indices, data) = (indptr.raw_storage(), c.indices(), c.data());
+                let (indptr, indices, data) = if s.is_csr() {
+                    (s.indptr().into_raw_storage(), s.indices(), s.data())
+                } else {
+                    self.csr.fill_from_csc(s);
+                    (&self.csr.indptr[..], &self.csr.indices[..], &self.csr.data[..])
+                };
                 self.block_start.clear();
                 self.block_start.resize(n, 0);
                 for i in 0..n {
@@ -518,22 +588,17 @@ fn max_abs(v: &[f64]) -> f64 {
 
 /// Row access for the sweep: the row-major copy of a dense M, the CSR copy of a CSC M, or a CSR
 /// M itself.
-fn rows_of<'a>(
-    m: &'a Matrix,
-    dense: &'a [f64],
-    csr: Option<&'a sprs::CsMat<f64>>,
-    block_start: &'a [usize],
-) -> Rows<'a> {
+fn rows_of<'a>(m: &'a Matrix, dense: &'a [f64], csr: &'a CsrCopy, block_start: &'a [usize]) -> Rows<'a> {
     match m {
         Matrix::Dense(_) => Rows::Dense(DenseRows { a: dense, n: m.nrows() }),
-        Matrix::Sparse(s) => {
-            let c = csr.unwrap_or(s);
-            Rows::Csr(CsrRows {
-                indptr: c.indptr().into_raw_storage(),
-                indices: c.indices(),
-                data: c.data(),
-                block_start,
-            })
+        Matrix::Sparse(s) if s.is_csr() => Rows::Csr(CsrRows {
+            indptr: s.indptr().into_raw_storage(),
+            indices: s.indices(),
+            data: s.data(),
+            block_start,
+        }),
+        Matrix::Sparse(_) => {
+            Rows::Csr(CsrRows { indptr: &csr.indptr, indices: &csr.indices, data: &csr.data, block_start })
         }
     }
 }

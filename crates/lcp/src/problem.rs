@@ -1,6 +1,9 @@
-//! [`Lcp`]: the linear complementarity problem and its box-constrained variant.
+//! [`Lcp`]: the linear complementarity problem and its box-constrained variant, and the
+//! in-place helpers of [`crate::LcpSolver::solve_into`] (report reset, messages written into
+//! reused Strings, `w = Mz + q` and the error measures into the caller's buffers).
 
-use perp_core::{measures, Error, Matrix, Solution, SolveReport};
+use perp_core::{measures, Error, Matrix, Solution, SolveReport, Status};
+use std::fmt;
 
 /// The linear complementarity problem LCP(q, M): find z with
 ///
@@ -13,7 +16,9 @@ use perp_core::{measures, Error, Matrix, Solution, SolveReport};
 /// `zᵢ = loᵢ ⇒ wᵢ ≥ 0`, `zᵢ = hiᵢ ⇒ wᵢ ≤ 0`, `loᵢ < zᵢ < hiᵢ ⇒ wᵢ = 0`.
 ///
 /// The input is checked once, here: M square, sizes agree, every value finite, `lo ≤ hi`
-/// with `lo < +∞` and `hi > −∞`.
+/// with `lo < +∞` and `hi > −∞`. [`Lcp::set_q`] and [`Lcp::set_m_values`] overwrite the
+/// values in place (same n, same storage and sparsity pattern) with the same checks, without
+/// allocating, for a simulator that solves a problem of the same structure at every step.
 #[derive(Clone, Debug)]
 pub struct Lcp {
     m: Matrix,
@@ -62,6 +67,65 @@ impl Lcp {
         Error::check_bounds(&lower, &upper)?;
         p.bounds = Some((lower, upper));
         Ok(p)
+    }
+
+    /// Overwrites q in place (no allocation). `Err` (and `self` unchanged) when `q` does not
+    /// have length n or has a non-finite entry.
+    ///
+    /// ```
+    /// use perp_core::Matrix;
+    /// use perp_lcp::Lcp;
+    /// let m = Matrix::from_row_major(2, 2, &[2.0, 1.0, 1.0, 2.0]).unwrap();
+    /// let mut p = Lcp::new(m, vec![-5.0, -6.0]).unwrap();
+    /// p.set_q(&[1.0, -1.0]).unwrap();
+    /// assert_eq!(p.q(), &[1.0, -1.0]);
+    /// assert!(p.set_q(&[1.0, f64::NAN]).is_err() && p.set_q(&[1.0]).is_err());
+    /// ```
+    pub fn set_q(&mut self, q: &[f64]) -> Result<(), Error> {
+        Error::check_len("q", q, self.n())?;
+        Error::check_finite("q", q)?;
+        self.q.copy_from_slice(q);
+        Ok(())
+    }
+
+    /// Overwrites the values of M in place, keeping its storage and sparsity pattern (no
+    /// allocation): for a dense M, `values` lists all n² entries row by row (as
+    /// [`Matrix::from_row_major`]); for a sparse M, the stored entries in storage order (the
+    /// `data()` array of the `sprs` matrix: row by row for CSR, column by column for CSC).
+    /// `Err` (and `self` unchanged) when the length differs or a value is not finite.
+    ///
+    /// ```
+    /// use perp_core::Matrix;
+    /// use perp_lcp::Lcp;
+    /// let m = Matrix::from_row_major(2, 2, &[2.0, 1.0, 1.0, 2.0]).unwrap();
+    /// let mut p = Lcp::new(m, vec![-5.0, -6.0]).unwrap();
+    /// p.set_m_values(&[3.0, 0.0, 1.0, 4.0]).unwrap();
+    /// assert_eq!((p.m().get(0, 1), p.m().get(1, 0)), (0.0, 1.0));
+    /// let s = Matrix::from_triplets(2, 2, &[(0, 0, 1.0), (1, 1, 2.0)]).unwrap();
+    /// let mut p = Lcp::new(s, vec![-1.0, -1.0]).unwrap();
+    /// p.set_m_values(&[5.0, 6.0]).unwrap();
+    /// assert_eq!(p.m().get(1, 1), 6.0);
+    /// assert!(p.set_m_values(&[1.0, 2.0, 3.0]).is_err());
+    /// ```
+    pub fn set_m_values(&mut self, values: &[f64]) -> Result<(), Error> {
+        let n = self.n();
+        match &mut self.m {
+            Matrix::Dense(a) => {
+                Error::check_len("values of dense M (row-major)", values, n * n)?;
+                Error::check_finite("values of dense M (row-major)", values)?;
+                for j in 0..n {
+                    for (i, x) in a.col_as_slice_mut(j).iter_mut().enumerate() {
+                        *x = values[i * n + j];
+                    }
+                }
+            }
+            Matrix::Sparse(s) => {
+                Error::check_len("values of sparse M (storage order)", values, s.nnz())?;
+                Error::check_finite("values of sparse M (storage order)", values)?;
+                s.data_mut().copy_from_slice(values);
+            }
+        }
+        Ok(())
     }
 
     /// Dimension n.
@@ -123,13 +187,71 @@ impl Lcp {
     /// then applies [`SolveReport::verify`] so that `Solved` is never claimed with
     /// `error > tol`.
     pub fn solution(&self, z: Vec<f64>, mut report: SolveReport, tol: f64) -> Solution {
-        let w = self.w(&z);
-        let (error, residual_inf) = self.errors(&z, &w);
-        report.error = error;
-        report.residual_inf = residual_inf;
-        report.verify(tol);
+        let mut w = vec![0.0; self.n()];
+        self.finish(&z, &mut w, &mut report, tol, &mut String::new());
         Solution { z, w, report, ray: None }
     }
+
+    /// [`Lcp::solution`] into the caller's buffers: `w = Mz + q` (the same operations as
+    /// [`Lcp::w`]), the error measures, then [`SolveReport::verify_with`] (no allocation).
+    pub(crate) fn finish(
+        &self,
+        z: &[f64],
+        w: &mut [f64],
+        report: &mut SolveReport,
+        tol: f64,
+        spare: &mut String,
+    ) {
+        self.m.mul_vec(z, w);
+        for (wi, qi) in w.iter_mut().zip(&self.q) {
+            *wi += qi;
+        }
+        let (error, residual_inf) = self.errors(z, w);
+        report.error = error;
+        report.residual_inf = residual_inf;
+        report.verify_with(tol, spare);
+    }
+
+    /// The buffer checks of `solve_into`: with `warm`, `z` is checked as a warm start (length n,
+    /// finite: the same error as [`Lcp::check_warm`]); else only its length; `w` has length n.
+    pub(crate) fn check_buffers(&self, warm: bool, z: &[f64], w: &[f64]) -> Result<(), Error> {
+        if warm {
+            self.check_warm(Some(z))?;
+        } else {
+            Error::check_len("z", z, self.n())?;
+        }
+        Error::check_len("w", w, self.n())
+    }
+}
+
+/// Resets `report` in place to [`SolveReport::new`]`(name)`: the `solver` String keeps its
+/// storage, a previous message's String is kept in `spare` for the next message.
+pub(crate) fn reset_report(report: &mut SolveReport, name: &str, spare: &mut String) {
+    report.solver.clear();
+    report.solver.push_str(name);
+    report.status = Status::MaxIterations;
+    report.iterations = 0;
+    report.error = f64::INFINITY;
+    report.residual_inf = f64::INFINITY;
+    report.elapsed = std::time::Duration::ZERO;
+    report.history.clear();
+    report.pivots = 0;
+    report.factorizations = 0;
+    report.line_search_steps = 0;
+    if let Some(m) = report.message.take() {
+        if m.capacity() >= spare.capacity() {
+            *spare = m;
+        }
+    }
+}
+
+/// Sets `report.message` to the formatted `args`, writing into the storage of the current
+/// message or of `spare` (no allocation once a String of sufficient capacity has been used).
+pub(crate) fn set_message(report: &mut SolveReport, spare: &mut String, args: fmt::Arguments<'_>) {
+    let mut msg = report.message.take().unwrap_or_else(|| std::mem::take(spare));
+    msg.clear();
+    let _ = fmt::Write::write_fmt(&mut msg, args);
+    report.message = Some(msg);
 }
 
 #[cfg(test)]
