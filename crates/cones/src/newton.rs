@@ -52,7 +52,7 @@ use crate::cone::{Cone, ConeSpec, SocMap, MAX_DIM};
 use crate::delassus::Blocks;
 use crate::problem::{
     message_buffer, prepare, reset_report, solve_by_into, ConeCache, FrictionContactProblem,
-    FrictionSolution, FrictionSolver, Scratch,
+    FrictionSolution, FrictionSolver, Prepared,
 };
 use faer::dyn_stack::MemBuffer;
 use faer::dyn_stack::MemStack;
@@ -94,7 +94,7 @@ pub struct SemismoothNewton {
     /// generalised Jacobian). Must be finite and ≥ 0.
     pub regularization: f64,
     name: &'static str,
-    ws: Scratch<Workspace>,
+    prepared: Prepared,
 }
 
 /// Default `c` of [`SemismoothNewton::regularization`]. Measured on the scene suites
@@ -113,7 +113,7 @@ impl SemismoothNewton {
             line_search: true,
             regularization: REGULARIZATION,
             name,
-            ws: Scratch::default(),
+            prepared: Prepared::default(),
         }
     }
 
@@ -841,9 +841,9 @@ impl FrictionSolver for SemismoothNewton {
         report: &mut SolveReport,
         s: &Settings,
     ) -> Result<(), Error> {
-        let mut ws = std::mem::take(&mut self.ws.0);
+        let mut ws = std::mem::take(self.prepared.get::<Workspace>());
         let out = run(self, &mut ws, None, p, r, u, report, s);
-        self.ws.0 = ws;
+        *self.prepared.get::<Workspace>() = ws;
         out
     }
 }

@@ -21,7 +21,7 @@ use crate::delassus::Blocks;
 use crate::local::{Local, LocalSolver};
 use crate::problem::{
     message_buffer, prepare, reset_report, solve_by_into, ConeCache, FrictionContactProblem,
-    FrictionSolution, FrictionSolver, Scratch,
+    FrictionSolution, FrictionSolver, Prepared,
 };
 use perp_core::{iteration, Error, IterativeMethod, Settings, SolveReport, StepResult};
 use rand::seq::SliceRandom;
@@ -42,7 +42,8 @@ pub struct Nsgs {
     pub shuffle: Option<u64>,
     /// Iteration limit of the local solver.
     pub local_max_iter: usize,
-    ws: Scratch<Workspace>,
+    /// The state kept between calls to [`FrictionSolver::solve_into`] (opaque).
+    pub prepared: Prepared,
 }
 
 /// What [`Nsgs`] keeps between calls.
@@ -62,7 +63,7 @@ impl Default for Nsgs {
             omega: 1.0,
             shuffle: None,
             local_max_iter: 20,
-            ws: Scratch::default(),
+            prepared: Prepared::default(),
         }
     }
 }
@@ -187,9 +188,9 @@ impl FrictionSolver for Nsgs {
         report: &mut SolveReport,
         s: &Settings,
     ) -> Result<(), Error> {
-        let mut ws = std::mem::take(&mut self.ws.0);
+        let mut ws = std::mem::take(self.prepared.get::<Workspace>());
         let out = self.solve_with(&mut ws, p, r, u, report, s);
-        self.ws.0 = ws;
+        *self.prepared.get::<Workspace>() = ws;
         out
     }
 }

@@ -384,20 +384,35 @@ pub(crate) fn solve_by_into<S: FrictionSolver + ?Sized>(
     Ok(FrictionSolution { r, u, report })
 }
 
-/// A solver's private workspace: what depends on a problem's structure only, kept between
-/// calls. Cloning a solver gives it a fresh (empty) workspace.
+/// What a solver keeps between calls to [`FrictionSolver::solve_into`]: what depends on a
+/// problem's structure only (W's pattern, the cone objects, the iteration vectors, the Newton
+/// matrix's storage). Opaque; `Prepared::default()` is empty (the next solve prepares
+/// afresh), and cloning a solver gives the clone an empty one.
 #[derive(Default)]
-pub(crate) struct Scratch<T>(pub T);
+pub struct Prepared(Option<Box<dyn std::any::Any + Send + Sync>>);
 
-impl<T: Default> Clone for Scratch<T> {
-    fn clone(&self) -> Self {
-        Scratch(T::default())
+impl Prepared {
+    /// The workspace of type `T`, created empty if there is none yet (or one of another type).
+    pub(crate) fn get<T: Default + Send + Sync + 'static>(&mut self) -> &mut T {
+        if !self.0.as_ref().is_some_and(|b| b.is::<T>()) {
+            self.0 = Some(Box::new(T::default()));
+        }
+        match self.0.as_mut().and_then(|b| b.downcast_mut::<T>()) {
+            Some(t) => t,
+            None => unreachable!("set above"),
+        }
     }
 }
 
-impl<T> std::fmt::Debug for Scratch<T> {
+impl Clone for Prepared {
+    fn clone(&self) -> Self {
+        Prepared::default()
+    }
+}
+
+impl std::fmt::Debug for Prepared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Scratch")
+        f.write_str(if self.0.is_some() { "Prepared(..)" } else { "Prepared(empty)" })
     }
 }
 

@@ -27,7 +27,7 @@
 //! inner failure up to 10⁴⁰, and 162 of 193 solves failed).
 
 use crate::newton::{run, ProxParams, SemismoothNewton, Workspace};
-use crate::problem::{solve_by_into, FrictionContactProblem, FrictionSolution, FrictionSolver, Scratch};
+use crate::problem::{solve_by_into, FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared};
 use perp_core::{Error, Settings, SolveReport};
 
 /// Proximal-point method; defaults σ₀ = 1·max diag W, ν = 100, 10 inner iterations, inner
@@ -44,14 +44,15 @@ pub struct Prox {
     pub inner_max: usize,
     /// The inner Newton method (function, sparse/dense choice, ρ scale, regularisation).
     pub inner: SemismoothNewton,
-    ws: Scratch<Workspace>,
+    /// The state kept between calls to [`FrictionSolver::solve_into`] (opaque).
+    pub prepared: Prepared,
 }
 
 impl Default for Prox {
     fn default() -> Self {
         let mut inner = SemismoothNewton::alart_curnier();
         inner.line_search = false;
-        Prox { sigma0: 1.0, nu: 100.0, inner_max: 10, inner, ws: Scratch::default() }
+        Prox { sigma0: 1.0, nu: 100.0, inner_max: 10, inner, prepared: Prepared::default() }
     }
 }
 
@@ -94,9 +95,9 @@ impl FrictionSolver for Prox {
             return Err(Error::setting("inner_max", 0, "must be ≥ 1"));
         }
         let params = ProxParams { sigma0: self.sigma0, nu: self.nu, inner_max: self.inner_max };
-        let mut ws = std::mem::take(&mut self.ws.0);
+        let mut ws = std::mem::take(self.prepared.get::<Workspace>());
         let out = run(&self.inner, &mut ws, Some(params), p, r, u, report, s);
-        self.ws.0 = ws;
+        *self.prepared.get::<Workspace>() = ws;
         out
     }
 }
