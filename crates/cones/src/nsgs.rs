@@ -52,8 +52,6 @@ struct Workspace {
     blocks: Option<Blocks>,
     cones: ConeCache,
     order: Vec<usize>,
-    r: Vec<f64>,
-    u: Vec<f64>,
 }
 
 impl Default for Nsgs {
@@ -97,8 +95,9 @@ struct Method<'a> {
     p: &'a FrictionContactProblem,
     blocks: &'a Blocks,
     cones: &'a [Arc<dyn Cone>],
-    r: Vec<f64>,
-    u: Vec<f64>,
+    /// The caller's buffers: the iterate, and `W r + q` when the full error is computed.
+    r: &'a mut [f64],
+    u: &'a mut [f64],
     order: Vec<usize>,
     rng: Option<ChaCha8Rng>,
     tol: f64,
@@ -108,8 +107,8 @@ struct Method<'a> {
 
 impl Method<'_> {
     fn full_error(&mut self) -> f64 {
-        self.blocks.velocity(&self.r, &self.p.q, &mut self.u);
-        self.p.error_with(self.cones, &self.r, &self.u)
+        self.blocks.velocity(self.r, &self.p.q, self.u);
+        self.p.error_with(self.cones, self.r, self.u)
     }
 }
 
@@ -130,7 +129,7 @@ impl IterativeMethod for Method<'_> {
         let (mut change, mut size) = (0.0, 0.0);
         for &i in &self.order {
             let s = d * i;
-            self.blocks.rows_times(i, &self.r, &mut wr[..d]);
+            self.blocks.rows_times(i, self.r, &mut wr[..d]);
             let wii = self.blocks.diag(i);
             for a in 0..d {
                 let mut v = self.p.q[s + a] + wr[a];
@@ -211,17 +210,14 @@ impl Nsgs {
         let Some(blocks) = &ws.blocks else { unreachable!("refresh fills the slot") };
         ws.order.clear();
         ws.order.extend(0..p.contacts());
-        ws.r.clear();
-        ws.r.extend_from_slice(r);
-        ws.u.clear();
-        ws.u.resize(p.size(), 0.0);
+        u.fill(0.0);
         let mut m = Method {
             opts: self,
             p,
             blocks,
             cones: &ws.cones.cones,
-            u: std::mem::take(&mut ws.u),
-            r: std::mem::take(&mut ws.r),
+            r,
+            u,
             order: std::mem::take(&mut ws.order),
             rng: self.shuffle.map(ChaCha8Rng::seed_from_u64),
             tol: s.tol,
@@ -237,9 +233,9 @@ impl Nsgs {
             report.history = out.history;
         }
         let _ = write!(message_buffer(report), "{} local iterations", m.local_iterations);
-        r.copy_from_slice(&m.r);
-        p.solution_with(m.cones, r, u, report, s.tol);
-        (ws.r, ws.u, ws.order) = (m.r, m.u, m.order);
+        let Method { r, u, order, .. } = m;
+        p.solution_with(&ws.cones.cones, r, u, report, s.tol);
+        ws.order = order;
         Ok(())
     }
 }
