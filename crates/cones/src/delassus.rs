@@ -34,14 +34,16 @@ impl Blocks {
     /// dimension and nonzero pattern (a dense W with its exact zeros at the same places, a
     /// CSR W with the same indptr and indices), only the values are copied, without
     /// allocating; otherwise (or for a W stored by columns) the blocks are built afresh. Either
-    /// way the result equals `Blocks::new(w, d)` bit for bit.
-    pub fn refresh(slot: &mut Option<Blocks>, w: &Matrix, d: usize) {
+    /// way the result equals `Blocks::new(w, d)` bit for bit. Returns whether the pattern
+    /// is new (the blocks were built afresh).
+    pub fn refresh(slot: &mut Option<Blocks>, w: &Matrix, d: usize) -> bool {
         if let Some(b) = slot {
             if b.d == d && b.refresh_values(w) {
-                return;
+                return false;
             }
         }
         *slot = Some(Blocks::new(w, d));
+        true
     }
 
     /// Copies the values of `w` into the CSR data when its pattern is the cached one and

@@ -45,8 +45,9 @@
 //! dense Newton matrix with its LU storage (factorised in place by faer's `lu_in_place` on a
 //! scratch buffer sized once) are kept between calls; a call on a problem of the same
 //! structure refreshes the values only. With a dense Newton matrix it allocates nothing
-//! (Coulomb laws; a custom law's own FB function may allocate). The sparse path rebuilds its
-//! pattern and symbolic LU on every call and allocates as before.
+//! (Coulomb laws; a custom law's own FB function may allocate). The sparse path keeps the
+//! Newton matrix's pattern and symbolic LU while W's pattern is unchanged, but faer's sparse
+//! numeric LU may still allocate: the zero-allocation promise is for the dense case.
 
 use crate::cone::{Cone, ConeSpec, SocMap, MAX_DIM};
 use crate::delassus::Blocks;
@@ -209,6 +210,28 @@ impl SparseJ {
             symbolic: None,
             numeric: NumericLu::new(),
             scratch: None,
+        }
+    }
+
+    /// Recomputes the restricted rows `wp` from W's values, the pattern of `blocks` being the
+    /// one this was built on (the same sums in the same order as [`SparseJ::new`]).
+    fn refresh_values(&mut self, blocks: &Blocks) {
+        let d = blocks.d;
+        let nc = self.wp_start.len() - 1;
+        let (ip, idx, val) = (blocks.csr.indptr(), blocks.csr.indices(), blocks.csr.data());
+        let ip = ip.raw_storage();
+        self.wp.iter_mut().for_each(|v| *v = 0.0);
+        for i in 0..nc {
+            // The columns of block row i: those of its first row in J's pattern.
+            let cols = &self.indices[self.indptr[d * i]..self.indptr[d * i + 1]];
+            let base = self.wp_start[i];
+            for a in 0..d {
+                let row = d * i + a;
+                for k in ip[row]..ip[row + 1] {
+                    let p = cols.binary_search(&idx[k]).unwrap_or_else(|_| unreachable!("same pattern"));
+                    self.wp[base + a * cols.len() + p] += val[k];
+                }
+            }
         }
     }
 
@@ -900,15 +923,18 @@ pub(crate) fn run(
     }
     let n = p.size();
     let d = p.dim;
-    Blocks::refresh(&mut ws.blocks, &p.w, d);
+    let new_pattern = Blocks::refresh(&mut ws.blocks, &p.w, d);
     let Some(blocks) = &ws.blocks else { unreachable!("refresh fills the slot") };
     // The diagonal of W, read from the diagonal blocks.
     let diagonal = (0..n).map(|k| blocks.diag[(k / d) * d * d + (k % d) * (d + 1)]);
     let w_mean = diagonal.clone().map(|v| v.abs()).sum::<f64>() / n.max(1) as f64;
     let sparse = opts.sparse.unwrap_or_else(|| p.w.is_sparse() || (p.w.nnz() as f64) < 0.3 * (n * n) as f64);
     if sparse {
-        // The sparse pattern and symbolic LU are rebuilt on every call.
-        ws.linear = Some(Linear::Sparse(Box::new(SparseJ::new(blocks, n))));
+        // The pattern and symbolic LU are kept while W's pattern is; W's values are refreshed.
+        match &mut ws.linear {
+            Some(Linear::Sparse(sj)) if !new_pattern && sj.diag_pos.len() == n => sj.refresh_values(blocks),
+            slot => *slot = Some(Linear::Sparse(Box::new(SparseJ::new(blocks, n)))),
+        }
     } else {
         match &mut ws.linear {
             Some(Linear::Dense { w, .. }) if w.nrows() == n => fill_dense(&p.w, w),

@@ -206,7 +206,7 @@ impl Nsgs {
     ) -> Result<(), Error> {
         prepare(p, r, u, s, &mut ws.cones)?;
         self.validate()?;
-        Blocks::refresh(&mut ws.blocks, &p.w, p.dim);
+        let _ = Blocks::refresh(&mut ws.blocks, &p.w, p.dim);
         let Some(blocks) = &ws.blocks else { unreachable!("refresh fills the slot") };
         ws.order.clear();
         ws.order.extend(0..p.contacts());

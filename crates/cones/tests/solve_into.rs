@@ -64,6 +64,14 @@ fn reused_solve_into_equals_fresh_solve_across_structures() {
         ("dense 5", problem(5, false, 4)),
         ("sparse 4 again", problem(4, true, 5)),
     ];
+    // The pattern of "sparse 4" with new values of W and q (W's values refreshed in place,
+    // the sparse Newton matrix's symbolic LU kept).
+    let mut p = problem(4, true, 2);
+    if let Matrix::Sparse(w) = &mut p.w {
+        w.data_mut().iter_mut().enumerate().for_each(|(k, v)| *v *= 1.0 + 0.1 * (k % 3) as f64);
+    }
+    p.q.iter_mut().for_each(|v| *v = 0.8 * *v - 0.05);
+    problems.insert(2, ("sparse 4 new values", p));
     // A dense W whose zero pattern changes: same size as "dense 3" but one pair zeroed.
     let mut p = problem(3, false, 1);
     if let Matrix::Dense(w) = &mut p.w {
