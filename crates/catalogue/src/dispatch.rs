@@ -120,6 +120,17 @@ impl Solver {
         }
     }
 
+    /// Drops what the solver remembers of earlier answers (`bdiff-newton`'s hot start) and
+    /// keeps what it prepared for the problem's structure: the next solve of the same problem
+    /// costs what a prepared solve of new values costs.
+    pub fn forget(&mut self) {
+        match self {
+            Solver::Lcp(s) => s.forget(),
+            Solver::Mcp(s) => s.forget(),
+            Solver::Friction(_) => {}
+        }
+    }
+
     /// The family of problems it takes.
     pub fn family(&self) -> Family {
         match self {

@@ -1,5 +1,10 @@
 //! The Delassus operator W seen contact by contact: CSR rows, diagonal blocks, and the block
 //! pattern the Newton solvers assemble their Jacobian on.
+//!
+//! With contacts of dimension d, W is split into d×d blocks `W_ij`; a Gauss–Seidel sweep
+//! needs the block rows `(W r)_i = Σ_j W_ij r_j` and the diagonal blocks `W_ii`. The CSR
+//! copy keeps W's nonzero pattern (exact zeros of a dense W dropped); when the next problem
+//! has the same pattern, only the values are copied into it ([`Blocks::refresh`]).
 
 use crate::cone::MAX_DIM;
 use perp_core::Matrix;
@@ -21,16 +26,78 @@ impl Blocks {
         let n = csr.rows();
         let nc = n / d;
         let mut diag = vec![0.0; nc * d * d];
-        for (row, vec) in csr.outer_iterator().enumerate() {
-            let i = row / d;
-            let a = row % d;
-            for (c, &v) in vec.iter() {
-                if c / d == i {
-                    diag[i * d * d + a * d + c % d] += v;
-                }
+        fill_diag(&csr, d, &mut diag);
+        Blocks { d, csr, diag }
+    }
+
+    /// Makes `slot` hold the blocks of `w`: when it already holds blocks of the same
+    /// dimension and nonzero pattern (a dense W with its exact zeros at the same places, a
+    /// CSR W with the same indptr and indices), only the values are copied, without
+    /// allocating; otherwise (or for a W stored by columns) the blocks are built afresh. Either
+    /// way the result equals `Blocks::new(w, d)` bit for bit. Returns whether the pattern
+    /// is new (the blocks were built afresh).
+    pub fn refresh(slot: &mut Option<Blocks>, w: &Matrix, d: usize) -> bool {
+        if let Some(b) = slot {
+            if b.d == d && b.refresh_values(w) {
+                return false;
             }
         }
-        Blocks { d, csr, diag }
+        *slot = Some(Blocks::new(w, d));
+        true
+    }
+
+    /// Copies the values of `w` into the CSR data when its pattern is the cached one and
+    /// recomputes the diagonal blocks; `false` (nothing changed) otherwise.
+    fn refresh_values(&mut self, w: &Matrix) -> bool {
+        let n = self.csr.rows();
+        if w.nrows() != n || w.ncols() != self.csr.cols() {
+            return false;
+        }
+        match w {
+            Matrix::Dense(m) => {
+                // Walk W in CSR order: the nonzeros of row i must sit at the cached columns.
+                let ip = self.csr.indptr();
+                let ip = ip.raw_storage();
+                let idx = self.csr.indices();
+                for i in 0..n {
+                    let (mut k, end) = (ip[i], ip[i + 1]);
+                    for j in 0..n {
+                        if m[(i, j)] != 0.0 {
+                            if k == end || idx[k] != j {
+                                return false;
+                            }
+                            k += 1;
+                        }
+                    }
+                    if k != end {
+                        return false;
+                    }
+                }
+                let data = self.csr.data_mut();
+                let mut k = 0;
+                for i in 0..n {
+                    for j in 0..n {
+                        let v = m[(i, j)];
+                        if v != 0.0 {
+                            data[k] = v;
+                            k += 1;
+                        }
+                    }
+                }
+            }
+            Matrix::Sparse(s) => {
+                let same = s.is_csr()
+                    && s.indptr().raw_storage() == self.csr.indptr().raw_storage()
+                    && s.indices() == self.csr.indices();
+                if !same {
+                    return false;
+                }
+                self.csr.data_mut().copy_from_slice(s.data());
+            }
+        }
+        self.diag.iter_mut().for_each(|v| *v = 0.0);
+        fill_diag(&self.csr, self.d, &mut self.diag);
+        true
     }
 
     /// The diagonal block of contact `i`.
@@ -56,6 +123,20 @@ impl Blocks {
         }
     }
 
+    /// `out = W r` (the arithmetic of [`Blocks::velocity`] with q = 0).
+    pub fn mul(&self, r: &[f64], out: &mut [f64]) {
+        let ip = self.csr.indptr();
+        let ip = ip.raw_storage();
+        let (idx, val) = (self.csr.indices(), self.csr.data());
+        for (row, o) in out.iter_mut().enumerate() {
+            let mut s = 0.0;
+            for k in ip[row]..ip[row + 1] {
+                s += val[k] * r[idx[k]];
+            }
+            *o = s;
+        }
+    }
+
     /// `u = W r + q`.
     pub fn velocity(&self, r: &[f64], q: &[f64], u: &mut [f64]) {
         let ip = self.csr.indptr();
@@ -67,6 +148,19 @@ impl Blocks {
                 s += val[k] * r[idx[k]];
             }
             u[row] = s;
+        }
+    }
+}
+
+/// Adds the entries of the diagonal blocks of `csr` into `diag` (zeroed by the caller).
+fn fill_diag(csr: &CsMat<f64>, d: usize, diag: &mut [f64]) {
+    for (row, vec) in csr.outer_iterator().enumerate() {
+        let i = row / d;
+        let a = row % d;
+        for (c, &v) in vec.iter() {
+            if c / d == i {
+                diag[i * d * d + a * d + c % d] += v;
+            }
         }
     }
 }

@@ -61,6 +61,6 @@ pub use local::LocalSolver;
 pub use newton::{NewtonFunction, SemismoothNewton};
 pub use nsgs::Nsgs;
 pub use perp_core::{Error, Matrix, Settings, SolveReport, Status};
-pub use problem::{FrictionContactProblem, FrictionSolution, FrictionSolver};
+pub use problem::{FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared};
 pub use prox::Prox;
 pub use pyramid::Pyramid;

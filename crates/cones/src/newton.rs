@@ -39,18 +39,31 @@
 //! convergence to non-isolated solutions under a local error bound.
 //!
 //! A J that is singular even so is regularised further (`J + εI`, ε growing).
+//!
+//! **Prepared solves** ([`FrictionSolver::solve_into`]): W's CSR copy and diagonal blocks,
+//! the cone objects (and their Lorentz-cone maps for FB), the iteration vectors and the
+//! dense Newton matrix with its LU storage (factorised in place by faer's `lu_in_place` on a
+//! scratch buffer sized once) are kept between calls; a call on a problem of the same
+//! structure refreshes the values only. With a dense Newton matrix it allocates nothing
+//! (Coulomb laws; a custom law's own FB function may allocate). The sparse path keeps the
+//! Newton matrix's pattern and symbolic LU while W's pattern is unchanged, but faer's sparse
+//! numeric LU may still allocate: the zero-allocation promise is for the dense case.
 
-use crate::cone::{Cone, MAX_DIM};
+use crate::cone::{Cone, ConeSpec, SocMap, MAX_DIM};
 use crate::delassus::Blocks;
-use crate::problem::{start, FrictionContactProblem, FrictionSolution, FrictionSolver};
+use crate::problem::{
+    message_buffer, prepare, reset_report, solve_by_into, ConeCache, FrictionContactProblem,
+    FrictionSolution, FrictionSolver, Prepared,
+};
 use faer::dyn_stack::MemBuffer;
 use faer::dyn_stack::MemStack;
-use faer::linalg::solvers::Solve;
+use faer::linalg::lu::partial_pivoting::{factor as lu_factor, solve as lu_solve};
 use faer::sparse::linalg::lu::{factorize_symbolic_lu, LuSymbolicParams, NumericLu, SymbolicLu};
 use faer::sparse::linalg::SupernodalThreshold;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, Mat, MatMut, Par};
-use perp_core::{iteration, Error, IterativeMethod, Settings, SolveReport, Status, StepResult};
+use perp_core::{iteration, Error, IterativeMethod, Matrix, Settings, SolveReport, Status, StepResult};
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// The complementarity function a [`SemismoothNewton`] works on.
@@ -82,6 +95,7 @@ pub struct SemismoothNewton {
     /// generalised Jacobian). Must be finite and ≥ 0.
     pub regularization: f64,
     name: &'static str,
+    prepared: Prepared,
 }
 
 /// Default `c` of [`SemismoothNewton::regularization`]. Measured on the scene suites
@@ -100,6 +114,7 @@ impl SemismoothNewton {
             line_search: true,
             regularization: REGULARIZATION,
             name,
+            prepared: Prepared::default(),
         }
     }
 
@@ -198,6 +213,28 @@ impl SparseJ {
         }
     }
 
+    /// Recomputes the restricted rows `wp` from W's values, the pattern of `blocks` being the
+    /// one this was built on (the same sums in the same order as [`SparseJ::new`]).
+    fn refresh_values(&mut self, blocks: &Blocks) {
+        let d = blocks.d;
+        let nc = self.wp_start.len() - 1;
+        let (ip, idx, val) = (blocks.csr.indptr(), blocks.csr.indices(), blocks.csr.data());
+        let ip = ip.raw_storage();
+        self.wp.iter_mut().for_each(|v| *v = 0.0);
+        for i in 0..nc {
+            // The columns of block row i: those of its first row in J's pattern.
+            let cols = &self.indices[self.indptr[d * i]..self.indptr[d * i + 1]];
+            let base = self.wp_start[i];
+            for a in 0..d {
+                let row = d * i + a;
+                for k in ip[row]..ip[row + 1] {
+                    let p = cols.binary_search(&idx[k]).unwrap_or_else(|_| unreachable!("same pattern"));
+                    self.wp[base + a * cols.len() + p] += val[k];
+                }
+            }
+        }
+    }
+
     /// Fills the values from the per-contact Jacobian blocks.
     fn assemble(&mut self, d: usize, jr: &[f64], ju: &[f64]) {
         let nc = self.wp_start.len() - 1;
@@ -290,18 +327,97 @@ impl SparseJ {
 }
 
 enum Linear {
-    Dense { w: Mat<f64>, j: Mat<f64> },
+    /// W dense, the Newton matrix J (overwritten by its LU factors), the row permutation of
+    /// the LU and the scratch of faer's in-place LU and solve, all sized once for n.
+    Dense {
+        w: Mat<f64>,
+        j: Mat<f64>,
+        perm: Vec<usize>,
+        perm_inv: Vec<usize>,
+        scratch: MemBuffer,
+    },
     Sparse(Box<SparseJ>),
+}
+
+impl Linear {
+    /// The dense storage for size n.
+    fn dense(n: usize) -> Linear {
+        let par = faer::get_global_parallelism();
+        let req = lu_factor::lu_in_place_scratch::<usize, f64>(n, n, par, Default::default())
+            .or(lu_solve::solve_in_place_scratch::<usize, f64>(n, 1, par));
+        Linear::Dense {
+            w: Mat::zeros(n, n),
+            j: Mat::zeros(n, n),
+            perm: vec![0; n],
+            perm_inv: vec![0; n],
+            scratch: MemBuffer::new(req),
+        }
+    }
+}
+
+/// `out = w` as `Matrix::to_dense` computes it (same values bit for bit), in place.
+fn fill_dense(w: &Matrix, out: &mut Mat<f64>) {
+    match w {
+        Matrix::Dense(m) => out.as_mut().copy_from(m.as_ref()),
+        Matrix::Sparse(s) => {
+            out.as_mut().fill(0.0);
+            for (v, (i, j)) in s.iter() {
+                out[(i, j)] += *v;
+            }
+        }
+    }
+}
+
+/// What a [`SemismoothNewton`] (or [`crate::Prox`]) keeps between calls: what depends on the
+/// problem's structure, and the iteration vectors' storage.
+#[derive(Default)]
+pub(crate) struct Workspace {
+    blocks: Option<Blocks>,
+    cones: ConeCache,
+    /// FB: the Lorentz-cone map of every built-in contact with μ > 0 (`None` otherwise: the
+    /// cone's own `fischer_burmeister` is called), and the μ (bits) it was built for.
+    maps: Vec<Option<SocMap>>,
+    map_mu: Vec<u64>,
+    linear: Option<Linear>,
+    rho: Vec<(f64, f64)>,
+    vecs: [Vec<f64>; 14],
+    merit_memory: Vec<f64>,
+}
+
+/// Indices into [`Workspace::vecs`].
+const V_R: usize = 0;
+const V_U: usize = 1;
+const V_PHI: usize = 2;
+const V_JR: usize = 3;
+const V_JU: usize = 4;
+const V_JR_EFF: usize = 5;
+const V_TRIAL: usize = 6;
+const V_TRIAL_U: usize = 7;
+const V_TRIAL_PHI: usize = 8;
+const V_DIR: usize = 9;
+const V_BEST: usize = 10;
+const V_R_REF: usize = 11;
+const V_JD: usize = 12;
+const V_WD: usize = 13;
+
+/// `v` emptied and refilled with `len` zeros (no allocation once its capacity suffices).
+fn zeroed(v: &mut Vec<f64>, len: usize) -> Vec<f64> {
+    let mut v = std::mem::take(v);
+    v.clear();
+    v.resize(len, 0.0);
+    v
 }
 
 struct Method<'a> {
     opts: &'a SemismoothNewton,
     p: &'a FrictionContactProblem,
-    blocks: Blocks,
-    cones: Vec<Arc<dyn Cone>>,
+    blocks: &'a Blocks,
+    cones: &'a [Arc<dyn Cone>],
+    /// FB's Lorentz-cone maps (see [`Workspace::maps`]; empty for the other functions).
+    maps: &'a [Option<SocMap>],
     /// `(ρ_N, ρ_T)` per contact, from the diagonal blocks of W (of `W + σI` in prox mode).
     rho: Vec<(f64, f64)>,
-    linear: Linear,
+    linear: &'a mut Linear,
     r: Vec<f64>,
     u: Vec<f64>,
     phi: Vec<f64>,
@@ -319,13 +435,16 @@ struct Method<'a> {
     factorizations: usize,
     line_search_steps: usize,
     regularized: usize,
-    fail: Option<(Status, String)>,
+    fail: Option<(Status, &'static str)>,
     /// The iterate with the smallest error so far, and that error.
     best: (Vec<f64>, f64),
     /// Proximal-point state (`prox`): Φ is evaluated at `u + σ (r − r_ref)`.
     prox: Option<ProxState>,
     /// Mean diagonal entry of W, the scale of the regularisation σ_k.
     w_mean: f64,
+    /// Storage of `J Δ` and `W Δ` in [`Method::residual_ok`].
+    jd: Vec<f64>,
+    wd: Vec<f64>,
 }
 
 /// Parameters of the proximal-point outer loop (see [`crate::prox`]).
@@ -358,18 +477,25 @@ struct ProxState {
 
 /// `(ρ_N, ρ_T)` of every contact for the operator `W + σI`: `ρ_N = 1/(W_ii[N,N] + σ)`,
 /// `ρ_T = 1/(mean diag W_ii[T,T] + σ)`, times `scale`.
+#[cfg(test)]
 fn rho_for(blocks: &Blocks, nc: usize, sigma: f64, scale: f64) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    rho_into(blocks, nc, sigma, scale, &mut out);
+    out
+}
+
+/// [`rho_for`] into `out` (its storage reused).
+fn rho_into(blocks: &Blocks, nc: usize, sigma: f64, scale: f64, out: &mut Vec<(f64, f64)>) {
     let d = blocks.d;
-    (0..nc)
-        .map(|i| {
-            let w = blocks.diag(i);
-            let wn = w[0] + sigma;
-            let rn = if wn > 0.0 { 1.0 / wn } else { 1.0 };
-            let wt = (1..d).map(|k| w[k * d + k]).sum::<f64>() / (d - 1) as f64 + sigma;
-            let rt = if wt > 0.0 { 1.0 / wt } else { rn };
-            (rn * scale, rt * scale)
-        })
-        .collect()
+    out.clear();
+    out.extend((0..nc).map(|i| {
+        let w = blocks.diag(i);
+        let wn = w[0] + sigma;
+        let rn = if wn > 0.0 { 1.0 / wn } else { 1.0 };
+        let wt = (1..d).map(|k| w[k * d + k]).sum::<f64>() / (d - 1) as f64 + sigma;
+        let rt = if wt > 0.0 { 1.0 / wt } else { rn };
+        (rn * scale, rt * scale)
+    }));
 }
 
 impl Method<'_> {
@@ -436,7 +562,14 @@ impl Method<'_> {
             }
             NewtonFunction::FischerBurmeister => {
                 if mu > 0.0 {
-                    cone.fischer_burmeister(mu, r, u, phi, jac).is_ok()
+                    match &self.maps[i] {
+                        // What the default `Cone::fischer_burmeister` does, on the cached map.
+                        Some(map) => {
+                            crate::cone::fb_mapped(cone, mu, map, r, u, phi, jac);
+                            true
+                        }
+                        None => cone.fischer_burmeister(mu, r, u, phi, jac).is_ok(),
+                    }
                 } else {
                     // μ = 0: frictionless contact; scalar FB on the normal pair, r_T = 0.
                     scalar_fb_frictionless(r, u, phi, jac);
@@ -453,7 +586,7 @@ impl Method<'_> {
         let (mut phi, mut jr, mut ju) =
             (std::mem::take(&mut self.phi), std::mem::take(&mut self.jr), std::mem::take(&mut self.ju));
         self.eval(&r, &u, &mut phi, Some((&mut jr, &mut ju)));
-        self.error = self.p.error(&r, &u);
+        self.error = self.p.error_with(self.cones, &r, &u);
         if self.error < self.best.1 {
             self.best.0.clone_from(&r);
             self.best.1 = self.error;
@@ -500,7 +633,7 @@ impl Method<'_> {
         ps.inner = 0;
         ps.updates += 1;
         if ps.sigma != old {
-            self.rho = rho_for(&self.blocks, self.p.contacts(), ps.sigma, self.opts.rho_scale);
+            rho_into(self.blocks, self.p.contacts(), ps.sigma, self.opts.rho_scale, &mut self.rho);
         }
         self.merit_memory.clear();
         self.refresh();
@@ -528,18 +661,36 @@ impl Method<'_> {
             for k in 0..n {
                 self.dir[k] = -self.phi[k];
             }
-            let ok = match &mut self.linear {
+            let ok = match &mut *self.linear {
                 Linear::Sparse(sj) => {
                     sj.assemble(d, &self.jr_eff, &self.ju);
                     sj.solve(eps, &mut self.dir)
                 }
-                Linear::Dense { w, j } => {
+                Linear::Dense { w, j, perm, perm_inv, scratch } => {
                     dense_assemble(d, w, &self.jr_eff, &self.ju, j);
                     for k in 0..n {
                         j[(k, k)] += eps;
                     }
-                    let lu = j.partial_piv_lu();
-                    lu.solve_in_place(MatMut::from_column_major_slice_mut(&mut self.dir, n, 1));
+                    // `j.partial_piv_lu().solve_in_place(dir)` (the same faer kernels, so the
+                    // same bits) on the preallocated storage: J is overwritten by L and U.
+                    let par = faer::get_global_parallelism();
+                    let (_, perm) = lu_factor::lu_in_place(
+                        j.as_mut(),
+                        perm,
+                        perm_inv,
+                        par,
+                        MemStack::new(scratch),
+                        Default::default(),
+                    );
+                    lu_solve::solve_in_place_with_conj(
+                        j.as_ref(),
+                        j.as_ref(),
+                        perm,
+                        Conj::No,
+                        MatMut::from_column_major_slice_mut(&mut self.dir, n, 1),
+                        par,
+                        MemStack::new(scratch),
+                    );
                     self.dir.iter().all(|v| v.is_finite())
                 }
             };
@@ -557,14 +708,13 @@ impl Method<'_> {
     /// least a descent direction of ½‖Φ‖² (`Φᵀ J Δ < 0`).
     fn residual_ok(&mut self, regularized: bool) -> bool {
         let n = self.r.len();
-        let mut jd = vec![0.0; n];
-        match &self.linear {
+        let (mut jd, mut wd) = (std::mem::take(&mut self.jd), std::mem::take(&mut self.wd));
+        match &*self.linear {
             Linear::Sparse(sj) => sj.mul(&self.dir, &mut jd),
-            Linear::Dense { j: _, w: _ } => {
+            Linear::Dense { .. } => {
                 // J was overwritten by its LU: recompute J Δ blockwise.
                 let d = self.p.dim;
-                let mut wd = vec![0.0; n];
-                self.blocks.velocity(&self.dir, &vec![0.0; n], &mut wd);
+                self.blocks.mul(&self.dir, &mut wd);
                 for i in 0..n / d {
                     for a in 0..d {
                         let mut s = 0.0;
@@ -580,6 +730,7 @@ impl Method<'_> {
         let res: f64 = jd.iter().zip(&self.phi).map(|(a, b)| (a + b) * (a + b)).sum::<f64>().sqrt();
         let nphi = self.phi.iter().map(|v| v * v).sum::<f64>().sqrt();
         let slope: f64 = jd.iter().zip(&self.phi).map(|(a, b)| a * b).sum();
+        (self.jd, self.wd) = (jd, wd);
         res <= 1e-6 * nphi.max(f64::MIN_POSITIVE) || (regularized && slope < 0.0)
     }
 
@@ -669,12 +820,11 @@ impl IterativeMethod for Method<'_> {
         let psi0 = Self::merit(&self.phi);
         let reference = self.merit_memory.iter().fold(psi0, |m, v| m.max(*v));
         if !self.direction() {
-            self.fail =
-                Some((Status::NumericalFailure, "the Newton system is singular even regularised".into()));
+            self.fail = Some((Status::NumericalFailure, "the Newton system is singular even regularised"));
             return StepResult { error: self.error, stop: Some(Status::NumericalFailure) };
         }
         let Some(t) = self.line_search(psi0, reference) else {
-            self.fail = Some((Status::Stalled, "the line search found no decrease of ½‖Φ‖²".into()));
+            self.fail = Some((Status::Stalled, "the line search found no decrease of ½‖Φ‖²"));
             return StepResult { error: self.error, stop: Some(Status::Stalled) };
         };
         for k in 0..n {
@@ -703,93 +853,155 @@ impl FrictionSolver for SemismoothNewton {
         warm: Option<&[f64]>,
         s: &Settings,
     ) -> Result<FrictionSolution, Error> {
-        run(self, None, p, warm, s)
+        solve_by_into(self, p, warm, s)
+    }
+
+    fn solve_into(
+        &mut self,
+        p: &FrictionContactProblem,
+        r: &mut [f64],
+        u: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
+        let mut ws = std::mem::take(self.prepared.get::<Workspace>());
+        let out = run(self, &mut ws, None, p, r, u, report, s);
+        *self.prepared.get::<Workspace>() = ws;
+        out
     }
 }
 
-/// The Newton loop shared by the Newton solvers and `prox`.
+/// The Newton loop shared by the Newton solvers and `prox`: solves `p` from the reactions in
+/// `r` into `r`, `u` and `report`, on the storage of `ws`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
     opts: &SemismoothNewton,
+    ws: &mut Workspace,
     prox: Option<ProxParams>,
     p: &FrictionContactProblem,
-    warm: Option<&[f64]>,
+    r: &mut [f64],
+    u: &mut [f64],
+    report: &mut SolveReport,
     s: &Settings,
-) -> Result<FrictionSolution, Error> {
-    let r0 = start(p, warm, s)?;
+) -> Result<(), Error> {
+    let rebuilt = prepare(p, r, u, s, &mut ws.cones)?;
     if !(opts.rho_scale > 0.0 && opts.rho_scale.is_finite()) {
         return Err(Error::setting("rho_scale", opts.rho_scale, "must be finite and > 0"));
     }
     if !(opts.regularization >= 0.0 && opts.regularization.is_finite()) {
         return Err(Error::setting("regularization", opts.regularization, "must be finite and ≥ 0"));
     }
-    let cones = p.cone_objects()?;
+    let cones = &ws.cones.cones;
+    let nc = p.contacts();
     if opts.function == NewtonFunction::FischerBurmeister {
-        if let Some((i, c)) =
-            cones.iter().enumerate().find(|(i, c)| p.mu[*i] > 0.0 && c.soc_map(p.mu[*i]).is_none())
-        {
-            return Err(Error::Requirement {
-                solver: opts.name.into(),
-                requirement: format!(
-                    "ellipsoidal cones (a map to the Lorentz cone); contact {i} is {}",
-                    c.name()
-                ),
-                suggestion: Some("use ac-newton or nsgs".into()),
-            });
+        // The Lorentz-cone maps of the built-in laws, rebuilt where the law or μ changed.
+        if rebuilt || ws.maps.len() != nc {
+            ws.maps.clear();
+            ws.maps.resize(nc, None);
+            ws.map_mu.clear();
+            ws.map_mu.resize(nc, f64::NAN.to_bits());
+        }
+        for (i, c) in cones.iter().enumerate() {
+            let mu = p.mu[i];
+            let custom = matches!(&p.cones, Some(specs) if matches!(specs[i], ConeSpec::Custom(_)));
+            if ws.map_mu[i] != mu.to_bits() {
+                ws.maps[i] = if mu > 0.0 && !custom { c.soc_map(mu) } else { None };
+                ws.map_mu[i] = mu.to_bits();
+            }
+            let has_map = if custom { c.soc_map(mu).is_some() } else { ws.maps[i].is_some() };
+            if mu > 0.0 && !has_map {
+                return Err(Error::Requirement {
+                    solver: opts.name.into(),
+                    requirement: format!(
+                        "ellipsoidal cones (a map to the Lorentz cone); contact {i} is {}",
+                        c.name()
+                    ),
+                    suggestion: Some("use ac-newton or nsgs".into()),
+                });
+            }
         }
     }
     let n = p.size();
     let d = p.dim;
-    let blocks = Blocks::new(&p.w, d);
-    let diagonal = p.w.diagonal();
-    let w_mean = diagonal.iter().map(|v| v.abs()).sum::<f64>() / n.max(1) as f64;
+    let new_pattern = Blocks::refresh(&mut ws.blocks, &p.w, d);
+    let Some(blocks) = &ws.blocks else { unreachable!("refresh fills the slot") };
+    // The diagonal of W, read from the diagonal blocks.
+    let diagonal = (0..n).map(|k| blocks.diag[(k / d) * d * d + (k % d) * (d + 1)]);
+    let w_mean = diagonal.clone().map(|v| v.abs()).sum::<f64>() / n.max(1) as f64;
     let sparse = opts.sparse.unwrap_or_else(|| p.w.is_sparse() || (p.w.nnz() as f64) < 0.3 * (n * n) as f64);
-    let linear = if sparse {
-        Linear::Sparse(Box::new(SparseJ::new(&blocks, n)))
+    if sparse {
+        // The pattern and symbolic LU are kept while W's pattern is; W's values are refreshed.
+        match &mut ws.linear {
+            Some(Linear::Sparse(sj)) if !new_pattern && sj.diag_pos.len() == n => sj.refresh_values(blocks),
+            slot => *slot = Some(Linear::Sparse(Box::new(SparseJ::new(blocks, n)))),
+        }
     } else {
-        Linear::Dense { w: p.w.to_dense(), j: Mat::zeros(n, n) }
-    };
+        match &mut ws.linear {
+            Some(Linear::Dense { w, .. }) if w.nrows() == n => fill_dense(&p.w, w),
+            slot => {
+                let mut fresh = Linear::dense(n);
+                if let Linear::Dense { w, .. } = &mut fresh {
+                    fill_dense(&p.w, w);
+                }
+                *slot = Some(fresh);
+            }
+        }
+    }
+    let Some(linear) = &mut ws.linear else { unreachable!("filled above") };
     let prox = prox.map(|params| {
-        let wmax = diagonal.iter().fold(0.0_f64, |m, v| m.max(v.abs())).max(f64::MIN_POSITIVE);
+        let wmax = diagonal.fold(0.0_f64, |m, v| m.max(v.abs())).max(f64::MIN_POSITIVE);
         let sigma = params.sigma0 * wmax;
+        let mut r_ref = zeroed(&mut ws.vecs[V_R_REF], 0);
+        r_ref.extend_from_slice(r);
         ProxState {
             params,
             sigma,
             sigma_min: PROX_SIGMA_MIN * wmax,
             sigma_max: PROX_SIGMA_MAX * wmax,
-            r_ref: r0.clone(),
+            r_ref,
             inner: 0,
             phi_start: f64::INFINITY,
             updates: 0,
             sigma_peak: sigma,
         }
     });
-    let rho = rho_for(&blocks, p.contacts(), prox.as_ref().map_or(0.0, |ps| ps.sigma), opts.rho_scale);
+    let mut rho = std::mem::take(&mut ws.rho);
+    rho_into(blocks, nc, prox.as_ref().map_or(0.0, |ps| ps.sigma), opts.rho_scale, &mut rho);
+    let mut r0 = zeroed(&mut ws.vecs[V_R], 0);
+    r0.extend_from_slice(r);
+    let mut merit_memory = std::mem::take(&mut ws.merit_memory);
+    merit_memory.clear();
+    merit_memory.reserve(MEMORY);
+    let v = &mut ws.vecs;
     let mut m = Method {
         opts,
         p,
         blocks,
         cones,
+        maps: if opts.function == NewtonFunction::FischerBurmeister { &ws.maps } else { &[] },
         rho,
         linear,
         r: r0,
-        u: vec![0.0; n],
-        phi: vec![0.0; n],
-        jr: vec![0.0; n * d],
-        ju: vec![0.0; n * d],
-        jr_eff: vec![0.0; n * d],
-        trial: vec![0.0; n],
-        trial_u: vec![0.0; n],
-        trial_phi: vec![0.0; n],
-        dir: vec![0.0; n],
-        merit_memory: Vec::with_capacity(MEMORY),
+        u: zeroed(&mut v[V_U], n),
+        phi: zeroed(&mut v[V_PHI], n),
+        jr: zeroed(&mut v[V_JR], n * d),
+        ju: zeroed(&mut v[V_JU], n * d),
+        jr_eff: zeroed(&mut v[V_JR_EFF], n * d),
+        trial: zeroed(&mut v[V_TRIAL], n),
+        trial_u: zeroed(&mut v[V_TRIAL_U], n),
+        trial_phi: zeroed(&mut v[V_TRIAL_PHI], n),
+        dir: zeroed(&mut v[V_DIR], n),
+        merit_memory,
         error: 0.0,
         factorizations: 0,
         line_search_steps: 0,
         regularized: 0,
         fail: None,
-        best: (Vec::new(), f64::INFINITY),
+        best: (zeroed(&mut v[V_BEST], 0), f64::INFINITY),
         prox,
         w_mean,
+        jd: zeroed(&mut v[V_JD], n),
+        wd: zeroed(&mut v[V_WD], n),
     };
     m.refresh();
     if let Some(ps) = &mut m.prox {
@@ -797,30 +1009,43 @@ pub(crate) fn run(
     }
     let name = if m.prox.is_some() { "prox" } else { opts.name };
     let out = iteration::run(&mut m, s, DEFAULT_MAX_ITER);
-    let mut report = SolveReport::new(name);
+    reset_report(report, name);
     report.status = out.status;
     report.iterations = out.iterations;
     report.elapsed = out.elapsed;
-    report.history = out.history;
+    if s.record_history {
+        report.history = out.history;
+    }
     report.factorizations = m.factorizations;
     report.line_search_steps = m.line_search_steps;
-    let mut msg = vec![format!("{} LU", if sparse { "sparse" } else { "dense" })];
+    let msg = message_buffer(report);
+    let _ = write!(msg, "{} LU", if sparse { "sparse" } else { "dense" });
     if let Some(ps) = &m.prox {
-        msg.push(format!(
-            "{} prox updates, final σ = {:.2e} (largest {:.2e})",
+        let _ = write!(
+            msg,
+            "; {} prox updates, final σ = {:.2e} (largest {:.2e})",
             ps.updates, ps.sigma, ps.sigma_peak
-        ));
+        );
     }
     if m.regularized > 0 {
-        msg.push(format!("{} regularised Newton systems", m.regularized));
+        let _ = write!(msg, "; {} regularised Newton systems", m.regularized);
     }
     if let Some((_, why)) = m.fail.take() {
-        msg.push(why);
+        let _ = write!(msg, "; {why}");
     }
-    report.message = Some(msg.join("; "));
     // The best iterate, not the last (they differ after watchdog steps).
-    let r = if m.best.1 < m.error { m.best.0 } else { m.r };
-    Ok(p.solution(r, report, s.tol))
+    r.copy_from_slice(if m.best.1 < m.error { &m.best.0 } else { &m.r });
+    p.solution_with(cones, r, u, report, s.tol);
+    // Hand the storage back.
+    let v = &mut ws.vecs;
+    (v[V_R], v[V_U], v[V_PHI], v[V_JR], v[V_JU], v[V_JR_EFF]) = (m.r, m.u, m.phi, m.jr, m.ju, m.jr_eff);
+    (v[V_TRIAL], v[V_TRIAL_U], v[V_TRIAL_PHI], v[V_DIR]) = (m.trial, m.trial_u, m.trial_phi, m.dir);
+    (v[V_BEST], v[V_JD], v[V_WD]) = (m.best.0, m.jd, m.wd);
+    if let Some(ps) = m.prox {
+        v[V_R_REF] = ps.r_ref;
+    }
+    (ws.rho, ws.merit_memory) = (m.rho, m.merit_memory);
+    Ok(())
 }
 
 #[cfg(test)]

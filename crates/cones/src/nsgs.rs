@@ -10,15 +10,24 @@
 //! Error: each sweep costs one pass over W; its cheap measure is the relative change
 //! `‖r⁺ − r‖/‖r⁺‖`. Whenever that is below tol, and every 10 sweeps, the full Siconos error
 //! (one more pass) is computed and decides; the returned report always carries the full error of the returned r.
+//!
+//! Prepared solves ([`FrictionSolver::solve_into`]): W's CSR copy and diagonal blocks, the
+//! cone objects, the contact order and the iteration vectors are kept between calls; a call
+//! on a problem of the same structure refreshes the values only and allocates nothing
+//! (friction laws other than Coulomb may allocate in the local solver's error measure).
 
 use crate::cone::{Cone, MAX_DIM};
 use crate::delassus::Blocks;
 use crate::local::{Local, LocalSolver};
-use crate::problem::{start, FrictionContactProblem, FrictionSolution, FrictionSolver};
+use crate::problem::{
+    message_buffer, prepare, reset_report, solve_by_into, ConeCache, FrictionContactProblem,
+    FrictionSolution, FrictionSolver, Prepared,
+};
 use perp_core::{iteration, Error, IterativeMethod, Settings, SolveReport, StepResult};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// Nonsmooth Gauss–Seidel. Defaults: `LocalSolver::Auto`, ω = 1, natural order, at most 20
@@ -33,11 +42,27 @@ pub struct Nsgs {
     pub shuffle: Option<u64>,
     /// Iteration limit of the local solver.
     pub local_max_iter: usize,
+    /// The state kept between calls to [`FrictionSolver::solve_into`] (opaque).
+    pub prepared: Prepared,
+}
+
+/// What [`Nsgs`] keeps between calls.
+#[derive(Default)]
+struct Workspace {
+    blocks: Option<Blocks>,
+    cones: ConeCache,
+    order: Vec<usize>,
 }
 
 impl Default for Nsgs {
     fn default() -> Self {
-        Nsgs { local: LocalSolver::Auto, omega: 1.0, shuffle: None, local_max_iter: 20 }
+        Nsgs {
+            local: LocalSolver::Auto,
+            omega: 1.0,
+            shuffle: None,
+            local_max_iter: 20,
+            prepared: Prepared::default(),
+        }
     }
 }
 
@@ -68,10 +93,11 @@ const DEFAULT_SWEEPS: usize = 10_000;
 struct Method<'a> {
     opts: &'a Nsgs,
     p: &'a FrictionContactProblem,
-    blocks: Blocks,
-    cones: Vec<Arc<dyn Cone>>,
-    r: Vec<f64>,
-    u: Vec<f64>,
+    blocks: &'a Blocks,
+    cones: &'a [Arc<dyn Cone>],
+    /// The caller's buffers: the iterate, and `W r + q` when the full error is computed.
+    r: &'a mut [f64],
+    u: &'a mut [f64],
     order: Vec<usize>,
     rng: Option<ChaCha8Rng>,
     tol: f64,
@@ -81,8 +107,8 @@ struct Method<'a> {
 
 impl Method<'_> {
     fn full_error(&mut self) -> f64 {
-        self.blocks.velocity(&self.r, &self.p.q, &mut self.u);
-        self.p.error(&self.r, &self.u)
+        self.blocks.velocity(self.r, &self.p.q, self.u);
+        self.p.error_with(self.cones, self.r, self.u)
     }
 }
 
@@ -103,7 +129,7 @@ impl IterativeMethod for Method<'_> {
         let (mut change, mut size) = (0.0, 0.0);
         for &i in &self.order {
             let s = d * i;
-            self.blocks.rows_times(i, &self.r, &mut wr[..d]);
+            self.blocks.rows_times(i, self.r, &mut wr[..d]);
             let wii = self.blocks.diag(i);
             for a in 0..d {
                 let mut v = self.p.q[s + a] + wr[a];
@@ -150,28 +176,66 @@ impl FrictionSolver for Nsgs {
         warm: Option<&[f64]>,
         s: &Settings,
     ) -> Result<FrictionSolution, Error> {
-        let r0 = start(p, warm, s)?;
+        solve_by_into(self, p, warm, s)
+    }
+
+    fn solve_into(
+        &mut self,
+        p: &FrictionContactProblem,
+        r: &mut [f64],
+        u: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
+        let mut ws = std::mem::take(self.prepared.get::<Workspace>());
+        let out = self.solve_with(&mut ws, p, r, u, report, s);
+        *self.prepared.get::<Workspace>() = ws;
+        out
+    }
+}
+
+impl Nsgs {
+    fn solve_with(
+        &self,
+        ws: &mut Workspace,
+        p: &FrictionContactProblem,
+        r: &mut [f64],
+        u: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
+        prepare(p, r, u, s, &mut ws.cones)?;
         self.validate()?;
+        let _ = Blocks::refresh(&mut ws.blocks, &p.w, p.dim);
+        let Some(blocks) = &ws.blocks else { unreachable!("refresh fills the slot") };
+        ws.order.clear();
+        ws.order.extend(0..p.contacts());
+        u.fill(0.0);
         let mut m = Method {
             opts: self,
             p,
-            blocks: Blocks::new(&p.w, p.dim),
-            cones: p.cone_objects()?,
-            u: vec![0.0; p.size()],
-            r: r0,
-            order: (0..p.contacts()).collect(),
+            blocks,
+            cones: &ws.cones.cones,
+            r,
+            u,
+            order: std::mem::take(&mut ws.order),
             rng: self.shuffle.map(ChaCha8Rng::seed_from_u64),
             tol: s.tol,
             local_iterations: 0,
             sweeps: 0,
         };
         let out = iteration::run(&mut m, s, DEFAULT_SWEEPS);
-        let mut report = SolveReport::new("nsgs");
+        reset_report(report, "nsgs");
         report.status = out.status;
         report.iterations = out.iterations;
         report.elapsed = out.elapsed;
-        report.history = out.history;
-        report.message = Some(format!("{} local iterations", m.local_iterations));
-        Ok(p.solution(m.r, report, s.tol))
+        if s.record_history {
+            report.history = out.history;
+        }
+        let _ = write!(message_buffer(report), "{} local iterations", m.local_iterations);
+        let Method { r, u, order, .. } = m;
+        p.solution_with(&ws.cones.cones, r, u, report, s.tol);
+        ws.order = order;
+        Ok(())
     }
 }

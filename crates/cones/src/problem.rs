@@ -1,8 +1,18 @@
 //! [`FrictionContactProblem`]: the frictional contact problem in local (Delassus) form, and
 //! the solver interface.
+//!
+//! **Prepare once, solve many.** A simulator solves thousands of tiny problems per second
+//! whose structure (dim, size, storage and sparsity pattern of W, friction laws) does not
+//! change from one call to the next; only the values of W, q and μ do. The solvers keep
+//! what depends on the structure alone (W's CSR pattern and diagonal blocks, the cone
+//! objects, the iteration vectors, the Newton matrix and its LU storage) in a private
+//! workspace, and [`FrictionSolver::solve_into`] writes `r`, `u = W r + q` and the report
+//! into the caller's buffers: once prepared, a solve of a dense small problem allocates
+//! nothing (see each solver for what still allocates).
 
 use crate::cone::{Cone, ConeSpec, MAX_DIM};
-use perp_core::{measures, Error, Matrix, SolveReport, Status};
+use perp_core::{measures, Error, Matrix, Settings, SolveReport, Status};
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// The frictional contact problem in local form (Siconos' `FrictionContactProblem`, FCLIB's
@@ -74,6 +84,22 @@ impl FrictionContactProblem {
 
     /// Checks sizes, values and friction laws; the error names the field and the value.
     pub fn validate(&self) -> Result<(), Error> {
+        self.validate_values()?;
+        let d = self.dim;
+        let rows = self.w.nrows();
+        if let Some(cones) = &self.cones {
+            Error::check_len("cones", &vec![0.0; cones.len()], rows / d)?;
+            for (i, spec) in cones.iter().enumerate() {
+                let cone = spec.build(d).map_err(|e| contact_error(i, e))?;
+                cone.check(self.mu[i]).map_err(|e| contact_error(i, e))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Everything [`FrictionContactProblem::validate`] checks except the friction laws,
+    /// without allocating (unless it fails) or copying: sizes, finiteness by a scan, μ.
+    fn validate_values(&self) -> Result<(), Error> {
         let d = self.dim;
         if !(2..=MAX_DIM).contains(&d) {
             return Err(Error::setting("dim", d, "the contact dimension must be between 2 and 6"));
@@ -96,13 +122,6 @@ impl FrictionContactProblem {
         for (i, &m) in self.mu.iter().enumerate() {
             if !(m.is_finite() && m >= 0.0) {
                 return Err(Error::setting(&format!("mu[{i}]"), m, "must be finite and ≥ 0"));
-            }
-        }
-        if let Some(cones) = &self.cones {
-            Error::check_len("cones", &vec![0.0; cones.len()], rows / d)?;
-            for (i, spec) in cones.iter().enumerate() {
-                let cone = spec.build(d).map_err(|e| contact_error(i, e))?;
-                cone.check(self.mu[i]).map_err(|e| contact_error(i, e))?;
             }
         }
         Ok(())
@@ -134,10 +153,18 @@ impl FrictionContactProblem {
         if self.is_coulomb() && self.dim <= 3 {
             return measures::friction_contact_error(self.dim, &self.q, &self.mu, r, u);
         }
-        let cones = match self.cone_objects() {
-            Ok(c) => c,
-            Err(_) => return f64::NAN,
-        };
+        match self.cone_objects() {
+            Ok(c) => self.error_with(&c, r, u),
+            Err(_) => f64::NAN,
+        }
+    }
+
+    /// [`FrictionContactProblem::error`] with the cone objects already built (`cones` are
+    /// those of [`FrictionContactProblem::cone_objects`]); allocates nothing.
+    pub(crate) fn error_with(&self, cones: &[Arc<dyn Cone>], r: &[f64], u: &[f64]) -> f64 {
+        if self.is_coulomb() && self.dim <= 3 {
+            return measures::friction_contact_error(self.dim, &self.q, &self.mu, r, u);
+        }
         let d = self.dim;
         let mut phi = [0.0; MAX_DIM];
         let mut sum = 0.0;
@@ -163,6 +190,97 @@ impl FrictionContactProblem {
         report.verify(tol);
         FrictionSolution { r, u, report }
     }
+
+    /// [`FrictionContactProblem::solution`] into the caller's buffers: `u = W r + q`, the
+    /// error of `r` into `report` (`error`, `residual_inf`) and the same verification, the
+    /// message written into the report's existing `String`. Allocates nothing for Coulomb
+    /// problems of dimension ≤ 3 (other laws build their cone objects for the error).
+    ///
+    /// ```
+    /// use perp_cones::{FrictionContactProblem, SolveReport, Status};
+    /// use perp_core::Matrix;
+    /// let w = Matrix::from_row_major(3, 3, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]).unwrap();
+    /// let p = FrictionContactProblem::new(3, w, vec![-1.0, 0.0, 0.0], vec![0.3]).unwrap();
+    /// let (r, mut u) = ([1.0, 0.0, 0.0], [0.0; 3]);
+    /// let mut report = SolveReport::new("mine");
+    /// report.status = Status::Solved;
+    /// p.solution_into(&r, &mut u, &mut report, 1e-8);
+    /// assert_eq!((u, report.error, report.status), ([0.0; 3], 0.0, Status::Solved));
+    /// ```
+    pub fn solution_into(&self, r: &[f64], u: &mut [f64], report: &mut SolveReport, tol: f64) {
+        if self.is_coulomb() && self.dim <= 3 {
+            self.solution_with(&[], r, u, report, tol);
+        } else {
+            match self.cone_objects() {
+                Ok(c) => self.solution_with(&c, r, u, report, tol),
+                Err(_) => self.solution_with(&[], r, u, report, tol),
+            }
+        }
+    }
+
+    /// [`FrictionContactProblem::solution_into`] with the cone objects already built (ignored
+    /// for Coulomb problems of dimension ≤ 3; empty for "could not build": the error is NaN).
+    pub(crate) fn solution_with(
+        &self,
+        cones: &[Arc<dyn Cone>],
+        r: &[f64],
+        u: &mut [f64],
+        report: &mut SolveReport,
+        tol: f64,
+    ) {
+        // The same arithmetic as `velocity`.
+        self.w.mul_vec(r, u);
+        u.iter_mut().zip(&self.q).for_each(|(a, b)| *a += b);
+        report.error = if (self.is_coulomb() && self.dim <= 3) || cones.len() == self.contacts() {
+            self.error_with(cones, r, u)
+        } else {
+            f64::NAN
+        };
+        report.residual_inf = report.error;
+        if !report.error.is_finite() && report.status == Status::Solved {
+            report.status = Status::NumericalFailure;
+        }
+        // `SolveReport::verify`, writing its message into the existing buffer.
+        if report.status == Status::Solved && (report.error.is_nan() || report.error > tol) {
+            report.status = Status::NumericalFailure;
+            let (error, msg) = (report.error, message_buffer(report));
+            let _ = write!(
+                msg,
+                "the method's own test passed but the recomputed error {error:.3e} exceeds tol {tol:.1e}"
+            );
+        }
+    }
+}
+
+/// The capacity a prepared report's message starts with, so that later messages of the same
+/// kind fit without growing it.
+const MESSAGE_CAPACITY: usize = 256;
+
+/// The report's message, emptied, reusing its storage (created once with room to spare).
+pub(crate) fn message_buffer(report: &mut SolveReport) -> &mut String {
+    let msg = report.message.get_or_insert_with(String::new);
+    msg.clear();
+    if msg.capacity() < MESSAGE_CAPACITY {
+        msg.reserve(MESSAGE_CAPACITY);
+    }
+    msg
+}
+
+/// Resets every field of `report` for a new solve by `solver`, reusing the `solver` String,
+/// the history Vec and the message buffer (left empty).
+pub(crate) fn reset_report(report: &mut SolveReport, solver: &str) {
+    report.solver.clear();
+    report.solver.push_str(solver);
+    report.status = Status::MaxIterations;
+    report.iterations = 0;
+    report.error = f64::INFINITY;
+    report.residual_inf = f64::INFINITY;
+    report.elapsed = std::time::Duration::ZERO;
+    report.history.clear();
+    report.pivots = 0;
+    report.factorizations = 0;
+    report.line_search_steps = 0;
+    message_buffer(report);
 }
 
 fn contact_error(i: usize, e: Error) -> Error {
@@ -198,6 +316,191 @@ pub trait FrictionSolver {
         warm: Option<&[f64]>,
         s: &perp_core::Settings,
     ) -> Result<FrictionSolution, Error>;
+
+    /// Solves `p` into the caller's buffers: `r` (length dim·nc) holds the starting reactions
+    /// on entry (zeros = cold start) and the reactions on return; `u` receives u = W r + q;
+    /// `report` is overwritten in place (its `solver` String and `message` reuse their
+    /// storage).
+    ///
+    /// Once the solver has solved a problem of the same structure (dim, size, storage and
+    /// sparsity pattern of W, friction laws), a call allocates nothing (with record_history
+    /// off) — for `nsgs`, `ac-newton`, `fb-newton` and `prox` on Coulomb problems with a
+    /// dense Newton matrix; see each solver for what still allocates. [`FrictionSolver::solve`]
+    /// of those solvers is this method on fresh buffers, so both give the same answer bit for
+    /// bit.
+    ///
+    /// The default calls [`FrictionSolver::solve`] (warm-started from `r` unless it is all
+    /// zeros) and copies the answer.
+    ///
+    /// ```
+    /// use perp_cones::{FrictionContactProblem, FrictionSolver, Nsgs, SolveReport, Status};
+    /// use perp_core::{Matrix, Settings};
+    /// let w = Matrix::from_row_major(3, 3, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0])?;
+    /// let mut p = FrictionContactProblem::new(3, w, vec![-1.0, 2.0, 0.0], vec![0.5])?;
+    /// let mut sv = Nsgs::new();
+    /// let (mut r, mut u, mut report) = (vec![0.0_f64; 3], vec![0.0; 3], SolveReport::new(""));
+    /// for step in 0..3 {
+    ///     p.q[1] = 2.0 + step as f64; // new values, same structure
+    ///     r.fill(0.0);
+    ///     sv.solve_into(&p, &mut r, &mut u, &mut report, &Settings::default())?;
+    ///     assert_eq!(report.status, Status::Solved);
+    ///     assert!((r[0] - 1.0).abs() < 1e-7 && (r[1] + 0.5).abs() < 1e-7);
+    /// }
+    /// # Ok::<(), perp_core::Error>(())
+    /// ```
+    fn solve_into(
+        &mut self,
+        p: &FrictionContactProblem,
+        r: &mut [f64],
+        u: &mut [f64],
+        report: &mut SolveReport,
+        s: &perp_core::Settings,
+    ) -> Result<(), Error> {
+        let warm = r.iter().any(|v| *v != 0.0).then_some(&*r);
+        let sol = self.solve(p, warm, s)?;
+        Error::check_len("r", r, sol.r.len())?;
+        Error::check_len("u", u, sol.u.len())?;
+        r.copy_from_slice(&sol.r);
+        u.copy_from_slice(&sol.u);
+        *report = sol.report;
+        Ok(())
+    }
+}
+
+/// [`FrictionSolver::solve`] by [`FrictionSolver::solve_into`] on fresh buffers.
+pub(crate) fn solve_by_into<S: FrictionSolver + ?Sized>(
+    sv: &mut S,
+    p: &FrictionContactProblem,
+    warm: Option<&[f64]>,
+    s: &Settings,
+) -> Result<FrictionSolution, Error> {
+    let n = p.size();
+    // A warm start of the wrong length is passed on: solve_into reports it after checking
+    // the problem and the settings, as `start` does.
+    let mut r = warm.map_or_else(|| vec![0.0; n], <[f64]>::to_vec);
+    let mut u = vec![0.0; n];
+    let mut report = SolveReport::new(sv.name());
+    sv.solve_into(p, &mut r, &mut u, &mut report, s)?;
+    Ok(FrictionSolution { r, u, report })
+}
+
+/// What a solver keeps between calls to [`FrictionSolver::solve_into`]: what depends on a
+/// problem's structure only (W's pattern, the cone objects, the iteration vectors, the Newton
+/// matrix's storage). Opaque; `Prepared::default()` is empty (the next solve prepares
+/// afresh), and cloning a solver gives the clone an empty one.
+#[derive(Default)]
+pub struct Prepared(Option<Box<dyn std::any::Any + Send + Sync>>);
+
+impl Prepared {
+    /// The workspace of type `T`, created empty if there is none yet (or one of another type).
+    pub(crate) fn get<T: Default + Send + Sync + 'static>(&mut self) -> &mut T {
+        if !self.0.as_ref().is_some_and(|b| b.is::<T>()) {
+            self.0 = Some(Box::new(T::default()));
+        }
+        match self.0.as_mut().and_then(|b| b.downcast_mut::<T>()) {
+            Some(t) => t,
+            None => unreachable!("set above"),
+        }
+    }
+}
+
+impl Clone for Prepared {
+    fn clone(&self) -> Self {
+        Prepared::default()
+    }
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Prepared(..)" } else { "Prepared(empty)" })
+    }
+}
+
+/// The cone objects of the last problem solved, rebuilt only when the friction laws change:
+/// one shared Coulomb object for `cones: None`, the built specs otherwise.
+#[derive(Default)]
+pub(crate) struct ConeCache {
+    /// The dimension and the laws the objects were built for (`None` inside: all Coulomb).
+    key: Option<(usize, Option<Vec<ConeSpec>>)>,
+    /// One object per contact.
+    pub cones: Vec<Arc<dyn Cone>>,
+}
+
+fn same_spec(a: &ConeSpec, b: &ConeSpec) -> bool {
+    match (a, b) {
+        (ConeSpec::Coulomb, ConeSpec::Coulomb) => true,
+        (ConeSpec::Pyramid { facets: x }, ConeSpec::Pyramid { facets: y }) => x == y,
+        (ConeSpec::Elliptic { e: x }, ConeSpec::Elliptic { e: y }) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.to_bits() == b.to_bits())
+        }
+        (ConeSpec::Custom(x), ConeSpec::Custom(y)) => Arc::ptr_eq(x, y),
+        _ => false,
+    }
+}
+
+impl ConeCache {
+    /// Brings the objects up to date with `p`'s laws and checks every contact's μ against its
+    /// law: the friction-law part of [`FrictionContactProblem::validate`], the same errors in
+    /// the same order. Returns whether the objects were rebuilt.
+    fn refresh(&mut self, p: &FrictionContactProblem) -> Result<bool, Error> {
+        let (d, nc) = (p.dim, p.contacts());
+        let same = match (&self.key, &p.cones) {
+            (Some((kd, None)), None) => *kd == d,
+            (Some((kd, Some(k))), Some(c)) => {
+                *kd == d && k.len() == c.len() && k.iter().zip(c).all(|(a, b)| same_spec(a, b))
+            }
+            _ => false,
+        } && self.cones.len() == nc;
+        if same {
+            if let Some(specs) = &p.cones {
+                for (i, cone) in self.cones.iter().enumerate() {
+                    cone.check(p.mu[i]).map_err(|e| contact_error(i, e))?;
+                }
+                debug_assert_eq!(specs.len(), nc);
+            }
+            return Ok(false);
+        }
+        self.key = None;
+        self.cones.clear();
+        match &p.cones {
+            None => {
+                let c: Arc<dyn Cone> = Arc::new(crate::Coulomb::new(d)?);
+                self.cones.resize(nc, c);
+            }
+            Some(specs) => {
+                if specs.len() != nc {
+                    return Err(Error::dim("cones", nc, specs.len()));
+                }
+                for (i, spec) in specs.iter().enumerate() {
+                    let cone = spec.build(d).map_err(|e| contact_error(i, e))?;
+                    cone.check(p.mu[i]).map_err(|e| contact_error(i, e))?;
+                    self.cones.push(cone);
+                }
+            }
+        }
+        self.key = Some((d, p.cones.clone()));
+        Ok(true)
+    }
+}
+
+/// The checks of [`start`] for [`FrictionSolver::solve_into`], without allocating on
+/// success: the problem (the laws through `cones`, brought up to date), the settings, the
+/// starting reactions `r` (the warm start) and the length of `u`. Returns whether the cone
+/// objects were rebuilt.
+pub(crate) fn prepare(
+    p: &FrictionContactProblem,
+    r: &[f64],
+    u: &[f64],
+    s: &Settings,
+    cones: &mut ConeCache,
+) -> Result<bool, Error> {
+    p.validate_values()?;
+    let rebuilt = cones.refresh(p)?;
+    s.validate()?;
+    Error::check_len("warm start", r, p.size())?;
+    Error::check_finite("warm start", r)?;
+    Error::check_len("u", u, p.size())?;
+    Ok(rebuilt)
 }
 
 /// Checks the problem, the settings and the warm start every solver receives; returns the

@@ -16,6 +16,9 @@
 //! (2018) found this outer loop the most robust of the Siconos solvers at tight tolerances on
 //! rigid-body problems.
 //!
+//! Prepared solves ([`FrictionSolver::solve_into`]) keep the inner Newton method's workspace
+//! between calls, as `ac-newton` does (see [`crate::newton`]).
+//!
 //! The Alart–Curnier parameters of the inner function are those of the inner operator,
 //! `ρ_N = 1/(W_ii[N,N] + σ)` and `ρ_T = 1/(mean diag W_ii[T,T] + σ)`, recomputed when σ
 //! changes. With the ρ's of W alone, `ρ (W_ii + σ)` grows with σ, the inner function is badly
@@ -23,9 +26,9 @@
 //! ‖Φ_σ‖ alternating between 0.23 and 0.27 at σ = max diag W; σ then grew ×100 after every
 //! inner failure up to 10⁴⁰, and 162 of 193 solves failed).
 
-use crate::newton::{run, ProxParams, SemismoothNewton};
-use crate::problem::{FrictionContactProblem, FrictionSolution, FrictionSolver};
-use perp_core::{Error, Settings};
+use crate::newton::{run, ProxParams, SemismoothNewton, Workspace};
+use crate::problem::{solve_by_into, FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared};
+use perp_core::{Error, Settings, SolveReport};
 
 /// Proximal-point method; defaults σ₀ = 1·max diag W, ν = 100, 10 inner iterations, inner
 /// method Alart–Curnier Newton (with its regularised Newton matrix, see [`crate::newton`])
@@ -41,13 +44,15 @@ pub struct Prox {
     pub inner_max: usize,
     /// The inner Newton method (function, sparse/dense choice, ρ scale, regularisation).
     pub inner: SemismoothNewton,
+    /// The state kept between calls to [`FrictionSolver::solve_into`] (opaque).
+    pub prepared: Prepared,
 }
 
 impl Default for Prox {
     fn default() -> Self {
         let mut inner = SemismoothNewton::alart_curnier();
         inner.line_search = false;
-        Prox { sigma0: 1.0, nu: 100.0, inner_max: 10, inner }
+        Prox { sigma0: 1.0, nu: 100.0, inner_max: 10, inner, prepared: Prepared::default() }
     }
 }
 
@@ -69,6 +74,17 @@ impl FrictionSolver for Prox {
         warm: Option<&[f64]>,
         s: &Settings,
     ) -> Result<FrictionSolution, Error> {
+        solve_by_into(self, p, warm, s)
+    }
+
+    fn solve_into(
+        &mut self,
+        p: &FrictionContactProblem,
+        r: &mut [f64],
+        u: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
         if !(self.sigma0 > 0.0 && self.sigma0.is_finite()) {
             return Err(Error::setting("sigma0", self.sigma0, "must be finite and > 0"));
         }
@@ -79,6 +95,9 @@ impl FrictionSolver for Prox {
             return Err(Error::setting("inner_max", 0, "must be ≥ 1"));
         }
         let params = ProxParams { sigma0: self.sigma0, nu: self.nu, inner_max: self.inner_max };
-        run(&self.inner, Some(params), p, warm, s)
+        let mut ws = std::mem::take(self.prepared.get::<Workspace>());
+        let out = run(&self.inner, &mut ws, Some(params), p, r, u, report, s);
+        *self.prepared.get::<Workspace>() = ws;
+        out
     }
 }

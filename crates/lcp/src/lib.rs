@@ -54,6 +54,10 @@ pub trait LcpSolver {
     /// Solves `p`, starting from `warm` when given (pivoting methods use its support as the
     /// starting basis guess; iterative methods start from it).
     fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error>;
+    /// Drops what the solver remembers of earlier answers (hot-start memory), so the next
+    /// solve starts only from what it is given; workspaces sized for the problem's structure
+    /// stay. Default: nothing is remembered.
+    fn forget(&mut self) {}
 
     /// Solves `p` into the caller's buffers: `z` holds the warm start on entry when `warm` is
     /// true (else it is ignored and the solve starts cold) and the solution on return; `w`

@@ -291,6 +291,11 @@ impl NcpSolver for BdiffNewton {
         "bdiff-newton"
     }
 
+    /// [`BdiffNewton::clear_hot_start`].
+    fn forget(&mut self) {
+        self.clear_hot_start();
+    }
+
     /// Solves `p`; with `hot_start` on and a remembered solution of the same dimension whose
     /// merit θ is no larger than that of `z0`, starts there with the remembered index sets
     /// (module docs).

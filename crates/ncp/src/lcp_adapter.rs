@@ -19,6 +19,10 @@ impl<S: NcpSolver> LcpSolver for NcpAsLcp<S> {
         self.inner.name()
     }
 
+    fn forget(&mut self) {
+        self.inner.forget();
+    }
+
     fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
         s.validate()?;
         p.check_warm(warm)?;

@@ -42,4 +42,8 @@ pub trait NcpSolver {
     /// Solves `p` from the starting point `z0` (length n; projected onto the bounds).
     /// `Solution::w` holds F at the returned z; `report.error` is [`Mcp::error`] there.
     fn solve(&mut self, p: &Mcp<'_>, z0: &[f64], s: &Settings) -> Result<Solution, Error>;
+    /// Drops what the solver remembers of earlier answers (`bdiff-newton`'s hot start), so the
+    /// next solve starts only from what it is given; workspaces sized for the problem's
+    /// structure stay. Default: nothing is remembered.
+    fn forget(&mut self) {}
 }

@@ -7,9 +7,13 @@
 //!   runs every catalogue solver of the problem's family (`perp_catalogue::names`) through the
 //!   catalogue's one dispatch (`perp_catalogue::Solver::solve`, as `perp solve` does). A test
 //!   or a caller with its own solvers implements [`SolverSet`] and calls [`run_with`].
-//! * **Timing.** Each solve runs on its own worker thread and is timed there with a monotonic
-//!   clock ([`Instant`]) around the solve alone (no reading, no start-up); with
-//!   [`BenchConfig::repeat`] = N the recorded time is the median of N solves. Problems run in
+//! * **Timing.** Each (problem, solver) runs on its own worker thread, and each solve is timed
+//!   there with a monotonic clock (`Instant`) around the solve alone (no reading, no
+//!   start-up, no building of the solver). With [`BenchConfig::repeat`] = N the recorded time
+//!   is the median of N solves made by **one solver built once** — the prepared path of a
+//!   simulator, which keeps its workspaces and factor storage between calls; before each
+//!   solve it forgets earlier answers (`bdiff-newton`'s hot start), so every repeat starts
+//!   from the same point and the first solve's status, iterations and error stand for all. Problems run in
 //!   parallel over [`BenchConfig::threads`] (a rayon pool), each timed solve on one thread (the
 //!   solvers use `faer::Par::Seq`). Everything but the times is the same for any thread count.
 //! * **Time limits.** The limit `settings.time_limit` is passed to the solver (cooperative);

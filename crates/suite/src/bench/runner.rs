@@ -78,50 +78,91 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// One solve on a fresh worker thread: the outcome and the seconds (measured on the worker
-/// around the solve; for an abandoned worker, the time waited).
-fn solve_once(
-    set: &Arc<dyn SolverSet>,
-    problem: &Arc<BenchProblem>,
-    solver: &str,
-    settings: &Settings,
-    deadline: Option<Duration>,
-) -> (Outcome, f64) {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let (set, problem, name, settings) = (set.clone(), problem.clone(), solver.to_string(), settings.clone());
-    let started = Instant::now();
-    let spawned = std::thread::Builder::new().name(format!("perp-bench {solver}")).spawn(move || {
-        let t = Instant::now();
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            set.solve(&name, &problem.problem, &settings)
-        }));
-        let seconds = t.elapsed().as_secs_f64();
-        // The receiver is gone when the runner abandoned this worker: nothing to do then.
-        let _ = tx.send((r, seconds));
-    });
-    let handle = match spawned {
-        Ok(h) => h,
-        Err(e) => {
-            let msg = format!("could not start a solve thread: {e}");
-            return (Outcome::Failed(Error::Numerical { solver: solver.to_string(), message: msg }), 0.0);
+/// What the worker sends after each solve: the solver's answer (or the panic's text) and the
+/// seconds of that solve alone.
+type Sent = (Result<Result<SolveReport, Error>, String>, f64);
+
+/// The repeats of one (problem, solver) on one worker thread, with one solver built once for
+/// all of them ([`SolverSet::solve_repeated`]). The worker solves once, sends the answer, and
+/// solves again only when the runner says so ([`Worker::next`]); dropping the worker stops it
+/// after the solve under way.
+struct Worker {
+    answers: std::sync::mpsc::Receiver<Sent>,
+    go: Option<std::sync::mpsc::Sender<()>>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Worker {
+    fn spawn(
+        set: &Arc<dyn SolverSet>,
+        problem: &Arc<BenchProblem>,
+        solver: &str,
+        settings: &Settings,
+        repeat: usize,
+    ) -> Result<Worker, Error> {
+        let (tx, answers) = std::sync::mpsc::channel::<Sent>();
+        let (go, go_rx) = std::sync::mpsc::channel::<()>();
+        let (set, problem, name, settings) =
+            (set.clone(), problem.clone(), solver.to_string(), settings.clone());
+        let handle = std::thread::Builder::new()
+            .name(format!("perp-bench {solver}"))
+            .spawn(move || {
+                let last = std::cell::Cell::new(Instant::now());
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    set.solve_repeated(&name, &problem.problem, &settings, repeat, &mut |r, seconds| {
+                        // The receiver is gone when the runner abandoned this worker or is done
+                        // with it; otherwise wait for its word before solving again.
+                        let more = tx.send((Ok(r), seconds)).is_ok() && go_rx.recv().is_ok();
+                        last.set(Instant::now());
+                        more
+                    })
+                }));
+                if let Err(payload) = r {
+                    let _ = tx.send((Err(panic_text(payload.as_ref())), last.get().elapsed().as_secs_f64()));
+                }
+            })
+            .map_err(|e| Error::Numerical {
+                solver: solver.to_string(),
+                message: format!("could not start a solve thread: {e}"),
+            })?;
+        Ok(Worker { answers, go: Some(go), handle: Some(handle) })
+    }
+
+    /// The next solve's outcome and seconds (for an abandoned worker, the time waited); `None`
+    /// when the worker has no more answers. `first` is false for every solve after the first,
+    /// which the worker starts on the runner's word.
+    fn next(&mut self, first: bool, deadline: Option<Duration>) -> Option<(Outcome, f64)> {
+        if !first {
+            self.go.as_ref()?.send(()).ok()?;
         }
-    };
-    let answer = match deadline {
-        Some(d) => rx.recv_timeout(d).ok(),
-        None => rx.recv().ok(),
-    };
-    match answer {
-        Some((r, seconds)) => {
-            let _ = handle.join();
-            let outcome = match r {
-                Ok(Ok(report)) => Outcome::Report(report),
-                Ok(Err(e)) => Outcome::Failed(e),
-                Err(payload) => Outcome::Panicked(panic_text(payload.as_ref())),
-            };
-            (outcome, seconds)
+        let started = Instant::now();
+        let answer = match deadline {
+            Some(d) => {
+                self.answers.recv_timeout(d).map_err(|e| e == std::sync::mpsc::RecvTimeoutError::Timeout)
+            }
+            None => self.answers.recv().map_err(|_| false),
+        };
+        match answer {
+            Ok((Ok(Ok(report)), seconds)) => Some((Outcome::Report(report), seconds)),
+            Ok((Ok(Err(e)), seconds)) => Some((Outcome::Failed(e), seconds)),
+            Ok((Err(panic), seconds)) => Some((Outcome::Panicked(panic), seconds)),
+            // Timed out: detach (abandon) the worker.
+            Err(true) => {
+                self.handle = None;
+                Some((Outcome::Abandoned, started.elapsed().as_secs_f64()))
+            }
+            Err(false) => None,
         }
-        // Timed out: drop the handle, which detaches (abandons) the worker.
-        None => (Outcome::Abandoned, started.elapsed().as_secs_f64()),
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // No more words: the worker ends after the solve under way (at once if it is waiting).
+        self.go = None;
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
     }
 }
 
@@ -150,8 +191,16 @@ fn run_one(
         message: None,
     };
     let mut times = Vec::with_capacity(config.repeat);
+    let mut worker = match Worker::spawn(set, bp, solver, &config.settings, config.repeat) {
+        Ok(w) => w,
+        Err(e) => {
+            rec.status = "error".to_string();
+            rec.message = Some(e.to_string());
+            return rec;
+        }
+    };
     for k in 0..config.repeat {
-        let (outcome, seconds) = solve_once(set, bp, solver, &config.settings, deadline);
+        let Some((outcome, seconds)) = worker.next(k == 0, deadline) else { break };
         times.push(seconds);
         let failed = match outcome {
             Outcome::Report(report) => {

@@ -3,6 +3,7 @@
 use super::problems::Instance;
 use perp_catalogue::Params;
 use perp_core::{Error, Settings, SolveReport};
+use std::time::Instant;
 
 /// A set of solvers the runner can call by name. [`Registry`] is perp's; tests and callers
 /// with their own solvers implement this.
@@ -16,6 +17,26 @@ pub trait SolverSet: Send + Sync {
     fn applies(&self, solver: &str, problem: &Instance) -> bool;
     /// Solves `problem` with `solver` under `settings`. Called on a worker thread; may panic.
     fn solve(&self, solver: &str, problem: &Instance, settings: &Settings) -> Result<SolveReport, Error>;
+    /// Solves `problem` again and again, timing each solve alone, and hands every outcome with
+    /// its seconds to `each` until `each` returns `false` or `repeat` solves are done. Called on
+    /// one worker thread; may panic. Default: [`SolverSet::solve`] each time (a fresh solver
+    /// per solve).
+    fn solve_repeated(
+        &self,
+        solver: &str,
+        problem: &Instance,
+        settings: &Settings,
+        repeat: usize,
+        each: &mut dyn FnMut(Result<SolveReport, Error>, f64) -> bool,
+    ) {
+        for _ in 0..repeat {
+            let t = Instant::now();
+            let r = self.solve(solver, problem, settings);
+            if !each(r, t.elapsed().as_secs_f64()) {
+                break;
+            }
+        }
+    }
 }
 
 /// perp's solver catalogue (`perp_catalogue`): every solver of the problem's family.
@@ -46,5 +67,34 @@ impl SolverSet for Registry {
     fn solve(&self, solver: &str, problem: &Instance, settings: &Settings) -> Result<SolveReport, Error> {
         let mut sv = perp_catalogue::build(problem.family(), solver, &Params::new())?;
         sv.solve(problem, None, settings).map(|a| a.report)
+    }
+
+    /// One solver, built once (not timed), for every repeat: the prepared path a simulator
+    /// takes. Before each solve it forgets earlier answers (`bdiff-newton`'s hot start), so
+    /// every repeat solves the problem from the same start; what it keeps is what it prepared
+    /// for the problem's structure (workspaces, factor storage, W's blocks).
+    fn solve_repeated(
+        &self,
+        solver: &str,
+        problem: &Instance,
+        settings: &Settings,
+        repeat: usize,
+        each: &mut dyn FnMut(Result<SolveReport, Error>, f64) -> bool,
+    ) {
+        let mut sv = match perp_catalogue::build(problem.family(), solver, &Params::new()) {
+            Ok(sv) => sv,
+            Err(e) => {
+                each(Err(e), 0.0);
+                return;
+            }
+        };
+        for _ in 0..repeat {
+            sv.forget();
+            let t = Instant::now();
+            let r = sv.solve(problem, None, settings).map(|a| a.report);
+            if !each(r, t.elapsed().as_secs_f64()) {
+                break;
+            }
+        }
     }
 }

@@ -1,0 +1,146 @@
+//! Prepared solves allocate nothing: a counting global allocator around
+//! `FrictionSolver::solve_into` on small dense fc3d problems whose values change between calls
+//! (W's values with its pattern kept, q's values), for nsgs, prox, ac-newton and fb-newton.
+//! Allocations are counted on the calling thread only (a thread-local switch), so other tests
+//! running concurrently do not disturb the count.
+
+use perp_cones::{FrictionContactProblem, FrictionSolver, Matrix, Settings, SolveReport, Status};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The solvers by name with their defaults (the catalogue sits above this crate).
+fn solver(name: &str) -> Option<Box<dyn FrictionSolver>> {
+    Some(match name {
+        "nsgs" => Box::new(perp_cones::Nsgs::new()),
+        "ac-newton" => Box::new(perp_cones::SemismoothNewton::alart_curnier()),
+        "fb-newton" => Box::new(perp_cones::SemismoothNewton::fischer_burmeister()),
+        "prox" => Box::new(perp_cones::Prox::new()),
+        _ => return None,
+    })
+}
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+}
+
+fn note() {
+    if COUNTING.try_with(Cell::get).unwrap_or(false) {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations made by `f` on this thread.
+fn allocations<T>(f: impl FnOnce() -> T) -> (usize, T) {
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    COUNTING.with(|c| c.set(true));
+    let out = f();
+    COUNTING.with(|c| c.set(false));
+    (ALLOCATIONS.load(Ordering::SeqCst) - before, out)
+}
+
+/// `nc` 3-D contacts between random bodies: `W = J M⁻¹ Jᵀ + 10⁻³ I` (dense, SPD) with J
+/// random (3nc × m, m = 3nc + 3) and M diagonal; q pushes every contact into the ground.
+fn problem(nc: usize, rng: &mut ChaCha8Rng) -> FrictionContactProblem {
+    let n = 3 * nc;
+    let m = n + 3;
+    let j: Vec<f64> = (0..n * m).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let minv: Vec<f64> = (0..m).map(|_| rng.random_range(0.5..2.0)).collect();
+    let mut w = vec![0.0; n * n];
+    for a in 0..n {
+        for b in 0..n {
+            w[a * n + b] = (0..m).map(|k| j[a * m + k] * minv[k] * j[b * m + k]).sum::<f64>();
+        }
+        w[a * n + a] += 1e-3;
+    }
+    let q: Vec<f64> = (0..n)
+        .map(|k| if k % 3 == 0 { rng.random_range(-1.0..-0.1) } else { rng.random_range(-0.5..0.5) })
+        .collect();
+    let mu = (0..nc).map(|_| rng.random_range(0.2..0.8)).collect();
+    FrictionContactProblem::new(3, Matrix::from_row_major(n, n, &w).unwrap(), q, mu).unwrap()
+}
+
+/// New values for `p` in place (no allocation): W scaled by a random SPD-preserving factor
+/// with a random diagonal shift, q redrawn.
+fn perturb(p: &mut FrictionContactProblem, rng: &mut ChaCha8Rng) {
+    let (scale, shift) = (rng.random_range(0.5..2.0), rng.random_range(0.0..0.1));
+    if let Matrix::Dense(w) = &mut p.w {
+        for a in 0..w.nrows() {
+            for b in 0..w.ncols() {
+                w[(a, b)] *= scale;
+            }
+            w[(a, a)] += shift;
+        }
+    }
+    for (k, v) in p.q.iter_mut().enumerate() {
+        *v = if k % 3 == 0 { rng.random_range(-1.0..-0.1) } else { rng.random_range(-0.5..0.5) };
+    }
+}
+
+#[test]
+fn prepared_solves_allocate_nothing_and_match_solve() {
+    let s = Settings { tol: 1e-10, ..Settings::default() };
+    for name in ["nsgs", "prox", "ac-newton", "fb-newton"] {
+        for nc in [3, 5] {
+            let mut rng = ChaCha8Rng::seed_from_u64(7 + nc as u64);
+            let mut p = problem(nc, &mut rng);
+            let mut sv = solver(name).unwrap();
+            let n = p.size();
+            let (mut r, mut u, mut report) = (vec![0.0; n], vec![0.0; n], SolveReport::new(""));
+            // Prepare.
+            sv.solve_into(&p, &mut r, &mut u, &mut report, &s).unwrap();
+            assert_eq!(report.status, Status::Solved, "{name} nc = {nc}: {report:?}");
+            assert!(report.iterations > 0);
+            // The counter counts: an unprepared solve allocates.
+            let (count, _) = allocations(|| solver(name).unwrap().solve(&p, None, &s));
+            assert!(count > 0, "{name}");
+            for round in 0..6 {
+                perturb(&mut p, &mut rng);
+                // Cold starts, then a warm start from the previous answer.
+                let warm = round % 2 == 1;
+                if !warm {
+                    r.fill(0.0);
+                }
+                let start = r.clone();
+                let (count, out) = allocations(|| sv.solve_into(&p, &mut r, &mut u, &mut report, &s));
+                out.unwrap();
+                assert_eq!(count, 0, "{name} nc = {nc} round {round}: {count} allocations");
+                assert_eq!(report.status, Status::Solved, "{name} nc = {nc} round {round}: {report:?}");
+                assert_eq!(report.solver, name);
+                let fresh = solver(name).unwrap().solve(&p, warm.then_some(&start[..]), &s).unwrap();
+                assert_eq!(fresh.r, r, "{name} nc = {nc} round {round}");
+                assert_eq!(fresh.u, u, "{name} nc = {nc} round {round}");
+                assert_eq!(fresh.report.iterations, report.iterations, "{name} nc = {nc} round {round}");
+                assert_eq!(fresh.report.error.to_bits(), report.error.to_bits());
+                assert_eq!(fresh.report.message, report.message);
+            }
+        }
+    }
+}
