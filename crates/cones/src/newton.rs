@@ -1010,12 +1010,7 @@ pub(crate) fn run(
     let name = if m.prox.is_some() { "prox" } else { opts.name };
     let out = iteration::run(&mut m, s, DEFAULT_MAX_ITER);
     reset_report(report, name);
-    report.status = out.status;
-    report.iterations = out.iterations;
-    report.elapsed = out.elapsed;
-    if s.record_history {
-        report.history = out.history;
-    }
+    out.record(report);
     report.factorizations = m.factorizations;
     report.line_search_steps = m.line_search_steps;
     let msg = message_buffer(report);

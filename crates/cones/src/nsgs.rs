@@ -226,12 +226,7 @@ impl Nsgs {
         };
         let out = iteration::run(&mut m, s, DEFAULT_SWEEPS);
         reset_report(report, "nsgs");
-        report.status = out.status;
-        report.iterations = out.iterations;
-        report.elapsed = out.elapsed;
-        if s.record_history {
-            report.history = out.history;
-        }
+        out.record(report);
         let _ = write!(message_buffer(report), "{} local iterations", m.local_iterations);
         let Method { r, u, order, .. } = m;
         p.solution_with(&ws.cones.cones, r, u, report, s.tol);

@@ -269,17 +269,7 @@ pub(crate) fn message_buffer(report: &mut SolveReport) -> &mut String {
 /// Resets every field of `report` for a new solve by `solver`, reusing the `solver` String,
 /// the history Vec and the message buffer (left empty).
 pub(crate) fn reset_report(report: &mut SolveReport, solver: &str) {
-    report.solver.clear();
-    report.solver.push_str(solver);
-    report.status = Status::MaxIterations;
-    report.iterations = 0;
-    report.error = f64::INFINITY;
-    report.residual_inf = f64::INFINITY;
-    report.elapsed = std::time::Duration::ZERO;
-    report.history.clear();
-    report.pivots = 0;
-    report.factorizations = 0;
-    report.line_search_steps = 0;
+    report.reset_for(solver);
     message_buffer(report);
 }
 

@@ -67,6 +67,19 @@ pub struct LoopOutcome {
     pub elapsed: Duration,
 }
 
+impl LoopOutcome {
+    /// Writes what the loop knows into `report`: status, iterations, elapsed time, and the
+    /// history appended to the report's (whose storage is reused). Solvers call this rather
+    /// than copying the fields one by one; what only the solver knows (factorizations,
+    /// line-search steps, pivots, its message) it adds itself.
+    pub fn record(mut self, report: &mut crate::SolveReport) {
+        report.status = self.status;
+        report.iterations = self.iterations;
+        report.elapsed = self.elapsed;
+        report.history.append(&mut self.history);
+    }
+}
+
 /// Runs `method` until its error is `≤ settings.tol`, a step asks to stop, the error is not
 /// finite (`NumericalFailure`), the observer stops it (`Interrupted`), or a limit is reached:
 /// `settings.max_iter_or(default_max_iter)` steps or `settings.time_limit`.

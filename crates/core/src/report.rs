@@ -108,6 +108,23 @@ impl SolveReport {
         self.verify_with(tol, &mut String::new());
     }
 
+    /// Resets every field for a new solve by `solver`, as [`SolveReport::new`] would, but in
+    /// place: the `solver` String and the history keep their storage (no allocation once they
+    /// are large enough). The message is left as it is: callers reusing its storage take it.
+    pub fn reset_for(&mut self, solver: &str) {
+        self.solver.clear();
+        self.solver.push_str(solver);
+        self.status = Status::MaxIterations;
+        self.iterations = 0;
+        self.error = f64::INFINITY;
+        self.residual_inf = f64::INFINITY;
+        self.elapsed = Duration::ZERO;
+        self.history.clear();
+        self.pivots = 0;
+        self.factorizations = 0;
+        self.line_search_steps = 0;
+    }
+
     /// [`SolveReport::verify`] without allocating: the message is written into the storage of
     /// the current `message`, or else of `spare` (taken), so that a caller reusing one report
     /// and one spare String across solves allocates nothing here.

@@ -435,6 +435,20 @@ impl<'s> Simulator<'s> {
         let g: Vec<f64> = pen.iter().map(|(_, c)| c.gap).collect();
         let lcp = perp_lcp::Lcp::new(w, g)?;
         let sol = perp_catalogue::lcp_solver("lemke")?.solve(&lcp, None, &self.opts.settings)?;
+        // An unsolved projection would move q by a wrong Δ: the step fails, saying why.
+        if sol.report.status != Status::Solved {
+            return Err(Error::Numerical {
+                solver: "lemke".into(),
+                message: format!(
+                    "projection of q onto the admissible set at t = {}: the LCP of {} penetrating contacts \
+                     ended {} (error {:.3e})",
+                    self.t + self.dt,
+                    pen.len(),
+                    sol.report.status,
+                    sol.report.error
+                ),
+            });
+        }
         let mut dq = vec![0.0; n];
         for (j, &l) in sol.z.iter().enumerate() {
             if l != 0.0 {

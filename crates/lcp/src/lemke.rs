@@ -109,6 +109,12 @@ pub struct Lemke {
     pub covering: Option<Vec<f64>>,
     /// Attempts with other covering vectors after a ray termination (default 4).
     pub restarts: usize,
+    /// After each solve, make the storage of refactorizations ready even if this solve did not
+    /// need it, so that the next solve of the same structure allocates nothing whatever its
+    /// pivots (default `true`, what a simulator wants). `false` suits one-shot solves of
+    /// changing sizes, such as lemke-pyramid's alignment rounds, which then pay for that
+    /// storage only when a refactorization happens.
+    pub keep_ready: bool,
     /// Storage reused across solves (sized once per n): a fresh one is
     /// `Workspace::default()`. It also holds the secondary ray of the last solve
     /// ([`Lemke::last_ray`]).
@@ -117,7 +123,7 @@ pub struct Lemke {
 
 impl Default for Lemke {
     fn default() -> Self {
-        Lemke { covering: None, restarts: 4, workspace: Workspace::default() }
+        Lemke { covering: None, restarts: 4, keep_ready: true, workspace: Workspace::default() }
     }
 }
 
@@ -351,6 +357,9 @@ impl LcpSolver for Lemke {
                 report.elapsed = start.elapsed();
                 report.error = error;
                 report.residual_inf = residual_inf;
+                if self.keep_ready {
+                    ws.engine.reserve_refactor();
+                }
                 return Ok(());
             }
         }
@@ -450,6 +459,11 @@ impl LcpSolver for Lemke {
         report.status = status;
         report.elapsed = start.elapsed();
         p.finish(z_out, w_out, report, s.tol, spare);
+        // The refactorization storage is made on first need, and at the latest here, so that
+        // the next solve of this structure allocates nothing whatever its pivots.
+        if self.keep_ready {
+            self.workspace.engine.reserve_refactor();
+        }
         Ok(())
     }
 }
@@ -547,6 +561,7 @@ fn try_warm_basis(
                 zs[i] = x[r];
             }
         } else {
+            lu.reserve(p.n());
             idx.clear();
             idx.extend((0..p.n()).filter(|&i| z[i] > 0.0));
             let support = &idx[..];
@@ -592,6 +607,25 @@ struct LuScratch {
 }
 
 impl LuScratch {
+    /// Sized for systems up to `n × n` on first use ([`LuScratch::reserve`]): a Lemke run
+    /// that never refactors (most short runs) allocates none of it.
+    fn empty() -> Self {
+        LuScratch {
+            a: Vec::new(),
+            x: Vec::new(),
+            perm: Vec::new(),
+            perm_inv: Vec::new(),
+            mem: MemBuffer::new(StackReq::EMPTY),
+        }
+    }
+
+    /// Makes room for systems up to `n × n` (allocates only the first time for a size).
+    fn reserve(&mut self, n: usize) {
+        if self.perm.len() < n {
+            *self = LuScratch::new(n);
+        }
+    }
+
     fn new(n: usize) -> Self {
         use faer::linalg::lu::partial_pivoting::{factor, solve};
         let par = faer::get_global_parallelism();
@@ -808,8 +842,18 @@ impl Engine {
                 rows: Vec::with_capacity((n + 1) * n),
                 alive: Vec::with_capacity(n + 1),
             },
-            lu: LuScratch::new(n),
-            inv: vec![0.0; n * n],
+            lu: LuScratch::empty(),
+            inv: Vec::new(),
+        }
+    }
+
+    /// Makes the storage of [`Engine::reinvert`] and the warm-start LU (allocates only the
+    /// first time for this size).
+    fn reserve_refactor(&mut self) {
+        self.lu.reserve(self.n);
+        if self.inv.len() < self.n * self.n {
+            // `vec!` of zeros asks the allocator for zeroed pages (no memset of n² entries).
+            self.inv = vec![0.0; self.n * self.n];
         }
     }
 
@@ -950,6 +994,7 @@ impl Engine {
         if k == 0 {
             return true;
         }
+        self.reserve_refactor();
         let mut s = std::mem::take(&mut self.lu.a);
         for a in 0..k {
             for b in 0..k {

@@ -375,22 +375,21 @@ impl LcpSolver for Pgs {
             inner_count: 0,
             anchor_fresh: true,
         };
-        let mut out = iteration::run(&mut sweeper, s, DEFAULT_MAX_ITER);
+        let out = iteration::run(&mut sweeper, s, DEFAULT_MAX_ITER);
         // A failed solve returns its best iterate (by exact error), not a diverged last one.
         let use_best = out.status != Status::Solved
             && (sweeper.last_exact.is_nan() || sweeper.last_exact > sweeper.best_error);
 
         crate::problem::reset_report(report, name, spare);
-        report.status = out.status;
-        report.iterations = out.iterations;
-        report.history.append(&mut out.history);
-        if out.status == Status::Stalled {
+        let last_error = out.last_error;
+        out.record(report);
+        if report.status == Status::Stalled {
             crate::problem::set_message(
                 report,
                 spare,
                 format_args!(
                     "a sweep left z unchanged while the error {:.3e} exceeds tol {:.1e}",
-                    out.last_error, s.tol
+                    last_error, s.tol
                 ),
             );
         }

@@ -2,7 +2,7 @@
 //! in-place helpers of [`crate::LcpSolver::solve_into`] (report reset, messages written into
 //! reused Strings, `w = Mz + q` and the error measures into the caller's buffers).
 
-use perp_core::{measures, Error, Matrix, Solution, SolveReport, Status};
+use perp_core::{measures, Error, Matrix, Solution, SolveReport};
 use std::fmt;
 
 /// The linear complementarity problem LCP(q, M): find z with
@@ -227,17 +227,7 @@ impl Lcp {
 /// Resets `report` in place to [`SolveReport::new`]`(name)`: the `solver` String keeps its
 /// storage, a previous message's String is kept in `spare` for the next message.
 pub(crate) fn reset_report(report: &mut SolveReport, name: &str, spare: &mut String) {
-    report.solver.clear();
-    report.solver.push_str(name);
-    report.status = Status::MaxIterations;
-    report.iterations = 0;
-    report.error = f64::INFINITY;
-    report.residual_inf = f64::INFINITY;
-    report.elapsed = std::time::Duration::ZERO;
-    report.history.clear();
-    report.pivots = 0;
-    report.factorizations = 0;
-    report.line_search_steps = 0;
+    report.reset_for(name);
     if let Some(m) = report.message.take() {
         if m.capacity() >= spare.capacity() {
             *spare = m;

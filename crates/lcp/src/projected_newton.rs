@@ -282,10 +282,7 @@ impl LcpSolver for ProjectedNewton {
         };
         let out = run(&mut method, s, default_max_iter(n));
         let mut report = SolveReport::new(NAME);
-        report.status = out.status;
-        report.iterations = out.iterations;
-        report.elapsed = out.elapsed;
-        report.history = out.history;
+        out.record(&mut report);
         report.factorizations = method.factorizations;
         report.line_search_steps = method.line_search_steps;
         report.message = method.message.take();

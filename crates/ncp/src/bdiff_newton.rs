@@ -259,10 +259,7 @@ impl BdiffNewton {
             message: None,
         };
         let out = iteration::run(&mut method, s, DEFAULT_MAX_ITER);
-        report.status = out.status;
-        report.iterations = out.iterations;
-        report.history = out.history;
-        report.elapsed = out.elapsed;
+        out.record(&mut report);
         report.factorizations = method.factorizations;
         report.line_search_steps = method.line_search_steps;
         report.pivots = method.pivots;

@@ -575,10 +575,7 @@ impl NcpSolver for FbNewton {
             return Err(e);
         }
         let mut report = SolveReport::new(NAME);
-        report.status = out.status;
-        report.iterations = out.iterations;
-        report.history = out.history;
-        report.elapsed = out.elapsed;
+        out.record(&mut report);
         report.factorizations = fact;
         report.line_search_steps = ls;
         report.message = message;

@@ -299,6 +299,9 @@ impl LemkePyramid {
 
         let mut best: Option<(Vec<f64>, f64)> = None;
         let mut solves = 0usize;
+        // One Lemke for every LCP of the alignment rounds: its workspace is reused while the
+        // LCP keeps its size.
+        let mut lemke = Lemke { keep_ready: false, ..Lemke::new() };
         let mut since_better = 0usize;
         let mut last_lcp_n = 0;
         let (status, message) = loop {
@@ -343,7 +346,7 @@ impl LemkePyramid {
                     rep.factorizations = 1;
                     lcp.solution(z, rep, s.tol)
                 }
-                None => Lemke::new().solve(&lcp, None, &ls)?,
+                None => lemke.solve(&lcp, None, &ls)?,
             };
             solves += 1;
             report.pivots += sol.report.pivots;
