@@ -597,7 +597,7 @@ impl Method<'_, '_, '_> {
     fn lemke(&mut self, m: Mat<f64>, q: Vec<f64>) -> Option<Vec<f64>> {
         let lcp = Lcp::new(Matrix::Dense(m), q).ok()?;
         let s = Settings { tol: 1e-12, ..Settings::default() };
-        let sol = Lemke::new().solve(&lcp, None, &s).ok()?;
+        let sol = Lemke { keep_ready: false, ..Lemke::new() }.solve(&lcp, None, &s).ok()?;
         self.pivots += sol.report.pivots.max(sol.report.iterations);
         (sol.report.status == Status::Solved).then_some(sol.z)
     }
