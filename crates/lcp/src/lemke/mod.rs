@@ -1,0 +1,407 @@
+//! Lemke's complementary pivoting method with a lexicographic minimum-ratio test.
+//!
+//! # The method (Cottle–Pang–Stone, *The Linear Complementarity Problem*, §4.4; Stewart 2000, §1.4)
+//!
+//! Lemke's method solves the augmented system
+//!
+//! ```text
+//!     w = q + d z₀ + M z,    w, z ≥ 0,  z₀ ≥ 0,   zᵢ wᵢ = 0,
+//! ```
+//!
+//! with a covering vector d > 0 (default e = (1, …, 1)). It starts from the basis of all
+//! w's, brings in z₀ at the value max(−qᵢ/dᵢ) so that every w is nonnegative, and then
+//! follows the almost-complementary path: the variable entering the basis is always the
+//! complement of the one that just left. It ends when z₀ leaves (a solution of the LCP) or
+//! when the entering column has no blocking variable (a *secondary ray*). For a copositive-plus
+//! M ray termination certifies that the LCP has no solution (CPS Thm. 4.4.12; Stewart 2000,
+//! §1.4: "Lemke's method computes a solution … where M is copositive and qᵀy ≥ 0 whenever y
+//! solves the homogeneous LCP").
+//!
+//! # Degeneracy
+//!
+//! Ties in the minimum-ratio test are broken lexicographically (CPS §4.9): among the tied
+//! rows the leaving one minimises the row of `[B⁻¹q, B⁻¹] / (B⁻¹a)ᵢ` in lexicographic order.
+//! Since the rows of B⁻¹ are distinct, the choice is unique, and no basis repeats: the method
+//! cannot cycle on degenerate problems. If z₀ is among the tied rows it leaves at once.
+//!
+//! # Cost per pivot
+//!
+//! The basis B has columns `eᵢ` (wᵢ basic), `−M·ⱼ` (zⱼ basic) and `−d` (z₀ basic). Only the
+//! k non-unit columns matter: with R₂ the k rows whose wᵢ is non-basic, B is block
+//! triangular after a permutation and `B x = a` reduces to `S x_Z = a[R₂]` with the k×k
+//! matrix `S = C[R₂, Z]` (C the non-unit columns), then `x_W = a[R₁] − C[R₁, Z] x_Z`.
+//! We keep `T = S⁻¹` explicitly and update it at every pivot by a bordering or a rank-one
+//! (Sherman–Morrison) formula, so a pivot costs O(k² + n·k) — never a refactorization at
+//! every pivot (Drake's Moby refactors, O(n³) a pivot). To stop round-off drift, the basic
+//! values are recomputed from T every [`REFRESH`] pivots, T itself is recomputed from a dense
+//! LU of S every max(n, 100) pivots (O(k²) a pivot amortized), and the final solution gets two
+//! steps of iterative refinement on its support.
+//!
+//! # Warm start
+//!
+//! Given a previous z, the complementary basis implied by its support `S = {i : zᵢ > 0}` is
+//! tried first: one dense LU solve of `M_SS z_S = −q_S`; if the result is feasible and meets
+//! the tolerance it is returned after 0 pivots. Otherwise Lemke runs from the usual start.
+//!
+//! # Storage
+//!
+//! Everything a solve needs lives in the solver's [`Workspace`], sized once per n: M by
+//! columns, the basis, C[:, Z] and T, the scratch of the lexicographic ratio test, the restart
+//! supports and covering vectors, and the last secondary ray ([`Lemke::last_ray`]). The dense
+//! LUs (refactorizations of S, warm-start bases of more than 12 indices; smaller ones are
+//! factored on the stack) use faer's `lu_in_place` and `solve_in_place_with_conj` — the
+//! operations of `partial_piv_lu` and `Solve::solve` — on reused storage, with a `MemBuffer`
+//! sized once by their `*_scratch` functions. So once a `Lemke` has solved a problem of size n,
+//! [`LcpSolver::solve_into`] on another of size n allocates nothing; `solve` wraps it.
+
+mod dense;
+mod engine;
+#[cfg(test)]
+mod tests;
+mod warm_start;
+
+use perp_core::{Error, Ray, Settings, Solution, SolveReport, Status};
+use std::time::Instant;
+
+use crate::{Lcp, LcpSolver};
+use dense::DenseCols;
+use engine::*;
+use warm_start::*;
+
+pub use engine::REFRESH;
+
+/// Lemke's method (registry name `"lemke"`).
+///
+/// * `covering` — the covering vector d (every entry finite and > 0); `None` means e.
+/// * `restarts` — after a ray termination, how many further starts to try (default 4). Each
+///   restarts Lemke on the same problem from the complementary basis B of a guessed support
+///   S (zⱼ basic for j ∈ S) with covering vector d = B·e, so that B⁻¹d = e and z₀ can enter
+///   as usual; the supports come from the first Lemke–Howson pivot (see `restart_supports`).
+///   This solves bimatrix games such as CPS example 4.4.23 (Siconos' `lcp_CPS_3`), on which
+///   Lemke from the all-w basis ends on a ray at its second pivot with *any* positive
+///   covering vector. For copositive-plus M a ray already proves infeasibility, so restarts
+///   only cost time; `restarts: 0` skips them. The ray reported is the one of the all-w start.
+/// * The pivot limit is `settings.max_iter`, default `100·(n+1)`.
+///
+/// Sparse M is densified once per solve, into the workspace (Lemke's tableau fills in anyway).
+///
+/// ```
+/// use perp_core::{Matrix, Settings, Status};
+/// use perp_lcp::{lemke::Lemke, Lcp, LcpSolver};
+/// let m = Matrix::from_row_major(2, 2, &[2.0, 1.0, 1.0, 2.0]).unwrap();
+/// let p = Lcp::new(m, vec![-5.0, -6.0]).unwrap();
+/// let sol = Lemke::new().solve(&p, None, &Settings::default()).unwrap();
+/// assert_eq!(sol.report.status, Status::Solved);
+/// assert!((sol.z[0] - 4.0 / 3.0).abs() < 1e-14 && (sol.z[1] - 7.0 / 3.0).abs() < 1e-14);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Lemke {
+    /// The covering vector d; `None` for e = (1, …, 1).
+    pub covering: Option<Vec<f64>>,
+    /// Attempts with other covering vectors after a ray termination (default 4).
+    pub restarts: usize,
+    /// After each solve, make the storage of refactorizations ready even if this solve did not
+    /// need it, so that the next solve of the same structure allocates nothing whatever its
+    /// pivots (default `true`, what a simulator wants). `false` suits one-shot solves of
+    /// changing sizes, such as lemke-pyramid's alignment rounds, which then pay for that
+    /// storage only when a refactorization happens.
+    pub keep_ready: bool,
+    /// Storage reused across solves (sized once per n): a fresh one is
+    /// `Workspace::default()`. It also holds the secondary ray of the last solve
+    /// ([`Lemke::last_ray`]).
+    pub workspace: Workspace,
+}
+
+impl Default for Lemke {
+    fn default() -> Self {
+        Lemke { covering: None, restarts: 4, keep_ready: true, workspace: Workspace::default() }
+    }
+}
+
+impl Lemke {
+    /// Lemke with covering vector e and 4 restarts.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Lemke with a given covering vector d (checked at solve time: length n, entries > 0).
+    ///
+    /// ```
+    /// use perp_lcp::lemke::Lemke;
+    /// let l = Lemke::with_covering(vec![1.0, 2.0]);
+    /// assert_eq!(l.covering.as_deref(), Some(&[1.0, 2.0][..]));
+    /// ```
+    pub fn with_covering(d: Vec<f64>) -> Self {
+        Lemke { covering: Some(d), ..Self::default() }
+    }
+
+    /// The covering vector d into `d`: the given one (checked: length n, entries finite and
+    /// > 0) or e.
+    fn covering_into(covering: Option<&[f64]>, n: usize, d: &mut Vec<f64>) -> Result<(), Error> {
+        d.clear();
+        match covering {
+            None => d.resize(n, 1.0),
+            Some(c) => {
+                Error::check_len("covering vector d", c, n)?;
+                if let Some(i) = c.iter().position(|&x| !(x.is_finite() && x > 0.0)) {
+                    return Err(Error::setting(
+                        &format!("covering vector d[{i}]"),
+                        c[i],
+                        "must be finite and > 0",
+                    ));
+                }
+                d.extend_from_slice(c);
+            }
+        }
+        Ok(())
+    }
+
+    /// The secondary ray on which the last [`LcpSolver::solve_into`] (or `solve`) ended, when
+    /// its status was [`Status::RayTermination`]; borrowed from the workspace (no allocation).
+    /// `solve` returns the same ray, owned, as [`Solution::ray`].
+    ///
+    /// ```
+    /// use perp_core::{Matrix, Settings, SolveReport, Status};
+    /// use perp_lcp::{lemke::Lemke, Lcp, LcpSolver};
+    /// // w = −z − 1 ≥ 0 is infeasible: Lemke ends on a ray.
+    /// let p = Lcp::new(Matrix::from_row_major(1, 1, &[-1.0]).unwrap(), vec![-1.0]).unwrap();
+    /// let mut lemke = Lemke { restarts: 0, ..Lemke::new() };
+    /// let (mut z, mut w, mut r) = ([0.0], [0.0], SolveReport::new(""));
+    /// lemke.solve_into(&p, false, &mut z, &mut w, &mut r, &Settings::default()).unwrap();
+    /// assert_eq!(r.status, Status::RayTermination);
+    /// let ray = lemke.last_ray().unwrap();
+    /// assert!(ray.to_ray().violation(p.m(), p.q(), 10.0) < 1e-12);
+    /// ```
+    pub fn last_ray(&self) -> Option<RayRef<'_>> {
+        let r = &self.workspace.ray;
+        r.valid.then_some(RayRef { z: &r.z, z0: r.z0, dz: &r.dz, dz0: r.dz0, d: &r.d })
+    }
+}
+
+/// A borrowed [`Ray`] (see [`Lemke::last_ray`]): the same fields, in the solver's storage.
+#[derive(Clone, Copy, Debug)]
+pub struct RayRef<'a> {
+    /// Base point of the ray, z part.
+    pub z: &'a [f64],
+    /// Base point, artificial variable z0.
+    pub z0: f64,
+    /// Direction, z part.
+    pub dz: &'a [f64],
+    /// Direction, z0 part.
+    pub dz0: f64,
+    /// The covering vector d used.
+    pub d: &'a [f64],
+}
+
+impl RayRef<'_> {
+    /// An owned copy.
+    pub fn to_ray(&self) -> Ray {
+        Ray { z: self.z.to_vec(), z0: self.z0, dz: self.dz.to_vec(), dz0: self.dz0, d: self.d.to_vec() }
+    }
+}
+
+/// The reusable storage of [`Lemke`]: M by columns, the pivoting engine (basis, T = S⁻¹, LU
+/// workspace), covering vectors, restart supports, the warm-start basis and the last ray. Sized
+/// once per n; a solve of a problem of the same n allocates nothing. Cloning gives a fresh one.
+#[derive(Default)]
+pub struct Workspace {
+    m: DenseCols,
+    engine: Engine,
+    /// The covering vector of the all-w start.
+    d: Vec<f64>,
+    /// d = B·e of a restart.
+    restart_d: Vec<f64>,
+    /// Column order of `restart_supports`.
+    order: Vec<usize>,
+    supports: Vec<Support>,
+    /// The warm-start support and its solution.
+    idx: Vec<usize>,
+    zs: Vec<f64>,
+    ray: RayStore,
+    /// Storage for the next report message.
+    spare: String,
+}
+
+impl Clone for Workspace {
+    fn clone(&self) -> Self {
+        Workspace::default()
+    }
+}
+
+impl std::fmt::Debug for Workspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workspace").field("n", &self.engine.n).finish_non_exhaustive()
+    }
+}
+
+impl LcpSolver for Lemke {
+    fn name(&self) -> &str {
+        "lemke"
+    }
+
+    fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
+        let mut sol = crate::solve_via_into(self, p, warm, s)?;
+        sol.ray = self.last_ray().map(|r| r.to_ray());
+        Ok(sol)
+    }
+
+    /// Allocation-free once the workspace has been sized for this n (a tie in the ratio test,
+    /// a restart or a ray included); `solve` is this with fresh buffers.
+    fn solve_into(
+        &mut self,
+        p: &Lcp,
+        warm: bool,
+        z_out: &mut [f64],
+        w_out: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
+        s.validate()?;
+        p.check_buffers(warm, z_out, w_out)?;
+        if p.is_box() {
+            return Err(Error::Requirement {
+                solver: "lemke".into(),
+                requirement: "a standard LCP without bounds".into(),
+                suggestion: Some("for a box-LCP use pgs, psor, rpgs or projected-newton".into()),
+            });
+        }
+        let start = Instant::now();
+        let n = p.n();
+        let ws = &mut self.workspace;
+        ws.prepare(n);
+        ws.ray.valid = false;
+        crate::problem::reset_report(report, "lemke", &mut ws.spare);
+        if warm {
+            if let Some((error, residual_inf)) =
+                try_warm_basis(p, z_out, &mut ws.zs, w_out, s.tol, report, &mut ws.idx, &mut ws.engine.lu)
+            {
+                z_out.copy_from_slice(&ws.zs);
+                report.status = Status::Solved;
+                report.elapsed = start.elapsed();
+                report.error = error;
+                report.residual_inf = residual_inf;
+                if self.keep_ready {
+                    ws.engine.reserve_refactor();
+                }
+                return Ok(());
+            }
+        }
+        ws.m.fill(p);
+        let max_pivots = s.max_iter_or(100 * (n + 1));
+        Self::covering_into(self.covering.as_deref(), n, &mut self.workspace.d)?;
+        let ws = &mut self.workspace;
+        restart_supports(&ws.m, p.q(), self.restarts, &mut ws.order, &mut ws.supports);
+        let attempts = 1 + ws.supports.len();
+        // (status, restart that solved) of the attempt that ended the loop, if one did.
+        let mut outcome: Option<(Status, Option<usize>)> = None;
+        let mut singular = false;
+        for k in 0..attempts {
+            let (start_basis, d) = if k == 0 {
+                (Start::AllW(&ws.d), &ws.d)
+            } else {
+                basis_times_e(&ws.m, ws.supports[k - 1].as_slice(), &mut ws.restart_d);
+                (Start::Support(ws.supports[k - 1].as_slice(), &ws.restart_d), &ws.restart_d)
+            };
+            let left = max_pivots.saturating_sub(report.pivots);
+            let out = ws.engine.run(&ws.m, p.q(), start_basis, left, s, start);
+            report.pivots += ws.engine.pivots;
+            match out {
+                Outcome::Solved => {
+                    ws.engine.solution_into(&ws.m, p.q(), z_out);
+                    outcome = Some((Status::Solved, (k > 0).then_some(k)));
+                    break;
+                }
+                Outcome::Ray => {
+                    if k == 0 {
+                        ws.engine.ray_into(d, &mut ws.ray);
+                        ws.ray.valid = true;
+                    }
+                }
+                Outcome::Singular if k > 0 => {} // a restart's guessed basis was singular
+                Outcome::Limit(status) => {
+                    ws.engine.current_z_into(z_out);
+                    outcome = Some((status, None));
+                    break;
+                }
+                Outcome::Singular => {
+                    ws.engine.current_z_into(z_out);
+                    outcome = Some((Status::NumericalFailure, None));
+                    singular = true;
+                    break;
+                }
+            }
+        }
+        let spare = &mut ws.spare;
+        let status = match outcome {
+            Some((status, restart)) => {
+                if let Some(k) = restart {
+                    let sup = ws.supports[k - 1].as_slice();
+                    crate::problem::set_message(report, spare, format_args!(
+                        "ended on a secondary ray from the all-w start; solved by restart {k} from the complementary basis of support {sup:?}"
+                    ));
+                } else if singular {
+                    crate::problem::set_message(
+                        report,
+                        spare,
+                        format_args!(
+                            "pivot element too small to continue (the basis is numerically singular)"
+                        ),
+                    );
+                }
+                ws.ray.valid = false;
+                status
+            }
+            None if !ws.ray.valid => {
+                z_out.fill(0.0);
+                crate::problem::set_message(
+                    report,
+                    spare,
+                    format_args!("every start ended on a singular basis"),
+                );
+                Status::NumericalFailure
+            }
+            None => {
+                z_out.copy_from_slice(&ws.ray.z);
+                crate::problem::set_message(
+                    report,
+                    spare,
+                    format_args!(
+                        "secondary ray (covering vector d as given); {} restart(s) failed too{}",
+                        attempts - 1,
+                        if ws.ray.dz0 == 0.0 {
+                            "; dz0 = 0: for copositive-plus M the LCP is infeasible"
+                        } else {
+                            ""
+                        }
+                    ),
+                );
+                Status::RayTermination
+            }
+        };
+        report.iterations = report.pivots;
+        report.status = status;
+        report.elapsed = start.elapsed();
+        p.finish(z_out, w_out, report, s.tol, spare);
+        // The refactorization storage is made on first need, and at the latest here, so that
+        // the next solve of this structure allocates nothing whatever its pivots.
+        if self.keep_ready {
+            self.workspace.engine.reserve_refactor();
+        }
+        Ok(())
+    }
+}
+
+impl Workspace {
+    /// Sizes the engine and the vectors for n (allocates only when n changes or grows).
+    fn prepare(&mut self, n: usize) {
+        if self.engine.n != n || self.engine.t.len() != n * n {
+            self.engine = Engine::new(n);
+        }
+        for v in [&mut self.zs, &mut self.ray.z, &mut self.ray.dz, &mut self.ray.d] {
+            v.clear();
+            v.resize(n, 0.0);
+        }
+        self.idx.clear();
+        self.idx.reserve(n);
+    }
+}

@@ -1,0 +1,231 @@
+use super::dense::small_lu_solve;
+use super::*;
+use perp_core::Matrix;
+
+fn lcp(n: usize, row_major: &[f64], q: &[f64]) -> Lcp {
+    Lcp::new(Matrix::from_row_major(n, n, row_major).unwrap(), q.to_vec()).unwrap()
+}
+
+fn solve(p: &Lcp, s: &Settings) -> Solution {
+    Lemke::new().solve(p, None, s).unwrap()
+}
+
+#[test]
+fn small_lu_solve_matches_the_product_and_refuses_singular_matrices() {
+    // A = [[0, 2, 1], [1, 1, 0], [3, 0, 4]] needs a row swap at the first column.
+    let rows = [[0.0, 2.0, 1.0], [1.0, 1.0, 0.0], [3.0, 0.0, 4.0]];
+    let x_true = [1.5, -2.0, 0.25];
+    let mut a = [0.0; 9];
+    let mut b = [0.0; 3];
+    for r in 0..3 {
+        for c in 0..3 {
+            a[c * 3 + r] = rows[r][c];
+            b[r] += rows[r][c] * x_true[c];
+        }
+    }
+    small_lu_solve(&mut a, &mut b, 3).unwrap();
+    for (x, t) in b.iter().zip(x_true) {
+        assert!((x - t).abs() < 1e-14, "{b:?}");
+    }
+    let mut singular = [1.0, 2.0, 2.0, 4.0];
+    assert!(small_lu_solve(&mut singular, &mut [1.0, 1.0], 2).is_none());
+}
+
+/// Murty's example (Murty 1988 ch. 6): M upper triangular, 1 on the diagonal and 2 above,
+/// qᵢ = −(2ⁿ⁺¹ − 2ⁱ), i = 1..n; its solution is z = (0, …, 0, 2ⁿ⁺¹ − 2ⁿ).
+pub(crate) fn murty(n: usize) -> Lcp {
+    let mut m = vec![0.0; n * n];
+    for i in 0..n {
+        m[i * n + i] = 1.0;
+        for j in i + 1..n {
+            m[i * n + j] = 2.0;
+        }
+    }
+    let q: Vec<f64> = (1..=n).map(|i| -(2f64.powi(n as i32 + 1) - 2f64.powi(i as i32))).collect();
+    lcp(n, &m, &q)
+}
+
+#[test]
+fn first_pivot_brings_z0_in_at_the_most_negative_q() {
+    // One pivot on M = [2], q = (−4): z₀ enters (value 4, w leaves), then z enters and
+    // z₀ leaves: z = 2 after 2 pivots.
+    let p = lcp(1, &[2.0], &[-4.0]);
+    let s = solve(&p, &Settings::default());
+    assert_eq!(s.report.status, Status::Solved);
+    assert_eq!(s.report.pivots, 2);
+    assert_eq!(s.z, vec![2.0]);
+}
+
+#[test]
+fn nonnegative_q_needs_no_pivot() {
+    let s = solve(&lcp(2, &[1.0, 0.0, 0.0, 1.0], &[0.0, 3.0]), &Settings::default());
+    assert_eq!((s.report.status, s.report.pivots), (Status::Solved, 0));
+    assert_eq!(s.z, vec![0.0, 0.0]);
+}
+
+#[test]
+fn cps_example_4_4_7_is_solved() {
+    // CPS 2009 example 4.4.7 (Siconos lcp_CPS_2): M = [[0,−1,2],[2,0,−2],[−1,1,0]].
+    let p = lcp(3, &[0.0, -1.0, 2.0, 2.0, 0.0, -2.0, -1.0, 1.0, 0.0], &[-3.0, 6.0, -1.0]);
+    let s = solve(&p, &Settings { tol: 1e-12, ..Settings::default() });
+    assert_eq!(s.report.status, Status::Solved, "{:?}", s.report);
+    assert!(s.z.iter().all(|&z| z >= 0.0) && s.w.iter().all(|&w| w >= -1e-12));
+}
+
+#[test]
+fn murty_pivot_counts_are_exponential() {
+    for (n, pivots) in [(2, 4), (3, 8), (4, 16), (6, 64), (8, 256), (10, 1024)] {
+        let p = murty(n);
+        let s = solve(&p, &Settings { tol: 1e-12, ..Settings::default() });
+        assert_eq!(s.report.status, Status::Solved, "n = {n}");
+        assert_eq!(s.report.pivots, pivots, "n = {n}");
+        let mut expect = vec![0.0; n];
+        expect[n - 1] = 2f64.powi(n as i32 + 1) - 2f64.powi(n as i32);
+        assert_eq!(s.z, expect, "n = {n}");
+    }
+}
+
+#[test]
+fn pivot_limit_is_honoured() {
+    let s = solve(&murty(8), &Settings { max_iter: 50, ..Settings::default() });
+    assert_eq!((s.report.status, s.report.pivots), (Status::MaxIterations, 50));
+}
+
+#[test]
+fn degenerate_ties_terminate_with_the_lexicographic_rule() {
+    // q has all entries equal (a tie in the first ratio test) and M has equal rows,
+    // so later ratio tests tie too: M = ones + I, q = −e. Solution: zᵢ = 1/(n+1).
+    let n = 5;
+    let m: Vec<f64> = (0..n * n).map(|k| if k / n == k % n { 2.0 } else { 1.0 }).collect();
+    let p = lcp(n, &m, &vec![-1.0; n]);
+    let s = solve(&p, &Settings { tol: 1e-14, ..Settings::default() });
+    assert_eq!(s.report.status, Status::Solved);
+    for z in &s.z {
+        assert!((z - 1.0 / (n as f64 + 1.0)).abs() < 1e-15);
+    }
+    // A fully degenerate problem: q = 0 except one entry, M with zero rows.
+    let p = lcp(3, &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0], &[0.0, 0.0, -1.0]);
+    let s = solve(&p, &Settings { tol: 1e-14, ..Settings::default() });
+    assert_eq!(s.report.status, Status::Solved, "{:?}", s.report);
+}
+
+#[test]
+fn infeasible_problem_ends_on_a_ray_that_checks() {
+    // w = −z − 1 can never be ≥ 0: M = −1 is copositive-plus? No (−1 < 0), but Lemke
+    // still ends on a ray. Check the ray's defining properties.
+    let p = lcp(2, &[-1.0, 0.0, 0.0, -1.0], &[-1.0, -1.0]);
+    let mut lemke = Lemke { restarts: 0, ..Lemke::new() };
+    let s = lemke.solve(&p, None, &Settings::default()).unwrap();
+    assert_eq!(s.report.status, Status::RayTermination);
+    let ray = s.ray.expect("a ray");
+    check_ray(&p, &ray);
+}
+
+fn check_ray(p: &Lcp, ray: &Ray) {
+    for t in [0.0, 1.0, 10.0, 1e3] {
+        let v = ray.violation(p.m(), p.q(), t);
+        assert!(v <= 1e-9 * (1.0 + t), "t = {t}: violation {v}, {ray:?}");
+    }
+}
+
+#[test]
+fn warm_start_at_the_solution_costs_no_pivot() {
+    let p = lcp(2, &[2.0, 1.0, 1.0, 2.0], &[-5.0, -6.0]);
+    let s = Lemke::new().solve(&p, Some(&[1.0, 1.0]), &Settings::default()).unwrap();
+    assert_eq!((s.report.status, s.report.pivots, s.report.factorizations), (Status::Solved, 0, 1));
+    // A wrong support falls back to Lemke.
+    let s = Lemke::new().solve(&p, Some(&[1.0, 0.0]), &Settings::default()).unwrap();
+    assert_eq!(s.report.status, Status::Solved);
+    assert!(s.report.pivots > 0);
+}
+
+#[test]
+fn bad_covering_vector_and_box_problems_are_errors() {
+    let p = lcp(2, &[2.0, 1.0, 1.0, 2.0], &[-5.0, -6.0]);
+    let e = Lemke::with_covering(vec![1.0, 0.0]).solve(&p, None, &Settings::default()).unwrap_err();
+    assert!(e.to_string().contains("d[1]"), "{e}");
+    let b = Lcp::with_bounds(p.m().clone(), p.q().to_vec(), vec![0.0; 2], vec![1.0; 2]).unwrap();
+    let e = Lemke::new().solve(&b, None, &Settings::default()).unwrap_err();
+    assert!(e.to_string().contains("pgs"), "{e}");
+}
+
+#[test]
+fn agrees_with_enumeration_on_small_p_matrices() {
+    // Deterministic pseudo-random P-matrices: diagonally dominant, non-symmetric.
+    let mut seed = 12345u64;
+    let mut rnd = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    };
+    for n in 1..=6 {
+        for _ in 0..20 {
+            let mut m: Vec<f64> = (0..n * n).map(|_| rnd()).collect();
+            for i in 0..n {
+                let off: f64 = (0..n).filter(|&j| j != i).map(|j| m[i * n + j].abs()).sum();
+                m[i * n + i] = off + 0.1 + rnd().abs();
+            }
+            let q: Vec<f64> = (0..n).map(|_| rnd()).collect();
+            let p = lcp(n, &m, &q);
+            let s = solve(&p, &Settings { tol: 1e-12, ..Settings::default() });
+            assert_eq!(s.report.status, Status::Solved);
+            let z = enumerate(&p).expect("a P-matrix LCP has a solution");
+            for i in 0..n {
+                assert!((s.z[i] - z[i]).abs() < 1e-9, "{:?} vs {:?}", s.z, z);
+            }
+        }
+    }
+}
+
+/// Solves a small LCP by trying every complementary basis.
+fn enumerate(p: &Lcp) -> Option<Vec<f64>> {
+    let n = p.n();
+    let m = p.m().to_dense();
+    for mask in 0..(1usize << n) {
+        let s: Vec<usize> = (0..n).filter(|i| mask >> i & 1 == 1).collect();
+        let a = faer::Mat::from_fn(s.len(), s.len(), |r, c| m[(s[r], s[c])]);
+        let b = faer::Mat::from_fn(s.len(), 1, |r, _| -p.q()[s[r]]);
+        let x = faer::linalg::solvers::Solve::solve(&a.partial_piv_lu(), &b);
+        let mut z = vec![0.0; n];
+        for (r, &i) in s.iter().enumerate() {
+            z[i] = x[(r, 0)];
+        }
+        let w = p.w(&z);
+        if z.iter().all(|&v| v >= -1e-10) && w.iter().all(|&v| v >= -1e-10) {
+            return Some(z);
+        }
+    }
+    None
+}
+
+#[test]
+fn tiny_scaled_contact_lcp_is_solved_not_stopped_on_a_false_tie() {
+    // A woodpecker step's Glocker–Studer LCP (seed 001 eq. 33) at dt = 1e-5: with an
+    // absolute tie tolerance Lemke left z₀ on a false tie and returned friction 0.2 %
+    // outside the cone. The same problem with q × 1e3 was always solved.
+    let m = Matrix::from_row_major(
+        3,
+        3,
+        &[
+            1403.102609273718,
+            -1035.5173674588614,
+            0.0,
+            -1470.2087751371048,
+            1448.971358927478,
+            1.0,
+            0.6,
+            -1.0,
+            0.0,
+        ],
+    )
+    .unwrap();
+    let q = vec![-0.0011266971749658112, 0.0008654467211374384, 0.0];
+    let s = Settings { tol: 1e-12, ..Settings::default() };
+    let small = Lemke::default().solve(&Lcp::new(m.clone(), q.clone()).unwrap(), None, &s).unwrap();
+    let big =
+        Lemke::default().solve(&Lcp::new(m, q.iter().map(|x| x * 1e3).collect()).unwrap(), None, &s).unwrap();
+    assert_eq!(small.report.status, Status::Solved, "{:?}", small.report);
+    assert_eq!(big.report.status, Status::Solved);
+    for (a, b) in small.z.iter().zip(&big.z) {
+        assert!((a * 1e3 - b).abs() <= 1e-9 * b.abs().max(1e-6), "{:?} vs {:?}", small.z, big.z);
+    }
+}

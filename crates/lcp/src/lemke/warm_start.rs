@@ -1,0 +1,129 @@
+//! Where a run starts: the restart supports of the first Lemke–Howson pivot and their
+//! covering vectors, and the warm start that solves a guessed basis directly.
+
+use faer::MatMut;
+use perp_core::SolveReport;
+
+use super::dense::{small_lu_solve, DenseCols, LuScratch, SMALL_BASIS};
+use super::engine::Support;
+use crate::Lcp;
+
+/// Supports to restart from after a ray, in the spirit of the first Lemke–Howson pivot: for
+/// the columns k in order of increasing qₖ, zₖ alone would have to grow until the last row it
+/// helps, r(k) = argmax{−qᵢ/mᵢₖ : mᵢₖ > 0}, becomes feasible; the restart support is {k, r(k)}.
+/// On a bimatrix game (M = [[0, A], [Bᵀ, 0]], q = −e) these are the supports of pure-strategy
+/// best-response pairs, where Lemke from the all-w start fails (CPS example 4.4.23).
+/// Written into `out` (at most `count`), with `order` as scratch.
+pub(super) fn restart_supports(
+    m: &DenseCols,
+    q: &[f64],
+    count: usize,
+    order: &mut Vec<usize>,
+    out: &mut Vec<Support>,
+) {
+    let n = m.n;
+    order.clear();
+    order.extend(0..n);
+    // The keys are distinct (ties broken by index), so the unstable sort gives the one order.
+    order.sort_unstable_by(|&a, &b| q[a].total_cmp(&q[b]).then(a.cmp(&b)));
+    out.clear();
+    for &k in order.iter() {
+        if out.len() >= count {
+            break;
+        }
+        let col = m.col(k);
+        let r =
+            (0..n).filter(|&i| col[i] > 0.0).max_by(|&a, &b| (-q[a] / col[a]).total_cmp(&(-q[b] / col[b])));
+        let mut sup = Support { idx: [k, 0], len: 1 };
+        if let Some(r) = r.filter(|&r| r != k) {
+            sup = Support { idx: [k.min(r), k.max(r)], len: 2 };
+        }
+        if !out.contains(&sup) {
+            out.push(sup);
+        }
+    }
+}
+
+/// d = B·e for the complementary basis of `support`: Σ_{i ∉ S} eᵢ − Σ_{j ∈ S} M·ⱼ, into `d`.
+pub(super) fn basis_times_e(m: &DenseCols, support: &[usize], d: &mut Vec<f64>) {
+    d.clear();
+    d.resize(m.n, 1.0);
+    for &j in support {
+        d[j] = 0.0;
+    }
+    for &j in support {
+        for (di, mij) in d.iter_mut().zip(m.col(j)) {
+            *di -= mij;
+        }
+    }
+}
+
+/// Tries the complementary basis given by the support of `z`: its solution goes to `zs`,
+/// `w = M zs + q` to `w`; returns `(error, residual)` if it is feasible and its error meets
+/// `tol`. `idx` and `lu` are scratch (no allocation once sized).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn try_warm_basis(
+    p: &Lcp,
+    z: &[f64],
+    zs: &mut [f64],
+    w: &mut [f64],
+    tol: f64,
+    report: &mut SolveReport,
+    idx: &mut Vec<usize>,
+    lu: &mut LuScratch,
+) -> Option<(f64, f64)> {
+    let m = p.m();
+    let k = z.iter().filter(|&&v| v > 0.0).count();
+    zs.fill(0.0);
+    if k > 0 {
+        report.factorizations += 1;
+        if k <= SMALL_BASIS {
+            // Contact steps warm-start tiny LCPs thousands of times per second: an LU on the
+            // stack.
+            let mut idx = [0; SMALL_BASIS];
+            z.iter().enumerate().filter(|(_, &v)| v > 0.0).zip(&mut idx).for_each(|((i, _), s)| *s = i);
+            let support = &idx[..k];
+            let mut a = [0.0; SMALL_BASIS * SMALL_BASIS];
+            let mut x = [0.0; SMALL_BASIS];
+            for (c, &j) in support.iter().enumerate() {
+                for (r, &i) in support.iter().enumerate() {
+                    a[c * k + r] = m.get(i, j);
+                }
+                x[c] = -p.q()[j];
+            }
+            small_lu_solve(&mut a[..k * k], &mut x[..k], k)?;
+            for (r, &i) in support.iter().enumerate() {
+                zs[i] = x[r];
+            }
+        } else {
+            lu.reserve(p.n());
+            idx.clear();
+            idx.extend((0..p.n()).filter(|&i| z[i] > 0.0));
+            let support = &idx[..];
+            for c in 0..k {
+                for r in 0..k {
+                    lu.a[c * k + r] = m.get(support[r], support[c]);
+                }
+            }
+            for (r, &i) in support.iter().enumerate() {
+                lu.x[r] = -p.q()[i];
+            }
+            let LuScratch { a, x, .. } = lu;
+            let (mut a, mut x) = (std::mem::take(a), std::mem::take(x));
+            lu.solve(k, &mut a, MatMut::from_column_major_slice_mut(&mut x[..k], k, 1));
+            for (r, &i) in support.iter().enumerate() {
+                zs[i] = x[r];
+            }
+            (lu.a, lu.x) = (a, x);
+        }
+    }
+    if zs.iter().any(|v| !v.is_finite() || *v < 0.0) {
+        return None;
+    }
+    p.m().mul_vec(zs, w);
+    for (wi, qi) in w.iter_mut().zip(p.q()) {
+        *wi += qi;
+    }
+    let (error, residual_inf) = p.errors(zs, w);
+    (error <= tol).then_some((error, residual_inf))
+}
