@@ -1,0 +1,103 @@
+//! "Solved" must survive any rescaling of the data and any μ: on problems scaled by 1e±8 and
+//! with μ from 0 to 1e12, every solver either returns an answer that does not penetrate and
+//! keeps its forces in their cones (in the problem's own scale, within the physical check's
+//! current bound 1e-4), or does not claim `Solved`.
+
+use perp_cones::lemke_pyramid::LemkePyramid;
+use perp_cones::{FrictionContactProblem, FrictionSolver, Nsgs, Prox, SemismoothNewton, Status};
+use perp_core::{Matrix, Settings};
+
+fn solvers() -> Vec<Box<dyn FrictionSolver>> {
+    vec![
+        Box::new(Nsgs::new()),
+        Box::new(SemismoothNewton::alart_curnier()),
+        Box::new(SemismoothNewton::fischer_burmeister()),
+        Box::new(Prox::new()),
+        Box::new(LemkePyramid::new()),
+    ]
+}
+
+fn eye3(scale: f64) -> Matrix {
+    Matrix::from_row_major(3, 3, &[scale, 0.0, 0.0, 0.0, scale, 0.0, 0.0, 0.0, scale]).unwrap()
+}
+
+#[test]
+fn huge_mu_does_not_let_a_penetrating_answer_pass() {
+    // Issue 15: W = I, q = (−1, 2, 0), μ = 1e8. The answer sticks: r = (1, −2, 0), u = 0.
+    // r = 0 (u_N = −1, penetrating) has a natural-map error of only 4e-9.
+    let p = FrictionContactProblem::new(3, eye3(1.0), vec![-1.0, 2.0, 0.0], vec![1e8]).unwrap();
+    let mut solved_by = Vec::new();
+    for mut s in solvers() {
+        let sol = s.solve(&p, None, &Settings::default()).unwrap();
+        if sol.report.status == Status::Solved {
+            assert!(
+                sol.u[0] >= -1e-6,
+                "{}: solved but u_N = {} penetrates; r = {:?}",
+                s.name(),
+                sol.u[0],
+                sol.r
+            );
+            assert!(
+                (sol.r[0] - 1.0).abs() < 1e-6 && (sol.r[1] + 2.0).abs() < 1e-6,
+                "{}: {:?}",
+                s.name(),
+                sol.r
+            );
+            solved_by.push(s.name().to_string());
+        } else {
+            let msg = sol.report.message.clone().unwrap_or_default();
+            assert!(!msg.is_empty(), "{}: {:?} without a word", s.name(), sol.report);
+        }
+    }
+    assert!(solved_by.contains(&"nsgs".to_string()), "nsgs finds the sticking answer: {solved_by:?}");
+}
+
+#[test]
+fn solved_answers_are_physical_under_any_scaling_and_any_mu() {
+    // Two contacts coupled through W, pushed down and sideways; every combination of a data
+    // scale c (W → cW, q → cq, which leaves r unchanged) and μ.
+    let w = [
+        2.0, 0.1, 0.0, 0.5, 0.0, 0.0, 0.1, 1.0, 0.2, 0.0, 0.3, 0.0, 0.0, 0.2, 1.5, 0.0, 0.0, 0.2, 0.5, 0.0,
+        0.0, 2.0, 0.1, 0.0, 0.0, 0.3, 0.0, 0.1, 1.0, 0.1, 0.0, 0.0, 0.2, 0.0, 0.1, 1.2,
+    ];
+    // Symmetrise: W = (A + Aᵀ)/2 + 2I keeps it positive definite.
+    let mut ws = [0.0; 36];
+    for i in 0..6 {
+        for j in 0..6 {
+            ws[i * 6 + j] = 0.5 * (w[i * 6 + j] + w[j * 6 + i]) + if i == j { 2.0 } else { 0.0 };
+        }
+    }
+    let q = [-1.0, 2.0, 0.5, -0.5, -0.3, 1.0];
+    for c in [1e-8, 1.0, 1e8] {
+        for mu in [0.0, 0.3, 1e4, 1e8, 1e12] {
+            let wc: Vec<f64> = ws.iter().map(|v| v * c).collect();
+            let qc: Vec<f64> = q.iter().map(|v| v * c).collect();
+            let p =
+                FrictionContactProblem::new(3, Matrix::from_row_major(6, 6, &wc).unwrap(), qc, vec![mu, mu])
+                    .unwrap();
+            for mut s in solvers() {
+                let sol = s.solve(&p, None, &Settings::default()).unwrap();
+                if sol.report.status != Status::Solved {
+                    continue;
+                }
+                // The problem's own scales (those of `physical_error`): velocities
+                // max(‖q‖, ‖u‖, max|W|·‖r‖), forces ‖r‖. The bound is the check's current one,
+                // 1e-4 (issue 15 holds its calibration down to tol: at c = 1e-8, μ = 0,
+                // fb-newton's answer penetrates by 4e-5 of the velocity scale while the peer
+                // measure, normalised by ‖r‖ ≈ 0.24, reads 5e-12).
+                let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+                let rn = norm(&sol.r);
+                let w_max = wc.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
+                let un = norm(&p.q).max(norm(&sol.u)).max(w_max * rn);
+                for i in 0..2 {
+                    let (r, u) = (&sol.r[3 * i..3 * i + 3], &sol.u[3 * i..3 * i + 3]);
+                    let label =
+                        format!("{} c = {c:e} μ = {mu:e} contact {i}: r = {r:?}, u = {u:?}", s.name());
+                    assert!(u[0] >= -1e-4 * un, "penetrates: {label}");
+                    let rt = (r[1] * r[1] + r[2] * r[2]).sqrt();
+                    assert!(r[0] >= -1e-4 * rn && rt <= mu * r[0] + 1e-4 * rn, "outside the cone: {label}");
+                }
+            }
+        }
+    }
+}
