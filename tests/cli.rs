@@ -118,6 +118,11 @@ fn solve_detects_a_frictional_contact_file() {
     assert_eq!(v["solver"], "prox");
     let r: Vec<f64> = serde_json::from_value(v["z"].clone()).unwrap();
     assert!((r[0] - 1.0).abs() < 1e-7 && (r[1] + 0.5).abs() < 1e-7, "{r:?}");
+    // The contract's names r and u, the tolerance, and the solver's note.
+    assert_eq!(v["r"], v["z"]);
+    assert_eq!(v["u"], v["w"]);
+    assert_eq!(v["tol"], 1e-8);
+    assert!(v["message"].as_str().is_some_and(|m| m.contains("prox updates")), "{v}");
     // Every frictional solver by name; an LCP solver name is refused with exit 2.
     for s in ["nsgs", "ac-newton", "fb-newton", "lemke-pyramid"] {
         let out = perp().args(["solve", f.to_str().unwrap(), "--solver", s]).output().unwrap();

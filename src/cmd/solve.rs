@@ -61,7 +61,7 @@ fn solve(
     let sol = perp::catalogue::solve(&problem, solver, params, None, s)?;
     let r = &sol.report;
     if json {
-        let v = serde_json::json!({
+        let mut v = serde_json::json!({
             "problem": file.display().to_string(),
             "kind": kind,
             "n": n,
@@ -69,10 +69,20 @@ fn solve(
             "status": r.status.as_str(),
             "iterations": r.iterations,
             "error": finite_or_null(r.error),
+            "tol": s.tol,
             "seconds": r.elapsed.as_secs_f64(),
+            "message": r.message.as_deref().filter(|m| !m.is_empty()),
             "z": sol.z,
             "w": sol.w,
         });
+        // The contract's names for frictional problems (z and w stay, for older readers).
+        if problem.family() == perp::catalogue::Family::Friction {
+            v["r"] = serde_json::json!(sol.z);
+            v["u"] = serde_json::json!(sol.w);
+            if let Some(vel) = &sol.v {
+                v["v"] = serde_json::json!(vel);
+            }
+        }
         outln!("{v}")?;
     } else {
         outln!("problem    {} ({kind}, n = {n})", file.display())?;
