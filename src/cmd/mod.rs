@@ -9,15 +9,6 @@ macro_rules! outln {
     }};
 }
 
-/// `print!` that returns the write error, as [`outln!`].
-#[allow(unused_macros)]
-macro_rules! out {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        write!(std::io::stdout().lock(), $($arg)*).map_err($crate::cmd::stdout_error)
-    }};
-}
-
 pub mod bench;
 pub mod convert;
 pub mod list;

@@ -131,17 +131,23 @@ impl SolveReport {
     pub fn verify_with(&mut self, tol: f64, spare: &mut String) {
         if self.status == Status::Solved && (self.error.is_nan() || self.error > tol) {
             self.status = Status::NumericalFailure;
-            let mut msg = self.message.take().unwrap_or_else(|| std::mem::take(spare));
-            msg.clear();
-            let _ = std::fmt::Write::write_fmt(
-                &mut msg,
+            let error = self.error;
+            self.write_message(
+                spare,
                 format_args!(
-                    "the method's own test passed but the recomputed error {:.3e} exceeds tol {:.1e}",
-                    self.error, tol
+                    "the method's own test passed but the recomputed error {error:.3e} exceeds tol {tol:.1e}"
                 ),
             );
-            self.message = Some(msg);
         }
+    }
+
+    /// Sets `message` to the formatted `args`, writing into the storage of the current message
+    /// or else of `spare` (taken): no allocation once a String of sufficient capacity is in use.
+    pub fn write_message(&mut self, spare: &mut String, args: std::fmt::Arguments<'_>) {
+        let mut msg = self.message.take().unwrap_or_else(|| std::mem::take(spare));
+        msg.clear();
+        let _ = std::fmt::Write::write_fmt(&mut msg, args);
+        self.message = Some(msg);
     }
 }
 

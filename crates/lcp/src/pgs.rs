@@ -384,8 +384,7 @@ impl LcpSolver for Pgs {
         let last_error = out.last_error;
         out.record(report);
         if report.status == Status::Stalled {
-            crate::problem::set_message(
-                report,
+            report.write_message(
                 spare,
                 format_args!(
                     "a sweep left z unchanged while the error {:.3e} exceeds tol {:.1e}",

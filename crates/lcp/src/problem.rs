@@ -3,7 +3,6 @@
 //! reused Strings, `w = Mz + q` and the error measures into the caller's buffers).
 
 use perp_core::{measures, Error, Matrix, Solution, SolveReport};
-use std::fmt;
 
 /// The linear complementarity problem LCP(q, M): find z with
 ///
@@ -233,15 +232,6 @@ pub(crate) fn reset_report(report: &mut SolveReport, name: &str, spare: &mut Str
             *spare = m;
         }
     }
-}
-
-/// Sets `report.message` to the formatted `args`, writing into the storage of the current
-/// message or of `spare` (no allocation once a String of sufficient capacity has been used).
-pub(crate) fn set_message(report: &mut SolveReport, spare: &mut String, args: fmt::Arguments<'_>) {
-    let mut msg = report.message.take().unwrap_or_else(|| std::mem::take(spare));
-    msg.clear();
-    let _ = fmt::Write::write_fmt(&mut msg, args);
-    report.message = Some(msg);
 }
 
 #[cfg(test)]

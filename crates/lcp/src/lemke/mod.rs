@@ -336,12 +336,11 @@ impl LcpSolver for Lemke {
             Some((status, restart)) => {
                 if let Some(k) = restart {
                     let sup = ws.supports[k - 1].as_slice();
-                    crate::problem::set_message(report, spare, format_args!(
+                    report.write_message(spare, format_args!(
                         "ended on a secondary ray from the all-w start; solved by restart {k} from the complementary basis of support {sup:?}"
                     ));
                 } else if singular {
-                    crate::problem::set_message(
-                        report,
+                    report.write_message(
                         spare,
                         format_args!(
                             "pivot element too small to continue (the basis is numerically singular)"
@@ -353,17 +352,12 @@ impl LcpSolver for Lemke {
             }
             None if !ws.ray.valid => {
                 z_out.fill(0.0);
-                crate::problem::set_message(
-                    report,
-                    spare,
-                    format_args!("every start ended on a singular basis"),
-                );
+                report.write_message(spare, format_args!("every start ended on a singular basis"));
                 Status::NumericalFailure
             }
             None => {
                 z_out.copy_from_slice(&ws.ray.z);
-                crate::problem::set_message(
-                    report,
+                report.write_message(
                     spare,
                     format_args!(
                         "secondary ray (covering vector d as given); {} restart(s) failed too{}",
