@@ -10,7 +10,11 @@
 //! * [`measures`] — the Siconos-compatible error measures (`design/SUITES.md`), always
 //!   computed from the returned vectors, never from a solver's internals;
 //! * [`iteration`] — the one iteration loop (limits, timing, history, observer) that
-//!   iterative solvers plug their step into.
+//!   iterative solvers plug their step into;
+//! * [`line_search`] — Armijo backtracking, the non-monotone reference and the watchdog that
+//!   every Newton method uses;
+//! * [`linear`] — dense and sparse LU and Cholesky that keep their storage and symbolic
+//!   analysis between factorizations, and the small stack solve.
 //!
 //! A solve that runs but does not converge is **not** an error: it returns `Ok` with the best
 //! iterate and a [`Status`] saying why it stopped.
@@ -18,6 +22,8 @@
 
 mod error;
 pub mod iteration;
+pub mod line_search;
+pub mod linear;
 mod matrix;
 pub mod measures;
 mod report;

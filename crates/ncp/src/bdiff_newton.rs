@@ -73,9 +73,10 @@
 //! result; [`BdiffNewton::clear_hot_start`] forgets it.
 
 use crate::{Mcp, NcpSolver};
-use faer::linalg::solvers::Solve;
 use faer::Mat;
 use perp_core::iteration::{self, IterativeMethod, StepResult};
+use perp_core::line_search::{Backtracking, Search};
+use perp_core::linear::DenseLu;
 use perp_core::{Error, Matrix, Settings, Solution, SolveReport, Status};
 use perp_lcp::lemke::Lemke;
 use perp_lcp::{Lcp, LcpSolver};
@@ -317,7 +318,8 @@ struct Work {
     b_idx: Vec<usize>,
     t_idx: Vec<usize>,
     jac: Mat<f64>,
-    jbb: Mat<f64>,
+    /// ∇F_ββ and its LU (storage kept across iterations and solves).
+    jbb: DenseLu,
     rhs: Mat<f64>,
     jac_current: bool,
 }
@@ -338,7 +340,7 @@ impl Default for Work {
             b_idx: Vec::new(),
             t_idx: Vec::new(),
             jac: Mat::zeros(0, 0),
-            jbb: Mat::zeros(0, 0),
+            jbb: DenseLu::new(),
             rhs: Mat::zeros(0, 0),
             jac_current: false,
         }
@@ -431,7 +433,7 @@ struct Method<'p, 'a, 'w> {
 }
 
 /// Line-search outcome.
-enum Search {
+enum Step {
     Accepted,
     Failed,
     NonFinite,
@@ -611,11 +613,12 @@ impl Method<'_, '_, '_> {
             ws.rhs.resize_with(0, 1 + extra, |_, _| 0.0);
             return Direction::Newton;
         }
-        ws.jbb.resize_with(nb, nb, |_, _| 0.0);
+        ws.jbb.resize(nb, 1 + extra);
         ws.rhs.resize_with(nb, 1 + extra, |_, _| 0.0);
+        let mut jbb = ws.jbb.matrix_mut();
         for (r, &i) in ws.b_idx.iter().enumerate() {
             for (c, &j) in ws.b_idx.iter().enumerate() {
-                ws.jbb[(r, c)] = ws.jac[(i, j)];
+                jbb[(r, c)] = ws.jac[(i, j)];
             }
             let mut v = -ws.f[i];
             for &j in &ws.a_idx {
@@ -626,19 +629,12 @@ impl Method<'_, '_, '_> {
                 ws.rhs[(r, 1 + c)] = ws.jac[(i, ws.t_idx[c])];
             }
         }
-        let lu = ws.jbb.partial_piv_lu();
         self.factorizations += 1;
-        let u = lu.U();
-        let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
-        for k in 0..nb {
-            let a = u[(k, k)].abs();
-            lo = lo.min(a);
-            hi = hi.max(a);
+        match ws.jbb.factor() {
+            Ok(p) if !p.singular(f64::EPSILON * nb as f64) => {}
+            _ => return Direction::Singular,
         }
-        if !hi.is_finite() || hi == 0.0 || lo <= f64::EPSILON * nb as f64 * hi {
-            return Direction::Singular;
-        }
-        lu.solve_in_place(ws.rhs.as_mut());
+        ws.jbb.solve_mat_in_place(ws.rhs.as_mut());
         for c in 0..1 + extra {
             for r in 0..nb {
                 if !ws.rhs[(r, c)].is_finite() {
@@ -677,35 +673,42 @@ impl Method<'_, '_, '_> {
         g2
     }
 
-    /// Armijo along `ws.d`: accepted when `θ(z + t d) ≤ θ₀ − t·slope` (slope = 2σθ₀ for
-    /// Newton, σ‖GᵀH‖² for steepest descent); `max_trials` limits the trials (the hot-start
-    /// probe uses 1). On acceptance z, F, H move to the trial point.
-    fn search(&mut self, theta0: f64, slope: f64, max_trials: usize) -> Search {
-        let mut t = 1.0;
-        let mut trials = 0;
-        while t >= self.min_step && trials < max_trials {
-            trials += 1;
-            self.line_search_steps += 1;
-            let ws = &mut *self.ws;
+    /// Armijo along `ws.d` (the shared [`Backtracking::armijo`]): accepted when
+    /// `θ(z + t d) ≤ θ₀ + σ t·slope` (slope = −2θ₀ for Newton, −‖GᵀH‖² for steepest descent);
+    /// `max_trials` limits the trials (the hot-start probe uses 1). On acceptance z, F, H
+    /// move to the trial point.
+    fn search(&mut self, theta0: f64, slope: f64, max_trials: usize) -> Step {
+        let search = Backtracking {
+            sigma: self.sigma,
+            min_step: self.min_step,
+            max_trials,
+            stop_on_nonfinite: true,
+            ..Backtracking::default()
+        };
+        let (p, ws) = (self.p, &mut *self.ws);
+        let found = search.armijo(theta0, slope, |t| {
             for i in 0..ws.z.len() {
                 ws.zt[i] = ws.z[i] + t * ws.d[i];
             }
-            self.p.f.eval(&ws.zt, &mut ws.ft);
+            p.f.eval(&ws.zt, &mut ws.ft);
             if ws.ft.iter().any(|v| !v.is_finite()) {
-                return Search::NonFinite;
+                return None;
             }
-            self.p.natural_residual(&ws.zt, &ws.ft, &mut ws.ht);
-            let theta = 0.5 * sq(&ws.ht);
-            if theta <= theta0 - t * slope {
+            p.natural_residual(&ws.zt, &ws.ft, &mut ws.ht);
+            Some(0.5 * sq(&ws.ht))
+        });
+        self.line_search_steps += found.trials();
+        match found {
+            Search::Accepted { .. } => {
                 std::mem::swap(&mut ws.z, &mut ws.zt);
                 std::mem::swap(&mut ws.f, &mut ws.ft);
                 std::mem::swap(&mut ws.h, &mut ws.ht);
                 ws.jac_current = false;
-                return Search::Accepted;
+                Step::Accepted
             }
-            t *= 0.5;
+            Search::Failed(f) if f.nonfinite => Step::NonFinite,
+            Search::Failed(_) => Step::Failed,
         }
-        Search::Failed
     }
 }
 
@@ -719,7 +722,7 @@ impl IterativeMethod for Method<'_, '_, '_> {
             return self.fail(Status::NumericalFailure, msg);
         }
         let theta0 = 0.5 * sq(&self.ws.h);
-        let newton_slope = 2.0 * self.sigma * theta0;
+        let newton_slope = -2.0 * theta0;
         // Hot start: the remembered sets give the first direction, full step or nothing.
         if let Some(sets) = self.hot_sets.take() {
             let usable = sets.iter().enumerate().all(|(i, s)| match s {
@@ -731,15 +734,15 @@ impl IterativeMethod for Method<'_, '_, '_> {
                 self.ws.sets.copy_from_slice(&sets);
                 if let Direction::Newton = self.direction() {
                     match self.search(theta0, newton_slope, 1) {
-                        Search::Accepted => {
+                        Step::Accepted => {
                             self.last_sets = Some(self.ws.sets.clone());
                             return StepResult::go(self.error());
                         }
-                        Search::NonFinite => {
+                        Step::NonFinite => {
                             return self
                                 .fail(Status::NumericalFailure, "F is not finite at a trial point".into())
                         }
-                        Search::Failed => {}
+                        Step::Failed => {}
                     }
                 }
             }
@@ -747,14 +750,14 @@ impl IterativeMethod for Method<'_, '_, '_> {
         classify(self.p, &self.ws.z, &self.ws.f, self.tie, &mut self.ws.sets);
         if let Direction::Newton = self.direction() {
             match self.search(theta0, newton_slope, usize::MAX) {
-                Search::Accepted => {
+                Step::Accepted => {
                     self.last_sets = Some(self.ws.sets.clone());
                     return StepResult::go(self.error());
                 }
-                Search::NonFinite => {
+                Step::NonFinite => {
                     return self.fail(Status::NumericalFailure, "F is not finite at a trial point".into())
                 }
-                Search::Failed => {}
+                Step::Failed => {}
             }
         }
         // Fallback: steepest descent on θ with the current sets (ties resolved).
@@ -763,12 +766,10 @@ impl IterativeMethod for Method<'_, '_, '_> {
             return self
                 .fail(Status::Stalled, "zero gradient of the merit function at a non-solution".into());
         }
-        match self.search(theta0, self.sigma * g2, usize::MAX) {
-            Search::Accepted => StepResult::go(self.error()),
-            Search::NonFinite => {
-                self.fail(Status::NumericalFailure, "F is not finite at a trial point".into())
-            }
-            Search::Failed => self.fail(Status::Stalled, "line search failed (step below min_step)".into()),
+        match self.search(theta0, -g2, usize::MAX) {
+            Step::Accepted => StepResult::go(self.error()),
+            Step::NonFinite => self.fail(Status::NumericalFailure, "F is not finite at a trial point".into()),
+            Step::Failed => self.fail(Status::Stalled, "line search failed (step below min_step)".into()),
         }
     }
 }

@@ -7,14 +7,15 @@
 //! Iteration k:
 //!
 //! 1. `H = diag(dᵃ) + diag(dᵇ) ∇F(zₖ)` ([`crate::fb::fb_jacobian_diag`]); solve
-//!    `H d = −Φ(zₖ)` by an LU with partial pivoting (dense faer LU; faer's sparse LU when
+//!    `H d = −Φ(zₖ)` by an LU with partial pivoting ([`perp_core::linear`]: dense LU, or sparse LU when
 //!    [`NcpFunction::sparse_jacobian`](crate::NcpFunction::sparse_jacobian) returns a matrix).
 //! 2. If the LU breaks down (a pivot below `n·ε·max|pivot|`, or a non-finite d) or d fails
 //!    the descent test `∇Ψᵀd ≤ −ρ‖d‖^p` (DFK 1996, Algorithm step 3, `ρ = 1e-8`,
 //!    `p = 2.1`), take the steepest-descent direction `d = −∇Ψ` instead.
-//! 3. Armijo backtracking: the largest `t ∈ {1, ½, ¼, …}` with
-//!    `Ψ(zₖ + t d) ≤ R + σ t ∇Ψᵀd` (`σ = 1e-4`), where `R = Ψ(zₖ)` (monotone, default) or the
-//!    largest of the last `nonmonotone + 1` merit values (Grippo, Lampariello & Lucidi 1986).
+//! 3. Armijo backtracking ([`perp_core::line_search`]): the largest `t ∈ {1, ½, ¼, …}` with
+//!    `Ψ(zₖ + t d) ≤ R + σ t ∇Ψᵀd` (`σ = 1e-4`), where `R` is the largest of the last
+//!    `nonmonotone + 1` merit values (Grippo, Lampariello & Lucidi 1986; default window 10,
+//!    with the watchdog of [`FbNewton::nonmonotone`]) or `R = Ψ(zₖ)` when `nonmonotone = 0`.
 //!    A trial point where F is not finite is rejected like one that fails the test (so a
 //!    function defined only near the bounds is backtracked into its domain). When `t` falls
 //!    below `min_step` the solve ends `Stalled` — or `NumericalFailure` if F was not finite
@@ -31,14 +32,10 @@
 
 use crate::fb::{fb_jacobian_diag_lambda, fb_residual_lambda};
 use crate::{Mcp, NcpSolver};
-use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
-use faer::linalg::lu::partial_pivoting::{factor as lu_factor, solve as lu_solve};
-use faer::linalg::solvers::SolveCore;
-use faer::perm::PermRef;
-use faer::sparse::linalg::solvers::{Lu as SparseLu, SymbolicLu};
-use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Conj, Mat, MatMut, Par};
+use faer::Mat;
 use perp_core::iteration::{run, IterativeMethod, StepResult};
+use perp_core::line_search::{Backtracking, NonMonotone, Search, Watch, Watchdog};
+use perp_core::linear::{DenseLu, SparseLu};
 use perp_core::{Error, Settings, Solution, SolveReport, Status};
 use sprs::CsMat;
 
@@ -157,26 +154,23 @@ struct Workspace {
     db: Vec<f64>,
     d: Vec<f64>,
     grad: Vec<f64>,
-    merits: Vec<f64>,
+    /// Non-monotone memory of merits (GLL reference).
+    memory: NonMonotone,
     /// The iterate with the smallest merit so far (watchdog of the non-monotone search).
     best_z: Vec<f64>,
     /// Dense ∇F (used when the function gives no sparse Jacobian).
     jac: Mat<f64>,
     /// Dense H, overwritten by its LU factors.
-    lu: Mat<f64>,
-    perm: Vec<usize>,
-    perm_inv: Vec<usize>,
-    stack: Option<MemBuffer>,
+    lu: DenseLu,
+    sized: bool,
     /// Sparse ∇F of the current iterate, as the function returned it.
     sjac: Option<CsMat<f64>>,
     /// Sparse H in CSC form.
     col_ptr: Vec<usize>,
     row_idx: Vec<usize>,
     vals: Vec<f64>,
-    /// Symbolic sparse LU and the pattern it was computed for.
-    symbolic: Option<SymbolicLu<usize>>,
-    sym_col_ptr: Vec<usize>,
-    sym_row_idx: Vec<usize>,
+    /// Sparse LU of H (its symbolic analysis kept while the pattern stays the same).
+    sparse: SparseLu,
 }
 
 impl Default for Workspace {
@@ -193,27 +187,23 @@ impl Default for Workspace {
             db: Vec::new(),
             d: Vec::new(),
             grad: Vec::new(),
-            merits: Vec::new(),
+            memory: NonMonotone::default(),
             best_z: Vec::new(),
             jac: Mat::zeros(0, 0),
-            lu: Mat::zeros(0, 0),
-            perm: Vec::new(),
-            perm_inv: Vec::new(),
-            stack: None,
+            lu: DenseLu::new(),
+            sized: false,
             sjac: None,
             col_ptr: Vec::new(),
             row_idx: Vec::new(),
             vals: Vec::new(),
-            symbolic: None,
-            sym_col_ptr: Vec::new(),
-            sym_row_idx: Vec::new(),
+            sparse: SparseLu::new(),
         }
     }
 }
 
 impl Workspace {
     fn resize(&mut self, n: usize) {
-        if self.n == n && self.stack.is_some() {
+        if self.n == n && self.sized {
             return;
         }
         self.n = n;
@@ -234,15 +224,9 @@ impl Workspace {
             v.resize(n, 0.0);
         }
         self.jac = Mat::zeros(n, n);
-        self.lu = Mat::zeros(n, n);
-        self.perm = vec![0; n];
-        self.perm_inv = vec![0; n];
-        let req = StackReq::any_of(&[
-            lu_factor::lu_in_place_scratch::<usize, f64>(n, n, Par::Seq, Default::default()),
-            lu_solve::solve_in_place_scratch::<usize, f64>(n, 1, Par::Seq),
-        ]);
-        self.stack = Some(MemBuffer::new(req));
-        self.symbolic = None;
+        self.lu.resize(n, 1);
+        self.sized = true;
+        self.sparse.forget();
     }
 }
 
@@ -258,10 +242,8 @@ struct Method<'a, 'p> {
     error: Option<Error>,
     message: Option<String>,
     initial_error: f64,
-    /// Watchdog: the smallest merit so far, steps since it last improved, and whether the
-    /// search has fallen back to monotone.
-    best_psi: f64,
-    since_best: usize,
+    /// Watchdog of the non-monotone search, and whether it has fallen back to monotone.
+    watchdog: Watchdog,
     monotone: bool,
 }
 
@@ -345,30 +327,18 @@ impl Method<'_, '_> {
                 return false;
             }
         } else {
+            let mut h = ws.lu.matrix_mut();
             for j in 0..n {
                 for i in 0..n {
-                    ws.lu[(i, j)] = ws.db[i] * ws.jac[(i, j)];
+                    h[(i, j)] = ws.db[i] * ws.jac[(i, j)];
                 }
-                ws.lu[(j, j)] += ws.da[j];
+                h[(j, j)] += ws.da[j];
             }
-            let stack = MemStack::new(ws.stack.as_mut().expect("workspace sized"));
-            lu_factor::lu_in_place(
-                ws.lu.as_mut(),
-                &mut ws.perm,
-                &mut ws.perm_inv,
-                Par::Seq,
-                stack,
-                Default::default(),
-            );
-            let piv_max = (0..n).fold(0.0_f64, |m, i| m.max(ws.lu[(i, i)].abs()));
-            let piv_min = (0..n).fold(f64::INFINITY, |m, i| m.min(ws.lu[(i, i)].abs()));
-            if n > 0 && !(piv_max > 0.0 && piv_min > n as f64 * f64::EPSILON * piv_max) {
-                return false;
+            match ws.lu.factor() {
+                Ok(p) if n == 0 || !p.singular(n as f64 * f64::EPSILON) => {}
+                _ => return false,
             }
-            let perm = PermRef::new_checked(&ws.perm, &ws.perm_inv, n);
-            let rhs = MatMut::from_column_major_slice_mut(&mut ws.d, n, 1);
-            let stack = MemStack::new(ws.stack.as_mut().expect("workspace sized"));
-            lu_solve::solve_in_place(ws.lu.as_ref(), ws.lu.as_ref(), perm, rhs, Par::Seq, stack);
+            ws.lu.solve_in_place(&mut ws.d);
         }
         all_finite(&ws.d)
     }
@@ -416,24 +386,8 @@ fn sparse_factor_solve(ws: &mut Workspace) -> bool {
         }
         ws.col_ptr.push(ws.row_idx.len());
     }
-    let sym = SymbolicSparseColMatRef::new_checked(n, n, &ws.col_ptr, None, &ws.row_idx);
-    if ws.symbolic.is_none() || ws.sym_col_ptr != ws.col_ptr || ws.sym_row_idx != ws.row_idx {
-        match SymbolicLu::try_new(sym) {
-            Ok(symb) => {
-                ws.symbolic = Some(symb);
-                ws.sym_col_ptr.clone_from(&ws.col_ptr);
-                ws.sym_row_idx.clone_from(&ws.row_idx);
-            }
-            Err(_) => return false,
-        }
-    }
-    let symbolic = ws.symbolic.clone().expect("symbolic LU just built");
-    let lu = match SparseLu::try_new_with_symbolic(symbolic, SparseColMatRef::new(sym, &ws.vals)) {
-        Ok(lu) => lu,
-        Err(_) => return false,
-    };
-    lu.solve_in_place_with_conj(Conj::No, MatMut::from_column_major_slice_mut(&mut ws.d, n, 1));
-    true
+    ws.sparse.factor(n, &ws.col_ptr, &ws.row_idx, &ws.vals).is_ok()
+        && ws.sparse.solve_in_place(&mut ws.d).is_ok()
 }
 
 impl IterativeMethod for Method<'_, '_> {
@@ -461,30 +415,30 @@ impl IterativeMethod for Method<'_, '_> {
             return self
                 .fail(Status::Stalled, "∇Ψ = 0 at a non-solution: a stationary point of the merit".into());
         }
-        // Armijo (GLL reference when non-monotone).
-        let reference =
-            if self.monotone { self.psi } else { ws.merits.iter().copied().fold(self.psi, f64::max) };
-        let mut t = 1.0;
-        let mut saw_nonfinite = false;
-        loop {
+        // Armijo (GLL reference when non-monotone), the shared search of perp_core.
+        let reference = ws.memory.reference(self.psi);
+        let (p, lambda) = (self.p, self.knobs.lambda);
+        let search = Backtracking {
+            sigma: self.knobs.sigma,
+            min_step: self.knobs.min_step,
+            ..Backtracking::default()
+        };
+        let found = search.armijo(reference, gd, |t| {
             for i in 0..n {
                 ws.zt[i] = ws.z[i] + t * ws.d[i];
             }
-            self.p.f.eval(&ws.zt, &mut ws.ft);
-            self.line_search_steps += 1;
-            if all_finite(&ws.ft) {
-                fb_residual_lambda(self.p, self.knobs.lambda, &ws.zt, &ws.ft, &mut ws.phit);
-                let psit = half_norm2(&ws.phit);
-                if psit <= reference + self.knobs.sigma * t * gd {
-                    self.psi = psit;
-                    break;
-                }
-            } else {
-                saw_nonfinite = true;
-            }
-            t *= 0.5;
-            if t < self.knobs.min_step {
-                return if saw_nonfinite {
+            p.f.eval(&ws.zt, &mut ws.ft);
+            all_finite(&ws.ft).then(|| {
+                fb_residual_lambda(p, lambda, &ws.zt, &ws.ft, &mut ws.phit);
+                half_norm2(&ws.phit)
+            })
+        });
+        self.line_search_steps += found.trials();
+        match found {
+            Search::Accepted { merit, .. } => self.psi = merit,
+            Search::Failed(f) => {
+                let t = f.last_step;
+                return if f.nonfinite {
                     self.fail(
                         Status::NumericalFailure,
                         format!("F was not finite at the trial points (step down to {t:.1e})"),
@@ -501,24 +455,18 @@ impl IterativeMethod for Method<'_, '_> {
         std::mem::swap(&mut ws.f, &mut ws.ft);
         std::mem::swap(&mut ws.phi, &mut ws.phit);
         if self.knobs.nonmonotone > 0 && !self.monotone {
-            if ws.merits.len() >= self.knobs.nonmonotone {
-                ws.merits.remove(0);
-            }
-            ws.merits.push(self.psi);
+            ws.memory.remember(self.psi);
             // Watchdog (Chamberlain et al. 1982): when 2·nonmonotone steps have not improved
             // the best merit, go back to the best iterate and continue monotone.
-            if self.psi < self.best_psi {
-                self.best_psi = self.psi;
-                ws.best_z.copy_from_slice(&ws.z);
-                self.since_best = 0;
-            } else {
-                self.since_best += 1;
-                if self.since_best >= 2 * self.knobs.nonmonotone {
+            match self.watchdog.observe(self.psi) {
+                Watch::Improved => ws.best_z.copy_from_slice(&ws.z),
+                Watch::Wait => {}
+                Watch::Restore => {
                     ws.z.copy_from_slice(&ws.best_z);
                     self.p.f.eval(&ws.z, &mut ws.f);
                     fb_residual_lambda(self.p, self.knobs.lambda, &ws.z, &ws.f, &mut ws.phi);
                     self.psi = half_norm2(&ws.phi);
-                    ws.merits.clear();
+                    ws.memory.clear();
                     self.monotone = true;
                 }
             }
@@ -539,7 +487,7 @@ impl NcpSolver for FbNewton {
         let n = p.n();
         let mut ws = std::mem::take(&mut self.ws);
         ws.resize(n);
-        ws.merits.clear();
+        ws.memory.reset(self.nonmonotone);
         ws.z.copy_from_slice(&z);
         p.f.eval(&ws.z, &mut ws.f);
         if let Err(e) = Error::check_finite("F(z0)", &ws.f) {
@@ -560,8 +508,7 @@ impl NcpSolver for FbNewton {
             error: None,
             message: None,
             initial_error,
-            best_psi: psi,
-            since_best: 0,
+            watchdog: Watchdog::new(2 * self.nonmonotone, psi),
             monotone: false,
         };
         m.ws.best_z.copy_from_slice(&z);
@@ -588,6 +535,7 @@ mod tests {
     use super::*;
     use crate::fb::{fb_jacobian_diag, fb_residual};
     use crate::{AffineFunction, NcpFunction};
+    use faer::MatMut;
     use perp_core::Matrix;
     use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -1,0 +1,697 @@
+//! The linear-solver layer of perp's Newton methods: factorizations that keep their storage
+//! (and, for sparse matrices, their symbolic analysis) between numeric factorizations, so that
+//! a solver prepared once factorizes a matrix of the same shape and pattern without
+//! allocating.
+//!
+//! * [`DenseLu`] — LU with partial pivoting of an `n × n` matrix filled in place (faer's
+//!   `lu_in_place`), for any `n` up to the reserved capacity;
+//! * [`DenseCholesky`] — `LLᵀ` of a symmetric positive definite matrix, same storage scheme;
+//! * [`SparseLu`] — faer's sparse LU (column-compressed input); the symbolic analysis is
+//!   recomputed only when the pattern changes;
+//! * [`SparseCholesky`] — faer's sparse `LLᵀ`, symbolic analysis kept the same way;
+//! * [`small_lu_solve`] — Gaussian elimination with partial pivoting on a small row-major
+//!   system held on the stack (the d×d systems of one contact).
+//!
+//! Every factorization reports breakdown as `Err(Breakdown)`, never a panic; the caller
+//! chooses what a breakdown means (a fallback direction, a regularization, a failed solve).
+
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::linalg::cholesky::llt::{factor as llt_factor, solve as llt_solve};
+use faer::linalg::lu::partial_pivoting::{factor as lu_factor, solve as lu_solve};
+use faer::perm::PermRef;
+use faer::sparse::linalg::lu::{factorize_symbolic_lu, LuSymbolicParams, NumericLu, SymbolicLu};
+use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
+use faer::sparse::linalg::SupernodalThreshold;
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::{Conj, Mat, MatMut, MatRef, Par, Side};
+
+/// A factorization broke down: a zero or non-finite pivot, a matrix that is not positive
+/// definite, a symbolic analysis that failed, or scratch memory that could not be had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Breakdown;
+
+impl std::fmt::Display for Breakdown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the factorization broke down")
+    }
+}
+
+impl std::error::Error for Breakdown {}
+
+/// The largest and smallest `|u_kk|` of an LU: `min / max` below `n·ε` is numerically
+/// singular for most uses ([`Pivots::singular`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pivots {
+    /// Smallest `|u_kk|`.
+    pub min: f64,
+    /// Largest `|u_kk|`.
+    pub max: f64,
+}
+
+impl Pivots {
+    /// Whether `min ≤ rel · max`, or the pivots are zero or not finite.
+    pub fn singular(&self, rel: f64) -> bool {
+        !(self.max > 0.0 && self.max.is_finite() && self.min > rel * self.max)
+    }
+}
+
+/// Dense storage of capacity `cap × cap` used as its leading `n × n` block, with the scratch
+/// of faer's in-place kernels for right-hand sides of up to `rhs_cap` columns.
+struct DenseStore {
+    a: Mat<f64>,
+    n: usize,
+    rhs_cap: usize,
+    scratch: MemBuffer,
+}
+
+impl DenseStore {
+    fn new() -> Self {
+        DenseStore { a: Mat::zeros(0, 0), n: 0, rhs_cap: 0, scratch: MemBuffer::new(StackReq::EMPTY) }
+    }
+
+    /// Grows the storage when `n` or `rhs` exceed it (never shrinks); `req` gives the scratch.
+    fn reserve(&mut self, n: usize, rhs: usize, req: impl Fn(usize, usize) -> StackReq) {
+        let cap = self.a.nrows();
+        if n > cap || rhs > self.rhs_cap {
+            let (cap, rhs) = (cap.max(n), self.rhs_cap.max(rhs).max(1));
+            if n > self.a.nrows() {
+                self.a = Mat::zeros(cap, cap);
+            }
+            self.rhs_cap = rhs;
+            self.scratch = MemBuffer::new(req(cap, rhs));
+        }
+        self.n = n;
+    }
+
+    fn view(&mut self) -> MatMut<'_, f64> {
+        let n = self.n;
+        self.a.as_mut().submatrix_mut(0, 0, n, n)
+    }
+}
+
+/// LU with partial pivoting, `P A = L U`, of a dense matrix filled in place.
+///
+/// ```
+/// use perp_core::linear::DenseLu;
+/// let mut lu = DenseLu::new();
+/// lu.resize(2, 1);
+/// let mut a = lu.matrix_mut();
+/// a[(0, 0)] = 2.0; a[(0, 1)] = 1.0; a[(1, 0)] = 1.0; a[(1, 1)] = 3.0;
+/// let pivots = lu.factor().unwrap();
+/// assert!(!pivots.singular(2.0 * f64::EPSILON));
+/// let mut x = [3.0, 4.0];
+/// lu.solve_in_place(&mut x);
+/// assert!((x[0] - 1.0).abs() < 1e-15 && (x[1] - 1.0).abs() < 1e-15);
+/// ```
+pub struct DenseLu {
+    store: DenseStore,
+    perm: Vec<usize>,
+    perm_inv: Vec<usize>,
+    factored: bool,
+}
+
+impl Default for DenseLu {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn lu_req(cap: usize, rhs: usize) -> StackReq {
+    lu_factor::lu_in_place_scratch::<usize, f64>(cap, cap, Par::Seq, Default::default())
+        .or(lu_solve::solve_in_place_scratch::<usize, f64>(cap, rhs, Par::Seq))
+}
+
+impl DenseLu {
+    /// Empty storage.
+    pub fn new() -> Self {
+        DenseLu { store: DenseStore::new(), perm: Vec::new(), perm_inv: Vec::new(), factored: false }
+    }
+
+    /// Makes the matrix `n × n`, for right-hand sides of up to `rhs_cols` columns. Storage
+    /// grows when needed and is kept otherwise: no allocation once it fits.
+    pub fn resize(&mut self, n: usize, rhs_cols: usize) {
+        self.store.reserve(n, rhs_cols, lu_req);
+        if self.perm.len() < n {
+            self.perm.resize(n, 0);
+            self.perm_inv.resize(n, 0);
+        }
+        self.factored = false;
+    }
+
+    /// The order `n`.
+    pub fn n(&self) -> usize {
+        self.store.n
+    }
+
+    /// The `n × n` matrix to fill before [`DenseLu::factor`] (holds the factors after it).
+    pub fn matrix_mut(&mut self) -> MatMut<'_, f64> {
+        self.factored = false;
+        self.store.view()
+    }
+
+    /// Factorizes the matrix in place and returns its pivots; `Err` when a pivot is zero or
+    /// not finite (the caller applies its own relative threshold with [`Pivots::singular`]).
+    pub fn factor(&mut self) -> Result<Pivots, Breakdown> {
+        let n = self.store.n;
+        let a = self.store.a.as_mut().submatrix_mut(0, 0, n, n);
+        lu_factor::lu_in_place(
+            a,
+            &mut self.perm[..n],
+            &mut self.perm_inv[..n],
+            Par::Seq,
+            MemStack::new(&mut self.store.scratch),
+            Default::default(),
+        );
+        let u = self.store.a.as_ref().submatrix(0, 0, n, n);
+        let mut p = Pivots { min: f64::INFINITY, max: 0.0 };
+        for k in 0..n {
+            let v = u[(k, k)].abs();
+            p.min = p.min.min(v);
+            p.max = p.max.max(v);
+        }
+        if n > 0 && !(p.min > 0.0 && p.max.is_finite()) {
+            return Err(Breakdown);
+        }
+        self.factored = true;
+        Ok(p)
+    }
+
+    /// The factors, `L` unit lower and `U` upper, packed in one `n × n` matrix.
+    pub fn factors(&self) -> MatRef<'_, f64> {
+        let n = self.store.n;
+        self.store.a.as_ref().submatrix(0, 0, n, n)
+    }
+
+    /// Solves `A X = B` in place for `B` of `n` rows and at most `rhs_cols` columns.
+    ///
+    /// # Panics
+    /// If [`DenseLu::factor`] has not succeeded since the matrix was last changed, or `B`
+    /// does not fit (both programming errors).
+    pub fn solve_mat_in_place(&mut self, rhs: MatMut<'_, f64>) {
+        assert!(self.factored, "DenseLu::solve before a successful factor");
+        let n = self.store.n;
+        assert!(rhs.nrows() == n && rhs.ncols() <= self.store.rhs_cap, "right-hand side does not fit");
+        let f = self.store.a.as_ref().submatrix(0, 0, n, n);
+        let perm = PermRef::new_checked(&self.perm[..n], &self.perm_inv[..n], n);
+        lu_solve::solve_in_place(f, f, perm, rhs, Par::Seq, MemStack::new(&mut self.store.scratch));
+    }
+
+    /// Solves `A x = b` in place.
+    pub fn solve_in_place(&mut self, b: &mut [f64]) {
+        let n = b.len();
+        self.solve_mat_in_place(MatMut::from_column_major_slice_mut(b, n, 1));
+    }
+}
+
+/// `A = L Lᵀ` of a dense symmetric positive definite matrix filled in place (its lower
+/// triangle is read).
+pub struct DenseCholesky {
+    store: DenseStore,
+    factored: bool,
+}
+
+impl Default for DenseCholesky {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn llt_req(cap: usize, rhs: usize) -> StackReq {
+    llt_factor::cholesky_in_place_scratch::<f64>(cap, Par::Seq, Default::default())
+        .or(llt_solve::solve_in_place_scratch::<f64>(cap, rhs, Par::Seq))
+}
+
+impl DenseCholesky {
+    /// Empty storage.
+    pub fn new() -> Self {
+        DenseCholesky { store: DenseStore::new(), factored: false }
+    }
+
+    /// As [`DenseLu::resize`].
+    pub fn resize(&mut self, n: usize, rhs_cols: usize) {
+        self.store.reserve(n, rhs_cols, llt_req);
+        self.factored = false;
+    }
+
+    /// The `n × n` matrix to fill (lower triangle read) before [`DenseCholesky::factor`].
+    pub fn matrix_mut(&mut self) -> MatMut<'_, f64> {
+        self.factored = false;
+        self.store.view()
+    }
+
+    /// Factorizes in place; `Err` when the matrix is not numerically positive definite.
+    pub fn factor(&mut self) -> Result<(), Breakdown> {
+        let n = self.store.n;
+        let a = self.store.a.as_mut().submatrix_mut(0, 0, n, n);
+        llt_factor::cholesky_in_place(
+            a,
+            Default::default(),
+            Par::Seq,
+            MemStack::new(&mut self.store.scratch),
+            Default::default(),
+        )
+        .map_err(|_| Breakdown)?;
+        self.factored = true;
+        Ok(())
+    }
+
+    /// Solves `A x = b` in place.
+    ///
+    /// # Panics
+    /// If [`DenseCholesky::factor`] has not succeeded since the matrix was last changed.
+    pub fn solve_in_place(&mut self, b: &mut [f64]) {
+        assert!(self.factored, "DenseCholesky::solve before a successful factor");
+        let n = self.store.n;
+        let l = self.store.a.as_ref().submatrix(0, 0, n, n);
+        llt_solve::solve_in_place_with_conj(
+            l,
+            Conj::No,
+            MatMut::from_column_major_slice_mut(b, n, 1),
+            Par::Seq,
+            MemStack::new(&mut self.store.scratch),
+        );
+    }
+}
+
+macro_rules! debug_by_order {
+    ($($t:ty),*) => {$(
+        impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($t)).field("factored", &self.factored).finish_non_exhaustive()
+            }
+        }
+    )*};
+}
+debug_by_order!(DenseLu, DenseCholesky, SparseLu);
+
+/// A clone is workspace of the same size, not yet factorized (solvers clone their workspaces,
+/// never a factorization in use).
+impl Clone for DenseLu {
+    fn clone(&self) -> Self {
+        let mut c = DenseLu::new();
+        c.resize(self.store.n, self.store.rhs_cap);
+        c
+    }
+}
+
+/// As for [`DenseLu`]: same size, not factorized.
+impl Clone for DenseCholesky {
+    fn clone(&self) -> Self {
+        let mut c = DenseCholesky::new();
+        c.resize(self.store.n, self.store.rhs_cap);
+        c
+    }
+}
+
+/// Same settings, no symbolic analysis yet.
+impl Clone for SparseLu {
+    fn clone(&self) -> Self {
+        SparseLu { supernodal: self.supernodal, ..SparseLu::new() }
+    }
+}
+
+/// The pattern a symbolic analysis was computed for (column pointers and row indices).
+#[derive(Clone, Debug, Default)]
+struct Pattern {
+    n: usize,
+    col_ptr: Vec<usize>,
+    row_idx: Vec<usize>,
+}
+
+impl Pattern {
+    fn matches(&self, n: usize, col_ptr: &[usize], row_idx: &[usize]) -> bool {
+        self.n == n && self.col_ptr == col_ptr && self.row_idx == row_idx
+    }
+
+    fn set(&mut self, n: usize, col_ptr: &[usize], row_idx: &[usize]) {
+        self.n = n;
+        self.col_ptr.clear();
+        self.col_ptr.extend_from_slice(col_ptr);
+        self.row_idx.clear();
+        self.row_idx.extend_from_slice(row_idx);
+    }
+}
+
+/// Sparse LU of a square matrix given in compressed-column form (`col_ptr`, `row_idx`,
+/// `values`; row indices sorted within each column). The symbolic analysis (fill-reducing
+/// ordering, elimination structure) and the scratch are kept while the pattern stays the
+/// same, so refactorizing new values allocates nothing.
+pub struct SparseLu {
+    supernodal: bool,
+    pattern: Pattern,
+    symbolic: Option<SymbolicLu<usize>>,
+    numeric: NumericLu<usize, f64>,
+    scratch: Option<MemBuffer>,
+    factored: bool,
+}
+
+impl Default for SparseLu {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SparseLu {
+    /// faer's default choice between simplicial and supernodal factorization.
+    pub fn new() -> Self {
+        SparseLu {
+            supernodal: false,
+            pattern: Pattern::default(),
+            symbolic: None,
+            numeric: NumericLu::new(),
+            scratch: None,
+            factored: false,
+        }
+    }
+
+    /// Always supernodal (faster for matrices made of dense d×d blocks: measured 2× on
+    /// BoxesStack1 and 15 % on Capsules in the frictional Newton methods).
+    pub fn supernodal() -> Self {
+        SparseLu { supernodal: true, ..Self::new() }
+    }
+
+    /// Forgets the symbolic analysis (the next factorization redoes it).
+    pub fn forget(&mut self) {
+        self.symbolic = None;
+        self.factored = false;
+    }
+
+    /// Factorizes the `n × n` matrix; the symbolic analysis is redone only when the pattern
+    /// differs from the previous call's.
+    pub fn factor(
+        &mut self,
+        n: usize,
+        col_ptr: &[usize],
+        row_idx: &[usize],
+        values: &[f64],
+    ) -> Result<(), Breakdown> {
+        self.factored = false;
+        let sym = SymbolicSparseColMatRef::new_checked(n, n, col_ptr, None, row_idx);
+        if self.symbolic.is_none() || !self.pattern.matches(n, col_ptr, row_idx) {
+            self.symbolic = None;
+            let mut params = LuSymbolicParams::default();
+            if self.supernodal {
+                params.supernodal_flop_ratio_threshold = SupernodalThreshold::FORCE_SUPERNODAL;
+            }
+            let s = factorize_symbolic_lu(sym, params).map_err(|_| Breakdown)?;
+            let req = s
+                .factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default())
+                .or(s.solve_in_place_scratch::<f64>(1, Par::Seq))
+                .or(s.solve_transpose_in_place_scratch::<f64>(1, Par::Seq));
+            self.scratch = Some(MemBuffer::try_new(req).map_err(|_| Breakdown)?);
+            self.symbolic = Some(s);
+            self.pattern.set(n, col_ptr, row_idx);
+        }
+        let (Some(symbolic), Some(buf)) = (&self.symbolic, &mut self.scratch) else { return Err(Breakdown) };
+        symbolic
+            .factorize_numeric_lu(
+                &mut self.numeric,
+                SparseColMatRef::new(sym, values),
+                Par::Seq,
+                MemStack::new(buf),
+                Default::default(),
+            )
+            .map_err(|_| Breakdown)?;
+        self.factored = true;
+        Ok(())
+    }
+
+    fn solve_any(&mut self, b: &mut [f64], transpose: bool) -> Result<(), Breakdown> {
+        let (Some(symbolic), Some(buf), true) = (&self.symbolic, &mut self.scratch, self.factored) else {
+            return Err(Breakdown);
+        };
+        let n = b.len();
+        let lu = faer::sparse::linalg::lu::LuRef::new_unchecked(symbolic, &self.numeric);
+        let rhs = MatMut::from_column_major_slice_mut(b, n, 1);
+        if transpose {
+            lu.solve_transpose_in_place_with_conj(Conj::No, rhs, Par::Seq, MemStack::new(buf));
+        } else {
+            lu.solve_in_place_with_conj(Conj::No, rhs, Par::Seq, MemStack::new(buf));
+        }
+        if b.iter().all(|v| v.is_finite()) {
+            Ok(())
+        } else {
+            Err(Breakdown)
+        }
+    }
+
+    /// Solves `A x = b` in place; `Err` without a factorization or when `x` is not finite.
+    pub fn solve_in_place(&mut self, b: &mut [f64]) -> Result<(), Breakdown> {
+        self.solve_any(b, false)
+    }
+
+    /// Solves `Aᵀ x = b` in place (a CSR matrix is the CSC of its transpose).
+    pub fn solve_transpose_in_place(&mut self, b: &mut [f64]) -> Result<(), Breakdown> {
+        self.solve_any(b, true)
+    }
+}
+
+/// Sparse `LLᵀ` of a symmetric positive definite matrix in compressed-column form (lower
+/// triangle read), symbolic analysis kept while the pattern stays the same.
+#[derive(Clone, Debug, Default)]
+pub struct SparseCholesky {
+    pattern: Pattern,
+    symbolic: Option<SymbolicLlt<usize>>,
+    factor: Option<Llt<usize, f64>>,
+}
+
+impl SparseCholesky {
+    /// Empty.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Factorizes the `n × n` matrix; `Err` when it is not numerically positive definite.
+    pub fn factor(
+        &mut self,
+        n: usize,
+        col_ptr: &[usize],
+        row_idx: &[usize],
+        values: &[f64],
+    ) -> Result<(), Breakdown> {
+        self.factor = None;
+        let sym = SymbolicSparseColMatRef::new_checked(n, n, col_ptr, None, row_idx);
+        if self.symbolic.is_none() || !self.pattern.matches(n, col_ptr, row_idx) {
+            self.symbolic = Some(SymbolicLlt::try_new(sym, Side::Lower).map_err(|_| Breakdown)?);
+            self.pattern.set(n, col_ptr, row_idx);
+        }
+        let symbolic = self.symbolic.clone().ok_or(Breakdown)?;
+        let llt = Llt::try_new_with_symbolic(symbolic, SparseColMatRef::new(sym, values), Side::Lower)
+            .map_err(|_| Breakdown)?;
+        self.factor = Some(llt);
+        Ok(())
+    }
+
+    /// Solves `A X = B` in place, `B` column-major `n × k`; `Err` without a factorization.
+    pub fn solve_in_place(&self, b: &mut [f64], n: usize, k: usize) -> Result<(), Breakdown> {
+        use faer::linalg::solvers::SolveCore;
+        let f = self.factor.as_ref().ok_or(Breakdown)?;
+        f.solve_in_place_with_conj(Conj::No, MatMut::from_column_major_slice_mut(b, n, k));
+        Ok(())
+    }
+}
+
+/// Solves the small dense system `a x = b` (`a` row-major `n × n`, overwritten; `b`
+/// overwritten by `x`) by Gaussian elimination with partial pivoting, on the caller's (stack)
+/// storage; `false` when a pivot is below `1e-14 · max|a|` (numerically singular) or `x` is
+/// not finite.
+pub fn small_lu_solve(n: usize, a: &mut [f64], b: &mut [f64]) -> bool {
+    let scale = a[..n * n].iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    if scale.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !scale.is_finite() {
+        return false;
+    }
+    for k in 0..n {
+        let (mut p, mut best) = (k, a[k * n + k].abs());
+        for i in k + 1..n {
+            if a[i * n + k].abs() > best {
+                best = a[i * n + k].abs();
+                p = i;
+            }
+        }
+        if best <= 1e-14 * scale {
+            return false;
+        }
+        if p != k {
+            for j in 0..n {
+                a.swap(k * n + j, p * n + j);
+            }
+            b.swap(k, p);
+        }
+        let piv = a[k * n + k];
+        for i in k + 1..n {
+            let f = a[i * n + k] / piv;
+            if f != 0.0 {
+                for j in k..n {
+                    a[i * n + j] -= f * a[k * n + j];
+                }
+                b[i] -= f * b[k];
+            }
+        }
+    }
+    for k in (0..n).rev() {
+        let mut s = b[k];
+        for j in k + 1..n {
+            s -= a[k * n + j] * b[j];
+        }
+        b[k] = s / a[k * n + k];
+    }
+    b[..n].iter().all(|v| v.is_finite())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 4×4 nonsymmetric, and an SPD matrix, with x = (1, −2, 3, 0.5).
+    fn nonsym() -> Mat<f64> {
+        Mat::from_fn(
+            4,
+            4,
+            |i, j| if i == j { 4.0 + i as f64 } else { ((i * 3 + j * 5) % 7) as f64 * 0.3 - 0.6 },
+        )
+    }
+
+    fn spd() -> Mat<f64> {
+        let a = nonsym();
+        let mut s = a.transpose() * &a;
+        for i in 0..4 {
+            s[(i, i)] += 1.0;
+        }
+        s
+    }
+
+    const X: [f64; 4] = [1.0, -2.0, 3.0, 0.5];
+
+    fn rhs(a: &Mat<f64>) -> Vec<f64> {
+        (0..4).map(|i| (0..4).map(|j| a[(i, j)] * X[j]).sum()).collect()
+    }
+
+    fn close(x: &[f64]) {
+        for (a, b) in x.iter().zip(X) {
+            assert!((a - b).abs() < 1e-12, "{x:?}");
+        }
+    }
+
+    /// Column-compressed form of a dense matrix (every entry stored, or only the lower triangle).
+    fn csc(a: &Mat<f64>, lower: bool) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+        let (mut cp, mut ri, mut v) = (vec![0], Vec::new(), Vec::new());
+        for j in 0..a.ncols() {
+            for i in 0..a.nrows() {
+                if a[(i, j)] != 0.0 && (!lower || i >= j) {
+                    ri.push(i);
+                    v.push(a[(i, j)]);
+                }
+            }
+            cp.push(ri.len());
+        }
+        (cp, ri, v)
+    }
+
+    #[test]
+    fn dense_lu_solves_and_reuses_its_storage_for_smaller_orders() {
+        let a = nonsym();
+        let mut lu = DenseLu::new();
+        lu.resize(4, 2);
+        lu.matrix_mut().copy_from(&a);
+        lu.factor().unwrap();
+        let mut b = rhs(&a);
+        lu.solve_in_place(&mut b);
+        close(&b);
+        // The leading 2×2 block in the same storage.
+        lu.resize(2, 1);
+        lu.matrix_mut().copy_from(a.as_ref().submatrix(0, 0, 2, 2));
+        lu.factor().unwrap();
+        let mut y = [a[(0, 0)] + a[(0, 1)], a[(1, 0)] + a[(1, 1)]];
+        lu.solve_in_place(&mut y);
+        assert!((y[0] - 1.0).abs() < 1e-14 && (y[1] - 1.0).abs() < 1e-14);
+    }
+
+    #[test]
+    fn dense_lu_reports_singular_matrices() {
+        let mut lu = DenseLu::new();
+        lu.resize(2, 1);
+        let mut m = lu.matrix_mut();
+        m[(0, 0)] = 1.0;
+        m[(0, 1)] = 2.0;
+        m[(1, 0)] = 2.0;
+        m[(1, 1)] = 4.0;
+        assert_eq!(lu.factor(), Err(Breakdown));
+        // Nearly singular: factorizes, and the relative pivot test flags it.
+        let mut m = lu.matrix_mut();
+        m[(0, 0)] = 1.0;
+        m[(0, 1)] = 2.0;
+        m[(1, 0)] = 2.0;
+        m[(1, 1)] = 4.0 + 1e-14;
+        let p = lu.factor().unwrap();
+        assert!(p.singular(1e-12) && !p.singular(1e-16), "{p:?}");
+    }
+
+    #[test]
+    fn dense_cholesky_solves_and_rejects_indefinite() {
+        let s = spd();
+        let mut c = DenseCholesky::new();
+        c.resize(4, 1);
+        c.matrix_mut().copy_from(&s);
+        c.factor().unwrap();
+        let mut b = rhs(&s);
+        c.solve_in_place(&mut b);
+        close(&b);
+        c.matrix_mut().copy_from(&s);
+        c.matrix_mut()[(3, 3)] = -1.0;
+        assert_eq!(c.factor(), Err(Breakdown));
+    }
+
+    #[test]
+    fn sparse_lu_solves_both_ways_and_keeps_the_symbolic_analysis() {
+        let a = nonsym();
+        let (cp, ri, v) = csc(&a, false);
+        for mut lu in [SparseLu::new(), SparseLu::supernodal()] {
+            lu.factor(4, &cp, &ri, &v).unwrap();
+            let mut b = rhs(&a);
+            lu.solve_in_place(&mut b).unwrap();
+            close(&b);
+            let at = a.transpose().to_owned();
+            let mut bt = rhs(&at);
+            lu.solve_transpose_in_place(&mut bt).unwrap();
+            close(&bt);
+            // New values, same pattern: the symbolic part is reused.
+            let v2: Vec<f64> = v.iter().map(|x| 2.0 * x).collect();
+            let kept = lu.symbolic.as_ref().map(|s| s as *const _);
+            lu.factor(4, &cp, &ri, &v2).unwrap();
+            assert_eq!(lu.symbolic.as_ref().map(|s| s as *const _), kept);
+            let mut b2: Vec<f64> = rhs(&a).iter().map(|x| 2.0 * x).collect();
+            lu.solve_in_place(&mut b2).unwrap();
+            close(&b2);
+        }
+        let mut lu = SparseLu::new();
+        assert_eq!(lu.solve_in_place(&mut [1.0]), Err(Breakdown));
+    }
+
+    #[test]
+    fn sparse_cholesky_solves_an_spd_matrix() {
+        let s = spd();
+        let (cp, ri, v) = csc(&s, true);
+        let mut c = SparseCholesky::new();
+        c.factor(4, &cp, &ri, &v).unwrap();
+        let mut b = rhs(&s);
+        c.solve_in_place(&mut b, 4, 1).unwrap();
+        close(&b);
+        let neg: Vec<f64> = v.iter().map(|x| -x).collect();
+        assert_eq!(c.factor(4, &cp, &ri, &neg), Err(Breakdown));
+    }
+
+    #[test]
+    fn small_lu_solve_pivots_and_flags_singular() {
+        let a = nonsym();
+        let mut m: Vec<f64> = (0..16).map(|k| a[(k / 4, k % 4)]).collect();
+        let mut b = rhs(&a);
+        assert!(small_lu_solve(4, &mut m, &mut b));
+        close(&b);
+        let mut z = [0.0, 1.0, 1.0, 0.0];
+        let mut c = [1.0, 2.0];
+        assert!(small_lu_solve(2, &mut z, &mut c));
+        assert_eq!(c, [2.0, 1.0]);
+        let mut s = [1.0, 2.0, 2.0, 4.0];
+        assert!(!small_lu_solve(2, &mut s, &mut [1.0, 1.0]));
+    }
+}
