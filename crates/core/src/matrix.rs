@@ -183,6 +183,40 @@ impl Matrix {
         }
     }
 
+    /// Makes `self` equal to `other`, reusing `self`'s storage when both have the same
+    /// storage kind and shape (and, when sparse, the same pattern): then no allocation.
+    /// Otherwise `self` becomes a clone of `other`. Returns whether the storage was reused
+    /// (the structure is unchanged).
+    ///
+    /// ```
+    /// use perp_core::Matrix;
+    /// let mut a = Matrix::from_row_major(2, 2, &[1.0, 0.0, 0.0, 1.0]).unwrap();
+    /// let b = Matrix::from_row_major(2, 2, &[2.0, 1.0, 1.0, 2.0]).unwrap();
+    /// assert!(a.assign(&b));
+    /// assert_eq!(a.get(0, 1), 1.0);
+    /// ```
+    pub fn assign(&mut self, other: &Matrix) -> bool {
+        match (&mut *self, other) {
+            (Matrix::Dense(a), Matrix::Dense(b)) if a.nrows() == b.nrows() && a.ncols() == b.ncols() => {
+                a.copy_from(b);
+                true
+            }
+            (Matrix::Sparse(a), Matrix::Sparse(b))
+                if a.shape() == b.shape()
+                    && a.storage() == b.storage()
+                    && a.indptr().raw_storage() == b.indptr().raw_storage()
+                    && a.indices() == b.indices() =>
+            {
+                a.data_mut().copy_from_slice(b.data());
+                true
+            }
+            _ => {
+                *self = other.clone();
+                false
+            }
+        }
+    }
+
     /// `Err(NonFinite)` naming `what` and the first NaN/Inf entry (by row, column).
     pub fn check_finite(&self, what: &str) -> Result<(), Error> {
         let bad = match self {

@@ -184,6 +184,34 @@ impl LocalProblem {
             }
         })
     }
+
+    /// [`LocalProblem::friction_problem`] into `slot`, reusing the problem there (W's storage,
+    /// q, μ) when it has this step's dimension and shape: no allocation for a Coulomb problem
+    /// whose W keeps its storage kind, size and pattern. The values are validated here, once
+    /// per step, as [`FrictionContactProblem::new`] would.
+    pub fn friction_problem_into(&self, slot: &mut Option<FrictionContactProblem>) -> Result<(), Error> {
+        let dim = self.contacts.first().map_or(3, Contact::dim);
+        let reusable = self.contacts.iter().all(|c| c.dim() == dim);
+        let Some(p) = slot.as_mut().filter(|p| reusable && p.dim == dim) else {
+            *slot = None;
+            *slot = Some(self.friction_problem()?);
+            return Ok(());
+        };
+        p.w.assign(&self.w);
+        p.q.clone_from(&self.b);
+        p.mu.clear();
+        p.mu.extend(self.contacts.iter().map(|c| c.mu));
+        p.cones = if self.contacts.iter().all(|c| matches!(c.cone, ConeSpec::Coulomb)) {
+            None
+        } else {
+            Some(self.contacts.iter().map(|c| c.cone.clone()).collect())
+        };
+        if let Err(e) = p.validate() {
+            *slot = None;
+            return Err(e);
+        }
+        Ok(())
+    }
 }
 
 /// Condenses bilateral constraints into `Y` and `u_free` (module docs).

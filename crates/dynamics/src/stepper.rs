@@ -23,7 +23,8 @@ use crate::mass::MassFactor;
 use crate::system::{Contact, System};
 use crate::trajectory::Trajectory;
 use perp_catalogue::{Family, Params, Solver};
-use perp_core::{Error, Settings, Status};
+use perp_cones::FrictionContactProblem;
+use perp_core::{Error, Settings, SolveReport, Status};
 
 /// The time discretization.
 #[derive(Clone, Debug)]
@@ -207,6 +208,12 @@ pub struct Simulator<'s> {
     /// Totals so far.
     pub stats: Stats,
     last_problem: Option<LocalProblem>,
+    /// The frictional problem, the solution vectors (r, u or z, w) and the report of the last
+    /// solve, whose storage the next solve reuses (the prepared path).
+    fc: Option<FrictionContactProblem>,
+    fc_r: Vec<f64>,
+    fc_u: Vec<f64>,
+    fc_report: SolveReport,
 }
 
 impl<'s> Simulator<'s> {
@@ -264,6 +271,10 @@ impl<'s> Simulator<'s> {
             last_normal: vec![0.0; warm_len],
             stats: Stats::default(),
             last_problem: None,
+            fc: None,
+            fc_r: Vec::new(),
+            fc_u: Vec::new(),
+            fc_report: SolveReport::new(""),
         })
     }
 
@@ -480,10 +491,24 @@ impl<'s> Simulator<'s> {
 
     /// Warm start vector from per-contact blocks placed at `slots(a)` (None if nothing stored).
     fn gather(&self, lp: &LocalProblem, len: usize, slots: &dyn Fn(usize) -> Slots) -> Option<Vec<f64>> {
+        let mut z = Vec::new();
+        self.gather_into(lp, len, slots, &mut z).then_some(z)
+    }
+
+    /// [`Simulator::gather`] into `z` (resized to `len`, zeros where nothing is stored);
+    /// `false` when nothing was stored (then `z` is all zeros: a cold start).
+    fn gather_into(
+        &self,
+        lp: &LocalProblem,
+        len: usize,
+        slots: &dyn Fn(usize) -> Slots,
+        z: &mut Vec<f64>,
+    ) -> bool {
+        z.clear();
+        z.resize(len, 0.0);
         if !self.opts.warm_start {
-            return None;
+            return false;
         }
-        let mut z = vec![0.0; len];
         let mut any = false;
         for (a, &i) in lp.active.iter().enumerate() {
             if let Some(w) = &self.warm[i] {
@@ -494,7 +519,7 @@ impl<'s> Simulator<'s> {
                 }
             }
         }
-        any.then_some(z)
+        any
     }
 
     /// Stores each active contact's block of `z` for the next step's warm start (reusing the
@@ -513,6 +538,34 @@ impl<'s> Simulator<'s> {
         }
     }
 
+    /// Solves a step's LCP on the prepared path (`solve_into` on z, w and a report whose
+    /// storage is kept from step to step), warm-started from the stored blocks; returns z.
+    fn solve_lcp(
+        &mut self,
+        lp: &LocalProblem,
+        lcp: &perp_lcp::Lcp,
+        slots: &dyn Fn(usize) -> Slots,
+        report: &mut StepReport,
+    ) -> Result<Vec<f64>, Error> {
+        let n = lcp.n();
+        let (mut z, mut w, mut rep) = (
+            std::mem::take(&mut self.fc_r),
+            std::mem::take(&mut self.fc_u),
+            std::mem::replace(&mut self.fc_report, SolveReport::new("")),
+        );
+        let warm = self.gather_into(lp, n, slots, &mut z);
+        w.resize(n, 0.0);
+        let Solver::Lcp(sv) = &mut self.solver else { unreachable!("an LCP formulation has an LCP solver") };
+        let out = sv.solve_into(lcp, warm, &mut z, &mut w, &mut rep, &self.opts.settings);
+        if out.is_ok() {
+            self.note(report, n, &rep);
+            self.scatter(lp, &z, slots);
+        }
+        let sol = z.clone();
+        (self.fc_r, self.fc_u, self.fc_report) = (z, w, rep);
+        out.map(|()| sol)
+    }
+
     fn solve(&mut self, lp: &LocalProblem, report: &mut StepReport) -> Result<Vec<f64>, Error> {
         let s = self.opts.settings.clone();
         let k = lp.contacts.len();
@@ -520,12 +573,8 @@ impl<'s> Simulator<'s> {
             (Formulation::GlockerStuder, Solver::Lcp(_)) => {
                 let lcp = glocker_studer_lcp(lp)?;
                 let slots = move |a: usize| Slots { start: a, stride: k, len: 3 };
-                let warm = self.gather(lp, 3 * k, &slots);
-                let Solver::Lcp(sv) = &mut self.solver else { unreachable!() };
-                let sol = sv.solve(&lcp, warm.as_deref(), &s)?;
-                self.note(report, 3 * k, &sol.report);
-                self.scatter(lp, &sol.z, &slots);
-                Ok(gs_impulses(lp, &sol.z))
+                let z = self.solve_lcp(lp, &lcp, &slots, report)?;
+                Ok(gs_impulses(lp, &z))
             }
             (Formulation::StewartTrinkle(dirs), Solver::Lcp(_)) => {
                 let (lcp, layout) = stewart_trinkle_lcp(lp, dirs)?;
@@ -534,24 +583,48 @@ impl<'s> Simulator<'s> {
                     let m = lay.m[a];
                     Slots { start: lay.start[a], stride: 1, len: 1 + if m > 0 { m + 1 } else { 0 } }
                 };
-                let warm = self.gather(lp, layout.size, &slots);
-                let Solver::Lcp(sv) = &mut self.solver else { unreachable!() };
-                let sol = sv.solve(&lcp, warm.as_deref(), &s)?;
-                self.note(report, layout.size, &sol.report);
-                self.scatter(lp, &sol.z, &slots);
-                Ok(st_impulses(lp, &layout, &sol.z))
+                let z = self.solve_lcp(lp, &lcp, &slots, report)?;
+                Ok(st_impulses(lp, &layout, &z))
             }
             (Formulation::Cone, Solver::Friction(_)) => {
-                let fp = lp.friction_problem()?;
+                // The prepared path: the problem, r, u and the report keep their storage
+                // from step to step, and the solver its workspace (no allocation in the
+                // solve once the structure repeats).
+                let mut fc = self.fc.take();
+                lp.friction_problem_into(&mut fc)?;
+                let fp = fc.as_ref().expect("friction problem just built");
                 let offs = lp.offsets.clone();
                 let dims: Vec<usize> = lp.contacts.iter().map(Contact::dim).collect();
                 let slots = move |a: usize| Slots { start: offs[a], stride: 1, len: dims[a] };
-                let warm = self.gather(lp, lp.size(), &slots);
+                let n = lp.size();
+                let (mut r, mut u, mut rep) = (
+                    std::mem::take(&mut self.fc_r),
+                    std::mem::take(&mut self.fc_u),
+                    std::mem::replace(&mut self.fc_report, SolveReport::new("")),
+                );
+                let warm = self.gather_into(lp, n, &slots, &mut r);
+                u.resize(n, 0.0);
                 let Solver::Friction(sv) = &mut self.solver else { unreachable!() };
-                let sol = sv.solve(&fp, warm.as_deref(), &s)?;
-                self.note(report, lp.size(), &sol.report);
-                self.scatter(lp, &sol.r, &slots);
-                Ok(sol.r)
+                // solve_into reads an all-zero r as a cold start; a stored warm start that is
+                // all zeros still goes to the solver as a warm start (lemke-pyramid orients
+                // its pyramids from it), as `solve` does.
+                let out = if warm && r.iter().all(|v| *v == 0.0) {
+                    sv.solve(fp, Some(&r), &s).map(|sol| {
+                        r.copy_from_slice(&sol.r);
+                        u.copy_from_slice(&sol.u);
+                        rep = sol.report;
+                    })
+                } else {
+                    sv.solve_into(fp, &mut r, &mut u, &mut rep, &s)
+                };
+                self.fc = fc;
+                if out.is_ok() {
+                    self.note(report, n, &rep);
+                    self.scatter(lp, &r, &slots);
+                }
+                let impulses = r.clone();
+                (self.fc_r, self.fc_u, self.fc_report) = (r, u, rep);
+                out.map(|()| impulses)
             }
             (Formulation::TzitzourisPang, Solver::Mcp(_)) => {
                 let (f, lower, upper) = tzitzouris_pang(lp)?;
