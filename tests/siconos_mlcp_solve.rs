@@ -1,5 +1,8 @@
-//! The Newton solvers on every Siconos MLCP file: fb-newton solves every file Siconos' own
-//! Fischer–Burmeister tests use, bdiff-newton one more; no solver claims `Solved` above tol.
+//! The MCP solvers on every Siconos MLCP file: fb-newton solves every file Siconos' own
+//! Fischer–Burmeister tests use, bdiff-newton one more (deltasigma), schur-lemke every file
+//! whose equation block is nonsingular (deltasigma2 included, which no Newton method solves)
+//! and refuses the others; every square file is solved by some solver, and no solver claims
+//! `Solved` above tol.
 //!
 //! Needs the peer suites: set `PERP_SUITES` to the `suites` folder (CI does).
 
@@ -25,18 +28,22 @@ fn stem(p: &std::path::Path) -> String {
 
 /// Solves an MLCP file with an NCP solver from z = 0; `None` when the file is not a square
 /// MLCP (Rectangular_mlcp: its M is 3×2).
-fn solve(f: &std::path::Path, solver: &str, s: &Settings) -> Option<Solution> {
+fn solve(f: &std::path::Path, solver: &str, s: &Settings) -> Option<Result<Solution, perp::core::Error>> {
     let Problem::Mlcp(p) = perp::suite::read_problem(f, None).ok()? else {
         panic!("{} should read as an MLCP", f.display())
     };
     let fun = p.to_function();
     let (lower, upper) = p.bounds();
     let mcp = Mcp::new(&fun, lower, upper).unwrap();
-    Some(perp::ncp::solver(solver).unwrap().solve(&mcp, &vec![0.0; p.n()], s).unwrap())
+    Some(perp::ncp::solver(solver).unwrap().solve(&mcp, &vec![0.0; p.n()], s))
 }
 
 /// Not in Siconos' own MLCP test lists (SUITES.md; Siconos numerics MLCP tests).
 const OUTSIDE_SICONOS_TESTS: &[&str] = &["deltasigma_mlcp", "deltasigma2_mlcp", "Rectangular_mlcp"];
+
+/// Files whose block of equations (free rows and columns) is singular: schur-lemke refuses them.
+const SINGULAR_EQUATIONS: &[&str] =
+    &["PD_mlcp", "diodeBridge_mlcp", "diodeBridge20_mlcp", "diodeBridge40_mlcp"];
 
 #[test]
 #[ignore = "needs PERP_SUITES"]
@@ -45,11 +52,25 @@ fn newton_solvers_on_every_mlcp_file() {
     let mut table = String::new();
     for f in files() {
         let name = stem(&f);
+        let mut solved_by = 0;
         for solver in perp::ncp::SOLVER_NAMES {
-            let Some(sol) = solve(&f, solver, &s) else {
+            let Some(out) = solve(&f, solver, &s) else {
                 assert_eq!(name, "Rectangular_mlcp", "only the rectangular file is refused");
                 table.push_str(&format!("{name:24} {solver:13} refused (M is not square)\n"));
+                solved_by = usize::MAX;
                 continue;
+            };
+            let sol = match out {
+                Ok(sol) => sol,
+                Err(e) => {
+                    assert!(
+                        *solver == "schur-lemke" && SINGULAR_EQUATIONS.contains(&name.as_str()),
+                        "{solver} on {name}: {e}"
+                    );
+                    assert!(e.to_string().contains("nonsingular block A"), "{e}");
+                    table.push_str(&format!("{name:24} {solver:13} refused (singular equations)\n"));
+                    continue;
+                }
             };
             let r = &sol.report;
             table.push_str(&format!(
@@ -62,12 +83,17 @@ fn newton_solvers_on_every_mlcp_file() {
             assert!(sol.z.iter().all(|x| x.is_finite()), "{solver} on {name}: non-finite z");
             let must_solve = match *solver {
                 "fb-newton" => !OUTSIDE_SICONOS_TESTS.contains(&name.as_str()),
+                "schur-lemke" => true,
                 _ => name != "deltasigma2_mlcp",
             };
             if must_solve {
                 assert_eq!(r.status, Status::Solved, "{solver} on {name}: {r:?}");
             }
+            if r.status == Status::Solved {
+                solved_by = solved_by.saturating_add(1);
+            }
         }
+        assert!(solved_by > 0, "no solver solves {name}");
     }
     println!("{table}");
 }

@@ -19,6 +19,7 @@ use perp_lcp::LcpSolver;
 use perp_ncp::bdiff_newton::BdiffNewton;
 use perp_ncp::fb_newton::FbNewton;
 use perp_ncp::lcp_adapter::NcpAsLcp;
+use perp_ncp::schur_lemke::SchurLemke;
 use perp_ncp::NcpSolver;
 
 /// Which problems a solver takes.
@@ -192,6 +193,14 @@ fn fb_newton_from(p: &Resolved) -> FbNewton {
     s.min_step = p.real("min_step");
     s
 }
+
+const SCHUR_LEMKE_PARAMS: [Param; 1] = [Param::int(
+    "polish_rounds",
+    100,
+    0,
+    100_000,
+    "most rounds of block principal pivoting after Lemke (0: none)",
+)];
 
 const BDIFF_NEWTON_PARAMS: [Param; 4] = [
     Param::real("sigma", 1e-4, Bound::Excl(0.0), Bound::Excl(0.5), "Armijo constant σ"),
@@ -380,6 +389,14 @@ pub const ENTRIES: &[Entry] = &[
         citation: "Harker–Pang 1990; Pang 1990; Trinkle–Tzitzouris–Pang 2001, seed 002",
         params: &BDIFF_NEWTON_PARAMS,
         build: Build::Mcp(|p| Box::new(bdiff_newton_from(p))),
+    },
+    Entry {
+        name: "schur-lemke",
+        family: Family::Mcp,
+        summary: "MLCP by pivoting: equations eliminated (nonsingular block), Lemke on the Schur LCP, block-pivoting polish",
+        citation: "Cottle–Pang–Stone 1992 §1.5 (mixed LCP); Lemke 1965; Júdice–Pires 1994 (block principal pivoting)",
+        params: &SCHUR_LEMKE_PARAMS,
+        build: Build::Mcp(|p| Box::new(SchurLemke { polish_rounds: p.int("polish_rounds") })),
     },
     Entry {
         name: "nsgs",

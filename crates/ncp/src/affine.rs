@@ -75,6 +75,10 @@ impl NcpFunction for AffineFunction<'_> {
         }
     }
 
+    fn affine(&self) -> Option<(&Matrix, &[f64])> {
+        Some((&self.m, &self.q))
+    }
+
     fn sparse_jacobian(&self, _z: &[f64]) -> Option<sprs::CsMat<f64>> {
         match self.m.as_ref() {
             Matrix::Sparse(s) => Some(s.to_csr()),

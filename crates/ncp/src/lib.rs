@@ -15,6 +15,8 @@
 //! * [`AffineFunction`] — F(z) = Mz + q with its constant (dense or sparse) Jacobian.
 //! * [`NcpSolver`] — the solvers: [`fb_newton`] (Fischer–Burmeister semismooth Newton) and
 //!   [`bdiff_newton`] (B-differentiable Newton on the min-map, with hot start);
+//!   [`schur_lemke`] (affine MCPs: the equations eliminated, Lemke on the Schur-complement
+//!   LCP, polished by block principal pivoting);
 //!   [`lcp_adapter`] runs them on LCPs. The catalogue (`perp-catalogue`; `perp::ncp::solver`
 //!   in the facade) builds them by name.
 //! * [`mlcp`] — the mixed LCP; [`samples`] — small NCPs with known solutions.
@@ -29,6 +31,7 @@ pub mod lcp_adapter;
 pub mod mlcp;
 mod problem;
 pub mod samples;
+pub mod schur_lemke;
 
 pub use affine::AffineFunction;
 pub use jacobian::{check_jacobian, JacobianCheck};

@@ -23,6 +23,11 @@ pub trait NcpFunction: Sync {
     fn sparse_jacobian(&self, _z: &[f64]) -> Option<sprs::CsMat<f64>> {
         None
     }
+    /// `Some((M, q))` when `F(z) = Mz + q` exactly (pivoting methods such as
+    /// [`crate::schur_lemke`] need the data). Default: `None`.
+    fn affine(&self) -> Option<(&perp_core::Matrix, &[f64])> {
+        None
+    }
 }
 
 /// `jac = ∇F(z)` by central differences, step `h = ε^{1/3}·max(1, |zⱼ|)` (error O(h²)).
