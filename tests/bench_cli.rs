@@ -295,3 +295,45 @@ fn siconos_fc3d_suite_gives_the_four_outputs() {
     assert!(csv.lines().skip(1).all(|l| l.split(',').nth(1) == Some("fc3d")), "{csv}");
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// Ctrl-C (SIGINT) stops `perp bench`: exit 130, and the four outputs are written from the
+/// runs that finished, marked as interrupted.
+#[cfg(target_os = "linux")]
+#[test]
+fn ctrl_c_writes_what_finished_and_exits_130() {
+    let out = temp_dir("sigint");
+    let mut child = perp()
+        .args(["bench", "builtin", "--repeat", "300", "--out", out.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the process catches SIGINT (bit 2 of SigCgt in /proc/PID/status), then let it
+    // run a little.
+    let status = format!("/proc/{}/status", child.id());
+    let catches = || {
+        std::fs::read_to_string(&status).ok().and_then(|t| {
+            let hex = t.lines().find_map(|l| l.strip_prefix("SigCgt:"))?.trim().to_string();
+            u64::from_str_radix(&hex, 16).ok()
+        })
+    };
+    let t = std::time::Instant::now();
+    while catches().is_none_or(|m| m & 2 == 0) && t.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+    assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&read(&out, "results.json")).unwrap();
+    let why = v["settings"]["interrupted"].as_str().expect("the run is marked as interrupted");
+    assert!(why.contains("Ctrl-C"), "{why}");
+    assert!(read(&out, "summary.md").contains("**Interrupted:**"));
+    // Every record is a finished run (no status 'interrupted' from the cut solves).
+    let csv = read(&out, "results.csv");
+    assert!(csv.lines().skip(1).all(|l| !l.contains(",interrupted,")), "{csv}");
+    assert_eq!(v["records"].as_array().unwrap().len(), csv.lines().count() - 1);
+    std::fs::remove_dir_all(&out).unwrap();
+}

@@ -7,15 +7,21 @@
 //! ```
 //!
 //! Writes `results.csv`, `results.json`, `summary.md` and `profile.svg` into `--out`
-//! (default `bench-out/`); see `perp_suite::bench`. Exit status 0 when the run completed (even
-//! if solves failed), 2 on bad usage or an unreadable folder or output.
+//! (default `bench-out/`); see `perp_suite::bench`. `results.csv` grows as each problem
+//! finishes. Ctrl-C stops the run: the solves under way are stopped, and the four outputs are
+//! written from the runs that finished, marked as interrupted (a second Ctrl-C quits at once).
+//! Exit status 0 when the run completed (even if solves failed), 2 on bad usage or an
+//! unreadable folder or output, 130 when interrupted.
 
 use super::{settings, Common};
 use perp::core::Error;
 use perp::suite::bench::{self, BenchConfig, BenchProblem, BenchReport, RunSettings, Unreadable};
 use perp::suite::convert::Format;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Default time limit per solve for problem files (seconds).
@@ -72,7 +78,25 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         let t = if only_builtin { BUILTIN_TIME_LIMIT } else { FILE_TIME_LIMIT };
         s.time_limit = Some(Duration::from_secs_f64(t));
     }
-    let config = BenchConfig { settings: s, repeat: a.repeat, threads: a.threads, ..BenchConfig::default() };
+    let cancel = Arc::new(AtomicBool::new(false));
+    let config = BenchConfig {
+        settings: s,
+        repeat: a.repeat,
+        threads: a.threads,
+        cancel: Some(cancel.clone()),
+        ..BenchConfig::default()
+    };
+
+    // Ctrl-C: the first stops the run (what finished is written), a second quits.
+    let flag = cancel.clone();
+    // Not being able to install the handler (another one is installed, as in tests) only
+    // means Ctrl-C keeps its default effect.
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("perp bench: interrupted; stopping the solves under way and writing what finished (Ctrl-C again to quit)");
+    });
 
     let (mut problems, unreadable) = load(&inputs)?;
     if let Some(kinds) = &a.kind {
@@ -106,18 +130,47 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} problems {elapsed}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let records = bench::run(&problems, &solvers, &config, &|done| bar.set_position(done as u64))?;
+    // results.csv grows as problems finish (created with the first finished problem, so that a
+    // run refused for bad usage writes nothing; rewritten in problem order at the end).
+    let partial: Mutex<Option<std::fs::File>> = Mutex::new(None);
+    let records = bench::run(&problems, &solvers, &config, &|done, recs| {
+        bar.set_position(done as u64);
+        if let Ok(mut f) = partial.lock() {
+            if f.is_none() {
+                *f = start_partial_csv(&a.out).ok();
+            }
+            if let Some(f) = f.as_mut() {
+                let text = bench::results_csv(recs);
+                // Rows only (the header went first); a failed append shows in the final write.
+                let _ = f.write_all(text.split_once('\n').map_or("", |(_, rows)| rows).as_bytes());
+            }
+        }
+    })?;
     bar.finish_and_clear();
+    let interrupted = cancel.load(Ordering::SeqCst);
 
     let mut run_settings = RunSettings::new(&config, &solvers, &inputs.join(" "));
     run_settings.shard = a.shard.as_ref().map(|_| format!("{k}/{n}"));
+    if interrupted {
+        let finished = {
+            let mut names: Vec<&str> = records.iter().map(|r| r.problem.as_str()).collect();
+            names.dedup();
+            names.len()
+        };
+        run_settings.interrupted = Some(format!(
+            "Ctrl-C after {} finished run(s) on {finished} of {} problem(s)",
+            records.len(),
+            problems.len()
+        ));
+    }
     let report =
         BenchReport { settings: run_settings, machine: bench::Machine::current(), unreadable, records };
     bench::write(&a.out, &report)?;
     let solved = report.records.iter().filter(|r| r.solved()).count();
     outln!(
-        "{} problems x {} solvers: {solved}/{} runs solved{}; wrote results.csv, results.json, summary.md, \
+        "{}{} problems x {} solvers: {solved}/{} runs solved{}; wrote results.csv, results.json, summary.md, \
          profile.svg in {}",
+        if interrupted { "interrupted: " } else { "" },
         problems.len(),
         solvers.len(),
         report.records.len(),
@@ -128,7 +181,22 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         },
         a.out.display()
     )?;
+    if interrupted {
+        eprintln!("perp bench: interrupted; the outputs cover the finished runs only");
+        return Ok(ExitCode::from(130));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Creates `dir` and `dir/results.csv` with its header, for the rows appended as problems
+/// finish.
+fn start_partial_csv(dir: &Path) -> Result<std::fs::File, Error> {
+    let csv = dir.join("results.csv");
+    let io = |source| Error::Io { file: csv.clone(), source };
+    std::fs::create_dir_all(dir).map_err(|source| Error::Io { file: dir.to_path_buf(), source })?;
+    let mut f = std::fs::File::create(&csv).map_err(io)?;
+    writeln!(f, "{}", bench::CSV_HEADER).map_err(io)?;
+    Ok(f)
 }
 
 /// The problems of `inputs` (`builtin`, folders, files) and the files that could not be read.

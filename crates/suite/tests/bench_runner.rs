@@ -55,9 +55,9 @@ fn one_and_two_threads_give_the_same_records() {
         assert!(solvers.iter().any(|x| x == s), "{s} in {solvers:?}");
     }
     let done = AtomicUsize::new(0);
-    let a = bench::run(&problems, &solvers, &config(1), &|k| done.store(k, Ordering::SeqCst)).unwrap();
+    let a = bench::run(&problems, &solvers, &config(1), &|k, _| done.store(k, Ordering::SeqCst)).unwrap();
     assert_eq!(done.load(Ordering::SeqCst), problems.len());
-    let b = bench::run(&problems, &solvers, &config(2), &|_| {}).unwrap();
+    let b = bench::run(&problems, &solvers, &config(2), &|_, _| {}).unwrap();
     assert_same_outcomes(&a, &b);
     // Problem-major, solver-minor order, only applicable solvers.
     let expected: usize =
@@ -127,7 +127,7 @@ fn two_lcps() -> Vec<BenchProblem> {
 fn a_panicking_solver_is_recorded_as_a_numerical_failure_and_the_run_goes_on() {
     let set = Arc::new(TestSolvers { sleepy_finished: Arc::new(AtomicBool::new(false)), calls: 0.into() });
     let solvers: Vec<String> = ["boom", "lemke"].iter().map(|s| s.to_string()).collect();
-    let recs = bench::run_with(set, &two_lcps(), &solvers, &config(2), &|_| {}).unwrap();
+    let recs = bench::run_with(set, &two_lcps(), &solvers, &config(2), &|_, _| {}).unwrap();
     assert_eq!(recs.len(), 4);
     for (i, n) in [(0, 5), (2, 4)] {
         assert_eq!(recs[i].solver, "boom");
@@ -152,7 +152,7 @@ fn the_time_limit_is_enforced_by_a_hard_deadline() {
     assert_eq!(c.hard_deadline(), Some(Duration::from_millis(300)));
     let solvers: Vec<String> = ["sleepy", "slow", "lemke"].iter().map(|s| s.to_string()).collect();
     let problems = &two_lcps()[..1];
-    let recs = bench::run_with(set, problems, &solvers, &c, &|_| {}).unwrap();
+    let recs = bench::run_with(set, problems, &solvers, &c, &|_, _| {}).unwrap();
     // The runner came back although the sleepy solver is still asleep (30 s): abandoned.
     assert!(!finished.load(Ordering::SeqCst));
     assert_eq!(recs.len(), 3);
@@ -176,7 +176,7 @@ fn repeats_record_the_median_time_and_the_first_outcome() {
     c.settings.time_limit = None;
     c.repeat = 3;
     let problems = &two_lcps()[..1];
-    let recs = bench::run_with(set.clone(), problems, &["steps".to_string()], &c, &|_| {}).unwrap();
+    let recs = bench::run_with(set.clone(), problems, &["steps".to_string()], &c, &|_, _| {}).unwrap();
     assert_eq!(set.calls.load(Ordering::SeqCst), 3);
     // Sleeps of 0, 40 and 2000 ms: the median is the 40-ms solve (a sleep lasts at least its
     // time; 1.9 s leaves ample room for a loaded machine).
@@ -184,8 +184,9 @@ fn repeats_record_the_median_time_and_the_first_outcome() {
     assert!(recs[0].solved());
     // With the registry: three solves per run give the same outcomes as one.
     let solvers = vec!["lemke".to_string(), "pgs".to_string()];
-    let one = bench::run(&two_lcps(), &solvers, &config(1), &|_| {}).unwrap();
-    let three = bench::run(&two_lcps(), &solvers, &BenchConfig { repeat: 3, ..config(1) }, &|_| {}).unwrap();
+    let one = bench::run(&two_lcps(), &solvers, &config(1), &|_, _| {}).unwrap();
+    let three =
+        bench::run(&two_lcps(), &solvers, &BenchConfig { repeat: 3, ..config(1) }, &|_, _| {}).unwrap();
     assert_same_outcomes(&one, &three);
 }
 
@@ -199,7 +200,7 @@ fn two_merged_shards_equal_the_unsharded_run() {
     let solvers = bench::default_solvers(&all);
     let c = config(2);
     let whole_dir = temp_dir("whole");
-    let whole = bench::run(&bench::shard(all.clone(), 1, 1).unwrap(), &solvers, &c, &|_| {}).unwrap();
+    let whole = bench::run(&bench::shard(all.clone(), 1, 1).unwrap(), &solvers, &c, &|_, _| {}).unwrap();
     let mut whole_report = report(whole, &solvers, &c);
     whole_report.unreadable.push(Unreadable { file: "x/bad.dat".into(), reason: "token 1 (n): 'x'".into() });
     bench::write(&whole_dir, &whole_report).unwrap();
@@ -208,7 +209,7 @@ fn two_merged_shards_equal_the_unsharded_run() {
     for k in 1..=2 {
         let part = bench::shard(all.clone(), k, 2).unwrap();
         assert!(!part.is_empty());
-        let recs = bench::run(&part, &solvers, &c, &|_| {}).unwrap();
+        let recs = bench::run(&part, &solvers, &c, &|_, _| {}).unwrap();
         let mut r = report(recs, &solvers, &c);
         r.settings.shard = Some(format!("{k}/2"));
         if k == 2 {
@@ -266,7 +267,7 @@ fn the_four_outputs_are_written_and_well_formed() {
     let problems = bench::shard(small_suite(), 1, 1).unwrap();
     let solvers = bench::default_solvers(&problems);
     let c = config(2);
-    let recs = bench::run(&problems, &solvers, &c, &|_| {}).unwrap();
+    let recs = bench::run(&problems, &solvers, &c, &|_, _| {}).unwrap();
     let mut r = report(recs, &solvers, &c);
     r.unreadable.push(Unreadable { file: "dir/broken.dat".into(), reason: "token 2 (M): 'abc'".into() });
     let dir = temp_dir("outputs");

@@ -1,6 +1,8 @@
 //! [`BenchConfig`]: how the runner runs (settings, repeats, threads, deadlines).
 
 use perp_core::{Error, Settings};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How the runner runs.
@@ -14,11 +16,21 @@ pub struct BenchConfig {
     pub threads: usize,
     /// Added to twice the time limit to give the hard deadline (default 1 s).
     pub grace: Duration,
+    /// Set from outside (Ctrl-C) to stop the run: no new solve starts, the solves under way
+    /// are stopped within ~0.1 s (their observer says stop; a solver that does not listen is
+    /// abandoned) and left out of the records, and the runner returns what finished.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Default for BenchConfig {
     fn default() -> Self {
-        BenchConfig { settings: Settings::default(), repeat: 1, threads: 1, grace: Duration::from_secs(1) }
+        BenchConfig {
+            settings: Settings::default(),
+            repeat: 1,
+            threads: 1,
+            grace: Duration::from_secs(1),
+            cancel: None,
+        }
     }
 }
 
@@ -27,6 +39,11 @@ impl BenchConfig {
     /// ever) without a time limit.
     pub fn hard_deadline(&self) -> Option<Duration> {
         self.settings.time_limit.map(|t| t.saturating_mul(2).saturating_add(self.grace))
+    }
+
+    /// Whether the run was asked to stop.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst))
     }
 
     pub(super) fn validate(&self) -> Result<(), Error> {

@@ -38,6 +38,9 @@ pub struct RunSettings {
     /// For a merged report, the folders merged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<String>,
+    /// Set when the run was stopped before the end (Ctrl-C): what was finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
 }
 
 impl RunSettings {
@@ -52,6 +55,7 @@ impl RunSettings {
             solvers: solvers.to_vec(),
             suite: suite.to_string(),
             merged_from: Vec::new(),
+            interrupted: None,
         }
     }
 }
@@ -146,6 +150,9 @@ pub fn summary_md(report: &BenchReport) -> String {
     );
     if !s.merged_from.is_empty() {
         let _ = writeln!(out, "Merged from: {}.\n", s.merged_from.join(", "));
+    }
+    if let Some(why) = &s.interrupted {
+        let _ = writeln!(out, "**Interrupted:** {why}; the figures below cover the finished runs only.\n");
     }
     let _ = writeln!(
         out,
@@ -300,6 +307,7 @@ pub fn read_report(dir: &Path) -> Result<BenchReport, Error> {
             solvers,
             suite: dir.display().to_string(),
             merged_from: Vec::new(),
+            interrupted: None,
         },
         machine: Machine::current(),
         unreadable: Vec::new(),

@@ -16,20 +16,23 @@ pub fn run(
     problems: &[BenchProblem],
     solvers: &[String],
     config: &BenchConfig,
-    progress: &(dyn Fn(usize) + Sync),
+    progress: &(dyn Fn(usize, &[BenchRecord]) + Sync),
 ) -> Result<Vec<BenchRecord>, Error> {
     run_with(Arc::new(Registry), problems, solvers, config, progress)
 }
 
 /// Runs every solver of `solvers` that `set` applies to each problem, with
 /// `config.threads` problems at a time. Records come back in problem-major, solver-minor order
-/// whatever the thread count. `progress` is called after each problem with the number done.
+/// whatever the thread count. `progress` is called after each problem with the number done
+/// and that problem's records (to save them as they come). When `config.cancel` is set the run
+/// stops early (see [`BenchConfig::cancel`]) and returns the records of the solves that
+/// finished.
 pub fn run_with(
     set: Arc<dyn SolverSet>,
     problems: &[BenchProblem],
     solvers: &[String],
     config: &BenchConfig,
-    progress: &(dyn Fn(usize) + Sync),
+    progress: &(dyn Fn(usize, &[BenchRecord]) + Sync),
 ) -> Result<Vec<BenchRecord>, Error> {
     config.validate()?;
     for s in solvers {
@@ -40,23 +43,49 @@ pub fn run_with(
         .build()
         .map_err(|e| Error::setting("threads", config.threads, &e.to_string()))?;
     let done = std::sync::atomic::AtomicUsize::new(0);
+    let config = &with_cancel_observer(config);
     let per_problem: Vec<Vec<BenchRecord>> = pool.install(|| {
         problems
             .par_iter()
             .map(|bp| {
+                if config.cancelled() {
+                    return Vec::new();
+                }
                 let reference = bp.problem.reference_seconds();
                 let shared = Arc::new(bp.clone());
-                let recs = solvers
+                let recs: Vec<BenchRecord> = solvers
                     .iter()
                     .filter(|s| set.applies(s, &bp.problem))
-                    .map(|s| run_one(&set, &shared, s, config, reference))
+                    .map_while(|s| {
+                        (!config.cancelled()).then(|| run_one(&set, &shared, s, config, reference))
+                    })
+                    .flatten()
                     .collect();
-                progress(done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1);
+                if !config.cancelled() {
+                    progress(done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1, &recs);
+                }
                 recs
             })
             .collect()
     });
     Ok(per_problem.into_iter().flatten().collect())
+}
+
+/// `config` with an observer that stops every solve once the run is cancelled (chained with
+/// the settings' own observer).
+fn with_cancel_observer(config: &BenchConfig) -> BenchConfig {
+    let mut c = config.clone();
+    if let Some(flag) = config.cancel.clone() {
+        let inner = c.settings.observer.take();
+        c.settings.observer = Some(Arc::new(move |p: &perp_core::Progress| {
+            if flag.load(std::sync::atomic::Ordering::SeqCst) {
+                perp_core::Control::Stop
+            } else {
+                inner.as_ref().map_or(perp_core::Control::Continue, |o| o(p))
+            }
+        }));
+    }
+    c
 }
 
 /// How one solve on a worker thread ended.
@@ -66,6 +95,8 @@ enum Outcome {
     Panicked(String),
     /// No answer by the hard deadline; the worker was abandoned.
     Abandoned,
+    /// The run was cancelled while waiting; the worker was abandoned.
+    Cancelled,
 }
 
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
@@ -131,16 +162,33 @@ impl Worker {
     /// The next solve's outcome and seconds (for an abandoned worker, the time waited); `None`
     /// when the worker has no more answers. `first` is false for every solve after the first,
     /// which the worker starts on the runner's word.
-    fn next(&mut self, first: bool, deadline: Option<Duration>) -> Option<(Outcome, f64)> {
+    fn next(
+        &mut self,
+        first: bool,
+        deadline: Option<Duration>,
+        config: &BenchConfig,
+    ) -> Option<(Outcome, f64)> {
         if !first {
             self.go.as_ref()?.send(()).ok()?;
         }
         let started = Instant::now();
-        let answer = match deadline {
-            Some(d) => {
-                self.answers.recv_timeout(d).map_err(|e| e == std::sync::mpsc::RecvTimeoutError::Timeout)
+        // Wait in slices of at most 0.1 s so that a cancelled run stops waiting soon.
+        const SLICE: Duration = Duration::from_millis(100);
+        let answer = loop {
+            let left = deadline.map(|d| d.saturating_sub(started.elapsed()));
+            match self.answers.recv_timeout(left.map_or(SLICE, |l| l.min(SLICE))) {
+                Ok(a) => break Ok(a),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break Err(false),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    if config.cancelled() {
+                        self.handle = None;
+                        return Some((Outcome::Cancelled, started.elapsed().as_secs_f64()));
+                    }
+                    if left.is_some_and(|l| l <= SLICE) {
+                        break Err(true);
+                    }
+                }
             }
-            None => self.answers.recv().map_err(|_| false),
         };
         match answer {
             Ok((Ok(Ok(report)), seconds)) => Some((Outcome::Report(report), seconds)),
@@ -168,14 +216,15 @@ impl Drop for Worker {
 
 /// Runs `solver` on `bp` `config.repeat` times. Status, iterations and error come from the
 /// first solve; a later solve that fails (panic, `Err`, deadline, over the limit) replaces
-/// them and ends the repeats. The time is the median over the solves made.
+/// them and ends the repeats. The time is the median over the solves made. `None` when the
+/// run was cancelled before the solves finished (an unfinished run is not a record).
 fn run_one(
     set: &Arc<dyn SolverSet>,
     bp: &Arc<BenchProblem>,
     solver: &str,
     config: &BenchConfig,
     reference_seconds: f64,
-) -> BenchRecord {
+) -> Option<BenchRecord> {
     let limit = config.settings.time_limit;
     let deadline = config.hard_deadline();
     let mut rec = BenchRecord {
@@ -196,13 +245,17 @@ fn run_one(
         Err(e) => {
             rec.status = "error".to_string();
             rec.message = Some(e.to_string());
-            return rec;
+            return Some(rec);
         }
     };
     for k in 0..config.repeat {
-        let Some((outcome, seconds)) = worker.next(k == 0, deadline) else { break };
+        let Some((outcome, seconds)) = worker.next(k == 0, deadline, config) else { break };
         times.push(seconds);
         let failed = match outcome {
+            Outcome::Cancelled => return None,
+            Outcome::Report(report) if report.status == Status::Interrupted && config.cancelled() => {
+                return None
+            }
             Outcome::Report(report) => {
                 let over = limit.filter(|l| seconds > l.as_secs_f64());
                 if k == 0 || over.is_some() {
@@ -251,5 +304,5 @@ fn run_one(
         }
     }
     rec.seconds = median(times).unwrap_or(f64::NAN);
-    rec
+    Some(rec)
 }

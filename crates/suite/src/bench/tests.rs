@@ -27,7 +27,7 @@ fn report(records: Vec<BenchRecord>, solvers: &[String]) -> BenchReport {
 #[test]
 fn records_csv_and_summary() {
     let solvers = vec!["lemke".to_string(), "pgs".to_string()];
-    let a = run(&problems(), &solvers, &BenchConfig::default(), &|_| {}).unwrap();
+    let a = run(&problems(), &solvers, &BenchConfig::default(), &|_, _| {}).unwrap();
     assert_eq!(a.len(), 4);
     // Lemke solves both; PGS refuses the zero diagonal with an error, recorded as such.
     assert!(a[0].solved() && a[2].solved());
@@ -64,10 +64,10 @@ fn csv_errors_name_the_line() {
 
 #[test]
 fn unknown_solver_is_an_error_before_any_work() {
-    let e = run(&problems(), &["nope".to_string()], &BenchConfig::default(), &|_| {}).unwrap_err();
+    let e = run(&problems(), &["nope".to_string()], &BenchConfig::default(), &|_, _| {}).unwrap_err();
     assert!(e.to_string().contains("unknown solver 'nope'"), "{e}");
     let bad = BenchConfig { repeat: 0, ..BenchConfig::default() };
-    assert!(run(&problems(), &[], &bad, &|_| {}).is_err());
+    assert!(run(&problems(), &[], &bad, &|_, _| {}).is_err());
 }
 
 #[test]
