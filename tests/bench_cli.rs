@@ -302,7 +302,7 @@ fn siconos_fc3d_suite_gives_the_four_outputs() {
 #[test]
 fn ctrl_c_writes_what_finished_and_exits_130() {
     let out = temp_dir("sigint");
-    let mut child = perp()
+    let child = perp()
         .args(["bench", "builtin", "--repeat", "300", "--out", out.to_str().unwrap()])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
