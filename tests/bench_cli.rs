@@ -337,3 +337,31 @@ fn ctrl_c_writes_what_finished_and_exits_130() {
     assert_eq!(v["records"].as_array().unwrap().len(), csv.lines().count() - 1);
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// `--max-iter` is a budget that does not depend on the clock: it reaches the solvers and is
+/// recorded in results.json.
+#[test]
+fn max_iter_limits_every_solve_and_is_recorded() {
+    let out = temp_dir("maxiter");
+    let o = bench(&[
+        "builtin",
+        "--kind",
+        "lcp",
+        "--solvers",
+        "pgs",
+        "--max-iter",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let csv = read(&out, "results.csv");
+    assert!(csv.lines().count() > 1, "{csv}");
+    for l in csv.lines().skip(1) {
+        let iterations: usize = l.split(',').nth(5).unwrap().parse().unwrap();
+        assert!(iterations <= 3, "{l}");
+    }
+    let v: serde_json::Value = serde_json::from_str(&read(&out, "results.json")).unwrap();
+    assert_eq!(v["settings"]["max_iter"], 3);
+    std::fs::remove_dir_all(&out).unwrap();
+}

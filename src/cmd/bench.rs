@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! perp bench [DIR|builtin|FILE…] [--solvers a,b] [--kind lcp|mlcp|ncp|fc2d|fc3d] [--tol X]
-//!            [--time-limit S] [--repeat N] [--threads N] [--shard K/N] [--out DIR]
+//!            [--time-limit S] [--max-iter N] [--repeat N] [--threads N] [--shard K/N] [--out DIR]
 //! perp bench --merge DIR… [--out DIR]
 //! ```
 //!
@@ -44,6 +44,10 @@ pub struct Args {
     kind: Option<Vec<String>>,
     #[command(flatten)]
     common: Common,
+    /// Iteration (pivot, sweep) limit per solve; 0 = each solver's default. With a generous
+    /// --time-limit this is a budget that does not depend on the machine's speed or load.
+    #[arg(long, default_value_t = 0)]
+    max_iter: usize,
     /// Solves per (problem, solver); the time recorded is their median.
     #[arg(long, default_value_t = 1)]
     repeat: usize,
@@ -72,7 +76,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         Some(s) => bench::parse_shard(s)?,
         None => (1, 1),
     };
-    let mut s = settings(&a.common, 0)?;
+    let mut s = settings(&a.common, a.max_iter)?;
     if s.time_limit.is_none() {
         let only_builtin = inputs.iter().all(|i| i == "builtin");
         let t = if only_builtin { BUILTIN_TIME_LIMIT } else { FILE_TIME_LIMIT };

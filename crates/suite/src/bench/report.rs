@@ -25,6 +25,9 @@ pub struct RunSettings {
     pub tol: f64,
     /// Time limit per solve in seconds (`None`: none).
     pub time_limit: Option<f64>,
+    /// Iteration limit per solve (0: each solver's default).
+    #[serde(default)]
+    pub max_iter: usize,
     /// Solves per (problem, solver).
     pub repeat: usize,
     /// Problems solved at the same time.
@@ -49,6 +52,7 @@ impl RunSettings {
         RunSettings {
             tol: config.settings.tol,
             time_limit: config.settings.time_limit.map(|t| t.as_secs_f64()),
+            max_iter: config.settings.max_iter,
             repeat: config.repeat,
             threads: config.threads,
             shard: None,
@@ -301,6 +305,7 @@ pub fn read_report(dir: &Path) -> Result<BenchReport, Error> {
         settings: RunSettings {
             tol: f64::NAN,
             time_limit: None,
+            max_iter: 0,
             repeat: 0,
             threads: 0,
             shard: None,
