@@ -110,45 +110,60 @@ impl Blocks {
     #[inline]
     pub fn rows_times(&self, i: usize, r: &[f64], out: &mut [f64]) {
         let d = self.d;
-        let ip = self.csr.indptr();
-        let ip = ip.raw_storage();
-        let (idx, val) = (self.csr.indices(), self.csr.data());
-        for a in 0..d {
-            let row = d * i + a;
-            let mut s = 0.0;
-            for k in ip[row]..ip[row + 1] {
-                s += val[k] * r[idx[k]];
-            }
-            out[a] = s;
-        }
+        self.rows_into(d * i, r, &[0.0; MAX_DIM][..d], out);
     }
 
     /// `out = W r` (the arithmetic of [`Blocks::velocity`] with q = 0).
     pub fn mul(&self, r: &[f64], out: &mut [f64]) {
-        let ip = self.csr.indptr();
-        let ip = ip.raw_storage();
-        let (idx, val) = (self.csr.indices(), self.csr.data());
-        for (row, o) in out.iter_mut().enumerate() {
-            let mut s = 0.0;
-            for k in ip[row]..ip[row + 1] {
-                s += val[k] * r[idx[k]];
-            }
-            *o = s;
+        let zeros = [0.0; 4];
+        for (k, o) in out.chunks_mut(4).enumerate() {
+            self.rows_into(4 * k, r, &zeros[..o.len()], o);
         }
     }
 
     /// `u = W r + q`.
     pub fn velocity(&self, r: &[f64], q: &[f64], u: &mut [f64]) {
-        let ip = self.csr.indptr();
-        let ip = ip.raw_storage();
-        let (idx, val) = (self.csr.indices(), self.csr.data());
-        for row in 0..q.len() {
-            let mut s = q[row];
-            for k in ip[row]..ip[row + 1] {
-                s += val[k] * r[idx[k]];
-            }
-            u[row] = s;
+        for (k, (o, qk)) in u[..q.len()].chunks_mut(4).zip(q.chunks(4)).enumerate() {
+            self.rows_into(4 * k, r, qk, o);
         }
+    }
+
+    /// `out[a] = init[a] + Σ_k W[first + a, k] r_k` for `a < out.len() ≤ MAX_DIM`, each row
+    /// summed in CSR order (as a row-by-row loop would), the rows interleaved.
+    #[inline]
+    fn rows_into(&self, first: usize, r: &[f64], init: &[f64], out: &mut [f64]) {
+        match out.len() {
+            1 => self.rows_fixed::<1>(first, r, init, out),
+            2 => self.rows_fixed::<2>(first, r, init, out),
+            3 => self.rows_fixed::<3>(first, r, init, out),
+            4 => self.rows_fixed::<4>(first, r, init, out),
+            5 => self.rows_fixed::<5>(first, r, init, out),
+            _ => self.rows_fixed::<6>(first, r, init, out),
+        }
+    }
+
+    #[inline]
+    fn rows_fixed<const G: usize>(&self, first: usize, r: &[f64], init: &[f64], out: &mut [f64]) {
+        let ip = self.csr.indptr();
+        let ip = &ip.raw_storage()[first..first + G + 1];
+        let (idx, val) = (self.csr.indices(), self.csr.data());
+        let mut s = [0.0; G];
+        s.copy_from_slice(&init[..G]);
+        let m = (0..G).map(|a| ip[a + 1] - ip[a]).min().unwrap_or(0);
+        // The first m entries of every row, interleaved (independent sums), then the rest.
+        let vs: [&[f64]; G] = std::array::from_fn(|a| &val[ip[a]..ip[a] + m]);
+        let is: [&[usize]; G] = std::array::from_fn(|a| &idx[ip[a]..ip[a] + m]);
+        for t in 0..m {
+            for a in 0..G {
+                s[a] += vs[a][t] * r[is[a][t]];
+            }
+        }
+        for a in 0..G {
+            for k in ip[a] + m..ip[a + 1] {
+                s[a] += val[k] * r[idx[k]];
+            }
+        }
+        out[..G].copy_from_slice(&s);
     }
 }
 
@@ -168,7 +183,81 @@ fn fill_diag(csr: &CsMat<f64>, d: usize, diag: &mut [f64]) {
 /// Solves the small dense system `a x = b` (`n ≤ MAX_DIM`, `a` row-major, overwritten) by
 /// Gaussian elimination with partial pivoting; `false` when a pivot is below
 /// `1e-14 · max|a|` (numerically singular).
+///
+/// Dispatches to [`small_solve_fixed`] for `n ≤ MAX_DIM` (the same operations in the same
+/// order, on stack arrays of the constant size: the same bits).
 pub(crate) fn small_solve(n: usize, a: &mut [f64], b: &mut [f64]) -> bool {
+    fn fixed<const N: usize>(a: &mut [f64], b: &mut [f64]) -> bool {
+        let mut am = [[0.0; N]; N];
+        for (i, row) in am.iter_mut().enumerate() {
+            row.copy_from_slice(&a[i * N..(i + 1) * N]);
+        }
+        let mut bv = [0.0; N];
+        bv.copy_from_slice(&b[..N]);
+        let ok = small_solve_fixed(&mut am, &mut bv);
+        a[..N * N].copy_from_slice(am.as_flattened());
+        b[..N].copy_from_slice(&bv);
+        ok
+    }
+    match n {
+        1 => fixed::<1>(a, b),
+        2 => fixed::<2>(a, b),
+        3 => fixed::<3>(a, b),
+        4 => fixed::<4>(a, b),
+        5 => fixed::<5>(a, b),
+        6 => fixed::<6>(a, b),
+        _ => small_solve_dyn(n, a, b),
+    }
+}
+
+/// [`small_solve`] for a constant size `N` on arrays (`a` row-major by rows); `b` holds the
+/// solution on success (on failure both hold partial eliminations, as in [`small_solve`]).
+#[inline]
+pub(crate) fn small_solve_fixed<const N: usize>(a: &mut [[f64; N]; N], b: &mut [f64; N]) -> bool {
+    let scale = a.as_flattened().iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    if scale.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !scale.is_finite() {
+        return false;
+    }
+    for k in 0..N {
+        let (mut p, mut best) = (k, a[k][k].abs());
+        for i in k + 1..N {
+            if a[i][k].abs() > best {
+                best = a[i][k].abs();
+                p = i;
+            }
+        }
+        if best <= 1e-14 * scale {
+            return false;
+        }
+        if p != k {
+            a.swap(k, p);
+            b.swap(k, p);
+        }
+        let rowk = a[k];
+        let piv = rowk[k];
+        for i in k + 1..N {
+            let f = a[i][k] / piv;
+            if f != 0.0 {
+                for j in k..N {
+                    a[i][j] -= f * rowk[j];
+                }
+                b[i] -= f * b[k];
+            }
+        }
+    }
+    for k in (0..N).rev() {
+        let mut s = b[k];
+        for j in k + 1..N {
+            s -= a[k][j] * b[j];
+        }
+        b[k] = s / a[k][k];
+    }
+    b.iter().all(|v| v.is_finite())
+}
+
+/// The size-generic elimination ([`small_solve`] for any `n`; the reference its fixed-size
+/// versions are tested against).
+pub(crate) fn small_solve_dyn(n: usize, a: &mut [f64], b: &mut [f64]) -> bool {
     debug_assert!(n <= MAX_DIM);
     let scale = a[..n * n].iter().fold(0.0_f64, |m, v| m.max(v.abs()));
     if scale.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !scale.is_finite() {
@@ -241,5 +330,34 @@ mod tests {
         assert!((rhs[0] - 0.8).abs() < 1e-15 && (rhs[1] - 1.4).abs() < 1e-15);
         let mut sing = [1.0, 2.0, 2.0, 4.0];
         assert!(!small_solve(2, &mut sing, &mut [1.0, 1.0]));
+    }
+
+    #[test]
+    fn fixed_size_small_solve_matches_the_generic_one_bit_for_bit() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for n in 1..=MAX_DIM {
+            for trial in 0..500 {
+                let mut a: Vec<f64> = (0..n * n).map(|_| rng.random_range(-2.0..2.0)).collect();
+                if trial % 5 == 0 {
+                    // Exact zeros (the `f != 0` skip) and a near-singular row.
+                    a[0] = 0.0;
+                    if n > 1 {
+                        for j in 0..n {
+                            a[(n - 1) * n + j] = a[j] * 1e-15;
+                        }
+                    }
+                }
+                let b: Vec<f64> = (0..n).map(|_| rng.random_range(-3.0..3.0)).collect();
+                let (mut a1, mut b1, mut a2, mut b2) = (a.clone(), b.clone(), a.clone(), b.clone());
+                let ok1 = small_solve(n, &mut a1, &mut b1);
+                let ok2 = small_solve_dyn(n, &mut a2, &mut b2);
+                assert_eq!(ok1, ok2, "n = {n}, a = {a:?}");
+                if ok1 {
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&b1), bits(&b2), "n = {n}, a = {a:?}");
+                }
+            }
+        }
     }
 }
