@@ -10,6 +10,11 @@ pub struct Coulomb {
     dim: usize,
 }
 
+/// The Coulomb cones of dimension 3 and 2, for static calls where a problem's laws are known
+/// to be the built-in Coulomb ones.
+pub(crate) const COULOMB_3D: Coulomb = Coulomb { dim: 3 };
+pub(crate) const COULOMB_2D: Coulomb = Coulomb { dim: 2 };
+
 impl Coulomb {
     /// The Coulomb cone for contacts of dimension 2 or 3.
     pub fn new(dim: usize) -> Result<Coulomb, Error> {
@@ -172,7 +177,7 @@ impl Cone for Coulomb {
 /// trait's default and [`Coulomb::project_section`], step for step.
 #[allow(clippy::too_many_arguments)]
 #[inline]
-fn alart_curnier_fixed<const K: usize>(
+pub(crate) fn alart_curnier_fixed<const K: usize>(
     mu: f64,
     rho_n: f64,
     rho_t: f64,

@@ -34,6 +34,9 @@ pub(crate) struct Local<'a> {
     pub w: &'a [f64],
     /// `b = q_i + Σ_{j≠i} W_ij r_j`.
     pub b: &'a [f64],
+    /// `cone` is the built-in [`crate::Coulomb`] cone: its Alart–Curnier function is then
+    /// called directly (inlined, the same code as through the trait).
+    pub coulomb: bool,
 }
 
 impl Local<'_> {
@@ -157,22 +160,8 @@ impl Local<'_> {
         let (nb, wmax) = (norm(&b), self.w.iter().fold(0.0_f64, |m, v| m.max(v.abs())));
         // `Local::scale`.
         let scale = |r: &[f64; N]| nb + wmax * norm(r) + f64::MIN_POSITIVE;
-        // `Local::cfun`.
         let cfun = |r: &[f64; N], phi: &mut [f64; N], jac: Option<(&mut [f64], &mut [f64])>| {
-            let mut u = [0.0; N];
-            for a in 0..N {
-                let mut s = b[a];
-                for k in 0..N {
-                    s += w[a][k] * r[k];
-                }
-                u[a] = s;
-            }
-            if fb {
-                // soc_map checked by the caller
-                let _ = self.cone.fischer_burmeister(self.mu, r, &u, phi, jac);
-            } else {
-                self.cone.alart_curnier(self.mu, rho_n, rho_t, r, &u, phi, jac);
-            }
+            self.cfun_fixed(fb, (rho_n, rho_t), &w, &b, r, phi, jac)
         };
         let mut x = [0.0; N];
         x.copy_from_slice(&r[..N]);
@@ -231,6 +220,39 @@ impl Local<'_> {
         }
         r[..N].copy_from_slice(&x);
         max_iter
+    }
+
+    /// [`Local::cfun`] for `d = N`, on the copies `w`, `b` of `W_ii`, `b`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn cfun_fixed<const N: usize>(
+        &self,
+        fb: bool,
+        rho: (f64, f64),
+        w: &[[f64; N]; N],
+        b: &[f64; N],
+        r: &[f64; N],
+        phi: &mut [f64; N],
+        jac: Option<(&mut [f64], &mut [f64])>,
+    ) {
+        let mut u = [0.0; N];
+        for a in 0..N {
+            let mut s = b[a];
+            for k in 0..N {
+                s += w[a][k] * r[k];
+            }
+            u[a] = s;
+        }
+        if fb {
+            // soc_map checked by the caller
+            let _ = self.cone.fischer_burmeister(self.mu, r, &u, phi, jac);
+        } else if self.coulomb && N == 3 {
+            crate::coulomb::alart_curnier_fixed::<2>(self.mu, rho.0, rho.1, r, &u, phi, jac);
+        } else if self.coulomb && N == 2 {
+            crate::coulomb::alart_curnier_fixed::<1>(self.mu, rho.0, rho.1, r, &u, phi, jac);
+        } else {
+            self.cone.alart_curnier(self.mu, rho.0, rho.1, r, &u, phi, jac);
+        }
     }
 
     /// The size-generic local Newton (any d; the reference of [`Local::newton_fixed`]).
@@ -350,7 +372,7 @@ mod tests {
 
     fn check(kind: LocalSolver, d: usize, w: &[f64], b: &[f64], mu: f64) -> Vec<f64> {
         let cone = Coulomb::new(d).unwrap();
-        let lp = Local { cone: &cone, mu, w, b };
+        let lp = Local { cone: &cone, mu, w, b, coulomb: true };
         let mut r = vec![0.0; d];
         lp.solve(kind, &mut r, 50);
         let res = lp.residual(&r);
@@ -437,7 +459,8 @@ mod tests {
                 let b: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
                 let r0: Vec<f64> = (0..d).map(|_| rng.random_range(-1.0..1.0)).collect();
                 let mu = rng.random_range(0.0..1.5);
-                let lp = Local { cone: &**cone, mu, w: &w, b: &b };
+                let coulomb = cone.name().starts_with("coulomb");
+                let lp = Local { cone: &**cone, mu, w: &w, b: &b, coulomb };
                 for fb in [false, true] {
                     if fb && cone.soc_map(mu).is_none() {
                         continue;

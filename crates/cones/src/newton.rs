@@ -417,6 +417,8 @@ struct Method<'a> {
     cones: &'a [Arc<dyn Cone>],
     /// FB's Lorentz-cone maps (see [`Workspace::maps`]; empty for the other functions).
     maps: &'a [Option<SocMap>],
+    /// Every contact has the built-in Coulomb law (its cone object is a `Coulomb`).
+    coulomb: bool,
     /// `(ρ_N, ρ_T)` per contact, from the diagonal blocks of W (of `W + σI` in prox mode).
     rho: Vec<(f64, f64)>,
     linear: &'a mut Linear,
@@ -544,6 +546,7 @@ impl Method<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn contact(
         &self,
         f: NewtonFunction,
@@ -554,8 +557,34 @@ impl Method<'_> {
         phi: &mut [f64],
         jac: Option<(&mut [f64], &mut [f64])>,
     ) -> bool {
+        use crate::coulomb::{alart_curnier_fixed, COULOMB_2D, COULOMB_3D};
         let mu = self.p.mu[i];
         let (rn, rt) = self.rho[i];
+        // The built-in Coulomb law: its functions called statically (the same code as
+        // through the trait object).
+        match (self.coulomb, r.len(), f) {
+            (true, 3, NewtonFunction::AlartCurnier) => {
+                alart_curnier_fixed::<2>(mu, rn, rt, r, u, phi, jac);
+                return true;
+            }
+            (true, 2, NewtonFunction::AlartCurnier) => {
+                alart_curnier_fixed::<1>(mu, rn, rt, r, u, phi, jac);
+                return true;
+            }
+            (true, 3, NewtonFunction::FischerBurmeister) if mu > 0.0 => {
+                if let Some(map) = &self.maps[i] {
+                    crate::cone::fb_mapped(&COULOMB_3D, mu, map, r, u, phi, jac);
+                    return true;
+                }
+            }
+            (true, 2, NewtonFunction::FischerBurmeister) if mu > 0.0 => {
+                if let Some(map) = &self.maps[i] {
+                    crate::cone::fb_mapped(&COULOMB_2D, mu, map, r, u, phi, jac);
+                    return true;
+                }
+            }
+            _ => {}
+        }
         match f {
             NewtonFunction::AlartCurnier => {
                 cone.alart_curnier(mu, rn, rt, r, u, phi, jac);
@@ -1044,6 +1073,7 @@ pub(crate) fn run(
         blocks,
         cones,
         maps: if opts.function == NewtonFunction::FischerBurmeister { &ws.maps } else { &[] },
+        coulomb: p.is_coulomb(),
         rho,
         linear,
         r: r0,

@@ -95,6 +95,8 @@ struct Method<'a> {
     p: &'a FrictionContactProblem,
     blocks: &'a Blocks,
     cones: &'a [Arc<dyn Cone>],
+    /// Every contact has the built-in Coulomb law (its cone object is a `Coulomb`).
+    coulomb: bool,
     /// The caller's buffers: the iterate, and `W r + q` when the full error is computed.
     r: &'a mut [f64],
     u: &'a mut [f64],
@@ -134,7 +136,8 @@ impl Method<'_> {
                 b[a] = v;
             }
             let mut ri = ri_old;
-            let local = Local { cone: &*self.cones[i], mu: self.p.mu[i], w: wii, b: &b };
+            let local =
+                Local { cone: &*self.cones[i], mu: self.p.mu[i], w: wii, b: &b, coulomb: self.coulomb };
             self.local_iterations += local.solve(self.opts.local, &mut ri, self.opts.local_max_iter);
             let out = &mut self.r[s..s + N];
             for k in 0..N {
@@ -166,7 +169,8 @@ impl Method<'_> {
                 b[a] = v;
             }
             ri[..d].copy_from_slice(&self.r[s..s + d]);
-            let local = Local { cone: &*self.cones[i], mu: self.p.mu[i], w: wii, b: &b[..d] };
+            let local =
+                Local { cone: &*self.cones[i], mu: self.p.mu[i], w: wii, b: &b[..d], coulomb: self.coulomb };
             self.local_iterations += local.solve(self.opts.local, &mut ri[..d], self.opts.local_max_iter);
             for k in 0..d {
                 let new = if self.opts.omega == 1.0 {
@@ -265,6 +269,7 @@ impl Nsgs {
             p,
             blocks,
             cones: &ws.cones.cones,
+            coulomb: p.is_coulomb(),
             r,
             u,
             order: std::mem::take(&mut ws.order),
