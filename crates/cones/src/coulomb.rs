@@ -176,7 +176,7 @@ impl Cone for Coulomb {
 /// [`Cone::alart_curnier`] of the Coulomb cone with `K = d − 1` tangential components: the
 /// trait's default and [`Coulomb::project_section`], step for step.
 #[allow(clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 pub(crate) fn alart_curnier_fixed<const K: usize>(
     mu: f64,
     rho_n: f64,

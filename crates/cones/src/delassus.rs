@@ -18,6 +18,10 @@ pub(crate) struct Blocks {
     pub csr: CsMat<f64>,
     /// Diagonal blocks `W_ii`, `d×d` row-major each.
     pub diag: Vec<f64>,
+    /// Scratch of [`Blocks::refresh_values`] for a dense W: the values in CSR order, and the
+    /// next CSR position of every row.
+    stage: Vec<f64>,
+    next: Vec<usize>,
 }
 
 impl Blocks {
@@ -27,7 +31,11 @@ impl Blocks {
         let nc = n / d;
         let mut diag = vec![0.0; nc * d * d];
         fill_diag(&csr, d, &mut diag);
-        Blocks { d, csr, diag }
+        let (stage, next) = match w {
+            Matrix::Dense(_) => (vec![0.0; csr.nnz()], vec![0; n]),
+            Matrix::Sparse(_) => (Vec::new(), Vec::new()),
+        };
+        Blocks { d, csr, diag, stage, next }
     }
 
     /// Makes `slot` hold the blocks of `w`: when it already holds blocks of the same
@@ -55,35 +63,33 @@ impl Blocks {
         }
         match w {
             Matrix::Dense(m) => {
-                // Walk W in CSR order: the nonzeros of row i must sit at the cached columns.
+                // Walk W by columns (its storage order), each row's nonzeros checked against
+                // the cached columns at the row's next CSR position and staged there.
                 let ip = self.csr.indptr();
                 let ip = ip.raw_storage();
                 let idx = self.csr.indices();
-                for i in 0..n {
-                    let (mut k, end) = (ip[i], ip[i + 1]);
-                    for j in 0..n {
-                        if m[(i, j)] != 0.0 {
-                            if k == end || idx[k] != j {
+                if self.stage.len() != idx.len() || self.next.len() != n {
+                    return false;
+                }
+                self.next.copy_from_slice(&ip[..n]);
+                for j in 0..n {
+                    let col = m.col_as_slice(j);
+                    for i in 0..n {
+                        let v = col[i];
+                        if v != 0.0 {
+                            let k = self.next[i];
+                            if k == ip[i + 1] || idx[k] != j {
                                 return false;
                             }
-                            k += 1;
-                        }
-                    }
-                    if k != end {
-                        return false;
-                    }
-                }
-                let data = self.csr.data_mut();
-                let mut k = 0;
-                for i in 0..n {
-                    for j in 0..n {
-                        let v = m[(i, j)];
-                        if v != 0.0 {
-                            data[k] = v;
-                            k += 1;
+                            self.stage[k] = v;
+                            self.next[i] = k + 1;
                         }
                     }
                 }
+                if self.next.iter().zip(&ip[1..]).any(|(k, end)| k != end) {
+                    return false;
+                }
+                self.csr.data_mut().copy_from_slice(&self.stage);
             }
             Matrix::Sparse(s) => {
                 let same = s.is_csr()
@@ -169,12 +175,17 @@ impl Blocks {
 
 /// Adds the entries of the diagonal blocks of `csr` into `diag` (zeroed by the caller).
 fn fill_diag(csr: &CsMat<f64>, d: usize, diag: &mut [f64]) {
-    for (row, vec) in csr.outer_iterator().enumerate() {
-        let i = row / d;
-        let a = row % d;
-        for (c, &v) in vec.iter() {
-            if c / d == i {
-                diag[i * d * d + a * d + c % d] += v;
+    let ip = csr.indptr();
+    let ip = ip.raw_storage();
+    let (idx, val) = (csr.indices(), csr.data());
+    for row in 0..csr.rows() {
+        let (i, a) = (row / d, row % d);
+        // The columns of block i: [d i, d i + d).
+        let (lo, block) = (d * i, &mut diag[i * d * d + a * d..i * d * d + a * d + d]);
+        for k in ip[row]..ip[row + 1] {
+            let c = idx[k].wrapping_sub(lo);
+            if c < d {
+                block[c] += val[k];
             }
         }
     }
@@ -330,6 +341,63 @@ mod tests {
         assert!((rhs[0] - 0.8).abs() < 1e-15 && (rhs[1] - 1.4).abs() < 1e-15);
         let mut sing = [1.0, 2.0, 2.0, 4.0];
         assert!(!small_solve(2, &mut sing, &mut [1.0, 1.0]));
+    }
+
+    #[test]
+    fn refresh_and_products_match_fresh_blocks_and_plain_row_sums() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(13);
+        for (n, d) in [(3, 3), (6, 2), (9, 3), (15, 3), (27, 3)] {
+            let pattern: Vec<bool> = (0..n * n).map(|_| rng.random_range(0.0..1.0) < 0.6).collect();
+            let dense = |rng: &mut rand_chacha::ChaCha8Rng, pat: &[bool]| {
+                let v: Vec<f64> =
+                    pat.iter().map(|&nz| if nz { rng.random_range(-1.0..1.0) } else { 0.0 }).collect();
+                Matrix::from_row_major(n, n, &v).unwrap()
+            };
+            let mut slot = None;
+            assert!(Blocks::refresh(&mut slot, &dense(&mut rng, &pattern), d));
+            for round in 0..4 {
+                let mut pat = pattern.clone();
+                if round == 3 {
+                    pat[n * n - 1] = !pat[n * n - 1];
+                }
+                let w = dense(&mut rng, &pat);
+                let fresh = Blocks::new(&w, d);
+                assert_eq!(Blocks::refresh(&mut slot, &w, d), round == 3, "n = {n}, round {round}");
+                let b = slot.as_ref().unwrap();
+                assert_eq!(b.csr, fresh.csr);
+                assert_eq!(
+                    b.diag.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    fresh.diag.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+                );
+                // Products against the plain row-by-row sums.
+                let r: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+                let q: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+                let (ip, idx, val) = (b.csr.indptr(), b.csr.indices(), b.csr.data());
+                let ip = ip.raw_storage();
+                let plain = |init: &[f64]| -> Vec<u64> {
+                    (0..n)
+                        .map(|row| {
+                            let mut s = init[row];
+                            for k in ip[row]..ip[row + 1] {
+                                s += val[k] * r[idx[k]];
+                            }
+                            s.to_bits()
+                        })
+                        .collect()
+                };
+                let (mut u, mut wr) = (vec![0.0; n], vec![0.0; n]);
+                b.velocity(&r, &q, &mut u);
+                b.mul(&r, &mut wr);
+                assert_eq!(u.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), plain(&q));
+                assert_eq!(wr.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), plain(&vec![0.0; n]));
+                for i in 0..n / d {
+                    let mut out = [0.0; MAX_DIM];
+                    b.rows_times(i, &r, &mut out[..d]);
+                    assert_eq!(&out[..d], &wr[d * i..d * i + d]);
+                }
+            }
+        }
     }
 
     #[test]
