@@ -168,8 +168,8 @@ impl Local<'_> {
         let (mut phi, mut jr, mut ju) = ([0.0; N], [[0.0; N]; N], [[0.0; N]; N]);
         let mut trial = [0.0; N];
         let (mut phit, mut jrt, mut jut) = ([0.0; N], [[0.0; N]; N], [[0.0; N]; N]);
-        // The line search evaluates its trial points with the Jacobians (φ does not depend on
-        // whether they are asked for): the accepted one's are the next iteration's.
+        // The line search evaluates the full step with the Jacobians (φ does not depend on
+        // whether they are asked for): when it is accepted they are the next iteration's.
         let mut ready = false;
         for it in 1..=max_iter {
             if !ready {
@@ -204,7 +204,8 @@ impl Local<'_> {
                 for k in 0..N {
                     trial[k] = x[k] + t * dir[k];
                 }
-                cfun(&trial, &mut phit, Some((jrt.as_flattened_mut(), jut.as_flattened_mut())));
+                let jac = (t == 1.0).then_some((jrt.as_flattened_mut(), jut.as_flattened_mut()));
+                cfun(&trial, &mut phit, jac);
                 let ft = norm(&phit);
                 if ft * ft <= (1.0 - 1e-4 * t) * f0 * f0 {
                     break;
@@ -215,8 +216,11 @@ impl Local<'_> {
                     return it + self.projection(r, 10 * max_iter);
                 }
             }
-            (x, phi, jr, ju) = (trial, phit, jrt, jut);
-            ready = true;
+            ready = t == 1.0;
+            (x, phi) = (trial, phit);
+            if ready {
+                (jr, ju) = (jrt, jut);
+            }
         }
         r[..N].copy_from_slice(&x);
         max_iter

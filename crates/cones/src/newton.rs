@@ -785,8 +785,8 @@ impl Method<'_> {
 
     /// Backtracking along `self.dir` from `psi0 = ½‖Φ‖²` against the non-monotone
     /// `reference`: the accepted step, else the best trial step when it decreases `psi0`
-    /// (`None` when no trial step does); with it, whether it is the last trial evaluated (whose
-    /// u, Φ and Jacobian blocks are then in the `trial_*` vectors: the trial points are
+    /// (`None` when no trial step does); with it, whether it is the full step, accepted at once
+    /// (its u, Φ and Jacobian blocks are then in the `trial_*` vectors: the full step is
     /// evaluated with the Jacobians, Φ being the same either way).
     fn line_search(&mut self, psi0: f64, reference: f64) -> Option<(f64, bool)> {
         let n = self.r.len();
@@ -800,7 +800,9 @@ impl Method<'_> {
             let (tr, tu) = (std::mem::take(&mut self.trial), std::mem::take(&mut self.trial_u));
             let mut tphi = std::mem::take(&mut self.trial_phi);
             let (mut tjr, mut tju) = (std::mem::take(&mut self.trial_jr), std::mem::take(&mut self.trial_ju));
-            self.eval(&tr, &tu, &mut tphi, Some((&mut tjr, &mut tju)));
+            // The full step, usually taken, with the Jacobians (wasted when it is refused).
+            let first = t == 1.0;
+            self.eval(&tr, &tu, &mut tphi, if first { Some((&mut tjr, &mut tju)) } else { None });
             let psi = Self::merit(&tphi);
             self.trial = tr;
             self.trial_u = tu;
@@ -810,7 +812,7 @@ impl Method<'_> {
                 best = Some((t, psi));
             }
             if psi <= (1.0 - 2e-4 * t) * reference || (!self.opts.line_search && psi.is_finite()) {
-                return Some((t, true));
+                return Some((t, first));
             }
             self.line_search_steps += 1;
             t *= 0.5;
