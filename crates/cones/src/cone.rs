@@ -304,56 +304,7 @@ pub trait Cone: Send + Sync + fmt::Debug {
         phi: &mut [f64],
         jac: Option<(&mut [f64], &mut [f64])>,
     ) {
-        let d = r.len();
-        let k = d - 1;
-        let xn = r[0] - rho_n * u[0];
-        let xi = xn.max(0.0);
-        let active = xn > 0.0;
-        let mut y = [0.0; MD];
-        for i in 1..d {
-            y[i - 1] = r[i] - rho_t * u[i];
-        }
-        let mut p = [0.0; MD];
-        match jac {
-            None => self.project_section(mu, xi, &y[..k], &mut p[..k], None, None),
-            Some((jr, ju)) => {
-                let mut jt = [0.0; MD2];
-                let mut jx = [0.0; MD];
-                self.project_section(
-                    mu,
-                    xi,
-                    &y[..k],
-                    &mut p[..k],
-                    Some(&mut jt[..k * k]),
-                    Some(&mut jx[..k]),
-                );
-                jr.iter_mut().for_each(|v| *v = 0.0);
-                ju.iter_mut().for_each(|v| *v = 0.0);
-                // Normal row.
-                if active {
-                    ju[0] = rho_n;
-                } else {
-                    jr[0] = 1.0;
-                }
-                // Tangential rows: φ_T = r_T − P(ξ(r_N,u_N), r_T − ρ_T u_T).
-                for a in 0..k {
-                    let row = (a + 1) * d;
-                    if active {
-                        jr[row] = -jx[a];
-                        ju[row] = jx[a] * rho_n;
-                    }
-                    for b in 0..k {
-                        let delta = f64::from(u8::from(a == b));
-                        jr[row + b + 1] = delta - jt[a * k + b];
-                        ju[row + b + 1] = rho_t * jt[a * k + b];
-                    }
-                }
-            }
-        }
-        phi[0] = r[0] - xi;
-        for a in 0..k {
-            phi[a + 1] = r[a + 1] - p[a];
-        }
+        alart_curnier_default(self, mu, rho_n, rho_t, r, u, phi, jac)
     }
 
     /// The Fischer–Burmeister function of the Lorentz cone's Jordan algebra applied to
@@ -375,6 +326,64 @@ pub trait Cone: Send + Sync + fmt::Debug {
         })?;
         fb_mapped(self, mu, &map, r, u, phi, jac);
         Ok(())
+    }
+}
+
+/// The default [`Cone::alart_curnier`], on the cone's [`Cone::project_section`] (callable by
+/// laws that override it for some dimensions only).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn alart_curnier_default<C: Cone + ?Sized>(
+    cone: &C,
+    mu: f64,
+    rho_n: f64,
+    rho_t: f64,
+    r: &[f64],
+    u: &[f64],
+    phi: &mut [f64],
+    jac: Option<(&mut [f64], &mut [f64])>,
+) {
+    let d = r.len();
+    let k = d - 1;
+    let xn = r[0] - rho_n * u[0];
+    let xi = xn.max(0.0);
+    let active = xn > 0.0;
+    let mut y = [0.0; MD];
+    for i in 1..d {
+        y[i - 1] = r[i] - rho_t * u[i];
+    }
+    let mut p = [0.0; MD];
+    match jac {
+        None => cone.project_section(mu, xi, &y[..k], &mut p[..k], None, None),
+        Some((jr, ju)) => {
+            let mut jt = [0.0; MD2];
+            let mut jx = [0.0; MD];
+            cone.project_section(mu, xi, &y[..k], &mut p[..k], Some(&mut jt[..k * k]), Some(&mut jx[..k]));
+            jr.iter_mut().for_each(|v| *v = 0.0);
+            ju.iter_mut().for_each(|v| *v = 0.0);
+            // Normal row.
+            if active {
+                ju[0] = rho_n;
+            } else {
+                jr[0] = 1.0;
+            }
+            // Tangential rows: φ_T = r_T − P(ξ(r_N,u_N), r_T − ρ_T u_T).
+            for a in 0..k {
+                let row = (a + 1) * d;
+                if active {
+                    jr[row] = -jx[a];
+                    ju[row] = jx[a] * rho_n;
+                }
+                for b in 0..k {
+                    let delta = f64::from(u8::from(a == b));
+                    jr[row + b + 1] = delta - jt[a * k + b];
+                    ju[row + b + 1] = rho_t * jt[a * k + b];
+                }
+            }
+        }
+    }
+    phi[0] = r[0] - xi;
+    for a in 0..k {
+        phi[a + 1] = r[a + 1] - p[a];
     }
 }
 
@@ -481,27 +490,47 @@ pub(crate) fn fb_mapped<C: Cone + ?Sized>(
     phi: &mut [f64],
     jac: Option<(&mut [f64], &mut [f64])>,
 ) {
-    let d = r.len();
+    // The same source compiled for the common constant lengths (the same bits).
+    match r.len() {
+        3 => fb_mapped_with(3, cone, mu, map, r, u, phi, jac),
+        _ => fb_mapped_with(r.len(), cone, mu, map, r, u, phi, jac),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn fb_mapped_with<C: Cone + ?Sized>(
+    d: usize,
+    cone: &C,
+    mu: f64,
+    map: &SocMap,
+    r: &[f64],
+    u: &[f64],
+    phi: &mut [f64],
+    jac: Option<(&mut [f64], &mut [f64])>,
+) {
+    let (r, u, phi, a, b) = (&r[..d], &u[..d], &mut phi[..d], &map.a[..d], &map.b[..d]);
     let mut ut = [0.0; MAX_DIM];
     let mut dut = [0.0; MAX_DIM * MAX_DIM];
     let want = jac.is_some();
     cone.modified_velocity(mu, u, &mut ut[..d], want.then_some(&mut dut[..d * d]));
     let (mut x, mut y) = ([0.0; MAX_DIM], [0.0; MAX_DIM]);
     for i in 0..d {
-        x[i] = map.a[i] * r[i];
-        y[i] = map.b[i] * ut[i];
+        x[i] = a[i] * r[i];
+        y[i] = b[i] * ut[i];
     }
     match jac {
         None => jordan::fb_soc(&x[..d], &y[..d], phi, None),
         Some((jr, ju)) => {
+            let (jr, ju) = (&mut jr[..d * d], &mut ju[..d * d]);
             let (mut px, mut py) = ([0.0; MAX_DIM * MAX_DIM], [0.0; MAX_DIM * MAX_DIM]);
             jordan::fb_soc(&x[..d], &y[..d], phi, Some((&mut px[..d * d], &mut py[..d * d])));
             for i in 0..d {
                 for j in 0..d {
-                    jr[i * d + j] = px[i * d + j] * map.a[j];
+                    jr[i * d + j] = px[i * d + j] * a[j];
                     let mut s = 0.0;
                     for k in 0..d {
-                        s += py[i * d + k] * map.b[k] * dut[k * d + j];
+                        s += py[i * d + k] * b[k] * dut[k * d + j];
                     }
                     ju[i * d + j] = s;
                 }

@@ -10,6 +10,11 @@ pub struct Coulomb {
     dim: usize,
 }
 
+/// The Coulomb cones of dimension 3 and 2, for static calls where a problem's laws are known
+/// to be the built-in Coulomb ones.
+pub(crate) const COULOMB_3D: Coulomb = Coulomb { dim: 3 };
+pub(crate) const COULOMB_2D: Coulomb = Coulomb { dim: 2 };
+
 impl Coulomb {
     /// The Coulomb cone for contacts of dimension 2 or 3.
     pub fn new(dim: usize) -> Result<Coulomb, Error> {
@@ -131,6 +136,25 @@ impl Cone for Coulomb {
         mu * s
     }
 
+    /// The trait's default with [`Coulomb::project_section`] inlined, on fixed-size arrays
+    /// (the same operations in the same order: the same bits).
+    fn alart_curnier(
+        &self,
+        mu: f64,
+        rho_n: f64,
+        rho_t: f64,
+        r: &[f64],
+        u: &[f64],
+        phi: &mut [f64],
+        jac: Option<(&mut [f64], &mut [f64])>,
+    ) {
+        match r.len() {
+            2 => alart_curnier_fixed::<1>(mu, rho_n, rho_t, r, u, phi, jac),
+            3 => alart_curnier_fixed::<2>(mu, rho_n, rho_t, r, u, phi, jac),
+            _ => crate::cone::alart_curnier_default(self, mu, rho_n, rho_t, r, u, phi, jac),
+        }
+    }
+
     fn soc_map(&self, mu: f64) -> Option<SocMap> {
         // r ∈ K ⟺ (μ r_N, r_T) ∈ L;  u ∈ K* ⟺ (u_N, μ u_T) ∈ L;  product = μ r·u.
         if mu > 0.0 {
@@ -146,6 +170,77 @@ impl Cone for Coulomb {
 
     fn linearize(&self, m: usize) -> Vec<f64> {
         crate::cone::sphere_directions(self.dim - 1, m)
+    }
+}
+
+/// [`Cone::alart_curnier`] of the Coulomb cone with `K = d − 1` tangential components: the
+/// trait's default and [`Coulomb::project_section`], step for step.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn alart_curnier_fixed<const K: usize>(
+    mu: f64,
+    rho_n: f64,
+    rho_t: f64,
+    r: &[f64],
+    u: &[f64],
+    phi: &mut [f64],
+    jac: Option<(&mut [f64], &mut [f64])>,
+) {
+    let d = K + 1;
+    let (r, u, phi) = (&r[..d], &u[..d], &mut phi[..d]);
+    let xn = r[0] - rho_n * u[0];
+    let xi = xn.max(0.0);
+    let active = xn > 0.0;
+    let mut y = [0.0; K];
+    for i in 1..d {
+        y[i - 1] = r[i] - rho_t * u[i];
+    }
+    // The section projection (Coulomb::project_section).
+    let rad = mu * xi.max(0.0);
+    let s = tnorm(&y);
+    let inside = s <= rad;
+    let mut p = [0.0; K];
+    if inside {
+        p = y;
+    } else {
+        for (o, v) in p.iter_mut().zip(&y) {
+            *o = rad * v / s;
+        }
+    }
+    if let Some((jr, ju)) = jac {
+        let (jr, ju) = (&mut jr[..d * d], &mut ju[..d * d]);
+        let mut jt = [[0.0; K]; K];
+        let mut jx = [0.0; K];
+        for a in 0..K {
+            for b in 0..K {
+                let delta = f64::from(u8::from(a == b));
+                jt[a][b] = if inside { delta } else { rad / s * (delta - y[a] * y[b] / (s * s)) };
+            }
+            jx[a] = if inside { 0.0 } else { mu * y[a] / s };
+        }
+        jr.iter_mut().for_each(|v| *v = 0.0);
+        ju.iter_mut().for_each(|v| *v = 0.0);
+        if active {
+            ju[0] = rho_n;
+        } else {
+            jr[0] = 1.0;
+        }
+        for a in 0..K {
+            let row = (a + 1) * d;
+            if active {
+                jr[row] = -jx[a];
+                ju[row] = jx[a] * rho_n;
+            }
+            for b in 0..K {
+                let delta = f64::from(u8::from(a == b));
+                jr[row + b + 1] = delta - jt[a][b];
+                ju[row + b + 1] = rho_t * jt[a][b];
+            }
+        }
+    }
+    phi[0] = r[0] - xi;
+    for a in 0..K {
+        phi[a + 1] = r[a + 1] - p[a];
     }
 }
 
@@ -217,6 +312,48 @@ mod tests {
                         "{x:?} μ={mu}: {a:?} vs {b:?}"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn fixed_size_alart_curnier_matches_the_default_bit_for_bit() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for d in [2, 3] {
+            let c = Coulomb::new(d).unwrap();
+            for trial in 0..2000 {
+                let mu = [0.0, 0.3, 1.0, rng.random_range(0.0..2.0)][trial % 4];
+                let mut r: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
+                let u: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
+                if trial % 7 == 0 {
+                    r[1..].iter_mut().for_each(|v| *v = 0.0);
+                }
+                let (rn, rt) = (rng.random_range(0.1..3.0), rng.random_range(0.1..3.0));
+                let mut out = Vec::new();
+                for fixed in [true, false] {
+                    let (mut phi, mut jr, mut ju) = (vec![0.0; d], vec![7.0; d * d], vec![7.0; d * d]);
+                    let mut phi0 = vec![0.0; d];
+                    if fixed {
+                        c.alart_curnier(mu, rn, rt, &r, &u, &mut phi, Some((&mut jr, &mut ju)));
+                        c.alart_curnier(mu, rn, rt, &r, &u, &mut phi0, None);
+                    } else {
+                        crate::cone::alart_curnier_default(
+                            &c,
+                            mu,
+                            rn,
+                            rt,
+                            &r,
+                            &u,
+                            &mut phi,
+                            Some((&mut jr, &mut ju)),
+                        );
+                        crate::cone::alart_curnier_default(&c, mu, rn, rt, &r, &u, &mut phi0, None);
+                    }
+                    out.push((bits(&phi), bits(&jr), bits(&ju), bits(&phi0)));
+                }
+                assert_eq!(out[0], out[1], "d = {d}, μ = {mu}, r = {r:?}, u = {u:?}");
             }
         }
     }

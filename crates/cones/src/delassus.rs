@@ -18,6 +18,10 @@ pub(crate) struct Blocks {
     pub csr: CsMat<f64>,
     /// Diagonal blocks `W_ii`, `d×d` row-major each.
     pub diag: Vec<f64>,
+    /// Scratch of [`Blocks::refresh_values`] for a dense W: the values in CSR order, and the
+    /// next CSR position of every row.
+    stage: Vec<f64>,
+    next: Vec<usize>,
 }
 
 impl Blocks {
@@ -27,7 +31,11 @@ impl Blocks {
         let nc = n / d;
         let mut diag = vec![0.0; nc * d * d];
         fill_diag(&csr, d, &mut diag);
-        Blocks { d, csr, diag }
+        let (stage, next) = match w {
+            Matrix::Dense(_) => (vec![0.0; csr.nnz()], vec![0; n]),
+            Matrix::Sparse(_) => (Vec::new(), Vec::new()),
+        };
+        Blocks { d, csr, diag, stage, next }
     }
 
     /// Makes `slot` hold the blocks of `w`: when it already holds blocks of the same
@@ -55,35 +63,33 @@ impl Blocks {
         }
         match w {
             Matrix::Dense(m) => {
-                // Walk W in CSR order: the nonzeros of row i must sit at the cached columns.
+                // Walk W by columns (its storage order), each row's nonzeros checked against
+                // the cached columns at the row's next CSR position and staged there.
                 let ip = self.csr.indptr();
                 let ip = ip.raw_storage();
                 let idx = self.csr.indices();
-                for i in 0..n {
-                    let (mut k, end) = (ip[i], ip[i + 1]);
-                    for j in 0..n {
-                        if m[(i, j)] != 0.0 {
-                            if k == end || idx[k] != j {
+                if self.stage.len() != idx.len() || self.next.len() != n {
+                    return false;
+                }
+                self.next.copy_from_slice(&ip[..n]);
+                for j in 0..n {
+                    let col = m.col_as_slice(j);
+                    for i in 0..n {
+                        let v = col[i];
+                        if v != 0.0 {
+                            let k = self.next[i];
+                            if k == ip[i + 1] || idx[k] != j {
                                 return false;
                             }
-                            k += 1;
-                        }
-                    }
-                    if k != end {
-                        return false;
-                    }
-                }
-                let data = self.csr.data_mut();
-                let mut k = 0;
-                for i in 0..n {
-                    for j in 0..n {
-                        let v = m[(i, j)];
-                        if v != 0.0 {
-                            data[k] = v;
-                            k += 1;
+                            self.stage[k] = v;
+                            self.next[i] = k + 1;
                         }
                     }
                 }
+                if self.next.iter().zip(&ip[1..]).any(|(k, end)| k != end) {
+                    return false;
+                }
+                self.csr.data_mut().copy_from_slice(&self.stage);
             }
             Matrix::Sparse(s) => {
                 let same = s.is_csr()
@@ -110,56 +116,76 @@ impl Blocks {
     #[inline]
     pub fn rows_times(&self, i: usize, r: &[f64], out: &mut [f64]) {
         let d = self.d;
-        let ip = self.csr.indptr();
-        let ip = ip.raw_storage();
-        let (idx, val) = (self.csr.indices(), self.csr.data());
-        for a in 0..d {
-            let row = d * i + a;
-            let mut s = 0.0;
-            for k in ip[row]..ip[row + 1] {
-                s += val[k] * r[idx[k]];
-            }
-            out[a] = s;
-        }
+        self.rows_into(d * i, r, &[0.0; MAX_DIM][..d], out);
     }
 
     /// `out = W r` (the arithmetic of [`Blocks::velocity`] with q = 0).
     pub fn mul(&self, r: &[f64], out: &mut [f64]) {
-        let ip = self.csr.indptr();
-        let ip = ip.raw_storage();
-        let (idx, val) = (self.csr.indices(), self.csr.data());
-        for (row, o) in out.iter_mut().enumerate() {
-            let mut s = 0.0;
-            for k in ip[row]..ip[row + 1] {
-                s += val[k] * r[idx[k]];
-            }
-            *o = s;
+        let zeros = [0.0; 4];
+        for (k, o) in out.chunks_mut(4).enumerate() {
+            self.rows_into(4 * k, r, &zeros[..o.len()], o);
         }
     }
 
     /// `u = W r + q`.
     pub fn velocity(&self, r: &[f64], q: &[f64], u: &mut [f64]) {
-        let ip = self.csr.indptr();
-        let ip = ip.raw_storage();
-        let (idx, val) = (self.csr.indices(), self.csr.data());
-        for row in 0..q.len() {
-            let mut s = q[row];
-            for k in ip[row]..ip[row + 1] {
-                s += val[k] * r[idx[k]];
-            }
-            u[row] = s;
+        for (k, (o, qk)) in u[..q.len()].chunks_mut(4).zip(q.chunks(4)).enumerate() {
+            self.rows_into(4 * k, r, qk, o);
         }
+    }
+
+    /// `out[a] = init[a] + Σ_k W[first + a, k] r_k` for `a < out.len() ≤ MAX_DIM`, each row
+    /// summed in CSR order (as a row-by-row loop would), the rows interleaved.
+    #[inline]
+    fn rows_into(&self, first: usize, r: &[f64], init: &[f64], out: &mut [f64]) {
+        match out.len() {
+            1 => self.rows_fixed::<1>(first, r, init, out),
+            2 => self.rows_fixed::<2>(first, r, init, out),
+            3 => self.rows_fixed::<3>(first, r, init, out),
+            4 => self.rows_fixed::<4>(first, r, init, out),
+            5 => self.rows_fixed::<5>(first, r, init, out),
+            _ => self.rows_fixed::<6>(first, r, init, out),
+        }
+    }
+
+    #[inline]
+    fn rows_fixed<const G: usize>(&self, first: usize, r: &[f64], init: &[f64], out: &mut [f64]) {
+        let ip = self.csr.indptr();
+        let ip = &ip.raw_storage()[first..first + G + 1];
+        let (idx, val) = (self.csr.indices(), self.csr.data());
+        let mut s = [0.0; G];
+        s.copy_from_slice(&init[..G]);
+        let m = (0..G).map(|a| ip[a + 1] - ip[a]).min().unwrap_or(0);
+        // The first m entries of every row, interleaved (independent sums), then the rest.
+        let vs: [&[f64]; G] = std::array::from_fn(|a| &val[ip[a]..ip[a] + m]);
+        let is: [&[usize]; G] = std::array::from_fn(|a| &idx[ip[a]..ip[a] + m]);
+        for t in 0..m {
+            for a in 0..G {
+                s[a] += vs[a][t] * r[is[a][t]];
+            }
+        }
+        for a in 0..G {
+            for k in ip[a] + m..ip[a + 1] {
+                s[a] += val[k] * r[idx[k]];
+            }
+        }
+        out[..G].copy_from_slice(&s);
     }
 }
 
 /// Adds the entries of the diagonal blocks of `csr` into `diag` (zeroed by the caller).
 fn fill_diag(csr: &CsMat<f64>, d: usize, diag: &mut [f64]) {
-    for (row, vec) in csr.outer_iterator().enumerate() {
-        let i = row / d;
-        let a = row % d;
-        for (c, &v) in vec.iter() {
-            if c / d == i {
-                diag[i * d * d + a * d + c % d] += v;
+    let ip = csr.indptr();
+    let ip = ip.raw_storage();
+    let (idx, val) = (csr.indices(), csr.data());
+    for row in 0..csr.rows() {
+        let (i, a) = (row / d, row % d);
+        // The columns of block i: [d i, d i + d).
+        let (lo, block) = (d * i, &mut diag[i * d * d + a * d..i * d * d + a * d + d]);
+        for k in ip[row]..ip[row + 1] {
+            let c = idx[k].wrapping_sub(lo);
+            if c < d {
+                block[c] += val[k];
             }
         }
     }
@@ -168,7 +194,81 @@ fn fill_diag(csr: &CsMat<f64>, d: usize, diag: &mut [f64]) {
 /// Solves the small dense system `a x = b` (`n ≤ MAX_DIM`, `a` row-major, overwritten) by
 /// Gaussian elimination with partial pivoting; `false` when a pivot is below
 /// `1e-14 · max|a|` (numerically singular).
+///
+/// Dispatches to [`small_solve_fixed`] for `n ≤ MAX_DIM` (the same operations in the same
+/// order, on stack arrays of the constant size: the same bits).
 pub(crate) fn small_solve(n: usize, a: &mut [f64], b: &mut [f64]) -> bool {
+    fn fixed<const N: usize>(a: &mut [f64], b: &mut [f64]) -> bool {
+        let mut am = [[0.0; N]; N];
+        for (i, row) in am.iter_mut().enumerate() {
+            row.copy_from_slice(&a[i * N..(i + 1) * N]);
+        }
+        let mut bv = [0.0; N];
+        bv.copy_from_slice(&b[..N]);
+        let ok = small_solve_fixed(&mut am, &mut bv);
+        a[..N * N].copy_from_slice(am.as_flattened());
+        b[..N].copy_from_slice(&bv);
+        ok
+    }
+    match n {
+        1 => fixed::<1>(a, b),
+        2 => fixed::<2>(a, b),
+        3 => fixed::<3>(a, b),
+        4 => fixed::<4>(a, b),
+        5 => fixed::<5>(a, b),
+        6 => fixed::<6>(a, b),
+        _ => small_solve_dyn(n, a, b),
+    }
+}
+
+/// [`small_solve`] for a constant size `N` on arrays (`a` row-major by rows); `b` holds the
+/// solution on success (on failure both hold partial eliminations, as in [`small_solve`]).
+#[inline]
+pub(crate) fn small_solve_fixed<const N: usize>(a: &mut [[f64; N]; N], b: &mut [f64; N]) -> bool {
+    let scale = a.as_flattened().iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    if scale.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !scale.is_finite() {
+        return false;
+    }
+    for k in 0..N {
+        let (mut p, mut best) = (k, a[k][k].abs());
+        for i in k + 1..N {
+            if a[i][k].abs() > best {
+                best = a[i][k].abs();
+                p = i;
+            }
+        }
+        if best <= 1e-14 * scale {
+            return false;
+        }
+        if p != k {
+            a.swap(k, p);
+            b.swap(k, p);
+        }
+        let rowk = a[k];
+        let piv = rowk[k];
+        for i in k + 1..N {
+            let f = a[i][k] / piv;
+            if f != 0.0 {
+                for j in k..N {
+                    a[i][j] -= f * rowk[j];
+                }
+                b[i] -= f * b[k];
+            }
+        }
+    }
+    for k in (0..N).rev() {
+        let mut s = b[k];
+        for j in k + 1..N {
+            s -= a[k][j] * b[j];
+        }
+        b[k] = s / a[k][k];
+    }
+    b.iter().all(|v| v.is_finite())
+}
+
+/// The size-generic elimination ([`small_solve`] for any `n`; the reference its fixed-size
+/// versions are tested against).
+pub(crate) fn small_solve_dyn(n: usize, a: &mut [f64], b: &mut [f64]) -> bool {
     debug_assert!(n <= MAX_DIM);
     let scale = a[..n * n].iter().fold(0.0_f64, |m, v| m.max(v.abs()));
     if scale.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !scale.is_finite() {
@@ -241,5 +341,91 @@ mod tests {
         assert!((rhs[0] - 0.8).abs() < 1e-15 && (rhs[1] - 1.4).abs() < 1e-15);
         let mut sing = [1.0, 2.0, 2.0, 4.0];
         assert!(!small_solve(2, &mut sing, &mut [1.0, 1.0]));
+    }
+
+    #[test]
+    fn refresh_and_products_match_fresh_blocks_and_plain_row_sums() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(13);
+        for (n, d) in [(3, 3), (6, 2), (9, 3), (15, 3), (27, 3)] {
+            let pattern: Vec<bool> = (0..n * n).map(|_| rng.random_range(0.0..1.0) < 0.6).collect();
+            let dense = |rng: &mut rand_chacha::ChaCha8Rng, pat: &[bool]| {
+                let v: Vec<f64> =
+                    pat.iter().map(|&nz| if nz { rng.random_range(-1.0..1.0) } else { 0.0 }).collect();
+                Matrix::from_row_major(n, n, &v).unwrap()
+            };
+            let mut slot = None;
+            assert!(Blocks::refresh(&mut slot, &dense(&mut rng, &pattern), d));
+            for round in 0..4 {
+                let mut pat = pattern.clone();
+                if round == 3 {
+                    pat[n * n - 1] = !pat[n * n - 1];
+                }
+                let w = dense(&mut rng, &pat);
+                let fresh = Blocks::new(&w, d);
+                assert_eq!(Blocks::refresh(&mut slot, &w, d), round == 3, "n = {n}, round {round}");
+                let b = slot.as_ref().unwrap();
+                assert_eq!(b.csr, fresh.csr);
+                assert_eq!(
+                    b.diag.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    fresh.diag.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+                );
+                // Products against the plain row-by-row sums.
+                let r: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+                let q: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+                let (ip, idx, val) = (b.csr.indptr(), b.csr.indices(), b.csr.data());
+                let ip = ip.raw_storage();
+                let plain = |init: &[f64]| -> Vec<u64> {
+                    (0..n)
+                        .map(|row| {
+                            let mut s = init[row];
+                            for k in ip[row]..ip[row + 1] {
+                                s += val[k] * r[idx[k]];
+                            }
+                            s.to_bits()
+                        })
+                        .collect()
+                };
+                let (mut u, mut wr) = (vec![0.0; n], vec![0.0; n]);
+                b.velocity(&r, &q, &mut u);
+                b.mul(&r, &mut wr);
+                assert_eq!(u.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), plain(&q));
+                assert_eq!(wr.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), plain(&vec![0.0; n]));
+                for i in 0..n / d {
+                    let mut out = [0.0; MAX_DIM];
+                    b.rows_times(i, &r, &mut out[..d]);
+                    assert_eq!(&out[..d], &wr[d * i..d * i + d]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fixed_size_small_solve_matches_the_generic_one_bit_for_bit() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for n in 1..=MAX_DIM {
+            for trial in 0..500 {
+                let mut a: Vec<f64> = (0..n * n).map(|_| rng.random_range(-2.0..2.0)).collect();
+                if trial % 5 == 0 {
+                    // Exact zeros (the `f != 0` skip) and a near-singular row.
+                    a[0] = 0.0;
+                    if n > 1 {
+                        for j in 0..n {
+                            a[(n - 1) * n + j] = a[j] * 1e-15;
+                        }
+                    }
+                }
+                let b: Vec<f64> = (0..n).map(|_| rng.random_range(-3.0..3.0)).collect();
+                let (mut a1, mut b1, mut a2, mut b2) = (a.clone(), b.clone(), a.clone(), b.clone());
+                let ok1 = small_solve(n, &mut a1, &mut b1);
+                let ok2 = small_solve_dyn(n, &mut a2, &mut b2);
+                assert_eq!(ok1, ok2, "n = {n}, a = {a:?}");
+                if ok1 {
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&b1), bits(&b2), "n = {n}, a = {a:?}");
+                }
+            }
+        }
     }
 }

@@ -85,7 +85,24 @@ pub fn sqrt(x: &[f64], out: &mut [f64]) {
 ///   `(e, e)` is a B-subdifferential element: `∂φ/∂x = ∂φ/∂y = (1 − 1/√2) I`, the classical
 ///   scalar choice.
 pub fn fb_soc(x: &[f64], y: &[f64], phi: &mut [f64], jac: Option<(&mut [f64], &mut [f64])>) {
-    let d = x.len();
+    // The same source compiled for each constant length (the same operations: the same bits).
+    match x.len() {
+        2 => fb_soc_with(2, x, y, phi, jac),
+        3 => fb_soc_with(3, x, y, phi, jac),
+        4 => fb_soc_with(4, x, y, phi, jac),
+        _ => fb_soc_dyn(x, y, phi, jac),
+    }
+}
+
+/// [`fb_soc`] for any length, not specialised (the reference of the specialised versions).
+#[inline(never)]
+fn fb_soc_dyn(x: &[f64], y: &[f64], phi: &mut [f64], jac: Option<(&mut [f64], &mut [f64])>) {
+    fb_soc_with(x.len(), x, y, phi, jac)
+}
+
+#[inline(always)]
+fn fb_soc_with(d: usize, x: &[f64], y: &[f64], phi: &mut [f64], jac: Option<(&mut [f64], &mut [f64])>) {
+    let (x, y, phi) = (&x[..d], &y[..d], &mut phi[..d]);
     // w = x² + y².
     let mut w = [0.0; MD];
     w[0] = x.iter().chain(y).map(|v| v * v).sum();
@@ -220,6 +237,46 @@ mod tests {
             }
         }
         worst
+    }
+
+    #[test]
+    fn specialised_fb_soc_matches_the_generic_one_bit_for_bit() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for d in 2..=MD {
+            for trial in 0..1000 {
+                let mut x: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
+                let mut y: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
+                match trial % 6 {
+                    0 => x[1..].iter_mut().for_each(|v| *v = 0.0),
+                    1 => y.iter_mut().for_each(|v| *v = 0.0),
+                    2 => {
+                        // Both on the boundary ray of u₂ (λ₁ = 0).
+                        x[0] = x[1..].iter().map(|v| v * v).sum::<f64>().sqrt();
+                        for i in 0..d {
+                            y[i] = 0.5 * x[i];
+                        }
+                    }
+                    3 => {
+                        x.iter_mut().for_each(|v| *v = 0.0);
+                        y.iter_mut().for_each(|v| *v = 0.0);
+                    }
+                    _ => {}
+                }
+                let mut out = Vec::new();
+                for fixed in [true, false] {
+                    let (mut phi, mut jx, mut jy, mut phi0) =
+                        (vec![0.0; d], vec![0.0; d * d], vec![0.0; d * d], vec![0.0; d]);
+                    let f = if fixed { fb_soc } else { fb_soc_dyn };
+                    f(&x, &y, &mut phi, Some((&mut jx, &mut jy)));
+                    f(&x, &y, &mut phi0, None);
+                    assert_eq!(bits(&phi), bits(&phi0));
+                    out.push((bits(&phi), bits(&jx), bits(&jy)));
+                }
+                assert_eq!(out[0], out[1], "d = {d}, x = {x:?}, y = {y:?}");
+            }
+        }
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! problem).
 
 use crate::cone::{Cone, MAX_DIM};
-use crate::delassus::small_solve;
+use crate::delassus::{small_solve, small_solve_fixed};
 
 const MD: usize = MAX_DIM;
 const MD2: usize = MAX_DIM * MAX_DIM;
@@ -34,6 +34,9 @@ pub(crate) struct Local<'a> {
     pub w: &'a [f64],
     /// `b = q_i + Σ_{j≠i} W_ij r_j`.
     pub b: &'a [f64],
+    /// `cone` is the built-in [`crate::Coulomb`] cone: its Alart–Curnier function is then
+    /// called directly (inlined, the same code as through the trait).
+    pub coulomb: bool,
 }
 
 impl Local<'_> {
@@ -128,7 +131,136 @@ impl Local<'_> {
 
     /// Semismooth Newton on the Alart–Curnier (or FB) function with an Armijo line search on
     /// ½‖φ‖²; projection takes over when the Newton matrix is singular or the search fails.
+    ///
+    /// Runs [`Local::newton_fixed`] for the contact's dimension: [`Local::newton_dyn`]'s
+    /// operations in the same order on stack arrays of constant size (the same bits).
     fn newton(&self, fb: bool, r: &mut [f64], max_iter: usize) -> usize {
+        match self.d() {
+            2 => self.newton_fixed::<2>(fb, r, max_iter),
+            3 => self.newton_fixed::<3>(fb, r, max_iter),
+            4 => self.newton_fixed::<4>(fb, r, max_iter),
+            5 => self.newton_fixed::<5>(fb, r, max_iter),
+            6 => self.newton_fixed::<6>(fb, r, max_iter),
+            _ => self.newton_dyn(fb, r, max_iter),
+        }
+    }
+
+    /// [`Local::newton_dyn`] for `d = N`. `‖b‖` and `max|W_ii|` of the stopping scale are
+    /// computed once (they do not change during the solve).
+    fn newton_fixed<const N: usize>(&self, fb: bool, r: &mut [f64], max_iter: usize) -> usize {
+        let mut w = [[0.0; N]; N];
+        for (a, row) in w.iter_mut().enumerate() {
+            row.copy_from_slice(&self.w[a * N..(a + 1) * N]);
+        }
+        let mut b = [0.0; N];
+        b.copy_from_slice(&self.b[..N]);
+        let rho_n = if w[0][0] > 0.0 { 1.0 / w[0][0] } else { 1.0 };
+        let tdiag: f64 = (1..N).map(|k| w[k][k]).sum::<f64>() / (N - 1) as f64;
+        let rho_t = if tdiag > 0.0 { 1.0 / tdiag } else { rho_n };
+        let (nb, wmax) = (norm(&b), self.w.iter().fold(0.0_f64, |m, v| m.max(v.abs())));
+        // `Local::scale`.
+        let scale = |r: &[f64; N]| nb + wmax * norm(r) + f64::MIN_POSITIVE;
+        let cfun = |r: &[f64; N], phi: &mut [f64; N], jac: Option<(&mut [f64], &mut [f64])>| {
+            self.cfun_fixed(fb, (rho_n, rho_t), &w, &b, r, phi, jac)
+        };
+        let mut x = [0.0; N];
+        x.copy_from_slice(&r[..N]);
+        let (mut phi, mut jr, mut ju) = ([0.0; N], [[0.0; N]; N], [[0.0; N]; N]);
+        let mut trial = [0.0; N];
+        let (mut phit, mut jrt, mut jut) = ([0.0; N], [[0.0; N]; N], [[0.0; N]; N]);
+        // The line search evaluates the full step with the Jacobians (φ does not depend on
+        // whether they are asked for): when it is accepted they are the next iteration's.
+        let mut ready = false;
+        for it in 1..=max_iter {
+            if !ready {
+                cfun(&x, &mut phi, Some((jr.as_flattened_mut(), ju.as_flattened_mut())));
+            }
+            let f0 = norm(&phi);
+            if f0 <= 1e-15 * scale(&x) {
+                r[..N].copy_from_slice(&x);
+                return it;
+            }
+            // J = Jr + Ju W
+            let mut j = [[0.0; N]; N];
+            for a in 0..N {
+                for c in 0..N {
+                    let mut s = jr[a][c];
+                    for k in 0..N {
+                        s += ju[a][k] * w[k][c];
+                    }
+                    j[a][c] = s;
+                }
+            }
+            let mut dir = [0.0; N];
+            for a in 0..N {
+                dir[a] = -phi[a];
+            }
+            if !small_solve_fixed(&mut j, &mut dir) {
+                r[..N].copy_from_slice(&x);
+                return it + self.projection(r, 10 * max_iter);
+            }
+            let mut t = 1.0;
+            loop {
+                for k in 0..N {
+                    trial[k] = x[k] + t * dir[k];
+                }
+                let jac = (t == 1.0).then_some((jrt.as_flattened_mut(), jut.as_flattened_mut()));
+                cfun(&trial, &mut phit, jac);
+                let ft = norm(&phit);
+                if ft * ft <= (1.0 - 1e-4 * t) * f0 * f0 {
+                    break;
+                }
+                t *= 0.5;
+                if t < 1e-10 {
+                    r[..N].copy_from_slice(&x);
+                    return it + self.projection(r, 10 * max_iter);
+                }
+            }
+            ready = t == 1.0;
+            (x, phi) = (trial, phit);
+            if ready {
+                (jr, ju) = (jrt, jut);
+            }
+        }
+        r[..N].copy_from_slice(&x);
+        max_iter
+    }
+
+    /// [`Local::cfun`] for `d = N`, on the copies `w`, `b` of `W_ii`, `b`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn cfun_fixed<const N: usize>(
+        &self,
+        fb: bool,
+        rho: (f64, f64),
+        w: &[[f64; N]; N],
+        b: &[f64; N],
+        r: &[f64; N],
+        phi: &mut [f64; N],
+        jac: Option<(&mut [f64], &mut [f64])>,
+    ) {
+        let mut u = [0.0; N];
+        for a in 0..N {
+            let mut s = b[a];
+            for k in 0..N {
+                s += w[a][k] * r[k];
+            }
+            u[a] = s;
+        }
+        if fb {
+            // soc_map checked by the caller
+            let _ = self.cone.fischer_burmeister(self.mu, r, &u, phi, jac);
+        } else if self.coulomb && N == 3 {
+            crate::coulomb::alart_curnier_fixed::<2>(self.mu, rho.0, rho.1, r, &u, phi, jac);
+        } else if self.coulomb && N == 2 {
+            crate::coulomb::alart_curnier_fixed::<1>(self.mu, rho.0, rho.1, r, &u, phi, jac);
+        } else {
+            self.cone.alart_curnier(self.mu, rho.0, rho.1, r, &u, phi, jac);
+        }
+    }
+
+    /// The size-generic local Newton (any d; the reference of [`Local::newton_fixed`]).
+    fn newton_dyn(&self, fb: bool, r: &mut [f64], max_iter: usize) -> usize {
         let d = self.d();
         let w = self.w;
         let rho_n = if w[0] > 0.0 { 1.0 / w[0] } else { 1.0 };
@@ -244,12 +376,107 @@ mod tests {
 
     fn check(kind: LocalSolver, d: usize, w: &[f64], b: &[f64], mu: f64) -> Vec<f64> {
         let cone = Coulomb::new(d).unwrap();
-        let lp = Local { cone: &cone, mu, w, b };
+        let lp = Local { cone: &cone, mu, w, b, coulomb: true };
         let mut r = vec![0.0; d];
         lp.solve(kind, &mut r, 50);
         let res = lp.residual(&r);
         assert!(res <= 1e-12 * (1.0 + norm(b)), "{kind:?} residual {res:e} at r = {r:?}");
         r
+    }
+
+    /// The Coulomb law for any d (a ball section), through the trait's defaults.
+    #[derive(Debug)]
+    struct Ball(usize);
+    impl Cone for Ball {
+        fn name(&self) -> String {
+            format!("ball-{}", self.0)
+        }
+        fn dim(&self) -> usize {
+            self.0
+        }
+        fn project_section(
+            &self,
+            mu: f64,
+            xi: f64,
+            t: &[f64],
+            out: &mut [f64],
+            jt: Option<&mut [f64]>,
+            jx: Option<&mut [f64]>,
+        ) {
+            let k = t.len();
+            let rad = mu * xi.max(0.0);
+            let s = norm(t);
+            let inside = s <= rad;
+            for a in 0..k {
+                out[a] = if inside { t[a] } else { rad * t[a] / s };
+            }
+            if let Some(j) = jt {
+                for a in 0..k {
+                    for b in 0..k {
+                        let delta = f64::from(u8::from(a == b));
+                        j[a * k + b] = if inside { delta } else { rad / s * (delta - t[a] * t[b] / (s * s)) };
+                    }
+                }
+            }
+            if let Some(j) = jx {
+                for a in 0..k {
+                    j[a] = if inside { 0.0 } else { mu * t[a] / s };
+                }
+            }
+        }
+        fn support(&self, mu: f64, v: &[f64], t: &mut [f64]) -> f64 {
+            let s = norm(v);
+            for (o, x) in t.iter_mut().zip(v) {
+                *o = if s > 0.0 { -mu * x / s } else { 0.0 };
+            }
+            mu * s
+        }
+    }
+
+    #[test]
+    fn fixed_size_newton_matches_the_generic_one_bit_for_bit() {
+        use crate::Elliptic;
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let cones: Vec<Box<dyn Cone>> = vec![
+            Box::new(Coulomb::new(2).unwrap()),
+            Box::new(Coulomb::new(3).unwrap()),
+            Box::new(Elliptic::new(&[1.0, 0.5]).unwrap()),
+            Box::new(Elliptic::new(&[1.0, 0.5, 0.2]).unwrap()),
+            Box::new(Ball(5)),
+            Box::new(Ball(6)),
+        ];
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for cone in &cones {
+            let d = cone.dim();
+            for trial in 0..300 {
+                let a: Vec<f64> = (0..d * d).map(|_| rng.random_range(-1.0..1.0)).collect();
+                // W = A Aᵀ + δ I (δ = 0 now and then: possibly singular Newton matrices).
+                let delta = if trial % 10 == 0 { 0.0 } else { 0.1 };
+                let mut w = vec![0.0; d * d];
+                for i in 0..d {
+                    for j in 0..d {
+                        w[i * d + j] = (0..d).map(|k| a[i * d + k] * a[j * d + k]).sum::<f64>()
+                            + if i == j { delta } else { 0.0 };
+                    }
+                }
+                let b: Vec<f64> = (0..d).map(|_| rng.random_range(-2.0..2.0)).collect();
+                let r0: Vec<f64> = (0..d).map(|_| rng.random_range(-1.0..1.0)).collect();
+                let mu = rng.random_range(0.0..1.5);
+                let coulomb = cone.name().starts_with("coulomb");
+                let lp = Local { cone: &**cone, mu, w: &w, b: &b, coulomb };
+                for fb in [false, true] {
+                    if fb && cone.soc_map(mu).is_none() {
+                        continue;
+                    }
+                    let max_iter = [3, 20][trial % 2];
+                    let (mut r1, mut r2) = (r0.clone(), r0.clone());
+                    let it1 = lp.newton(fb, &mut r1, max_iter);
+                    let it2 = lp.newton_dyn(fb, &mut r2, max_iter);
+                    assert_eq!((it1, bits(&r1)), (it2, bits(&r2)), "{} fb={fb} w={w:?} b={b:?}", cone.name());
+                }
+            }
+        }
     }
 
     #[test]

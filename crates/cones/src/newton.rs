@@ -380,7 +380,7 @@ pub(crate) struct Workspace {
     map_mu: Vec<u64>,
     linear: Option<Linear>,
     rho: Vec<(f64, f64)>,
-    vecs: [Vec<f64>; 14],
+    vecs: [Vec<f64>; 16],
     merit_memory: Vec<f64>,
 }
 
@@ -399,6 +399,8 @@ const V_BEST: usize = 10;
 const V_R_REF: usize = 11;
 const V_JD: usize = 12;
 const V_WD: usize = 13;
+const V_TRIAL_JR: usize = 14;
+const V_TRIAL_JU: usize = 15;
 
 /// `v` emptied and refilled with `len` zeros (no allocation once its capacity suffices).
 fn zeroed(v: &mut Vec<f64>, len: usize) -> Vec<f64> {
@@ -415,6 +417,8 @@ struct Method<'a> {
     cones: &'a [Arc<dyn Cone>],
     /// FB's Lorentz-cone maps (see [`Workspace::maps`]; empty for the other functions).
     maps: &'a [Option<SocMap>],
+    /// Every contact has the built-in Coulomb law (its cone object is a `Coulomb`).
+    coulomb: bool,
     /// `(ρ_N, ρ_T)` per contact, from the diagonal blocks of W (of `W + σI` in prox mode).
     rho: Vec<(f64, f64)>,
     linear: &'a mut Linear,
@@ -429,6 +433,9 @@ struct Method<'a> {
     trial: Vec<f64>,
     trial_u: Vec<f64>,
     trial_phi: Vec<f64>,
+    /// The Jacobian blocks at the last trial point.
+    trial_jr: Vec<f64>,
+    trial_ju: Vec<f64>,
     dir: Vec<f64>,
     merit_memory: Vec<f64>,
     error: f64,
@@ -539,6 +546,7 @@ impl Method<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn contact(
         &self,
         f: NewtonFunction,
@@ -549,8 +557,34 @@ impl Method<'_> {
         phi: &mut [f64],
         jac: Option<(&mut [f64], &mut [f64])>,
     ) -> bool {
+        use crate::coulomb::{alart_curnier_fixed, COULOMB_2D, COULOMB_3D};
         let mu = self.p.mu[i];
         let (rn, rt) = self.rho[i];
+        // The built-in Coulomb law: its functions called statically (the same code as
+        // through the trait object).
+        match (self.coulomb, r.len(), f) {
+            (true, 3, NewtonFunction::AlartCurnier) => {
+                alart_curnier_fixed::<2>(mu, rn, rt, r, u, phi, jac);
+                return true;
+            }
+            (true, 2, NewtonFunction::AlartCurnier) => {
+                alart_curnier_fixed::<1>(mu, rn, rt, r, u, phi, jac);
+                return true;
+            }
+            (true, 3, NewtonFunction::FischerBurmeister) if mu > 0.0 => {
+                if let Some(map) = &self.maps[i] {
+                    crate::cone::fb_mapped(&COULOMB_3D, mu, map, r, u, phi, jac);
+                    return true;
+                }
+            }
+            (true, 2, NewtonFunction::FischerBurmeister) if mu > 0.0 => {
+                if let Some(map) = &self.maps[i] {
+                    crate::cone::fb_mapped(&COULOMB_2D, mu, map, r, u, phi, jac);
+                    return true;
+                }
+            }
+            _ => {}
+        }
         match f {
             NewtonFunction::AlartCurnier => {
                 cone.alart_curnier(mu, rn, rt, r, u, phi, jac);
@@ -586,12 +620,27 @@ impl Method<'_> {
         let (mut phi, mut jr, mut ju) =
             (std::mem::take(&mut self.phi), std::mem::take(&mut self.jr), std::mem::take(&mut self.ju));
         self.eval(&r, &u, &mut phi, Some((&mut jr, &mut ju)));
-        self.error = self.p.error_with(self.cones, &r, &u);
+        (self.r, self.u, self.phi, self.jr, self.ju) = (r, u, phi, jr, ju);
+        self.update_error();
+    }
+
+    /// [`Method::refresh`] when r is the line search's last trial point: its u, Φ and Jacobian
+    /// blocks (the same computations on the same values) are taken over instead of recomputed.
+    fn refresh_from_trial(&mut self) {
+        std::mem::swap(&mut self.u, &mut self.trial_u);
+        std::mem::swap(&mut self.phi, &mut self.trial_phi);
+        std::mem::swap(&mut self.jr, &mut self.trial_jr);
+        std::mem::swap(&mut self.ju, &mut self.trial_ju);
+        self.update_error();
+    }
+
+    /// The true error at the current r, and the best iterate.
+    fn update_error(&mut self) {
+        self.error = self.p.error_with(self.cones, &self.r, &self.u);
         if self.error < self.best.1 {
-            self.best.0.clone_from(&r);
+            self.best.0.clone_from(&self.r);
             self.best.1 = self.error;
         }
-        (self.r, self.u, self.phi, self.jr, self.ju) = (r, u, phi, jr, ju);
     }
 
     /// The regularisation `σ_k = c w̄ min(1, e_k)` of the Newton matrix (module docs).
@@ -736,8 +785,10 @@ impl Method<'_> {
 
     /// Backtracking along `self.dir` from `psi0 = ½‖Φ‖²` against the non-monotone
     /// `reference`: the accepted step, else the best trial step when it decreases `psi0`
-    /// (`None` when no trial step does).
-    fn line_search(&mut self, psi0: f64, reference: f64) -> Option<f64> {
+    /// (`None` when no trial step does); with it, whether it is the full step, accepted at once
+    /// (its u, Φ and Jacobian blocks are then in the `trial_*` vectors: the full step is
+    /// evaluated with the Jacobians, Φ being the same either way).
+    fn line_search(&mut self, psi0: f64, reference: f64) -> Option<(f64, bool)> {
         let n = self.r.len();
         let mut t = 1.0;
         let mut best: Option<(f64, f64)> = None;
@@ -748,28 +799,69 @@ impl Method<'_> {
             self.blocks.velocity(&self.trial, &self.p.q, &mut self.trial_u);
             let (tr, tu) = (std::mem::take(&mut self.trial), std::mem::take(&mut self.trial_u));
             let mut tphi = std::mem::take(&mut self.trial_phi);
-            self.eval(&tr, &tu, &mut tphi, None);
+            let (mut tjr, mut tju) = (std::mem::take(&mut self.trial_jr), std::mem::take(&mut self.trial_ju));
+            // The full step, usually taken, with the Jacobians (wasted when it is refused).
+            let first = t == 1.0;
+            self.eval(&tr, &tu, &mut tphi, if first { Some((&mut tjr, &mut tju)) } else { None });
             let psi = Self::merit(&tphi);
             self.trial = tr;
             self.trial_u = tu;
             self.trial_phi = tphi;
+            (self.trial_jr, self.trial_ju) = (tjr, tju);
             if psi.is_finite() && best.is_none_or(|(_, b)| psi < b) {
                 best = Some((t, psi));
             }
             if psi <= (1.0 - 2e-4 * t) * reference || (!self.opts.line_search && psi.is_finite()) {
-                return Some(t);
+                return Some((t, first));
             }
             self.line_search_steps += 1;
             t *= 0.5;
         }
         match best {
-            Some((tb, psi)) if psi < psi0 => Some(tb),
+            Some((tb, psi)) if psi < psi0 => Some((tb, false)),
             _ => None,
         }
     }
 }
 
+/// `J = jr + ju W` (block-diagonal `jr`, `ju`), column by column on W's contiguous columns:
+/// every entry is the sum of [`dense_assemble_dyn`] in the same order (the same bits).
 fn dense_assemble(d: usize, w: &Mat<f64>, jr: &[f64], ju: &[f64], j: &mut Mat<f64>) {
+    fn fixed<const D: usize>(w: &Mat<f64>, jr: &[f64], ju: &[f64], j: &mut Mat<f64>) {
+        let n = w.nrows();
+        let nc = n / D;
+        for c in 0..n {
+            let wc = &w.col_as_slice(c)[..nc * D];
+            let jc = &mut j.col_as_slice_mut(c)[..nc * D];
+            for ((wi, ji), jui) in wc.chunks_exact(D).zip(jc.chunks_exact_mut(D)).zip(ju.chunks_exact(D * D))
+            {
+                for a in 0..D {
+                    let mut s = 0.0;
+                    for k in 0..D {
+                        s += jui[a * D + k] * wi[k];
+                    }
+                    ji[a] = s;
+                }
+            }
+        }
+        for i in 0..nc {
+            for k in 0..D {
+                let jc = j.col_as_slice_mut(D * i + k);
+                for a in 0..D {
+                    jc[D * i + a] += jr[i * D * D + a * D + k];
+                }
+            }
+        }
+    }
+    match d {
+        2 => fixed::<2>(w, jr, ju, j),
+        3 => fixed::<3>(w, jr, ju, j),
+        _ => dense_assemble_dyn(d, w, jr, ju, j),
+    }
+}
+
+/// [`dense_assemble`] for any d (its reference).
+fn dense_assemble_dyn(d: usize, w: &Mat<f64>, jr: &[f64], ju: &[f64], j: &mut Mat<f64>) {
     let n = w.nrows();
     for i in 0..n / d {
         for a in 0..d {
@@ -823,14 +915,18 @@ impl IterativeMethod for Method<'_> {
             self.fail = Some((Status::NumericalFailure, "the Newton system is singular even regularised"));
             return StepResult { error: self.error, stop: Some(Status::NumericalFailure) };
         }
-        let Some(t) = self.line_search(psi0, reference) else {
+        let Some((t, last)) = self.line_search(psi0, reference) else {
             self.fail = Some((Status::Stalled, "the line search found no decrease of ½‖Φ‖²"));
             return StepResult { error: self.error, stop: Some(Status::Stalled) };
         };
         for k in 0..n {
             self.r[k] += t * self.dir[k];
         }
-        self.refresh();
+        if last {
+            self.refresh_from_trial();
+        } else {
+            self.refresh();
+        }
         if self.merit_memory.len() == MEMORY {
             self.merit_memory.remove(0);
         }
@@ -979,6 +1075,7 @@ pub(crate) fn run(
         blocks,
         cones,
         maps: if opts.function == NewtonFunction::FischerBurmeister { &ws.maps } else { &[] },
+        coulomb: p.is_coulomb(),
         rho,
         linear,
         r: r0,
@@ -990,6 +1087,8 @@ pub(crate) fn run(
         trial: zeroed(&mut v[V_TRIAL], n),
         trial_u: zeroed(&mut v[V_TRIAL_U], n),
         trial_phi: zeroed(&mut v[V_TRIAL_PHI], n),
+        trial_jr: zeroed(&mut v[V_TRIAL_JR], n * d),
+        trial_ju: zeroed(&mut v[V_TRIAL_JU], n * d),
         dir: zeroed(&mut v[V_DIR], n),
         merit_memory,
         error: 0.0,
@@ -1036,6 +1135,7 @@ pub(crate) fn run(
     (v[V_R], v[V_U], v[V_PHI], v[V_JR], v[V_JU], v[V_JR_EFF]) = (m.r, m.u, m.phi, m.jr, m.ju, m.jr_eff);
     (v[V_TRIAL], v[V_TRIAL_U], v[V_TRIAL_PHI], v[V_DIR]) = (m.trial, m.trial_u, m.trial_phi, m.dir);
     (v[V_BEST], v[V_JD], v[V_WD]) = (m.best.0, m.jd, m.wd);
+    (v[V_TRIAL_JR], v[V_TRIAL_JU]) = (m.trial_jr, m.trial_ju);
     if let Some(ps) = m.prox {
         v[V_R_REF] = ps.r_ref;
     }
@@ -1089,6 +1189,34 @@ mod tests {
                 }
                 for c in [&sol.r[..3], &sol.r[3..]] {
                     assert!(c[0] >= -1e-10 && c[1].hypot(c[2]) <= 0.5 * c[0] + 1e-10, "{name}: {c:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dense_assemble_matches_the_generic_one_bit_for_bit() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for d in [2, 3] {
+            for nc in [1, 2, 5] {
+                let n = nc * d;
+                let mut w = Mat::<f64>::zeros(n, n);
+                for i in 0..n {
+                    for j in 0..n {
+                        w[(i, j)] =
+                            if rng.random_range(0.0..1.0) < 0.3 { 0.0 } else { rng.random_range(-1.0..1.0) };
+                    }
+                }
+                let jr: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
+                let ju: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
+                let (mut j1, mut j2) = (Mat::<f64>::zeros(n, n), Mat::<f64>::zeros(n, n));
+                dense_assemble(d, &w, &jr, &ju, &mut j1);
+                dense_assemble_dyn(d, &w, &jr, &ju, &mut j2);
+                for i in 0..n {
+                    for j in 0..n {
+                        assert_eq!(j1[(i, j)].to_bits(), j2[(i, j)].to_bits(), "d = {d}, ({i}, {j})");
+                    }
                 }
             }
         }

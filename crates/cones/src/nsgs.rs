@@ -95,6 +95,8 @@ struct Method<'a> {
     p: &'a FrictionContactProblem,
     blocks: &'a Blocks,
     cones: &'a [Arc<dyn Cone>],
+    /// Every contact has the built-in Coulomb law (its cone object is a `Coulomb`).
+    coulomb: bool,
     /// The caller's buffers: the iterate, and `W r + q` when the full error is computed.
     r: &'a mut [f64],
     u: &'a mut [f64],
@@ -112,17 +114,45 @@ impl Method<'_> {
     }
 }
 
-impl IterativeMethod for Method<'_> {
-    fn initial_error(&mut self) -> Option<f64> {
-        // A warm start that already solves the problem costs no sweep.
-        (self.r.iter().any(|v| *v != 0.0)).then(|| self.full_error())
+impl Method<'_> {
+    /// One sweep over the contacts for `d = N`: [`Method::sweep_dyn`]'s operations in the same
+    /// order on fixed-size arrays. Returns `(‖Δr‖², ‖r⁺‖²)`.
+    fn sweep<const N: usize>(&mut self) -> (f64, f64) {
+        let (mut change, mut size) = (0.0, 0.0);
+        let omega = self.opts.omega;
+        for &i in &self.order {
+            let s = N * i;
+            let mut wr = [0.0; N];
+            self.blocks.rows_times(i, self.r, &mut wr);
+            let wii = self.blocks.diag(i);
+            let ri_old: [f64; N] = self.r[s..s + N].try_into().unwrap_or_else(|_| unreachable!());
+            let q: &[f64; N] = self.p.q[s..s + N].try_into().unwrap_or_else(|_| unreachable!());
+            let mut b = [0.0; N];
+            for a in 0..N {
+                let mut v = q[a] + wr[a];
+                for k in 0..N {
+                    v -= wii[a * N + k] * ri_old[k];
+                }
+                b[a] = v;
+            }
+            let mut ri = ri_old;
+            let local =
+                Local { cone: &*self.cones[i], mu: self.p.mu[i], w: wii, b: &b, coulomb: self.coulomb };
+            self.local_iterations += local.solve(self.opts.local, &mut ri, self.opts.local_max_iter);
+            let out = &mut self.r[s..s + N];
+            for k in 0..N {
+                let new = if omega == 1.0 { ri[k] } else { omega * ri[k] + (1.0 - omega) * ri_old[k] };
+                change += (new - ri_old[k]).powi(2);
+                size += new * new;
+                out[k] = new;
+            }
+        }
+        (change, size)
     }
 
-    fn step(&mut self) -> StepResult {
+    /// One sweep, any contact dimension (the reference of [`Method::sweep`]).
+    fn sweep_dyn(&mut self) -> (f64, f64) {
         let d = self.blocks.d;
-        if let Some(rng) = &mut self.rng {
-            self.order.shuffle(rng);
-        }
         let mut wr = [0.0; MAX_DIM];
         let mut b = [0.0; MAX_DIM];
         let mut ri = [0.0; MAX_DIM];
@@ -139,7 +169,8 @@ impl IterativeMethod for Method<'_> {
                 b[a] = v;
             }
             ri[..d].copy_from_slice(&self.r[s..s + d]);
-            let local = Local { cone: &*self.cones[i], mu: self.p.mu[i], w: wii, b: &b[..d] };
+            let local =
+                Local { cone: &*self.cones[i], mu: self.p.mu[i], w: wii, b: &b[..d], coulomb: self.coulomb };
             self.local_iterations += local.solve(self.opts.local, &mut ri[..d], self.opts.local_max_iter);
             for k in 0..d {
                 let new = if self.opts.omega == 1.0 {
@@ -152,6 +183,28 @@ impl IterativeMethod for Method<'_> {
                 self.r[s + k] = new;
             }
         }
+        (change, size)
+    }
+}
+
+impl IterativeMethod for Method<'_> {
+    fn initial_error(&mut self) -> Option<f64> {
+        // A warm start that already solves the problem costs no sweep.
+        (self.r.iter().any(|v| *v != 0.0)).then(|| self.full_error())
+    }
+
+    fn step(&mut self) -> StepResult {
+        if let Some(rng) = &mut self.rng {
+            self.order.shuffle(rng);
+        }
+        let (change, size) = match self.blocks.d {
+            2 => self.sweep::<2>(),
+            3 => self.sweep::<3>(),
+            4 => self.sweep::<4>(),
+            5 => self.sweep::<5>(),
+            6 => self.sweep::<6>(),
+            _ => self.sweep_dyn(),
+        };
         if !size.is_finite() || !change.is_finite() {
             return StepResult::go(f64::NAN);
         }
@@ -216,6 +269,7 @@ impl Nsgs {
             p,
             blocks,
             cones: &ws.cones.cones,
+            coulomb: p.is_coulomb(),
             r,
             u,
             order: std::mem::take(&mut ws.order),
