@@ -4,9 +4,19 @@
 
 use crate::cone::{Cone, MAX_DIM};
 use crate::delassus::{small_solve, small_solve_fixed};
+use perp_core::line_search::{Backtracking, Search, Verdict};
 
 const MD: usize = MAX_DIM;
 const MD2: usize = MAX_DIM * MAX_DIM;
+
+/// The local Newton's backtracking: halving from 1 down to 1e-10, then projection takes over.
+const LOCAL_SEARCH: Backtracking = Backtracking {
+    sigma: 1e-4,
+    shrink: 0.5,
+    min_step: 1e-10,
+    max_trials: usize::MAX,
+    stop_on_nonfinite: false,
+};
 
 /// How NSGS solves the one-contact problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -199,8 +209,8 @@ impl Local<'_> {
                 r[..N].copy_from_slice(&x);
                 return it + self.projection(r, 10 * max_iter);
             }
-            let mut t = 1.0;
-            loop {
+            // Armijo on ‖φ‖² (the shared backtracking; the test written as before).
+            let found = LOCAL_SEARCH.search(|t| {
                 for k in 0..N {
                     trial[k] = x[k] + t * dir[k];
                 }
@@ -208,14 +218,15 @@ impl Local<'_> {
                 cfun(&trial, &mut phit, jac);
                 let ft = norm(&phit);
                 if ft * ft <= (1.0 - 1e-4 * t) * f0 * f0 {
-                    break;
+                    Verdict::Accept
+                } else {
+                    Verdict::Reject
                 }
-                t *= 0.5;
-                if t < 1e-10 {
-                    r[..N].copy_from_slice(&x);
-                    return it + self.projection(r, 10 * max_iter);
-                }
-            }
+            });
+            let Search::Accepted { step: t, .. } = found else {
+                r[..N].copy_from_slice(&x);
+                return it + self.projection(r, 10 * max_iter);
+            };
             ready = t == 1.0;
             (x, phi) = (trial, phit);
             if ready {
@@ -294,20 +305,20 @@ impl Local<'_> {
             if !small_solve(d, &mut j[..d * d], &mut dir[..d]) {
                 return it + self.projection(r, 10 * max_iter);
             }
-            let mut t = 1.0;
-            loop {
+            let found = LOCAL_SEARCH.search(|t| {
                 for k in 0..d {
                     trial[k] = r[k] + t * dir[k];
                 }
                 self.cfun(fb, rho, &trial[..d], &mut phit[..d], None);
                 let ft = norm(&phit[..d]);
                 if ft * ft <= (1.0 - 1e-4 * t) * f0 * f0 {
-                    break;
+                    Verdict::Accept
+                } else {
+                    Verdict::Reject
                 }
-                t *= 0.5;
-                if t < 1e-10 {
-                    return it + self.projection(r, 10 * max_iter);
-                }
+            });
+            if !matches!(found, Search::Accepted { .. }) {
+                return it + self.projection(r, 10 * max_iter);
             }
             r.copy_from_slice(&trial[..d]);
         }

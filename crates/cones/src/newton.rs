@@ -55,13 +55,10 @@ use crate::problem::{
     message_buffer, prepare, reset_report, solve_by_into, ConeCache, FrictionContactProblem,
     FrictionSolution, FrictionSolver, Prepared,
 };
-use faer::dyn_stack::MemBuffer;
-use faer::dyn_stack::MemStack;
-use faer::linalg::lu::partial_pivoting::{factor as lu_factor, solve as lu_solve};
-use faer::sparse::linalg::lu::{factorize_symbolic_lu, LuSymbolicParams, NumericLu, SymbolicLu};
-use faer::sparse::linalg::SupernodalThreshold;
-use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Conj, Mat, MatMut, Par};
+use faer::reborrow::ReborrowMut;
+use faer::{Mat, MatMut};
+use perp_core::line_search::{Backtracking, Search, Verdict};
+use perp_core::linear::{DenseLu, SparseLu};
 use perp_core::{iteration, Error, IterativeMethod, Matrix, Settings, SolveReport, Status, StepResult};
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -151,9 +148,8 @@ struct SparseJ {
     wp: Vec<f64>,
     /// Per row: position of the diagonal entry in `values`.
     diag_pos: Vec<usize>,
-    symbolic: Option<SymbolicLu<usize>>,
-    numeric: NumericLu<usize, f64>,
-    scratch: Option<MemBuffer>,
+    /// Supernodal sparse LU of the CSC of Jᵀ, symbolic analysis kept (the pattern is fixed).
+    lu: SparseLu,
 }
 
 impl SparseJ {
@@ -207,9 +203,9 @@ impl SparseJ {
             wp_start,
             wp,
             diag_pos,
-            symbolic: None,
-            numeric: NumericLu::new(),
-            scratch: None,
+            // Supernodal even where faer's heuristic picks simplicial: measured 2× faster on
+            // BoxesStack1 and 15 % on Capsules (3×3 dense blocks make good supernodes).
+            lu: SparseLu::supernodal(),
         }
     }
 
@@ -270,46 +266,9 @@ impl SparseJ {
                 self.values[p] += eps;
             }
         }
-        let sym = SymbolicSparseColMatRef::new_checked(n, n, &self.indptr, None, &self.indices);
-        if self.symbolic.is_none() {
-            // Supernodal even where faer's heuristic picks simplicial: measured 2× faster on
-            // BoxesStack1 and 15 % on Capsules (3×3 dense blocks make good supernodes).
-            let threshold = SupernodalThreshold::FORCE_SUPERNODAL;
-            let params =
-                LuSymbolicParams { supernodal_flop_ratio_threshold: threshold, ..Default::default() };
-            match factorize_symbolic_lu(sym, params) {
-                Ok(s) => {
-                    let req = s
-                        .factorize_numeric_lu_scratch::<f64>(Par::Seq, Default::default())
-                        .or(s.solve_transpose_in_place_scratch::<f64>(1, Par::Seq));
-                    match MemBuffer::try_new(req) {
-                        Ok(b) => self.scratch = Some(b),
-                        Err(_) => return false,
-                    }
-                    self.symbolic = Some(s);
-                }
-                Err(_) => return false,
-            }
-        }
-        let (Some(symbolic), Some(buf)) = (&self.symbolic, &mut self.scratch) else { return false };
-        let ok = match symbolic.factorize_numeric_lu(
-            &mut self.numeric,
-            SparseColMatRef::new(sym, &self.values),
-            Par::Seq,
-            MemStack::new(buf),
-            Default::default(),
-        ) {
-            Ok(lu) => {
-                lu.solve_transpose_in_place_with_conj(
-                    Conj::No,
-                    MatMut::from_column_major_slice_mut(rhs, n, 1),
-                    Par::Seq,
-                    MemStack::new(buf),
-                );
-                rhs.iter().all(|v| v.is_finite())
-            }
-            Err(_) => false,
-        };
+        // The CSR of J is the CSC of Jᵀ: factor that and solve with its transpose.
+        let ok = self.lu.factor(n, &self.indptr, &self.indices, &self.values).is_ok()
+            && self.lu.solve_transpose_in_place(rhs).is_ok();
         if eps != 0.0 {
             for &p in &self.diag_pos {
                 self.values[p] -= eps;
@@ -327,14 +286,10 @@ impl SparseJ {
 }
 
 enum Linear {
-    /// W dense, the Newton matrix J (overwritten by its LU factors), the row permutation of
-    /// the LU and the scratch of faer's in-place LU and solve, all sized once for n.
+    /// W dense, and the Newton matrix J with its LU in place ([`DenseLu`]), sized once for n.
     Dense {
         w: Mat<f64>,
-        j: Mat<f64>,
-        perm: Vec<usize>,
-        perm_inv: Vec<usize>,
-        scratch: MemBuffer,
+        lu: DenseLu,
     },
     Sparse(Box<SparseJ>),
 }
@@ -342,16 +297,9 @@ enum Linear {
 impl Linear {
     /// The dense storage for size n.
     fn dense(n: usize) -> Linear {
-        let par = faer::get_global_parallelism();
-        let req = lu_factor::lu_in_place_scratch::<usize, f64>(n, n, par, Default::default())
-            .or(lu_solve::solve_in_place_scratch::<usize, f64>(n, 1, par));
-        Linear::Dense {
-            w: Mat::zeros(n, n),
-            j: Mat::zeros(n, n),
-            perm: vec![0; n],
-            perm_inv: vec![0; n],
-            scratch: MemBuffer::new(req),
-        }
+        let mut lu = DenseLu::new();
+        lu.resize(n, 1);
+        Linear::Dense { w: Mat::zeros(n, n), lu }
     }
 }
 
@@ -715,32 +663,18 @@ impl Method<'_> {
                     sj.assemble(d, &self.jr_eff, &self.ju);
                     sj.solve(eps, &mut self.dir)
                 }
-                Linear::Dense { w, j, perm, perm_inv, scratch } => {
-                    dense_assemble(d, w, &self.jr_eff, &self.ju, j);
+                Linear::Dense { w, lu } => {
+                    let mut j = lu.matrix_mut();
+                    dense_assemble(d, w, &self.jr_eff, &self.ju, j.rb_mut());
                     for k in 0..n {
                         j[(k, k)] += eps;
                     }
-                    // `j.partial_piv_lu().solve_in_place(dir)` (the same faer kernels, so the
-                    // same bits) on the preallocated storage: J is overwritten by L and U.
-                    let par = faer::get_global_parallelism();
-                    let (_, perm) = lu_factor::lu_in_place(
-                        j.as_mut(),
-                        perm,
-                        perm_inv,
-                        par,
-                        MemStack::new(scratch),
-                        Default::default(),
-                    );
-                    lu_solve::solve_in_place_with_conj(
-                        j.as_ref(),
-                        j.as_ref(),
-                        perm,
-                        Conj::No,
-                        MatMut::from_column_major_slice_mut(&mut self.dir, n, 1),
-                        par,
-                        MemStack::new(scratch),
-                    );
-                    self.dir.iter().all(|v| v.is_finite())
+                    // LU with partial pivoting in place (perp_core::linear; J is overwritten
+                    // by L and U), then the solve; a breakdown or a non-finite Δ is refused.
+                    lu.factor().is_ok() && {
+                        lu.solve_in_place(&mut self.dir);
+                        self.dir.iter().all(|v| v.is_finite())
+                    }
                 }
             };
             if ok && self.residual_ok(eps > 0.0) {
@@ -790,9 +724,12 @@ impl Method<'_> {
     /// evaluated with the Jacobians, Φ being the same either way).
     fn line_search(&mut self, psi0: f64, reference: f64) -> Option<(f64, bool)> {
         let n = self.r.len();
-        let mut t = 1.0;
         let mut best: Option<(f64, f64)> = None;
-        for _ in 0..MAX_HALVINGS {
+        let take_any = !self.opts.line_search;
+        // The shared backtracking (halving, at most MAX_HALVINGS trials) with this method's
+        // non-monotone test `ψ(t) ≤ (1 − 2σt)·reference`, σ = 1e-4, written as before.
+        let search = Backtracking { min_step: 0.0, max_trials: MAX_HALVINGS, ..Backtracking::default() };
+        let found = search.search(|t| {
             for k in 0..n {
                 self.trial[k] = self.r[k] + t * self.dir[k];
             }
@@ -811,28 +748,37 @@ impl Method<'_> {
             if psi.is_finite() && best.is_none_or(|(_, b)| psi < b) {
                 best = Some((t, psi));
             }
-            if psi <= (1.0 - 2e-4 * t) * reference || (!self.opts.line_search && psi.is_finite()) {
-                return Some((t, first));
+            if psi <= (1.0 - 2e-4 * t) * reference || (take_any && psi.is_finite()) {
+                Verdict::Accept
+            } else {
+                Verdict::Reject
             }
-            self.line_search_steps += 1;
-            t *= 0.5;
-        }
-        match best {
-            Some((tb, psi)) if psi < psi0 => Some((tb, false)),
-            _ => None,
+        });
+        self.line_search_steps += found.trials();
+        match found {
+            Search::Accepted { step, .. } => Some((step, step == 1.0)),
+            Search::Failed(_) => match best {
+                Some((tb, psi)) if psi < psi0 => Some((tb, false)),
+                _ => None,
+            },
         }
     }
 }
 
+/// Column `c` of `j` as a slice (the columns of a faer matrix are contiguous).
+fn col_slice<'a>(j: &'a mut MatMut<'_, f64>, c: usize) -> &'a mut [f64] {
+    j.rb_mut().col_mut(c).try_as_col_major_mut().expect("contiguous column").as_slice_mut()
+}
+
 /// `J = jr + ju W` (block-diagonal `jr`, `ju`), column by column on W's contiguous columns:
 /// every entry is the sum of [`dense_assemble_dyn`] in the same order (the same bits).
-fn dense_assemble(d: usize, w: &Mat<f64>, jr: &[f64], ju: &[f64], j: &mut Mat<f64>) {
-    fn fixed<const D: usize>(w: &Mat<f64>, jr: &[f64], ju: &[f64], j: &mut Mat<f64>) {
+fn dense_assemble(d: usize, w: &Mat<f64>, jr: &[f64], ju: &[f64], mut j: MatMut<'_, f64>) {
+    fn fixed<const D: usize>(w: &Mat<f64>, jr: &[f64], ju: &[f64], mut j: MatMut<'_, f64>) {
         let n = w.nrows();
         let nc = n / D;
         for c in 0..n {
             let wc = &w.col_as_slice(c)[..nc * D];
-            let jc = &mut j.col_as_slice_mut(c)[..nc * D];
+            let jc = &mut col_slice(&mut j, c)[..nc * D];
             for ((wi, ji), jui) in wc.chunks_exact(D).zip(jc.chunks_exact_mut(D)).zip(ju.chunks_exact(D * D))
             {
                 for a in 0..D {
@@ -846,7 +792,7 @@ fn dense_assemble(d: usize, w: &Mat<f64>, jr: &[f64], ju: &[f64], j: &mut Mat<f6
         }
         for i in 0..nc {
             for k in 0..D {
-                let jc = j.col_as_slice_mut(D * i + k);
+                let jc = col_slice(&mut j, D * i + k);
                 for a in 0..D {
                     jc[D * i + a] += jr[i * D * D + a * D + k];
                 }
@@ -854,14 +800,14 @@ fn dense_assemble(d: usize, w: &Mat<f64>, jr: &[f64], ju: &[f64], j: &mut Mat<f6
         }
     }
     match d {
-        2 => fixed::<2>(w, jr, ju, j),
-        3 => fixed::<3>(w, jr, ju, j),
-        _ => dense_assemble_dyn(d, w, jr, ju, j),
+        2 => fixed::<2>(w, jr, ju, j.rb_mut()),
+        3 => fixed::<3>(w, jr, ju, j.rb_mut()),
+        _ => dense_assemble_dyn(d, w, jr, ju, j.rb_mut()),
     }
 }
 
 /// [`dense_assemble`] for any d (its reference).
-fn dense_assemble_dyn(d: usize, w: &Mat<f64>, jr: &[f64], ju: &[f64], j: &mut Mat<f64>) {
+fn dense_assemble_dyn(d: usize, w: &Mat<f64>, jr: &[f64], ju: &[f64], mut j: MatMut<'_, f64>) {
     let n = w.nrows();
     for i in 0..n / d {
         for a in 0..d {
@@ -1211,8 +1157,8 @@ mod tests {
                 let jr: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
                 let ju: Vec<f64> = (0..n * d).map(|_| rng.random_range(-1.0..1.0)).collect();
                 let (mut j1, mut j2) = (Mat::<f64>::zeros(n, n), Mat::<f64>::zeros(n, n));
-                dense_assemble(d, &w, &jr, &ju, &mut j1);
-                dense_assemble_dyn(d, &w, &jr, &ju, &mut j2);
+                dense_assemble(d, &w, &jr, &ju, j1.as_mut());
+                dense_assemble_dyn(d, &w, &jr, &ju, j2.as_mut());
                 for i in 0..n {
                     for j in 0..n {
                         assert_eq!(j1[(i, j)].to_bits(), j2[(i, j)].to_bits(), "d = {d}, ({i}, {j})");

@@ -101,6 +101,7 @@ impl Search {
 impl Backtracking {
     /// Backtracks with the caller's acceptance test: `judge(t)` evaluates the trial point at
     /// step `t` and says whether it passes.
+    #[inline]
     pub fn search(&self, mut judge: impl FnMut(f64) -> Verdict) -> Search {
         let mut t = 1.0;
         let mut trials = 0;
@@ -125,6 +126,7 @@ impl Backtracking {
     /// Armijo backtracking: `merit(t)` evaluates the trial point at step `t` and returns its
     /// merit ψ(t), or `None` when the function is not finite there; the first `t` with
     /// `ψ(t) ≤ reference + σ t slope` is accepted. `slope` is negative for a descent direction.
+    #[inline]
     pub fn armijo(&self, reference: f64, slope: f64, mut merit: impl FnMut(f64) -> Option<f64>) -> Search {
         let mut best: Option<(f64, f64)> = None;
         let mut last = f64::NAN;

@@ -144,6 +144,7 @@ impl DenseLu {
     }
 
     /// The `n × n` matrix to fill before [`DenseLu::factor`] (holds the factors after it).
+    #[inline]
     pub fn matrix_mut(&mut self) -> MatMut<'_, f64> {
         self.factored = false;
         self.store.view()
@@ -151,6 +152,7 @@ impl DenseLu {
 
     /// Factorizes the matrix in place and returns its pivots; `Err` when a pivot is zero or
     /// not finite (the caller applies its own relative threshold with [`Pivots::singular`]).
+    #[inline]
     pub fn factor(&mut self) -> Result<Pivots, Breakdown> {
         let n = self.store.n;
         let a = self.store.a.as_mut().submatrix_mut(0, 0, n, n);
@@ -187,6 +189,7 @@ impl DenseLu {
     /// # Panics
     /// If [`DenseLu::factor`] has not succeeded since the matrix was last changed, or `B`
     /// does not fit (both programming errors).
+    #[inline]
     pub fn solve_mat_in_place(&mut self, rhs: MatMut<'_, f64>) {
         assert!(self.factored, "DenseLu::solve before a successful factor");
         let n = self.store.n;
@@ -197,6 +200,7 @@ impl DenseLu {
     }
 
     /// Solves `A x = b` in place.
+    #[inline]
     pub fn solve_in_place(&mut self, b: &mut [f64]) {
         let n = b.len();
         self.solve_mat_in_place(MatMut::from_column_major_slice_mut(b, n, 1));

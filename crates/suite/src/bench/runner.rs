@@ -43,7 +43,6 @@ pub fn run_with(
         .build()
         .map_err(|e| Error::setting("threads", config.threads, &e.to_string()))?;
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let config = &with_cancel_observer(config);
     let per_problem: Vec<Vec<BenchRecord>> = pool.install(|| {
         problems
             .par_iter()
@@ -69,23 +68,6 @@ pub fn run_with(
             .collect()
     });
     Ok(per_problem.into_iter().flatten().collect())
-}
-
-/// `config` with an observer that stops every solve once the run is cancelled (chained with
-/// the settings' own observer).
-fn with_cancel_observer(config: &BenchConfig) -> BenchConfig {
-    let mut c = config.clone();
-    if let Some(flag) = config.cancel.clone() {
-        let inner = c.settings.observer.take();
-        c.settings.observer = Some(Arc::new(move |p: &perp_core::Progress| {
-            if flag.load(std::sync::atomic::Ordering::SeqCst) {
-                perp_core::Control::Stop
-            } else {
-                inner.as_ref().map_or(perp_core::Control::Continue, |o| o(p))
-            }
-        }));
-    }
-    c
 }
 
 /// How one solve on a worker thread ended.
