@@ -362,7 +362,6 @@ impl LcpSolver for Pgs {
             anchor,
             w,
             best,
-            best_error: f64::INFINITY,
             rho: self.rho,
             inner_sweeps: self.inner_sweeps,
             inner_tol: self.inner_tol,
@@ -375,12 +374,11 @@ impl LcpSolver for Pgs {
             inner_count: 0,
             anchor_fresh: true,
         };
-        let out = iteration::run(&mut sweeper, s, DEFAULT_MAX_ITER);
-        // A failed solve returns its best iterate (by exact error), not a diverged last one.
-        let use_best = out.status != Status::Solved
-            && (sweeper.last_exact.is_nan() || sweeper.last_exact > sweeper.best_error);
-
         crate::problem::reset_report(report, name, spare);
+        let history = std::mem::take(&mut report.history);
+        // The loop keeps the best iterate (by exact error): a failed solve returns it, not a
+        // diverged last one.
+        let out = iteration::run_with(&mut sweeper, s, DEFAULT_MAX_ITER, start, history);
         let last_error = out.last_error;
         out.record(report);
         if report.status == Status::Stalled {
@@ -392,9 +390,8 @@ impl LcpSolver for Pgs {
                 ),
             );
         }
-        z_out.copy_from_slice(if use_best { best } else { z });
+        z_out.copy_from_slice(z);
         p.finish(z_out, w_out, report, s.tol, spare);
-        report.elapsed = start.elapsed();
         Ok(())
     }
 }
@@ -767,9 +764,8 @@ struct Sweeper<'a> {
     z: &'a mut [f64],
     anchor: &'a mut [f64],
     w: &'a mut [f64],
-    /// The iterate with the smallest exact error so far, and that error.
+    /// The iterate with the smallest exact error so far (kept by the loop's `keep_best`).
     best: &'a mut [f64],
-    best_error: f64,
     rho: f64,
     inner_sweeps: usize,
     inner_tol: f64,
@@ -797,10 +793,6 @@ impl Sweeper<'_> {
         }
         self.since_exact = 0;
         self.last_exact = self.p.errors(self.z, self.w).0;
-        if self.last_exact < self.best_error {
-            self.best_error = self.last_exact;
-            self.best.copy_from_slice(self.z);
-        }
         self.last_exact
     }
 }
@@ -838,6 +830,16 @@ impl IterativeMethod for Sweeper<'_> {
         }
         let stalled = unchanged && self.last_exact > self.tol && (self.rho == 0.0 || anchor_was_fresh);
         StepResult { error: self.last_exact, stop: stalled.then_some(Status::Stalled) }
+    }
+
+    /// The reported error changes only at exact checks, so a new minimum is a new smallest
+    /// exact error, and z is the iterate it was computed at.
+    fn keep_best(&mut self) {
+        self.best.copy_from_slice(self.z);
+    }
+
+    fn restore_best(&mut self) {
+        self.z.copy_from_slice(self.best);
     }
 }
 

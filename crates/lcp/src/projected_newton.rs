@@ -88,7 +88,7 @@ use faer::reborrow::ReborrowMut;
 use faer::sparse::linalg::solvers::{Llt as SparseLlt, SymbolicLlt};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, Mat, MatMut, Par, Side};
-use perp_core::iteration::{run, IterativeMethod, StepResult};
+use perp_core::iteration::{run, Counters, IterativeMethod, StepResult};
 use perp_core::{Error, Matrix, Settings, Solution, SolveReport, Status};
 
 /// The registry name, `"projected-newton"`.
@@ -283,8 +283,6 @@ impl LcpSolver for ProjectedNewton {
         let out = run(&mut method, s, default_max_iter(n));
         let mut report = SolveReport::new(NAME);
         out.record(&mut report);
-        report.factorizations = method.factorizations;
-        report.line_search_steps = method.line_search_steps;
         report.message = method.message.take();
         let z = self.ws.z.clone();
         Ok(p.solution(z, report, s.tol))
@@ -870,6 +868,10 @@ impl IterativeMethod for Method<'_> {
         std::mem::swap(&mut ws.w, &mut ws.wt);
         self.error = self.p.errors(&ws.z, &ws.w).0;
         StepResult::go(self.error)
+    }
+
+    fn counters(&self) -> Counters {
+        Counters { pivots: 0, factorizations: self.factorizations, line_search_steps: self.line_search_steps }
     }
 }
 
