@@ -167,7 +167,12 @@ pub(super) fn max_abs(v: &[f64]) -> f64 {
 
 /// Row access for the sweep: the row-major copy of a dense M, the CSR copy of a CSC M, or a CSR
 /// M itself.
-pub(super) fn rows_of<'a>(m: &'a Matrix, dense: &'a [f64], csr: &'a CsrCopy, block_start: &'a [usize]) -> Rows<'a> {
+pub(super) fn rows_of<'a>(
+    m: &'a Matrix,
+    dense: &'a [f64],
+    csr: &'a CsrCopy,
+    block_start: &'a [usize],
+) -> Rows<'a> {
     match m {
         Matrix::Dense(_) => Rows::Dense(DenseRows { a: dense, n: m.nrows() }),
         Matrix::Sparse(s) if s.is_csr() => Rows::Csr(CsrRows {

@@ -228,8 +228,7 @@ fn cycling() -> Lcp {
 
 #[test]
 fn non_convergence_is_max_iterations_not_an_error() {
-    let s =
-        Pgs::pgs().solve(&cycling(), None, &Settings { max_iter: 41, ..Settings::default() }).unwrap();
+    let s = Pgs::pgs().solve(&cycling(), None, &Settings { max_iter: 41, ..Settings::default() }).unwrap();
     assert_eq!((s.report.status, s.report.iterations), (Status::MaxIterations, 41));
     assert_eq!(s.z, vec![1.0, 1.0, 0.0]);
     assert!(s.report.error > 0.1);
