@@ -28,7 +28,7 @@
 //! loop ends other than `Solved` with its last error worse than the best or NaN), reads the
 //! counters at the end, and returns a [`LoopOutcome`]; [`LoopOutcome::record`] writes status,
 //! iterations, elapsed time, history and counters into the solver's
-//! [`SolveReport`](crate::SolveReport). The solver adds only what the loop cannot know: the
+//! [`SolveReport`]. The solver adds only what the loop cannot know: the
 //! returned point's error (from the returned vectors) and its message.
 //!
 //! Order of the checks for step k: `prepare_step` (a `Some(status)` ends the loop with k − 1

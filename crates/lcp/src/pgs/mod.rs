@@ -76,7 +76,7 @@
 //!
 //! On the other sweeps the step reports the last exactly computed error, which is `> tol`
 //! (or the loop would have stopped), so the loop can never stop on an estimate. The exact
-//! check uses [`Matrix::mul_vec`] exactly as [`Lcp::solution`] does, so a `Solved` verdict is
+//! check uses [`Matrix::mul_vec`](perp_core::Matrix::mul_vec) exactly as [`Lcp::solution`] does, so a `Solved` verdict is
 //! confirmed bit for bit by the final report.
 //!
 //! # Stagnation
