@@ -1,7 +1,68 @@
-//! The one iteration loop shared by perp's iterative solvers (after argmin's executor): a
-//! solver supplies one step; the loop does limits, timing, history and the observer.
+//! The one iteration loop shared by perp's iterative and pivoting solvers (after argmin's
+//! executor): a solver supplies its steps; the loop owns the bookkeeping.
+//!
+//! # What the solver supplies
+//!
+//! An [`IterativeMethod`]: [`step`](IterativeMethod::step) (one iteration: a sweep, a Newton
+//! step, a pivot, an LCP solve), and, where it has them, the optional hooks:
+//!
+//! * [`initial_error`](IterativeMethod::initial_error) — the error at the starting point; a
+//!   warm start that already meets the tolerance then costs no step;
+//! * [`prepare_step`](IterativeMethod::prepare_step) — called before every step; it may end
+//!   the loop before the step (Lemke finds a secondary ray there, lemke-pyramid its stalled
+//!   alignment), so that a step is always a full iteration;
+//! * [`counters`](IterativeMethod::counters) — the effort spent so far ([`Counters`]: pivots,
+//!   factorizations, line-search steps);
+//! * [`keep_best`](IterativeMethod::keep_best) / [`restore_best`](IterativeMethod::restore_best)
+//!   — save the current iterate as the best one, and put the saved one back;
+//! * [`is_pivoting`](IterativeMethod::is_pivoting) — for finite pivoting methods: the loop
+//!   does not test the tolerance (the method ends with `stop: Some(Solved)` when its pivoting
+//!   ends; its error is only reported), and the report's `iterations` are the pivots.
+//!
+//! # What the loop keeps
+//!
+//! [`run`] (or [`run_with`], which takes the start instant and the history's storage) counts
+//! the steps, checks the tolerance, a NaN error, the observer, the iteration limit and the
+//! time limit, records the history, tracks the smallest error (calling `keep_best` whenever
+//! a step reaches a new minimum, the starting error included, and `restore_best` when the
+//! loop ends other than `Solved` with its last error worse than the best or NaN), reads the
+//! counters at the end, and returns a [`LoopOutcome`]; [`LoopOutcome::record`] writes status,
+//! iterations, elapsed time, history and counters into the solver's
+//! [`SolveReport`]. The solver adds only what the loop cannot know: the
+//! returned point's error (from the returned vectors) and its message.
+//!
+//! Order of the checks for step k: `prepare_step` (a `Some(status)` ends the loop with k − 1
+//! iterations), `step`, history, best iterate, the step's own `stop`, NaN
+//! (`NumericalFailure`), tolerance (`Solved`, unless pivoting), observer (`Interrupted`), time
+//! limit (`TimeLimit`); after `settings.max_iter_or(default_max_iter)` steps,
+//! `MaxIterations`.
+//!
+//! Nothing in the loop allocates but the history when `settings.record_history` is set, and
+//! that only to grow the storage handed to [`run_with`].
+//!
+//! ```
+//! use perp_core::iteration::{run, Counters, IterativeMethod, StepResult};
+//! use perp_core::{Settings, SolveReport, Status};
+//! /// Halves its error every step, one factorization a step.
+//! struct Halving { error: f64, factorizations: usize }
+//! impl IterativeMethod for Halving {
+//!     fn step(&mut self) -> StepResult {
+//!         self.error *= 0.5;
+//!         self.factorizations += 1;
+//!         StepResult::go(self.error)
+//!     }
+//!     fn counters(&self) -> Counters {
+//!         Counters { factorizations: self.factorizations, ..Counters::default() }
+//!     }
+//! }
+//! let s = Settings { tol: 0.1, record_history: true, ..Settings::default() };
+//! let mut report = SolveReport::new("halving");
+//! run(&mut Halving { error: 1.0, factorizations: 0 }, &s, 100).record(&mut report);
+//! assert_eq!((report.status, report.iterations, report.factorizations), (Status::Solved, 4, 4));
+//! assert_eq!(report.history, vec![0.5, 0.25, 0.125, 0.0625]);
+//! ```
 
-use crate::{Settings, Status};
+use crate::{Settings, SolveReport, Status};
 use std::time::{Duration, Instant};
 
 /// What the observer is told after every iteration.
@@ -41,15 +102,60 @@ impl StepResult {
     }
 }
 
-/// One iterative method, seen by the loop.
+/// The effort a solve spent, beyond its iterations: the counters of [`SolveReport`] that the
+/// loop reads from the method ([`IterativeMethod::counters`]) and writes into the report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Pivots (pivoting methods).
+    pub pivots: usize,
+    /// Matrix factorizations (factorization attempts included).
+    pub factorizations: usize,
+    /// Line-search steps (trial step lengths evaluated).
+    pub line_search_steps: usize,
+}
+
+impl std::ops::AddAssign for Counters {
+    fn add_assign(&mut self, o: Counters) {
+        self.pivots += o.pivots;
+        self.factorizations += o.factorizations;
+        self.line_search_steps += o.line_search_steps;
+    }
+}
+
+/// One iterative method, seen by the loop (see the [module docs](self) for the order in
+/// which the loop calls the hooks). Only [`step`](IterativeMethod::step) is required.
 pub trait IterativeMethod {
     /// The error at the starting point, if the method can compute it cheaply; a warm start
     /// that already meets the tolerance then costs no iteration.
     fn initial_error(&mut self) -> Option<f64> {
         None
     }
+    /// Called before every step (the first included): `Some(status)` ends the loop before the
+    /// step, with the iterations done so far. Default: go on.
+    fn prepare_step(&mut self) -> Option<Status> {
+        None
+    }
     /// Performs one iteration.
     fn step(&mut self) -> StepResult;
+    /// The effort spent since the loop started (running totals; read by the loop when it
+    /// ends). Default: none.
+    fn counters(&self) -> Counters {
+        Counters::default()
+    }
+    /// Saves the current iterate as the best one; called by the loop whenever the error (the
+    /// starting error included) reaches a new minimum. Default: nothing (the method returns
+    /// its last iterate).
+    fn keep_best(&mut self) {}
+    /// Puts the iterate saved by [`keep_best`](IterativeMethod::keep_best) back; called once,
+    /// when the loop ends other than `Solved` with a last error worse than the best (or NaN).
+    fn restore_best(&mut self) {}
+    /// `true` for finite pivoting methods (Lemke): the loop does not stop on the tolerance
+    /// (the method ends with `stop: Some(Status::Solved)` when its pivoting is done; the error
+    /// it reports is only recorded and observed) and the report's `iterations` are the
+    /// pivots of [`counters`](IterativeMethod::counters). Default `false`.
+    fn is_pivoting(&self) -> bool {
+        false
+    }
 }
 
 /// How the loop ended.
@@ -61,76 +167,133 @@ pub struct LoopOutcome {
     pub iterations: usize,
     /// Error after the last step (the starting error when no step was taken).
     pub last_error: f64,
+    /// The smallest error seen (∞ when none was).
+    pub best_error: f64,
+    /// Whether the loop called [`IterativeMethod::restore_best`].
+    pub restored_best: bool,
     /// Errors after every step (when `settings.record_history`).
     pub history: Vec<f64>,
-    /// Time spent.
+    /// Time since the loop's start instant.
     pub elapsed: Duration,
+    /// The method's counters at the end.
+    pub counters: Counters,
+    /// The method is pivoting ([`IterativeMethod::is_pivoting`]): `record` reports the
+    /// pivots as iterations.
+    pub pivoting: bool,
 }
 
 impl LoopOutcome {
-    /// Writes what the loop knows into `report`: status, iterations, elapsed time, and the
-    /// history appended to the report's (whose storage is reused). Solvers call this rather
-    /// than copying the fields one by one; what only the solver knows (factorizations,
-    /// line-search steps, pivots, its message) it adds itself.
-    pub fn record(mut self, report: &mut crate::SolveReport) {
+    /// Writes what the loop knows into `report`: status, iterations (the pivots for a
+    /// pivoting method), elapsed time, the counters (pivots, factorizations, line-search
+    /// steps) and the history — moved into the report's storage when that is empty (so that
+    /// storage taken from the report by [`run_with`] comes back), appended otherwise.
+    /// Solvers call this rather than copying fields one by one; they add only the returned
+    /// point's error and their message.
+    pub fn record(mut self, report: &mut SolveReport) {
         report.status = self.status;
-        report.iterations = self.iterations;
+        report.iterations = if self.pivoting { self.counters.pivots } else { self.iterations };
         report.elapsed = self.elapsed;
-        report.history.append(&mut self.history);
+        report.pivots = self.counters.pivots;
+        report.factorizations = self.counters.factorizations;
+        report.line_search_steps = self.counters.line_search_steps;
+        if report.history.is_empty() {
+            std::mem::swap(&mut report.history, &mut self.history);
+        } else {
+            report.history.append(&mut self.history);
+        }
     }
 }
 
 /// Runs `method` until its error is `≤ settings.tol`, a step asks to stop, the error is not
 /// finite (`NumericalFailure`), the observer stops it (`Interrupted`), or a limit is reached:
-/// `settings.max_iter_or(default_max_iter)` steps or `settings.time_limit`.
+/// `settings.max_iter_or(default_max_iter)` steps or `settings.time_limit`. The clock starts
+/// now and the history goes to fresh storage; see [`run_with`].
 pub fn run<M: IterativeMethod + ?Sized>(
     method: &mut M,
     settings: &Settings,
     default_max_iter: usize,
 ) -> LoopOutcome {
-    let start = Instant::now();
+    run_with(method, settings, default_max_iter, Instant::now(), Vec::new())
+}
+
+/// [`run`] with the instant the time limit and `elapsed` count from (the start of the solve,
+/// so that its set-up counts too) and the storage of the history (cleared first; pass
+/// `std::mem::take(&mut report.history)` to reuse the report's, which
+/// [`LoopOutcome::record`] then gives back).
+pub fn run_with<M: IterativeMethod + ?Sized>(
+    method: &mut M,
+    settings: &Settings,
+    default_max_iter: usize,
+    start: Instant,
+    mut history: Vec<f64>,
+) -> LoopOutcome {
+    history.clear();
     let max_iter = settings.max_iter_or(default_max_iter);
-    let mut history = Vec::new();
-    let out = |status, iterations, last_error, history| LoopOutcome {
-        status,
-        iterations,
-        last_error,
-        history,
-        elapsed: start.elapsed(),
-    };
+    let pivoting = method.is_pivoting();
     let mut last = f64::INFINITY;
-    if let Some(e) = method.initial_error() {
-        last = e;
-        if e <= settings.tol {
-            return out(Status::Solved, 0, e, history);
-        }
-    }
-    for k in 1..=max_iter {
-        let r = method.step();
-        last = r.error;
-        if settings.record_history {
-            history.push(r.error);
-        }
-        if let Some(status) = r.stop {
-            return out(status, k, last, history);
-        }
-        if r.error.is_nan() {
-            return out(Status::NumericalFailure, k, last, history);
-        }
-        if r.error <= settings.tol {
-            return out(Status::Solved, k, last, history);
-        }
-        if let Some(obs) = &settings.observer {
-            let p = Progress { iteration: k, error: r.error, elapsed: start.elapsed() };
-            if obs(&p) == Control::Stop {
-                return out(Status::Interrupted, k, last, history);
+    let mut best = f64::INFINITY;
+    let mut iterations = 0;
+    let status = 'run: {
+        if let Some(e) = method.initial_error() {
+            last = e;
+            if e < best {
+                best = e;
+                method.keep_best();
+            }
+            if !pivoting && e <= settings.tol {
+                break 'run Status::Solved;
             }
         }
-        if settings.time_limit.is_some_and(|t| start.elapsed() >= t) {
-            return out(Status::TimeLimit, k, last, history);
+        for k in 1..=max_iter {
+            if let Some(status) = method.prepare_step() {
+                break 'run status;
+            }
+            let r = method.step();
+            iterations = k;
+            last = r.error;
+            if settings.record_history {
+                history.push(r.error);
+            }
+            if r.error < best {
+                best = r.error;
+                method.keep_best();
+            }
+            if let Some(status) = r.stop {
+                break 'run status;
+            }
+            if r.error.is_nan() {
+                break 'run Status::NumericalFailure;
+            }
+            if !pivoting && r.error <= settings.tol {
+                break 'run Status::Solved;
+            }
+            if let Some(obs) = &settings.observer {
+                let p = Progress { iteration: k, error: r.error, elapsed: start.elapsed() };
+                if obs(&p) == Control::Stop {
+                    break 'run Status::Interrupted;
+                }
+            }
+            if settings.time_limit.is_some_and(|t| start.elapsed() >= t) {
+                break 'run Status::TimeLimit;
+            }
         }
+        Status::MaxIterations
+    };
+    let restored_best = status != Status::Solved && (last.is_nan() || last > best);
+    if restored_best {
+        method.restore_best();
     }
-    out(Status::MaxIterations, max_iter, last, history)
+    LoopOutcome {
+        status,
+        iterations,
+        last_error: last,
+        best_error: best,
+        restored_best,
+        history,
+        elapsed: start.elapsed(),
+        counters: method.counters(),
+        pivoting,
+    }
 }
 
 #[cfg(test)]
@@ -204,5 +367,109 @@ mod tests {
         }
         let o = run(&mut Nan, &Settings::default(), 10);
         assert_eq!(o.status, Status::NumericalFailure);
+    }
+
+    /// Errors from a list; keeps the index of the best step; counts one pivot a step.
+    struct Scripted {
+        errors: Vec<f64>,
+        at: usize,
+        kept: Option<usize>,
+        restored: bool,
+        pivoting: bool,
+        end_before: Option<(usize, Status)>,
+    }
+    impl Scripted {
+        fn new(errors: &[f64]) -> Self {
+            Scripted {
+                errors: errors.to_vec(),
+                at: 0,
+                kept: None,
+                restored: false,
+                pivoting: false,
+                end_before: None,
+            }
+        }
+    }
+    impl IterativeMethod for Scripted {
+        fn prepare_step(&mut self) -> Option<Status> {
+            self.end_before.filter(|&(k, _)| k == self.at).map(|(_, s)| s)
+        }
+        fn step(&mut self) -> StepResult {
+            self.at += 1;
+            StepResult::go(self.errors[self.at - 1])
+        }
+        fn counters(&self) -> Counters {
+            Counters { pivots: self.at, factorizations: 2 * self.at, line_search_steps: 3 }
+        }
+        fn keep_best(&mut self) {
+            self.kept = Some(self.at);
+        }
+        fn restore_best(&mut self) {
+            self.restored = true;
+        }
+        fn is_pivoting(&self) -> bool {
+            self.pivoting
+        }
+    }
+
+    #[test]
+    fn best_iterate_is_kept_and_restored_only_when_the_last_is_worse() {
+        let s = Settings { tol: 0.0, max_iter: 4, ..Settings::default() };
+        let mut m = Scripted::new(&[3.0, 1.0, 2.0, 5.0]);
+        let o = run(&mut m, &s, 10);
+        assert_eq!((o.status, m.kept, m.restored, o.best_error), (Status::MaxIterations, Some(2), true, 1.0));
+        assert!(o.restored_best);
+        // Solved: never restored.
+        let mut m = Scripted::new(&[3.0, 1.0, 2.0, 0.5]);
+        let o = run(&mut m, &Settings { tol: 0.5, ..Settings::default() }, 10);
+        assert_eq!((o.status, m.kept, m.restored), (Status::Solved, Some(4), false));
+        // The last is the best: not restored.
+        let mut m = Scripted::new(&[3.0, 2.0, 1.0]);
+        let o = run(&mut m, &Settings { tol: 0.0, max_iter: 3, ..Settings::default() }, 10);
+        assert!(!m.restored && !o.restored_best);
+    }
+
+    #[test]
+    fn counters_and_pivots_go_into_the_report() {
+        let s = Settings { tol: 0.0, max_iter: 3, record_history: true, ..Settings::default() };
+        let mut m = Scripted::new(&[3.0, 2.0, 1.0]);
+        let mut report = SolveReport::new("x");
+        run(&mut m, &s, 10).record(&mut report);
+        assert_eq!(
+            (report.iterations, report.pivots, report.factorizations, report.line_search_steps),
+            (3, 3, 6, 3)
+        );
+        assert_eq!(report.history, vec![3.0, 2.0, 1.0]);
+    }
+
+    #[test]
+    fn a_pivoting_method_ignores_the_tolerance_and_reports_pivots() {
+        let s = Settings { tol: 1.0, ..Settings::default() };
+        let mut m = Scripted::new(&[0.5, 0.25, 0.0]);
+        m.pivoting = true;
+        m.end_before = Some((3, Status::RayTermination));
+        let o = run(&mut m, &s, 10);
+        assert_eq!(
+            (o.status, o.iterations, o.counters.pivots, o.last_error),
+            (Status::RayTermination, 3, 3, 0.0)
+        );
+        let mut m = Scripted::new(&[0.5, 0.25, 0.0]);
+        m.pivoting = true;
+        m.end_before = Some((0, Status::Solved));
+        let o = run(&mut m, &s, 10);
+        assert_eq!((o.status, o.iterations), (Status::Solved, 0));
+    }
+
+    #[test]
+    fn run_with_reuses_the_history_storage() {
+        let s = Settings { tol: 0.1, record_history: true, ..Settings::default() };
+        let mut report = SolveReport::new("x");
+        report.history = Vec::with_capacity(16);
+        report.history.push(7.0);
+        let ptr = report.history.as_ptr();
+        let h = std::mem::take(&mut report.history);
+        run_with(&mut Halving(1.0), &s, 100, Instant::now(), h).record(&mut report);
+        assert_eq!(report.history, vec![0.5, 0.25, 0.125, 0.0625]);
+        assert_eq!(report.history.as_ptr(), ptr);
     }
 }

@@ -30,7 +30,7 @@ mod report;
 mod settings;
 
 pub use error::Error;
-pub use iteration::{Control, IterativeMethod, LoopOutcome, Progress, StepResult};
+pub use iteration::{Control, Counters, IterativeMethod, LoopOutcome, Progress, StepResult};
 pub use matrix::Matrix;
 pub use report::{Ray, Solution, SolveReport, Status};
 pub use settings::{Observer, Settings};

@@ -88,7 +88,10 @@ use crate::cone::{norm, Cone, MAX_DIM};
 use crate::problem::{start, FrictionContactProblem, FrictionSolution, FrictionSolver};
 use align::*;
 use lcp::*;
-use perp_core::{Control, Error, Progress, Settings, SolveReport, Status};
+use perp_core::iteration::{self, Counters, IterativeMethod, StepResult};
+#[cfg(test)]
+use perp_core::{Control, Progress}; // the tests' observers
+use perp_core::{Error, Settings, SolveReport, Status};
 use perp_lcp::lemke::Lemke;
 use perp_lcp::LcpSolver;
 use std::f64::consts::PI;
@@ -110,9 +113,11 @@ const LCP_ACCEPT: f64 = 1e-6;
 ///   0 gives Stewart–Trinkle's plain linearised answer).
 ///
 /// Settings: `tol` on the problem's error; `max_iter` is the total pivot budget over all LCP
-/// solves (0: Lemke's default `100·(n+1)` per solve); `time_limit` is checked between solves
-/// and its remainder handed to Lemke; `record_history` keeps the error after every LCP solve;
-/// the observer is called after every LCP solve that does not meet `tol`. A warm start
+/// solves (0: Lemke's default `100·(n+1)` per solve); the rounds run through the shared loop
+/// ([`perp_core::iteration`], one LCP solve a step): `time_limit` is checked after every
+/// solve and its remainder handed to Lemke; `record_history` keeps the error after every LCP
+/// solve (after a failed one, the error of the best answer kept); the observer is called
+/// after every LCP solve that does not meet `tol`; `iterations` are the pivots. A warm start
 /// (length `dim · nc`) gives each contact that slides at it an extra generator at its
 /// maximal-dissipation force there.
 ///
@@ -260,8 +265,6 @@ impl LemkePyramid {
             beta: (0..nc).map(|i| vec![0.0; g.count(i)]).collect(),
             lam: vec![0.0; nc],
         };
-        let mut samples: Vec<Sample> = vec![None; nc];
-        let mut wd: Option<faer::Mat<f64>> = None;
         let mut lcp_warm = false;
         if warm.is_some() {
             // The warm start orients the pyramids (a contact sliding there gets its aligned
@@ -297,163 +300,268 @@ impl LemkePyramid {
             lcp_warm = true;
         }
 
-        let mut best: Option<(Vec<f64>, f64)> = None;
-        let mut solves = 0usize;
         // One Lemke for every LCP of the alignment rounds: its workspace is reused while the
         // LCP keeps its size.
-        let mut lemke = Lemke { keep_ready: false, ..Lemke::new() };
-        let mut since_better = 0usize;
-        let mut last_lcp_n = 0;
-        let (status, message) = loop {
-            // Limits, checked between LCP solves.
-            let time_left = match s.time_limit {
-                Some(tl) => {
-                    let left = tl.saturating_sub(t0.elapsed());
-                    if left == Duration::ZERO {
-                        break (Status::TimeLimit, format!("time limit reached after {solves} LCP solve(s)"));
-                    }
-                    Some(left)
-                }
-                None => None,
-            };
-            let pivot_budget = if s.max_iter > 0 {
-                let left = s.max_iter.saturating_sub(report.pivots);
-                if left == 0 {
-                    break (
-                        Status::MaxIterations,
-                        format!("pivot budget {} spent after {solves} LCP solve(s)", s.max_iter),
-                    );
-                }
-                left
-            } else {
-                0
-            };
-            let lay = Layout::new(&g, nc);
-            last_lcp_n = lay.n;
-            let lcp = build_lcp(p, &g, &lay)?;
-            let z0 = lcp_warm.then(|| st.to_z(&lay));
-            let ls = Settings {
-                tol: s.tol,
-                max_iter: pivot_budget,
-                time_limit: time_left,
-                record_history: false,
-                observer: None,
-            };
-            let sol = match z0.as_deref().and_then(|z| support_solution(&lcp, z, s.tol.min(1e-10))) {
-                Some(z) => {
-                    let mut rep = SolveReport::new("lemke");
-                    rep.status = Status::Solved;
-                    rep.factorizations = 1;
-                    lcp.solution(z, rep, s.tol)
-                }
-                None => lemke.solve(&lcp, None, &ls)?,
-            };
-            solves += 1;
-            report.pivots += sol.report.pivots;
-            report.factorizations += sol.report.factorizations;
-            let lcp_ok = sol.report.status == Status::Solved || sol.report.error <= LCP_ACCEPT;
-            if !lcp_ok {
-                // Keep the best answer so far (none on the first solve: Lemke's point then).
-                if best.is_none() {
-                    let r = State::from_z(&sol.z, &g, &lay).reactions(&g, d);
-                    let err = p.error(&r, &p.velocity(&r));
-                    best = Some((r, err));
-                }
-                let (status, msg) = lemke_failure(sol.report.status, lay.n, sol.report.message.as_deref());
-                let kept = best.as_ref().map_or(f64::NAN, |b| b.1);
-                break (
-                    status,
-                    format!("{msg}; LCP solve {solves}, returning the best answer (error {kept:.1e})"),
-                );
-            }
-            st = State::from_z(&sol.z, &g, &lay);
-            let r = st.reactions(&g, d);
-            let u = p.velocity(&r);
-            let err = p.error(&r, &u);
-            if s.record_history {
-                report.history.push(err);
-            }
-            let improved = best.as_ref().is_none_or(|(_, e)| err < 0.99 * e);
-            since_better = if improved { 0 } else { since_better + 1 };
-            if best.as_ref().is_none_or(|(_, e)| err < *e) {
-                best = Some((r, err));
-            }
-            if err <= s.tol {
-                break (Status::Solved, String::new());
-            }
-            if let Some(obs) = &s.observer {
-                let pr = Progress { iteration: solves, error: err, elapsed: t0.elapsed() };
-                if obs(&pr) == Control::Stop {
-                    break (
-                        Status::Interrupted,
-                        format!("stopped by the observer after {solves} LCP solve(s)"),
-                    );
-                }
-            }
-            let why_stop = if solves > self.refine {
-                Some(format!("{} alignment round(s) done", self.refine))
-            } else if since_better >= PATIENCE {
-                Some(format!("the error stopped improving over {PATIENCE} alignment rounds"))
-            } else {
-                None
-            };
-            mark_degenerate(&g, &mut st, &u, d);
-            let mut changed = 0;
-            if why_stop.is_none() && k >= 2 {
-                let slip = |i: usize| &u[d * i + 1..d * (i + 1)];
-                let sliding: Vec<bool> = (0..nc)
-                    .map(|i| g.count(i) > 0 && st.cn[i] > 0.0 && st.lam[i] > 0.0 && norm(slip(i)) > 0.0)
-                    .collect();
-                for i in (0..nc).filter(|&i| !sliding[i]) {
-                    samples[i] = None;
-                }
-                let normals: Vec<Option<Vec<f64>>> = (0..nc)
-                    .map(|i| sliding[i].then(|| Self::force_normal(&g, &st, i, cones[i].as_ref(), slip(i))))
-                    .collect();
-                let wd = wd.get_or_insert_with(|| p.w.to_dense());
-                let target = newton_normals(p, wd, &cones, &st.cn, &normals).unwrap_or_else(|| {
-                    (0..nc)
-                        .map(|i| {
-                            let nf = normals[i].as_ref()?;
-                            Some(if k == 2 {
-                                Self::secant_normal(nf, slip(i), &mut samples[i])
-                            } else {
-                                slip(i).iter().map(|v| -v / norm(slip(i))).collect()
-                            })
-                        })
-                        .collect()
-                });
-                for i in (0..nc).filter(|&i| sliding[i]) {
-                    if let Some(nv) = &target[i] {
-                        changed +=
-                            usize::from(Self::place(&mut g, &mut st, i, cones[i].as_ref(), nv, p.mu[i]));
-                    }
-                }
-                lcp_warm = true;
-            }
-            if why_stop.is_some() || changed == 0 {
-                let why = why_stop.unwrap_or_else(|| "no sliding contact left to align".into());
-                let best_err = best.as_ref().map_or(f64::NAN, |b| b.1);
-                break (
-                    Status::Stalled,
-                    format!(
-                        "pyramid LCP solved ({} facets, {solves} LCP solve(s); {why}) but the {} error is \
-                         {best_err:.1e}: linearisation error; raise facets or refine, or use nsgs/ac-newton",
-                        self.facets,
-                        if p.is_coulomb() { "Coulomb" } else { "problem's" },
-                    ),
-                );
-            }
+        let mut method = Aligning {
+            p,
+            s,
+            cones: &cones,
+            facets: self.facets,
+            refine: self.refine,
+            t0,
+            g,
+            st,
+            samples: vec![None; nc],
+            wd: None,
+            lcp_warm,
+            lemke: Lemke { keep_ready: false, ..Lemke::new() },
+            best: None,
+            solves: 0,
+            since_better: 0,
+            last_lcp_n: 0,
+            u: Vec::new(),
+            lemke_settings: Settings::default(),
+            counters: Counters::default(),
+            message: None,
+            error: None,
         };
-        let r = match best {
+        // The pivot budget (`s.max_iter`) and the number of rounds (`refine`) are the method's
+        // own limits; the loop's step limit is lifted.
+        let ls = Settings { max_iter: usize::MAX, ..s.clone() };
+        let out = iteration::run_with(&mut method, &ls, usize::MAX, t0, Vec::new());
+        if let Some(e) = method.error.take() {
+            return Err(e);
+        }
+        let solves = method.solves;
+        let message = method.message.take().unwrap_or_else(|| match out.status {
+            Status::Interrupted => format!("stopped by the observer after {solves} LCP solve(s)"),
+            Status::TimeLimit => format!("time limit reached after {solves} LCP solve(s)"),
+            _ => String::new(),
+        });
+        let r = match method.best.take() {
             Some((r, _)) => r,
-            None => st.reactions(&g, d),
+            None => method.st.reactions(&method.g, d),
         };
-        report.status = status;
-        report.iterations = report.pivots;
+        out.record(&mut report);
+        let last_lcp_n = method.last_lcp_n;
         report.message = (!message.is_empty()).then(|| format!("{message} [last LCP size {last_lcp_n}]"));
-        report.elapsed = t0.elapsed();
         Ok(p.solution(r, report, s.tol))
+    }
+}
+
+/// The alignment rounds as the shared loop sees them: one step is one LCP solve (Lemke, or
+/// the warm basis of the previous answer's support) and the evaluation of its answer; the
+/// alignment of the pyramids for the next round, and the checks of the time and the pivot
+/// budget left for it, come in `prepare_step`, after the loop has recorded the history and
+/// called the observer. The loop counts the pivots and factorizations of the LCP solves
+/// (`counters`); the method is pivoting (`is_pivoting`): the report's iterations are the
+/// pivots, and the step ends the loop itself when the error meets `tol`. The best answer is
+/// kept by the method (it is returned whatever the end).
+struct Aligning<'a> {
+    p: &'a FrictionContactProblem,
+    s: &'a Settings,
+    cones: &'a [std::sync::Arc<dyn Cone>],
+    facets: usize,
+    refine: usize,
+    t0: Instant,
+    g: Generators,
+    st: State,
+    samples: Vec<Sample>,
+    wd: Option<faer::Mat<f64>>,
+    lcp_warm: bool,
+    lemke: Lemke,
+    /// The best answer so far and its error.
+    best: Option<(Vec<f64>, f64)>,
+    solves: usize,
+    since_better: usize,
+    last_lcp_n: usize,
+    /// The velocity at the last answer.
+    u: Vec<f64>,
+    /// Lemke's settings for the next solve (time and pivots left).
+    lemke_settings: Settings,
+    counters: Counters,
+    message: Option<String>,
+    error: Option<Error>,
+}
+
+impl Aligning<'_> {
+    /// After an LCP solve that did not meet `tol`: aligns the pyramids of the sliding
+    /// contacts for the next round; `Some(message)` when alignment stops instead.
+    fn align(&mut self) -> Option<String> {
+        let (p, cones) = (self.p, self.cones);
+        let (d, nc) = (p.dim, p.contacts());
+        let k = d - 1;
+        let solves = self.solves;
+        let why_stop = if solves > self.refine {
+            Some(format!("{} alignment round(s) done", self.refine))
+        } else if self.since_better >= PATIENCE {
+            Some(format!("the error stopped improving over {PATIENCE} alignment rounds"))
+        } else {
+            None
+        };
+        let (g, st, u) = (&mut self.g, &mut self.st, &self.u);
+        mark_degenerate(g, st, u, d);
+        let mut changed = 0;
+        if why_stop.is_none() && k >= 2 {
+            let slip = |i: usize| &u[d * i + 1..d * (i + 1)];
+            let sliding: Vec<bool> = (0..nc)
+                .map(|i| g.count(i) > 0 && st.cn[i] > 0.0 && st.lam[i] > 0.0 && norm(slip(i)) > 0.0)
+                .collect();
+            for i in (0..nc).filter(|&i| !sliding[i]) {
+                self.samples[i] = None;
+            }
+            let normals: Vec<Option<Vec<f64>>> = (0..nc)
+                .map(|i| sliding[i].then(|| LemkePyramid::force_normal(g, st, i, cones[i].as_ref(), slip(i))))
+                .collect();
+            let wd = self.wd.get_or_insert_with(|| p.w.to_dense());
+            let samples = &mut self.samples;
+            let target = newton_normals(p, wd, cones, &st.cn, &normals).unwrap_or_else(|| {
+                (0..nc)
+                    .map(|i| {
+                        let nf = normals[i].as_ref()?;
+                        Some(if k == 2 {
+                            LemkePyramid::secant_normal(nf, slip(i), &mut samples[i])
+                        } else {
+                            slip(i).iter().map(|v| -v / norm(slip(i))).collect()
+                        })
+                    })
+                    .collect()
+            });
+            for i in (0..nc).filter(|&i| sliding[i]) {
+                if let Some(nv) = &target[i] {
+                    changed += usize::from(LemkePyramid::place(g, st, i, cones[i].as_ref(), nv, p.mu[i]));
+                }
+            }
+            self.lcp_warm = true;
+        }
+        if why_stop.is_none() && changed > 0 {
+            return None;
+        }
+        let why = why_stop.unwrap_or_else(|| "no sliding contact left to align".into());
+        let best_err = self.best.as_ref().map_or(f64::NAN, |b| b.1);
+        Some(format!(
+            "pyramid LCP solved ({} facets, {solves} LCP solve(s); {why}) but the {} error is \
+             {best_err:.1e}: linearisation error; raise facets or refine, or use nsgs/ac-newton",
+            self.facets,
+            if p.is_coulomb() { "Coulomb" } else { "problem's" },
+        ))
+    }
+
+    /// Ends the loop with `status` and `message`.
+    fn end(&mut self, status: Status, message: String) -> Option<Status> {
+        self.message = Some(message);
+        Some(status)
+    }
+}
+
+impl IterativeMethod for Aligning<'_> {
+    fn prepare_step(&mut self) -> Option<Status> {
+        let (s, solves) = (self.s, self.solves);
+        if solves > 0 {
+            if let Some(msg) = self.align() {
+                return self.end(Status::Stalled, msg);
+            }
+        }
+        // The time and the pivots left for the next LCP solve.
+        let time_left = match s.time_limit {
+            Some(tl) => {
+                let left = tl.saturating_sub(self.t0.elapsed());
+                if left == Duration::ZERO {
+                    return self
+                        .end(Status::TimeLimit, format!("time limit reached after {solves} LCP solve(s)"));
+                }
+                Some(left)
+            }
+            None => None,
+        };
+        let pivot_budget = if s.max_iter > 0 {
+            let left = s.max_iter.saturating_sub(self.counters.pivots);
+            if left == 0 {
+                return self.end(
+                    Status::MaxIterations,
+                    format!("pivot budget {} spent after {solves} LCP solve(s)", s.max_iter),
+                );
+            }
+            left
+        } else {
+            0
+        };
+        self.lemke_settings = Settings {
+            tol: s.tol,
+            max_iter: pivot_budget,
+            time_limit: time_left,
+            record_history: false,
+            observer: None,
+        };
+        None
+    }
+
+    fn step(&mut self) -> StepResult {
+        let p = self.p;
+        let (d, nc) = (p.dim, p.contacts());
+        let tol = self.s.tol;
+        let lay = Layout::new(&self.g, nc);
+        self.last_lcp_n = lay.n;
+        let fail = |this: &mut Self, e: Error| {
+            this.error = Some(e);
+            StepResult { error: f64::NAN, stop: Some(Status::NumericalFailure) }
+        };
+        let lcp = match build_lcp(p, &self.g, &lay) {
+            Ok(lcp) => lcp,
+            Err(e) => return fail(self, e),
+        };
+        let z0 = self.lcp_warm.then(|| self.st.to_z(&lay));
+        let sol = match z0.as_deref().and_then(|z| support_solution(&lcp, z, tol.min(1e-10))) {
+            Some(z) => {
+                let mut rep = SolveReport::new("lemke");
+                rep.status = Status::Solved;
+                rep.factorizations = 1;
+                lcp.solution(z, rep, tol)
+            }
+            None => match self.lemke.solve(&lcp, None, &self.lemke_settings) {
+                Ok(sol) => sol,
+                Err(e) => return fail(self, e),
+            },
+        };
+        self.solves += 1;
+        let solves = self.solves;
+        self.counters += Counters {
+            pivots: sol.report.pivots,
+            factorizations: sol.report.factorizations,
+            line_search_steps: 0,
+        };
+        let lcp_ok = sol.report.status == Status::Solved || sol.report.error <= LCP_ACCEPT;
+        if !lcp_ok {
+            // Keep the best answer so far (none on the first solve: Lemke's point then).
+            if self.best.is_none() {
+                let r = State::from_z(&sol.z, &self.g, &lay).reactions(&self.g, d);
+                let err = p.error(&r, &p.velocity(&r));
+                self.best = Some((r, err));
+            }
+            let (status, msg) = lemke_failure(sol.report.status, lay.n, sol.report.message.as_deref());
+            let kept = self.best.as_ref().map_or(f64::NAN, |b| b.1);
+            self.message =
+                Some(format!("{msg}; LCP solve {solves}, returning the best answer (error {kept:.1e})"));
+            return StepResult { error: kept, stop: Some(status) };
+        }
+        self.st = State::from_z(&sol.z, &self.g, &lay);
+        let r = self.st.reactions(&self.g, d);
+        self.u = p.velocity(&r);
+        let err = p.error(&r, &self.u);
+        let improved = self.best.as_ref().is_none_or(|(_, e)| err < 0.99 * e);
+        self.since_better = if improved { 0 } else { self.since_better + 1 };
+        if self.best.as_ref().is_none_or(|(_, e)| err < *e) {
+            self.best = Some((r, err));
+        }
+        StepResult { error: err, stop: (err <= tol).then_some(Status::Solved) }
+    }
+
+    fn counters(&self) -> Counters {
+        self.counters
+    }
+
+    fn is_pivoting(&self) -> bool {
+        true
     }
 }
 

@@ -1,11 +1,11 @@
 //! The pivoting engine: the complementary basis kept as T = S⁻¹ on the z-columns in the
 //! basis (rank-one updates, refactored every [`REFRESH`]/`reinvert_every` pivots or on a
-//! small pivot), the lexicographic ratio test, and the end of a run (solution or ray).
+//! small pivot), the lexicographic ratio test, and the end of a run (solution or ray). A run
+//! is driven pivot by pivot from `mod.rs` (through the shared loop): [`Engine::start`],
+//! [`Engine::first_pivot`], then [`Engine::prepare`] and [`Engine::make_pivot`] per pivot.
 
 use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
-use perp_core::{Settings, Status};
-use std::time::Instant;
 
 use super::dense::{DenseCols, LuScratch};
 
@@ -49,12 +49,34 @@ impl Support {
     }
 }
 
-/// How one run of the pivoting engine ended.
-pub(super) enum Outcome {
+/// How [`Engine::start`] left the basis.
+pub(super) enum Started {
+    /// The starting basis is feasible: solved without a pivot.
     Solved,
-    Ray,
-    Limit(Status),
+    /// A restart's basis is singular.
     Singular,
+    /// The first pivot is next.
+    Ready,
+}
+
+/// What [`Engine::prepare`] found.
+pub(super) enum Next {
+    /// No blocking variable: a secondary ray.
+    Ray,
+    /// The pivot element is not usable.
+    Singular,
+    /// The pivot to make.
+    Pivot(Prepared),
+}
+
+/// A pivot found by the ratio test: the leaving variable, the entering value, the pivot
+/// element and the largest entry of the direction.
+#[derive(Clone, Copy)]
+pub(super) struct Prepared {
+    pub(super) leave: Var,
+    pub(super) theta: f64,
+    pub(super) pivot: f64,
+    pub(super) dir_max: f64,
 }
 
 /// The complement of a variable (z₀ has none; it is its own).
@@ -66,11 +88,11 @@ pub(super) fn complement(v: Var) -> Var {
     }
 }
 
-/// Where a run starts: the all-w basis (with the given covering vector d), or the
+/// Where a run starts: the all-w basis (d is the covering vector as given), or the
 /// complementary basis of a support S (zⱼ basic for j ∈ S, wᵢ for i ∉ S) with d = B·e.
 #[derive(Clone, Copy)]
 pub(super) enum Start<'a> {
-    AllW(&'a [f64]),
+    AllW,
     Support(&'a [usize], &'a [f64]),
 }
 
@@ -423,50 +445,42 @@ impl Engine {
         }
     }
 
-    /// Runs Lemke from `start_basis`. On return, `self.pivots` holds the pivots made.
-    pub(super) fn run(
-        &mut self,
-        m: &DenseCols,
-        q: &[f64],
-        start_basis: Start<'_>,
-        max_pivots: usize,
-        s: &Settings,
-        start: Instant,
-    ) -> Outcome {
+    /// Sets up a run from `start_basis` (the pivots counter restarts at 0). `Solved` when
+    /// the starting complementary basis is already feasible (no pivot needed), `Singular`
+    /// when a restart's basis cannot be factored, else `Ready`: the first pivot
+    /// ([`Engine::first_pivot`]) is next.
+    pub(super) fn start(&mut self, m: &DenseCols, q: &[f64], start_basis: Start<'_>) -> Started {
         let n = self.n;
         self.reset(q);
-        let d = match start_basis {
-            Start::AllW(d) => d,
-            Start::Support(support, d) => {
-                for (a, &j) in support.iter().enumerate() {
-                    self.zvars.push(Var::Z(j));
-                    self.xz.push(0.0);
-                    self.z_pos[j] = a;
-                    self.r2.push(j);
-                    self.r2_pos[j] = a;
-                    self.set_column(m, d, a, Var::Z(j));
-                }
-                if !self.reinvert() {
-                    return Outcome::Singular;
-                }
-                self.refresh(q);
-                d
+        if let Start::Support(support, d) = start_basis {
+            for (a, &j) in support.iter().enumerate() {
+                self.zvars.push(Var::Z(j));
+                self.xz.push(0.0);
+                self.z_pos[j] = a;
+                self.r2.push(j);
+                self.r2_pos[j] = a;
+                self.set_column(m, d, a, Var::Z(j));
             }
-        };
-        let k = self.k();
+            if !self.reinvert() {
+                return Started::Singular;
+            }
+            self.refresh(q);
+        }
         let basic_w = (0..n).filter(|&i| self.r2_pos[i] == usize::MAX);
         if self.xz.iter().all(|&x| x >= 0.0) && basic_w.clone().all(|i| self.xw[i] >= 0.0) {
-            return Outcome::Solved; // the starting complementary basis is feasible
+            return Started::Solved; // the starting complementary basis is feasible
         }
-        if max_pivots == 0 {
-            return Outcome::Limit(Status::MaxIterations);
-        }
-        // First pivot: z₀ enters; its column is −d with B⁻¹d = e (d = e for the all-w basis,
-        // d = B·e otherwise), so every basic value grows at unit rate and z₀ enters at
-        // max(−xᵢ). Ties go to the largest row index, the lexicographic choice for B = I.
+        Started::Ready
+    }
+
+    /// The first pivot of a run: z₀ enters; its column is −d with B⁻¹d = e (d = e for the
+    /// all-w basis, d = B·e otherwise), so every basic value grows at unit rate and z₀ enters
+    /// at max(−xᵢ). Ties go to the largest row index, the lexicographic choice for B = I.
+    pub(super) fn first_pivot(&mut self, m: &DenseCols, d: &[f64]) {
+        let (n, k) = (self.n, self.k());
         let mut leave = Var::Z0;
         let mut best = f64::NEG_INFINITY;
-        for i in basic_w {
+        for i in (0..n).filter(|&i| self.r2_pos[i] == usize::MAX) {
             if -self.xw[i] >= best {
                 best = -self.xw[i];
                 leave = Var::W(i);
@@ -482,45 +496,61 @@ impl Engine {
         self.dw.fill(-1.0);
         self.pivot(m, d, Var::Z0, leave, best);
         self.entering = complement(leave);
-        loop {
-            if self.pivots >= max_pivots {
-                return Outcome::Limit(Status::MaxIterations);
-            }
-            if s.time_limit.is_some_and(|t| start.elapsed() >= t) {
-                return Outcome::Limit(Status::TimeLimit);
-            }
-            let e = self.entering;
-            self.direction(m, d, e);
-            let mut lex = std::mem::take(&mut self.lex);
-            let blocking = self.ratio_test(&mut lex);
-            self.lex = lex;
-            let Some((leave, theta)) = blocking else {
-                return Outcome::Ray;
-            };
-            let pivot = self.dir_of(leave);
-            if !pivot.is_finite() || pivot.abs() < 1e-300 {
-                return Outcome::Singular;
-            }
-            let dir_max = self.dz[..self.k()].iter().chain(&self.dw).fold(0.0f64, |a, x| a.max(x.abs()));
-            self.pivot(m, d, e, leave, theta);
-            // A pivot small against the entering direction makes the rank-one update of T
-            // lose accuracy (amplified by the conditioning of S; seen on Stewart–Trinkle LCPs
-            // with nearly parallel friction directions): refactor at once.
-            if pivot.abs() < SMALL_PIVOT * dir_max {
-                self.reinvert();
-                self.refresh(q);
-            }
-            if self.pivots.is_multiple_of(reinvert_every(n)) {
-                self.reinvert();
-            }
-            if self.pivots.is_multiple_of(REFRESH) {
-                self.refresh(q);
-            }
-            if leave == Var::Z0 {
-                self.refresh(q);
-                return Outcome::Solved;
-            }
-            self.entering = complement(leave);
+    }
+
+    /// Prepares the next pivot: the direction of the entering variable and the lexicographic
+    /// ratio test. `Ray` when nothing blocks it, `Singular` when the pivot element is not
+    /// usable, else the pivot to make ([`Engine::make_pivot`]).
+    pub(super) fn prepare(&mut self, m: &DenseCols, d: &[f64]) -> Next {
+        let e = self.entering;
+        self.direction(m, d, e);
+        let mut lex = std::mem::take(&mut self.lex);
+        let blocking = self.ratio_test(&mut lex);
+        self.lex = lex;
+        let Some((leave, theta)) = blocking else {
+            return Next::Ray;
+        };
+        let pivot = self.dir_of(leave);
+        if !pivot.is_finite() || pivot.abs() < 1e-300 {
+            return Next::Singular;
+        }
+        let dir_max = self.dz[..self.k()].iter().chain(&self.dw).fold(0.0f64, |a, x| a.max(x.abs()));
+        Next::Pivot(Prepared { leave, theta, pivot, dir_max })
+    }
+
+    /// Makes the pivot [`Engine::prepare`] found, with the refactorizations and refreshes
+    /// that keep T and the basic values accurate. `true` when z₀ left: the run is solved.
+    pub(super) fn make_pivot(&mut self, m: &DenseCols, q: &[f64], d: &[f64], next: Prepared) -> bool {
+        let n = self.n;
+        let Prepared { leave, theta, pivot, dir_max } = next;
+        self.pivot(m, d, self.entering, leave, theta);
+        // A pivot small against the entering direction makes the rank-one update of T
+        // lose accuracy (amplified by the conditioning of S; seen on Stewart–Trinkle LCPs
+        // with nearly parallel friction directions): refactor at once.
+        if pivot.abs() < SMALL_PIVOT * dir_max {
+            self.reinvert();
+            self.refresh(q);
+        }
+        if self.pivots.is_multiple_of(reinvert_every(n)) {
+            self.reinvert();
+        }
+        if self.pivots.is_multiple_of(REFRESH) {
+            self.refresh(q);
+        }
+        if leave == Var::Z0 {
+            self.refresh(q);
+            return true;
+        }
+        self.entering = complement(leave);
+        false
+    }
+
+    /// The value of z₀ (0 when it is not basic).
+    pub(super) fn z0(&self) -> f64 {
+        if self.z0_pos == usize::MAX {
+            0.0
+        } else {
+            self.xz[self.z0_pos]
         }
     }
 

@@ -37,6 +37,16 @@
 //! LU of S every max(n, 100) pivots (O(k²) a pivot amortized), and the final solution gets two
 //! steps of iterative refinement on its support.
 //!
+//! # The loop
+//!
+//! The pivots run through [`perp_core::iteration::run_with`], one pivot per step: the loop
+//! counts them (the report's `pivots` and `iterations`), records the history and calls the
+//! observer after each, and checks the time limit after each. The error a step reports is the
+//! artificial variable z₀ (cheap: one basic value; 0 once z₀ has left the basis); Lemke ends
+//! exactly, not on a tolerance, so the loop does not compare z₀ with `tol`. Rays, singular
+//! pivots and restarts are found before a pivot (`prepare_step`), so a restart's pivots count
+//! in the same loop and the same pivot limit.
+//!
 //! # Warm start
 //!
 //! Given a previous z, the complementary basis implied by its support `S = {i : zᵢ > 0}` is
@@ -60,6 +70,7 @@ mod engine;
 mod tests;
 mod warm_start;
 
+use perp_core::iteration::{self, Counters, IterativeMethod, StepResult};
 use perp_core::{Error, Ray, Settings, Solution, SolveReport, Status};
 use std::time::Instant;
 
@@ -81,7 +92,11 @@ pub use engine::REFRESH;
 ///   Lemke from the all-w basis ends on a ray at its second pivot with *any* positive
 ///   covering vector. For copositive-plus M a ray already proves infeasibility, so restarts
 ///   only cost time; `restarts: 0` skips them. The ray reported is the one of the all-w start.
-/// * The pivot limit is `settings.max_iter`, default `100·(n+1)`.
+/// * The pivot limit is `settings.max_iter`, default `100·(n+1)`, over all starts.
+/// * The pivoting runs through the shared loop ([`perp_core::iteration`]), one pivot a step:
+///   `time_limit` and the observer are checked after every pivot, `record_history` records
+///   the artificial variable z₀ after every pivot (0 once it has left), and
+///   `report.iterations = report.pivots`. The observer's `Progress::error` is that z₀ too.
 ///
 /// Sparse M is densified once per solve, into the workspace (Lemke's tableau fills in anyway).
 ///
@@ -271,13 +286,35 @@ impl LcpSolver for Lemke {
         ws.prepare(n);
         ws.ray.valid = false;
         crate::problem::reset_report(report, "lemke", &mut ws.spare);
-        if warm {
-            if let Some((error, residual_inf)) =
-                try_warm_basis(p, z_out, &mut ws.zs, w_out, s.tol, report, &mut ws.idx, &mut ws.engine.lu)
-            {
+        let mut method = Pivoting {
+            p,
+            ws,
+            covering: self.covering.as_deref(),
+            restarts: self.restarts,
+            tol: s.tol,
+            z: z_out,
+            w: w_out,
+            phase: if warm { Phase::Warm } else { Phase::Setup },
+            attempt: 0,
+            attempts: 1,
+            next: None,
+            end: None,
+            covering_error: None,
+            pivots: 0,
+            factorizations: 0,
+        };
+        let history = std::mem::take(&mut report.history);
+        let out = iteration::run_with(&mut method, s, 100 * (n + 1), start, history);
+        let Pivoting { ws, z: z_out, w: w_out, end, covering_error, attempts, attempt, .. } = method;
+        if let Some(e) = covering_error {
+            return Err(e);
+        }
+        let status = out.status;
+        out.record(report);
+        let spare = &mut ws.spare;
+        match end {
+            Some(End::Warm(error, residual_inf)) => {
                 z_out.copy_from_slice(&ws.zs);
-                report.status = Status::Solved;
-                report.elapsed = start.elapsed();
                 report.error = error;
                 report.residual_inf = residual_inf;
                 if self.keep_ready {
@@ -285,77 +322,29 @@ impl LcpSolver for Lemke {
                 }
                 return Ok(());
             }
-        }
-        ws.m.fill(p);
-        let max_pivots = s.max_iter_or(100 * (n + 1));
-        Self::covering_into(self.covering.as_deref(), n, &mut self.workspace.d)?;
-        let ws = &mut self.workspace;
-        restart_supports(&ws.m, p.q(), self.restarts, &mut ws.order, &mut ws.supports);
-        let attempts = 1 + ws.supports.len();
-        // (status, restart that solved) of the attempt that ended the loop, if one did.
-        let mut outcome: Option<(Status, Option<usize>)> = None;
-        let mut singular = false;
-        for k in 0..attempts {
-            let (start_basis, d) = if k == 0 {
-                (Start::AllW(&ws.d), &ws.d)
-            } else {
-                basis_times_e(&ws.m, ws.supports[k - 1].as_slice(), &mut ws.restart_d);
-                (Start::Support(ws.supports[k - 1].as_slice(), &ws.restart_d), &ws.restart_d)
-            };
-            let left = max_pivots.saturating_sub(report.pivots);
-            let out = ws.engine.run(&ws.m, p.q(), start_basis, left, s, start);
-            report.pivots += ws.engine.pivots;
-            match out {
-                Outcome::Solved => {
-                    ws.engine.solution_into(&ws.m, p.q(), z_out);
-                    outcome = Some((Status::Solved, (k > 0).then_some(k)));
-                    break;
-                }
-                Outcome::Ray => {
-                    if k == 0 {
-                        ws.engine.ray_into(d, &mut ws.ray);
-                        ws.ray.valid = true;
-                    }
-                }
-                Outcome::Singular if k > 0 => {} // a restart's guessed basis was singular
-                Outcome::Limit(status) => {
-                    ws.engine.current_z_into(z_out);
-                    outcome = Some((status, None));
-                    break;
-                }
-                Outcome::Singular => {
-                    ws.engine.current_z_into(z_out);
-                    outcome = Some((Status::NumericalFailure, None));
-                    singular = true;
-                    break;
-                }
-            }
-        }
-        let spare = &mut ws.spare;
-        let status = match outcome {
-            Some((status, restart)) => {
-                if let Some(k) = restart {
-                    let sup = ws.supports[k - 1].as_slice();
+            Some(End::Solved) => {
+                ws.engine.solution_into(&ws.m, p.q(), z_out);
+                if attempt > 0 {
+                    let sup = ws.supports[attempt - 1].as_slice();
                     report.write_message(spare, format_args!(
-                        "ended on a secondary ray from the all-w start; solved by restart {k} from the complementary basis of support {sup:?}"
+                        "ended on a secondary ray from the all-w start; solved by restart {attempt} from the complementary basis of support {sup:?}"
                     ));
-                } else if singular {
-                    report.write_message(
-                        spare,
-                        format_args!(
-                            "pivot element too small to continue (the basis is numerically singular)"
-                        ),
-                    );
                 }
                 ws.ray.valid = false;
-                status
             }
-            None if !ws.ray.valid => {
+            Some(End::Singular) => {
+                ws.engine.current_z_into(z_out);
+                report.write_message(
+                    spare,
+                    format_args!("pivot element too small to continue (the basis is numerically singular)"),
+                );
+                ws.ray.valid = false;
+            }
+            Some(End::Exhausted) if !ws.ray.valid => {
                 z_out.fill(0.0);
                 report.write_message(spare, format_args!("every start ended on a singular basis"));
-                Status::NumericalFailure
             }
-            None => {
+            Some(End::Exhausted) => {
                 z_out.copy_from_slice(&ws.ray.z);
                 report.write_message(
                     spare,
@@ -369,12 +358,16 @@ impl LcpSolver for Lemke {
                         }
                     ),
                 );
-                Status::RayTermination
             }
-        };
-        report.iterations = report.pivots;
-        report.status = status;
-        report.elapsed = start.elapsed();
+            // The loop's own ends: pivot or time limit, observer, a NaN z₀.
+            None => {
+                ws.engine.current_z_into(z_out);
+                if status == Status::NumericalFailure {
+                    report.write_message(spare, format_args!("the artificial variable z0 became NaN"));
+                }
+                ws.ray.valid = false;
+            }
+        }
         p.finish(z_out, w_out, report, s.tol, spare);
         // The refactorization storage is made on first need, and at the latest here, so that
         // the next solve of this structure allocates nothing whatever its pivots.
@@ -382,6 +375,176 @@ impl LcpSolver for Lemke {
             self.workspace.engine.reserve_refactor();
         }
         Ok(())
+    }
+}
+
+/// Where the pivoting stands (see [`Pivoting`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// The warm basis is to be tried.
+    Warm,
+    /// M, the covering vector and the restart supports are to be set up.
+    Setup,
+    /// Attempt k is to be started (0: the all-w start; k ≥ 1: restart k).
+    Start(usize),
+    /// The first pivot of the current attempt is next.
+    First,
+    /// Pivoting: the next pivot is prepared before each step.
+    Running,
+}
+
+/// How the pivoting itself ended (the loop's limits and observer aside).
+#[derive(Clone, Copy, Debug)]
+enum End {
+    /// The warm basis solved the problem: (error, residual) of its solution, in `zs`.
+    Warm(f64, f64),
+    /// z₀ left the basis (or a starting basis was feasible) in the current attempt.
+    Solved,
+    /// The all-w start met an unusable pivot element.
+    Singular,
+    /// Every attempt ended on a ray or a singular basis.
+    Exhausted,
+}
+
+/// Lemke's method as the shared loop sees it: one step is one pivot, so the loop counts the
+/// pivots and honours the observer, `record_history` and the time limit between pivots.
+/// What ends the pivoting before a pivot — a secondary ray (then the next restart is set up
+/// in place), a singular pivot, a feasible starting basis, the warm basis — is found by
+/// `prepare_step`. The error reported after each pivot is the artificial variable z₀ (the
+/// almost-complementary point solves the LCP with q replaced by q + d·z₀; 0 once z₀ has
+/// left); the method is pivoting (`is_pivoting`), so the loop does not stop on it.
+struct Pivoting<'a> {
+    p: &'a Lcp,
+    ws: &'a mut Workspace,
+    covering: Option<&'a [f64]>,
+    restarts: usize,
+    tol: f64,
+    /// The warm start (read by the warm basis) and the output buffers.
+    z: &'a mut [f64],
+    w: &'a mut [f64],
+    phase: Phase,
+    /// The current attempt and the number of attempts (1 + restart supports).
+    attempt: usize,
+    attempts: usize,
+    /// The pivot prepared for the next step.
+    next: Option<Prepared>,
+    end: Option<End>,
+    covering_error: Option<Error>,
+    pivots: usize,
+    factorizations: usize,
+}
+
+impl IterativeMethod for Pivoting<'_> {
+    fn prepare_step(&mut self) -> Option<Status> {
+        let p = self.p;
+        loop {
+            let ws = &mut *self.ws;
+            match self.phase {
+                Phase::Warm => {
+                    let tried = try_warm_basis(
+                        p,
+                        self.z,
+                        &mut ws.zs,
+                        self.w,
+                        self.tol,
+                        &mut self.factorizations,
+                        &mut ws.idx,
+                        &mut ws.engine.lu,
+                    );
+                    if let Some((error, residual_inf)) = tried {
+                        self.end = Some(End::Warm(error, residual_inf));
+                        return Some(Status::Solved);
+                    }
+                    self.phase = Phase::Setup;
+                }
+                Phase::Setup => {
+                    ws.m.fill(p);
+                    if let Err(e) = Lemke::covering_into(self.covering, p.n(), &mut ws.d) {
+                        self.covering_error = Some(e);
+                        return Some(Status::NumericalFailure);
+                    }
+                    restart_supports(&ws.m, p.q(), self.restarts, &mut ws.order, &mut ws.supports);
+                    self.attempts = 1 + ws.supports.len();
+                    self.phase = Phase::Start(0);
+                }
+                Phase::Start(k) if k == self.attempts => {
+                    self.end = Some(End::Exhausted);
+                    return Some(if ws.ray.valid {
+                        Status::RayTermination
+                    } else {
+                        Status::NumericalFailure
+                    });
+                }
+                Phase::Start(k) => {
+                    self.attempt = k;
+                    let start_basis = if k == 0 {
+                        Start::AllW
+                    } else {
+                        basis_times_e(&ws.m, ws.supports[k - 1].as_slice(), &mut ws.restart_d);
+                        Start::Support(ws.supports[k - 1].as_slice(), &ws.restart_d)
+                    };
+                    match ws.engine.start(&ws.m, p.q(), start_basis) {
+                        Started::Solved => {
+                            self.end = Some(End::Solved);
+                            return Some(Status::Solved);
+                        }
+                        // A restart's guessed basis was singular (the all-w basis never is).
+                        Started::Singular => self.phase = Phase::Start(k + 1),
+                        Started::Ready => {
+                            self.phase = Phase::First;
+                            return None;
+                        }
+                    }
+                }
+                Phase::First => return None,
+                Phase::Running => {
+                    let d = if self.attempt == 0 { &ws.d } else { &ws.restart_d };
+                    match ws.engine.prepare(&ws.m, d) {
+                        Next::Pivot(next) => {
+                            self.next = Some(next);
+                            return None;
+                        }
+                        Next::Ray => {
+                            if self.attempt == 0 {
+                                ws.engine.ray_into(d, &mut ws.ray);
+                                ws.ray.valid = true;
+                            }
+                            self.phase = Phase::Start(self.attempt + 1);
+                        }
+                        Next::Singular if self.attempt > 0 => self.phase = Phase::Start(self.attempt + 1),
+                        Next::Singular => {
+                            self.end = Some(End::Singular);
+                            return Some(Status::NumericalFailure);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn step(&mut self) -> StepResult {
+        let ws = &mut *self.ws;
+        let d = if self.attempt == 0 { &ws.d } else { &ws.restart_d };
+        self.pivots += 1;
+        if self.phase == Phase::First {
+            ws.engine.first_pivot(&ws.m, d);
+            self.phase = Phase::Running;
+            return StepResult::go(ws.engine.z0());
+        }
+        let next = self.next.take().expect("prepare_step prepared the pivot");
+        if ws.engine.make_pivot(&ws.m, self.p.q(), d, next) {
+            self.end = Some(End::Solved);
+            return StepResult { error: ws.engine.z0(), stop: Some(Status::Solved) };
+        }
+        StepResult::go(ws.engine.z0())
+    }
+
+    fn counters(&self) -> Counters {
+        Counters { pivots: self.pivots, factorizations: self.factorizations, line_search_steps: 0 }
+    }
+
+    fn is_pivoting(&self) -> bool {
+        true
     }
 }
 

@@ -229,3 +229,86 @@ fn tiny_scaled_contact_lcp_is_solved_not_stopped_on_a_false_tie() {
         assert!((a * 1e3 - b).abs() <= 1e-9 * b.abs().max(1e-6), "{:?} vs {:?}", small.z, big.z);
     }
 }
+
+#[test]
+fn history_has_one_entry_per_pivot_and_ends_at_z0_zero() {
+    let p = murty(4);
+    let s = Settings { tol: 1e-12, record_history: true, ..Settings::default() };
+    let sol = solve(&p, &s);
+    assert_eq!((sol.report.status, sol.report.pivots, sol.report.iterations), (Status::Solved, 16, 16));
+    assert_eq!(sol.report.history.len(), 16);
+    // The error per pivot is z₀: positive while it is basic, 0 once it has left.
+    assert!(sol.report.history[..15].iter().all(|&z0| z0 > 0.0), "{:?}", sol.report.history);
+    assert_eq!(sol.report.history[15], 0.0);
+    // The same without history: same pivots, no entries.
+    let plain = solve(&p, &Settings { tol: 1e-12, ..Settings::default() });
+    assert_eq!((plain.report.pivots, plain.report.history.len()), (16, 0));
+    assert_eq!(plain.z, sol.z);
+}
+
+#[test]
+fn the_observer_sees_every_pivot_and_can_stop_lemke() {
+    use perp_core::{Control, Progress};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let seen = Arc::new(AtomicUsize::new(0));
+    let seen2 = seen.clone();
+    let s = Settings {
+        observer: Some(Arc::new(move |pr: &Progress| {
+            seen2.fetch_add(1, Ordering::SeqCst);
+            if pr.iteration == 5 {
+                Control::Stop
+            } else {
+                Control::Continue
+            }
+        })),
+        ..Settings::default()
+    };
+    let sol = solve(&murty(6), &s);
+    assert_eq!((sol.report.status, sol.report.pivots, sol.report.iterations), (Status::Interrupted, 5, 5));
+    assert_eq!(seen.load(Ordering::SeqCst), 5);
+    assert!(sol.z.iter().all(|&z| z >= 0.0));
+    assert!(Lemke::new().last_ray().is_none());
+    // An observer that never stops sees every pivot but the last (which solves).
+    let count = Arc::new(AtomicUsize::new(0));
+    let count2 = count.clone();
+    let s = Settings {
+        observer: Some(Arc::new(move |_: &Progress| {
+            count2.fetch_add(1, Ordering::SeqCst);
+            Control::Continue
+        })),
+        ..Settings::default()
+    };
+    let sol = solve(&murty(6), &s);
+    assert_eq!((sol.report.status, sol.report.pivots), (Status::Solved, 64));
+    assert_eq!(count.load(Ordering::SeqCst), 63);
+}
+
+#[test]
+fn a_zero_time_limit_stops_lemke_after_its_first_pivot() {
+    let s = Settings { time_limit: Some(std::time::Duration::ZERO), ..Settings::default() };
+    let sol = solve(&murty(6), &s);
+    assert_eq!((sol.report.status, sol.report.pivots, sol.report.iterations), (Status::TimeLimit, 1, 1));
+    // q ≥ 0 needs no pivot, whatever the time limit.
+    let sol = solve(&lcp(2, &[1.0, 0.0, 0.0, 1.0], &[0.0, 3.0]), &s);
+    assert_eq!((sol.report.status, sol.report.pivots), (Status::Solved, 0));
+}
+
+#[test]
+fn restarts_run_inside_the_loop_and_share_its_pivot_limit() {
+    // A bimatrix game (CPS example 4.4.23 style): the all-w start ends on a ray after its
+    // first pivot; restart 1's basis is feasible at once, so 1 pivot in all.
+    let p = lcp(
+        4,
+        &[0.0, 0.0, 10.0, 20.0, 0.0, 0.0, 30.0, 15.0, 10.0, 20.0, 0.0, 0.0, 30.0, 15.0, 0.0, 0.0],
+        &[-1.0; 4],
+    );
+    let s = Settings { record_history: true, ..Settings::default() };
+    let full = solve(&p, &s);
+    assert_eq!((full.report.status, full.report.pivots, full.report.iterations), (Status::Solved, 1, 1));
+    assert!(full.report.message.as_deref().unwrap().contains("restart 1"), "{:?}", full.report);
+    assert_eq!(full.report.history.len(), 1);
+    // With a limit of 1 pivot the limit is met before the ray is looked for.
+    let limited = solve(&p, &Settings { max_iter: 1, ..Settings::default() });
+    assert_eq!((limited.report.status, limited.report.pivots), (Status::MaxIterations, 1));
+}

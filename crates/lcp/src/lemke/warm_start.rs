@@ -2,7 +2,6 @@
 //! covering vectors, and the warm start that solves a guessed basis directly.
 
 use faer::MatMut;
-use perp_core::SolveReport;
 
 use super::dense::{small_lu_solve, DenseCols, LuScratch, SMALL_BASIS};
 use super::engine::Support;
@@ -60,7 +59,7 @@ pub(super) fn basis_times_e(m: &DenseCols, support: &[usize], d: &mut Vec<f64>) 
 
 /// Tries the complementary basis given by the support of `z`: its solution goes to `zs`,
 /// `w = M zs + q` to `w`; returns `(error, residual)` if it is feasible and its error meets
-/// `tol`. `idx` and `lu` are scratch (no allocation once sized).
+/// `tol`. A factorization (k > 0) counts in `factorizations`. `idx` and `lu` are scratch (no allocation once sized).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn try_warm_basis(
     p: &Lcp,
@@ -68,7 +67,7 @@ pub(super) fn try_warm_basis(
     zs: &mut [f64],
     w: &mut [f64],
     tol: f64,
-    report: &mut SolveReport,
+    factorizations: &mut usize,
     idx: &mut Vec<usize>,
     lu: &mut LuScratch,
 ) -> Option<(f64, f64)> {
@@ -76,7 +75,7 @@ pub(super) fn try_warm_basis(
     let k = z.iter().filter(|&&v| v > 0.0).count();
     zs.fill(0.0);
     if k > 0 {
-        report.factorizations += 1;
+        *factorizations += 1;
         if k <= SMALL_BASIS {
             // Contact steps warm-start tiny LCPs thousands of times per second: an LU on the
             // stack.
