@@ -191,127 +191,6 @@ fn fill_diag(csr: &CsMat<f64>, d: usize, diag: &mut [f64]) {
     }
 }
 
-/// Solves the small dense system `a x = b` (`n ≤ MAX_DIM`, `a` row-major, overwritten) by
-/// Gaussian elimination with partial pivoting; `false` when a pivot is below
-/// `1e-14 · max|a|` (numerically singular).
-///
-/// Dispatches to [`small_solve_fixed`] for `n ≤ MAX_DIM` (the same operations in the same
-/// order, on stack arrays of the constant size: the same bits).
-pub(crate) fn small_solve(n: usize, a: &mut [f64], b: &mut [f64]) -> bool {
-    fn fixed<const N: usize>(a: &mut [f64], b: &mut [f64]) -> bool {
-        let mut am = [[0.0; N]; N];
-        for (i, row) in am.iter_mut().enumerate() {
-            row.copy_from_slice(&a[i * N..(i + 1) * N]);
-        }
-        let mut bv = [0.0; N];
-        bv.copy_from_slice(&b[..N]);
-        let ok = small_solve_fixed(&mut am, &mut bv);
-        a[..N * N].copy_from_slice(am.as_flattened());
-        b[..N].copy_from_slice(&bv);
-        ok
-    }
-    match n {
-        1 => fixed::<1>(a, b),
-        2 => fixed::<2>(a, b),
-        3 => fixed::<3>(a, b),
-        4 => fixed::<4>(a, b),
-        5 => fixed::<5>(a, b),
-        6 => fixed::<6>(a, b),
-        _ => small_solve_dyn(n, a, b),
-    }
-}
-
-/// [`small_solve`] for a constant size `N` on arrays (`a` row-major by rows); `b` holds the
-/// solution on success (on failure both hold partial eliminations, as in [`small_solve`]).
-#[inline]
-pub(crate) fn small_solve_fixed<const N: usize>(a: &mut [[f64; N]; N], b: &mut [f64; N]) -> bool {
-    let scale = a.as_flattened().iter().fold(0.0_f64, |m, v| m.max(v.abs()));
-    if scale.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !scale.is_finite() {
-        return false;
-    }
-    for k in 0..N {
-        let (mut p, mut best) = (k, a[k][k].abs());
-        for i in k + 1..N {
-            if a[i][k].abs() > best {
-                best = a[i][k].abs();
-                p = i;
-            }
-        }
-        if best <= 1e-14 * scale {
-            return false;
-        }
-        if p != k {
-            a.swap(k, p);
-            b.swap(k, p);
-        }
-        let rowk = a[k];
-        let piv = rowk[k];
-        for i in k + 1..N {
-            let f = a[i][k] / piv;
-            if f != 0.0 {
-                for j in k..N {
-                    a[i][j] -= f * rowk[j];
-                }
-                b[i] -= f * b[k];
-            }
-        }
-    }
-    for k in (0..N).rev() {
-        let mut s = b[k];
-        for j in k + 1..N {
-            s -= a[k][j] * b[j];
-        }
-        b[k] = s / a[k][k];
-    }
-    b.iter().all(|v| v.is_finite())
-}
-
-/// The size-generic elimination ([`small_solve`] for any `n`; the reference its fixed-size
-/// versions are tested against).
-pub(crate) fn small_solve_dyn(n: usize, a: &mut [f64], b: &mut [f64]) -> bool {
-    debug_assert!(n <= MAX_DIM);
-    let scale = a[..n * n].iter().fold(0.0_f64, |m, v| m.max(v.abs()));
-    if scale.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !scale.is_finite() {
-        return false;
-    }
-    for k in 0..n {
-        let (mut p, mut best) = (k, a[k * n + k].abs());
-        for i in k + 1..n {
-            if a[i * n + k].abs() > best {
-                best = a[i * n + k].abs();
-                p = i;
-            }
-        }
-        if best <= 1e-14 * scale {
-            return false;
-        }
-        if p != k {
-            for j in 0..n {
-                a.swap(k * n + j, p * n + j);
-            }
-            b.swap(k, p);
-        }
-        let piv = a[k * n + k];
-        for i in k + 1..n {
-            let f = a[i * n + k] / piv;
-            if f != 0.0 {
-                for j in k..n {
-                    a[i * n + j] -= f * a[k * n + j];
-                }
-                b[i] -= f * b[k];
-            }
-        }
-    }
-    for k in (0..n).rev() {
-        let mut s = b[k];
-        for j in k + 1..n {
-            s -= a[k * n + j] * b[j];
-        }
-        b[k] = s / a[k * n + k];
-    }
-    b[..n].iter().all(|v| v.is_finite())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -335,12 +214,6 @@ mod tests {
         let mut out = [0.0; 2];
         b.rows_times(1, &r, &mut out);
         assert_eq!(out, [0.5 + 6.0 + 1.2, 0.4 + 0.9 + 20.0]);
-        let mut a = [2.0, 1.0, 1.0, 3.0];
-        let mut rhs = [3.0, 5.0];
-        assert!(small_solve(2, &mut a, &mut rhs));
-        assert!((rhs[0] - 0.8).abs() < 1e-15 && (rhs[1] - 1.4).abs() < 1e-15);
-        let mut sing = [1.0, 2.0, 2.0, 4.0];
-        assert!(!small_solve(2, &mut sing, &mut [1.0, 1.0]));
     }
 
     #[test]
@@ -395,35 +268,6 @@ mod tests {
                     let mut out = [0.0; MAX_DIM];
                     b.rows_times(i, &r, &mut out[..d]);
                     assert_eq!(&out[..d], &wr[d * i..d * i + d]);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn fixed_size_small_solve_matches_the_generic_one_bit_for_bit() {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        for n in 1..=MAX_DIM {
-            for trial in 0..500 {
-                let mut a: Vec<f64> = (0..n * n).map(|_| rng.random_range(-2.0..2.0)).collect();
-                if trial % 5 == 0 {
-                    // Exact zeros (the `f != 0` skip) and a near-singular row.
-                    a[0] = 0.0;
-                    if n > 1 {
-                        for j in 0..n {
-                            a[(n - 1) * n + j] = a[j] * 1e-15;
-                        }
-                    }
-                }
-                let b: Vec<f64> = (0..n).map(|_| rng.random_range(-3.0..3.0)).collect();
-                let (mut a1, mut b1, mut a2, mut b2) = (a.clone(), b.clone(), a.clone(), b.clone());
-                let ok1 = small_solve(n, &mut a1, &mut b1);
-                let ok2 = small_solve_dyn(n, &mut a2, &mut b2);
-                assert_eq!(ok1, ok2, "n = {n}, a = {a:?}");
-                if ok1 {
-                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                    assert_eq!(bits(&b1), bits(&b2), "n = {n}, a = {a:?}");
                 }
             }
         }

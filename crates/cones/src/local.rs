@@ -3,8 +3,8 @@
 //! problem).
 
 use crate::cone::{Cone, MAX_DIM};
-use crate::delassus::{small_solve, small_solve_fixed};
 use perp_core::line_search::{Backtracking, Search, Verdict};
+use perp_core::linear::{small_lu_solve as small_solve, small_lu_solve_fixed as small_solve_fixed};
 
 const MD: usize = MAX_DIM;
 const MD2: usize = MAX_DIM * MAX_DIM;

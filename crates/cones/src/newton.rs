@@ -853,6 +853,14 @@ impl IterativeMethod for Method<'_> {
         Some(self.error)
     }
 
+    fn counters(&self) -> iteration::Counters {
+        iteration::Counters {
+            pivots: 0,
+            factorizations: self.factorizations,
+            line_search_steps: self.line_search_steps,
+        }
+    }
+
     fn step(&mut self) -> StepResult {
         let n = self.r.len();
         let psi0 = Self::merit(&self.phi);
@@ -1056,8 +1064,6 @@ pub(crate) fn run(
     let out = iteration::run(&mut m, s, DEFAULT_MAX_ITER);
     reset_report(report, name);
     out.record(report);
-    report.factorizations = m.factorizations;
-    report.line_search_steps = m.line_search_steps;
     let msg = message_buffer(report);
     let _ = write!(msg, "{} LU", if sparse { "sparse" } else { "dense" });
     if let Some(ps) = &m.prox {

@@ -10,7 +10,9 @@
 //!   recomputed only when the pattern changes;
 //! * [`SparseCholesky`] — faer's sparse `LLᵀ`, symbolic analysis kept the same way;
 //! * [`small_lu_solve`] — Gaussian elimination with partial pivoting on a small row-major
-//!   system held on the stack (the d×d systems of one contact).
+//!   system held on the stack (the d×d systems of one contact), compiled for each size up to 6
+//!   ([`small_lu_solve_fixed`]) with the same operations as the size-generic
+//!   [`small_lu_solve_dyn`] (the same bits).
 //!
 //! Every factorization reports breakdown as `Err(Breakdown)`, never a panic; the caller
 //! chooses what a breakdown means (a fallback direction, a regularization, a failed solve).
@@ -495,11 +497,89 @@ impl SparseCholesky {
     }
 }
 
-/// Solves the small dense system `a x = b` (`a` row-major `n × n`, overwritten; `b`
-/// overwritten by `x`) by Gaussian elimination with partial pivoting, on the caller's (stack)
-/// storage; `false` when a pivot is below `1e-14 · max|a|` (numerically singular) or `x` is
-/// not finite.
+/// Solves the small dense system `a x = b` (`a` row-major `n × n`, overwritten; `b` overwritten by `x`, on the caller's storage) by
+/// Gaussian elimination with partial pivoting; `false` when a pivot is below
+/// `1e-14 · max|a|` (numerically singular).
+///
+/// Dispatches to [`small_lu_solve_fixed`] for `n ≤ 6` (the same operations in the same order,
+/// on stack arrays of the constant size: the same bits) and to [`small_lu_solve_dyn`] above.
+#[inline]
 pub fn small_lu_solve(n: usize, a: &mut [f64], b: &mut [f64]) -> bool {
+    fn fixed<const N: usize>(a: &mut [f64], b: &mut [f64]) -> bool {
+        let mut am = [[0.0; N]; N];
+        for (i, row) in am.iter_mut().enumerate() {
+            row.copy_from_slice(&a[i * N..(i + 1) * N]);
+        }
+        let mut bv = [0.0; N];
+        bv.copy_from_slice(&b[..N]);
+        let ok = small_lu_solve_fixed(&mut am, &mut bv);
+        a[..N * N].copy_from_slice(am.as_flattened());
+        b[..N].copy_from_slice(&bv);
+        ok
+    }
+    match n {
+        1 => fixed::<1>(a, b),
+        2 => fixed::<2>(a, b),
+        3 => fixed::<3>(a, b),
+        4 => fixed::<4>(a, b),
+        5 => fixed::<5>(a, b),
+        6 => fixed::<6>(a, b),
+        _ => small_lu_solve_dyn(n, a, b),
+    }
+}
+
+/// [`small_lu_solve`] for a constant size `N` on arrays (`a` row-major by rows); `b` holds the
+/// solution on success (on failure both hold partial eliminations, as in [`small_lu_solve`]).
+// Index loops as in the textbook elimination: the same operations in the same order as
+// small_lu_solve_dyn, which is what keeps the two bit-identical.
+#[allow(clippy::needless_range_loop)]
+#[inline]
+pub fn small_lu_solve_fixed<const N: usize>(a: &mut [[f64; N]; N], b: &mut [f64; N]) -> bool {
+    let scale = a.as_flattened().iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    if scale.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !scale.is_finite() {
+        return false;
+    }
+    for k in 0..N {
+        let (mut p, mut best) = (k, a[k][k].abs());
+        for i in k + 1..N {
+            if a[i][k].abs() > best {
+                best = a[i][k].abs();
+                p = i;
+            }
+        }
+        if best <= 1e-14 * scale {
+            return false;
+        }
+        if p != k {
+            a.swap(k, p);
+            b.swap(k, p);
+        }
+        let rowk = a[k];
+        let piv = rowk[k];
+        for i in k + 1..N {
+            let f = a[i][k] / piv;
+            if f != 0.0 {
+                for j in k..N {
+                    a[i][j] -= f * rowk[j];
+                }
+                b[i] -= f * b[k];
+            }
+        }
+    }
+    for k in (0..N).rev() {
+        let mut s = b[k];
+        for j in k + 1..N {
+            s -= a[k][j] * b[j];
+        }
+        b[k] = s / a[k][k];
+    }
+    b.iter().all(|v| v.is_finite())
+}
+
+/// The size-generic elimination ([`small_lu_solve`] for any `n`; the reference its fixed-size
+/// versions are tested against).
+#[allow(clippy::needless_range_loop)]
+pub fn small_lu_solve_dyn(n: usize, a: &mut [f64], b: &mut [f64]) -> bool {
     let scale = a[..n * n].iter().fold(0.0_f64, |m, v| m.max(v.abs()));
     if scale.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !scale.is_finite() {
         return false;
@@ -686,6 +766,10 @@ mod tests {
 
     #[test]
     fn small_lu_solve_pivots_and_flags_singular() {
+        let mut a = [2.0, 1.0, 1.0, 3.0];
+        let mut x = [3.0, 5.0];
+        assert!(small_lu_solve(2, &mut a, &mut x));
+        assert!((x[0] - 0.8).abs() < 1e-15 && (x[1] - 1.4).abs() < 1e-15);
         let a = nonsym();
         let mut m: Vec<f64> = (0..16).map(|k| a[(k / 4, k % 4)]).collect();
         let mut b = rhs(&a);
@@ -697,5 +781,41 @@ mod tests {
         assert_eq!(c, [2.0, 1.0]);
         let mut s = [1.0, 2.0, 2.0, 4.0];
         assert!(!small_lu_solve(2, &mut s, &mut [1.0, 1.0]));
+    }
+
+    #[test]
+    fn fixed_size_small_lu_solve_matches_the_generic_one_bit_for_bit() {
+        // xorshift64*: uniform in [lo, hi), reproducible.
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut uniform = |lo: f64, hi: f64| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            let u = (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64;
+            lo + (hi - lo) * u
+        };
+        for n in 1..=6 {
+            for trial in 0..500 {
+                let mut a: Vec<f64> = (0..n * n).map(|_| uniform(-2.0, 2.0)).collect();
+                if trial % 5 == 0 {
+                    // Exact zeros (the `f != 0` skip) and a near-singular row.
+                    a[0] = 0.0;
+                    if n > 1 {
+                        for j in 0..n {
+                            a[(n - 1) * n + j] = a[j] * 1e-15;
+                        }
+                    }
+                }
+                let b: Vec<f64> = (0..n).map(|_| uniform(-3.0, 3.0)).collect();
+                let (mut a1, mut b1, mut a2, mut b2) = (a.clone(), b.clone(), a.clone(), b.clone());
+                let ok1 = small_lu_solve(n, &mut a1, &mut b1);
+                let ok2 = small_lu_solve_dyn(n, &mut a2, &mut b2);
+                assert_eq!(ok1, ok2, "n = {n}, a = {a:?}");
+                if ok1 {
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&b1), bits(&b2), "n = {n}, a = {a:?}");
+                }
+            }
+        }
     }
 }

@@ -74,7 +74,7 @@
 
 use crate::{Mcp, NcpSolver};
 use faer::Mat;
-use perp_core::iteration::{self, IterativeMethod, StepResult};
+use perp_core::iteration::{self, Counters, IterativeMethod, StepResult};
 use perp_core::line_search::{Backtracking, Search};
 use perp_core::linear::DenseLu;
 use perp_core::{Error, Matrix, Settings, Solution, SolveReport, Status};
@@ -261,9 +261,6 @@ impl BdiffNewton {
         };
         let out = iteration::run(&mut method, s, DEFAULT_MAX_ITER);
         out.record(&mut report);
-        report.factorizations = method.factorizations;
-        report.line_search_steps = method.line_search_steps;
-        report.pivots = method.pivots;
         report.message = method.message.take().or(message);
         let last_sets = method.last_sets.take().or(method.hot_sets.take());
         let z = self.ws.z.clone();
@@ -715,6 +712,14 @@ impl Method<'_, '_, '_> {
 impl IterativeMethod for Method<'_, '_, '_> {
     fn initial_error(&mut self) -> Option<f64> {
         Some(self.error())
+    }
+
+    fn counters(&self) -> Counters {
+        Counters {
+            pivots: self.pivots,
+            factorizations: self.factorizations,
+            line_search_steps: self.line_search_steps,
+        }
     }
 
     fn step(&mut self) -> StepResult {

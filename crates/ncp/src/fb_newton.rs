@@ -33,7 +33,7 @@
 use crate::fb::{fb_jacobian_diag_lambda, fb_residual_lambda};
 use crate::{Mcp, NcpSolver};
 use faer::Mat;
-use perp_core::iteration::{run, IterativeMethod, StepResult};
+use perp_core::iteration::{run, Counters, IterativeMethod, StepResult};
 use perp_core::line_search::{Backtracking, NonMonotone, Search, Watch, Watchdog};
 use perp_core::linear::{DenseLu, SparseLu};
 use perp_core::{Error, Settings, Solution, SolveReport, Status};
@@ -395,6 +395,10 @@ impl IterativeMethod for Method<'_, '_> {
         Some(self.initial_error)
     }
 
+    fn counters(&self) -> Counters {
+        Counters { pivots: 0, factorizations: self.factorizations, line_search_steps: self.line_search_steps }
+    }
+
     fn step(&mut self) -> StepResult {
         if let Err(msg) = self.jacobian() {
             return self.fail(Status::NumericalFailure, msg);
@@ -513,8 +517,7 @@ impl NcpSolver for FbNewton {
         };
         m.ws.best_z.copy_from_slice(&z);
         let out = run(&mut m, s, DEFAULT_MAX_ITER);
-        let (error, message, fact, ls, gs) =
-            (m.error.take(), m.message.take(), m.factorizations, m.line_search_steps, m.gradient_steps);
+        let (error, message, gs) = (m.error.take(), m.message.take(), m.gradient_steps);
         let z = ws.z.clone();
         self.ws = ws;
         self.gradient_steps = gs;
@@ -523,8 +526,6 @@ impl NcpSolver for FbNewton {
         }
         let mut report = SolveReport::new(NAME);
         out.record(&mut report);
-        report.factorizations = fact;
-        report.line_search_steps = ls;
         report.message = message;
         Ok(p.solution(z, report, s.tol))
     }

@@ -5,6 +5,7 @@ use super::direction::Method;
 use super::workspace::compute_w;
 use super::*;
 use perp_core::iteration::{Counters, IterativeMethod, StepResult};
+use perp_core::line_search::{Backtracking, Search, Verdict};
 
 impl IterativeMethod for Method<'_> {
     fn initial_error(&mut self) -> Option<f64> {
@@ -61,13 +62,19 @@ impl IterativeMethod for Method<'_> {
         // Armijo rule along the projection arc z(α) = P[z + α d].
         let ws = &mut *self.ws;
         let lin: f64 = ws.free.iter().map(|&i| -ws.w[i] * ws.d[i]).sum();
-        let mut alpha = 1.0;
-        loop {
-            self.line_search_steps += 1;
+        // The shared backtracking (perp_core::line_search) with Bertsekas' test along the arc.
+        let search = Backtracking {
+            sigma: self.prm.sigma,
+            shrink: self.prm.beta,
+            min_step: self.prm.min_step,
+            ..Backtracking::default()
+        };
+        let (p, sigma) = (self.p, self.prm.sigma);
+        let found = search.search(|alpha| {
             for i in 0..n {
                 ws.zt[i] = (ws.z[i] + alpha * ws.d[i]).max(ws.lo[i]).min(ws.hi[i]);
             }
-            compute_w(self.p, &ws.zt, &mut ws.wt);
+            compute_w(p, &ws.zt, &mut ws.wt);
             // f(z) − f(z(α)) = −½ Σ sᵢ (wᵢ + wᵢ(α)) with s = z(α) − z, exact for a quadratic
             // and free of the cancellation in f(z) − f(z(α)).
             let mut decrease = 0.0;
@@ -75,21 +82,23 @@ impl IterativeMethod for Method<'_> {
                 decrease -= 0.5 * (ws.zt[i] - ws.z[i]) * (ws.w[i] + ws.wt[i]);
             }
             let act: f64 = ws.active.iter().map(|&i| ws.w[i] * (ws.z[i] - ws.zt[i])).sum();
-            if decrease > 0.0 && decrease >= self.prm.sigma * (alpha * lin + act) {
-                break;
+            if decrease > 0.0 && decrease >= sigma * (alpha * lin + act) {
+                Verdict::Accept
+            } else {
+                Verdict::Reject
             }
-            alpha *= self.prm.beta;
-            if alpha < self.prm.min_step {
-                let e = self.error;
-                return self.stop(
-                    Status::Stalled,
-                    format!(
-                        "the Armijo line search failed (step length below {:.0e}) at error {e:.3e}: \
-                         no descent along the projection arc (tol below attainable accuracy, or M not PSD)",
-                        self.prm.min_step
-                    ),
-                );
-            }
+        });
+        self.line_search_steps += found.trials();
+        if let Search::Failed(_) = found {
+            let e = self.error;
+            return self.stop(
+                Status::Stalled,
+                format!(
+                    "the Armijo line search failed (step length below {:.0e}) at error {e:.3e}: \
+                     no descent along the projection arc (tol below attainable accuracy, or M not PSD)",
+                    self.prm.min_step
+                ),
+            );
         }
         std::mem::swap(&mut ws.z, &mut ws.zt);
         std::mem::swap(&mut ws.w, &mut ws.wt);
