@@ -533,7 +533,7 @@ pub fn small_lu_solve(n: usize, a: &mut [f64], b: &mut [f64]) -> bool {
 // Index loops as in the textbook elimination: the same operations in the same order as
 // small_lu_solve_dyn, which is what keeps the two bit-identical.
 #[allow(clippy::needless_range_loop)]
-#[inline]
+#[inline(always)]
 pub fn small_lu_solve_fixed<const N: usize>(a: &mut [[f64; N]; N], b: &mut [f64; N]) -> bool {
     let scale = a.as_flattened().iter().fold(0.0_f64, |m, v| m.max(v.abs()));
     if scale.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !scale.is_finite() {
