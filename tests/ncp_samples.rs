@@ -26,6 +26,9 @@ const PINNED: &[(&str, usize, &str, usize, usize, usize)] = &[
     ("nash-cournot-inverse-l", 1, "bdiff-newton", 10, 10, 0),
 ];
 
+/// The MCP solvers for nonlinear F (schur-lemke takes affine ones only: see below).
+const NEWTON: [&str; 2] = ["fb-newton", "bdiff-newton"];
+
 fn tight() -> Settings {
     Settings { tol: 1e-12, record_history: true, ..Settings::default() }
 }
@@ -35,7 +38,7 @@ fn every_sample_is_solved_from_its_standard_starts_with_pinned_counts() {
     let samples = perp::ncp::samples::all();
     let mut covered = 0;
     for s in &samples {
-        covered += s.starts.len() * perp::ncp::SOLVER_NAMES.len();
+        covered += s.starts.len() * NEWTON.len();
     }
     assert_eq!(covered, PINNED.len(), "every (sample, start, solver) is pinned");
     for &(name, start, solver, iterations, factorizations, solution) in PINNED {
@@ -60,7 +63,7 @@ fn newton_converges_quadratically_on_the_nondegenerate_nash_cournot_sample() {
     // nonsingular Jacobian): both methods are locally quadratic, eₖ₊₁ ≤ C·eₖ².
     let smp = perp::ncp::samples::nash_cournot();
     let p = smp.mcp();
-    for solver in perp::ncp::SOLVER_NAMES {
+    for solver in NEWTON {
         let sol = perp::ncp::solver(solver).unwrap().solve(&p, &smp.starts[0], &tight()).unwrap();
         let h: Vec<f64> = sol.report.history.iter().copied().filter(|&e| e > 1e-13).collect();
         assert!(h.len() >= 4, "{solver}: {h:?}");
@@ -69,6 +72,17 @@ fn newton_converges_quadratically_on_the_nondegenerate_nash_cournot_sample() {
             let ratio = w[1] / (w[0] * w[0]);
             assert!(ratio < 10.0, "{solver}: e = {:e} after {:e}, ratio {ratio}; history {h:?}", w[1], w[0]);
             assert!(w[1] < 1e-2 * w[0], "{solver}: not superlinear: {h:?}");
+        }
+    }
+}
+
+#[test]
+fn the_other_mcp_solvers_refuse_nonlinear_samples_by_name() {
+    for solver in perp::ncp::SOLVER_NAMES.iter().filter(|s| !NEWTON.contains(s)) {
+        for smp in perp::ncp::samples::all() {
+            let e =
+                perp::ncp::solver(solver).unwrap().solve(&smp.mcp(), &smp.starts[0], &tight()).unwrap_err();
+            assert!(e.to_string().contains("affine"), "{solver} on {}: {e}", smp.name);
         }
     }
 }

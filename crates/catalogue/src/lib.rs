@@ -82,7 +82,7 @@ mod tests {
             LCP_NAMES,
             ["lemke", "pgs", "psor", "rpgs", "projected-newton", "fb-newton", "bdiff-newton"]
         );
-        assert_eq!(MCP_NAMES, ["fb-newton", "bdiff-newton"]);
+        assert_eq!(MCP_NAMES, ["fb-newton", "bdiff-newton", "schur-lemke"]);
         assert_eq!(FRICTION_NAMES, ["nsgs", "ac-newton", "fb-newton", "prox", "lemke-pyramid"]);
     }
 
@@ -91,7 +91,7 @@ mod tests {
         let e = friction_solver("lemke").err().unwrap().to_string();
         assert!(e.contains("valid names: nsgs, ac-newton, fb-newton, prox, lemke-pyramid"), "{e}");
         let e = mcp_solver("nsgs").err().unwrap().to_string();
-        assert!(e.contains("valid names: fb-newton, bdiff-newton"), "{e}");
+        assert!(e.contains("valid names: fb-newton, bdiff-newton, schur-lemke"), "{e}");
     }
 
     #[test]
