@@ -127,3 +127,27 @@ fn list_names_every_solver_with_a_reference_and_every_format() {
         }
     }
 }
+
+/// A global frictional problem is converted in its local form, and the command says what it
+/// leaves out (M, H, f) instead of dropping them without a word.
+#[test]
+fn converting_a_global_problem_says_what_is_dropped() {
+    // d = 3, nc = 1, n_dof = 3: M = diag(2, 3, 4) (one SBM block), H = I, f, b, μ.
+    let global = "3\n1\n\
+        1 3 3\n1\n1 1\n3\n3\n2 1\n0 1\n0\n0\n2 0 0 0 3 0 0 0 4\n\
+        0 3 3\n3 3\n1 0 0\n0 1 0\n0 0 1\n\
+        -1 0 0\n0.5 0 0\n0.4\n";
+    let dir = scratch("global");
+    let input = dir.join("g-fc.dat");
+    std::fs::write(&input, global).unwrap();
+    let out = dir.join("g.json");
+    let o = perp(&["convert", input.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("global frictional problem") && err.contains("M, H and f are not written"), "{err}");
+    // A local input says nothing of the kind.
+    let local = dir.join("l.json");
+    let o = perp(&["convert", out.to_str().unwrap(), local.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("global"));
+}

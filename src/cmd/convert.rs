@@ -31,6 +31,18 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     let out_format = Format::from_path(&a.output, "output file")?;
     let problem = read_with_kind(&a.input, kind)?;
     let files = write_any(&problem, &a.output)?;
+    // A global frictional file is read in its local form: say what the output leaves out.
+    if matches!(problem, Problem::Friction(_))
+        && perp::formats::read_friction_file(&a.input).is_ok_and(|f| f.is_global())
+    {
+        eprintln!(
+            "perp convert: {} holds a global frictional problem (M, H, f, w); {} holds its local \
+             form W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + b, μ: M, H and f are not written (no writer keeps \
+             the global form)",
+            a.input.display(),
+            a.output.display()
+        );
+    }
     let n = problem.n();
     let m = match &problem {
         Problem::Lcp(p) => Some(p.m()),
