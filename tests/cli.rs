@@ -122,6 +122,9 @@ fn solve_detects_a_frictional_contact_file() {
     assert_eq!(v["r"], v["z"]);
     assert_eq!(v["u"], v["w"]);
     assert_eq!(v["tol"], 1e-8);
+    // The physical check's figure beside the peer measure (issue 15), small on a solved answer.
+    let phys = v["physical_error"].as_f64().expect("physical_error is reported");
+    assert!((0.0..1e-6).contains(&phys), "{v}");
     assert!(v["message"].as_str().is_some_and(|m| m.contains("prox updates")), "{v}");
     // Every frictional solver by name; an LCP solver name is refused with exit 2.
     for s in ["nsgs", "ac-newton", "fb-newton", "lemke-pyramid"] {

@@ -79,6 +79,7 @@ fn solve(
         if problem.family() == perp::catalogue::Family::Friction {
             v["r"] = serde_json::json!(sol.z);
             v["u"] = serde_json::json!(sol.w);
+            v["physical_error"] = r.physical_error.map_or(serde_json::Value::Null, finite_or_null);
             if let Some(vel) = &sol.v {
                 v["v"] = serde_json::json!(vel);
             }
@@ -91,6 +92,9 @@ fn solve(
         outln!("iterations {}", r.iterations)?;
         outln!("error      {:.3e}  (Siconos measure; tol {:.1e})", r.error, s.tol)?;
         outln!("residual   {:.3e}  (natural-map residual, max-norm)", r.residual_inf)?;
+        if let Some(p) = r.physical_error {
+            outln!("physical   {p:.3e}  (penetration, cone, complementarity in the problem's own scale)")?;
+        }
         outln!("seconds    {:.3e}", r.elapsed.as_secs_f64())?;
         if let Some(m) = &r.message {
             outln!("note       {m}")?;

@@ -250,10 +250,11 @@ impl FrictionContactProblem {
         report: &mut SolveReport,
         tol: f64,
     ) {
+        let phys = self.physical_error(cones, r, u);
+        report.physical_error = Some(phys);
         if report.status != Status::Solved {
             return;
         }
-        let phys = self.physical_error(cones, r, u);
         if phys.is_nan() || phys > (10.0 * tol).max(PHYSICAL_SLACK) {
             report.status = Status::NumericalFailure;
             let error = report.error;
@@ -277,10 +278,8 @@ impl FrictionContactProblem {
             report.status = Status::NumericalFailure;
         }
         report.verify(tol);
-        if report.status == Status::Solved {
-            let cones = if self.is_coulomb() && self.dim <= 3 { Ok(Vec::new()) } else { self.cone_objects() };
-            self.verify_physics(cones.as_deref().unwrap_or(&[]), &r, &u, &mut report, tol);
-        }
+        let cones = if self.is_coulomb() && self.dim <= 3 { Ok(Vec::new()) } else { self.cone_objects() };
+        self.verify_physics(cones.as_deref().unwrap_or(&[]), &r, &u, &mut report, tol);
         FrictionSolution { r, u, report }
     }
 

@@ -101,3 +101,27 @@ fn solved_answers_are_physical_under_any_scaling_and_any_mu() {
         }
     }
 }
+
+/// The physical figure is reported with every frictional answer (`SolveReport::physical_error`):
+/// 0 at the exact sticking answer, and at r = 0 the penetration u_N = −1 against the velocity
+/// scale ‖q‖ = √5, i.e. 1/√5, whatever the peer measure says there.
+#[test]
+fn the_physical_figure_is_reported() {
+    let p = FrictionContactProblem::new(3, eye3(1.0), vec![-1.0, 2.0, 0.0], vec![1e8]).unwrap();
+    let mut report = perp_core::SolveReport::new("check");
+    report.status = Status::Solved;
+    let mut u = [0.0; 3];
+    p.solution_into(&[1.0, -2.0, 0.0], &mut u, &mut report, 1e-8);
+    assert_eq!((report.status, report.physical_error), (Status::Solved, Some(0.0)));
+    report.status = Status::Solved;
+    p.solution_into(&[0.0; 3], &mut u, &mut report, 1e-8);
+    let phys = report.physical_error.expect("reported");
+    assert!((phys - 1.0 / 5f64.sqrt()).abs() < 1e-15, "r = 0 penetrates: physical figure {phys}");
+    assert!(report.error < 1e-8, "the peer measure alone would accept it: {}", report.error);
+    assert_eq!(report.status, Status::NumericalFailure);
+    // Every solver's report carries the figure.
+    for mut s in solvers() {
+        let sol = s.solve(&p, None, &Settings::default()).unwrap();
+        assert!(sol.report.physical_error.is_some(), "{}", s.name());
+    }
+}

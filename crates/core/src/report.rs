@@ -75,6 +75,12 @@ pub struct SolveReport {
     pub factorizations: usize,
     /// Line-search steps (trial step lengths evaluated).
     pub line_search_steps: usize,
+    /// Frictional answers only: the physical check — penetration, friction outside its cone
+    /// and complementarity, relative to the problem's own scale of W, q, μ and r — that a
+    /// `Solved` answer must also pass (`FrictionContactProblem::physical_error` in perp-cones;
+    /// the peer measure in `error` can hide a penetrating answer behind a huge μ). `None`
+    /// for the other problem classes.
+    pub physical_error: Option<f64>,
     /// A human-readable remark on how the solve ended, when there is one to make.
     pub message: Option<String>,
 }
@@ -97,6 +103,7 @@ impl SolveReport {
             pivots: 0,
             factorizations: 0,
             line_search_steps: 0,
+            physical_error: None,
             message: None,
         }
     }
@@ -123,6 +130,7 @@ impl SolveReport {
         self.pivots = 0;
         self.factorizations = 0;
         self.line_search_steps = 0;
+        self.physical_error = None;
     }
 
     /// [`SolveReport::verify`] without allocating: the message is written into the storage of
