@@ -94,3 +94,34 @@ fn a_formulation_switch_takes_that_formulations_default_solver() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("unknown solver 'nsgs'") && err.contains("lemke"), "{err}");
 }
+
+/// Issue 15: `--formulation st` on `sphere-slide` uses the scene's aligned directions (seed 002
+/// eq. 5): the pushed sphere slides straight along x (v_y stays 0, where a uniform polygon of 8
+/// directions in (t, o, r) made it drift by 0.0139 a step), and it rolls within one step of
+/// t* = 2v₀/(7μg) = 0.2912 s at 5v₀/7.
+#[test]
+fn stewart_trinkle_sphere_slide_goes_straight_and_rolls_on_time() {
+    let dir = std::env::temp_dir().join(format!("perp-sim-st-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("s.csv");
+    let out = perp()
+        .args(["simulate", "sphere-slide", "--formulation", "st", "--solver", "lemke", "--dt", "0.01"])
+        .args(["--t-end", "0.6", "--out"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    let (t, vx, vy, wy) = (col("t"), col("v_x"), col("v_y"), col("omega_y"));
+    let rows: Vec<Vec<f64>> = lines.map(|l| l.split(',').map(|v| v.parse().unwrap()).collect()).collect();
+    for r in &rows {
+        assert!(r[vy].abs() < 1e-12, "v_y = {} at t = {}", r[vy], r[t]);
+    }
+    let rolling = rows.iter().find(|r| r[t] > 0.0 && (r[vx] - r[wy]).abs() < 1e-9).expect("it rolls");
+    assert!((rolling[t] - 0.2912).abs() <= 0.01 + 1e-9, "rolls at t = {}", rolling[t]);
+    assert!((rows.last().unwrap()[vx] - 2.0 * 5.0 / 7.0).abs() < 1e-9);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

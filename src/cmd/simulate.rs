@@ -27,7 +27,8 @@ pub struct Args {
     /// A solver parameter, NAME=VALUE (repeatable; see `perp list`).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     params: Vec<String>,
-    /// Contact formulation: gs (Glocker–Studer LCP), st (Stewart–Trinkle LCP, 8 directions),
+    /// Contact formulation: gs (Glocker–Studer LCP), st (Stewart–Trinkle LCP: the scene's own
+    /// friction directions, else 8),
     /// cone (exact cones), tp (Tzitzouris–Pang NCP). Default: the scene's.
     #[arg(long, value_parser = ["gs", "st", "cone", "tp"])]
     formulation: Option<String>,
@@ -56,7 +57,11 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     if let Some(f) = &a.formulation {
         opts.formulation = match f.as_str() {
             "gs" => Formulation::GlockerStuder,
-            "st" => Formulation::StewartTrinkle(perp::dynamics::Directions::Uniform(8)),
+            // The scene's own directions where it has them (the sphere scenes' torsional
+            // cones), else a uniform polygon of 8.
+            "st" => Formulation::StewartTrinkle(
+                scene.stewart_directions().unwrap_or(perp::dynamics::Directions::Uniform(8)),
+            ),
             "tp" => Formulation::TzitzourisPang,
             _ => Formulation::Cone,
         };

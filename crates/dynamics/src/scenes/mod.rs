@@ -64,6 +64,13 @@ pub trait Scene: System {
     fn default_options(&self) -> StepOptions;
     /// Names of the coordinates and of the velocities (CSV columns after `t`).
     fn state_names(&self) -> (Vec<String>, Vec<String>);
+    /// The friction directions this scene's contacts need when posed as a Stewart–Trinkle LCP
+    /// (`perp simulate --formulation st`), when a uniform polygon would not do: the sphere
+    /// scenes' torsional cones need the aligned directions of seed 002 eq. 5, without which a
+    /// sphere pushed along x slides off diagonally. Default `None` (uniform directions).
+    fn stewart_directions(&self) -> Option<crate::assembly::Directions> {
+        None
+    }
     /// Total mechanical energy at `(q, u)` when the scene defines it.
     fn energy(&self, _q: &[f64], _u: &[f64]) -> Option<f64> {
         None

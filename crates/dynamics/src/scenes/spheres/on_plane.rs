@@ -189,6 +189,9 @@ impl Scene for SphereOnPlane {
     fn default_options(&self) -> StepOptions {
         self.method.options(self.e_r)
     }
+    fn stewart_directions(&self) -> Option<Directions> {
+        Some(Directions::Custom(aligned_directions(self.e_r)))
+    }
     fn state_names(&self) -> (Vec<String>, Vec<String>) {
         body_names(1)
     }

@@ -109,6 +109,9 @@ impl Scene for SphereTwoSpheres {
     fn default_options(&self) -> StepOptions {
         StepOptions { activation: Activation::Persistent, ..self.method.options(Self::E_R) }
     }
+    fn stewart_directions(&self) -> Option<Directions> {
+        Some(Directions::Custom(aligned_directions(Self::E_R)))
+    }
     fn state_names(&self) -> (Vec<String>, Vec<String>) {
         body_names(1)
     }
