@@ -909,13 +909,14 @@ impl FrictionSolver for SemismoothNewton {
     fn solve_into(
         &mut self,
         p: &FrictionContactProblem,
+        warm: bool,
         r: &mut [f64],
         u: &mut [f64],
         report: &mut SolveReport,
         s: &Settings,
     ) -> Result<(), Error> {
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = run(self, &mut ws, None, p, r, u, report, s);
+        let out = run(self, &mut ws, None, p, warm, r, u, report, s);
         *self.prepared.get::<Workspace>() = ws;
         out
     }
@@ -929,12 +930,13 @@ pub(crate) fn run(
     ws: &mut Workspace,
     prox: Option<ProxParams>,
     p: &FrictionContactProblem,
+    warm: bool,
     r: &mut [f64],
     u: &mut [f64],
     report: &mut SolveReport,
     s: &Settings,
 ) -> Result<(), Error> {
-    let rebuilt = prepare(p, r, u, s, &mut ws.cones)?;
+    let rebuilt = prepare(p, warm, r, u, s, &mut ws.cones)?;
     if !(opts.rho_scale > 0.0 && opts.rho_scale.is_finite()) {
         return Err(Error::setting("rho_scale", opts.rho_scale, "must be finite and > 0"));
     }

@@ -235,13 +235,14 @@ impl FrictionSolver for Nsgs {
     fn solve_into(
         &mut self,
         p: &FrictionContactProblem,
+        warm: bool,
         r: &mut [f64],
         u: &mut [f64],
         report: &mut SolveReport,
         s: &Settings,
     ) -> Result<(), Error> {
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = self.solve_with(&mut ws, p, r, u, report, s);
+        let out = self.solve_with(&mut ws, p, warm, r, u, report, s);
         *self.prepared.get::<Workspace>() = ws;
         out
     }
@@ -252,12 +253,13 @@ impl Nsgs {
         &self,
         ws: &mut Workspace,
         p: &FrictionContactProblem,
+        warm: bool,
         r: &mut [f64],
         u: &mut [f64],
         report: &mut SolveReport,
         s: &Settings,
     ) -> Result<(), Error> {
-        prepare(p, r, u, s, &mut ws.cones)?;
+        prepare(p, warm, r, u, s, &mut ws.cones)?;
         self.validate()?;
         let _ = Blocks::refresh(&mut ws.blocks, &p.w, p.dim);
         let Some(blocks) = &ws.blocks else { unreachable!("refresh fills the slot") };

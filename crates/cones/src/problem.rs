@@ -397,8 +397,9 @@ pub trait FrictionSolver {
         s: &perp_core::Settings,
     ) -> Result<FrictionSolution, Error>;
 
-    /// Solves `p` into the caller's buffers: `r` (length dim·nc) holds the starting reactions
-    /// on entry (zeros = cold start) and the reactions on return; `u` receives u = W r + q;
+    /// Solves `p` into the caller's buffers: `r` (length dim·nc) holds the warm start on entry
+    /// when `warm` is true (else it is ignored and the solve starts cold, as `solve(p, None)`)
+    /// and the reactions on return; `u` receives u = W r + q;
     /// `report` is overwritten in place (its `solver` String and `message` reuse their
     /// storage).
     ///
@@ -409,8 +410,8 @@ pub trait FrictionSolver {
     /// of those solvers is this method on fresh buffers, so both give the same answer bit for
     /// bit.
     ///
-    /// The default calls [`FrictionSolver::solve`] (warm-started from `r` unless it is all
-    /// zeros) and copies the answer.
+    /// The default calls [`FrictionSolver::solve`] (warm-started from `r` when `warm`) and
+    /// copies the answer.
     ///
     /// ```
     /// use perp_cones::{FrictionContactProblem, FrictionSolver, Nsgs, SolveReport, Status};
@@ -421,8 +422,7 @@ pub trait FrictionSolver {
     /// let (mut r, mut u, mut report) = (vec![0.0_f64; 3], vec![0.0; 3], SolveReport::new(""));
     /// for step in 0..3 {
     ///     p.q[1] = 2.0 + step as f64; // new values, same structure
-    ///     r.fill(0.0);
-    ///     sv.solve_into(&p, &mut r, &mut u, &mut report, &Settings::default())?;
+    ///     sv.solve_into(&p, false, &mut r, &mut u, &mut report, &Settings::default())?;
     ///     assert_eq!(report.status, Status::Solved);
     ///     assert!((r[0] - 1.0).abs() < 1e-7 && (r[1] + 0.5).abs() < 1e-7);
     /// }
@@ -431,12 +431,13 @@ pub trait FrictionSolver {
     fn solve_into(
         &mut self,
         p: &FrictionContactProblem,
+        warm: bool,
         r: &mut [f64],
         u: &mut [f64],
         report: &mut SolveReport,
         s: &perp_core::Settings,
     ) -> Result<(), Error> {
-        let warm = r.iter().any(|v| *v != 0.0).then_some(&*r);
+        let warm = warm.then_some(&*r);
         let sol = self.solve(p, warm, s)?;
         Error::check_len("r", r, sol.r.len())?;
         Error::check_len("u", u, sol.u.len())?;
@@ -460,7 +461,7 @@ pub(crate) fn solve_by_into<S: FrictionSolver + ?Sized>(
     let mut r = warm.map_or_else(|| vec![0.0; n], <[f64]>::to_vec);
     let mut u = vec![0.0; n];
     let mut report = SolveReport::new(sv.name());
-    sv.solve_into(p, &mut r, &mut u, &mut report, s)?;
+    sv.solve_into(p, warm.is_some(), &mut r, &mut u, &mut report, s)?;
     Ok(FrictionSolution { r, u, report })
 }
 
@@ -565,11 +566,12 @@ impl ConeCache {
 
 /// The checks of [`start`] for [`FrictionSolver::solve_into`], without allocating on
 /// success: the problem (the laws through `cones`, brought up to date), the settings, the
-/// starting reactions `r` (the warm start) and the length of `u`. Returns whether the cone
-/// objects were rebuilt.
+/// starting reactions `r` (the warm start when `warm`; else `r` is set to zeros, the cold
+/// start) and the length of `u`. Returns whether the cone objects were rebuilt.
 pub(crate) fn prepare(
     p: &FrictionContactProblem,
-    r: &[f64],
+    warm: bool,
+    r: &mut [f64],
     u: &[f64],
     s: &Settings,
     cones: &mut ConeCache,
@@ -577,8 +579,13 @@ pub(crate) fn prepare(
     p.validate_values()?;
     let rebuilt = cones.refresh(p)?;
     s.validate()?;
-    Error::check_len("warm start", r, p.size())?;
-    Error::check_finite("warm start", r)?;
+    if warm {
+        Error::check_len("warm start", r, p.size())?;
+        Error::check_finite("warm start", r)?;
+    } else {
+        Error::check_len("r", r, p.size())?;
+        r.fill(0.0);
+    }
     Error::check_len("u", u, p.size())?;
     Ok(rebuilt)
 }

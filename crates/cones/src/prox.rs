@@ -80,6 +80,7 @@ impl FrictionSolver for Prox {
     fn solve_into(
         &mut self,
         p: &FrictionContactProblem,
+        warm: bool,
         r: &mut [f64],
         u: &mut [f64],
         report: &mut SolveReport,
@@ -96,7 +97,7 @@ impl FrictionSolver for Prox {
         }
         let params = ProxParams { sigma0: self.sigma0, nu: self.nu, inner_max: self.inner_max };
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = run(&self.inner, &mut ws, Some(params), p, r, u, report, s);
+        let out = run(&self.inner, &mut ws, Some(params), p, warm, r, u, report, s);
         *self.prepared.get::<Workspace>() = ws;
         out
     }

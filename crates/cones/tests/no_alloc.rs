@@ -115,7 +115,7 @@ fn prepared_solves_allocate_nothing_and_match_solve() {
             let n = p.size();
             let (mut r, mut u, mut report) = (vec![0.0; n], vec![0.0; n], SolveReport::new(""));
             // Prepare.
-            sv.solve_into(&p, &mut r, &mut u, &mut report, &s).unwrap();
+            sv.solve_into(&p, false, &mut r, &mut u, &mut report, &s).unwrap();
             assert_eq!(report.status, Status::Solved, "{name} nc = {nc}: {report:?}");
             assert!(report.iterations > 0);
             // The counter counts: an unprepared solve allocates.
@@ -129,7 +129,7 @@ fn prepared_solves_allocate_nothing_and_match_solve() {
                     r.fill(0.0);
                 }
                 let start = r.clone();
-                let (count, out) = allocations(|| sv.solve_into(&p, &mut r, &mut u, &mut report, &s));
+                let (count, out) = allocations(|| sv.solve_into(&p, warm, &mut r, &mut u, &mut report, &s));
                 out.unwrap();
                 assert_eq!(count, 0, "{name} nc = {nc} round {round}: {count} allocations");
                 assert_eq!(report.status, Status::Solved, "{name} nc = {nc} round {round}: {report:?}");

@@ -605,18 +605,7 @@ impl<'s> Simulator<'s> {
                 let warm = self.gather_into(lp, n, &slots, &mut r);
                 u.resize(n, 0.0);
                 let Solver::Friction(sv) = &mut self.solver else { unreachable!() };
-                // solve_into reads an all-zero r as a cold start; a stored warm start that is
-                // all zeros still goes to the solver as a warm start (lemke-pyramid orients
-                // its pyramids from it), as `solve` does.
-                let out = if warm && r.iter().all(|v| *v == 0.0) {
-                    sv.solve(fp, Some(&r), &s).map(|sol| {
-                        r.copy_from_slice(&sol.r);
-                        u.copy_from_slice(&sol.u);
-                        rep = sol.report;
-                    })
-                } else {
-                    sv.solve_into(fp, &mut r, &mut u, &mut rep, &s)
-                };
+                let out = sv.solve_into(fp, warm, &mut r, &mut u, &mut rep, &s);
                 self.fc = fc;
                 if out.is_ok() {
                     self.note(report, n, &rep);

@@ -42,7 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let mut reused = solver(name)?;
             let mut into = solver(name)?;
             let (mut r, mut u, mut report) = (vec![0.0; n], vec![0.0; n], SolveReport::new(""));
-            into.solve_into(&p, &mut r, &mut u, &mut report, &s)?; // prepare
+            into.solve_into(&p, false, &mut r, &mut u, &mut report, &s)?; // prepare
             let (mut tf, mut tr, mut ti) = (Vec::new(), Vec::new(), Vec::new());
             let mut iterations = 0;
             for _ in 0..repeat {
@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 tr.push(t.elapsed().as_secs_f64());
                 r.fill(0.0);
                 let t = Instant::now();
-                into.solve_into(&p, &mut r, &mut u, &mut report, &s)?;
+                into.solve_into(&p, false, &mut r, &mut u, &mut report, &s)?;
                 ti.push(t.elapsed().as_secs_f64());
                 assert_eq!(sol.r, r, "{f} {name}: solve and solve_into differ");
                 assert_eq!(sol2.r, r);
