@@ -249,6 +249,7 @@ impl FrictionSolver for Nsgs {
 }
 
 impl Nsgs {
+    #[allow(clippy::too_many_arguments)] // the arguments of solve_into, plus the workspace
     fn solve_with(
         &self,
         ws: &mut Workspace,
