@@ -23,9 +23,10 @@
 use crate::cone::MAX_DIM;
 use crate::problem::FrictionContactProblem;
 use faer::linalg::solvers::SolveCore;
-use faer::sparse::linalg::solvers::{Llt, Lu, SymbolicLlt, SymbolicLu};
+use faer::sparse::linalg::solvers::{Lu, SymbolicLu};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Conj, Mat, MatMut, Side};
+use faer::{Conj, Mat, MatMut};
+use perp_core::linear::SparseCholesky;
 use perp_core::{measures, Error, Matrix};
 
 /// W is stored dense when more than this fraction of its entries is nonzero.
@@ -271,7 +272,7 @@ fn mul_transpose_add(a: &Matrix, x: &[f64], y: &mut [f64]) {
 /// The factorisation of M.
 #[derive(Clone, Debug)]
 enum Factor {
-    Cholesky(Llt<usize, f64>),
+    Cholesky(SparseCholesky),
     Lu(Box<Lu<usize, f64>>),
 }
 
@@ -285,12 +286,10 @@ impl Factor {
         let mat = SparseColMatRef::new(sym, csc.data());
         let mut why = String::from("M is not symmetric");
         if symmetric {
-            match SymbolicLlt::try_new(sym, Side::Lower)
-                .map_err(|e| format!("{e:?}"))
-                .and_then(|s| Llt::try_new_with_symbolic(s, mat, Side::Lower).map_err(|e| format!("{e:?}")))
-            {
-                Ok(llt) => return Ok(Factor::Cholesky(llt)),
-                Err(e) => why = format!("Cholesky failed ({e})"),
+            let mut llt = SparseCholesky::new();
+            match llt.factor(n, &indptr, csc.indices(), csc.data()) {
+                Ok(()) => return Ok(Factor::Cholesky(llt)),
+                Err(e) => why = format!("Cholesky failed ({e}: M is not numerically positive definite)"),
             }
         }
         match SymbolicLu::try_new(sym)
@@ -308,10 +307,12 @@ impl Factor {
 
     /// Solves `M X = B` in place, B column-major `n × k`.
     fn solve(&self, b: &mut [f64], n: usize, k: usize) {
-        let rhs = MatMut::from_column_major_slice_mut(b, n, k);
         match self {
-            Factor::Cholesky(f) => f.solve_in_place_with_conj(Conj::No, rhs),
-            Factor::Lu(f) => f.solve_in_place_with_conj(Conj::No, rhs),
+            // A `Factor::Cholesky` is only made from a successful factorization.
+            Factor::Cholesky(f) => f.solve_in_place(b, n, k).expect("factorized when built"),
+            Factor::Lu(f) => {
+                f.solve_in_place_with_conj(Conj::No, MatMut::from_column_major_slice_mut(b, n, k))
+            }
         }
     }
 }
