@@ -14,7 +14,9 @@
 //! * [`line_search`] — Armijo backtracking, the non-monotone reference and the watchdog that
 //!   every Newton method uses;
 //! * [`linear`] — dense and sparse LU and Cholesky that keep their storage and symbolic
-//!   analysis between factorizations, and the small stack solve.
+//!   analysis between factorizations, and the small stack solve;
+//! * [`sensitivity`] — what the implicit differentiation of every problem class shares: the
+//!   active-set split of a solution and the one factorization of the reduced system.
 //!
 //! A solve that runs but does not converge is **not** an error: it returns `Ok` with the best
 //! iterate and a [`Status`] saying why it stopped.
@@ -27,6 +29,7 @@ pub mod linear;
 mod matrix;
 pub mod measures;
 mod report;
+pub mod sensitivity;
 mod settings;
 
 pub use error::Error;

@@ -12,15 +12,20 @@
 //! | `lemke` | [`lemke`] | Lemke's complementary pivoting, lexicographic ratio test (CPS §4.4) |
 //! | `pgs`, `psor`, `rpgs` | [`pgs`] | projected Gauss–Seidel, over-relaxed, proximal-regularized |
 //! | `projected-newton` | [`projected_newton`] | Bertsekas (1982) on ½zᵀMz + qᵀz, symmetric PSD M |
+//!
+//! [`sensitivity`] differentiates a solution with respect to q and M (implicit
+//! differentiation on the active set: JVPs, VJPs, and the degenerate indices flagged).
 #![warn(missing_docs)]
 
 pub mod lemke;
 pub mod pgs;
 mod problem;
 pub mod projected_newton;
+pub mod sensitivity;
 
 pub use perp_core::{Error, Matrix, Ray, Settings, Solution, SolveReport, Status};
 pub use problem::Lcp;
+pub use sensitivity::{sensitivity, LcpSensitivity};
 
 /// An LCP solver.
 ///

@@ -20,6 +20,8 @@
 //!   [`lcp_adapter`] runs them on LCPs. The catalogue (`perp-catalogue`; `perp::ncp::solver`
 //!   in the facade) builds them by name.
 //! * [`mlcp`] — the mixed LCP; [`samples`] — small NCPs with known solutions.
+//! * [`sensitivity`] — derivatives of MCP solutions (additive perturbation of F) and of MLCP
+//!   solutions (q and M), by implicit differentiation on the active set.
 #![warn(missing_docs)]
 
 mod affine;
@@ -32,11 +34,13 @@ pub mod mlcp;
 mod problem;
 pub mod samples;
 pub mod schur_lemke;
+pub mod sensitivity;
 
 pub use affine::AffineFunction;
 pub use jacobian::{check_jacobian, JacobianCheck};
 pub use perp_core::{Error, Matrix, Settings, Solution, SolveReport, Status};
 pub use problem::{central_differences, BoundKind, Mcp, NcpFunction};
+pub use sensitivity::{mlcp_sensitivity, sensitivity, McpSensitivity};
 
 /// An MCP/NCP solver.
 pub trait NcpSolver {
