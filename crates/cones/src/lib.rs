@@ -11,6 +11,8 @@
 //! * The solvers: [`Nsgs`], [`SemismoothNewton`] (`ac-newton`, `fb-newton`), [`Prox`],
 //!   [`lemke_pyramid::LemkePyramid`]; the catalogue (`perp-catalogue`, or `perp::cones::solver`
 //!   in the facade) builds them by name.
+//! * [`sensitivity`] — derivatives of a solution with respect to q, μ and W (implicit
+//!   differentiation of the natural map; degenerate contacts flagged).
 //!
 //! ```
 //! use perp_cones::{lemke_pyramid::LemkePyramid, FrictionContactProblem, FrictionSolver};
@@ -52,6 +54,7 @@ pub mod nsgs;
 mod problem;
 pub mod prox;
 mod pyramid;
+pub mod sensitivity;
 
 pub use cone::{Cone, ConeSpec, SocMap, MAX_DIM};
 pub use coulomb::Coulomb;
@@ -64,3 +67,4 @@ pub use perp_core::{Error, Matrix, Settings, SolveReport, Status};
 pub use problem::{FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared};
 pub use prox::Prox;
 pub use pyramid::Pyramid;
+pub use sensitivity::{sensitivity, ContactState, FrictionSensitivity};
