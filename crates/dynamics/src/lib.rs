@@ -5,15 +5,19 @@
 //! (Glocker–Studer LCP, Stewart–Trinkle LCP, the frictional contact problem with exact cones,
 //! the Tzitzouris–Pang NCP); [`Simulator`] steps time (Moreau midpoint, Stewart–Trinkle
 //! semi-implicit Euler) with warm starts; the solving is the other crates' job.
+//! [`Simulator::step_with_sensitivity`] also linearizes a step ([`sensitivity`]): derivatives of
+//! the next state with respect to the current one and to friction and restitution.
 #![warn(missing_docs)]
 
 pub mod assembly;
 pub mod mass;
+pub mod sensitivity;
 pub mod stepper;
 pub mod system;
 pub mod trajectory;
 
 pub use assembly::{Directions, LocalProblem};
+pub use sensitivity::{StepCotangent, StepSensitivity};
 pub use stepper::{Activation, Formulation, Scheme, Simulator, Stats, StepOptions, StepReport};
 pub use system::{Bilateral, Contact, Row, System};
 pub use trajectory::Trajectory;

@@ -428,6 +428,58 @@ impl<'s> Simulator<'s> {
         Ok(report)
     }
 
+    /// [`Simulator::step`], and the step's linearization: JVP and VJP of the next `(q, u)`
+    /// with respect to the current `(q, u)` and to each candidate contact's μ and normal
+    /// restitution (`crate::sensitivity`). Needs the frictional formulation
+    /// ([`Formulation::Cone`]) and the midpoint scheme, without position projection; `Err`
+    /// otherwise, and when the step's contact problem was not solved or its solution is not
+    /// locally unique.
+    ///
+    /// ```
+    /// use perp_dynamics::{scenes, Simulator, StepOptions, System};
+    /// let scene = scenes::scene("sphere-slide", None)?;
+    /// let (q0, u0) = scene.initial_state();
+    /// let sys: &dyn System = scene.as_ref();
+    /// let mut sim = Simulator::new(sys, q0, u0, 1e-3, StepOptions::default())?;
+    /// let (_, lin) = sim.step_with_sensitivity()?;
+    /// let nc = sys.contacts(&sim.q, sim.t).len();
+    /// // d(u⁺)/dμ: more friction slows the sliding sphere down.
+    /// let (_, du) = lin.jvp(&vec![0.0; sim.q.len()], &vec![0.0; sim.u.len()], Some(&vec![1.0; nc]), None)?;
+    /// assert!(du[0] * sim.u[0] < 0.0);
+    /// # Ok::<(), perp_core::Error>(())
+    /// ```
+    pub fn step_with_sensitivity(
+        &mut self,
+    ) -> Result<(StepReport, crate::sensitivity::StepSensitivity<'s>), Error> {
+        if !matches!(self.opts.formulation, Formulation::Cone)
+            || !matches!(self.opts.scheme, Scheme::Midpoint)
+        {
+            return Err(Error::Requirement {
+                solver: "step sensitivity".into(),
+                requirement: "the frictional formulation (Formulation::Cone) with the midpoint scheme".into(),
+                suggestion: Some("step the scene with --formulation cone and the midpoint scheme".into()),
+            });
+        }
+        let (q, u, t) = (self.q.clone(), self.u.clone(), self.t);
+        let report = self.step()?;
+        let mut r = Vec::new();
+        for &i in &report.active {
+            let (o, d) = (self.offsets[i], self.dims[i]);
+            r.extend_from_slice(&report.impulses[o..o + d]);
+        }
+        let lin = crate::sensitivity::StepSensitivity::new(
+            self.system,
+            q,
+            u,
+            t,
+            self.dt,
+            report.active.clone(),
+            r,
+            report.status,
+        )?;
+        Ok((report, lin))
+    }
+
     /// Moves `q` back to the admissible set: `Δ = M⁻¹ J_Nᵀ λ` with
     /// `0 ≤ λ ⊥ g + W_NN λ ≥ 0` over the penetrating contacts (solved by Lemke).
     fn project(&mut self, q: &mut [f64]) -> Result<(), Error> {
