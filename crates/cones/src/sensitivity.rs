@@ -600,6 +600,52 @@ mod tests {
         }
     }
 
+    /// Coulomb's disk given only by its section and support: `project` (bisection) and
+    /// `project_jacobian` (central differences) are the trait's defaults.
+    #[derive(Debug)]
+    struct PlainDisk;
+
+    impl Cone for PlainDisk {
+        fn name(&self) -> String {
+            "plain-disk".into()
+        }
+        fn dim(&self) -> usize {
+            3
+        }
+        fn project_section(
+            &self,
+            mu: f64,
+            xi: f64,
+            t: &[f64],
+            out: &mut [f64],
+            jac_t: Option<&mut [f64]>,
+            jac_xi: Option<&mut [f64]>,
+        ) {
+            crate::Coulomb::new(3).unwrap().project_section(mu, xi, t, out, jac_t, jac_xi)
+        }
+        fn support(&self, mu: f64, v: &[f64], t_out: &mut [f64]) -> f64 {
+            crate::Coulomb::new(3).unwrap().support(mu, v, t_out)
+        }
+    }
+
+    #[test]
+    fn a_custom_law_gets_derivatives_from_the_default_projection_jacobian() {
+        let p = problem("sls", 0.6, 4);
+        let sd = sensitivity(&p, &solve(&p, None)).unwrap();
+        let mut pc = p.clone();
+        pc.cones = Some(vec![ConeSpec::Custom(Arc::new(PlainDisk)); 3]);
+        let sol = solve(&pc, None);
+        let sc = sensitivity(&pc, &sol).unwrap();
+        assert_eq!(sc.states(), sd.states());
+        let dq = [0.1, -0.4, 0.3, 0.2, 0.5, -0.1, 0.3, 0.0, -0.2];
+        for (a, b) in sc.jvp_q(&dq).iter().zip(sd.jvp_q(&dq)) {
+            assert!((a - b).abs() < 1e-5 * (1.0 + b.abs()), "{a} vs {b}");
+        }
+        for (a, b) in sc.jvp_mu(&[1.0, -1.0, 0.5]).iter().zip(sd.jvp_mu(&[1.0, -1.0, 0.5])) {
+            assert!((a - b).abs() < 1e-5 * (1.0 + b.abs()), "{a} vs {b}");
+        }
+    }
+
     #[test]
     fn degenerate_contacts_are_flagged() {
         let w = Matrix::from_row_major(3, 3, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]).unwrap();

@@ -76,6 +76,12 @@ impl SphereOnPlane {
         self
     }
 
+    /// The same scene with friction coefficient `mu` (e.g. to fit μ to a trajectory).
+    pub fn with_mu(mut self, mu: f64) -> SphereOnPlane {
+        self.mu = mu;
+        self
+    }
+
     /// The method of [`Scene::default_options`].
     pub fn method(&self) -> Method {
         self.method
