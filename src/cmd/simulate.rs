@@ -42,7 +42,16 @@ pub struct Args {
     /// while the free motion closes them). Default: the scene's.
     #[arg(long, value_parser = ["gap", "persistent"])]
     activation: Option<String>,
-    /// Trajectory CSV file.
+    /// Solvers tried in turn when a step's solve fails, comma-separated (`prox,ac-newton`), or
+    /// `none`. Default: the formulation's chain (`perp list` shows the solvers).
+    #[arg(long, value_name = "LIST")]
+    fallback: Option<String>,
+    /// Wall-clock budget in seconds for each step's solves, all attempts together (makes the
+    /// run depend on the machine's speed). Default: none.
+    #[arg(long, value_name = "SECONDS")]
+    step_budget: Option<f64>,
+    /// Trajectory CSV file (written row by row as the run goes, unless --plot needs the
+    /// trajectory in memory).
     #[arg(long)]
     out: Option<PathBuf>,
     /// SVG picture of the trajectory.
@@ -84,6 +93,19 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     if let Some(act) = &a.activation {
         opts.activation = if act == "persistent" { Activation::Persistent } else { Activation::Gap };
     }
+    if let Some(list) = &a.fallback {
+        opts.fallback = Some(if list == "none" {
+            Vec::new()
+        } else {
+            list.split(',').map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect()
+        });
+    }
+    if let Some(b) = a.step_budget {
+        if !(b.is_finite() && b > 0.0) {
+            return Err(Error::setting("--step-budget", b, "must be a positive number of seconds"));
+        }
+        opts.step_budget = Some(std::time::Duration::from_secs_f64(b));
+    }
     let dt = a.dt.unwrap_or_else(|| scene.default_dt());
     let t_end = a.t_end.unwrap_or_else(|| scene.default_t_end());
     if !(t_end.is_finite() && t_end > 0.0) {
@@ -94,7 +116,46 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     let mut sim = Simulator::new(sys, q0, u0, dt, opts)?;
     let (qn, un) = scene.state_names();
     let start = Instant::now();
-    let traj = sim.run(t_end, a.every, Some((&qn, &un)))?;
+    // The trajectory goes straight to its CSV file, row by row; it is held in memory only for
+    // the picture.
+    let columns = sim.columns(Some((&qn, &un)));
+    let mut csv = match (&a.out, &a.plot) {
+        (Some(path), None) => Some(perp::dynamics::CsvWriter::create(path, &columns)?),
+        _ => None,
+    };
+    let mut held = a.plot.as_ref().map(|_| perp::dynamics::Trajectory::new(columns.clone()));
+    // A progress bar on stderr once the run has taken a second (indicatif draws only on a
+    // terminal).
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut progress = |k: usize, steps: usize| {
+        if bar.is_none() && start.elapsed().as_secs_f64() > 1.0 && k < steps {
+            let b = indicatif::ProgressBar::with_draw_target(
+                Some(steps as u64),
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            b.set_style(
+                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} steps {elapsed} (eta {eta})")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar = Some(b);
+        }
+        if let Some(b) = &bar {
+            b.set_position(k as u64);
+        }
+    };
+    let mut sink = |row: &[f64]| -> Result<(), Error> {
+        if let Some(w) = csv.as_mut() {
+            w.row(row)?;
+        }
+        if let Some(t) = held.as_mut() {
+            t.push(row.to_vec());
+        }
+        Ok(())
+    };
+    sim.run_observed(t_end, a.every, &mut sink, &mut progress)?;
+    if let Some(b) = bar.take() {
+        b.finish_and_clear();
+    }
     let secs = start.elapsed().as_secs_f64();
     let st = &sim.stats;
     outln!("scene      {} ({})", scene.name(), scene.description())?;
@@ -107,14 +168,27 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         st.unsolved,
         st.max_error
     )?;
+    if st.fallbacks > 0 {
+        outln!(
+            "fallback   {} solves went to the fallback chain, {} of them solved there",
+            st.fallbacks,
+            st.rescued
+        )?;
+    }
     outln!("wall time  {secs:.3} s ({:.0} steps/s)", st.steps as f64 / secs.max(1e-12))?;
-    if let Some(path) = &a.out {
-        traj.write_csv(path)?;
+    if let (Some(path), Some(w)) = (&a.out, csv) {
+        w.finish()?;
         outln!("wrote      {}", path.display())?;
     }
-    if let Some(path) = &a.plot {
-        plot(&scene.panels(&traj), path)?;
-        outln!("wrote      {}", path.display())?;
+    if let Some(traj) = &held {
+        if let Some(path) = &a.out {
+            traj.write_csv(path)?;
+            outln!("wrote      {}", path.display())?;
+        }
+        if let Some(path) = &a.plot {
+            plot(&scene.panels(traj), path)?;
+            outln!("wrote      {}", path.display())?;
+        }
     }
     Ok(if st.unsolved == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

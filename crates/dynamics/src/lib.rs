@@ -20,6 +20,6 @@ pub use assembly::{Directions, LocalProblem};
 pub use sensitivity::{StepCotangent, StepSensitivity};
 pub use stepper::{Activation, Formulation, Scheme, Simulator, Stats, StepOptions, StepReport};
 pub use system::{Bilateral, Contact, Row, System};
-pub use trajectory::Trajectory;
+pub use trajectory::{CsvWriter, Trajectory};
 pub mod rigid;
 pub mod scenes;

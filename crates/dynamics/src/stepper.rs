@@ -63,6 +63,18 @@ impl Formulation {
         }
     }
 
+    /// The solvers tried in turn after the chosen one when a step's solve does not end
+    /// `Solved` (see [`StepOptions::fallback`]): for the exact cones the proximal-point
+    /// method, then the Alart–Curnier Newton method; Lemke then PGS for the LCPs; bdiff-newton
+    /// then fb-newton for the NCP. The chosen solver is skipped in its own chain.
+    pub fn default_fallback(&self) -> &'static [&'static str] {
+        match self {
+            Formulation::GlockerStuder | Formulation::StewartTrinkle(_) => &["lemke", "pgs"],
+            Formulation::Cone => &["prox", "ac-newton"],
+            Formulation::TzitzourisPang => &["bdiff-newton", "fb-newton"],
+        }
+    }
+
     /// The catalogue family of the solvers that take this formulation's problems.
     pub fn family(&self) -> Family {
         match self {
@@ -110,6 +122,16 @@ pub struct StepOptions {
     pub keep_problem: bool,
     /// Which contacts take part in a step.
     pub activation: Activation,
+    /// Solvers (catalogue names of the formulation's family, default parameters) tried in
+    /// turn when a step's solve does not end `Solved`, each warm-started from the best answer
+    /// so far, with the step's tolerance and their own default iteration limits; the best
+    /// answer (smallest error) is kept when none succeeds, and its status and error are
+    /// reported. `None`: [`Formulation::default_fallback`]; `Some(vec![])`: no fallback.
+    pub fallback: Option<Vec<String>>,
+    /// Wall-clock budget of one step's solves, all attempts together (each attempt's time
+    /// limit is what is left of it, or the settings' own limit when smaller); `None`:
+    /// unlimited. A time limit makes runs depend on the machine's speed.
+    pub step_budget: Option<std::time::Duration>,
 }
 
 impl Default for StepOptions {
@@ -123,6 +145,8 @@ impl Default for StepOptions {
             warm_start: true,
             keep_problem: false,
             activation: Activation::Gap,
+            fallback: None,
+            step_budget: None,
         }
     }
 }
@@ -142,6 +166,9 @@ pub struct StepReport {
     pub error: f64,
     /// Local impulses per candidate contact (zeros when inactive), concatenated.
     pub impulses: Vec<f64>,
+    /// Solvers run on the step's problem (1 when the chosen one succeeded; more when the
+    /// fallback chain of [`StepOptions::fallback`] was used).
+    pub attempts: usize,
 }
 
 /// Totals over a run.
@@ -153,8 +180,13 @@ pub struct Stats {
     pub solves: usize,
     /// Total solver iterations (pivots).
     pub iterations: usize,
-    /// Solves whose status was not `Solved`.
+    /// Solves whose status was not `Solved`, after the fallback chain.
     pub unsolved: usize,
+    /// Solves where the chosen solver failed and the fallback chain ran (whether or not it
+    /// then succeeded).
+    pub fallbacks: usize,
+    /// Of those, the solves a fallback solver solved.
+    pub rescued: usize,
     /// Worst error measure over the solves.
     pub max_error: f64,
     /// Largest problem size.
@@ -186,6 +218,8 @@ pub struct Simulator<'s> {
     dt: f64,
     opts: StepOptions,
     solver: Solver,
+    /// The fallback chain ([`StepOptions::fallback`]), built once.
+    fallbacks: Vec<Solver>,
     mass: Option<MassFactor>,
     /// Per candidate contact: the formulation's variables at the last solve (warm start).
     warm: Vec<Option<Vec<f64>>>,
@@ -236,6 +270,15 @@ impl<'s> Simulator<'s> {
         opts.settings.validate()?;
         let name = opts.solver.clone().unwrap_or_else(|| opts.formulation.default_solver().into());
         let solver = perp_catalogue::build(opts.formulation.family(), &name, &opts.params)?;
+        let chain: Vec<String> = match &opts.fallback {
+            Some(v) => v.clone(),
+            None => opts.formulation.default_fallback().iter().map(|s| s.to_string()).collect(),
+        };
+        let fallbacks = chain
+            .iter()
+            .filter(|n| **n != name)
+            .map(|n| perp_catalogue::build(opts.formulation.family(), n, &Params::new()))
+            .collect::<Result<Vec<_>, _>>()?;
         let contacts = system.contacts(&q0, 0.0);
         for (i, c) in contacts.iter().enumerate() {
             c.validate(i, system.dofs())?;
@@ -258,6 +301,7 @@ impl<'s> Simulator<'s> {
             dt,
             opts,
             solver,
+            fallbacks,
             mass,
             warm: vec![None; contacts.len()],
             dims,
@@ -523,8 +567,13 @@ impl<'s> Simulator<'s> {
         Ok(())
     }
 
-    fn note(&mut self, report: &mut StepReport, size: usize, rep: &perp_core::SolveReport) {
+    fn note(&mut self, report: &mut StepReport, size: usize, rep: &perp_core::SolveReport, attempts: usize) {
         report.size = size;
+        report.attempts = attempts;
+        if attempts > 1 {
+            self.stats.fallbacks += 1;
+            self.stats.rescued += usize::from(rep.status == Status::Solved);
+        }
         report.iterations += rep.iterations;
         report.status = Some(rep.status);
         report.error = rep.error;
@@ -607,15 +656,19 @@ impl<'s> Simulator<'s> {
         );
         let warm = self.gather_into(lp, n, slots, &mut z);
         w.resize(n, 0.0);
-        let Solver::Lcp(sv) = &mut self.solver else { unreachable!("an LCP formulation has an LCP solver") };
-        let out = sv.solve_into(lcp, warm, &mut z, &mut w, &mut rep, &self.opts.settings);
-        if out.is_ok() {
-            self.note(report, n, &rep);
+        let (settings, budget) = (&self.opts.settings, self.opts.step_budget);
+        let solvers = std::iter::once(&mut self.solver).chain(self.fallbacks.iter_mut());
+        let out = run_chain(solvers, budget, settings, warm, &mut z, &mut rep, |sv, warm, z, rep, s| {
+            let Solver::Lcp(sv) = sv else { unreachable!("an LCP formulation has LCP solvers") };
+            sv.solve_into(lcp, warm, z, &mut w, rep, s)
+        });
+        if let Ok(attempts) = out {
+            self.note(report, n, &rep, attempts);
             self.scatter(lp, &z, slots);
         }
         let sol = z.clone();
         (self.fc_r, self.fc_u, self.fc_report) = (z, w, rep);
-        out.map(|()| sol)
+        out.map(|_| sol)
     }
 
     fn solve(&mut self, lp: &LocalProblem, report: &mut StepReport) -> Result<Vec<f64>, Error> {
@@ -656,16 +709,22 @@ impl<'s> Simulator<'s> {
                 );
                 let warm = self.gather_into(lp, n, &slots, &mut r);
                 u.resize(n, 0.0);
-                let Solver::Friction(sv) = &mut self.solver else { unreachable!() };
-                let out = sv.solve_into(fp, warm, &mut r, &mut u, &mut rep, &s);
+                let budget = self.opts.step_budget;
+                let solvers = std::iter::once(&mut self.solver).chain(self.fallbacks.iter_mut());
+                let out = run_chain(solvers, budget, &s, warm, &mut r, &mut rep, |sv, warm, r, rep, s| {
+                    let Solver::Friction(sv) = sv else {
+                        unreachable!("the cone formulation has frictional solvers")
+                    };
+                    sv.solve_into(fp, warm, r, &mut u, rep, s)
+                });
                 self.fc = fc;
-                if out.is_ok() {
-                    self.note(report, n, &rep);
+                if let Ok(attempts) = out {
+                    self.note(report, n, &rep, attempts);
                     self.scatter(lp, &r, &slots);
                 }
                 let impulses = r.clone();
                 (self.fc_r, self.fc_u, self.fc_report) = (r, u, rep);
-                out.map(|()| impulses)
+                out.map(|_| impulses)
             }
             (Formulation::TzitzourisPang, Solver::Mcp(_)) => {
                 let (f, lower, upper) = tzitzouris_pang(lp)?;
@@ -683,12 +742,28 @@ impl<'s> Simulator<'s> {
                     }
                     r
                 });
-                let z0 = f.point(&r0);
+                let mut z = f.point(&r0);
                 let mcp = perp_ncp::Mcp::new(&f, lower, upper)?;
-                let Solver::Mcp(sv) = &mut self.solver else { unreachable!() };
-                let sol = sv.solve(&mcp, &z0, &s)?;
+                let mut rep = SolveReport::new("");
+                let solvers = std::iter::once(&mut self.solver).chain(self.fallbacks.iter_mut());
+                let attempts = run_chain(
+                    solvers,
+                    self.opts.step_budget,
+                    &s,
+                    true,
+                    &mut z,
+                    &mut rep,
+                    |sv, _, z, rep, s| {
+                        let Solver::Mcp(sv) = sv else { unreachable!("the NCP formulation has MCP solvers") };
+                        let sol = sv.solve(&mcp, z, s)?;
+                        z.copy_from_slice(&sol.z);
+                        *rep = sol.report;
+                        Ok(())
+                    },
+                )?;
+                let sol = perp_core::Solution { z, w: Vec::new(), report: rep, ray: None };
                 let r = f.impulses(&sol.z);
-                self.note(report, f.offsets.len() + lp.size(), &sol.report);
+                self.note(report, f.offsets.len() + lp.size(), &sol.report, attempts);
                 self.scatter(lp, &r, &slots);
                 Ok(r)
             }
@@ -706,7 +781,35 @@ impl<'s> Simulator<'s> {
         names: Option<(&[String], &[String])>,
     ) -> Result<Trajectory, Error> {
         let mut traj = Trajectory::new(self.columns(names));
-        traj.push(self.row(0));
+        self.run_with(t_end, every, &mut |row| {
+            traj.push(row.to_vec());
+            Ok(())
+        })?;
+        Ok(traj)
+    }
+
+    /// [`Simulator::run`] without holding the trajectory: each recorded row (the columns of
+    /// [`Simulator::columns`]) goes to `sink` as it is made (e.g. straight to a CSV file), and
+    /// `progress(k, steps)` is called after every step. Returns the number of steps taken.
+    /// A `sink` error stops the run and is returned.
+    pub fn run_with(
+        &mut self,
+        t_end: f64,
+        every: usize,
+        sink: &mut dyn FnMut(&[f64]) -> Result<(), Error>,
+    ) -> Result<usize, Error> {
+        self.run_observed(t_end, every, sink, &mut |_, _| {})
+    }
+
+    /// [`Simulator::run_with`] with a `progress(k, steps)` callback after every step.
+    pub fn run_observed(
+        &mut self,
+        t_end: f64,
+        every: usize,
+        sink: &mut dyn FnMut(&[f64]) -> Result<(), Error>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<usize, Error> {
+        sink(&self.row(0))?;
         let every = every.max(1);
         // Count steps rather than compare accumulated times: 0.5 / 1e-4 is 5000 steps, not 5001.
         let steps = ((t_end - self.t) / self.dt - 1e-9).ceil().max(0.0) as usize;
@@ -716,13 +819,16 @@ impl<'s> Simulator<'s> {
                 let mut row = self.row(rep.iterations);
                 let start = 1 + self.q.len() + self.u.len();
                 row[start..start + rep.impulses.len()].copy_from_slice(&rep.impulses);
-                traj.push(row);
+                sink(&row)?;
             }
+            progress(k, steps);
         }
-        Ok(traj)
+        Ok(steps)
     }
 
-    fn columns(&self, names: Option<(&[String], &[String])>) -> Vec<String> {
+    /// The recorded columns: `t`, `q…`, `u…` (labelled by `names`, default `q0…`, `u0…`), the
+    /// impulses of each candidate contact (`P{i}_n`, `P{i}_t`, …) and `iterations`.
+    pub fn columns(&self, names: Option<(&[String], &[String])>) -> Vec<String> {
         let mut c = vec!["t".to_string()];
         match names {
             Some((qn, un)) => {
@@ -758,4 +864,73 @@ impl<'s> Simulator<'s> {
         r.push(iterations as f64);
         r
     }
+}
+
+/// Runs `solvers` in turn on one problem (`attempt` solves with one of them into `x` and
+/// `rep`) until one ends `Solved`: the first starts from `x` when `warm`, each later one from
+/// the best answer so far. Leaves in `x` and `rep` the answer that succeeded, or else the one
+/// with the smallest error, and returns how many solvers ran. An `Err` from the first solver
+/// (input it cannot take) is returned; a later solver's `Err` counts as a failed attempt.
+/// With a `budget`, each attempt's time limit is what is left of it; the solvers after the
+/// first run with their own default iteration limits.
+fn run_chain<'a, F>(
+    solvers: impl Iterator<Item = &'a mut Solver>,
+    budget: Option<std::time::Duration>,
+    base: &Settings,
+    warm: bool,
+    x: &mut [f64],
+    rep: &mut SolveReport,
+    mut attempt: F,
+) -> Result<usize, Error>
+where
+    F: FnMut(&mut Solver, bool, &mut [f64], &mut SolveReport, &Settings) -> Result<(), Error>,
+{
+    let start = std::time::Instant::now();
+    let mut best: Option<(Vec<f64>, SolveReport)> = None;
+    let mut ran = 0;
+    let mut limited;
+    for (k, sv) in solvers.enumerate() {
+        let left = budget.map(|b| b.saturating_sub(start.elapsed()));
+        if k > 0 && left.is_some_and(|l| l.is_zero()) {
+            break;
+        }
+        let s = if k == 0 && left.is_none() {
+            base
+        } else {
+            // A fallback runs with its own default iteration limit (the chosen limit was the
+            // chosen solver's), and every attempt within what is left of the budget.
+            limited = base.clone();
+            if k > 0 {
+                limited.max_iter = 0;
+            }
+            if let Some(left) = left {
+                limited.time_limit = Some(base.time_limit.map_or(left, |t| t.min(left)));
+            }
+            &limited
+        };
+        ran += 1;
+        match attempt(sv, warm || k > 0, x, rep, s) {
+            Err(e) if k == 0 => return Err(e),
+            Err(_) => {
+                if let Some((bx, _)) = &best {
+                    x.copy_from_slice(bx);
+                }
+                continue;
+            }
+            Ok(()) => {}
+        }
+        if rep.status == Status::Solved {
+            return Ok(ran);
+        }
+        let better = best.as_ref().is_none_or(|(_, br)| rep.error < br.error || br.error.is_nan());
+        match &best {
+            Some((bx, _)) if !better => x.copy_from_slice(bx),
+            _ => best = Some((x.to_vec(), rep.clone())),
+        }
+    }
+    if let Some((bx, br)) = best {
+        x.copy_from_slice(&bx);
+        *rep = br;
+    }
+    Ok(ran)
 }

@@ -55,9 +55,68 @@ impl Trajectory {
     }
 
     /// Writes [`Trajectory::to_csv`] to `path`.
+    ///
+    /// To write rows as they are made instead, see [`CsvWriter`].
     pub fn write_csv(&self, path: &Path) -> Result<(), Error> {
         let io = |e| Error::Io { file: path.to_path_buf(), source: e };
         let mut f = std::fs::File::create(path).map_err(io)?;
         f.write_all(self.to_csv().as_bytes()).map_err(io)
+    }
+}
+
+/// A trajectory written to a CSV file row by row (as [`Trajectory::to_csv`] formats it), so
+/// that a long run never holds its trajectory in memory.
+pub struct CsvWriter {
+    path: std::path::PathBuf,
+    out: std::io::BufWriter<std::fs::File>,
+    line: String,
+}
+
+impl CsvWriter {
+    /// Creates `path` and writes the header.
+    pub fn create(path: &Path, columns: &[String]) -> Result<CsvWriter, Error> {
+        let io = |e| Error::Io { file: path.to_path_buf(), source: e };
+        let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+        writeln!(out, "{}", columns.join(",")).map_err(io)?;
+        Ok(CsvWriter { path: path.to_path_buf(), out, line: String::new() })
+    }
+
+    /// Appends one row.
+    pub fn row(&mut self, row: &[f64]) -> Result<(), Error> {
+        use std::fmt::Write as _;
+        self.line.clear();
+        for (i, x) in row.iter().enumerate() {
+            if i > 0 {
+                self.line.push(',');
+            }
+            let _ = write!(self.line, "{x:?}");
+        }
+        self.line.push('\n');
+        self.out.write_all(self.line.as_bytes()).map_err(|e| Error::Io { file: self.path.clone(), source: e })
+    }
+
+    /// Flushes the file (also done on drop, where an error is lost: call this to see it).
+    pub fn finish(mut self) -> Result<(), Error> {
+        self.out.flush().map_err(|e| Error::Io { file: self.path.clone(), source: e })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streamed_csv_equals_the_held_one() {
+        let mut t = Trajectory::new(vec!["t".into(), "x".into()]);
+        t.push(vec![0.0, 1.0 / 3.0]);
+        t.push(vec![0.1, -2e-300]);
+        let path = std::env::temp_dir().join(format!("perp-csv-{}.csv", std::process::id()));
+        let mut w = CsvWriter::create(&path, &t.columns).unwrap();
+        for r in &t.rows {
+            w.row(r).unwrap();
+        }
+        w.finish().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), t.to_csv());
+        std::fs::remove_file(&path).unwrap();
     }
 }

@@ -1,0 +1,63 @@
+//! The fallback chain of `StepOptions::fallback`: a step whose chosen solver fails goes to the
+//! next solvers, and a failure that no solver fixes still shows.
+
+use perp_core::Settings;
+use perp_dynamics::{scenes, Simulator, StepOptions, System};
+
+fn run(opts: StepOptions, steps: usize) -> Simulator<'static> {
+    let scene: &'static dyn scenes::Scene = Box::leak(scenes::scene("box-stack", Some(2)).unwrap());
+    let (q0, u0) = scene.initial_state();
+    let sys: &'static dyn System = scene;
+    let mut sim = Simulator::new(sys, q0, u0, scene.default_dt(), opts).unwrap();
+    for _ in 0..steps {
+        sim.step().unwrap();
+    }
+    sim
+}
+
+/// NSGS held to 2 sweeps at a tight tolerance fails on the stack's coupled contacts.
+fn starved(fallback: Option<Vec<String>>) -> StepOptions {
+    StepOptions {
+        solver: Some("nsgs".into()),
+        settings: Settings { tol: 1e-10, max_iter: 2, ..Settings::default() },
+        fallback,
+        ..StepOptions::default()
+    }
+}
+
+#[test]
+fn a_failed_step_is_rescued_by_the_next_solver() {
+    let sim = run(starved(Some(vec!["prox".into()])), 60);
+    let st = &sim.stats;
+    assert!(st.fallbacks > 0, "nsgs with 2 sweeps should fail somewhere: {st:?}");
+    assert_eq!(st.rescued, st.fallbacks, "prox (its own iteration limit) solves every one: {st:?}");
+    assert_eq!(st.unsolved, 0);
+}
+
+#[test]
+fn without_a_chain_the_failures_show() {
+    let sim = run(starved(Some(Vec::new())), 60);
+    assert!(sim.stats.unsolved > 0 && sim.stats.fallbacks == 0, "{:?}", sim.stats);
+}
+
+#[test]
+fn the_default_chain_follows_the_formulation_and_names_are_checked() {
+    let sim = run(starved(None), 60);
+    assert_eq!(sim.stats.unsolved, 0, "{:?}", sim.stats);
+    let scene = scenes::scene("box-stack", Some(2)).unwrap();
+    let (q0, u0) = scene.initial_state();
+    let sys: &dyn System = scene.as_ref();
+    let opts = StepOptions { fallback: Some(vec!["no-such-solver".into()]), ..StepOptions::default() };
+    let e = Simulator::new(sys, q0, u0, 1e-3, opts).err().unwrap();
+    assert!(e.to_string().contains("no-such-solver"), "{e}");
+}
+
+#[test]
+fn a_step_budget_ends_the_chain() {
+    let opts =
+        StepOptions { step_budget: Some(std::time::Duration::ZERO), ..starved(Some(vec!["prox".into()])) };
+    let sim = run(opts, 20);
+    // A zero budget: the chosen solver stops at once and no fallback runs.
+    assert_eq!(sim.stats.fallbacks, 0);
+    assert!(sim.stats.unsolved > 0);
+}
