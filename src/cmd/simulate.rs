@@ -42,8 +42,8 @@ pub struct Args {
     /// while the free motion closes them). Default: the scene's.
     #[arg(long, value_parser = ["gap", "persistent"])]
     activation: Option<String>,
-    /// Solvers tried in turn when a step's solve fails, comma-separated (`prox,ac-newton`), or
-    /// `none`. Default: the formulation's chain (`perp list` shows the solvers).
+    /// Solvers tried in turn when a step's solve fails, comma-separated (`prox,ac-newton`),
+    /// `default` (the formulation's suggested chain) or `none`. Default: the scene's.
     #[arg(long, value_name = "LIST")]
     fallback: Option<String>,
     /// Wall-clock budget in seconds for each step's solves, all attempts together (makes the
@@ -94,11 +94,11 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         opts.activation = if act == "persistent" { Activation::Persistent } else { Activation::Gap };
     }
     if let Some(list) = &a.fallback {
-        opts.fallback = Some(if list == "none" {
-            Vec::new()
-        } else {
-            list.split(',').map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect()
-        });
+        opts.fallback = match list.as_str() {
+            "none" => Vec::new(),
+            "default" => opts.formulation.default_fallback().iter().map(|s| s.to_string()).collect(),
+            _ => list.split(',').map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect(),
+        };
     }
     if let Some(b) = a.step_budget {
         if !(b.is_finite() && b > 0.0) {

@@ -63,10 +63,10 @@ impl Formulation {
         }
     }
 
-    /// The solvers tried in turn after the chosen one when a step's solve does not end
-    /// `Solved` (see [`StepOptions::fallback`]): for the exact cones the proximal-point
-    /// method, then the Alart–Curnier Newton method; Lemke then PGS for the LCPs; bdiff-newton
-    /// then fb-newton for the NCP. The chosen solver is skipped in its own chain.
+    /// A fallback chain for [`StepOptions::fallback`] (`perp simulate --fallback default`):
+    /// for the exact cones the proximal-point method, then the Alart–Curnier Newton method;
+    /// Lemke then PGS for the LCPs; bdiff-newton then fb-newton for the NCP. The chosen
+    /// solver is skipped in its own chain.
     pub fn default_fallback(&self) -> &'static [&'static str] {
         match self {
             Formulation::GlockerStuder | Formulation::StewartTrinkle(_) => &["lemke", "pgs"],
@@ -126,8 +126,9 @@ pub struct StepOptions {
     /// turn when a step's solve does not end `Solved`, each warm-started from the best answer
     /// so far, with the step's tolerance and their own default iteration limits; the best
     /// answer (smallest error) is kept when none succeeds, and its status and error are
-    /// reported. `None`: [`Formulation::default_fallback`]; `Some(vec![])`: no fallback.
-    pub fallback: Option<Vec<String>>,
+    /// reported. Default: none ([`Formulation::default_fallback`] suggests one; the Newton
+    /// methods' sparse factorizations make it expensive on thousands of contacts).
+    pub fallback: Vec<String>,
     /// Wall-clock budget of one step's solves, all attempts together (each attempt's time
     /// limit is what is left of it, or the settings' own limit when smaller); `None`:
     /// unlimited. A time limit makes runs depend on the machine's speed.
@@ -145,7 +146,7 @@ impl Default for StepOptions {
             warm_start: true,
             keep_problem: false,
             activation: Activation::Gap,
-            fallback: None,
+            fallback: Vec::new(),
             step_budget: None,
         }
     }
@@ -270,11 +271,8 @@ impl<'s> Simulator<'s> {
         opts.settings.validate()?;
         let name = opts.solver.clone().unwrap_or_else(|| opts.formulation.default_solver().into());
         let solver = perp_catalogue::build(opts.formulation.family(), &name, &opts.params)?;
-        let chain: Vec<String> = match &opts.fallback {
-            Some(v) => v.clone(),
-            None => opts.formulation.default_fallback().iter().map(|s| s.to_string()).collect(),
-        };
-        let fallbacks = chain
+        let fallbacks = opts
+            .fallback
             .iter()
             .filter(|n| **n != name)
             .map(|n| perp_catalogue::build(opts.formulation.family(), n, &Params::new()))

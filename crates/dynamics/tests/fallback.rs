@@ -16,7 +16,7 @@ fn run(opts: StepOptions, steps: usize) -> Simulator<'static> {
 }
 
 /// NSGS held to 2 sweeps at a tight tolerance fails on the stack's coupled contacts.
-fn starved(fallback: Option<Vec<String>>) -> StepOptions {
+fn starved(fallback: Vec<String>) -> StepOptions {
     StepOptions {
         solver: Some("nsgs".into()),
         settings: Settings { tol: 1e-10, max_iter: 2, ..Settings::default() },
@@ -27,7 +27,7 @@ fn starved(fallback: Option<Vec<String>>) -> StepOptions {
 
 #[test]
 fn a_failed_step_is_rescued_by_the_next_solver() {
-    let sim = run(starved(Some(vec!["prox".into()])), 60);
+    let sim = run(starved(vec!["prox".into()]), 60);
     let st = &sim.stats;
     assert!(st.fallbacks > 0, "nsgs with 2 sweeps should fail somewhere: {st:?}");
     assert_eq!(st.rescued, st.fallbacks, "prox (its own iteration limit) solves every one: {st:?}");
@@ -36,26 +36,26 @@ fn a_failed_step_is_rescued_by_the_next_solver() {
 
 #[test]
 fn without_a_chain_the_failures_show() {
-    let sim = run(starved(Some(Vec::new())), 60);
+    let sim = run(starved(Vec::new()), 60);
     assert!(sim.stats.unsolved > 0 && sim.stats.fallbacks == 0, "{:?}", sim.stats);
 }
 
 #[test]
-fn the_default_chain_follows_the_formulation_and_names_are_checked() {
-    let sim = run(starved(None), 60);
+fn the_suggested_chain_rescues_too_and_names_are_checked() {
+    let chain = perp_dynamics::Formulation::Cone.default_fallback().iter().map(|s| s.to_string()).collect();
+    let sim = run(starved(chain), 60);
     assert_eq!(sim.stats.unsolved, 0, "{:?}", sim.stats);
     let scene = scenes::scene("box-stack", Some(2)).unwrap();
     let (q0, u0) = scene.initial_state();
     let sys: &dyn System = scene.as_ref();
-    let opts = StepOptions { fallback: Some(vec!["no-such-solver".into()]), ..StepOptions::default() };
+    let opts = StepOptions { fallback: vec!["no-such-solver".into()], ..StepOptions::default() };
     let e = Simulator::new(sys, q0, u0, 1e-3, opts).err().unwrap();
     assert!(e.to_string().contains("no-such-solver"), "{e}");
 }
 
 #[test]
 fn a_step_budget_ends_the_chain() {
-    let opts =
-        StepOptions { step_budget: Some(std::time::Duration::ZERO), ..starved(Some(vec!["prox".into()])) };
+    let opts = StepOptions { step_budget: Some(std::time::Duration::ZERO), ..starved(vec!["prox".into()]) };
     let sim = run(opts, 20);
     // A zero budget: the chosen solver stops at once and no fallback runs.
     assert_eq!(sim.stats.fallbacks, 0);
