@@ -244,6 +244,64 @@ fn merging_two_shards_gives_the_unsharded_results() {
 }
 
 #[test]
+fn the_slurm_script_in_four_shards_merges_to_the_unsharded_summary() {
+    // Runs scripts/slurm_bench.sh's four array tasks by hand (SLURM_ARRAY_TASK_ID = 1…4) and
+    // then its merge command: the merged run must be the unsharded one, times aside.
+    // Small kinds and a generous time limit: no result may depend on the clock.
+    let args = ["--kind", "ncp,fc2d,mlcp", "--time-limit", "60"];
+    let work = temp_dir("slurm");
+    std::fs::create_dir_all(&work).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts").join("slurm_bench.sh");
+    for k in 1..=4 {
+        let o = Command::new("bash")
+            .arg(&script)
+            .args(["builtin", "4"])
+            .args(args)
+            .env("SLURM_ARRAY_TASK_ID", k.to_string())
+            .env("PERP", env!("CARGO_BIN_EXE_perp"))
+            .current_dir(&work)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "task {k}: {}", stderr(&o));
+    }
+    let shards: Vec<String> =
+        (1..=4).map(|k| work.join(format!("bench-shard-{k}")).display().to_string()).collect();
+    let merged = work.join("bench-merged");
+    let mut merge_args = vec!["--merge"];
+    merge_args.extend(shards.iter().map(String::as_str));
+    merge_args.extend(["--out", merged.to_str().unwrap()]);
+    let o = bench(&merge_args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let whole = work.join("whole");
+    let o =
+        bench(&[&["builtin", "--threads", "1"][..], &args[..], &["--out", whole.to_str().unwrap()]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // results.csv: every column but the time (the last).
+    let strip = |csv: String| -> Vec<String> {
+        csv.lines().map(|l| l.rsplit_once(',').unwrap().0.to_string()).collect()
+    };
+    assert_eq!(strip(read(&merged, "results.csv")), strip(read(&whole, "results.csv")));
+    // summary.md: each solver's row of solve counts — name, solved/total, share, worst error
+    // — with the times (and time ratios) left out.
+    let counts = |md: String| -> Vec<String> {
+        md.lines()
+            .filter_map(|l| {
+                let c: Vec<&str> = l.split('|').map(str::trim).collect();
+                let is_count = c.len() == 9
+                    && c[2]
+                        .split_once('/')
+                        .is_some_and(|(a, b)| a.parse::<usize>().is_ok() && b.parse::<usize>().is_ok());
+                is_count.then(|| [c[1], c[2], c[3], c[6]].join(" | "))
+            })
+            .collect()
+    };
+    let (cm, cw) = (counts(read(&merged, "summary.md")), counts(read(&whole, "summary.md")));
+    assert!(!cw.is_empty());
+    assert_eq!(cm, cw);
+    std::fs::remove_dir_all(&work).unwrap();
+}
+
+#[test]
 #[ignore = "needs PERP_SUITES"]
 fn siconos_lcp_suite_gives_the_four_outputs() {
     let dir = perp::suite::suites_dir().join("siconos").join("lcp");
