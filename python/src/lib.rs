@@ -1,0 +1,279 @@
+//! `perp._perp`: the extension module behind the `perp` Python package (`python/perp/`).
+//!
+//! Thin over the Rust crates: every solver is picked by name through `perp_catalogue`, every
+//! file is read by `perp_formats::convert::read_with_kind` (what `perp solve` reads), scenes
+//! come from `perp_dynamics::scenes`. Solves run with the GIL released; a Python friction law
+//! ([`cone::PyCone`]) takes it back for each call. Every error, Rust or Python, reaches Python
+//! as `perp.Error` (a `ValueError`) with the Rust message.
+
+mod cone;
+mod convert;
+mod result;
+
+use cone::{Failure, PyCone};
+use perp_catalogue::{Family, Params, Problem as Any, ProblemKind};
+use perp_cones::{ConeSpec, FrictionContactProblem};
+use perp_core::{Control, Progress, Settings};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use result::{Problem, Simulation, Solution};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+pyo3::create_exception!(
+    perp,
+    Error,
+    PyValueError,
+    "Bad input or a failed call: the message is perp's (it names the argument and the value)."
+);
+
+/// A `perp.Error` with `msg`.
+pub(crate) fn perp_error(msg: impl Into<String>) -> PyErr {
+    Error::new_err(msg.into())
+}
+
+/// A Rust error as `perp.Error`.
+pub(crate) fn to_py(e: perp_core::Error) -> PyErr {
+    perp_error(e.to_string())
+}
+
+/// Adds to `s` an observer that checks for Ctrl-C every 50 ms (taking the GIL for that
+/// moment) and stops the solve, keeping the `KeyboardInterrupt` in `failure`.
+fn interruptible(mut s: Settings, failure: &Failure) -> Settings {
+    let failure = failure.clone();
+    let last = AtomicU64::new(0);
+    s.observer = Some(Arc::new(move |p: &Progress| {
+        let ms = p.elapsed.as_millis() as u64;
+        if ms < last.load(Ordering::Relaxed) + 50 {
+            return Control::Continue;
+        }
+        last.store(ms, Ordering::Relaxed);
+        match Python::attach(|py| py.check_signals()) {
+            Ok(()) => Control::Continue,
+            Err(e) => {
+                if let Ok(mut f) = failure.lock() {
+                    f.get_or_insert(e);
+                }
+                Control::Stop
+            }
+        }
+    }));
+    s
+}
+
+/// Solves `problem` with the GIL released; a Python error kept by a cone or the interrupt
+/// check is raised (as `perp.Error` naming the cone, or as the `KeyboardInterrupt` itself).
+pub(crate) fn solve_problem(
+    py: Python<'_>,
+    problem: &Any,
+    solver: Option<&str>,
+    params: &Params,
+    warm: Option<Vec<f64>>,
+    settings: Settings,
+    failure: Failure,
+) -> PyResult<Solution> {
+    let s = interruptible(settings, &failure);
+    let answer = py.detach(|| perp_catalogue::solve(problem, solver, params, warm.as_deref(), &s));
+    let kept = failure.lock().ok().and_then(|mut f| f.take());
+    if let Some(e) = kept {
+        if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+            return Err(e);
+        }
+        let err = perp_error(format!("the friction law raised an error: {}", e.value(py)));
+        err.set_cause(py, Some(e));
+        return Err(err);
+    }
+    let answer = answer.map_err(to_py)?;
+    Ok(Solution::new(py, problem, answer))
+}
+
+fn new_failure() -> Failure {
+    Arc::new(Mutex::new(None))
+}
+
+/// The catalogue's solver names, all of them or those of one kind of problem: `"lcp"`,
+/// `"mcp"` (MCP, NCP, MLCP) or `"friction"`.
+#[pyfunction]
+#[pyo3(signature = (kind=None))]
+fn solvers(kind: Option<&str>) -> PyResult<Vec<&'static str>> {
+    let family = match kind {
+        None => {
+            return Ok(perp_catalogue::ENTRIES.iter().map(|e| e.name).fold(Vec::new(), |mut v, n| {
+                if !v.contains(&n) {
+                    v.push(n);
+                }
+                v
+            }))
+        }
+        Some("lcp") => Family::Lcp,
+        Some("mcp" | "ncp" | "mlcp") => Family::Mcp,
+        Some("friction" | "fc" | "fc2d" | "fc3d") => Family::Friction,
+        Some(k) => {
+            return Err(perp_error(format!(
+                "kind = {k:?}: must be one of \"lcp\", \"mcp\", \"friction\" (or None)"
+            )))
+        }
+    };
+    Ok(perp_catalogue::names(family).to_vec())
+}
+
+/// Solves the LCP `0 ≤ z ⊥ w = M z + q ≥ 0`.
+#[pyfunction]
+#[pyo3(signature = (M, q, solver="lemke", tol=1e-8, max_iter=None, time_limit=None, warm=None, params=None))]
+#[allow(non_snake_case, clippy::too_many_arguments)]
+fn solve_lcp(
+    py: Python<'_>,
+    M: &Bound<'_, PyAny>,
+    q: &Bound<'_, PyAny>,
+    solver: &str,
+    tol: f64,
+    max_iter: Option<i64>,
+    time_limit: Option<f64>,
+    warm: Option<&Bound<'_, PyAny>>,
+    params: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Solution> {
+    let m = convert::matrix(py, M, "M")?;
+    let q = convert::vector(py, q, "q")?;
+    let lcp = perp_lcp::Lcp::new(m, q).map_err(to_py)?;
+    let n = lcp.n();
+    let settings = convert::settings(tol, max_iter, time_limit)?;
+    let params = convert::params(params)?;
+    let warm = convert::warm(py, warm, n)?;
+    solve_problem(py, &Any::Lcp(lcp), Some(solver), &params, warm, settings, new_failure())
+}
+
+/// The friction laws of `cone`: None (Coulomb), one `perp.Cone` for every contact, or a
+/// sequence of them, one per contact.
+fn cone_specs(cone: &Bound<'_, PyAny>, contacts: usize, failure: &Failure) -> PyResult<Vec<ConeSpec>> {
+    let one = |c: &Bound<'_, PyAny>| -> PyResult<ConeSpec> {
+        Ok(ConeSpec::Custom(Arc::new(PyCone::new(c, failure.clone())?)))
+    };
+    if cone.is_instance_of::<PyList>() || cone.is_instance_of::<PyTuple>() {
+        let items: Vec<Bound<'_, PyAny>> = cone.try_iter()?.collect::<PyResult<_>>()?;
+        if items.len() != contacts {
+            return Err(perp_error(format!(
+                "cone: {} friction laws given for {contacts} contacts",
+                items.len()
+            )));
+        }
+        return items.iter().map(one).collect();
+    }
+    let spec = one(cone)?;
+    Ok(vec![spec; contacts])
+}
+
+/// Solves the frictional contact problem `u = W r + q`, `K ∋ r ⊥ ũ ∈ K*` in local form.
+#[pyfunction]
+#[pyo3(signature = (W, q, mu, dim=3, solver="prox", cone=None, tol=1e-8, warm=None, max_iter=None,
+                    time_limit=None, params=None))]
+#[allow(non_snake_case, clippy::too_many_arguments)]
+fn solve_friction(
+    py: Python<'_>,
+    W: &Bound<'_, PyAny>,
+    q: &Bound<'_, PyAny>,
+    mu: &Bound<'_, PyAny>,
+    dim: i64,
+    solver: &str,
+    cone: Option<&Bound<'_, PyAny>>,
+    tol: f64,
+    warm: Option<&Bound<'_, PyAny>>,
+    max_iter: Option<i64>,
+    time_limit: Option<f64>,
+    params: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Solution> {
+    if !(2..=perp_cones::MAX_DIM as i64).contains(&dim) {
+        return Err(perp_error(format!("dim = {dim}: the contact dimension must be between 2 and 6")));
+    }
+    let dim = dim as usize;
+    let w = convert::matrix(py, W, "W")?;
+    let q = convert::vector(py, q, "q")?;
+    let contacts = w.nrows() / dim;
+    let mu = convert::coefficients(py, mu, contacts)?;
+    let mut p = FrictionContactProblem::new(dim, w, q, mu).map_err(to_py)?;
+    let failure = new_failure();
+    if let Some(c) = cone.filter(|c| !c.is_none()) {
+        p = p.with_cones(cone_specs(c, contacts, &failure)?).map_err(to_py)?;
+    }
+    let settings = convert::settings(tol, max_iter, time_limit)?;
+    let params = convert::params(params)?;
+    let warm = convert::warm(py, warm, p.size())?;
+    solve_problem(py, &Any::Friction(p), Some(solver), &params, warm, settings, failure)
+}
+
+/// Reads a problem file: every format `perp solve` reads (Siconos `.dat`, FCLIB `.hdf5`,
+/// MatrixMarket, JSON).
+#[pyfunction]
+#[pyo3(signature = (path, kind=None))]
+fn read(py: Python<'_>, path: PathBuf, kind: Option<&str>) -> PyResult<Problem> {
+    let kind = match kind {
+        None => None,
+        Some("lcp") => Some(ProblemKind::Lcp),
+        Some("mlcp") => Some(ProblemKind::Mlcp),
+        Some("fc" | "friction") => Some(ProblemKind::Friction),
+        Some(k) => {
+            return Err(perp_error(format!("kind = {k:?}: must be \"lcp\", \"mlcp\", \"fc\" or None")))
+        }
+    };
+    let p = py.detach(|| perp_formats::convert::read_with_kind(&path, kind)).map_err(to_py)?;
+    Ok(Problem::new(p))
+}
+
+/// The built-in scenes' names (for `simulate`).
+#[pyfunction]
+fn scenes() -> Vec<&'static str> {
+    perp_dynamics::scenes::names()
+}
+
+/// Runs a built-in scene (see `scenes()`), as `perp simulate` does.
+#[pyfunction]
+#[pyo3(signature = (scene, size=None, dt=None, t_end=None, solver=None, formulation=None, every=1,
+                    warm_start=true, activation=None, tol=None, params=None))]
+#[allow(clippy::too_many_arguments)]
+fn simulate(
+    py: Python<'_>,
+    scene: &str,
+    size: Option<usize>,
+    dt: Option<f64>,
+    t_end: Option<f64>,
+    solver: Option<String>,
+    formulation: Option<&str>,
+    every: usize,
+    warm_start: bool,
+    activation: Option<&str>,
+    tol: Option<f64>,
+    params: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Simulation> {
+    result::simulate(
+        py,
+        result::SimArgs {
+            scene: scene.to_string(),
+            size,
+            dt,
+            t_end,
+            solver,
+            formulation: formulation.map(str::to_string),
+            every,
+            warm_start,
+            activation: activation.map(str::to_string),
+            tol,
+            params: convert::params(params)?,
+        },
+    )
+}
+
+#[pymodule]
+fn _perp(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("Error", m.py().get_type::<Error>())?;
+    m.add_function(wrap_pyfunction!(solvers, m)?)?;
+    m.add_function(wrap_pyfunction!(solve_lcp, m)?)?;
+    m.add_function(wrap_pyfunction!(solve_friction, m)?)?;
+    m.add_function(wrap_pyfunction!(read, m)?)?;
+    m.add_function(wrap_pyfunction!(scenes, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_class::<Solution>()?;
+    m.add_class::<Problem>()?;
+    m.add_class::<Simulation>()?;
+    Ok(())
+}
