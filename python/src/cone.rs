@@ -81,6 +81,14 @@ impl PyCone {
         })
     }
 
+    /// The same law with its optional closed forms ignored: the derivations of the module
+    /// docs only (for the tests).
+    pub fn projection_only(mut self) -> PyCone {
+        self.has_section = false;
+        self.has_support = false;
+        self
+    }
+
     fn failed(&self) -> bool {
         self.failure.lock().map(|f| f.is_some()).unwrap_or(true)
     }
@@ -193,20 +201,23 @@ impl PyCone {
             if !(f_lo <= 0.0 && f_hi >= 0.0) {
                 return None;
             }
-            // Illinois: regula falsi, halving the weight of an end kept twice.
+            // Illinois: regula falsi, halving the weight of an end kept twice; bisection while
+            // the left end lies where n* = 0 (the polar cone, where f carries no slope).
             let mut side = 0;
-            for _ in 0..200 {
+            let mut lo_flat = f_lo + xi == 0.0;
+            for _ in 0..300 {
                 if f_hi - f_lo <= 0.0 || hi - lo <= 4.0 * f64::EPSILON * hi.abs().max(lo.abs()) {
                     break;
                 }
                 let a = (lo * f_hi - hi * f_lo) / (f_hi - f_lo);
-                let a = if a > lo && a < hi { a } else { 0.5 * (lo + hi) };
+                let a = if !lo_flat && a > lo && a < hi { a } else { 0.5 * (lo + hi) };
                 let fa = f(a)?;
                 if fa.abs() <= tol {
                     break;
                 }
                 if fa < 0.0 {
                     lo = a;
+                    lo_flat = fa + xi == 0.0;
                     f_lo = fa;
                     if side == -1 {
                         f_hi *= 0.5;

@@ -263,6 +263,35 @@ fn simulate(
     )
 }
 
+/// Test hook: the section projection `P_{S_mu(xi)}(t)` and the support point
+/// `(h(v), argmax)` that a Python law gets when it defines only `project` (`cone.rs`), to be
+/// compared with closed forms.
+#[pyfunction]
+fn _derived(
+    py: Python<'_>,
+    cone: &Bound<'_, PyAny>,
+    t: Vec<f64>,
+    xi: f64,
+    v: Vec<f64>,
+    mu: f64,
+) -> PyResult<(Vec<f64>, f64, Vec<f64>)> {
+    use perp_cones::Cone;
+    let failure = new_failure();
+    let c = PyCone::new(cone, failure.clone())?.projection_only();
+    if t.len() + 1 != c.dim() || v.len() + 1 != c.dim() {
+        return Err(perp_error(format!("t and v must have dim - 1 = {} entries", c.dim() - 1)));
+    }
+    let (mut p, mut s) = (vec![0.0; t.len()], vec![0.0; v.len()]);
+    let h = py.detach(|| {
+        c.project_section(mu, xi, &t, &mut p, None, None);
+        c.support(mu, &v, &mut s)
+    });
+    if let Some(e) = failure.lock().ok().and_then(|mut f| f.take()) {
+        return Err(e);
+    }
+    Ok((p, h, s))
+}
+
 #[pymodule]
 fn _perp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", m.py().get_type::<Error>())?;
@@ -272,6 +301,7 @@ fn _perp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(scenes, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(_derived, m)?)?;
     m.add_class::<Solution>()?;
     m.add_class::<Problem>()?;
     m.add_class::<Simulation>()?;

@@ -369,3 +369,24 @@ def test_the_readme_python_example_runs():
     assert len(section) == 2, "README.md has no '## Python' section"
     block = section[1].split("```python\n", 1)[1].split("\n```", 1)[0]
     exec(compile(block, "README.md (Python section)", "exec"), {})
+
+
+# ----------------------------------------------- the derivations from the projection
+
+
+def test_section_and_support_derived_from_the_projection_match_the_closed_forms():
+    from perp import _perp
+
+    rng = np.random.default_rng(3)
+    law = ScaledClosedForms(0.7)
+    for _ in range(200):
+        mu = rng.uniform(0.0, 1.5)
+        t = rng.standard_normal(2) * 10.0 ** rng.uniform(-3, 3)
+        xi = rng.choice([0.0, 1e-12, rng.uniform(0.0, 3.0), 1e3])
+        v = rng.standard_normal(2) * 10.0 ** rng.uniform(-3, 3)
+        p, h, s = _perp._derived(law, t, xi, v, mu)
+        scale = np.linalg.norm(t) + xi
+        np.testing.assert_allclose(p, law.project_section(t, xi, mu), atol=1e-12 * scale + 1e-300)
+        exact = law.support(v, mu)
+        np.testing.assert_allclose(h, -exact @ v, rtol=1e-10, atol=1e-300)
+        np.testing.assert_allclose(s, exact, rtol=1e-6, atol=1e-12 * mu)
