@@ -390,3 +390,22 @@ def test_section_and_support_derived_from_the_projection_match_the_closed_forms(
         exact = law.support(v, mu)
         np.testing.assert_allclose(h, -exact @ v, rtol=1e-10, atol=1e-300)
         np.testing.assert_allclose(s, exact, rtol=1e-6, atol=1e-12 * mu)
+
+
+def test_ctrl_c_stops_a_long_solve():
+    import _thread
+    import threading
+    import time
+
+    rng = np.random.default_rng(0)
+    n = 300
+    a = rng.standard_normal((n, n))
+    m, q = a @ a.T + np.eye(n), rng.standard_normal(n)
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    start = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        # tol = 0 is never met: only the interrupt (or the 60 s safety limit) ends it.
+        perp.solve_lcp(m, q, solver="pgs", tol=0.0, max_iter=10**9, time_limit=60.0)
+    timer.join()
+    assert time.perf_counter() - start < 5.0
