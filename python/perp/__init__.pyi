@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence, Union, final
 
 import numpy as np
 import numpy.typing as npt
 
-ArrayLike = npt.ArrayLike
-Vector = npt.NDArray[np.float64]
-ParamValue = Union[float, int, bool, str]
+_ArrayLike = npt.ArrayLike
+_Vector = npt.NDArray[np.float64]
+_ParamValue = Union[float, int, bool, str]
 
 __all__ = [
     "Cone",
@@ -29,23 +29,24 @@ __all__ = [
 class Error(ValueError):
     """Bad input or a failed call; the message is perp's (it names the argument and the value)."""
 
+@final
 class Result:
     """The answer of a solve and the solver's report."""
 
     @property
-    def z(self) -> Vector:
+    def z(self) -> _Vector:
         """z (LCP, MLCP, NCP), or the reactions r of a frictional problem."""
     @property
-    def w(self) -> Vector:
+    def w(self) -> _Vector:
         """w = M z + q, F(z), or the local velocities u of a frictional problem."""
     @property
-    def r(self) -> Vector:
+    def r(self) -> _Vector:
         """The reactions (frictional problems only; AttributeError otherwise)."""
     @property
-    def u(self) -> Vector:
+    def u(self) -> _Vector:
         """The local velocities u = W r + q (frictional problems only)."""
     @property
-    def v(self) -> Optional[Vector]:
+    def v(self) -> Optional[_Vector]:
         """The global velocities of a global frictional problem, else None."""
     @property
     def kind(self) -> str:
@@ -79,6 +80,7 @@ class Result:
     def message(self) -> Optional[str]:
         """The solver's note (why it stopped), if any."""
 
+@final
 class Problem:
     """A problem read by ``read``."""
 
@@ -96,10 +98,10 @@ class Problem:
     @property
     def default_solver(self) -> str: ...
     @property
-    def q(self) -> Optional[Vector]:
+    def q(self) -> Optional[_Vector]:
         """q of an LCP or of a local frictional problem, else None."""
     @property
-    def mu(self) -> Optional[Vector]:
+    def mu(self) -> Optional[_Vector]:
         """The friction coefficients of a local frictional problem, else None."""
     @property
     def dim(self) -> Optional[int]:
@@ -112,11 +114,12 @@ class Problem:
         tol: float = 1e-8,
         max_iter: Optional[int] = None,
         time_limit: Optional[float] = None,
-        warm: Optional[ArrayLike] = None,
-        params: Optional[Mapping[str, ParamValue]] = None,
+        warm: Optional[_ArrayLike] = None,
+        params: Optional[Mapping[str, _ParamValue]] = None,
     ) -> Result:
         """Solves the problem (its kind's default solver when ``solver`` is None)."""
 
+@final
 class Simulation:
     """A recorded trajectory of a scene."""
 
@@ -127,7 +130,7 @@ class Simulation:
     def data(self) -> npt.NDArray[np.float64]:
         """All recorded values: steps x columns."""
     @property
-    def t(self) -> Vector: ...
+    def t(self) -> _Vector: ...
     @property
     def q(self) -> npt.NDArray[np.float64]: ...
     @property
@@ -135,7 +138,7 @@ class Simulation:
     @property
     def impulses(self) -> npt.NDArray[np.float64]: ...
     @property
-    def iterations(self) -> Vector: ...
+    def iterations(self) -> _Vector: ...
     @property
     def scene(self) -> str: ...
     @property
@@ -148,7 +151,7 @@ class Simulation:
     def max_error(self) -> float: ...
     @property
     def seconds(self) -> float: ...
-    def __getitem__(self, name: str) -> Vector: ...
+    def __getitem__(self, name: str, /) -> _Vector: ...
     def __len__(self) -> int: ...
 
 class Cone:
@@ -158,7 +161,7 @@ class Cone:
     dim: int
     @property
     def name(self) -> str: ...
-    def project(self, x: Vector, mu: float) -> ArrayLike:
+    def project(self, x: _Vector, mu: float) -> _ArrayLike:
         """The Euclidean projection of x (length dim) onto the cone of coefficient mu."""
 
 def solvers(kind: Optional[str] = None) -> list[str]:
@@ -166,29 +169,29 @@ def solvers(kind: Optional[str] = None) -> list[str]:
 
 def solve_lcp(
     M: Any,
-    q: ArrayLike,
+    q: _ArrayLike,
     solver: str = "lemke",
     tol: float = 1e-8,
     max_iter: Optional[int] = None,
     time_limit: Optional[float] = None,
-    warm: Optional[ArrayLike] = None,
-    params: Optional[Mapping[str, ParamValue]] = None,
+    warm: Optional[_ArrayLike] = None,
+    params: Optional[Mapping[str, _ParamValue]] = None,
 ) -> Result:
     """Solves 0 <= z ⊥ M z + q >= 0; M dense (array-like) or sparse (scipy.sparse or any
     object with tocsr() or CSR attributes)."""
 
 def solve_friction(
     W: Any,
-    q: ArrayLike,
-    mu: Union[float, ArrayLike],
+    q: _ArrayLike,
+    mu: Union[float, _ArrayLike],
     dim: int = 3,
     solver: str = "prox",
     cone: Optional[Union[Cone, Sequence[Cone]]] = None,
     tol: float = 1e-8,
-    warm: Optional[ArrayLike] = None,
+    warm: Optional[_ArrayLike] = None,
     max_iter: Optional[int] = None,
     time_limit: Optional[float] = None,
-    params: Optional[Mapping[str, ParamValue]] = None,
+    params: Optional[Mapping[str, _ParamValue]] = None,
 ) -> Result:
     """Solves u = W r + q, K ∋ r ⊥ ũ ∈ K* (local form; Coulomb cones unless ``cone`` is given)."""
 
@@ -209,6 +212,6 @@ def simulate(
     warm_start: bool = True,
     activation: Optional[str] = None,
     tol: Optional[float] = None,
-    params: Optional[Mapping[str, ParamValue]] = None,
+    params: Optional[Mapping[str, _ParamValue]] = None,
 ) -> Simulation:
     """Runs a built-in scene as ``perp simulate`` does."""
