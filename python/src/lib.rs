@@ -234,27 +234,33 @@ fn scenes() -> Vec<&'static str> {
 fn simulate(
     py: Python<'_>,
     scene: &str,
-    size: Option<usize>,
+    size: Option<i64>,
     dt: Option<f64>,
     t_end: Option<f64>,
     solver: Option<String>,
     formulation: Option<&str>,
-    every: usize,
+    every: i64,
     warm_start: bool,
     activation: Option<&str>,
     tol: Option<f64>,
     params: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Simulation> {
+    if size.is_some_and(|n| n < 1) {
+        return Err(perp_error(format!("size = {}: must be >= 1", size.unwrap_or(0))));
+    }
+    if every < 1 {
+        return Err(perp_error(format!("every = {every}: must be >= 1")));
+    }
     result::simulate(
         py,
         result::SimArgs {
             scene: scene.to_string(),
-            size,
+            size: size.map(|n| n as usize),
             dt,
             t_end,
             solver,
             formulation: formulation.map(str::to_string),
-            every,
+            every: every as usize,
             warm_start,
             activation: activation.map(str::to_string),
             tol,

@@ -393,9 +393,6 @@ pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
         Some("persistent") => Some(Activation::Persistent),
         Some(x) => return Err(perp_error(format!("activation = {x:?}: must be \"gap\" or \"persistent\""))),
     };
-    if a.every == 0 {
-        return Err(perp_error("every = 0: must be >= 1"));
-    }
     let settings = match a.tol {
         Some(t) => Some(convert::settings(t, None, None)?),
         None => None,

@@ -255,6 +255,10 @@ def test_bad_input_raises_perp_error_naming_the_argument():
         (lambda: perp.read("/nonexistent/problem.dat"), "problem.dat"),
         (lambda: perp.simulate("no-such-scene"), "no-such-scene"),
         (lambda: perp.simulate("bouncing-ball", formulation="xx"), "formulation"),
+        (lambda: perp.simulate("bouncing-ball", every=0), "every"),
+        (lambda: perp.simulate("ball-pile", size=-1), "size"),
+        (lambda: perp.simulate("bouncing-ball", size=3), "size"),
+        (lambda: perp.simulate("bouncing-ball", dt=-1.0), "dt"),
     ]
     for call, pattern in cases:
         with pytest.raises(perp.Error, match=pattern):
