@@ -61,7 +61,10 @@ class Cone:
 
     * ``project_section(t, xi, mu)``: the projection of ``t`` (length ``dim - 1``) onto the
       section ``S_mu(xi) = {t : (xi, t) in K}``;
-    * ``support(v, mu)``: a maximiser ``t`` of ``-t . v`` over ``S_mu(1)``.
+    * ``support(v, mu)``: a maximiser ``t`` of ``-t . v`` over ``S_mu(1)``;
+    * ``soc_map(mu)``: for an ellipsoidal cone, the pair ``(a, b)`` of diagonal scalings with
+      ``r in K <=> a*r in L`` and ``u in K* <=> b*u in L`` (L the Lorentz cone), or None; the
+      Fischer-Burmeister solver (``fb-newton``) needs it.
 
     ``name`` (default: the class name) labels the law in messages. An exception raised in any
     of these methods stops the solve and is raised as ``perp.Error`` (with the original as its

@@ -156,7 +156,7 @@ class Simulation:
 
 class Cone:
     """Base class of a friction law written in Python: set ``dim``, define ``project(x, mu)``;
-    optionally ``project_section(t, xi, mu)`` and ``support(v, mu)``."""
+    optionally ``project_section(t, xi, mu)``, ``support(v, mu)`` and ``soc_map(mu)``."""
 
     dim: int
     @property

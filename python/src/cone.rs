@@ -19,12 +19,14 @@
 //!   attains the maximum, which gives the maximiser `t*` (exact for Coulomb cones and
 //!   pyramids, within ~1e-6 relative on curved sections, where only Jacobians use it).
 //!
-//! Jacobians of the section projection are central differences. A Python exception (or a
+//! An optional `soc_map(mu)` returning `(a, b)` (see `perp_cones::SocMap`) opens the
+//! Fischer–Burmeister solver to ellipsoidal laws. Jacobians of the section projection are
+//! central differences. A Python exception (or a
 //! result of the wrong length) is kept, every later call returns NaN so that the solver stops,
 //! and the caller raises `perp.Error` with the Python message after the solve.
 
 use numpy::PyArray1;
-use perp_cones::{Cone, MAX_DIM};
+use perp_cones::{Cone, SocMap, MAX_DIM};
 use perp_core::Error;
 use pyo3::prelude::*;
 use std::sync::{Arc, Mutex};
@@ -41,6 +43,7 @@ pub struct PyCone {
     dim: usize,
     has_section: bool,
     has_support: bool,
+    has_soc_map: bool,
     failure: Failure,
 }
 
@@ -77,6 +80,7 @@ impl PyCone {
             dim: dim as usize,
             has_section: callable("project_section"),
             has_support: callable("support"),
+            has_soc_map: callable("soc_map"),
             failure,
         })
     }
@@ -86,7 +90,43 @@ impl PyCone {
     pub fn projection_only(mut self) -> PyCone {
         self.has_section = false;
         self.has_support = false;
+        self.has_soc_map = false;
         self
+    }
+
+    /// `soc_map(mu)` of the Python law: None, or the pair `(a, b)` of [`SocMap`].
+    fn python_soc_map(&self, mu: f64) -> Option<SocMap> {
+        if !self.has_soc_map || self.failed() {
+            return None;
+        }
+        let r = Python::attach(|py| -> PyResult<Option<(Vec<f64>, Vec<f64>)>> {
+            let res = self.obj.bind(py).call_method1("soc_map", (mu,))?;
+            if res.is_none() {
+                return Ok(None);
+            }
+            res.extract().map(Some).map_err(|_| {
+                crate::perp_error(format!(
+                    "soc_map must return None or a pair (a, b) of sequences, returned {res}"
+                ))
+            })
+        });
+        match r {
+            Ok(Some((a, b))) if a.len() == self.dim && b.len() == self.dim => Some(SocMap { a, b }),
+            Ok(Some((a, b))) => {
+                self.fail(crate::perp_error(format!(
+                    "soc_map returned a and b of lengths {} and {}, {} expected",
+                    a.len(),
+                    b.len(),
+                    self.dim
+                )));
+                None
+            }
+            Ok(None) => None,
+            Err(e) => {
+                self.fail(e);
+                None
+            }
+        }
     }
 
     fn failed(&self) -> bool {
@@ -409,6 +449,10 @@ impl Cone for PyCone {
         } else {
             self.support_from_projection(mu, v, t_out)
         }
+    }
+
+    fn soc_map(&self, mu: f64) -> Option<SocMap> {
+        self.python_soc_map(mu)
     }
 
     fn check(&self, mu: f64) -> Result<(), Error> {

@@ -149,6 +149,14 @@ class ScaledClosedForms(Scaled):
         return np.zeros_like(v) if nv == 0 else -mu * self.s * v / nv
 
 
+class ScaledWithSocMap(Scaled):
+    """The same law with its map to the Lorentz cone, for fb-newton."""
+
+    def soc_map(self, mu):
+        m = mu * self.s
+        return ([m, 1.0, 1.0], [1.0, m, m]) if m > 0 else None
+
+
 def random_problem(contacts, seed):
     rng = np.random.default_rng(seed)
     n = 3 * contacts
@@ -176,6 +184,19 @@ def test_a_python_cone_inside_the_solvers_matches_the_builtin_cone(law, solver):
     r = mine.r.reshape(-1, 3)
     assert np.all(r[:, 0] >= -1e-9)
     assert np.all(np.linalg.norm(r[:, 1:], axis=1) <= s * mu * r[:, 0] + 1e-7)
+
+
+@pytest.mark.parametrize("solver", perp.solvers("friction"))
+def test_every_frictional_solver_takes_a_python_cone(solver):
+    w, q, mu = random_problem(3, seed=5)
+    builtin = perp.solve_friction(w, q, mu * 0.6, solver="nsgs", tol=1e-10)
+    law = ScaledWithSocMap(0.6) if solver == "fb-newton" else Scaled(0.6)
+    mine = perp.solve_friction(w, q, mu, solver=solver, cone=law, tol=1e-10)
+    assert mine.solved, mine
+    np.testing.assert_allclose(mine.r, builtin.r, atol=1e-7)
+    if solver == "fb-newton":
+        with pytest.raises(perp.Error, match="ellipsoidal"):
+            perp.solve_friction(w, q, mu, solver=solver, cone=Scaled(0.6))
 
 
 def test_a_python_cone_per_contact_and_known_sliding_answer():
