@@ -10,10 +10,11 @@
 //!   `Cone::project`'s default), and `n*(a)` is nondecreasing and 1-Lipschitz in `a`
 //!   (projections are monotone and nonexpansive). So `P_{S(ξ)}(t)` is the tangential part of
 //!   `P_K(a, t)` at the root of `n*(a) = ξ`, found by bracketing and the Illinois variant of
-//!   regula falsi to ~1e-15 relative.
+//!   regula falsi (Dowell & Jarratt 1971; bisection while the left end is in the polar cone,
+//!   where `n*` is flat) to ~1e-15 relative.
 //! * **Support.** `(y, v) ∈ K*` exactly when `y ≥ h(v) = max{−t·v : t ∈ S(1)}`, and
-//!   `x ∈ K°` exactly when `P_K(x) = 0` (Moreau), so `h(v) = min{y : P_K(−y, −v) = 0}`: a
-//!   one-sided root of the convex, decreasing `y ↦ ‖P_K(−y, −v)‖ = dist((−y, −v), K°)`, found
+//!   `x ∈ K°` exactly when `P_K(x) = 0` (Moreau's decomposition, Moreau 1962), so
+//!   `h(v) = min{y : P_K(−y, −v) = 0}`: a one-sided root of the convex, decreasing `y ↦ ‖P_K(−y, −v)‖ = dist((−y, −v), K°)`, found
 //!   by secants from the left (lower bounds, exact on polyhedral pieces) safeguarded by
 //!   bisection. Just below `h`, `P_K(−y, −v)` points along the generator `(1, t*)` of K that
 //!   attains the maximum, which gives the maximiser `t*` (exact for Coulomb cones and

@@ -93,8 +93,9 @@ fn new_failure() -> Failure {
     Arc::new(Mutex::new(None))
 }
 
-/// The catalogue's solver names, all of them or those of one kind of problem: `"lcp"`,
-/// `"mcp"` (MCP, NCP, MLCP) or `"friction"`.
+/// The catalogue's solver names: all of them (each once), or those for one kind of problem,
+/// `"lcp"`, `"mcp"` (MCP, NCP, MLCP) or `"friction"`. `perp list` prints their papers and
+/// parameters.
 #[pyfunction]
 #[pyo3(signature = (kind=None))]
 fn solvers(kind: Option<&str>) -> PyResult<Vec<&'static str>> {
@@ -120,6 +121,21 @@ fn solvers(kind: Option<&str>) -> PyResult<Vec<&'static str>> {
 }
 
 /// Solves the LCP `0 ≤ z ⊥ w = M z + q ≥ 0`.
+///
+/// * `M`: n × n, a dense array-like or a sparse matrix (scipy.sparse, or any object with
+///   `tocsr()` or with the CSR attributes `shape`, `indptr`, `indices`, `data`);
+/// * `q`: length n;
+/// * `solver`: a name of `solvers("lcp")`;
+/// * `tol`: the error measure to reach (Siconos' measure, checked on the returned vectors);
+/// * `max_iter`: iteration (pivot) limit, None for the solver's default;
+/// * `time_limit`: seconds, None for none;
+/// * `warm`: a starting z;
+/// * `params`: solver parameters, e.g. `{"omega": 1.2}` for psor (checked against the
+///   catalogue).
+///
+/// Returns a `Result` (`z`, `w`, `status`, `error`, `iterations`, `seconds`, …); a solve
+/// that does not converge returns its status, it does not raise. Raises `perp.Error` for bad
+/// input (shapes, NaN, unknown solver or parameter).
 #[pyfunction]
 #[pyo3(signature = (M, q, solver="lemke", tol=1e-8, max_iter=None, time_limit=None, warm=None, params=None))]
 #[allow(non_snake_case, clippy::too_many_arguments)]
@@ -164,7 +180,20 @@ fn cone_specs(cone: &Bound<'_, PyAny>, contacts: usize, failure: &Failure) -> Py
     Ok(vec![spec; contacts])
 }
 
-/// Solves the frictional contact problem `u = W r + q`, `K ∋ r ⊥ ũ ∈ K*` in local form.
+/// Solves the frictional contact problem `u = W r + q`, `K ∋ r ⊥ ũ ∈ K*` in local form
+/// (De Saxcé's modified velocity `ũ`; Coulomb's cone `‖r_T‖ ≤ μ r_N` unless `cone` says).
+///
+/// * `W`: the Delassus operator, (dim·nc) × (dim·nc), dense or sparse (as `solve_lcp`'s M);
+/// * `q`: the free velocity, length dim·nc; each contact's normal component first;
+/// * `mu`: one friction coefficient for every contact, or one per contact;
+/// * `dim`: the contact dimension, 2 to 6 (3 for 3-D Coulomb friction);
+/// * `solver`: a name of `solvers("friction")`;
+/// * `cone`: None (Coulomb), a `perp.Cone` for every contact, or a list of them, one per
+///   contact;
+/// * `tol`, `warm` (a starting r), `max_iter`, `time_limit`, `params`: as for `solve_lcp`.
+///
+/// Returns a `Result` with `r`, `u` and the report. Raises `perp.Error` for bad input, and
+/// for an exception raised by a Python cone (the original is its `__cause__`).
 #[pyfunction]
 #[pyo3(signature = (W, q, mu, dim=3, solver="prox", cone=None, tol=1e-8, warm=None, max_iter=None,
                     time_limit=None, params=None))]
@@ -202,8 +231,10 @@ fn solve_friction(
     solve_problem(py, &Any::Friction(p), Some(solver), &params, warm, settings, failure)
 }
 
-/// Reads a problem file: every format `perp solve` reads (Siconos `.dat`, FCLIB `.hdf5`,
-/// MatrixMarket, JSON).
+/// Reads a problem file: every format `perp solve` reads (Siconos `.dat` — LCP, MLCP,
+/// frictional contact local or global —, FCLIB `.hdf5`, MatrixMarket `.mtx`, JSON). `kind`
+/// (`"lcp"`, `"mlcp"`, `"fc"`) skips the detection for Siconos files. Returns a `Problem`
+/// with `kind`, `n` and `solve(...)`.
 #[pyfunction]
 #[pyo3(signature = (path, kind=None))]
 fn read(py: Python<'_>, path: PathBuf, kind: Option<&str>) -> PyResult<Problem> {
@@ -227,6 +258,18 @@ fn scenes() -> Vec<&'static str> {
 }
 
 /// Runs a built-in scene (see `scenes()`), as `perp simulate` does.
+///
+/// * `size`: the size of a scalable scene (`ball-pile`, `box-stack`);
+/// * `dt`, `t_end`: time step and end time (default: the scene's paper's);
+/// * `solver`, `params`: the contact solver (default: the formulation's);
+/// * `formulation`: `"gs"` (Glocker–Studer LCP), `"st"` (Stewart–Trinkle LCP), `"cone"`
+///   (exact cones) or `"tp"` (Tzitzouris–Pang NCP); default the scene's;
+/// * `every`: record every N-th step (and the first and last);
+/// * `warm_start`: start each solve from the previous step's answer;
+/// * `activation`: `"gap"` or `"persistent"`; `tol`: the solver's tolerance.
+///
+/// Returns a `Simulation`: `data` (steps × `columns`), `t`, `q`, `u`, `impulses`,
+/// `iterations` as numpy arrays, and the run's statistics.
 #[pyfunction]
 #[pyo3(signature = (scene, size=None, dt=None, t_end=None, solver=None, formulation=None, every=1,
                     warm_start=true, activation=None, tol=None, params=None))]

@@ -138,7 +138,8 @@ impl Solution {
     }
 }
 
-/// A problem read by `perp.read`.
+/// A problem read by `perp.read`: its kind, size and data (`q`, `mu`, `dense_matrix()`), and
+/// `solve(...)` with any solver of its family.
 #[pyclass(module = "perp", name = "Problem", frozen)]
 pub struct Problem {
     p: Arc<Any>,

@@ -417,6 +417,22 @@ def test_section_and_support_derived_from_the_projection_match_the_closed_forms(
         np.testing.assert_allclose(s, exact, rtol=1e-6, atol=1e-12 * mu)
 
 
+def test_a_time_limit_ends_a_solve_with_its_status():
+    rng = np.random.default_rng(1)
+    n = 300
+    a = rng.standard_normal((n, n))
+    m, q = a @ a.T + np.eye(n), rng.standard_normal(n)
+    res = perp.solve_lcp(m, q, solver="pgs", tol=0.0, max_iter=10**9, time_limit=0.2)
+    assert res.status == "time_limit" and not res.solved
+    assert 0.2 <= res.seconds < 5.0 and res.iterations > 1
+
+
+def test_every_public_name_has_a_docstring():
+    for name in perp.__all__:
+        doc = getattr(perp, name).__doc__
+        assert doc and len(doc) > 30, name
+
+
 def test_ctrl_c_stops_a_long_solve():
     import _thread
     import threading
