@@ -107,7 +107,8 @@ impl PyCone {
             }
             res.extract().map(Some).map_err(|_| {
                 crate::perp_error(format!(
-                    "soc_map must return None or a pair (a, b) of sequences, returned {res}"
+                    "cone {}: soc_map must return None or a pair (a, b) of sequences, returned {res}",
+                    self.name
                 ))
             })
         });
@@ -115,7 +116,8 @@ impl PyCone {
             Ok(Some((a, b))) if a.len() == self.dim && b.len() == self.dim => Some(SocMap { a, b }),
             Ok(Some((a, b))) => {
                 self.fail(crate::perp_error(format!(
-                    "soc_map returned a and b of lengths {} and {}, {} expected",
+                    "cone {}: soc_map returned a and b of lengths {} and {}, {} expected",
+                    self.name,
                     a.len(),
                     b.len(),
                     self.dim
@@ -154,7 +156,10 @@ impl PyCone {
                     _ => unreachable!("one or two scalar arguments"),
                 };
                 res.extract::<Vec<f64>>().map_err(|_| {
-                    crate::perp_error(format!("{method} must return a sequence of floats, returned {res}"))
+                    crate::perp_error(format!(
+                        "cone {}: {method} must return a sequence of floats, returned {res}",
+                        self.name
+                    ))
                 })
             });
             match r {
@@ -163,7 +168,8 @@ impl PyCone {
                     return true;
                 }
                 Ok(v) => self.fail(crate::perp_error(format!(
-                    "{method} returned {} values, {} expected",
+                    "cone {}: {method} returned {} values, {} expected",
+                    self.name,
                     v.len(),
                     out.len()
                 ))),

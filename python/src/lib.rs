@@ -78,10 +78,12 @@ pub(crate) fn solve_problem(
     let answer = py.detach(|| perp_catalogue::solve(problem, solver, params, warm.as_deref(), &s));
     let kept = failure.lock().ok().and_then(|mut f| f.take());
     if let Some(e) = kept {
-        if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+        // The interrupt, and perp's own complaints about a law (wrong lengths, not a
+        // projection), as they are; an exception raised by the law's code as perp.Error.
+        if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) || e.is_instance_of::<Error>(py) {
             return Err(e);
         }
-        let err = perp_error(format!("the friction law raised an error: {}", e.value(py)));
+        let err = perp_error(format!("the friction law raised {}: {}", e.get_type(py).name()?, e.value(py)));
         err.set_cause(py, Some(e));
         return Err(err);
     }

@@ -223,11 +223,21 @@ class WrongLength(perp.Cone):
 def test_errors_raised_by_a_python_cone_surface_as_perp_error():
     w, q, mu, _, _ = SLIDE
     for solver in ("nsgs", "prox"):
-        with pytest.raises(perp.Error, match="the law is not finished") as e:
+        with pytest.raises(perp.Error, match="raised RuntimeError: the law is not finished") as e:
             perp.solve_friction(w, q, mu, solver=solver, cone=Broken())
         assert isinstance(e.value.__cause__, RuntimeError)
-    with pytest.raises(perp.Error, match="project returned 2 values, 3 expected"):
+    with pytest.raises(perp.Error, match="cone WrongLength: project returned 2 values, 3 expected"):
         perp.solve_friction(w, q, mu, solver="nsgs", cone=WrongLength())
+
+    class NotAProjection(perp.Cone):
+        dim = 3
+
+        def project(self, x, mu):
+            return [np.nan] * 3
+
+    for solver in ("nsgs", "prox", "lemke-pyramid"):
+        with pytest.raises(perp.Error, match="NotAProjection.*does not behave as a projection"):
+            perp.solve_friction(w, q, mu, solver=solver, cone=NotAProjection())
     with pytest.raises(perp.Error, match="no integer attribute dim"):
         perp.solve_friction(w, q, mu, cone=object())
 
