@@ -374,6 +374,28 @@ def test_an_mlcp_file_read_and_solved(siconos):
     assert res.solved and len(res.z) == p.n
 
 
+def test_json_files_read_and_solved(tmp_path):
+    import json
+
+    lcp = tmp_path / "two.json"
+    lcp.write_text(json.dumps({"kind": "lcp", "n": 2, "M": [[2, 1], [1, 2]], "q": [-5, -6]}))
+    p = perp.read(lcp)
+    assert (p.kind, p.n) == ("lcp", 2)
+    np.testing.assert_allclose(p.solve().z, [4 / 3, 7 / 3], atol=1e-10)
+    fc = tmp_path / "slide.json"
+    w, q, mu, r, _ = SLIDE
+    fc.write_text(json.dumps({"kind": "fc3d", "n": 3, "M": w.tolist(), "q": q.tolist(), "mu": [mu]}))
+    p = perp.read(str(fc))
+    assert (p.kind, p.dim) == ("fc3d", 3)
+    np.testing.assert_allclose(p.solve(solver="nsgs").r, r, atol=1e-8)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"kind": "lcp", "n": 2, "M": [[2, 1], [1, 2]], "q": [-5, "x"]}))
+    with pytest.raises(perp.Error, match=r"q\[1\]"):
+        perp.read(bad)
+    with pytest.raises(perp.Error, match="kind"):
+        perp.read(lcp, kind="fc")
+
+
 # --------------------------------------------------------------------------- scenes
 
 
