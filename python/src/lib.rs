@@ -1,0 +1,360 @@
+//! `perp._perp`: the extension module behind the `perp` Python package (`python/perp/`).
+//!
+//! Thin over the Rust crates: every solver is picked by name through `perp_catalogue`, every
+//! file is read by `perp_formats::convert::read_with_kind` (what `perp solve` reads), scenes
+//! come from `perp_dynamics::scenes`. Solves run with the GIL released; a Python friction law
+//! ([`cone::PyCone`]) takes it back for each call. Every error, Rust or Python, reaches Python
+//! as `perp.Error` (a `ValueError`) with the Rust message.
+
+mod cone;
+mod convert;
+mod result;
+
+use cone::{Failure, PyCone};
+use perp_catalogue::{Family, Params, Problem as Any, ProblemKind};
+use perp_cones::{ConeSpec, FrictionContactProblem};
+use perp_core::{Control, Progress, Settings};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use result::{Problem, Simulation, Solution};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+pyo3::create_exception!(
+    perp,
+    Error,
+    PyValueError,
+    "Bad input or a failed call: the message is perp's (it names the argument and the value)."
+);
+
+/// A `perp.Error` with `msg`.
+pub(crate) fn perp_error(msg: impl Into<String>) -> PyErr {
+    Error::new_err(msg.into())
+}
+
+/// A Rust error as `perp.Error`.
+pub(crate) fn to_py(e: perp_core::Error) -> PyErr {
+    perp_error(e.to_string())
+}
+
+/// Adds to `s` an observer that checks for Ctrl-C every 50 ms (taking the GIL for that
+/// moment) and stops the solve, keeping the `KeyboardInterrupt` in `failure`.
+fn interruptible(mut s: Settings, failure: &Failure) -> Settings {
+    let failure = failure.clone();
+    let last = AtomicU64::new(0);
+    s.observer = Some(Arc::new(move |p: &Progress| {
+        let ms = p.elapsed.as_millis() as u64;
+        if ms < last.load(Ordering::Relaxed) + 50 {
+            return Control::Continue;
+        }
+        last.store(ms, Ordering::Relaxed);
+        match Python::attach(|py| py.check_signals()) {
+            Ok(()) => Control::Continue,
+            Err(e) => {
+                if let Ok(mut f) = failure.lock() {
+                    f.get_or_insert(e);
+                }
+                Control::Stop
+            }
+        }
+    }));
+    s
+}
+
+/// Solves `problem` with the GIL released; a Python error kept by a cone or the interrupt
+/// check is raised (as `perp.Error` naming the cone, or as the `KeyboardInterrupt` itself).
+pub(crate) fn solve_problem(
+    py: Python<'_>,
+    problem: &Any,
+    solver: Option<&str>,
+    params: &Params,
+    warm: Option<Vec<f64>>,
+    settings: Settings,
+    failure: Failure,
+) -> PyResult<Solution> {
+    let s = interruptible(settings, &failure);
+    let answer = py.detach(|| perp_catalogue::solve(problem, solver, params, warm.as_deref(), &s));
+    let kept = failure.lock().ok().and_then(|mut f| f.take());
+    if let Some(e) = kept {
+        // The interrupt, and perp's own complaints about a law (wrong lengths, not a
+        // projection), as they are; an exception raised by the law's code as perp.Error.
+        if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) || e.is_instance_of::<Error>(py) {
+            return Err(e);
+        }
+        let err = perp_error(format!("the friction law raised {}: {}", e.get_type(py).name()?, e.value(py)));
+        err.set_cause(py, Some(e));
+        return Err(err);
+    }
+    let answer = answer.map_err(to_py)?;
+    Ok(Solution::new(py, problem, answer))
+}
+
+fn new_failure() -> Failure {
+    Arc::new(Mutex::new(None))
+}
+
+/// The catalogue's solver names: all of them (each once), or those for one kind of problem,
+/// `"lcp"`, `"mcp"` (MCP, NCP, MLCP) or `"friction"`. `perp list` prints their papers and
+/// parameters.
+#[pyfunction]
+#[pyo3(signature = (kind=None))]
+fn solvers(kind: Option<&str>) -> PyResult<Vec<&'static str>> {
+    let family = match kind {
+        None => {
+            return Ok(perp_catalogue::ENTRIES.iter().map(|e| e.name).fold(Vec::new(), |mut v, n| {
+                if !v.contains(&n) {
+                    v.push(n);
+                }
+                v
+            }))
+        }
+        Some("lcp") => Family::Lcp,
+        Some("mcp" | "ncp" | "mlcp") => Family::Mcp,
+        Some("friction" | "fc" | "fc2d" | "fc3d") => Family::Friction,
+        Some(k) => {
+            return Err(perp_error(format!(
+                "kind = {k:?}: must be one of \"lcp\", \"mcp\", \"friction\" (or None)"
+            )))
+        }
+    };
+    Ok(perp_catalogue::names(family).to_vec())
+}
+
+/// Solves the LCP `0 ≤ z ⊥ w = M z + q ≥ 0`.
+///
+/// * `M`: n × n, a dense array-like or a sparse matrix (scipy.sparse, or any object with
+///   `tocsr()` or with the CSR attributes `shape`, `indptr`, `indices`, `data`);
+/// * `q`: length n;
+/// * `solver`: a name of `solvers("lcp")`;
+/// * `tol`: the error measure to reach (Siconos' measure, checked on the returned vectors);
+/// * `max_iter`: iteration (pivot) limit, None for the solver's default;
+/// * `time_limit`: seconds, None for none;
+/// * `warm`: a starting z;
+/// * `params`: solver parameters, e.g. `{"omega": 1.2}` for psor (checked against the
+///   catalogue).
+///
+/// Returns a `Result` (`z`, `w`, `status`, `error`, `iterations`, `seconds`, …); a solve
+/// that does not converge returns its status, it does not raise. Raises `perp.Error` for bad
+/// input (shapes, NaN, unknown solver or parameter).
+#[pyfunction]
+#[pyo3(signature = (M, q, solver="lemke", tol=1e-8, max_iter=None, time_limit=None, warm=None, params=None))]
+#[allow(non_snake_case, clippy::too_many_arguments)]
+fn solve_lcp(
+    py: Python<'_>,
+    M: &Bound<'_, PyAny>,
+    q: &Bound<'_, PyAny>,
+    solver: &str,
+    tol: f64,
+    max_iter: Option<i64>,
+    time_limit: Option<f64>,
+    warm: Option<&Bound<'_, PyAny>>,
+    params: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Solution> {
+    let m = convert::matrix(py, M, "M")?;
+    let q = convert::vector(py, q, "q")?;
+    let lcp = perp_lcp::Lcp::new(m, q).map_err(to_py)?;
+    let n = lcp.n();
+    let settings = convert::settings(tol, max_iter, time_limit)?;
+    let params = convert::params(params)?;
+    let warm = convert::warm(py, warm, n)?;
+    solve_problem(py, &Any::Lcp(lcp), Some(solver), &params, warm, settings, new_failure())
+}
+
+/// The friction laws of `cone`: None (Coulomb), one `perp.Cone` for every contact, or a
+/// sequence of them, one per contact.
+fn cone_specs(cone: &Bound<'_, PyAny>, contacts: usize, failure: &Failure) -> PyResult<Vec<ConeSpec>> {
+    let one = |c: &Bound<'_, PyAny>| -> PyResult<ConeSpec> {
+        Ok(ConeSpec::Custom(Arc::new(PyCone::new(c, failure.clone())?)))
+    };
+    if cone.is_instance_of::<PyList>() || cone.is_instance_of::<PyTuple>() {
+        let items: Vec<Bound<'_, PyAny>> = cone.try_iter()?.collect::<PyResult<_>>()?;
+        if items.len() != contacts {
+            return Err(perp_error(format!(
+                "cone: {} friction laws given for {contacts} contacts",
+                items.len()
+            )));
+        }
+        return items.iter().map(one).collect();
+    }
+    let spec = one(cone)?;
+    Ok(vec![spec; contacts])
+}
+
+/// Solves the frictional contact problem `u = W r + q`, `K ∋ r ⊥ ũ ∈ K*` in local form
+/// (De Saxcé's modified velocity `ũ`; Coulomb's cone `‖r_T‖ ≤ μ r_N` unless `cone` says).
+///
+/// * `W`: the Delassus operator, (dim·nc) × (dim·nc), dense or sparse (as `solve_lcp`'s M);
+/// * `q`: the free velocity, length dim·nc; each contact's normal component first;
+/// * `mu`: one friction coefficient for every contact, or one per contact;
+/// * `dim`: the contact dimension, 2 to 6 (3 for 3-D Coulomb friction);
+/// * `solver`: a name of `solvers("friction")`;
+/// * `cone`: None (Coulomb), a `perp.Cone` for every contact, or a list of them, one per
+///   contact;
+/// * `tol`, `warm` (a starting r), `max_iter`, `time_limit`, `params`: as for `solve_lcp`.
+///
+/// Returns a `Result` with `r`, `u` and the report. Raises `perp.Error` for bad input, and
+/// for an exception raised by a Python cone (the original is its `__cause__`).
+#[pyfunction]
+#[pyo3(signature = (W, q, mu, dim=3, solver="prox", cone=None, tol=1e-8, warm=None, max_iter=None,
+                    time_limit=None, params=None))]
+#[allow(non_snake_case, clippy::too_many_arguments)]
+fn solve_friction(
+    py: Python<'_>,
+    W: &Bound<'_, PyAny>,
+    q: &Bound<'_, PyAny>,
+    mu: &Bound<'_, PyAny>,
+    dim: i64,
+    solver: &str,
+    cone: Option<&Bound<'_, PyAny>>,
+    tol: f64,
+    warm: Option<&Bound<'_, PyAny>>,
+    max_iter: Option<i64>,
+    time_limit: Option<f64>,
+    params: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Solution> {
+    if !(2..=perp_cones::MAX_DIM as i64).contains(&dim) {
+        return Err(perp_error(format!("dim = {dim}: the contact dimension must be between 2 and 6")));
+    }
+    let dim = dim as usize;
+    let w = convert::matrix(py, W, "W")?;
+    let q = convert::vector(py, q, "q")?;
+    let contacts = w.nrows() / dim;
+    let mu = convert::coefficients(py, mu, contacts)?;
+    let mut p = FrictionContactProblem::new(dim, w, q, mu).map_err(to_py)?;
+    let failure = new_failure();
+    if let Some(c) = cone.filter(|c| !c.is_none()) {
+        p = p.with_cones(cone_specs(c, contacts, &failure)?).map_err(to_py)?;
+    }
+    let settings = convert::settings(tol, max_iter, time_limit)?;
+    let params = convert::params(params)?;
+    let warm = convert::warm(py, warm, p.size())?;
+    solve_problem(py, &Any::Friction(p), Some(solver), &params, warm, settings, failure)
+}
+
+/// Reads a problem file: every format `perp solve` reads (Siconos `.dat` — LCP, MLCP,
+/// frictional contact local or global —, FCLIB `.hdf5`, MatrixMarket `.mtx`, JSON). `kind`
+/// (`"lcp"`, `"mlcp"`, `"fc"`) skips the detection for Siconos files. Returns a `Problem`
+/// with `kind`, `n` and `solve(...)`.
+#[pyfunction]
+#[pyo3(signature = (path, kind=None))]
+fn read(py: Python<'_>, path: PathBuf, kind: Option<&str>) -> PyResult<Problem> {
+    let kind = match kind {
+        None => None,
+        Some("lcp") => Some(ProblemKind::Lcp),
+        Some("mlcp") => Some(ProblemKind::Mlcp),
+        Some("fc" | "friction") => Some(ProblemKind::Friction),
+        Some(k) => {
+            return Err(perp_error(format!("kind = {k:?}: must be \"lcp\", \"mlcp\", \"fc\" or None")))
+        }
+    };
+    let p = py.detach(|| perp_formats::convert::read_with_kind(&path, kind)).map_err(to_py)?;
+    Ok(Problem::new(p))
+}
+
+/// The built-in scenes' names (for `simulate`).
+#[pyfunction]
+fn scenes() -> Vec<&'static str> {
+    perp_dynamics::scenes::names()
+}
+
+/// Runs a built-in scene (see `scenes()`), as `perp simulate` does.
+///
+/// * `size`: the size of a scalable scene (`ball-pile`, `box-stack`);
+/// * `dt`, `t_end`: time step and end time (default: the scene's paper's);
+/// * `solver`, `params`: the contact solver (default: the formulation's);
+/// * `formulation`: `"gs"` (Glocker–Studer LCP), `"st"` (Stewart–Trinkle LCP), `"cone"`
+///   (exact cones) or `"tp"` (Tzitzouris–Pang NCP); default the scene's;
+/// * `every`: record every N-th step (and the first and last);
+/// * `warm_start`: start each solve from the previous step's answer;
+/// * `activation`: `"gap"` or `"persistent"`; `tol`: the solver's tolerance.
+///
+/// Returns a `Simulation`: `data` (steps × `columns`), `t`, `q`, `u`, `impulses`,
+/// `iterations` as numpy arrays, and the run's statistics.
+#[pyfunction]
+#[pyo3(signature = (scene, size=None, dt=None, t_end=None, solver=None, formulation=None, every=1,
+                    warm_start=true, activation=None, tol=None, params=None))]
+#[allow(clippy::too_many_arguments)]
+fn simulate(
+    py: Python<'_>,
+    scene: &str,
+    size: Option<i64>,
+    dt: Option<f64>,
+    t_end: Option<f64>,
+    solver: Option<String>,
+    formulation: Option<&str>,
+    every: i64,
+    warm_start: bool,
+    activation: Option<&str>,
+    tol: Option<f64>,
+    params: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Simulation> {
+    if size.is_some_and(|n| n < 1) {
+        return Err(perp_error(format!("size = {}: must be >= 1", size.unwrap_or(0))));
+    }
+    if every < 1 {
+        return Err(perp_error(format!("every = {every}: must be >= 1")));
+    }
+    result::simulate(
+        py,
+        result::SimArgs {
+            scene: scene.to_string(),
+            size: size.map(|n| n as usize),
+            dt,
+            t_end,
+            solver,
+            formulation: formulation.map(str::to_string),
+            every: every as usize,
+            warm_start,
+            activation: activation.map(str::to_string),
+            tol,
+            params: convert::params(params)?,
+        },
+    )
+}
+
+/// Test hook: the section projection `P_{S_mu(xi)}(t)` and the support point
+/// `(h(v), argmax)` that a Python law gets when it defines only `project` (`cone.rs`), to be
+/// compared with closed forms.
+#[pyfunction]
+fn _derived(
+    py: Python<'_>,
+    cone: &Bound<'_, PyAny>,
+    t: Vec<f64>,
+    xi: f64,
+    v: Vec<f64>,
+    mu: f64,
+) -> PyResult<(Vec<f64>, f64, Vec<f64>)> {
+    use perp_cones::Cone;
+    let failure = new_failure();
+    let c = PyCone::new(cone, failure.clone())?.projection_only();
+    if t.len() + 1 != c.dim() || v.len() + 1 != c.dim() {
+        return Err(perp_error(format!("t and v must have dim - 1 = {} entries", c.dim() - 1)));
+    }
+    let (mut p, mut s) = (vec![0.0; t.len()], vec![0.0; v.len()]);
+    let h = py.detach(|| {
+        c.project_section(mu, xi, &t, &mut p, None, None);
+        c.support(mu, &v, &mut s)
+    });
+    if let Some(e) = failure.lock().ok().and_then(|mut f| f.take()) {
+        return Err(e);
+    }
+    Ok((p, h, s))
+}
+
+#[pymodule]
+fn _perp(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("Error", m.py().get_type::<Error>())?;
+    m.add_function(wrap_pyfunction!(solvers, m)?)?;
+    m.add_function(wrap_pyfunction!(solve_lcp, m)?)?;
+    m.add_function(wrap_pyfunction!(solve_friction, m)?)?;
+    m.add_function(wrap_pyfunction!(read, m)?)?;
+    m.add_function(wrap_pyfunction!(scenes, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(_derived, m)?)?;
+    m.add_class::<Solution>()?;
+    m.add_class::<Problem>()?;
+    m.add_class::<Simulation>()?;
+    Ok(())
+}

@@ -1,0 +1,463 @@
+//! The Python classes: `perp.Result` (an answer and its report), `perp.Problem` (a problem
+//! read from a file) and `perp.Simulation` (a recorded trajectory), and `simulate`.
+
+use crate::{convert, perp_error, to_py};
+use numpy::{PyArray1, PyArrayMethods};
+use perp_catalogue::{Answer, Family, Params, Problem as Any};
+use perp_dynamics::scenes;
+use perp_dynamics::{Activation, Directions, Formulation, Simulator};
+use pyo3::exceptions::PyAttributeError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::Arc;
+use std::time::Instant;
+
+fn array(py: Python<'_>, v: Vec<f64>) -> Py<PyAny> {
+    PyArray1::from_vec(py, v).into_any().unbind()
+}
+
+/// `rows × cols` values, row by row, as a 2-D numpy array.
+fn array2(py: Python<'_>, rows: usize, cols: usize, v: Vec<f64>) -> PyResult<Py<PyAny>> {
+    Ok(PyArray1::from_vec(py, v).reshape([rows, cols])?.into_any().unbind())
+}
+
+/// The answer of a solve: `z`, `w` (LCP, MLCP, NCP) or `r`, `u` (frictional contact, where
+/// `z` and `w` are the same arrays), with the solver's report.
+#[pyclass(module = "perp", name = "Result", frozen)]
+pub struct Solution {
+    friction: bool,
+    z: Py<PyAny>,
+    w: Py<PyAny>,
+    v: Option<Py<PyAny>>,
+    /// The problem kind: `lcp`, `mlcp`, `ncp`, `fc2d`, `fc3d`, `gfc3d`, ….
+    #[pyo3(get)]
+    kind: String,
+    /// The solver's name.
+    #[pyo3(get)]
+    solver: String,
+    /// `solved`, `max_iterations`, `time_limit`, `stalled`, `ray_termination`, `infeasible`,
+    /// `numerical_failure` or `interrupted`.
+    #[pyo3(get)]
+    status: String,
+    /// The peer-compatible error measure of the returned vectors (Siconos' measure).
+    #[pyo3(get)]
+    error: f64,
+    /// The natural-map residual, max-norm.
+    #[pyo3(get)]
+    residual: f64,
+    /// Frictional problems: penetration, cone and complementarity violation in the
+    /// problem's own scale; None otherwise.
+    #[pyo3(get)]
+    physical_error: Option<f64>,
+    /// Iterations (pivots for pivoting methods).
+    #[pyo3(get)]
+    iterations: usize,
+    /// Wall time of the solve, in seconds.
+    #[pyo3(get)]
+    seconds: f64,
+    /// The solver's note, if any (why it stopped).
+    #[pyo3(get)]
+    message: Option<String>,
+}
+
+impl Solution {
+    pub fn new(py: Python<'_>, problem: &Any, a: Answer) -> Solution {
+        let r = a.report;
+        Solution {
+            friction: problem.family() == Family::Friction,
+            z: array(py, a.z),
+            w: array(py, a.w),
+            v: a.v.map(|v| array(py, v)),
+            kind: problem.kind_name(),
+            solver: r.solver,
+            status: r.status.as_str().to_string(),
+            error: r.error,
+            residual: r.residual_inf,
+            physical_error: r.physical_error,
+            iterations: r.iterations,
+            seconds: r.elapsed.as_secs_f64(),
+            message: r.message.filter(|m| !m.is_empty()),
+        }
+    }
+
+    fn friction_only(&self, py: Python<'_>, x: &Py<PyAny>, name: &str) -> PyResult<Py<PyAny>> {
+        if self.friction {
+            Ok(x.clone_ref(py))
+        } else {
+            Err(PyAttributeError::new_err(format!(
+                "{name}: this is the result of a {} problem, which has z and w",
+                self.kind
+            )))
+        }
+    }
+}
+
+#[pymethods]
+impl Solution {
+    /// z (LCP, MLCP, NCP), or the reactions r of a frictional problem.
+    #[getter]
+    fn z(&self, py: Python<'_>) -> Py<PyAny> {
+        self.z.clone_ref(py)
+    }
+
+    /// w = M z + q (LCP), F(z) (NCP), or the local velocities u of a frictional problem.
+    #[getter]
+    fn w(&self, py: Python<'_>) -> Py<PyAny> {
+        self.w.clone_ref(py)
+    }
+
+    /// The reactions (frictional problems only).
+    #[getter]
+    fn r(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.friction_only(py, &self.z, "r")
+    }
+
+    /// The local velocities u = W r + q (frictional problems only).
+    #[getter]
+    fn u(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.friction_only(py, &self.w, "u")
+    }
+
+    /// The global velocities of a global frictional problem, else None.
+    #[getter]
+    fn v(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.v.as_ref().map(|v| v.clone_ref(py))
+    }
+
+    /// `status == "solved"`.
+    #[getter]
+    fn solved(&self) -> bool {
+        self.status == "solved"
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "perp.Result(kind={:?}, solver={:?}, status={:?}, error={:.3e}, iterations={}, seconds={:.3e})",
+            self.kind, self.solver, self.status, self.error, self.iterations, self.seconds
+        )
+    }
+}
+
+/// A problem read by `perp.read`: its kind, size and data (`q`, `mu`, `dense_matrix()`), and
+/// `solve(...)` with any solver of its family.
+#[pyclass(module = "perp", name = "Problem", frozen)]
+pub struct Problem {
+    p: Arc<Any>,
+}
+
+impl Problem {
+    pub fn new(p: Any) -> Problem {
+        Problem { p: Arc::new(p) }
+    }
+}
+
+#[pymethods]
+impl Problem {
+    /// `lcp`, `mlcp`, `ncp`, `fc2d`, `fc3d` (`fcNd`), `gfc2d`, `gfc3d`.
+    #[getter]
+    fn kind(&self) -> String {
+        self.p.kind_name()
+    }
+
+    /// Number of unknowns (z, or the reactions r).
+    #[getter]
+    fn n(&self) -> usize {
+        self.p.n()
+    }
+
+    /// The solver family: `lcp`, `mcp` or `friction`.
+    #[getter]
+    fn family(&self) -> &'static str {
+        self.p.family().as_str()
+    }
+
+    /// The catalogue's solvers for this problem.
+    #[getter]
+    fn solvers(&self) -> Vec<&'static str> {
+        self.p.solvers().to_vec()
+    }
+
+    /// The solver used when none is named.
+    #[getter]
+    fn default_solver(&self) -> &'static str {
+        self.p.default_solver()
+    }
+
+    /// q: the LCP's, or the free velocity of a local frictional problem; None for other
+    /// kinds.
+    #[getter]
+    fn q(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        match &*self.p {
+            Any::Lcp(l) => Some(array(py, l.q().to_vec())),
+            Any::Friction(f) => Some(array(py, f.q.clone())),
+            _ => None,
+        }
+    }
+
+    /// The friction coefficients of a local frictional problem, else None.
+    #[getter]
+    fn mu(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        match &*self.p {
+            Any::Friction(f) => Some(array(py, f.mu.clone())),
+            _ => None,
+        }
+    }
+
+    /// The contact dimension of a frictional problem, else None.
+    #[getter]
+    fn dim(&self) -> Option<usize> {
+        match &*self.p {
+            Any::Friction(f) => Some(f.dim),
+            Any::GlobalFriction(g) => Some(g.dim),
+            _ => None,
+        }
+    }
+
+    /// M (LCP) or W (local frictional problem) as a dense 2-D array; None for other kinds.
+    fn dense_matrix(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let m = match &*self.p {
+            Any::Lcp(l) => l.m(),
+            Any::Friction(f) => &f.w,
+            _ => return Ok(None),
+        };
+        let (r, c) = (m.nrows(), m.ncols());
+        let v: Vec<f64> = match m {
+            perp_core::Matrix::Dense(_) => (0..r).flat_map(|i| (0..c).map(move |j| m.get(i, j))).collect(),
+            perp_core::Matrix::Sparse(_) => {
+                let mut v = vec![0.0; r * c];
+                for (x, (i, j)) in m.to_csr().iter() {
+                    v[i * c + j] += *x;
+                }
+                v
+            }
+        };
+        array2(py, r, c, v).map(Some)
+    }
+
+    /// Solves the problem (the default solver when `solver` is None).
+    #[pyo3(signature = (solver=None, tol=1e-8, max_iter=None, time_limit=None, warm=None, params=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn solve(
+        &self,
+        py: Python<'_>,
+        solver: Option<&str>,
+        tol: f64,
+        max_iter: Option<i64>,
+        time_limit: Option<f64>,
+        warm: Option<&Bound<'_, PyAny>>,
+        params: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Solution> {
+        let settings = convert::settings(tol, max_iter, time_limit)?;
+        let params = convert::params(params)?;
+        let warm = convert::warm(py, warm, self.p.n())?;
+        let failure = Arc::new(std::sync::Mutex::new(None));
+        crate::solve_problem(py, &self.p, solver, &params, warm, settings, failure)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("perp.Problem(kind={:?}, n={})", self.p.kind_name(), self.p.n())
+    }
+}
+
+/// A recorded trajectory: `data` (steps × columns) with its `columns` names, and views of it.
+#[pyclass(module = "perp", name = "Simulation", frozen)]
+pub struct Simulation {
+    /// Column names: `t`, the positions, the velocities, the impulses `P<i>_<n|t|o|r>` of each
+    /// contact, `iterations`.
+    #[pyo3(get)]
+    columns: Vec<String>,
+    rows: Vec<Vec<f64>>,
+    nq: usize,
+    nu: usize,
+    /// The scene's name.
+    #[pyo3(get)]
+    scene: String,
+    /// Time steps taken.
+    #[pyo3(get)]
+    steps: usize,
+    /// Contact problems solved.
+    #[pyo3(get)]
+    solves: usize,
+    /// Solves that did not end `solved`.
+    #[pyo3(get)]
+    unsolved: usize,
+    /// The largest error measure of a solve.
+    #[pyo3(get)]
+    max_error: f64,
+    /// Wall time of the run, in seconds.
+    #[pyo3(get)]
+    seconds: f64,
+}
+
+impl Simulation {
+    fn block(&self, py: Python<'_>, start: usize, len: usize) -> PyResult<Py<PyAny>> {
+        let v: Vec<f64> = self.rows.iter().flat_map(|r| r[start..start + len].iter().copied()).collect();
+        array2(py, self.rows.len(), len, v)
+    }
+}
+
+#[pymethods]
+impl Simulation {
+    /// Every recorded value: one row per recorded step, one column per name in `columns`.
+    #[getter]
+    fn data(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.block(py, 0, self.columns.len())
+    }
+
+    /// The recorded times.
+    #[getter]
+    fn t(&self, py: Python<'_>) -> Py<PyAny> {
+        array(py, self.rows.iter().map(|r| r[0]).collect())
+    }
+
+    /// Positions, one row per recorded step.
+    #[getter]
+    fn q(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.block(py, 1, self.nq)
+    }
+
+    /// Velocities, one row per recorded step.
+    #[getter]
+    fn u(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.block(py, 1 + self.nq, self.nu)
+    }
+
+    /// Contact impulses (normal first, per contact), one row per recorded step.
+    #[getter]
+    fn impulses(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let start = 1 + self.nq + self.nu;
+        self.block(py, start, self.columns.len() - start - 1)
+    }
+
+    /// Solver iterations of each recorded step.
+    #[getter]
+    fn iterations(&self, py: Python<'_>) -> Py<PyAny> {
+        let last = self.columns.len() - 1;
+        array(py, self.rows.iter().map(|r| r[last]).collect())
+    }
+
+    /// One column by name, e.g. `sim["t"]`.
+    fn __getitem__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+        match self.columns.iter().position(|c| c == name) {
+            Some(k) => Ok(array(py, self.rows.iter().map(|r| r[k]).collect())),
+            None => Err(pyo3::exceptions::PyKeyError::new_err(format!(
+                "{name}: no such column (columns: {})",
+                self.columns.join(", ")
+            ))),
+        }
+    }
+
+    fn __len__(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "perp.Simulation(scene={:?}, steps={}, rows={}, unsolved={})",
+            self.scene,
+            self.steps,
+            self.rows.len(),
+            self.unsolved
+        )
+    }
+}
+
+/// `simulate`'s arguments, owned (the run happens with the GIL released).
+pub struct SimArgs {
+    pub scene: String,
+    pub size: Option<usize>,
+    pub dt: Option<f64>,
+    pub t_end: Option<f64>,
+    pub solver: Option<String>,
+    pub formulation: Option<String>,
+    pub every: usize,
+    pub warm_start: bool,
+    pub activation: Option<String>,
+    pub tol: Option<f64>,
+    pub params: Params,
+}
+
+/// Runs a scene as `perp simulate` does (`src/cmd/simulate.rs`: the same option handling).
+pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
+    let formulation = match a.formulation.as_deref() {
+        None => None,
+        Some(f @ ("gs" | "st" | "cone" | "tp")) => Some(f.to_string()),
+        Some(f) => {
+            return Err(perp_error(format!(
+                "formulation = {f:?}: must be \"gs\", \"st\", \"cone\" or \"tp\""
+            )))
+        }
+    };
+    let activation = match a.activation.as_deref() {
+        None => None,
+        Some("gap") => Some(Activation::Gap),
+        Some("persistent") => Some(Activation::Persistent),
+        Some(x) => return Err(perp_error(format!("activation = {x:?}: must be \"gap\" or \"persistent\""))),
+    };
+    let settings = match a.tol {
+        Some(t) => Some(convert::settings(t, None, None)?),
+        None => None,
+    };
+    let run = move || -> Result<Simulation, perp_core::Error> {
+        let scene = scenes::scene(&a.scene, a.size)?;
+        let mut opts = scene.default_options();
+        if let Some(f) = &formulation {
+            opts.formulation = match f.as_str() {
+                "gs" => Formulation::GlockerStuder,
+                "st" => {
+                    Formulation::StewartTrinkle(scene.stewart_directions().unwrap_or(Directions::Uniform(8)))
+                }
+                "tp" => Formulation::TzitzourisPang,
+                _ => Formulation::Cone,
+            };
+            let family = opts.formulation.family();
+            if opts.solver.as_deref().is_some_and(|s| !perp_catalogue::names(family).contains(&s)) {
+                opts.solver = None;
+                opts.params = Params::new();
+            }
+        }
+        if a.solver.is_some() {
+            opts.solver = a.solver.clone();
+            opts.params = Params::new();
+        }
+        if !a.params.is_empty() {
+            opts.params = a.params.clone();
+        }
+        if let Some(s) = settings {
+            opts.settings.tol = s.tol;
+        }
+        opts.warm_start = a.warm_start;
+        if let Some(act) = activation {
+            opts.activation = act;
+        }
+        let dt = a.dt.unwrap_or_else(|| scene.default_dt());
+        let t_end = a.t_end.unwrap_or_else(|| scene.default_t_end());
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(perp_core::Error::setting("dt", dt, "must be a positive time step"));
+        }
+        if !(t_end.is_finite() && t_end > 0.0) {
+            return Err(perp_core::Error::setting("t_end", t_end, "must be a positive time"));
+        }
+        let (q0, u0) = scene.initial_state();
+        let (nq, nu) = (q0.len(), u0.len());
+        let sys: &dyn perp_dynamics::System = scene.as_ref();
+        let mut sim = Simulator::new(sys, q0, u0, dt, opts)?;
+        let (qn, un) = scene.state_names();
+        let start = Instant::now();
+        let traj = sim.run(t_end, a.every, Some((&qn, &un)))?;
+        let st = &sim.stats;
+        Ok(Simulation {
+            columns: traj.columns,
+            rows: traj.rows,
+            nq,
+            nu,
+            scene: scene.name().to_string(),
+            steps: st.steps,
+            solves: st.solves,
+            unsolved: st.unsolved,
+            max_error: st.max_error,
+            seconds: start.elapsed().as_secs_f64(),
+        })
+    };
+    py.detach(run).map_err(to_py)
+}

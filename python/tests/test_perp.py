@@ -1,0 +1,484 @@
+"""Tests of the perp Python package: known answers, files, Python friction laws, errors."""
+
+import math
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import perp
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def suites():
+    """The peer suites (PERP_SUITES, else ../shared/suites beside the repository), or None."""
+    env = os.environ.get("PERP_SUITES")
+    for d in ([pathlib.Path(env)] if env else []) + [ROOT.parent / "shared" / "suites"]:
+        if (d / "siconos").is_dir():
+            return d
+    return None
+
+
+# ---------------------------------------------------------------------------- LCP
+
+
+@pytest.mark.parametrize("solver", perp.solvers("lcp"))
+def test_every_lcp_solver_finds_the_2x2_answer(solver):
+    # 2 z1 + z2 = 5, z1 + 2 z2 = 6: z = (4/3, 7/3), w = 0.
+    res = perp.solve_lcp(np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([-5.0, -6.0]), solver=solver)
+    assert res.status == "solved" and res.solved, res
+    assert res.solver == solver
+    np.testing.assert_allclose(res.z, [4 / 3, 7 / 3], atol=1e-7)
+    np.testing.assert_allclose(res.w, [0.0, 0.0], atol=1e-7)
+    assert res.error <= 1e-8 and res.iterations >= 1 and res.seconds >= 0.0
+    assert isinstance(res.z, np.ndarray) and res.z.dtype == np.float64
+
+
+def test_lcp_with_an_inactive_row_and_plain_lists():
+    res = perp.solve_lcp([[1, 0], [0, 1]], [-1, 2])
+    np.testing.assert_allclose(res.z, [1.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(res.w, [0.0, 2.0], atol=1e-12)
+    with pytest.raises(AttributeError, match="z and w"):
+        res.r
+
+
+def test_lcp_limits_and_warm_start():
+    m = np.array([[4.0, 1.0, 0.0], [1.0, 4.0, 1.0], [0.0, 1.0, 4.0]])
+    q = np.array([-1.0, -2.0, -3.0])
+    one = perp.solve_lcp(m, q, solver="pgs", tol=1e-14, max_iter=1)
+    assert one.status == "max_iterations" and one.iterations == 1
+    full = perp.solve_lcp(m, q, solver="pgs", tol=1e-12)
+    assert full.solved
+    np.testing.assert_allclose(m @ full.z + q, full.w, atol=1e-10)
+    warm = perp.solve_lcp(m, q, solver="pgs", tol=1e-12, warm=full.z)
+    assert warm.solved and warm.iterations <= 2
+    psor = perp.solve_lcp(m, q, solver="psor", params={"omega": 1.2})
+    np.testing.assert_allclose(psor.z, full.z, atol=1e-7)
+
+
+class CsrLike:
+    """Not scipy: just the CSR attributes."""
+
+    def __init__(self, dense):
+        self.shape = dense.shape
+        self.indptr, self.indices, self.data = [0], [], []
+        for row in dense:
+            for j, v in enumerate(row):
+                if v != 0:
+                    self.indices.append(j)
+                    self.data.append(v)
+            self.indptr.append(len(self.indices))
+
+
+def test_sparse_input_with_or_without_scipy():
+    m = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 3.0]])
+    q = np.array([-5.0, -6.0, 3.0])
+    ref = perp.solve_lcp(m, q)
+    duck = perp.solve_lcp(CsrLike(m), q)
+    np.testing.assert_allclose(duck.z, ref.z, atol=1e-10)
+    np.testing.assert_allclose(ref.z, [4 / 3, 7 / 3, 0.0], atol=1e-10)
+    sp = pytest.importorskip("scipy.sparse")
+    for conv in (sp.csr_matrix, sp.csc_matrix, sp.coo_matrix):
+        res = perp.solve_lcp(conv(m), q)
+        np.testing.assert_allclose(res.z, ref.z, atol=1e-10)
+
+
+# --------------------------------------------------------------- frictional contact
+
+STICK = (np.eye(3), np.array([-1.0, 0.1, 0.0]), 0.5, [1.0, -0.1, 0.0], [0.0, 0.0, 0.0])
+# |q_T| = 2 > mu r_N: slides along x, r_T = -mu r_N e_x, u_T = q_T + r_T.
+SLIDE = (np.eye(3), np.array([-1.0, 2.0, 0.0]), 0.5, [1.0, -0.5, 0.0], [0.0, 1.5, 0.0])
+
+
+@pytest.mark.parametrize("solver", ["nsgs", "prox", "ac-newton", "fb-newton"])
+@pytest.mark.parametrize("case", [STICK, SLIDE], ids=["stick", "slide"])
+def test_one_contact_sticking_and_sliding(solver, case):
+    w, q, mu, r, u = case
+    res = perp.solve_friction(w, q, mu, solver=solver)
+    assert res.solved, res
+    np.testing.assert_allclose(res.r, r, atol=1e-7)
+    np.testing.assert_allclose(res.u, u, atol=1e-7)
+    assert res.kind == "fc3d" and res.physical_error is not None
+    np.testing.assert_array_equal(res.z, res.r)
+
+
+def test_two_dimensional_contact():
+    # u = r + q, q = (-1, 3), mu = 0.2: slides, r = (1, -0.2).
+    res = perp.solve_friction(np.eye(2), [-1.0, 3.0], [0.2], dim=2, solver="nsgs")
+    assert res.solved and res.kind == "fc2d"
+    np.testing.assert_allclose(res.r, [1.0, -0.2], atol=1e-8)
+
+
+def coulomb_projection(x, m):
+    """Euclidean projection onto {|x_T| <= m x_N} (any dimension)."""
+    n, t = x[0], np.linalg.norm(x[1:])
+    if t <= m * n:
+        return np.array(x, dtype=float)
+    if m * t <= -n:
+        return np.zeros_like(x)
+    a = (n + m * t) / (1 + m * m)
+    return np.concatenate(([a], m * a * x[1:] / t))
+
+
+class Scaled(perp.Cone):
+    """Coulomb's cone with the coefficient scaled by s: only the projection."""
+
+    dim = 3
+
+    def __init__(self, s):
+        self.s = s
+        self.calls = 0
+
+    def project(self, x, mu):
+        self.calls += 1
+        return coulomb_projection(x, mu * self.s)
+
+
+class ScaledClosedForms(Scaled):
+    """The same law with its section projection and support point given."""
+
+    def project_section(self, t, xi, mu):
+        r = mu * self.s * max(xi, 0.0)
+        nt = np.linalg.norm(t)
+        return t if nt <= r else t * (r / nt)
+
+    def support(self, v, mu):
+        nv = np.linalg.norm(v)
+        return np.zeros_like(v) if nv == 0 else -mu * self.s * v / nv
+
+
+class ScaledWithSocMap(Scaled):
+    """The same law with its map to the Lorentz cone, for fb-newton."""
+
+    def soc_map(self, mu):
+        m = mu * self.s
+        return ([m, 1.0, 1.0], [1.0, m, m]) if m > 0 else None
+
+
+def random_problem(contacts, seed):
+    rng = np.random.default_rng(seed)
+    n = 3 * contacts
+    a = rng.standard_normal((n, n + 2))
+    w = a @ a.T / n + 0.1 * np.eye(n)
+    q = rng.standard_normal(n)
+    q[::3] = -np.abs(q[::3]) - 0.2  # pressed into contact
+    mu = rng.uniform(0.2, 0.8, contacts)
+    return w, q, mu
+
+
+@pytest.mark.parametrize("law", [Scaled, ScaledClosedForms])
+@pytest.mark.parametrize("solver", ["nsgs", "prox"])
+def test_a_python_cone_inside_the_solvers_matches_the_builtin_cone(law, solver):
+    w, q, mu = random_problem(4, seed=7)
+    s = 0.6
+    builtin = perp.solve_friction(w, q, mu * s, solver=solver, tol=1e-10)
+    cone = law(s)
+    mine = perp.solve_friction(w, q, mu, solver=solver, cone=cone, tol=1e-10)
+    assert builtin.solved and mine.solved, (builtin, mine)
+    assert cone.calls > 0
+    np.testing.assert_allclose(mine.r, builtin.r, atol=1e-7)
+    np.testing.assert_allclose(mine.u, w @ mine.r + q, atol=1e-10)
+    # The answer obeys the scaled law: |r_T| <= s mu r_N, checked here in Python.
+    r = mine.r.reshape(-1, 3)
+    assert np.all(r[:, 0] >= -1e-9)
+    assert np.all(np.linalg.norm(r[:, 1:], axis=1) <= s * mu * r[:, 0] + 1e-7)
+
+
+@pytest.mark.parametrize("solver", perp.solvers("friction"))
+def test_every_frictional_solver_takes_a_python_cone(solver):
+    w, q, mu = random_problem(3, seed=5)
+    builtin = perp.solve_friction(w, q, mu * 0.6, solver="nsgs", tol=1e-10)
+    law = ScaledWithSocMap(0.6) if solver == "fb-newton" else Scaled(0.6)
+    mine = perp.solve_friction(w, q, mu, solver=solver, cone=law, tol=1e-10)
+    assert mine.solved, mine
+    np.testing.assert_allclose(mine.r, builtin.r, atol=1e-7)
+    if solver == "fb-newton":
+        with pytest.raises(perp.Error, match="ellipsoidal"):
+            perp.solve_friction(w, q, mu, solver=solver, cone=Scaled(0.6))
+
+
+def test_a_python_cone_per_contact_and_known_sliding_answer():
+    w, q, mu, r, u = SLIDE
+    res = perp.solve_friction(w, q, mu / 2, solver="nsgs", cone=[Scaled(2.0)])
+    np.testing.assert_allclose(res.r, r, atol=1e-7)
+    np.testing.assert_allclose(res.u, u, atol=1e-7)
+
+
+class Broken(perp.Cone):
+    dim = 3
+
+    def project(self, x, mu):
+        raise RuntimeError("the law is not finished")
+
+
+class WrongLength(perp.Cone):
+    dim = 3
+
+    def project(self, x, mu):
+        return [0.0, 0.0]
+
+
+def test_errors_raised_by_a_python_cone_surface_as_perp_error():
+    w, q, mu, _, _ = SLIDE
+    for solver in ("nsgs", "prox"):
+        with pytest.raises(perp.Error, match="raised RuntimeError: the law is not finished") as e:
+            perp.solve_friction(w, q, mu, solver=solver, cone=Broken())
+        assert isinstance(e.value.__cause__, RuntimeError)
+    with pytest.raises(perp.Error, match="cone WrongLength: project returned 2 values, 3 expected"):
+        perp.solve_friction(w, q, mu, solver="nsgs", cone=WrongLength())
+
+    class NotAProjection(perp.Cone):
+        dim = 3
+
+        def project(self, x, mu):
+            return [np.nan] * 3
+
+    for solver in ("nsgs", "prox", "lemke-pyramid"):
+        with pytest.raises(perp.Error, match="NotAProjection.*does not behave as a projection"):
+            perp.solve_friction(w, q, mu, solver=solver, cone=NotAProjection())
+    with pytest.raises(perp.Error, match="no integer attribute dim"):
+        perp.solve_friction(w, q, mu, cone=object())
+
+    class NoProjection:
+        dim = 3
+
+    with pytest.raises(perp.Error, match="no method project"):
+        perp.solve_friction(w, q, mu, cone=NoProjection())
+    with pytest.raises(perp.Error, match="is not defined"):
+        perp.solve_friction(w, q, mu, solver="nsgs", cone=perp.Cone())
+    with pytest.raises(perp.Error, match="cone"):
+
+        class TwoD(Scaled):
+            dim = 2
+
+        perp.solve_friction(w, q, mu, cone=TwoD(1.0))
+    with pytest.raises(perp.Error, match="2 friction laws given for 1 contacts"):
+        perp.solve_friction(w, q, mu, cone=[Scaled(1.0), Scaled(1.0)])
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_bad_input_raises_perp_error_naming_the_argument():
+    assert issubclass(perp.Error, ValueError)
+    m, q = np.eye(2), np.array([-1.0, -1.0])
+    cases = [
+        (lambda: perp.solve_lcp(np.ones((2, 3)), q), "M"),
+        (lambda: perp.solve_lcp(m, [1.0, 2.0, 3.0]), "q"),
+        (lambda: perp.solve_lcp(np.array([[1.0, np.nan], [0.0, 1.0]]), q), r"M\[0, 1\] = NaN"),
+        (lambda: perp.solve_lcp(m, [np.inf, 0.0]), r"q\[0\]"),
+        (lambda: perp.solve_lcp(m, q, solver="nope"), "valid names: lemke, pgs"),
+        (lambda: perp.solve_lcp(m, q, solver="nsgs"), "nsgs"),
+        (lambda: perp.solve_lcp(m, q, tol=-1.0), "tol"),
+        (lambda: perp.solve_lcp(m, q, max_iter=0), "max_iter"),
+        (lambda: perp.solve_lcp(m, q, time_limit=0.0), "time_limit"),
+        (lambda: perp.solve_lcp(m, q, warm=[1.0]), "warm"),
+        (lambda: perp.solve_lcp(m, q, solver="psor", params={"omega": 3}), "omega"),
+        (lambda: perp.solve_lcp(m, "ab"), "q"),
+        (lambda: perp.solve_lcp([[1.0, 2.0], [3.0]], q), "M"),
+        (lambda: perp.solve_friction(np.eye(3), [-1.0, 0.0, 0.0], -0.5), "mu"),
+        (lambda: perp.solve_friction(np.eye(4), np.zeros(4), 0.5), "dim"),
+        (lambda: perp.solve_friction(np.eye(3), np.zeros(3), 0.5, dim=7), "dim"),
+        (lambda: perp.solve_friction(np.eye(3), np.zeros(3), 0.5, solver="lemke"), "valid names: nsgs"),
+        (lambda: perp.solvers("quantum"), "kind"),
+        (lambda: perp.read("/nonexistent/problem.dat"), "problem.dat"),
+        (lambda: perp.simulate("no-such-scene"), "no-such-scene"),
+        (lambda: perp.simulate("bouncing-ball", formulation="xx"), "formulation"),
+        (lambda: perp.simulate("bouncing-ball", every=0), "every"),
+        (lambda: perp.simulate("ball-pile", size=-1), "size"),
+        (lambda: perp.simulate("bouncing-ball", size=3), "size"),
+        (lambda: perp.simulate("bouncing-ball", dt=-1.0), "dt"),
+    ]
+    for call, pattern in cases:
+        with pytest.raises(perp.Error, match=pattern):
+            call()
+
+
+class SparseLike:
+    def __init__(self, indptr, indices, data, shape):
+        self.indptr, self.indices, self.data, self.shape = indptr, indices, data, shape
+
+
+def test_malformed_sparse_input_is_an_error():
+    q = [-1.0, -1.0]
+    with pytest.raises(perp.Error, match="indices"):
+        perp.solve_lcp(SparseLike([0, 1, 2], [0, 5], [1.0, 1.0], (2, 2)), q)
+    with pytest.raises(perp.Error, match="indptr"):
+        perp.solve_lcp(SparseLike([0, 2], [0, 1], [1.0, 1.0], (2, 2)), q)
+    with pytest.raises(perp.Error, match="data"):
+        perp.solve_lcp(SparseLike([0, 1, 2], [0, 1], [1.0, np.nan], (2, 2)), q)
+
+
+# ------------------------------------------------------------------------ catalogue
+
+
+def test_solvers_lists_the_catalogue():
+    assert perp.solvers("lcp")[0] == "lemke"
+    assert perp.solvers("friction") == ["nsgs", "ac-newton", "fb-newton", "prox", "lemke-pyramid"]
+    assert "schur-lemke" in perp.solvers("mcp")
+    every = perp.solvers()
+    assert len(every) == len(set(every)) and {"lemke", "nsgs", "bdiff-newton"} <= set(every)
+
+
+# ---------------------------------------------------------------------------- files
+
+
+@pytest.fixture
+def siconos():
+    d = suites()
+    if d is None:
+        pytest.skip("no peer suites: set PERP_SUITES or put shared/suites beside the repository")
+    return d / "siconos"
+
+
+def test_a_siconos_lcp_file_read_and_solved(siconos):
+    p = perp.read(siconos / "lcp" / "lcp_CPS_1.dat")
+    assert p.kind == "lcp" and p.family == "lcp" and p.default_solver == "lemke"
+    res = p.solve(tol=1e-10)
+    assert res.solved, res
+    m, q = p.dense_matrix(), p.q
+    assert m.shape == (p.n, p.n) and len(res.z) == p.n
+    # Checked here, not by perp's own measure: z >= 0, w = M z + q >= 0, z . w = 0.
+    w = m @ res.z + q
+    np.testing.assert_allclose(res.w, w, atol=1e-9)
+    assert res.z.min() >= -1e-12 and w.min() >= -1e-9 and abs(res.z @ w) <= 1e-9
+
+
+def test_a_siconos_friction_file_read_and_solved(siconos):
+    p = perp.read(str(siconos / "fc3d" / "FC3D_Example1.dat"))
+    assert p.kind == "fc3d" and p.dim == 3 and "nsgs" in p.solvers
+    res = p.solve(solver="nsgs", tol=1e-10)
+    assert res.solved, res
+    w, q, mu = p.dense_matrix(), p.q, p.mu
+    np.testing.assert_allclose(res.u, w @ res.r + q, atol=1e-9)
+    r = res.r.reshape(-1, 3)
+    u = res.u.reshape(-1, 3)
+    assert np.all(r[:, 0] >= -1e-10) and np.all(u[:, 0] >= -1e-8)
+    assert np.all(np.linalg.norm(r[:, 1:], axis=1) <= mu * r[:, 0] + 1e-8)
+    prox = p.solve(tol=1e-10)
+    assert prox.solver == "prox" and prox.solved
+    np.testing.assert_allclose(prox.r, res.r, atol=1e-6)
+
+
+def test_an_fclib_file_is_read(siconos):
+    p = perp.read(siconos / "fc3d" / "Box_Stacks-i0122-82-5.hdf5")
+    assert p.kind in ("fc3d", "gfc3d") and p.n > 0 and p.family == "friction"
+
+
+def test_an_mlcp_file_read_and_solved(siconos):
+    p = perp.read(siconos / "mlcp" / "m2n1_mlcp.dat")
+    assert p.kind == "mlcp" and p.q is None
+    res = p.solve()
+    assert res.solved and len(res.z) == p.n
+
+
+def test_json_files_read_and_solved(tmp_path):
+    import json
+
+    lcp = tmp_path / "two.json"
+    lcp.write_text(json.dumps({"kind": "lcp", "n": 2, "M": [[2, 1], [1, 2]], "q": [-5, -6]}))
+    p = perp.read(lcp)
+    assert (p.kind, p.n) == ("lcp", 2)
+    np.testing.assert_allclose(p.solve().z, [4 / 3, 7 / 3], atol=1e-10)
+    fc = tmp_path / "slide.json"
+    w, q, mu, r, _ = SLIDE
+    fc.write_text(json.dumps({"kind": "fc3d", "n": 3, "M": w.tolist(), "q": q.tolist(), "mu": [mu]}))
+    p = perp.read(str(fc))
+    assert (p.kind, p.dim) == ("fc3d", 3)
+    np.testing.assert_allclose(p.solve(solver="nsgs").r, r, atol=1e-8)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"kind": "lcp", "n": 2, "M": [[2, 1], [1, 2]], "q": [-5, "x"]}))
+    with pytest.raises(perp.Error, match=r"q\[1\]"):
+        perp.read(bad)
+    with pytest.raises(perp.Error, match="kind"):
+        perp.read(lcp, kind="fc")
+
+
+# --------------------------------------------------------------------------- scenes
+
+
+def test_simulate_block_on_incline_accelerates_as_coulomb_says():
+    assert "block-incline" in perp.scenes()
+    sim = perp.simulate("block-incline", t_end=0.5)
+    assert sim.unsolved == 0 and sim.steps > 0 and len(sim) == sim.data.shape[0]
+    assert sim.columns[0] == "t" and sim.columns[-1] == "iterations"
+    assert sim.q.shape == (len(sim), 3) and sim.u.shape == (len(sim), 3)
+    np.testing.assert_array_equal(sim["v_x"], sim.u[:, 0])
+    a = 9.81 * (math.sin(math.radians(30)) - 0.3 * math.cos(math.radians(30)))
+    t, v = sim.t, sim["v_x"]
+    assert np.all(np.diff(t) > 0)
+    np.testing.assert_allclose(v[-1], a * t[-1], rtol=1e-3)
+    with pytest.raises(KeyError):
+        sim["nope"]
+
+
+# --------------------------------------------------------------------------- README
+
+
+def test_the_readme_python_example_runs():
+    readme = ROOT / "README.md"
+    if not readme.exists():
+        pytest.skip("not run from the repository")
+    text = readme.read_text()
+    section = text.split("\n## Python", 1)
+    assert len(section) == 2, "README.md has no '## Python' section"
+    block = section[1].split("```python\n", 1)[1].split("\n```", 1)[0]
+    exec(compile(block, "README.md (Python section)", "exec"), {})
+
+
+# ----------------------------------------------- the derivations from the projection
+
+
+def test_section_and_support_derived_from_the_projection_match_the_closed_forms():
+    from perp import _perp
+
+    rng = np.random.default_rng(3)
+    law = ScaledClosedForms(0.7)
+    for _ in range(200):
+        mu = rng.uniform(0.0, 1.5)
+        t = rng.standard_normal(2) * 10.0 ** rng.uniform(-3, 3)
+        xi = rng.choice([0.0, 1e-12, rng.uniform(0.0, 3.0), 1e3])
+        v = rng.standard_normal(2) * 10.0 ** rng.uniform(-3, 3)
+        p, h, s = _perp._derived(law, t, xi, v, mu)
+        scale = np.linalg.norm(t) + xi
+        np.testing.assert_allclose(p, law.project_section(t, xi, mu), atol=1e-12 * scale + 1e-300)
+        exact = law.support(v, mu)
+        np.testing.assert_allclose(h, -exact @ v, rtol=1e-10, atol=1e-300)
+        np.testing.assert_allclose(s, exact, rtol=1e-6, atol=1e-12 * mu)
+
+
+def test_a_time_limit_ends_a_solve_with_its_status():
+    rng = np.random.default_rng(1)
+    n = 300
+    a = rng.standard_normal((n, n))
+    m, q = a @ a.T + np.eye(n), rng.standard_normal(n)
+    res = perp.solve_lcp(m, q, solver="pgs", tol=0.0, max_iter=10**9, time_limit=0.2)
+    assert res.status == "time_limit" and not res.solved
+    assert 0.2 <= res.seconds < 5.0 and res.iterations > 1
+
+
+def test_every_public_name_has_a_docstring():
+    for name in perp.__all__:
+        doc = getattr(perp, name).__doc__
+        assert doc and len(doc) > 30, name
+
+
+def test_ctrl_c_stops_a_long_solve():
+    import _thread
+    import threading
+    import time
+
+    rng = np.random.default_rng(0)
+    n = 300
+    a = rng.standard_normal((n, n))
+    m, q = a @ a.T + np.eye(n), rng.standard_normal(n)
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    start = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        # tol = 0 is never met: only the interrupt (or the 60 s safety limit) ends it.
+        perp.solve_lcp(m, q, solver="pgs", tol=0.0, max_iter=10**9, time_limit=60.0)
+    timer.join()
+    assert time.perf_counter() - start < 5.0
