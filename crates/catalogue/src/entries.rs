@@ -195,7 +195,7 @@ fn fb_newton_from(p: &Resolved) -> FbNewton {
     s
 }
 
-const ADMM_PARAMS: [Param; 6] = [
+const ADMM_PARAMS: [Param; 7] = [
     Param::real("rho0", 1.0, Bound::Excl(0.0), Bound::Open, "ρ₀ relative to the mean diagonal entry of W"),
     Param::choice(
         "rho_strategy",
@@ -204,7 +204,8 @@ const ADMM_PARAMS: [Param; 6] = [
         "penalty adaptation: scaled residual balancing, or none",
     ),
     Param::real("tau", 2.0, Bound::Excl(1.0), Bound::Open, "factor of a change of ρ"),
-    Param::real("phi", 10.0, Bound::Excl(1.0), Bound::Open, "residual imbalance that changes ρ"),
+    Param::real("phi", 3.0, Bound::Excl(1.0), Bound::Open, "residual imbalance that changes ρ"),
+    Param::int("adapt_every", 20, 1, usize::MAX, "reconsider ρ every this many iterations"),
     Param::flag("acceleration", true, "Nesterov acceleration with restart (Goldstein et al. 2014)"),
     Param::real("eta", 0.999, Bound::Excl(0.0), Bound::Incl(1.0), "restart threshold η"),
 ];
@@ -218,6 +219,7 @@ fn admm_from(p: &Resolved) -> Box<dyn FrictionSolver> {
     };
     s.tau = p.real("tau");
     s.phi = p.real("phi");
+    s.adapt_every = p.int("adapt_every");
     s.acceleration = p.flag("acceleration");
     s.eta = p.real("eta");
     Box::new(s)
@@ -501,6 +503,19 @@ pub const ENTRIES: &[Entry] = &[
         }),
     },
     Entry {
+        name: "lemke-pyramid",
+        family: Family::Friction,
+        summary: "Lemke on the LCP of a polyhedral friction cone, with pyramid alignment",
+        citation: "Stewart–Trinkle 1996, seed 000 eq. 2.11–2.16; seed 002 eq. 5–6",
+        params: &LEMKE_PYRAMID_PARAMS,
+        build: Build::Friction(|p| {
+            let mut s = LemkePyramid::new();
+            s.facets = p.int("facets");
+            s.refine = p.int("refine");
+            Box::new(s)
+        }),
+    },
+    Entry {
         name: "admm",
         family: Family::Friction,
         summary: "ADMM on the De Saxcé-shifted convex problem, W + ρI factorized, adaptive ρ, accelerated",
@@ -515,19 +530,6 @@ pub const ENTRIES: &[Entry] = &[
         citation: "Mazhar–Heyn–Negrut–Tasora 2015 (ACM ToG 34(3)) Alg. 2; Acary–Brémond–Huber 2018 §3.2",
         params: &APGD_PARAMS,
         build: Build::Friction(apgd_from),
-    },
-    Entry {
-        name: "lemke-pyramid",
-        family: Family::Friction,
-        summary: "Lemke on the LCP of a polyhedral friction cone, with pyramid alignment",
-        citation: "Stewart–Trinkle 1996, seed 000 eq. 2.11–2.16; seed 002 eq. 5–6",
-        params: &LEMKE_PYRAMID_PARAMS,
-        build: Build::Friction(|p| {
-            let mut s = LemkePyramid::new();
-            s.facets = p.int("facets");
-            s.refine = p.int("refine");
-            Box::new(s)
-        }),
     },
 ];
 
