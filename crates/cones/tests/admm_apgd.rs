@@ -247,3 +247,51 @@ fn bad_parameters_name_the_field() {
     let e = Apgd::new().solve(&p, Some(&[1.0]), &s).unwrap_err();
     assert!(e.to_string().contains("warm start"), "{e}");
 }
+
+#[test]
+fn no_contact_and_zero_mu() {
+    // No contact at all: nothing to solve.
+    let p =
+        FrictionContactProblem::new(3, Matrix::from_row_major(0, 0, &[]).unwrap(), vec![], vec![]).unwrap();
+    for mut s in solvers() {
+        let sol = s.solve(&p, None, &tight()).unwrap();
+        assert_eq!(sol.report.status, Status::Solved, "{}: {:?}", s.name(), sol.report);
+        assert!(sol.r.is_empty());
+    }
+    // μ = 0: frictionless, r_T = 0, r_N = 1 with W = I, q_N = −1.
+    let p = FrictionContactProblem::new(3, diag3(1.0, 1.0, 1.0), vec![-1.0, 3.0, -2.0], vec![0.0]).unwrap();
+    for mut s in solvers() {
+        let sol = s.solve(&p, None, &tight()).unwrap();
+        assert_eq!(sol.report.status, Status::Solved, "{}", s.name());
+        assert!(close(&sol.r, &[1.0, 0.0, 0.0], 1e-9), "{}: {:?}", s.name(), sol.r);
+    }
+}
+
+#[test]
+fn history_and_observer_go_through_the_shared_loop() {
+    use perp_core::Control;
+    let p = coupled(6, 31, 0.05);
+    for mut sv in solvers() {
+        let s = Settings { tol: 1e-10, record_history: true, ..Settings::default() };
+        let sol = sv.solve(&p, None, &s).unwrap();
+        assert_eq!(sol.report.status, Status::Solved, "{}", sv.name());
+        assert_eq!(sol.report.history.len(), sol.report.iterations, "{}", sv.name());
+        assert!(*sol.report.history.last().unwrap() <= 1e-10);
+        // An observer that stops at the third iteration.
+        let s = Settings {
+            tol: 1e-14,
+            observer: Some(Arc::new(
+                |pr: &perp_core::Progress| {
+                    if pr.iteration >= 3 {
+                        Control::Stop
+                    } else {
+                        Control::Continue
+                    }
+                },
+            )),
+            ..Settings::default()
+        };
+        let sol = sv.solve(&p, None, &s).unwrap();
+        assert_eq!((sol.report.status, sol.report.iterations), (Status::Interrupted, 3), "{}", sv.name());
+    }
+}
