@@ -206,7 +206,7 @@ const ADMM_PARAMS: [Param; 7] = [
     Param::real("tau", 2.0, Bound::Excl(1.0), Bound::Open, "factor of a change of ρ"),
     Param::real("phi", 3.0, Bound::Excl(1.0), Bound::Open, "residual imbalance that changes ρ"),
     Param::int("adapt_every", 20, 1, usize::MAX, "reconsider ρ every this many iterations"),
-    Param::flag("acceleration", true, "Nesterov acceleration with restart (Goldstein et al. 2014)"),
+    Param::flag("acceleration", true, "Nesterov acceleration with restart (Goldstein et al. 2014 §4.3)"),
     Param::real("eta", 0.999, Bound::Excl(0.0), Bound::Incl(1.0), "restart threshold η"),
 ];
 
@@ -519,7 +519,7 @@ pub const ENTRIES: &[Entry] = &[
         name: "admm",
         family: Family::Friction,
         summary: "ADMM on the De Saxcé-shifted convex problem, W + ρI factorized, adaptive ρ, accelerated",
-        citation: "Siconos fc3d_admm; Acary–Brémond–Huber 2018 §4; Boyd et al. 2011 eq. 3.5–3.7, 3.13; Goldstein et al. 2014 Alg. 8",
+        citation: "Siconos fc3d_admm; Acary–Brémond–Huber 2018; Boyd et al. 2011 eq. 3.5–3.7, 3.13; Goldstein et al. 2014 §4.3",
         params: &ADMM_PARAMS,
         build: Build::Friction(admm_from),
     },
@@ -527,7 +527,7 @@ pub const ENTRIES: &[Entry] = &[
         name: "apgd",
         family: Family::Friction,
         summary: "accelerated projected gradient (Nesterov, backtracking, restart) in a De Saxcé fixed-point loop",
-        citation: "Mazhar–Heyn–Negrut–Tasora 2015 (ACM ToG 34(3)) Alg. 2; Acary–Brémond–Huber 2018 §3.2",
+        citation: "Mazhar–Heyn–Negrut–Tasora 2015 (ACM ToG 34(3)), APGD; De Saxcé fixed point as in Acary–Brémond–Huber 2018",
         params: &APGD_PARAMS,
         build: Build::Friction(apgd_from),
     },

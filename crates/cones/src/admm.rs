@@ -2,7 +2,7 @@
 //!
 //! Formulation (Siconos' `fc3d_admm.c`, symmetric variant; compared with the other methods in
 //! Acary, Brémond & Huber 2018, "On solving frictional contact problems: formulations and
-//! comparisons of numerical methods", §4): with the De Saxcé shift `s_i = h_i(u_{i,T})` (μ‖u_T‖
+//! comparisons of numerical methods"): with the De Saxcé shift `s_i = h_i(u_{i,T})` (μ‖u_T‖
 //! for Coulomb) frozen at the current velocity, the problem is the convex program
 //!
 //! ```text
@@ -21,7 +21,8 @@
 //! Any [`Cone`] works: the method needs only its projection and its maximal dissipation.
 //!
 //! Options, as Siconos: Nesterov acceleration with restart (Goldstein, O'Donoghue, Setzer &
-//! Baraniuk 2014, "Fast alternating direction optimization methods", Algorithm 8: accelerate
+//! Baraniuk 2014, "Fast alternating direction optimization methods", SIAM J. Imaging Sci. 7(3),
+//! §4.3, fast ADMM with restart: accelerate
 //! while the combined residual `‖r − z‖² + ρ²‖ẑ − z‖²` falls by η, else restart from the
 //! previous iterate), and the penalty adapted by (scaled) residual balancing (Boyd et al. 2011
 //! §3.4.1, eq. 3.13; Siconos' `SCALED_RESIDUAL_BALANCING`): ρ ×τ when the primal residual
@@ -426,7 +427,7 @@ impl IterativeMethod for Method<'_> {
         }
         let (primal, dual) = (primal.sqrt(), rho * dual.sqrt());
         let e = primal * primal + dual * dual;
-        // Acceleration with restart (Goldstein et al. 2014, Algorithm 8).
+        // Acceleration with restart (Goldstein et al. 2014, §4.3).
         if self.opts.acceleration && e < self.opts.eta * self.e_k {
             let tau = 0.5 * (1.0 + (1.0 + 4.0 * self.tau_k * self.tau_k).sqrt());
             let alpha = (self.tau_k - 1.0) / tau;

@@ -1,8 +1,7 @@
 //! `apgd`: accelerated projected gradient (Nesterov) with a De Saxcé fixed-point outer loop.
 //!
 //! Mazhar, Heyn, Negrut & Tasora, "Using Nesterov's method to accelerate multibody dynamics
-//! with friction and contact", ACM ToG 34(3), 2015, Algorithm 2 (APGD, Chrono's default
-//! solver): on the cone-constrained quadratic program
+//! with friction and contact", ACM ToG 34(3), 2015 (APGD, Chrono's default solver): on the cone-constrained quadratic program
 //!
 //! ```text
 //!     min f(r) = ½ rᵀ W r + q_sᵀ r   s.t.  r ∈ K = K_1 × … × K_nc,
@@ -20,8 +19,8 @@
 //! relaxation, whose answer violates Coulomb's law where contacts slide (it lifts them: u_N > 0).
 //! Here `q_s = q + Σ_i h_i(u_{i,T}) e_{N,i}` (μ‖u_T‖ for Coulomb) is the De Saxcé shift, and
 //! an outer fixed-point loop updates it from the current velocity — as Siconos' convex-QP
-//! formulations of the frictional problem do (Acary, Brémond & Huber 2018, §3.2, the
-//! fixed point on s) — whenever the convex problem's own residual has fallen by `s_ratio`
+//! formulations of the frictional problem do (the fixed point on s compared in Acary,
+//! Brémond & Huber 2018) — whenever the convex problem's own residual has fallen by `s_ratio`
 //! since the last update, or after `s_every` iterations. A fixed point of both loops solves
 //! the Coulomb problem in De Saxcé's form, and the error reported and tested is perp's
 //! (Siconos' fc3d error) on the Coulomb problem, never the relaxation's. The momentum is
