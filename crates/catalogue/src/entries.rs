@@ -9,8 +9,9 @@
 //! facade's `solver(…)` functions all read this table.
 
 use crate::params::{Bound, Param, Resolved};
+use perp_cones::admm::RhoStrategy;
 use perp_cones::lemke_pyramid::LemkePyramid;
-use perp_cones::{FrictionSolver, LocalSolver, Nsgs, Prox, SemismoothNewton};
+use perp_cones::{Admm, Apgd, FrictionSolver, LocalSolver, Nsgs, Prox, SemismoothNewton};
 use perp_core::Error;
 use perp_lcp::lemke::Lemke;
 use perp_lcp::pgs::{self, Pgs};
@@ -192,6 +193,62 @@ fn fb_newton_from(p: &Resolved) -> FbNewton {
     s.p = p.real("p");
     s.min_step = p.real("min_step");
     s
+}
+
+const ADMM_PARAMS: [Param; 7] = [
+    Param::real("rho0", 1.0, Bound::Excl(0.0), Bound::Open, "ρ₀ relative to the mean diagonal entry of W"),
+    Param::choice(
+        "rho_strategy",
+        "balancing",
+        &["balancing", "constant"],
+        "penalty adaptation: scaled residual balancing, or none",
+    ),
+    Param::real("tau", 2.0, Bound::Excl(1.0), Bound::Open, "factor of a change of ρ"),
+    Param::real("phi", 3.0, Bound::Excl(1.0), Bound::Open, "residual imbalance that changes ρ"),
+    Param::int("adapt_every", 20, 1, usize::MAX, "reconsider ρ every this many iterations"),
+    Param::flag("acceleration", true, "Nesterov acceleration with restart (Goldstein et al. 2014 §4.3)"),
+    Param::real("eta", 0.999, Bound::Excl(0.0), Bound::Incl(1.0), "restart threshold η"),
+];
+
+fn admm_from(p: &Resolved) -> Box<dyn FrictionSolver> {
+    let mut s = Admm::new();
+    s.rho0 = p.real("rho0");
+    s.strategy = match p.choice("rho_strategy") {
+        "constant" => RhoStrategy::Constant,
+        _ => RhoStrategy::Balancing,
+    };
+    s.tau = p.real("tau");
+    s.phi = p.real("phi");
+    s.adapt_every = p.int("adapt_every");
+    s.acceleration = p.flag("acceleration");
+    s.eta = p.real("eta");
+    Box::new(s)
+}
+
+const APGD_PARAMS: [Param; 3] = [
+    Param::real(
+        "s_ratio",
+        0.1,
+        Bound::Excl(0.0),
+        Bound::Excl(1.0),
+        "update the De Saxcé shift when the convex residual has fallen by this factor",
+    ),
+    Param::int("s_every", 100, 1, usize::MAX, "update the shift at least every this many iterations"),
+    Param::real(
+        "l_shrink",
+        0.9,
+        Bound::Excl(0.0),
+        Bound::Incl(1.0),
+        "Lipschitz estimate × this after each iteration",
+    ),
+];
+
+fn apgd_from(p: &Resolved) -> Box<dyn FrictionSolver> {
+    let mut s = Apgd::new();
+    s.s_ratio = p.real("s_ratio");
+    s.s_every = p.int("s_every");
+    s.l_shrink = p.real("l_shrink");
+    Box::new(s)
 }
 
 const SCHUR_LEMKE_PARAMS: [Param; 1] = [Param::int(
@@ -457,6 +514,22 @@ pub const ENTRIES: &[Entry] = &[
             s.refine = p.int("refine");
             Box::new(s)
         }),
+    },
+    Entry {
+        name: "admm",
+        family: Family::Friction,
+        summary: "ADMM on the De Saxcé-shifted convex problem, W + ρI factorized, adaptive ρ, accelerated",
+        citation: "Siconos fc3d_admm; Acary–Brémond–Huber 2018; Boyd et al. 2011 eq. 3.5–3.7, 3.13; Goldstein et al. 2014 §4.3",
+        params: &ADMM_PARAMS,
+        build: Build::Friction(admm_from),
+    },
+    Entry {
+        name: "apgd",
+        family: Family::Friction,
+        summary: "accelerated projected gradient (Nesterov, backtracking, restart) in a De Saxcé fixed-point loop",
+        citation: "Mazhar–Heyn–Negrut–Tasora 2015 (ACM ToG 34(3)), APGD; De Saxcé fixed point as in Acary–Brémond–Huber 2018",
+        params: &APGD_PARAMS,
+        build: Build::Friction(apgd_from),
     },
 ];
 

@@ -83,13 +83,19 @@ mod tests {
             ["lemke", "pgs", "psor", "rpgs", "projected-newton", "fb-newton", "bdiff-newton"]
         );
         assert_eq!(MCP_NAMES, ["fb-newton", "bdiff-newton", "schur-lemke"]);
-        assert_eq!(FRICTION_NAMES, ["nsgs", "ac-newton", "fb-newton", "prox", "lemke-pyramid"]);
+        assert_eq!(
+            FRICTION_NAMES,
+            ["nsgs", "ac-newton", "fb-newton", "prox", "lemke-pyramid", "admm", "apgd"]
+        );
     }
 
     #[test]
     fn unknown_names_list_the_family() {
         let e = friction_solver("lemke").err().unwrap().to_string();
-        assert!(e.contains("valid names: nsgs, ac-newton, fb-newton, prox, lemke-pyramid"), "{e}");
+        assert!(
+            e.contains("valid names: nsgs, ac-newton, fb-newton, prox, lemke-pyramid, admm, apgd"),
+            "{e}"
+        );
         let e = mcp_solver("nsgs").err().unwrap().to_string();
         assert!(e.contains("valid names: fb-newton, bdiff-newton, schur-lemke"), "{e}");
     }

@@ -9,7 +9,7 @@
 //! * [`GlobalFrictionContactProblem`] — M v = f + H r, u = Hᵀ v + b, reduced to the local form
 //!   by a sparse Cholesky of M.
 //! * The solvers: [`Nsgs`], [`SemismoothNewton`] (`ac-newton`, `fb-newton`), [`Prox`],
-//!   [`lemke_pyramid::LemkePyramid`]; the catalogue (`perp-catalogue`, or `perp::cones::solver`
+//!   [`lemke_pyramid::LemkePyramid`], [`Admm`], [`Apgd`]; the catalogue (`perp-catalogue`, or `perp::cones::solver`
 //!   in the facade) builds them by name.
 //! * [`sensitivity`] — derivatives of a solution with respect to q, μ and W (implicit
 //!   differentiation of the natural map; degenerate contacts flagged).
@@ -41,6 +41,8 @@
 // Index loops over small blocks read like the formulas they implement.
 #![allow(clippy::needless_range_loop)]
 
+pub mod admm;
+pub mod apgd;
 pub mod cone;
 mod coulomb;
 mod delassus;
@@ -56,6 +58,8 @@ pub mod prox;
 mod pyramid;
 pub mod sensitivity;
 
+pub use admm::Admm;
+pub use apgd::Apgd;
 pub use cone::{Cone, ConeSpec, SocMap, MAX_DIM};
 pub use coulomb::Coulomb;
 pub use elliptic::{Elliptic, EllipticMixed};

@@ -4,7 +4,7 @@
 //! current bound 1e-4), or does not claim `Solved`.
 
 use perp_cones::lemke_pyramid::LemkePyramid;
-use perp_cones::{FrictionContactProblem, FrictionSolver, Nsgs, Prox, SemismoothNewton, Status};
+use perp_cones::{Admm, Apgd, FrictionContactProblem, FrictionSolver, Nsgs, Prox, SemismoothNewton, Status};
 use perp_core::{Matrix, Settings};
 
 fn solvers() -> Vec<Box<dyn FrictionSolver>> {
@@ -14,6 +14,8 @@ fn solvers() -> Vec<Box<dyn FrictionSolver>> {
         Box::new(SemismoothNewton::fischer_burmeister()),
         Box::new(Prox::new()),
         Box::new(LemkePyramid::new()),
+        Box::new(Admm::new()),
+        Box::new(Apgd::new()),
     ]
 }
 

@@ -1,6 +1,6 @@
 //! Prepared solves allocate nothing: a counting global allocator around
 //! `FrictionSolver::solve_into` on small dense fc3d problems whose values change between calls
-//! (W's values with its pattern kept, q's values), for nsgs, prox, ac-newton and fb-newton.
+//! (W's values with its pattern kept, q's values), for nsgs, prox, ac-newton, fb-newton, admm and apgd.
 //! Allocations are counted on the calling thread only (a thread-local switch), so other tests
 //! running concurrently do not disturb the count.
 
@@ -18,6 +18,8 @@ fn solver(name: &str) -> Option<Box<dyn FrictionSolver>> {
         "ac-newton" => Box::new(perp_cones::SemismoothNewton::alart_curnier()),
         "fb-newton" => Box::new(perp_cones::SemismoothNewton::fischer_burmeister()),
         "prox" => Box::new(perp_cones::Prox::new()),
+        "admm" => Box::new(perp_cones::Admm::new()),
+        "apgd" => Box::new(perp_cones::Apgd::new()),
         _ => return None,
     })
 }
@@ -107,7 +109,7 @@ fn perturb(p: &mut FrictionContactProblem, rng: &mut ChaCha8Rng) {
 #[test]
 fn prepared_solves_allocate_nothing_and_match_solve() {
     let s = Settings { tol: 1e-10, ..Settings::default() };
-    for name in ["nsgs", "prox", "ac-newton", "fb-newton"] {
+    for name in ["nsgs", "prox", "ac-newton", "fb-newton", "admm", "apgd"] {
         for nc in [3, 5] {
             let mut rng = ChaCha8Rng::seed_from_u64(7 + nc as u64);
             let mut p = problem(nc, &mut rng);

@@ -9,7 +9,7 @@ use rand_chacha::ChaCha8Rng;
 
 /// The frictional solvers with their defaults (the catalogue, `perp-catalogue`, sits above
 /// this crate; `perp-catalogue`'s tests check that it builds the same ones).
-const SOLVER_NAMES: &[&str] = &["nsgs", "ac-newton", "fb-newton", "prox", "lemke-pyramid"];
+const SOLVER_NAMES: &[&str] = &["nsgs", "ac-newton", "fb-newton", "prox", "lemke-pyramid", "admm", "apgd"];
 
 fn solver(name: &str) -> Option<Box<dyn FrictionSolver>> {
     Some(match name {
@@ -18,6 +18,8 @@ fn solver(name: &str) -> Option<Box<dyn FrictionSolver>> {
         "fb-newton" => Box::new(perp_cones::SemismoothNewton::fischer_burmeister()),
         "prox" => Box::new(perp_cones::Prox::new()),
         "lemke-pyramid" => Box::new(perp_cones::lemke_pyramid::LemkePyramid::new()),
+        "admm" => Box::new(perp_cones::Admm::new()),
+        "apgd" => Box::new(perp_cones::Apgd::new()),
         _ => return None,
     })
 }

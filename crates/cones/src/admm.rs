@@ -1,0 +1,604 @@
+//! `admm`: the alternating direction method of multipliers on the frictional contact problem.
+//!
+//! Formulation (Siconos' `fc3d_admm.c`, symmetric variant; compared with the other methods in
+//! Acary, Brémond & Huber 2018, "On solving frictional contact problems: formulations and
+//! comparisons of numerical methods"): with the De Saxcé shift `s_i = h_i(u_{i,T})` (μ‖u_T‖
+//! for Coulomb) frozen at the current velocity, the problem is the convex program
+//!
+//! ```text
+//!     min ½ rᵀ W r + q_sᵀ r   s.t.  r = z,  z ∈ K,        q_s = q + Σ_i s_i e_{N,i},
+//! ```
+//!
+//! and one ADMM iteration in scaled form (Boyd et al. 2011, eq. 3.5–3.7) with penalty ρ is
+//!
+//! ```text
+//!     r⁺ = (W + ρI)⁻¹ (−q_s + ρ (ẑ − ξ̂)),     z⁺ = P_K(r⁺ + ξ̂),     ξ⁺ = ξ̂ + r⁺ − z⁺,
+//! ```
+//!
+//! then `s` is recomputed from `u = W r⁺ + q`. At a fixed point `r = z ∈ K` and
+//! `ũ = W r + q_s = −ρ ξ ∈ K*` with `ξ ∈ N_K(z)`, `ξ ⊥ z`: r solves the Coulomb problem in
+//! De Saxcé's form (not the associated law), since `ũ_i = u_i + h_i(u_{i,T}) e_N` exactly.
+//! Any [`Cone`] works: the method needs only its projection and its maximal dissipation.
+//!
+//! Options, as Siconos: Nesterov acceleration with restart (Goldstein, O'Donoghue, Setzer &
+//! Baraniuk 2014, "Fast alternating direction optimization methods", SIAM J. Imaging Sci. 7(3),
+//! §4.3, fast ADMM with restart: accelerate
+//! while the combined residual `‖r − z‖² + ρ²‖ẑ − z‖²` falls by η, else restart from the
+//! previous iterate), and the penalty adapted by (scaled) residual balancing (Boyd et al. 2011
+//! §3.4.1, eq. 3.13; Siconos' `SCALED_RESIDUAL_BALANCING`): ρ ×τ when the primal residual
+//! exceeds φ× the dual one, ÷τ in the opposite case.
+//!
+//! `W + ρI` is factorized through [`perp_core::linear`]: Cholesky (dense or sparse by W's
+//! fill, as the Newton methods choose) when W is symmetric, LU otherwise or when Cholesky
+//! breaks down; it is refactorized only when ρ changes. The reported error is perp's (Siconos'
+//! fc3d error) at the returned `r`, computed every iteration from `u = W r + q`, which the
+//! next iteration's shift needs anyway.
+//!
+//! Warm start: `z = P_K(r₀)`, `ξ = −ũ(r₀)/ρ` (the multiplier a solution would have), so that
+//! a solution is a fixed point of the first iteration. Prepared solves keep W's CSR copy, the
+//! cone objects, the dense factor's storage and the iteration vectors; a dense Coulomb
+//! problem of the same structure is solved without allocating (the sparse path rebuilds its
+//! pattern, and faer's sparse Cholesky allocates its numeric factor).
+
+use crate::cone::Cone;
+use crate::delassus::Blocks;
+use crate::problem::{
+    message_buffer, prepare, reset_report, solve_by_into, ConeCache, FrictionContactProblem,
+    FrictionSolution, FrictionSolver, Prepared,
+};
+use perp_core::iteration::{self, Counters};
+use perp_core::linear::{DenseCholesky, DenseLu, SparseCholesky, SparseLu};
+use perp_core::{Error, IterativeMethod, Settings, SolveReport, StepResult};
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How ADMM adapts its penalty ρ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RhoStrategy {
+    /// ρ stays ρ₀ (Siconos' default).
+    Constant,
+    /// Residual balancing on the residuals scaled by their iterates (Boyd et al. 2011 §3.4.1;
+    /// Siconos' `SCALED_RESIDUAL_BALANCING`).
+    Balancing,
+}
+
+/// ADMM. Defaults: ρ₀ = 1 × the mean diagonal entry of W, residual balancing with τ = 2,
+/// φ = 3 reconsidered every 20 iterations, acceleration with restart (η = 0.999), 20 000
+/// iterations. Measured on the Siconos fc3d files at tol 1e-6 (iterations summed over the ten
+/// files that need more than 40): balancing at every iteration with φ = 10 took 8 100, a
+/// constant ρ failed two files (OneObject-i1028, BoxesStack1), φ = 3 every 20 took 4 100.
+#[derive(Clone, Debug)]
+pub struct Admm {
+    /// ρ₀ relative to the mean diagonal entry of W (> 0).
+    pub rho0: f64,
+    /// The adaptation of ρ.
+    pub strategy: RhoStrategy,
+    /// Factor by which ρ changes (> 1).
+    pub tau: f64,
+    /// Imbalance between the scaled residuals that triggers a change (> 1).
+    pub phi: f64,
+    /// ρ is reconsidered every this many iterations (≥ 1); each change costs a factorization.
+    pub adapt_every: usize,
+    /// Nesterov acceleration with restart.
+    pub acceleration: bool,
+    /// Restart threshold η ∈ (0, 1]: accelerate while the residual falls below η × the last.
+    pub eta: f64,
+    /// The state kept between calls to [`FrictionSolver::solve_into`] (opaque).
+    pub prepared: Prepared,
+}
+
+impl Default for Admm {
+    fn default() -> Self {
+        Admm {
+            rho0: 1.0,
+            strategy: RhoStrategy::Balancing,
+            tau: 2.0,
+            phi: 3.0,
+            adapt_every: 20,
+            acceleration: true,
+            eta: 0.999,
+            prepared: Prepared::default(),
+        }
+    }
+}
+
+impl Admm {
+    /// The default ADMM.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn validate(&self) -> Result<(), Error> {
+        if !(self.rho0 > 0.0 && self.rho0.is_finite()) {
+            return Err(Error::setting("rho0", self.rho0, "must be finite and > 0"));
+        }
+        if !(self.tau > 1.0 && self.tau.is_finite()) {
+            return Err(Error::setting("tau", self.tau, "must be finite and > 1"));
+        }
+        if !(self.phi > 1.0 && self.phi.is_finite()) {
+            return Err(Error::setting("phi", self.phi, "must be finite and > 1"));
+        }
+        if self.adapt_every == 0 {
+            return Err(Error::setting("adapt_every", 0, "must be ≥ 1"));
+        }
+        if !(self.eta > 0.0 && self.eta <= 1.0) {
+            return Err(Error::setting("eta", self.eta, "must lie in (0, 1]"));
+        }
+        Ok(())
+    }
+}
+
+/// Default iteration limit (Siconos' for ADMM).
+const DEFAULT_MAX_ITER: usize = 20_000;
+
+/// ρ stays within `[RHO_RANGE⁻¹, RHO_RANGE] · ρ₀`.
+const RHO_RANGE: f64 = 1e8;
+
+/// W is treated as symmetric when `|W_ij − W_ji| ≤ SYMMETRY_TOL · max|W|` everywhere.
+const SYMMETRY_TOL: f64 = 1e-10;
+
+/// `out_i = P_{K_i}(x_i)` for every contact.
+pub(crate) fn project_all(cones: &[Arc<dyn Cone>], mu: &[f64], d: usize, x: &[f64], out: &mut [f64]) {
+    for (i, cone) in cones.iter().enumerate() {
+        let s = d * i..d * (i + 1);
+        cone.project(mu[i], &x[s.clone()], &mut out[s]);
+    }
+}
+
+/// `qs = q + Σ_i h_i(u_{i,T}) e_{N,i}`: the free velocity with De Saxcé's shift of `u`
+/// (`μ‖u_T‖` for Coulomb, the law's maximal dissipation otherwise).
+pub(crate) fn shifted_q(
+    p: &FrictionContactProblem,
+    cones: &[Arc<dyn Cone>],
+    coulomb: bool,
+    u: &[f64],
+    qs: &mut [f64],
+) {
+    let d = p.dim;
+    qs.copy_from_slice(&p.q);
+    let mut t = [0.0; crate::cone::MAX_DIM];
+    for i in 0..p.contacts() {
+        let ut = &u[d * i + 1..d * (i + 1)];
+        let h = if coulomb {
+            p.mu[i] * ut.iter().map(|v| v * v).sum::<f64>().sqrt()
+        } else {
+            cones[i].support(p.mu[i], ut, &mut t[..d - 1])
+        };
+        qs[d * i] += h;
+    }
+}
+
+/// Euclidean norm.
+pub(crate) fn norm(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).sum::<f64>().sqrt()
+}
+
+/// The worst `|W_ij − W_ji|` of a CSR matrix relative to its largest entry is at most `tol`.
+fn csr_symmetric(b: &Blocks, tol: f64) -> bool {
+    let ip = b.csr.indptr();
+    let ip = ip.raw_storage();
+    let (idx, val) = (b.csr.indices(), b.csr.data());
+    let max = val.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
+    let bound = tol * max;
+    for i in 0..b.csr.rows() {
+        for k in ip[i]..ip[i + 1] {
+            let j = idx[k];
+            if j <= i {
+                continue;
+            }
+            let row = &idx[ip[j]..ip[j + 1]];
+            let other = row.binary_search(&i).map_or(0.0, |t| val[ip[j] + t]);
+            if (val[k] - other).abs() > bound {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// `W + ρI` and its factorization.
+#[derive(Default)]
+struct Linear {
+    /// Dense storage (by W's fill, as the Newton methods choose) or sparse.
+    dense: bool,
+    /// W is symmetric: Cholesky (falls back to LU on breakdown).
+    symmetric: bool,
+    /// LU in use (W not symmetric, or Cholesky broke down).
+    lu_mode: bool,
+    dchol: DenseCholesky,
+    dlu: DenseLu,
+    /// Sparse: the CSC pattern (of W's lower triangle for Cholesky, of Wᵀ for LU, diagonal
+    /// always present), W's values there and the positions of the diagonal.
+    col_ptr: Vec<usize>,
+    row_idx: Vec<usize>,
+    base: Vec<f64>,
+    vals: Vec<f64>,
+    diag_pos: Vec<usize>,
+    schol: SparseCholesky,
+    slu: SparseLu,
+    factorizations: usize,
+}
+
+impl Linear {
+    /// Sets up for `W` (held in `b`): storage choice, symmetry, the sparse pattern.
+    fn setup(&mut self, b: &Blocks, dense: bool) {
+        self.dense = dense;
+        self.symmetric = csr_symmetric(b, SYMMETRY_TOL);
+        self.lu_mode = !self.symmetric;
+        self.factorizations = 0;
+        let n = b.csr.rows();
+        if dense {
+            self.dchol.resize(n, 1);
+            self.dlu.resize(n, 1);
+        } else {
+            self.build_pattern(b, !self.lu_mode);
+        }
+    }
+
+    /// The CSC pattern of W's lower triangle (`lower`) or of Wᵀ (W's CSR read as CSC), with
+    /// the diagonal added where W stores none.
+    fn build_pattern(&mut self, b: &Blocks, lower: bool) {
+        let n = b.csr.rows();
+        let ip = b.csr.indptr();
+        let ip = ip.raw_storage();
+        let (idx, val) = (b.csr.indices(), b.csr.data());
+        self.col_ptr.clear();
+        self.row_idx.clear();
+        self.base.clear();
+        self.diag_pos.clear();
+        self.col_ptr.push(0);
+        for c in 0..n {
+            let mut diag_done = false;
+            for k in ip[c]..ip[c + 1] {
+                let r = idx[k];
+                if lower && r < c {
+                    continue;
+                }
+                if !diag_done && r >= c {
+                    if r > c {
+                        self.diag_pos.push(self.row_idx.len());
+                        self.row_idx.push(c);
+                        self.base.push(0.0);
+                    } else {
+                        self.diag_pos.push(self.row_idx.len());
+                    }
+                    diag_done = true;
+                }
+                self.row_idx.push(r);
+                self.base.push(val[k]);
+            }
+            if !diag_done {
+                self.diag_pos.push(self.row_idx.len());
+                self.row_idx.push(c);
+                self.base.push(0.0);
+            }
+            self.col_ptr.push(self.row_idx.len());
+        }
+        self.vals.clear();
+        self.vals.extend_from_slice(&self.base);
+    }
+
+    /// Factorizes `W + ρI`; on a Cholesky breakdown switches to LU for good. `false` when
+    /// the LU breaks down too.
+    fn factor(&mut self, b: &Blocks, rho: f64) -> bool {
+        loop {
+            self.factorizations += 1;
+            let ok = if self.dense { self.factor_dense(b, rho) } else { self.factor_sparse(rho) };
+            if ok {
+                return true;
+            }
+            if self.lu_mode {
+                return false;
+            }
+            self.lu_mode = true;
+            if !self.dense {
+                self.build_pattern(b, false);
+            }
+        }
+    }
+
+    fn factor_dense(&mut self, b: &Blocks, rho: f64) -> bool {
+        let ip = b.csr.indptr();
+        let ip = ip.raw_storage();
+        let (idx, val) = (b.csr.indices(), b.csr.data());
+        let n = b.csr.rows();
+        let mut a = if self.lu_mode { self.dlu.matrix_mut() } else { self.dchol.matrix_mut() };
+        a.fill(0.0);
+        for i in 0..n {
+            for k in ip[i]..ip[i + 1] {
+                a[(i, idx[k])] = val[k];
+            }
+            a[(i, i)] += rho;
+        }
+        if self.lu_mode {
+            self.dlu.factor().is_ok_and(|p| !p.singular(1e-14))
+        } else {
+            self.dchol.factor().is_ok()
+        }
+    }
+
+    fn factor_sparse(&mut self, rho: f64) -> bool {
+        self.vals.copy_from_slice(&self.base);
+        for &k in &self.diag_pos {
+            self.vals[k] += rho;
+        }
+        let n = self.col_ptr.len() - 1;
+        if self.lu_mode {
+            self.slu.factor(n, &self.col_ptr, &self.row_idx, &self.vals).is_ok()
+        } else {
+            self.schol.factor(n, &self.col_ptr, &self.row_idx, &self.vals).is_ok()
+        }
+    }
+
+    /// `x ← (W + ρI)⁻¹ x`; `false` on a breakdown.
+    fn solve(&mut self, x: &mut [f64]) -> bool {
+        match (self.dense, self.lu_mode) {
+            (true, false) => self.dchol.solve_in_place(x),
+            (true, true) => self.dlu.solve_in_place(x),
+            (false, false) => return self.schol.solve_in_place(x, x.len(), 1).is_ok(),
+            // The CSC holds Wᵀ + ρI.
+            (false, true) => return self.slu.solve_transpose_in_place(x).is_ok(),
+        }
+        x.iter().all(|v| v.is_finite())
+    }
+}
+
+/// What [`Admm`] keeps between calls.
+#[derive(Default)]
+struct Workspace {
+    blocks: Option<Blocks>,
+    cones: ConeCache,
+    linear: Linear,
+    /// z, ẑ, z_k, ξ, ξ̂, ξ_k, q_s, scratch, best r.
+    vecs: [Vec<f64>; 9],
+}
+
+/// Indices into [`Workspace::vecs`] used by name (the others are destructured in order).
+const QS: usize = 6;
+const BEST: usize = 8;
+
+struct Method<'a> {
+    opts: &'a Admm,
+    p: &'a FrictionContactProblem,
+    blocks: &'a Blocks,
+    cones: &'a [Arc<dyn Cone>],
+    coulomb: bool,
+    linear: &'a mut Linear,
+    r: &'a mut [f64],
+    u: &'a mut [f64],
+    v: &'a mut [Vec<f64>; 9],
+    rho: f64,
+    rho_lo: f64,
+    rho_hi: f64,
+    refactor: bool,
+    tau_k: f64,
+    e_k: f64,
+    rho_changes: usize,
+    restarts: usize,
+    steps: usize,
+}
+
+impl Method<'_> {
+    /// `u = W r + q`, the shift for the next iteration, and the error at r.
+    fn velocity_and_error(&mut self) -> f64 {
+        self.blocks.velocity(self.r, &self.p.q, self.u);
+        shifted_q(self.p, self.cones, self.coulomb, self.u, &mut self.v[QS]);
+        self.p.error_with(self.cones, self.r, self.u)
+    }
+}
+
+impl IterativeMethod for Method<'_> {
+    fn initial_error(&mut self) -> Option<f64> {
+        Some(self.velocity_and_error())
+    }
+
+    fn step(&mut self) -> StepResult {
+        let rho = self.rho;
+        if self.refactor {
+            if !self.linear.factor(self.blocks, rho) {
+                return StepResult::go(f64::NAN);
+            }
+            self.refactor = false;
+        }
+        let [z, z_hat, z_k, xi, xi_hat, xi_k, qs, tmp, _] = &mut *self.v;
+        // r⁺ = (W + ρI)⁻¹ (−q_s + ρ (ẑ − ξ̂))
+        for k in 0..self.r.len() {
+            self.r[k] = -qs[k] + rho * (z_hat[k] - xi_hat[k]);
+        }
+        if !self.linear.solve(self.r) {
+            return StepResult::go(f64::NAN);
+        }
+        // z⁺ = P_K(r⁺ + ξ̂)
+        for k in 0..tmp.len() {
+            tmp[k] = self.r[k] + xi_hat[k];
+        }
+        project_all(self.cones, &self.p.mu, self.p.dim, tmp, z);
+        // ξ⁺ = ξ̂ + r⁺ − z⁺; residuals.
+        let (mut primal, mut dual, mut nr, mut nz, mut nxi) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for k in 0..z.len() {
+            let d = self.r[k] - z[k];
+            xi[k] = xi_hat[k] + d;
+            primal += d * d;
+            dual += (z_hat[k] - z[k]).powi(2);
+            nr += self.r[k] * self.r[k];
+            nz += z[k] * z[k];
+            nxi += xi[k] * xi[k];
+        }
+        let (primal, dual) = (primal.sqrt(), rho * dual.sqrt());
+        let e = primal * primal + dual * dual;
+        // Acceleration with restart (Goldstein et al. 2014, §4.3).
+        if self.opts.acceleration && e < self.opts.eta * self.e_k {
+            let tau = 0.5 * (1.0 + (1.0 + 4.0 * self.tau_k * self.tau_k).sqrt());
+            let alpha = (self.tau_k - 1.0) / tau;
+            for k in 0..z.len() {
+                z_hat[k] = z[k] + alpha * (z[k] - z_k[k]);
+                xi_hat[k] = xi[k] + alpha * (xi[k] - xi_k[k]);
+            }
+            self.tau_k = tau;
+            self.e_k = e;
+        } else if self.opts.acceleration {
+            self.tau_k = 1.0;
+            self.e_k /= self.opts.eta;
+            z_hat.copy_from_slice(z_k);
+            xi_hat.copy_from_slice(xi_k);
+            self.restarts += 1;
+        } else {
+            z_hat.copy_from_slice(z);
+            xi_hat.copy_from_slice(xi);
+        }
+        // Residual balancing on the scaled residuals.
+        self.steps += 1;
+        if self.opts.strategy == RhoStrategy::Balancing && self.steps.is_multiple_of(self.opts.adapt_every) {
+            let rs = primal / nr.sqrt().max(nz.sqrt()).max(f64::MIN_POSITIVE);
+            let ss = dual / (rho * nxi.sqrt()).max(f64::MIN_POSITIVE);
+            let new = if rs > self.opts.phi * ss {
+                (rho * self.opts.tau).min(self.rho_hi)
+            } else if ss > self.opts.phi * rs {
+                (rho / self.opts.tau).max(self.rho_lo)
+            } else {
+                rho
+            };
+            if new != rho {
+                // The scaled multiplier ξ = λ/ρ follows ρ.
+                let ratio = rho / new;
+                for k in 0..xi.len() {
+                    xi[k] *= ratio;
+                    xi_hat[k] *= ratio;
+                }
+                self.rho = new;
+                self.refactor = true;
+                self.rho_changes += 1;
+            }
+        }
+        z_k.copy_from_slice(z);
+        xi_k.copy_from_slice(xi);
+        StepResult::go(self.velocity_and_error())
+    }
+
+    fn counters(&self) -> Counters {
+        Counters { factorizations: self.linear.factorizations, ..Counters::default() }
+    }
+
+    fn keep_best(&mut self) {
+        self.v[BEST].copy_from_slice(self.r);
+    }
+
+    fn restore_best(&mut self) {
+        self.r.copy_from_slice(&self.v[BEST]);
+    }
+}
+
+impl FrictionSolver for Admm {
+    fn name(&self) -> &str {
+        "admm"
+    }
+
+    fn solve(
+        &mut self,
+        p: &FrictionContactProblem,
+        warm: Option<&[f64]>,
+        s: &Settings,
+    ) -> Result<FrictionSolution, Error> {
+        solve_by_into(self, p, warm, s)
+    }
+
+    fn solve_into(
+        &mut self,
+        p: &FrictionContactProblem,
+        warm: bool,
+        r: &mut [f64],
+        u: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
+        let start = Instant::now();
+        let mut ws = std::mem::take(self.prepared.get::<Workspace>());
+        let out = self.solve_with(&mut ws, start, p, warm, r, u, report, s);
+        *self.prepared.get::<Workspace>() = ws;
+        out
+    }
+}
+
+impl Admm {
+    #[allow(clippy::too_many_arguments)] // the arguments of solve_into, plus the workspace
+    fn solve_with(
+        &self,
+        ws: &mut Workspace,
+        start: Instant,
+        p: &FrictionContactProblem,
+        warm: bool,
+        r: &mut [f64],
+        u: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
+        prepare(p, warm, r, u, s, &mut ws.cones)?;
+        self.validate()?;
+        let _ = Blocks::refresh(&mut ws.blocks, &p.w, p.dim);
+        let Some(blocks) = &ws.blocks else { unreachable!("refresh fills the slot") };
+        let n = p.size();
+        for v in ws.vecs.iter_mut() {
+            v.clear();
+            v.resize(n, 0.0);
+        }
+        let dense = !p.w.is_sparse() && (blocks.csr.nnz() as f64) >= 0.3 * (n * n) as f64;
+        ws.linear.setup(blocks, dense);
+        let mean_diag =
+            (0..n).map(|i| blocks.diag(i / p.dim)[(i % p.dim) * (p.dim + 1)]).sum::<f64>() / n.max(1) as f64;
+        let scale = if mean_diag > 0.0 && mean_diag.is_finite() { mean_diag } else { 1.0 };
+        let rho = self.rho0 * scale;
+        let cones = &ws.cones.cones;
+        let coulomb = p.is_coulomb();
+        if warm {
+            // z = P_K(r₀), ξ = −ũ(r₀)/ρ.
+            blocks.velocity(r, &p.q, u);
+            let [z, z_hat, z_k, xi, xi_hat, xi_k, qs, tmp, _] = &mut ws.vecs;
+            project_all(cones, &p.mu, p.dim, r, z);
+            shifted_q(p, cones, coulomb, u, qs);
+            blocks.mul(r, tmp);
+            for k in 0..n {
+                xi[k] = -(tmp[k] + qs[k]) / rho;
+            }
+            z_hat.copy_from_slice(z);
+            z_k.copy_from_slice(z);
+            xi_hat.copy_from_slice(xi);
+            xi_k.copy_from_slice(xi);
+        }
+        let mut m = Method {
+            opts: self,
+            p,
+            blocks,
+            cones,
+            coulomb,
+            linear: &mut ws.linear,
+            r,
+            u,
+            v: &mut ws.vecs,
+            rho,
+            rho_lo: rho / RHO_RANGE,
+            rho_hi: rho * RHO_RANGE,
+            refactor: true,
+            tau_k: 1.0,
+            e_k: f64::INFINITY,
+            rho_changes: 0,
+            restarts: 0,
+            steps: 0,
+        };
+        let out =
+            iteration::run_with(&mut m, s, DEFAULT_MAX_ITER, start, std::mem::take(&mut report.history));
+        reset_report(report, "admm");
+        out.record(report);
+        let (rho_end, changes, restarts) = (m.rho, m.rho_changes, m.restarts);
+        let lu = m.linear.lu_mode;
+        let storage = if m.linear.dense { "dense" } else { "sparse" };
+        let Method { r, u, .. } = m;
+        let _ = write!(
+            message_buffer(report),
+            "{storage} {}; ρ {rho:.3e} → {rho_end:.3e} ({changes} changes), {restarts} restarts",
+            if lu { "LU" } else { "Cholesky" }
+        );
+        p.solution_with(cones, r, u, report, s.tol);
+        Ok(())
+    }
+}

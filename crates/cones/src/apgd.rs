@@ -1,0 +1,351 @@
+//! `apgd`: accelerated projected gradient (Nesterov) with a De Saxcé fixed-point outer loop.
+//!
+//! Mazhar, Heyn, Negrut & Tasora, "Using Nesterov's method to accelerate multibody dynamics
+//! with friction and contact", ACM ToG 34(3), 2015 (APGD, Chrono's default solver): on the cone-constrained quadratic program
+//!
+//! ```text
+//!     min f(r) = ½ rᵀ W r + q_sᵀ r   s.t.  r ∈ K = K_1 × … × K_nc,
+//! ```
+//!
+//! each iteration takes a projected gradient step from the extrapolated point y,
+//! `r⁺ = P_K(y − t ∇f(y))`, with the step t = 1/L found by Lipschitz backtracking (L doubled
+//! until `f(r⁺) ≤ f(y) + ∇f(y)·(r⁺ − y) + L/2 ‖r⁺ − y‖²`, then shrunk by 0.9 for the next
+//! iteration), Nesterov's extrapolation `y⁺ = r⁺ + β (r⁺ − r)` with
+//! `θ⁺ = (−θ² + θ √(θ² + 4))/2`, `β = θ(1 − θ)/(θ² + θ⁺)`, and the adaptive restart
+//! (`∇f(y)·(r⁺ − r) > 0` ⇒ `y⁺ = r⁺`, θ = 1). The best iterate by the error is returned (the
+//! paper's γ_best, kept by the shared iteration loop).
+//!
+//! **What is solved.** With a fixed `q_s` this is the convex (associated-law, "CCP")
+//! relaxation, whose answer violates Coulomb's law where contacts slide (it lifts them: u_N > 0).
+//! Here `q_s = q + Σ_i h_i(u_{i,T}) e_{N,i}` (μ‖u_T‖ for Coulomb) is the De Saxcé shift, and
+//! an outer fixed-point loop updates it from the current velocity — as Siconos' convex-QP
+//! formulations of the frictional problem do (the fixed point on s compared in Acary,
+//! Brémond & Huber 2018) — whenever the convex problem's own residual has fallen by `s_ratio`
+//! since the last update, or after `s_every` iterations. A fixed point of both loops solves
+//! the Coulomb problem in De Saxcé's form, and the error reported and tested is perp's
+//! (Siconos' fc3d error) on the Coulomb problem, never the relaxation's. The momentum is
+//! restarted at every update of s. Any [`Cone`] works: the method needs only its projection
+//! and its maximal dissipation.
+//!
+//! Cost per iteration: one product with W per backtracking trial (the extrapolated point's
+//! product is the same combination of the iterates' ones), projections, and the error from
+//! `u = W r + q`. Prepared solves keep W's CSR copy, the cone objects and the iteration
+//! vectors: a Coulomb problem of the same structure is solved without allocating.
+
+use crate::admm::{norm, project_all, shifted_q};
+use crate::cone::Cone;
+use crate::delassus::Blocks;
+use crate::problem::{
+    message_buffer, prepare, reset_report, solve_by_into, ConeCache, FrictionContactProblem,
+    FrictionSolution, FrictionSolver, Prepared,
+};
+use perp_core::iteration::{self, Counters};
+use perp_core::{Error, IterativeMethod, Settings, SolveReport, StepResult};
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// APGD with the De Saxcé outer loop. Defaults: s updated when the convex residual has
+/// fallen ×10 (`s_ratio` 0.1) or every 100 iterations, L shrunk by 0.9 after each iteration,
+/// 20 000 iterations.
+#[derive(Clone, Debug)]
+pub struct Apgd {
+    /// Update the De Saxcé shift when the convex problem's residual is below this fraction
+    /// of its value at the last update, in (0, 1).
+    pub s_ratio: f64,
+    /// Update the shift at least every this many iterations (≥ 1).
+    pub s_every: usize,
+    /// The Lipschitz estimate is multiplied by this after every iteration, in (0, 1].
+    pub l_shrink: f64,
+    /// The state kept between calls to [`FrictionSolver::solve_into`] (opaque).
+    pub prepared: Prepared,
+}
+
+impl Default for Apgd {
+    fn default() -> Self {
+        Apgd { s_ratio: 0.1, s_every: 100, l_shrink: 0.9, prepared: Prepared::default() }
+    }
+}
+
+impl Apgd {
+    /// The default APGD.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn validate(&self) -> Result<(), Error> {
+        if !(self.s_ratio > 0.0 && self.s_ratio < 1.0) {
+            return Err(Error::setting("s_ratio", self.s_ratio, "must lie in (0, 1)"));
+        }
+        if self.s_every == 0 {
+            return Err(Error::setting("s_every", 0, "must be ≥ 1"));
+        }
+        if !(self.l_shrink > 0.0 && self.l_shrink <= 1.0) {
+            return Err(Error::setting("l_shrink", self.l_shrink, "must lie in (0, 1]"));
+        }
+        Ok(())
+    }
+}
+
+/// Default iteration limit.
+const DEFAULT_MAX_ITER: usize = 20_000;
+
+/// Backtracking trials per iteration before the step is taken anyway.
+const MAX_TRIALS: usize = 60;
+
+/// What [`Apgd`] keeps between calls.
+#[derive(Default)]
+struct Workspace {
+    blocks: Option<Blocks>,
+    cones: ConeCache,
+    /// See the indices below.
+    vecs: [Vec<f64>; 10],
+}
+
+/// Indices into [`Workspace::vecs`] used by name (the others are destructured in order:
+/// previous r, y, W r, previous W r, W y, trial, W trial, q_s, scratch, best r).
+const WR: usize = 2;
+const QS: usize = 7;
+const BEST: usize = 9;
+
+struct Method<'a> {
+    opts: &'a Apgd,
+    p: &'a FrictionContactProblem,
+    blocks: &'a Blocks,
+    cones: &'a [Arc<dyn Cone>],
+    coulomb: bool,
+    r: &'a mut [f64],
+    u: &'a mut [f64],
+    v: &'a mut [Vec<f64>; 10],
+    lipschitz: f64,
+    theta: f64,
+    /// The convex residual at the last update of s, and the iterations since.
+    phase_residual: f64,
+    phase_steps: usize,
+    trials: usize,
+    restarts: usize,
+    s_updates: usize,
+}
+
+/// `½ xᵀ(Wx) + qsᵀx`.
+fn objective(x: &[f64], wx: &[f64], qs: &[f64]) -> f64 {
+    x.iter().zip(wx).zip(qs).map(|((a, w), q)| a * (0.5 * w + q)).sum()
+}
+
+impl Method<'_> {
+    /// `‖r − P_K(r − (W r + q_s))‖`: the natural map of the convex problem with s frozen.
+    fn convex_residual(&mut self) -> f64 {
+        let [_, _, wr, _, _, _, _, qs, tmp, _] = &mut *self.v;
+        for k in 0..tmp.len() {
+            tmp[k] = self.r[k] - (wr[k] + qs[k]);
+        }
+        let d = self.p.dim;
+        let mut out = [0.0; crate::cone::MAX_DIM];
+        let mut sum = 0.0;
+        for (i, cone) in self.cones.iter().enumerate() {
+            let s = d * i..d * (i + 1);
+            cone.project(self.p.mu[i], &tmp[s.clone()], &mut out[..d]);
+            sum += self.r[s].iter().zip(&out[..d]).map(|(a, b)| (a - b) * (a - b)).sum::<f64>();
+        }
+        sum.sqrt()
+    }
+
+    /// Updates s from `u` (which holds W r + q), restarts the momentum, starts a new phase.
+    fn update_shift(&mut self) {
+        shifted_q(self.p, self.cones, self.coulomb, self.u, &mut self.v[QS]);
+        let [_, y, wr, _, wy, _, _, _, _, _] = &mut *self.v;
+        y.copy_from_slice(self.r);
+        wy.copy_from_slice(wr);
+        self.theta = 1.0;
+        self.phase_steps = 0;
+        self.s_updates += 1;
+        self.phase_residual = self.convex_residual();
+    }
+}
+
+impl IterativeMethod for Method<'_> {
+    fn initial_error(&mut self) -> Option<f64> {
+        self.blocks.mul(self.r, &mut self.v[WR]);
+        for k in 0..self.u.len() {
+            self.u[k] = self.v[WR][k] + self.p.q[k];
+        }
+        self.update_shift();
+        self.s_updates = 0;
+        Some(self.p.error_with(self.cones, self.r, self.u))
+    }
+
+    fn step(&mut self) -> StepResult {
+        let [prev, y, wr, wr_prev, wy, trial, wtrial, qs, tmp, _] = &mut *self.v;
+        // ∇f(y) = W y + q_s (into tmp), f(y).
+        for k in 0..tmp.len() {
+            tmp[k] = wy[k] + qs[k];
+        }
+        let fy = objective(y, wy, qs);
+        let mut accepted = false;
+        for _ in 0..MAX_TRIALS {
+            self.trials += 1;
+            let t = 1.0 / self.lipschitz;
+            for k in 0..trial.len() {
+                wtrial[k] = y[k] - t * tmp[k];
+            }
+            project_all(self.cones, &self.p.mu, self.p.dim, wtrial, trial);
+            self.blocks.mul(trial, wtrial);
+            let (mut lin, mut dist) = (0.0, 0.0);
+            for k in 0..trial.len() {
+                let d = trial[k] - y[k];
+                lin += tmp[k] * d;
+                dist += d * d;
+            }
+            let ft = objective(trial, wtrial, qs);
+            if !ft.is_finite() {
+                return StepResult::go(f64::NAN);
+            }
+            // Round-off allowance: the two sides agree to a few ulps of |f| at convergence.
+            if ft <= fy + lin + 0.5 * self.lipschitz * dist + 1e-14 * fy.abs().max(ft.abs()) {
+                accepted = true;
+                break;
+            }
+            self.lipschitz *= 2.0;
+        }
+        let _ = accepted; // after MAX_TRIALS the last trial is taken (L has grown 2⁶⁰-fold)
+        let theta = self.theta;
+        let theta_next = 0.5 * (-theta * theta + theta * (theta * theta + 4.0).sqrt());
+        let beta = theta * (1.0 - theta) / (theta * theta + theta_next);
+        // Restart test on the gradient at y and the step r⁺ − r.
+        let mut slope = 0.0;
+        for k in 0..trial.len() {
+            slope += tmp[k] * (trial[k] - self.r[k]);
+        }
+        prev.copy_from_slice(self.r);
+        wr_prev.copy_from_slice(wr);
+        self.r.copy_from_slice(trial);
+        wr.copy_from_slice(wtrial);
+        if slope > 0.0 {
+            y.copy_from_slice(self.r);
+            wy.copy_from_slice(wr);
+            self.theta = 1.0;
+            self.restarts += 1;
+        } else {
+            for k in 0..y.len() {
+                y[k] = self.r[k] + beta * (self.r[k] - prev[k]);
+                wy[k] = wr[k] + beta * (wr[k] - wr_prev[k]);
+            }
+            self.theta = theta_next;
+        }
+        self.lipschitz *= self.opts.l_shrink;
+        for k in 0..self.u.len() {
+            self.u[k] = wr[k] + self.p.q[k];
+        }
+        // The De Saxcé outer loop.
+        self.phase_steps += 1;
+        if self.phase_steps >= self.opts.s_every
+            || self.convex_residual() <= self.opts.s_ratio * self.phase_residual
+        {
+            self.update_shift();
+        }
+        StepResult::go(self.p.error_with(self.cones, self.r, self.u))
+    }
+
+    fn counters(&self) -> Counters {
+        Counters { line_search_steps: self.trials, ..Counters::default() }
+    }
+
+    fn keep_best(&mut self) {
+        self.v[BEST].copy_from_slice(self.r);
+    }
+
+    fn restore_best(&mut self) {
+        self.r.copy_from_slice(&self.v[BEST]);
+    }
+}
+
+impl FrictionSolver for Apgd {
+    fn name(&self) -> &str {
+        "apgd"
+    }
+
+    fn solve(
+        &mut self,
+        p: &FrictionContactProblem,
+        warm: Option<&[f64]>,
+        s: &Settings,
+    ) -> Result<FrictionSolution, Error> {
+        solve_by_into(self, p, warm, s)
+    }
+
+    fn solve_into(
+        &mut self,
+        p: &FrictionContactProblem,
+        warm: bool,
+        r: &mut [f64],
+        u: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
+        let start = Instant::now();
+        let mut ws = std::mem::take(self.prepared.get::<Workspace>());
+        let out = self.solve_with(&mut ws, start, p, warm, r, u, report, s);
+        *self.prepared.get::<Workspace>() = ws;
+        out
+    }
+}
+
+impl Apgd {
+    #[allow(clippy::too_many_arguments)] // the arguments of solve_into, plus the workspace
+    fn solve_with(
+        &self,
+        ws: &mut Workspace,
+        start: Instant,
+        p: &FrictionContactProblem,
+        warm: bool,
+        r: &mut [f64],
+        u: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
+        prepare(p, warm, r, u, s, &mut ws.cones)?;
+        self.validate()?;
+        let _ = Blocks::refresh(&mut ws.blocks, &p.w, p.dim);
+        let Some(blocks) = &ws.blocks else { unreachable!("refresh fills the slot") };
+        let n = p.size();
+        for v in ws.vecs.iter_mut() {
+            v.clear();
+            v.resize(n, 0.0);
+        }
+        // L₀ = ‖W(r₀ − r̂)‖/‖r₀ − r̂‖ with r̂ = r₀ + 1 (the paper's initial estimate).
+        let [ones, _, w_ones, ..] = &mut ws.vecs;
+        ones.fill(1.0);
+        blocks.mul(ones, w_ones);
+        let l0 = norm(w_ones) / (n.max(1) as f64).sqrt();
+        let lipschitz = if l0 > 0.0 && l0.is_finite() { l0 } else { 1.0 };
+        let mut m = Method {
+            opts: self,
+            p,
+            blocks,
+            cones: &ws.cones.cones,
+            coulomb: p.is_coulomb(),
+            r,
+            u,
+            v: &mut ws.vecs,
+            lipschitz,
+            theta: 1.0,
+            phase_residual: f64::INFINITY,
+            phase_steps: 0,
+            trials: 0,
+            restarts: 0,
+            s_updates: 0,
+        };
+        let out =
+            iteration::run_with(&mut m, s, DEFAULT_MAX_ITER, start, std::mem::take(&mut report.history));
+        reset_report(report, "apgd");
+        out.record(report);
+        let (updates, restarts, l_end) = (m.s_updates, m.restarts, m.lipschitz);
+        let Method { r, u, .. } = m;
+        let _ = write!(
+            message_buffer(report),
+            "{updates} updates of the De Saxcé shift, {restarts} restarts, L = {l_end:.3e}"
+        );
+        p.solution_with(&ws.cones.cones, r, u, report, s.tol);
+        Ok(())
+    }
+}
