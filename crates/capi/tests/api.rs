@@ -119,6 +119,30 @@ fn frictional_contact_is_solved_dense_and_csr() {
 }
 
 #[test]
+fn a_warm_start_at_the_solution_needs_no_sweep() {
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    let warm = [4.0 / 3.0, 7.0 / 3.0];
+    let (mut z, mut w) = ([0.0; 2], [0.0; 2]);
+    let mut rep = PerpReport { status: PerpStatus::Other, error: 0.0, iterations: 99, seconds: 0.0 };
+    let s = unsafe {
+        perp_solve_lcp(
+            c"pgs".as_ptr(),
+            &m,
+            Q.as_ptr(),
+            2,
+            warm.as_ptr(),
+            null(),
+            z.as_mut_ptr(),
+            w.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(s, PerpStatus::Solved, "{}", last_error());
+    assert_eq!(rep.iterations, 0, "{rep:?}");
+    assert!((z[0] - warm[0]).abs() < 1e-12);
+}
+
+#[test]
 fn a_null_solver_name_or_settings_means_the_defaults() {
     let m = perp_matrix_dense(2, 2, M.as_ptr());
     let (mut z, mut w) = ([0.0; 2], [0.0; 2]);
@@ -312,6 +336,23 @@ fn nan_data_is_refused_naming_the_entry() {
     let csr = perp_matrix_csr(2, 2, 2, row_ptr.as_ptr(), col_idx.as_ptr(), values.as_ptr());
     assert_eq!(solve_lcp(c"lemke", &csr, &Q, 2, None).status, PerpStatus::InvalidInput);
     assert_eq!(last_error(), "perp_solve_lcp: M.values[1] = NaN is not finite");
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    let (warm, mut z, mut w) = ([0.0, f64::NAN], [0.0; 2], [0.0; 2]);
+    let s = unsafe {
+        perp_solve_lcp(
+            null(),
+            &m,
+            Q.as_ptr(),
+            2,
+            warm.as_ptr(),
+            null(),
+            z.as_mut_ptr(),
+            w.as_mut_ptr(),
+            null_mut(),
+        )
+    };
+    assert_eq!(s, PerpStatus::InvalidInput);
+    assert_eq!(last_error(), "perp_solve_lcp: warm[1] = NaN is not finite");
     let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
     let wm = perp_matrix_dense(3, 3, eye.as_ptr());
     let (q, mu) = ([-1.0, 0.0, 0.0], [f64::NAN]);
