@@ -15,6 +15,9 @@
 //! calling thread is read with [`perp_last_error_message`]. No Rust panic crosses the
 //! boundary: a panic is caught and returned as `PERP_STATUS_INTERNAL_ERROR` with its message.
 //!
+//! The calls may run at once on several threads: each builds its own solver and keeps nothing
+//! between calls but the calling thread's last message.
+//!
 //! Safety rules for callers: every pointer is either NULL (refused with
 //! `PERP_STATUS_NULL_POINTER`, except where an argument is documented as optional) or points
 //! to at least as many readable (writable, for outputs) elements as the sizes passed say.
@@ -270,6 +273,16 @@ unsafe fn matrix(m: *const PerpMatrix, name: &str) -> Result<Matrix, Refusal> {
                 &format!("{name}.row_ptr"),
                 format!("[{}, …, {}]", row_ptr[0], row_ptr[r]),
                 &format!("must start at 0 and end at nnz = {}", m.nnz),
+            )
+            .into());
+        }
+        // sprs slices rows by these offsets before checking them: a decreasing pair must be
+        // refused here, or it would panic there.
+        if let Some(i) = (0..r).find(|&i| row_ptr[i + 1] < row_ptr[i]) {
+            return Err(Error::setting(
+                &format!("{name}.row_ptr[{}]", i + 1),
+                row_ptr[i + 1],
+                &format!("row offsets must not decrease ({name}.row_ptr[{i}] = {})", row_ptr[i]),
             )
             .into());
         }

@@ -292,6 +292,19 @@ fn sizes_that_disagree_are_refused() {
         "{}",
         last_error()
     );
+    // Offsets that decrease (each within nnz), and a duplicate entry.
+    let (dec_ptr, dec_idx) = ([0usize, 3, 2], [0usize, 1, 0]);
+    let csr = perp_matrix_csr(2, 2, 2, dec_ptr.as_ptr(), dec_idx.as_ptr(), values.as_ptr());
+    assert_eq!(solve_lcp(c"lemke", &csr, &Q, 2, None).status, PerpStatus::InvalidInput);
+    assert!(
+        last_error().contains("M.row_ptr[2] = 2: row offsets must not decrease (M.row_ptr[1] = 3)"),
+        "{}",
+        last_error()
+    );
+    let dup_idx = [0usize, 1, 1];
+    let csr = perp_matrix_csr(2, 2, 3, row_ptr.as_ptr(), dup_idx.as_ptr(), values.as_ptr());
+    assert_eq!(solve_lcp(c"lemke", &csr, &Q, 2, None).status, PerpStatus::InvalidInput);
+    assert!(last_error().contains("M (CSR) = 2x2, nnz = 3"), "{}", last_error());
     let col_idx = [0usize, 5, 1];
     let csr = perp_matrix_csr(2, 2, 3, row_ptr.as_ptr(), col_idx.as_ptr(), values.as_ptr());
     assert_eq!(solve_lcp(c"lemke", &csr, &Q, 2, None).status, PerpStatus::InvalidInput);
