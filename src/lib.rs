@@ -15,9 +15,15 @@
 //!   Lemke on pyramids;
 //! * [`dynamics`] — systems, contact problems assembled from M and Jacobians, time stepping
 //!   (Moreau midpoint, Stewart–Trinkle) and the papers' scenes;
-//! * [`formats`] — problem files: Siconos `.dat`, FCLIB `.hdf5`, MatrixMarket, JSON, convert;
-//! * [`suite`] — generated problems, the benchmark runner and profiles (and, for older code,
-//!   the readers of [`formats`] under their former paths).
+//! * `formats` (feature `formats`) — problem files: Siconos `.dat`, FCLIB `.hdf5`,
+//!   MatrixMarket, JSON, convert;
+//! * `suite` (feature `suite`) — generated problems, the benchmark runner and profiles (and,
+//!   for older code, the readers of `formats` under their former paths);
+//! * [`faer`], [`sprs`], [`ndarray`] — the versions perp's public types use, so a caller
+//!   builds matrices without pinning matching versions.
+//!
+//! Features: `cli` (default) builds the `perp` command and enables `suite`, which enables
+//! `formats`. `perp = { version = "0.1", default-features = false }` is the solvers alone.
 //!
 //! ```
 //! use perp::core::{Matrix, Settings, Status};
@@ -57,11 +63,14 @@ pub mod cones {
     pub use perp_catalogue::{friction_solver as solver, FRICTION_NAMES as SOLVER_NAMES};
     pub use perp_cones::*;
 }
+pub use perp_core::{faer, ndarray, sprs};
+#[cfg(feature = "formats")]
 pub use perp_formats as formats;
+#[cfg(feature = "suite")]
 pub use perp_suite as suite;
 
 /// The README's Rust examples, compiled and run as doc-tests so the README cannot drift from the
 /// library.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "cli"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -37,3 +37,6 @@ pub use iteration::{Control, Counters, IterativeMethod, LoopOutcome, Progress, S
 pub use matrix::Matrix;
 pub use report::{Ray, Solution, SolveReport, Status};
 pub use settings::{Observer, Settings};
+/// The faer, sprs and ndarray that [`Matrix`] is built on, re-exported so that a caller builds
+/// matrices with the same versions.
+pub use {faer, ndarray, sprs};

@@ -1,0 +1,29 @@
+/* Solves an LCP and a frictional contact problem with libperp (see README.md, "From C"). */
+#include <stdio.h>
+#include "perp.h"
+
+int main(void) {
+    /* LCP 0 <= z _|_ Mz + q >= 0 with M = [2 1; 1 2], stored column by column. */
+    double M[] = {2, 1, 1, 2}, q[] = {-5, -6}, z[2], w[2];
+    PerpMatrix m = perp_matrix_dense(2, 2, M);
+    PerpReport rep;
+    perp_solve_lcp("lemke", &m, q, 2, NULL, NULL, z, w, &rep);
+    printf("lcp: %s, z = %.6f %.6f\n", perp_status_name(rep.status), z[0], z[1]);
+
+    /* One 3-D Coulomb contact (normal first), W = identity in CSR, mu = 0.3. */
+    size_t row_ptr[] = {0, 1, 2, 3}, col_idx[] = {0, 1, 2};
+    double W[] = {1, 1, 1}, qc[] = {-1, 0.5, 0}, mu[] = {0.3}, r[3], u[3];
+    PerpMatrix wm = perp_matrix_csr(3, 3, 3, row_ptr, col_idx, W);
+    PerpSettings s = perp_settings_default();
+    s.tol = 1e-12;
+    perp_solve_friction("nsgs", 3, &wm, qc, mu, 1, NULL, &s, r, u, &rep);
+    printf("friction: %s, r = %.6f %.6f %.6f\n", perp_status_name(rep.status), r[0], r[1], r[2]);
+
+    /* Bad input is refused with a negative status and a message. */
+    char msg[256];
+    if (perp_solve_lcp("no-such-solver", &m, q, 2, NULL, NULL, z, w, NULL) < 0) {
+        perp_last_error_message(msg, sizeof msg);
+        printf("refused: %s\n", msg);
+    }
+    return 0;
+}

@@ -1,0 +1,603 @@
+//! # perp-capi — perp as a C library (`libperp.so`, `libperp.a`, header `include/perp.h`)
+//!
+//! Two solve calls, thin over the catalogue ([`perp_catalogue::build`] and
+//! [`perp_catalogue::Solver::solve`]):
+//!
+//! * [`perp_solve_lcp`]: the LCP `0 ≤ z ⊥ w = Mz + q ≥ 0` with any LCP solver of the catalogue;
+//! * [`perp_solve_friction`]: the frictional contact problem `u = W r + q`, `K ∋ r ⊥ û ∈ K*`
+//!   (Coulomb, `dim` = 2 or 3) with any frictional solver of the catalogue.
+//!
+//! Matrices are given as a [`PerpMatrix`]: dense column-major, or compressed sparse rows.
+//! Results are written into buffers the caller owns. Every call returns a [`PerpStatus`]:
+//! `PERP_STATUS_SOLVED` (0), another non-negative status when the solver ran but did not
+//! converge (the outputs then hold its best iterate), or a negative error code when the input
+//! was refused (nothing written but the report). The message of the last refused call of the
+//! calling thread is read with [`perp_last_error_message`]. No Rust panic crosses the
+//! boundary: a panic is caught and returned as `PERP_STATUS_INTERNAL_ERROR` with its message.
+//!
+//! The calls may run at once on several threads: each builds its own solver and keeps nothing
+//! between calls but the calling thread's last message.
+//!
+//! Safety rules for callers: every pointer is either NULL (refused with
+//! `PERP_STATUS_NULL_POINTER`, except where an argument is documented as optional) or points
+//! to at least as many readable (writable, for outputs) elements as the sizes passed say.
+//! Sizes that disagree with each other are refused; a buffer shorter than its stated size
+//! cannot be detected.
+#![warn(missing_docs)]
+// Every pointer argument is checked for NULL and alignment before use; the remaining
+// contract (buffers as long as their stated sizes) is the C caller's, documented above.
+#![allow(clippy::missing_safety_doc)]
+
+use perp_catalogue::{Family, Params, Problem};
+use perp_core::{Error, Matrix, Settings, SolveReport, Status};
+use std::cell::RefCell;
+use std::ffi::{c_char, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Duration;
+
+/// How a call ended. Non-negative: the solver ran (outputs written). Negative: the call was
+/// refused (outputs untouched; see `perp_last_error_message`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PerpStatus {
+    /// The error measure is below the tolerance, checked on the returned vectors.
+    Solved = 0,
+    /// The iteration (or pivot) limit was reached first.
+    MaxIterations = 1,
+    /// The time limit was reached first.
+    TimeLimit = 2,
+    /// No further progress was possible (a line search failed, the iterates stopped moving).
+    Stalled = 3,
+    /// Lemke's method ended on a secondary ray.
+    RayTermination = 4,
+    /// The problem was shown to have no solution.
+    Infeasible = 5,
+    /// Arithmetic broke down, or the returned point failed the final accuracy check.
+    NumericalFailure = 6,
+    /// The solve was interrupted.
+    Interrupted = 7,
+    /// A status of the Rust library that this C API has no code for yet (none today).
+    Other = 8,
+    /// Bad input: an unknown solver or parameter, a value out of range, sizes that disagree,
+    /// a NaN or infinite entry, a malformed CSR structure. The message names the field and
+    /// the value.
+    InvalidInput = -1,
+    /// A required pointer argument was NULL (or misaligned); the message names it.
+    NullPointer = -2,
+    /// A bug of perp (a caught panic); the message says where.
+    InternalError = -3,
+}
+
+impl From<Status> for PerpStatus {
+    fn from(s: Status) -> PerpStatus {
+        match s {
+            Status::Solved => PerpStatus::Solved,
+            Status::MaxIterations => PerpStatus::MaxIterations,
+            Status::TimeLimit => PerpStatus::TimeLimit,
+            Status::Stalled => PerpStatus::Stalled,
+            Status::RayTermination => PerpStatus::RayTermination,
+            Status::Infeasible => PerpStatus::Infeasible,
+            Status::NumericalFailure => PerpStatus::NumericalFailure,
+            Status::Interrupted => PerpStatus::Interrupted,
+            _ => PerpStatus::Other,
+        }
+    }
+}
+
+/// The storage of a `PerpMatrix` (its `format` field).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PerpFormat {
+    /// Dense, `nrows * ncols` values listed column by column (Fortran, LAPACK, Siconos).
+    DenseColMajor = 0,
+    /// Compressed sparse rows: `row_ptr` (`nrows + 1` offsets, `row_ptr[0] = 0`,
+    /// `row_ptr[nrows] = nnz`), `col_idx` and `values` (`nnz` each). Column indices within a
+    /// row may come in any order; duplicates are refused.
+    Csr = 1,
+}
+
+/// A problem family, for `perp_solver_names`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PerpFamily {
+    /// LCP solvers (`perp_solve_lcp`).
+    Lcp = 0,
+    /// Frictional contact solvers (`perp_solve_friction`).
+    Friction = 1,
+}
+
+/// A real matrix the caller owns; perp copies it during the call and keeps no pointer.
+/// Build one with `perp_matrix_dense` or `perp_matrix_csr`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct PerpMatrix {
+    /// A `PerpFormat` value; any other value is refused.
+    pub format: i32,
+    /// Number of rows.
+    pub nrows: usize,
+    /// Number of columns.
+    pub ncols: usize,
+    /// Dense: `nrows * ncols` values, column-major. CSR: `nnz` values.
+    pub values: *const f64,
+    /// CSR: number of stored entries (ignored for dense).
+    pub nnz: usize,
+    /// CSR: `nrows + 1` row offsets (NULL for dense).
+    pub row_ptr: *const usize,
+    /// CSR: `nnz` column indices (NULL for dense).
+    pub col_idx: *const usize,
+}
+
+/// Settings of a solve. Start from `perp_settings_default()` and change what you need.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct PerpSettings {
+    /// Tolerance on the problem's error measure (Siconos-compatible). Default 1e-8; valid:
+    /// finite and >= 0.
+    pub tol: f64,
+    /// Iteration (pivot, sweep, Newton step) limit; 0 (the default) means the solver's own.
+    pub max_iter: usize,
+    /// Wall-clock limit in seconds; 0 (the default) means none; valid: finite and >= 0.
+    pub time_limit: f64,
+    /// Solver parameters as `n_params` strings `"name=value"` (e.g. `"omega=1.3"`), checked
+    /// against the solver's declared parameters and ranges (`perp list` shows them). May be
+    /// NULL when `n_params` is 0.
+    pub params: *const *const c_char,
+    /// Number of strings in `params`.
+    pub n_params: usize,
+}
+
+/// What a solve reports besides the vectors.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct PerpReport {
+    /// The same value the call returns.
+    pub status: PerpStatus,
+    /// The problem's error measure at the returned point (NaN when the call was refused).
+    pub error: f64,
+    /// Iterations (pivots for pivoting methods, sweeps, Newton steps).
+    pub iterations: usize,
+    /// Wall-clock seconds of the solve.
+    pub seconds: f64,
+}
+
+impl PerpReport {
+    fn refused(status: PerpStatus) -> PerpReport {
+        PerpReport { status, error: f64::NAN, iterations: 0, seconds: 0.0 }
+    }
+
+    fn of(r: &SolveReport) -> PerpReport {
+        PerpReport {
+            status: r.status.into(),
+            error: r.error,
+            iterations: r.iterations,
+            seconds: r.elapsed.as_secs_f64(),
+        }
+    }
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// Why a call was refused.
+enum Refusal {
+    Null(String),
+    Input(Error),
+}
+
+impl From<Error> for Refusal {
+    fn from(e: Error) -> Refusal {
+        Refusal::Input(e)
+    }
+}
+
+/// Runs `body` for the entry point `name`: clears the thread's message, catches panics,
+/// turns a refusal into its code and message, and writes `report` when it is not NULL.
+fn guard(
+    name: &str,
+    report: *mut PerpReport,
+    body: impl FnOnce() -> Result<PerpReport, Refusal>,
+) -> PerpStatus {
+    set_message(String::new());
+    let out = match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(r)) => r,
+        Ok(Err(Refusal::Null(what))) => {
+            set_message(format!("{name}: {what} is a null or misaligned pointer"));
+            PerpReport::refused(PerpStatus::NullPointer)
+        }
+        Ok(Err(Refusal::Input(e))) => {
+            set_message(format!("{name}: {e}"));
+            PerpReport::refused(PerpStatus::InvalidInput)
+        }
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            set_message(format!("{name}: internal error (please report): {what}"));
+            PerpReport::refused(PerpStatus::InternalError)
+        }
+    };
+    if !report.is_null() && report.is_aligned() {
+        // SAFETY: non-null and aligned; the caller provides a writable PerpReport.
+        unsafe { report.write(out) };
+    }
+    out.status
+}
+
+fn set_message(m: String) {
+    LAST_ERROR.with(|e| *e.borrow_mut() = m);
+}
+
+/// `len` elements at `p`, copied, or a refusal naming `what` if `p` is NULL or misaligned.
+unsafe fn read<T: Copy>(what: &str, p: *const T, len: usize) -> Result<Vec<T>, Refusal> {
+    if p.is_null() || !p.is_aligned() {
+        return Err(Refusal::Null(what.into()));
+    }
+    // SAFETY: checked non-null and aligned; the caller promises `len` readable elements.
+    Ok(unsafe { std::slice::from_raw_parts(p, len) }.to_vec())
+}
+
+fn check_out(what: &str, p: *mut f64) -> Result<(), Refusal> {
+    if p.is_null() || !p.is_aligned() {
+        return Err(Refusal::Null(what.into()));
+    }
+    Ok(())
+}
+
+/// Copies `v` to the caller's buffer `p` (checked by `check_out`, `v.len()` elements long).
+unsafe fn write(p: *mut f64, v: &[f64]) {
+    // SAFETY: `v` is perp's own vector, so it cannot overlap the caller's buffer.
+    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p, v.len()) };
+}
+
+unsafe fn matrix(m: *const PerpMatrix, name: &str) -> Result<Matrix, Refusal> {
+    if m.is_null() || !m.is_aligned() {
+        return Err(Refusal::Null(name.into()));
+    }
+    // SAFETY: checked non-null and aligned; PerpMatrix is plain data (its format is an i32).
+    let m = unsafe { *m };
+    let (r, c) = (m.nrows, m.ncols);
+    if m.format == PerpFormat::DenseColMajor as i32 {
+        let len = r.checked_mul(c).ok_or_else(|| {
+            Error::setting(&format!("{name}.nrows * {name}.ncols"), format!("{r} * {c}"), "overflows")
+        })?;
+        let values = unsafe { read(&format!("{name}.values"), m.values, len)? };
+        Ok(Matrix::from_col_major(r, c, &values).map_err(|e| rename(e, name))?)
+    } else if m.format == PerpFormat::Csr as i32 {
+        let len = r.checked_add(1).ok_or_else(|| Error::setting(&format!("{name}.nrows"), r, "too large"))?;
+        let row_ptr = unsafe { read(&format!("{name}.row_ptr"), m.row_ptr, len)? };
+        if row_ptr[0] != 0 || row_ptr[r] != m.nnz {
+            return Err(Error::setting(
+                &format!("{name}.row_ptr"),
+                format!("[{}, …, {}]", row_ptr[0], row_ptr[r]),
+                &format!("must start at 0 and end at nnz = {}", m.nnz),
+            )
+            .into());
+        }
+        // sprs slices rows by these offsets before checking them: a decreasing pair must be
+        // refused here, or it would panic there.
+        if let Some(i) = (0..r).find(|&i| row_ptr[i + 1] < row_ptr[i]) {
+            return Err(Error::setting(
+                &format!("{name}.row_ptr[{}]", i + 1),
+                row_ptr[i + 1],
+                &format!("row offsets must not decrease ({name}.row_ptr[{i}] = {})", row_ptr[i]),
+            )
+            .into());
+        }
+        let col_idx = unsafe { read(&format!("{name}.col_idx"), m.col_idx, m.nnz)? };
+        let values = unsafe { read(&format!("{name}.values"), m.values, m.nnz)? };
+        Error::check_finite(&format!("{name}.values"), &values)?;
+        let csr = sprs::CsMat::new_from_unsorted((r, c), row_ptr, col_idx, values).map_err(|(.., e)| {
+            Error::setting(&format!("{name} (CSR)"), format!("{r}x{c}, nnz = {}", m.nnz), &e.to_string())
+        })?;
+        Ok(Matrix::Sparse(csr))
+    } else {
+        Err(Error::setting(
+            &format!("{name}.format"),
+            m.format,
+            "must be PERP_FORMAT_DENSE_COL_MAJOR (0) or PERP_FORMAT_CSR (1)",
+        )
+        .into())
+    }
+}
+
+/// Names the C argument in the core's messages ("matrix (column-major)[3]" → "M.values[3]").
+fn rename(e: Error, name: &str) -> Error {
+    match e {
+        Error::NonFinite { index, value, .. } => {
+            Error::NonFinite { what: format!("{name}.values (column-major)"), index, value }
+        }
+        Error::DimensionMismatch { expected, found, .. } => {
+            Error::DimensionMismatch { what: format!("{name}.values"), expected, found }
+        }
+        other => other,
+    }
+}
+
+unsafe fn settings(s: *const PerpSettings) -> Result<(Settings, Params), Refusal> {
+    if s.is_null() {
+        return Ok((Settings::default(), Params::new()));
+    }
+    if !s.is_aligned() {
+        return Err(Refusal::Null("settings".into()));
+    }
+    // SAFETY: checked non-null and aligned; PerpSettings is plain data.
+    let s = unsafe { *s };
+    if !(s.time_limit.is_finite() && s.time_limit >= 0.0) {
+        return Err(Error::setting(
+            "settings.time_limit",
+            s.time_limit,
+            "must be finite and >= 0 seconds (0: none)",
+        )
+        .into());
+    }
+    let out = Settings {
+        tol: s.tol,
+        max_iter: s.max_iter,
+        time_limit: (s.time_limit > 0.0).then(|| Duration::from_secs_f64(s.time_limit)),
+        ..Settings::default()
+    };
+    out.validate().map_err(|e| match e {
+        Error::InvalidSetting { name, value, reason } => {
+            Error::InvalidSetting { name: format!("settings.{name}"), value, reason }
+        }
+        other => other,
+    })?;
+    let mut params = Params::new();
+    if s.n_params > 0 {
+        let texts = unsafe { read("settings.params", s.params, s.n_params)? };
+        for (i, &t) in texts.iter().enumerate() {
+            let what = format!("settings.params[{i}]");
+            let text = unsafe { c_str(&what, t)? };
+            params = params
+                .push_pair(text)
+                .map_err(|_| Error::setting(&what, text, "must be \"name=value\", e.g. \"omega=1.3\""))?;
+        }
+    }
+    Ok((out, params))
+}
+
+unsafe fn c_str<'a>(what: &str, p: *const c_char) -> Result<&'a str, Refusal> {
+    if p.is_null() {
+        return Err(Refusal::Null(what.into()));
+    }
+    // SAFETY: non-null; the caller promises a NUL-terminated string.
+    let s = unsafe { CStr::from_ptr(p) };
+    Ok(s.to_str().map_err(|_| Error::setting(what, s.to_string_lossy(), "is not valid UTF-8"))?)
+}
+
+unsafe fn solver_name<'a>(p: *const c_char, family: Family) -> Result<&'a str, Refusal> {
+    if p.is_null() {
+        return Ok(match family {
+            Family::Friction => "prox",
+            _ => "lemke",
+        });
+    }
+    unsafe { c_str("solver", p) }
+}
+
+fn warm_start(p: *const f64, n: usize) -> Result<Option<Vec<f64>>, Refusal> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    let w = unsafe { read("warm", p, n)? };
+    Error::check_finite("warm", &w)?;
+    Ok(Some(w))
+}
+
+/// The default settings: tolerance 1e-8, the solver's own iteration limit, no time limit,
+/// no parameters.
+#[no_mangle]
+pub extern "C" fn perp_settings_default() -> PerpSettings {
+    PerpSettings { tol: 1e-8, max_iter: 0, time_limit: 0.0, params: std::ptr::null(), n_params: 0 }
+}
+
+/// A dense column-major matrix over the caller's `nrows * ncols` values (not copied here).
+#[no_mangle]
+pub extern "C" fn perp_matrix_dense(nrows: usize, ncols: usize, values: *const f64) -> PerpMatrix {
+    PerpMatrix {
+        format: PerpFormat::DenseColMajor as i32,
+        nrows,
+        ncols,
+        values,
+        nnz: 0,
+        row_ptr: std::ptr::null(),
+        col_idx: std::ptr::null(),
+    }
+}
+
+/// A CSR matrix over the caller's arrays (not copied here): `row_ptr` has `nrows + 1`
+/// offsets, `col_idx` and `values` have `nnz` entries.
+#[no_mangle]
+pub extern "C" fn perp_matrix_csr(
+    nrows: usize,
+    ncols: usize,
+    nnz: usize,
+    row_ptr: *const usize,
+    col_idx: *const usize,
+    values: *const f64,
+) -> PerpMatrix {
+    PerpMatrix { format: PerpFormat::Csr as i32, nrows, ncols, values, nnz, row_ptr, col_idx }
+}
+
+/// Solves the LCP `0 ≤ z ⊥ w = M z + q ≥ 0` of size `n`.
+///
+/// * `solver`: a catalogue LCP solver name (`lemke`, `pgs`, `psor`, … — see
+///   `perp_solver_names`), or NULL for `lemke`;
+/// * `m`: the `n`×`n` matrix M; `q`: `n` values;
+/// * `warm`: `n` values to start from, or NULL for a cold start;
+/// * `settings`: NULL for `perp_settings_default()`;
+/// * `z`, `w`: the caller's buffers of `n` values, written when the result is >= 0;
+/// * `report`: written when not NULL (also when the call is refused).
+///
+/// Returns the status (see `PerpStatus`).
+#[no_mangle]
+pub unsafe extern "C" fn perp_solve_lcp(
+    solver: *const c_char,
+    m: *const PerpMatrix,
+    q: *const f64,
+    n: usize,
+    warm: *const f64,
+    settings: *const PerpSettings,
+    z: *mut f64,
+    w: *mut f64,
+    report: *mut PerpReport,
+) -> PerpStatus {
+    guard("perp_solve_lcp", report, || unsafe {
+        let name = solver_name(solver, Family::Lcp)?;
+        let m = matrix(m, "M")?;
+        let q = read("q", q, n)?;
+        let warm = warm_start(warm, n)?;
+        let (s, params) = self::settings(settings)?;
+        check_out("z", z)?;
+        check_out("w", w)?;
+        let lcp = perp_lcp::Lcp::new(m, q)?;
+        let a = perp_catalogue::build(Family::Lcp, name, &params)?.solve(
+            &Problem::Lcp(lcp),
+            warm.as_deref(),
+            &s,
+        )?;
+        write(z, &a.z[..n]);
+        write(w, &a.w[..n]);
+        Ok(PerpReport::of(&a.report))
+    })
+}
+
+/// Solves the frictional contact problem `u = W r + q` with Coulomb friction at `n_contacts`
+/// contacts of dimension `dim` (2 or 3; normal component first), `size = dim * n_contacts`.
+///
+/// * `solver`: a catalogue frictional solver name (`nsgs`, `prox`, `ac-newton`, … — see
+///   `perp_solver_names`), or NULL for `prox`;
+/// * `w_mat`: the `size`×`size` Delassus matrix W; `q`: `size` values; `mu`: `n_contacts`
+///   friction coefficients (>= 0);
+/// * `warm`: `size` reactions to start from, or NULL for a cold start;
+/// * `settings`: NULL for `perp_settings_default()`;
+/// * `r`, `u`: the caller's buffers of `size` values (reactions, local velocities), written
+///   when the result is >= 0;
+/// * `report`: written when not NULL (also when the call is refused).
+///
+/// Returns the status (see `PerpStatus`).
+#[no_mangle]
+pub unsafe extern "C" fn perp_solve_friction(
+    solver: *const c_char,
+    dim: usize,
+    w_mat: *const PerpMatrix,
+    q: *const f64,
+    mu: *const f64,
+    n_contacts: usize,
+    warm: *const f64,
+    settings: *const PerpSettings,
+    r: *mut f64,
+    u: *mut f64,
+    report: *mut PerpReport,
+) -> PerpStatus {
+    guard("perp_solve_friction", report, || unsafe {
+        let name = solver_name(solver, Family::Friction)?;
+        if !(2..=3).contains(&dim) {
+            return Err(Error::setting("dim", dim, "the contact dimension must be 2 or 3").into());
+        }
+        let size = dim
+            .checked_mul(n_contacts)
+            .ok_or_else(|| Error::setting("n_contacts", n_contacts, "dim * n_contacts overflows"))?;
+        let w = matrix(w_mat, "W")?;
+        let q = read("q", q, size)?;
+        let mu = read("mu", mu, n_contacts)?;
+        let warm = warm_start(warm, size)?;
+        let (s, params) = self::settings(settings)?;
+        check_out("r", r)?;
+        check_out("u", u)?;
+        let p = perp_cones::FrictionContactProblem::new(dim, w, q, mu)?;
+        let a = perp_catalogue::build(Family::Friction, name, &params)?.solve(
+            &Problem::Friction(p),
+            warm.as_deref(),
+            &s,
+        )?;
+        write(r, &a.z[..size]);
+        write(u, &a.w[..size]);
+        Ok(PerpReport::of(&a.report))
+    })
+}
+
+/// Copies the message of the calling thread's last refused call (empty after a call that
+/// was not refused) into `buf` as a NUL-terminated string of at most `len` bytes, truncated
+/// at a character boundary if needed. Returns the message's full length in bytes (without
+/// the NUL), so a caller can size `buf`; `buf` may be NULL (with any `len`) to ask only that.
+#[no_mangle]
+pub unsafe extern "C" fn perp_last_error_message(buf: *mut c_char, len: usize) -> usize {
+    let msg = LAST_ERROR.with(|e| e.borrow().clone());
+    unsafe { copy_text(&msg, buf, len) }
+}
+
+unsafe fn copy_text(msg: &str, buf: *mut c_char, len: usize) -> usize {
+    if !buf.is_null() && len > 0 {
+        let mut k = msg.len().min(len - 1);
+        while !msg.is_char_boundary(k) {
+            k -= 1;
+        }
+        // SAFETY: non-null; the caller promises `len` writable bytes, and k + 1 <= len.
+        unsafe {
+            std::ptr::copy_nonoverlapping(msg.as_ptr().cast::<c_char>(), buf, k);
+            *buf.add(k) = 0;
+        }
+    }
+    msg.len()
+}
+
+/// Copies the catalogue's solver names for `family` (a `PerpFamily` value), separated by
+/// commas, into `buf` as `perp_last_error_message` does, and returns the full length.
+/// An unknown family gives the empty string.
+#[no_mangle]
+pub unsafe extern "C" fn perp_solver_names(family: i32, buf: *mut c_char, len: usize) -> usize {
+    let names = if family == PerpFamily::Lcp as i32 {
+        perp_catalogue::names(Family::Lcp).join(",")
+    } else if family == PerpFamily::Friction as i32 {
+        perp_catalogue::names(Family::Friction).join(",")
+    } else {
+        String::new()
+    };
+    unsafe { copy_text(&names, buf, len) }
+}
+
+/// The name of a status (`"solved"`, `"max_iterations"`, …, `"invalid_input"`,
+/// `"null_pointer"`, `"internal_error"`; `"unknown"` for other values), a static string.
+#[no_mangle]
+pub extern "C" fn perp_status_name(status: i32) -> *const c_char {
+    let s: &'static CStr = match status {
+        0 => c"solved",
+        1 => c"max_iterations",
+        2 => c"time_limit",
+        3 => c"stalled",
+        4 => c"ray_termination",
+        5 => c"infeasible",
+        6 => c"numerical_failure",
+        7 => c"interrupted",
+        8 => c"other",
+        -1 => c"invalid_input",
+        -2 => c"null_pointer",
+        -3 => c"internal_error",
+        _ => c"unknown",
+    };
+    s.as_ptr()
+}
+
+/// perp's version, a static string such as `"0.1.0"`.
+#[no_mangle]
+pub extern "C" fn perp_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_is_caught_and_reported_as_an_internal_error() {
+        let mut report = PerpReport::refused(PerpStatus::Solved);
+        let status = guard("perp_test", &mut report, || panic!("boom {}", 42));
+        assert_eq!((status, report.status), (PerpStatus::InternalError, PerpStatus::InternalError));
+        let msg = LAST_ERROR.with(|e| e.borrow().clone());
+        assert_eq!(msg, "perp_test: internal error (please report): boom 42");
+    }
+}

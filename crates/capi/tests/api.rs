@@ -1,0 +1,439 @@
+//! The C API called as C calls it: through the `extern "C"` functions, with raw pointers.
+
+use perp::*;
+use std::ffi::{c_char, CStr};
+use std::ptr::{null, null_mut};
+
+fn last_error() -> String {
+    let n = unsafe { perp_last_error_message(null_mut(), 0) };
+    let mut buf = vec![0 as c_char; n + 1];
+    assert_eq!(unsafe { perp_last_error_message(buf.as_mut_ptr(), buf.len()) }, n);
+    unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap().to_string()
+}
+
+/// M = [2 1; 1 2] (column-major), q = (-5, -6): z = (4/3, 7/3), w = 0.
+const M: [f64; 4] = [2.0, 1.0, 1.0, 2.0];
+const Q: [f64; 2] = [-5.0, -6.0];
+
+struct Lcp {
+    status: PerpStatus,
+    z: [f64; 2],
+    w: [f64; 2],
+    report: PerpReport,
+}
+
+fn solve_lcp(solver: &CStr, m: &PerpMatrix, q: &[f64], n: usize, settings: Option<&PerpSettings>) -> Lcp {
+    let (mut z, mut w) = ([f64::NAN; 2], [f64::NAN; 2]);
+    let mut report = PerpReport { status: PerpStatus::Other, error: 0.0, iterations: 0, seconds: 0.0 };
+    assert!(n <= 2);
+    let status = unsafe {
+        perp_solve_lcp(
+            solver.as_ptr(),
+            m,
+            q.as_ptr(),
+            n,
+            null(),
+            settings.map_or(null(), |s| s as *const _),
+            z.as_mut_ptr(),
+            w.as_mut_ptr(),
+            &mut report,
+        )
+    };
+    assert_eq!(report.status, status);
+    Lcp { status, z, w, report }
+}
+
+#[test]
+fn dense_lcp_is_solved_by_lemke() {
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    let r = solve_lcp(c"lemke", &m, &Q, 2, None);
+    assert_eq!(r.status, PerpStatus::Solved, "{}", last_error());
+    assert!((r.z[0] - 4.0 / 3.0).abs() < 1e-12 && (r.z[1] - 7.0 / 3.0).abs() < 1e-12, "{:?}", r.z);
+    assert!(r.w.iter().all(|w| w.abs() < 1e-12), "{:?}", r.w);
+    assert!(r.report.error <= 1e-8 && r.report.iterations > 0, "{:?}", r.report);
+    assert_eq!(last_error(), "");
+}
+
+#[test]
+fn csr_lcp_with_a_parameter_agrees_with_lemke() {
+    // The same M in CSR, the column indices of row 1 out of order.
+    let (row_ptr, col_idx, values) = ([0usize, 2, 4], [0usize, 1, 1, 0], [2.0, 1.0, 2.0, 1.0]);
+    let m = perp_matrix_csr(2, 2, 4, row_ptr.as_ptr(), col_idx.as_ptr(), values.as_ptr());
+    let params = [c"omega=1.2".as_ptr()];
+    let s = PerpSettings { tol: 1e-12, params: params.as_ptr(), n_params: 1, ..perp_settings_default() };
+    let r = solve_lcp(c"psor", &m, &Q, 2, Some(&s));
+    assert_eq!(r.status, PerpStatus::Solved, "{}", last_error());
+    assert!((r.z[0] - 4.0 / 3.0).abs() < 1e-9 && (r.z[1] - 7.0 / 3.0).abs() < 1e-9, "{:?}", r.z);
+    assert!(r.report.error <= 1e-12);
+}
+
+#[test]
+fn an_iteration_limit_is_a_status_with_the_best_iterate_written() {
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    let s = PerpSettings { tol: 1e-14, max_iter: 1, ..perp_settings_default() };
+    let r = solve_lcp(c"pgs", &m, &Q, 2, Some(&s));
+    assert_eq!(r.status, PerpStatus::MaxIterations);
+    assert_eq!(r.report.iterations, 1);
+    assert!(r.z.iter().all(|z| z.is_finite()) && r.report.error > 1e-14);
+    // w = M z + q is written for the returned z.
+    assert!((r.w[0] - (2.0 * r.z[0] + r.z[1] - 5.0)).abs() < 1e-12);
+    assert_eq!(unsafe { CStr::from_ptr(perp_status_name(r.status as i32)) }, c"max_iterations");
+}
+
+/// One 3-D contact, W = I, q = (-1, 0.5, 0), μ = 0.3: it slides, r = (1, -0.3, 0),
+/// u = (0, 0.2, 0) (u_n = 0, r_t = -μ r_n u_t/|u_t|).
+#[test]
+fn frictional_contact_is_solved_dense_and_csr() {
+    let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    let dense = perp_matrix_dense(3, 3, eye.as_ptr());
+    let (row_ptr, col_idx, values) = ([0usize, 1, 2, 3], [0usize, 1, 2], [1.0; 3]);
+    let csr = perp_matrix_csr(3, 3, 3, row_ptr.as_ptr(), col_idx.as_ptr(), values.as_ptr());
+    let (q, mu) = ([-1.0, 0.5, 0.0], [0.3]);
+    let s = PerpSettings { tol: 1e-12, ..perp_settings_default() };
+    for (solver, m) in [(c"prox", &dense), (c"nsgs", &csr), (c"ac-newton", &csr)] {
+        let (mut r, mut u) = ([f64::NAN; 3], [f64::NAN; 3]);
+        let mut rep = PerpReport { status: PerpStatus::Other, error: 0.0, iterations: 0, seconds: 0.0 };
+        let status = unsafe {
+            perp_solve_friction(
+                solver.as_ptr(),
+                3,
+                m,
+                q.as_ptr(),
+                mu.as_ptr(),
+                1,
+                null(),
+                &s,
+                r.as_mut_ptr(),
+                u.as_mut_ptr(),
+                &mut rep,
+            )
+        };
+        assert_eq!(status, PerpStatus::Solved, "{solver:?}: {}", last_error());
+        let (r_want, u_want) = ([1.0, -0.3, 0.0], [0.0, 0.2, 0.0]);
+        for i in 0..3 {
+            assert!((r[i] - r_want[i]).abs() < 1e-9, "{solver:?}: r = {r:?}");
+            assert!((u[i] - u_want[i]).abs() < 1e-9, "{solver:?}: u = {u:?}");
+        }
+        assert!(rep.error <= 1e-12, "{solver:?}: {rep:?}");
+    }
+}
+
+#[test]
+fn a_warm_start_at_the_solution_needs_no_sweep() {
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    let warm = [4.0 / 3.0, 7.0 / 3.0];
+    let (mut z, mut w) = ([0.0; 2], [0.0; 2]);
+    let mut rep = PerpReport { status: PerpStatus::Other, error: 0.0, iterations: 99, seconds: 0.0 };
+    let s = unsafe {
+        perp_solve_lcp(
+            c"pgs".as_ptr(),
+            &m,
+            Q.as_ptr(),
+            2,
+            warm.as_ptr(),
+            null(),
+            z.as_mut_ptr(),
+            w.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(s, PerpStatus::Solved, "{}", last_error());
+    assert_eq!(rep.iterations, 0, "{rep:?}");
+    assert!((z[0] - warm[0]).abs() < 1e-12);
+}
+
+#[test]
+fn a_null_solver_name_or_settings_means_the_defaults() {
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    let (mut z, mut w) = ([0.0; 2], [0.0; 2]);
+    let status = unsafe {
+        perp_solve_lcp(null(), &m, Q.as_ptr(), 2, null(), null(), z.as_mut_ptr(), w.as_mut_ptr(), null_mut())
+    };
+    assert_eq!(status, PerpStatus::Solved);
+    assert!((z[1] - 7.0 / 3.0).abs() < 1e-12);
+}
+
+#[test]
+fn an_unknown_solver_is_refused_with_the_valid_names() {
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    let r = solve_lcp(c"nsgs", &m, &Q, 2, None);
+    assert_eq!(r.status, PerpStatus::InvalidInput);
+    let e = last_error();
+    assert!(e.starts_with("perp_solve_lcp: unknown solver 'nsgs'") && e.contains("lemke, pgs"), "{e}");
+    // Nothing written, and the report says it was refused.
+    assert!(r.z[0].is_nan() && r.report.error.is_nan() && r.report.iterations == 0);
+    // The next call that is not refused clears the message.
+    solve_lcp(c"lemke", &m, &Q, 2, None);
+    assert_eq!(last_error(), "");
+}
+
+#[test]
+fn a_bad_parameter_is_refused_naming_it_and_its_range() {
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    for (text, want) in [
+        (c"omega=3", "psor: parameter omega = 3"),
+        (c"speed=2", "unknown parameter; psor takes"),
+        (c"omega", "settings.params[0] = omega: must be \"name=value\""),
+    ] {
+        let params = [text.as_ptr()];
+        let s = PerpSettings { params: params.as_ptr(), n_params: 1, ..perp_settings_default() };
+        assert_eq!(solve_lcp(c"psor", &m, &Q, 2, Some(&s)).status, PerpStatus::InvalidInput);
+        let e = last_error();
+        assert!(e.contains(want), "{e}");
+    }
+    let params = [null()];
+    let s = PerpSettings { params: params.as_ptr(), n_params: 1, ..perp_settings_default() };
+    assert_eq!(solve_lcp(c"psor", &m, &Q, 2, Some(&s)).status, PerpStatus::NullPointer);
+    assert!(last_error().contains("settings.params[0] is a null"), "{}", last_error());
+}
+
+#[test]
+fn bad_settings_are_refused_naming_the_field() {
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    for (s, want) in [
+        (PerpSettings { tol: f64::NAN, ..perp_settings_default() }, "settings.tol = NaN"),
+        (PerpSettings { time_limit: -1.0, ..perp_settings_default() }, "settings.time_limit = -1"),
+        (PerpSettings { n_params: 2, ..perp_settings_default() }, "settings.params is a null"),
+    ] {
+        let r = solve_lcp(c"lemke", &m, &Q, 2, Some(&s));
+        assert!(r.status == PerpStatus::InvalidInput || r.status == PerpStatus::NullPointer);
+        assert!(last_error().contains(want), "{}", last_error());
+    }
+}
+
+#[test]
+fn null_pointers_are_refused_naming_the_argument() {
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    let (mut z, mut w) = ([0.0; 2], [0.0; 2]);
+    let mut rep = PerpReport { status: PerpStatus::Solved, error: 0.0, iterations: 0, seconds: 0.0 };
+    let s = unsafe {
+        perp_solve_lcp(null(), &m, null(), 2, null(), null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
+    };
+    assert_eq!((s, rep.status), (PerpStatus::NullPointer, PerpStatus::NullPointer));
+    assert_eq!(last_error(), "perp_solve_lcp: q is a null or misaligned pointer");
+    let s = unsafe {
+        perp_solve_lcp(
+            null(),
+            null(),
+            Q.as_ptr(),
+            2,
+            null(),
+            null(),
+            z.as_mut_ptr(),
+            w.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(s, PerpStatus::NullPointer);
+    assert!(last_error().contains(": M is a null"));
+    let s = unsafe {
+        perp_solve_lcp(null(), &m, Q.as_ptr(), 2, null(), null(), z.as_mut_ptr(), null_mut(), &mut rep)
+    };
+    assert_eq!(s, PerpStatus::NullPointer);
+    assert!(last_error().contains(": w is a null"));
+    let no_values = perp_matrix_dense(2, 2, null());
+    let s = unsafe {
+        perp_solve_lcp(
+            null(),
+            &no_values,
+            Q.as_ptr(),
+            2,
+            null(),
+            null(),
+            z.as_mut_ptr(),
+            w.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(s, PerpStatus::NullPointer);
+    assert!(last_error().contains("M.values is a null"));
+    let mut r = [0.0; 3];
+    let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    let wm = perp_matrix_dense(3, 3, eye.as_ptr());
+    let q = [-1.0, 0.0, 0.0];
+    let s = unsafe {
+        perp_solve_friction(
+            null(),
+            3,
+            &wm,
+            q.as_ptr(),
+            null(),
+            1,
+            null(),
+            null(),
+            r.as_mut_ptr(),
+            r.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(s, PerpStatus::NullPointer);
+    assert_eq!(last_error(), "perp_solve_friction: mu is a null or misaligned pointer");
+}
+
+#[test]
+fn sizes_that_disagree_are_refused() {
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    // q and z of length 1 for a 2x2 M.
+    let r = solve_lcp(c"lemke", &m, &Q, 1, None);
+    assert_eq!(r.status, PerpStatus::InvalidInput);
+    assert!(last_error().contains("q has length 1, expected 2"), "{}", last_error());
+    let rect = perp_matrix_dense(1, 2, M.as_ptr());
+    assert_eq!(solve_lcp(c"lemke", &rect, &Q, 1, None).status, PerpStatus::InvalidInput);
+    assert!(last_error().contains("M must be square, got 1x2"), "{}", last_error());
+    let bad_format = PerpMatrix { format: 7, ..m };
+    assert_eq!(solve_lcp(c"lemke", &bad_format, &Q, 2, None).status, PerpStatus::InvalidInput);
+    assert!(last_error().contains("M.format = 7"), "{}", last_error());
+    // CSR: row_ptr does not end at nnz; a column index out of range.
+    let (row_ptr, col_idx, values) = ([0usize, 1, 3], [0usize, 1, 1], [2.0, 1.0, 2.0]);
+    let csr = perp_matrix_csr(2, 2, 2, row_ptr.as_ptr(), col_idx.as_ptr(), values.as_ptr());
+    assert_eq!(solve_lcp(c"lemke", &csr, &Q, 2, None).status, PerpStatus::InvalidInput);
+    assert!(
+        last_error().contains("M.row_ptr = [0, …, 3]: must start at 0 and end at nnz = 2"),
+        "{}",
+        last_error()
+    );
+    // Offsets that decrease (each within nnz), and a duplicate entry.
+    let (dec_ptr, dec_idx) = ([0usize, 3, 2], [0usize, 1, 0]);
+    let csr = perp_matrix_csr(2, 2, 2, dec_ptr.as_ptr(), dec_idx.as_ptr(), values.as_ptr());
+    assert_eq!(solve_lcp(c"lemke", &csr, &Q, 2, None).status, PerpStatus::InvalidInput);
+    assert!(
+        last_error().contains("M.row_ptr[2] = 2: row offsets must not decrease (M.row_ptr[1] = 3)"),
+        "{}",
+        last_error()
+    );
+    let dup_idx = [0usize, 1, 1];
+    let csr = perp_matrix_csr(2, 2, 3, row_ptr.as_ptr(), dup_idx.as_ptr(), values.as_ptr());
+    assert_eq!(solve_lcp(c"lemke", &csr, &Q, 2, None).status, PerpStatus::InvalidInput);
+    assert!(last_error().contains("M (CSR) = 2x2, nnz = 3"), "{}", last_error());
+    let col_idx = [0usize, 5, 1];
+    let csr = perp_matrix_csr(2, 2, 3, row_ptr.as_ptr(), col_idx.as_ptr(), values.as_ptr());
+    assert_eq!(solve_lcp(c"lemke", &csr, &Q, 2, None).status, PerpStatus::InvalidInput);
+    assert!(last_error().contains("M (CSR)"), "{}", last_error());
+    // Friction: 2 contacts stated for a 3x3 W; a 4-D contact.
+    let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    let wm = perp_matrix_dense(3, 3, eye.as_ptr());
+    let (q, mu) = ([-1.0, 0.0, 0.0, -1.0, 0.0, 0.0], [0.3, 0.3]);
+    let mut r = [0.0; 6];
+    let mut u = [0.0; 6];
+    for (dim, nc, want) in [(3, 2, "q has length 6, expected 3"), (4, 1, "dim = 4")] {
+        let s = unsafe {
+            perp_solve_friction(
+                null(),
+                dim,
+                &wm,
+                q.as_ptr(),
+                mu.as_ptr(),
+                nc,
+                null(),
+                null(),
+                r.as_mut_ptr(),
+                u.as_mut_ptr(),
+                null_mut(),
+            )
+        };
+        assert_eq!(s, PerpStatus::InvalidInput);
+        assert!(last_error().contains(want), "{}", last_error());
+    }
+}
+
+#[test]
+fn nan_data_is_refused_naming_the_entry() {
+    let bad = [2.0, f64::NAN, 1.0, 2.0];
+    let m = perp_matrix_dense(2, 2, bad.as_ptr());
+    assert_eq!(solve_lcp(c"lemke", &m, &Q, 2, None).status, PerpStatus::InvalidInput);
+    assert_eq!(last_error(), "perp_solve_lcp: M.values (column-major)[1] = NaN is not finite");
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    assert_eq!(solve_lcp(c"lemke", &m, &[-5.0, f64::INFINITY], 2, None).status, PerpStatus::InvalidInput);
+    assert_eq!(last_error(), "perp_solve_lcp: q[1] = inf is not finite");
+    let (row_ptr, col_idx, values) = ([0usize, 1, 2], [0usize, 1], [1.0, f64::NAN]);
+    let csr = perp_matrix_csr(2, 2, 2, row_ptr.as_ptr(), col_idx.as_ptr(), values.as_ptr());
+    assert_eq!(solve_lcp(c"lemke", &csr, &Q, 2, None).status, PerpStatus::InvalidInput);
+    assert_eq!(last_error(), "perp_solve_lcp: M.values[1] = NaN is not finite");
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    let (warm, mut z, mut w) = ([0.0, f64::NAN], [0.0; 2], [0.0; 2]);
+    let s = unsafe {
+        perp_solve_lcp(
+            null(),
+            &m,
+            Q.as_ptr(),
+            2,
+            warm.as_ptr(),
+            null(),
+            z.as_mut_ptr(),
+            w.as_mut_ptr(),
+            null_mut(),
+        )
+    };
+    assert_eq!(s, PerpStatus::InvalidInput);
+    assert_eq!(last_error(), "perp_solve_lcp: warm[1] = NaN is not finite");
+    let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    let wm = perp_matrix_dense(3, 3, eye.as_ptr());
+    let (q, mu) = ([-1.0, 0.0, 0.0], [f64::NAN]);
+    let mut r = [0.0; 3];
+    let mut u = [0.0; 3];
+    let s = unsafe {
+        perp_solve_friction(
+            null(),
+            3,
+            &wm,
+            q.as_ptr(),
+            mu.as_ptr(),
+            1,
+            null(),
+            null(),
+            r.as_mut_ptr(),
+            u.as_mut_ptr(),
+            null_mut(),
+        )
+    };
+    assert_eq!(s, PerpStatus::InvalidInput);
+    assert!(last_error().contains("mu[0] = NaN"), "{}", last_error());
+}
+
+#[test]
+fn the_message_is_truncated_at_a_character_boundary() {
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    let (row_ptr, col_idx, values) = ([0usize, 1, 3], [0usize, 1, 1], [2.0, 1.0, 2.0]);
+    let csr = perp_matrix_csr(2, 2, 2, row_ptr.as_ptr(), col_idx.as_ptr(), values.as_ptr());
+    solve_lcp(c"lemke", &csr, &Q, 2, None);
+    let full = last_error();
+    let cut = full.find('…').unwrap();
+    let mut buf = [1 as c_char; 64];
+    // Room for the bytes before '…' and one byte of its three: the cut falls before it.
+    let n = unsafe { perp_last_error_message(buf.as_mut_ptr(), cut + 2) };
+    assert_eq!(n, full.len());
+    assert_eq!(unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap(), &full[..cut]);
+    let _ = m;
+}
+
+#[test]
+fn status_names_are_the_rust_library_names() {
+    use perp_core::Status;
+    for s in [
+        Status::Solved,
+        Status::MaxIterations,
+        Status::TimeLimit,
+        Status::Stalled,
+        Status::RayTermination,
+        Status::Infeasible,
+        Status::NumericalFailure,
+        Status::Interrupted,
+    ] {
+        let name = unsafe { CStr::from_ptr(perp_status_name(PerpStatus::from(s) as i32)) };
+        assert_eq!(name.to_str().unwrap(), s.as_str());
+    }
+    assert_eq!(unsafe { CStr::from_ptr(perp_status_name(-1)) }, c"invalid_input");
+    assert_eq!(unsafe { CStr::from_ptr(perp_status_name(99)) }, c"unknown");
+}
+
+#[test]
+fn solver_names_come_from_the_catalogue() {
+    let mut buf = [0 as c_char; 512];
+    let n = unsafe { perp_solver_names(PerpFamily::Friction as i32, buf.as_mut_ptr(), buf.len()) };
+    let names = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap();
+    assert_eq!(n, names.len());
+    assert_eq!(names, perp_catalogue::FRICTION_NAMES.join(","));
+    assert!(names.split(',').any(|s| s == "nsgs"));
+    assert_eq!(unsafe { perp_solver_names(42, buf.as_mut_ptr(), buf.len()) }, 0);
+    assert_eq!(unsafe { CStr::from_ptr(perp_version()) }.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
+}
