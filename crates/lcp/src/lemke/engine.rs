@@ -155,13 +155,16 @@ impl Default for Engine {
     }
 }
 
-/// Scratch of the lexicographic ratio test: the tied candidates, their scaled rows of B⁻¹
-/// (n each, one after the other) and the candidates still in the running.
+/// Scratch of the lexicographic ratio test: the tied candidates, the entry of the current
+/// column of B⁻¹ for each (scaled by its direction), the candidates still in the running, and
+/// for each row i the index in `cands` of the candidate wᵢ while it is in the running
+/// (`usize::MAX` otherwise; all `usize::MAX` between ratio tests).
 #[derive(Default)]
 pub(super) struct LexScratch {
     pub(super) cands: Vec<Var>,
-    pub(super) rows: Vec<f64>,
+    pub(super) entry: Vec<f64>,
     pub(super) alive: Vec<usize>,
+    pub(super) slot: Vec<usize>,
 }
 
 pub(super) fn col_view(buf: &[f64], n: usize, rows: usize, cols: usize) -> MatRef<'_, f64> {
@@ -210,8 +213,9 @@ impl Engine {
             zc: vec![0.0; n],
             lex: LexScratch {
                 cands: Vec::with_capacity(n + 1),
-                rows: Vec::with_capacity((n + 1) * n),
+                entry: Vec::with_capacity(n + 1),
                 alive: Vec::with_capacity(n + 1),
+                slot: vec![usize::MAX; n],
             },
             lu: LuScratch::empty(),
             inv: Vec::new(),
@@ -408,27 +412,6 @@ impl Engine {
         }
     }
 
-    /// Row of B⁻¹ belonging to a basic variable, as a dense vector of length n in `out`.
-    pub(super) fn binv_row(&mut self, var: Var, out: &mut [f64]) {
-        let k = self.k();
-        out.fill(0.0);
-        match var {
-            Var::W(i) => {
-                self.row_times_t(i);
-                out[i] = 1.0;
-                for b in 0..k {
-                    out[self.r2[b]] = -self.v[b];
-                }
-            }
-            _ => {
-                let a = self.pos_of(var);
-                for b in 0..k {
-                    out[self.r2[b]] = self.t_at(a, b);
-                }
-            }
-        }
-    }
-
     pub(super) fn pos_of(&self, var: Var) -> usize {
         match var {
             Var::Z(j) => self.z_pos[j],
@@ -616,33 +599,102 @@ impl Engine {
         if basic().filter(|&v| is_tied(v)).nth(1).is_none() {
             return Some((best, theta_min));
         }
-        let LexScratch { cands, rows, alive } = lex;
+        let LexScratch { cands, entry, alive, slot } = lex;
         cands.clear();
         cands.extend(basic().filter(|&v| is_tied(v)));
         if cands.contains(&Var::Z0) {
             return Some((Var::Z0, theta_min));
         }
-        // Lexicographic rule over the rows of B⁻¹ / (B⁻¹a)ᵢ, column by column: row c (at
-        // rows[c·n..]) is the scaled row of candidate c, compared entry by entry until one
-        // candidate is left.
-        rows.clear();
-        rows.resize(cands.len() * n, 0.0);
-        for (&c, row) in cands.iter().zip(rows.chunks_exact_mut(n.max(1))) {
-            self.binv_row(c, row);
-            let piv = self.dir_of(c);
-            row.iter_mut().for_each(|x| *x /= piv);
-        }
-        alive.clear();
-        alive.extend(0..cands.len());
-        let mut col = 0;
-        while alive.len() > 1 && col < n {
-            let lo = alive.iter().map(|&c| rows[c * n + col]).fold(f64::INFINITY, f64::min);
-            let eps = TIE_TOL * (1.0 + lo.abs());
-            alive.retain(|&c| rows[c * n + col] <= lo + eps);
-            col += 1;
-        }
+        self.lex_break(cands, entry, alive, slot);
         let chosen = cands[alive[0]];
         Some((chosen, self.value_of(chosen).max(0.0) / self.dir_of(chosen)))
+    }
+
+    /// The lexicographic tie-break (CPS §4.9) among the tied candidates `cands` (z₀ not among
+    /// them): the survivor, `cands[alive[0]]`, minimises its row of B⁻¹ divided by its
+    /// direction entry (B⁻¹a)ᵢ in lexicographic order, compared column by column with the
+    /// relative tolerance [`TIE_TOL`] — the rule of the perturbed right-hand side
+    /// q + (ε, ε², …, εⁿ) (CPS §4.9, eq. 4.9.4 and Thm 4.9.5), so no basis repeats.
+    ///
+    /// The columns of B⁻¹ are computed lazily, one at a time and only at the candidates still
+    /// in the running, and the comparison stops as soon as one candidate is left. With B's
+    /// structure (module docs of `engine`): column j of B⁻¹ for a row j whose wⱼ is basic is
+    /// the unit vector at wⱼ — zero at every other candidate, so it costs O(1) and only ever
+    /// eliminates wⱼ; for j at position b of R₂ the entries are T[a, b] at the basic
+    /// non-unit variable of position a and −C[i, Z]·T[:, b] at a basic wᵢ (O(k) each, or one
+    /// O(n·k) product when many wᵢ are in the running). The old rule built a whole row of
+    /// B⁻¹ per candidate (O(k²) each): on M = I with q = −e every pivot ties all the wᵢ, and
+    /// the run cost O(n⁴).
+    pub(super) fn lex_break(
+        &mut self,
+        cands: &[Var],
+        entry: &mut Vec<f64>,
+        alive: &mut Vec<usize>,
+        slot: &mut [usize],
+    ) {
+        let (n, k) = (self.n, self.k());
+        entry.clear();
+        entry.resize(cands.len(), 0.0);
+        alive.clear();
+        alive.extend(0..cands.len());
+        for (c, &var) in cands.iter().enumerate() {
+            if let Var::W(i) = var {
+                slot[i] = c;
+            }
+        }
+        let mut col = 0;
+        while alive.len() > 1 && col < n {
+            let j = col;
+            col += 1;
+            let b = self.r2_pos[j];
+            if b == usize::MAX {
+                // Column j of B⁻¹ is the unit vector at wⱼ: 1/dir at wⱼ, 0 at every other
+                // candidate; the minimum is 0, so only wⱼ can drop out (when 1/dir > TIE_TOL).
+                let c = slot[j];
+                if c != usize::MAX && 1.0 / self.dir_of(cands[c]) > TIE_TOL {
+                    alive.retain(|&a| a != c);
+                    slot[j] = usize::MAX;
+                }
+                continue;
+            }
+            let tb = &self.t[b * n..b * n + k];
+            let w_alive = alive.iter().filter(|&&c| matches!(cands[c], Var::W(_))).count();
+            let full = w_alive * 8 > n;
+            if full {
+                // −C[:, Z]·T[:, b] for every row at once.
+                matmul(
+                    vec_view_mut(&mut self.y),
+                    Accum::Replace,
+                    col_view(&self.cz, n, n, k),
+                    vec_view(tb),
+                    -1.0,
+                    Par::Seq,
+                );
+            }
+            for &c in alive.iter() {
+                let var = cands[c];
+                let x = match var {
+                    Var::W(i) if full => self.y[i],
+                    Var::W(i) => -(0..k).map(|a| self.cz[a * n + i] * tb[a]).sum::<f64>(),
+                    _ => tb[self.pos_of(var)],
+                };
+                entry[c] = x / self.dir_of(var);
+            }
+            let lo = alive.iter().map(|&c| entry[c]).fold(f64::INFINITY, f64::min);
+            let eps = TIE_TOL * (1.0 + lo.abs());
+            alive.retain(|&c| {
+                let keep = entry[c] <= lo + eps;
+                if let (false, Var::W(i)) = (keep, cands[c]) {
+                    slot[i] = usize::MAX;
+                }
+                keep
+            });
+        }
+        for &var in cands {
+            if let Var::W(i) = var {
+                slot[i] = usize::MAX;
+            }
+        }
     }
 
     /// Pivots `e` into the basis in place of `leave`, at entering value `theta`, using the
