@@ -41,3 +41,60 @@ impl<S: NcpSolver> LcpSolver for NcpAsLcp<S> {
         Ok(p.solution(sol.z, report, s.tol))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fb_newton::FbNewton;
+    use perp_core::{Matrix, Status};
+
+    /// Uniform draws in [−1, 1] from a fixed linear congruential sequence.
+    fn draws(seed: u64, count: usize) -> Vec<f64> {
+        let mut state = seed;
+        (0..count)
+            .map(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    /// M = A Aᵀ + I (A n×n from U[−1, 1]), q from U[−1, 1]ⁿ: the `spd` family of the benches.
+    fn spd(n: usize, seed: u64) -> Lcp {
+        let a = draws(seed, n * n + n);
+        let mut m = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..=i {
+                let v =
+                    (0..n).map(|k| a[i * n + k] * a[j * n + k]).sum::<f64>() + if i == j { 1.0 } else { 0.0 };
+                m[i * n + j] = v;
+                m[j * n + i] = v;
+            }
+        }
+        Lcp::new(Matrix::from_row_major(n, n, &m).unwrap(), a[n * n..].to_vec()).unwrap()
+    }
+
+    #[test]
+    fn fb_newton_on_an_spd_lcp_needs_few_factorizations() {
+        // The spd LCP (n = 200): the plain FB method takes 10 Newton steps, each one LU of
+        // the full 200×200 H; with the active-set steps every step is a reduced one (the
+        // min-map's free set I, |I| < n), 5 in all, as bdiff-newton's 5 reduced LUs.
+        let p = spd(200, 7);
+        let s = Settings { tol: 1e-10, ..Settings::default() };
+        let mut plain = NcpAsLcp { inner: FbNewton::new() };
+        plain.inner.active_set = false;
+        let b = plain.solve(&p, None, &s).unwrap();
+        assert_eq!(b.report.status, Status::Solved, "{:?}", b.report);
+        assert_eq!((b.report.iterations, b.report.factorizations), (10, 10));
+        let mut fb = NcpAsLcp { inner: FbNewton::new() };
+        let a = fb.solve(&p, None, &s).unwrap();
+        assert_eq!(a.report.status, Status::Solved, "{:?}", a.report);
+        assert!(a.report.error <= 1e-10);
+        assert_eq!((a.report.iterations, a.report.factorizations), (5, 5));
+        assert_eq!(fb.inner.active_set_steps(), (5, 5), "every step a reduced one");
+        // The same solution (unique: M is positive definite).
+        for (x, y) in a.z.iter().zip(&b.z) {
+            assert!((x - y).abs() <= 1e-8 * (1.0 + y.abs()), "{x} vs {y}");
+        }
+    }
+}
