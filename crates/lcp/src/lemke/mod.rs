@@ -72,6 +72,7 @@
 
 mod dense;
 mod engine;
+mod ratio;
 #[cfg(test)]
 mod tests;
 mod warm_start;
