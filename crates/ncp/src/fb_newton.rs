@@ -24,30 +24,37 @@
 //! Near a BD-regular solution the unit step is accepted and convergence is quadratic when
 //! ∇F is Lipschitz (DFK 1996, Thm 3.1 and 3.2).
 //!
-//! # Active-set steps for affine F ([`FbNewton::active_set`], on by default)
+//! # Active-set steps for LCPs ([`FbNewton::active_set`], on by default)
 //!
-//! When F(z) = Mz + q with a dense M ([`NcpFunction::affine`](crate::NcpFunction::affine):
-//! LCPs, box-LCPs and MLCPs in MCP form), each iteration first tries the Newton step of the
+//! When F(z) = Mz + q with a dense M ([`NcpFunction::affine`](crate::NcpFunction::affine))
+//! and no row is free (LCPs and box-LCPs), each iteration first tries the Newton step of the
 //! smooth piece of the min-map that the current point selects — the B-derivative equation
 //! of Harker & Pang 1990 / Pang 1990 without tied rows, as in [`crate::bdiff_newton`]: with
 //! y = z − F(z), rows with yᵢ ≤ lᵢ are fixed at lᵢ (A), rows with yᵢ ≥ uᵢ at uᵢ, and the
 //! others (I) solve `M_II z_I = −q_I − M_I,A z_A`. For an affine F this step lands exactly
 //! on the solution once the estimated active set is the right one, with one LU of the
-//! |I|×|I| block instead of the n×n H. It is the hybrid of De Luca, Facchinei & Kanzow
-//! (Comput. Optim. Appl. 16, 2000, §4: semismooth Newton on the FB merit with steps on the
-//! identified active set), with the min-map's estimate of the set. The step is accepted
-//! when it passes the unit-step Armijo test of a Newton direction, `Ψ(z⁺) ≤ (1 − 2σ) Ψ(z)`
-//! (∇Ψᵀd = −2Ψ for the FB Newton direction), against Ψ(z) itself, not the non-monotone
-//! reference. When it fails, and d = z⁺ − z is a descent direction of Ψ (∇Ψ(z)ᵀd < 0, ∇Ψ
-//! from step 1's H, which the FB step then reuses), Armijo backtracking along d tries
-//! t = ½, ¼, ⅛, 1/16 with that true slope. Otherwise (or when the block is singular) the
-//! iteration takes the FB step of steps 1–3 from z. The point z⁺ depends only on the set, so
-//! a set already tried is not tried again until it changes. Its factorization and its trial
-//! points count in `report.factorizations` and `report.line_search_steps`. On the n = 1000
-//! `spd` LCP of `benches/ncp.rs` this turns 15 full LUs into 6 reduced ones (tests pin the
-//! counts at n = 200). Non-affine F, sparse M, a free row (an MLCP's equations: on Siconos'
-//! `Buck2_mlcp` the steps led the non-monotone search astray and it no longer converged), or
-//! `active_set = false`: the plain method above.
+//! |I|×|I| block instead of the n×n H. Steps on an identified active set are the idea of
+//! Facchinei, Fischer & Kanzow (SIAM J. Optim. 9, 1998, "On the accurate identification of
+//! active constraints"); the estimate here is the min-map's, and the way the step is combined
+//! with the FB method is this implementation's, not taken from a paper:
+//!
+//! * z⁺ is accepted when it passes the unit-step Armijo test of a Newton direction,
+//!   `Ψ(z⁺) ≤ (1 − 2σ) Ψ(z)` (∇Ψᵀd = −2Ψ for the FB Newton direction), against Ψ(z) itself,
+//!   not the non-monotone reference;
+//! * else, when d = z⁺ − z is a descent direction of Ψ (∇Ψ(z)ᵀd < 0, ∇Ψ from step 1's H,
+//!   which the FB step then reuses), Armijo backtracking along d tries t = ½, ¼, ⅛, 1/16 with
+//!   that true slope;
+//! * else (or when the block is singular) the iteration takes the FB step of steps 1–3.
+//!
+//! z⁺ depends only on the set, so a set already tried is not tried again; after a failed try
+//! the next one waits until the set is stable (the same at two iterates in a row), so that a
+//! degenerate problem whose sets keep changing does not pay a wasted reduced LU at every
+//! iteration. The reduced factorizations and trial points count in `report.factorizations`
+//! and `report.line_search_steps`. On the n = 1000 `spd` LCP of `benches/lcp.rs` this turns
+//! 15 full LUs into 6 reduced ones (tests pin the counts at n = 200). Non-affine F, sparse
+//! M, a free row (an MLCP's equations: on Siconos' `Buck2_mlcp` the steps led the
+//! non-monotone search astray and it no longer converged), or `active_set = false`: the
+//! plain method above, iteration for iteration.
 //!
 //! Error measure: each iteration reports [`Mcp::error`] (Siconos' measure) at the new
 //! iterate; the loop is [`perp_core::iteration::run`], one Newton step per iteration,
@@ -216,6 +223,9 @@ struct Workspace {
     class: Vec<u8>,
     tried: Vec<u8>,
     has_tried: bool,
+    /// The classes at the previous iterate (valid when `has_prev`).
+    prev: Vec<u8>,
+    has_prev: bool,
     free: Vec<usize>,
     rlu: DenseLu,
 }
@@ -247,6 +257,8 @@ impl Default for Workspace {
             class: Vec::new(),
             tried: Vec::new(),
             has_tried: false,
+            prev: Vec::new(),
+            has_prev: false,
             free: Vec::new(),
             rlu: DenseLu::new(),
         }
@@ -281,6 +293,8 @@ impl Workspace {
         self.class.resize(n, 0);
         self.tried.clear();
         self.tried.resize(n, 0);
+        self.prev.clear();
+        self.prev.resize(n, 0);
         self.free.clear();
         self.free.reserve(n);
         self.sized = true;
@@ -302,6 +316,9 @@ struct Method<'a, 'p> {
     jac_ready: bool,
     /// Whether this solve tries active-set steps: the knob, and no free row.
     active_set: bool,
+    /// Try an active-set step whatever the set (at the start and after a step taken); after a
+    /// failed try, only once the set is stable (the same at two iterates in a row).
+    eager: bool,
     error: Option<Error>,
     message: Option<String>,
     initial_error: f64,
@@ -399,12 +416,18 @@ impl Method<'_, '_> {
                 (2, 0.0)
             };
         }
-        if ws.has_tried && ws.class == ws.tried {
+        // Stable: the same set as at the previous iterate.
+        let stable = ws.has_prev && ws.class == ws.prev;
+        ws.prev.copy_from_slice(&ws.class);
+        ws.has_prev = true;
+        if (ws.has_tried && ws.class == ws.tried) || !(self.eager || stable) {
             return false;
         }
-        std::mem::swap(&mut ws.class, &mut ws.tried);
+        ws.tried.copy_from_slice(&ws.class);
         ws.has_tried = true;
         self.active_set_steps.0 += 1;
+        // Until this one is taken, wait for a stable set before the next try.
+        self.eager = false;
         // F at z_A = bounds, z_I = 0 gives the right-hand side −q_I − M_I,A z_A.
         self.p.f.eval(&ws.zt, &mut ws.ft);
         let k = ws.free.len();
@@ -444,6 +467,7 @@ impl Method<'_, '_> {
         }
         let ws = &mut *self.ws;
         self.active_set_steps.1 += 1;
+        self.eager = true;
         std::mem::swap(&mut ws.z, &mut ws.zt);
         std::mem::swap(&mut ws.f, &mut ws.ft);
         std::mem::swap(&mut ws.phi, &mut ws.phit);
@@ -686,6 +710,7 @@ impl NcpSolver for FbNewton {
         ws.resize(n);
         ws.memory.reset(self.nonmonotone);
         ws.has_tried = false;
+        ws.has_prev = false;
         ws.z.copy_from_slice(&z);
         p.f.eval(&ws.z, &mut ws.f);
         if let Err(e) = Error::check_finite("F(z0)", &ws.f) {
@@ -706,6 +731,7 @@ impl NcpSolver for FbNewton {
             active_set_steps: (0, 0),
             jac_ready: false,
             active_set: self.active_set && (0..n).all(|i| p.kind(i) != BoundKind::Free),
+            eager: true,
             error: None,
             message: None,
             initial_error,
