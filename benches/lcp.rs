@@ -13,8 +13,10 @@
 //! After the groups run, the ratios (solver time / reference time, from criterion's own
 //! estimates) are printed as a table; then [`ties_interleaved`] times Lemke (tied, perturbed,
 //! and the `spd` problem) and the LU of the same M in turn, [`ROUNDS`] rounds, and prints the
-//! ratios of the medians. `cargo bench --bench lcp` (add `-- --quick` for a fast pass;
-//! `cargo bench --bench lcp -- lemke-ties` for the ties alone).
+//! ratios of the medians; and [`fb_newton_interleaved`] times fb-newton on the `spd` and
+//! `contact` LCPs with and without its active-set steps (issue 13, item 5), in turn, with
+//! their factorization counts. `cargo bench --bench lcp` (add `-- --quick` for a fast pass;
+//! `cargo bench --bench lcp -- lemke-ties` or `-- fb-newton-lcp` for one of the two alone).
 
 mod common;
 
@@ -134,11 +136,62 @@ fn lemke_ties(c: &mut Criterion) {
     g.finish();
 }
 
-/// Whether the command line's filter (if any) selects `lemke-ties`.
-fn ties_selected() -> bool {
+/// Whether the command line's filter (if any) selects `name`.
+fn selected(name: &str) -> bool {
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
-    filters.is_empty()
-        || filters.iter().any(|f| f.contains("lemke-ties") || "lemke-ties".contains(f.as_str()))
+    filters.is_empty() || filters.iter().any(|f| f.contains(name) || name.contains(f.as_str()))
+}
+
+/// fb-newton on LCPs (through `NcpAsLcp`, as `perp::lcp::solver("fb-newton")` builds it) with
+/// its active-set steps (the default) and without, timed in turn for [`ROUNDS`] rounds after
+/// a warm-up round; prints the medians, their ratio, each variant's iterations and
+/// factorizations, and the active-set steps tried and taken (each tried one with a non-empty
+/// free set is one of the factorizations, of a reduced block). Each is checked solved first.
+fn fb_newton_interleaved() {
+    use perp::lcp::LcpSolver;
+    use perp::ncp::{fb_newton::FbNewton, lcp_adapter::NcpAsLcp};
+    let s = Settings { tol: 1e-10, ..Settings::default() };
+    println!("\ninterleaved, {ROUNDS} rounds, medians (fb-newton-lcp: active-set steps on / off)");
+    println!(
+        "{:10} {:>6} {:>11} {:>11} {:>8} {:>14} {:>14} {:>12}",
+        "family", "n", "on", "off", "on/off", "on: it/fact", "off: it/fact", "as tried/taken"
+    );
+    for family in ["spd", "contact"] {
+        for &n in TIE_SIZES {
+            let p = problems(family, n);
+            let mut on = NcpAsLcp { inner: FbNewton::new() };
+            let mut off = NcpAsLcp { inner: FbNewton::new() };
+            off.inner.active_set = false;
+            let mut counts = [(0, 0); 2];
+            for (c, sv) in counts.iter_mut().zip([&mut on, &mut off]) {
+                let r = sv.solve(&p, None, &s).unwrap().report;
+                assert_eq!(r.status, Status::Solved, "fb-newton on {family}-{n}: {r:?}");
+                *c = (r.iterations, r.factorizations);
+            }
+            let (tried, taken) = on.inner.active_set_steps();
+            let (mut t_on, mut t_off) = (Vec::new(), Vec::new());
+            for round in 0..=ROUNDS {
+                let start = Instant::now();
+                black_box(on.solve(&p, None, &s).unwrap());
+                let a = start.elapsed().as_secs_f64();
+                let start = Instant::now();
+                black_box(off.solve(&p, None, &s).unwrap());
+                let b = start.elapsed().as_secs_f64();
+                if round > 0 {
+                    t_on.push(a);
+                    t_off.push(b);
+                }
+            }
+            let (a, b) = (median(&mut t_on), median(&mut t_off));
+            println!(
+                "{family:10} {n:>6} {a:>9.3e} s {b:>9.3e} s {:>8.2} {:>14} {:>14} {:>12}",
+                a / b,
+                format!("{}/{}", counts[0].0, counts[0].1),
+                format!("{}/{}", counts[1].0, counts[1].1),
+                format!("{tried}/{taken}")
+            );
+        }
+    }
 }
 
 /// Median of a sample (sorted in place).
@@ -203,10 +256,12 @@ fn print_ratios() {
         .chain(["tied", "perturbed"].map(|s| ("lemke-ties/identity".to_string(), s, "dense-lu")))
         .collect();
     for (group, solver, reference) in rows {
+        // The ties group has two solver rows: name them.
+        let label = if group.starts_with("lemke-ties") { format!("{group}/{solver}") } else { group.clone() };
         for &n in SIZES {
             if let (Some(a), Some(b)) = (mean_seconds(&group, solver, n), mean_seconds(&group, reference, n))
             {
-                println!("{group:28} {n:>6} {:>10.3e} s {:>10.3e} s {:>8.2}", a, b, a / b);
+                println!("{label:28} {n:>6} {:>10.3e} s {:>10.3e} s {:>8.2}", a, b, a / b);
             }
         }
     }
@@ -220,7 +275,10 @@ fn main() {
     lemke_ties(&mut c);
     c.final_summary();
     print_ratios();
-    if ties_selected() {
+    if selected("lemke-ties") {
         ties_interleaved();
+    }
+    if selected("fb-newton-lcp") {
+        fb_newton_interleaved();
     }
 }
