@@ -63,6 +63,9 @@ impl Engine {
         }
         self.lex_break(cands, entry, alive, slot);
         let chosen = cands[alive[0]];
+        // The unit tests check every tie-break against the rule it replaced.
+        #[cfg(test)]
+        assert_eq!(chosen, self.lex_break_by_rows(cands), "lazy and row-by-row tie-breaks differ");
         Some((chosen, self.value_of(chosen).max(0.0) / self.dir_of(chosen)))
     }
 
@@ -151,5 +154,43 @@ impl Engine {
                 slot[i] = usize::MAX;
             }
         }
+    }
+
+    /// The tie-break as it was before `lex_break`: the whole row of B⁻¹ of every candidate,
+    /// divided by its direction entry, compared column by column (O(k²) a candidate). Kept for
+    /// the unit tests, which check that the lazy rule makes the same choice at every tie.
+    #[cfg(test)]
+    fn lex_break_by_rows(&mut self, cands: &[Var]) -> Var {
+        let n = self.n;
+        let mut rows = vec![0.0; cands.len() * n];
+        for (&c, row) in cands.iter().zip(rows.chunks_exact_mut(n.max(1))) {
+            row.fill(0.0);
+            match c {
+                Var::W(i) => {
+                    self.row_times_t(i);
+                    row[i] = 1.0;
+                    for b in 0..self.k() {
+                        row[self.r2[b]] = -self.v[b];
+                    }
+                }
+                _ => {
+                    let a = self.pos_of(c);
+                    for b in 0..self.k() {
+                        row[self.r2[b]] = self.t_at(a, b);
+                    }
+                }
+            }
+            let piv = self.dir_of(c);
+            row.iter_mut().for_each(|x| *x /= piv);
+        }
+        let mut alive: Vec<usize> = (0..cands.len()).collect();
+        let mut col = 0;
+        while alive.len() > 1 && col < n {
+            let lo = alive.iter().map(|&c| rows[c * n + col]).fold(f64::INFINITY, f64::min);
+            let eps = TIE_TOL * (1.0 + lo.abs());
+            alive.retain(|&c| rows[c * n + col] <= lo + eps);
+            col += 1;
+        }
+        cands[alive[0]]
     }
 }

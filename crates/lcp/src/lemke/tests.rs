@@ -400,3 +400,36 @@ fn duplicated_contacts_are_solved_with_the_same_reactions() {
         assert!((wi - one.w[i % 30]).abs() <= 1e-9 * scale, "w[{i}] = {wi} vs {}", one.w[i % 30]);
     }
 }
+
+#[test]
+fn integer_degenerate_problems_are_solved_and_every_tie_matches_the_row_rule() {
+    // M = B Bᵀ + I with B entries in {−1, 0, 1} and q in {−1, 0, 1}: many exact ties, which
+    // `ratio_test` checks against the row-by-row rule (a `cfg(test)` assertion) at each one.
+    let mut state = 7u64;
+    let mut next = |m: u64| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) % m
+    };
+    for trial in 0..200 {
+        let n = 2 + trial % 9;
+        let b: Vec<f64> = (0..n * n).map(|_| next(3) as f64 - 1.0).collect();
+        let mut m = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                m[i * n + j] = (0..n).map(|k| b[i * n + k] * b[j * n + k]).sum::<f64>() + f64::from(i == j);
+            }
+        }
+        let q: Vec<f64> = (0..n).map(|_| next(3) as f64 - 1.0).collect();
+        let p = lcp(n, &m, &q);
+        let s = solve(&p, &Settings { tol: 1e-12, ..Settings::default() });
+        assert_eq!(s.report.status, Status::Solved, "trial {trial}: {:?}", s.report);
+        for (z, w) in s.z.iter().zip(&s.w) {
+            assert!(
+                *z >= 0.0 && *w >= -1e-12 && (z * w).abs() <= 1e-12,
+                "trial {trial}: {:?} {:?}",
+                s.z,
+                s.w
+            );
+        }
+    }
+}
