@@ -24,6 +24,38 @@
 //! Near a BD-regular solution the unit step is accepted and convergence is quadratic when
 //! ∇F is Lipschitz (DFK 1996, Thm 3.1 and 3.2).
 //!
+//! # Active-set steps for LCPs ([`FbNewton::active_set`], on by default)
+//!
+//! When F(z) = Mz + q with a dense M ([`NcpFunction::affine`](crate::NcpFunction::affine))
+//! and no row is free (LCPs and box-LCPs), each iteration first tries the Newton step of the
+//! smooth piece of the min-map that the current point selects — the B-derivative equation
+//! of Harker & Pang 1990 / Pang 1990 without tied rows, as in [`crate::bdiff_newton`]: with
+//! y = z − F(z), rows with yᵢ ≤ lᵢ are fixed at lᵢ (A), rows with yᵢ ≥ uᵢ at uᵢ, and the
+//! others (I) solve `M_II z_I = −q_I − M_I,A z_A`. For an affine F this step lands exactly
+//! on the solution once the estimated active set is the right one, with one LU of the
+//! |I|×|I| block instead of the n×n H. Steps on an identified active set are the idea of
+//! Facchinei, Fischer & Kanzow (SIAM J. Optim. 9, 1998, "On the accurate identification of
+//! active constraints"); the estimate here is the min-map's, and the way the step is combined
+//! with the FB method is this implementation's, not taken from a paper:
+//!
+//! * z⁺ is accepted when it passes the unit-step Armijo test of a Newton direction,
+//!   `Ψ(z⁺) ≤ (1 − 2σ) Ψ(z)` (∇Ψᵀd = −2Ψ for the FB Newton direction), against Ψ(z) itself,
+//!   not the non-monotone reference;
+//! * else, when d = z⁺ − z is a descent direction of Ψ (∇Ψ(z)ᵀd < 0, ∇Ψ from step 1's H,
+//!   which the FB step then reuses), Armijo backtracking along d tries t = ½, ¼, ⅛, 1/16 with
+//!   that true slope;
+//! * else (or when the block is singular) the iteration takes the FB step of steps 1–3.
+//!
+//! z⁺ depends only on the set, so a set already tried is not tried again; after a failed try
+//! the next one waits until the set is stable (the same at two iterates in a row), so that a
+//! degenerate problem whose sets keep changing does not pay a wasted reduced LU at every
+//! iteration. The reduced factorizations and trial points count in `report.factorizations`
+//! and `report.line_search_steps`. On the n = 1000 `spd` LCP of `benches/lcp.rs` this turns
+//! 15 full LUs into 6 reduced ones (tests pin the counts at n = 200). Non-affine F, sparse
+//! M, a free row (an MLCP's equations: on Siconos' `Buck2_mlcp` the steps led the
+//! non-monotone search astray and it no longer converged), or `active_set = false`: the
+//! plain method above, iteration for iteration.
+//!
 //! Error measure: each iteration reports [`Mcp::error`] (Siconos' measure) at the new
 //! iterate; the loop is [`perp_core::iteration::run`], one Newton step per iteration,
 //! default limit [`DEFAULT_MAX_ITER`]. A NaN in the Jacobian ends the solve with
@@ -31,12 +63,12 @@
 //! `Err(NonFinite)`; a `sparse_jacobian` of the wrong shape is an `Err(DimensionMismatch)`.
 
 use crate::fb::{fb_jacobian_diag_lambda, fb_residual_lambda};
-use crate::{Mcp, NcpSolver};
+use crate::{BoundKind, Mcp, NcpSolver};
 use faer::Mat;
 use perp_core::iteration::{run, Counters, IterativeMethod, StepResult};
 use perp_core::line_search::{Backtracking, NonMonotone, Search, Watch, Watchdog};
 use perp_core::linear::{DenseLu, SparseLu};
-use perp_core::{Error, Settings, Solution, SolveReport, Status};
+use perp_core::{Error, Matrix, Settings, Solution, SolveReport, Status};
 use sprs::CsMat;
 
 /// The registry name, `"fb-newton"`.
@@ -80,8 +112,13 @@ pub struct FbNewton {
     /// Smallest step length tried before the search counts as failed. Default `1e-12`;
     /// valid `(0, 1)`.
     pub min_step: f64,
+    /// For affine F with a dense M and no free row (LCPs, box-LCPs), try the min-map Newton
+    /// step on the estimated active set before each FB step (module docs, "Active-set
+    /// steps"). Default `true`; ignored for other problems.
+    pub active_set: bool,
     ws: Workspace,
     gradient_steps: usize,
+    active_set_steps: (usize, usize),
 }
 
 impl Default for FbNewton {
@@ -93,8 +130,10 @@ impl Default for FbNewton {
             rho: 1e-8,
             p: 2.1,
             min_step: 1e-12,
+            active_set: true,
             ws: Workspace::default(),
             gradient_steps: 0,
+            active_set_steps: (0, 0),
         }
     }
 }
@@ -139,6 +178,13 @@ impl FbNewton {
     pub fn gradient_steps(&self) -> usize {
         self.gradient_steps
     }
+
+    /// Active-set steps of the last solve (module docs): (tried, taken). Each one tried with a
+    /// non-empty free set cost one factorization of its block; the other factorizations of
+    /// `report.factorizations` are of the full H.
+    pub fn active_set_steps(&self) -> (usize, usize) {
+        self.active_set_steps
+    }
 }
 
 /// Buffers reused across iterations and across solves (sized on first use for each n).
@@ -171,6 +217,17 @@ struct Workspace {
     vals: Vec<f64>,
     /// Sparse LU of H (its symbolic analysis kept while the pattern stays the same).
     sparse: SparseLu,
+    /// Active-set steps: the class of each row at the current point (0 lower, 1 upper,
+    /// 2 free), the classes of the last set tried (`tried` valid when `has_tried`), the free
+    /// rows, and the LU of M_II.
+    class: Vec<u8>,
+    tried: Vec<u8>,
+    has_tried: bool,
+    /// The classes at the previous iterate (valid when `has_prev`).
+    prev: Vec<u8>,
+    has_prev: bool,
+    free: Vec<usize>,
+    rlu: DenseLu,
 }
 
 impl Default for Workspace {
@@ -197,6 +254,13 @@ impl Default for Workspace {
             row_idx: Vec::new(),
             vals: Vec::new(),
             sparse: SparseLu::new(),
+            class: Vec::new(),
+            tried: Vec::new(),
+            has_tried: false,
+            prev: Vec::new(),
+            has_prev: false,
+            free: Vec::new(),
+            rlu: DenseLu::new(),
         }
     }
 }
@@ -225,6 +289,14 @@ impl Workspace {
         }
         self.jac = Mat::zeros(n, n);
         self.lu.resize(n, 1);
+        self.class.clear();
+        self.class.resize(n, 0);
+        self.tried.clear();
+        self.tried.resize(n, 0);
+        self.prev.clear();
+        self.prev.resize(n, 0);
+        self.free.clear();
+        self.free.reserve(n);
         self.sized = true;
         self.sparse.forget();
     }
@@ -239,6 +311,14 @@ struct Method<'a, 'p> {
     factorizations: usize,
     line_search_steps: usize,
     gradient_steps: usize,
+    active_set_steps: (usize, usize),
+    /// ∇F, dᵃ, dᵇ and ∇Ψ have been computed at the current z (by a damped active-set try).
+    jac_ready: bool,
+    /// Whether this solve tries active-set steps: the knob, and no free row.
+    active_set: bool,
+    /// Try an active-set step whatever the set (at the start and after a step taken); after a
+    /// failed try, only once the set is stable (the same at two iterates in a row).
+    eager: bool,
     error: Option<Error>,
     message: Option<String>,
     initial_error: f64,
@@ -312,6 +392,153 @@ impl Method<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// The active-set step (module docs): `true` when it was taken (z, F, Φ and Ψ are the new
+    /// point's), `false` when it was not tried (F not affine with a dense M, the set already
+    /// tried) or failed (singular block, non-finite F, not enough decrease).
+    fn active_set_step(&mut self) -> bool {
+        let Some((Matrix::Dense(m), _)) = self.p.f.affine() else {
+            return false;
+        };
+        let ws = &mut *self.ws;
+        let n = ws.n;
+        ws.free.clear();
+        for i in 0..n {
+            let y = ws.z[i] - ws.f[i];
+            let (l, u) = (self.p.lower[i], self.p.upper[i]);
+            (ws.class[i], ws.zt[i]) = if y <= l {
+                (0, l)
+            } else if y >= u {
+                (1, u)
+            } else {
+                ws.free.push(i);
+                (2, 0.0)
+            };
+        }
+        // Stable: the same set as at the previous iterate.
+        let stable = ws.has_prev && ws.class == ws.prev;
+        ws.prev.copy_from_slice(&ws.class);
+        ws.has_prev = true;
+        if (ws.has_tried && ws.class == ws.tried) || !(self.eager || stable) {
+            return false;
+        }
+        ws.tried.copy_from_slice(&ws.class);
+        ws.has_tried = true;
+        self.active_set_steps.0 += 1;
+        // Until this one is taken, wait for a stable set before the next try.
+        self.eager = false;
+        // F at z_A = bounds, z_I = 0 gives the right-hand side −q_I − M_I,A z_A.
+        self.p.f.eval(&ws.zt, &mut ws.ft);
+        let k = ws.free.len();
+        if k > 0 {
+            self.factorizations += 1;
+            ws.rlu.resize(k, 1);
+            let mut h = ws.rlu.matrix_mut();
+            for (b, &j) in ws.free.iter().enumerate() {
+                let col = m.col_as_slice(j);
+                for (a, &i) in ws.free.iter().enumerate() {
+                    h[(a, b)] = col[i];
+                }
+            }
+            match ws.rlu.factor() {
+                Ok(piv) if !piv.singular(k as f64 * f64::EPSILON) => {}
+                _ => return false,
+            }
+            for (x, &i) in ws.d.iter_mut().zip(&ws.free) {
+                *x = -ws.ft[i];
+            }
+            ws.rlu.solve_in_place(&mut ws.d[..k]);
+            for (&x, &i) in ws.d.iter().zip(&ws.free) {
+                ws.zt[i] = x;
+            }
+            self.p.f.eval(&ws.zt, &mut ws.ft);
+        }
+        self.line_search_steps += 1;
+        if !(all_finite(&ws.zt) && all_finite(&ws.ft)) {
+            return false;
+        }
+        fb_residual_lambda(self.p, self.knobs.lambda, &ws.zt, &ws.ft, &mut ws.phit);
+        let psi = half_norm2(&ws.phit);
+        if psi <= (1.0 - 2.0 * self.knobs.sigma) * self.psi {
+            self.psi = psi;
+        } else if !self.damped_active_set_step() {
+            return false;
+        }
+        let ws = &mut *self.ws;
+        self.active_set_steps.1 += 1;
+        self.eager = true;
+        std::mem::swap(&mut ws.z, &mut ws.zt);
+        std::mem::swap(&mut ws.f, &mut ws.ft);
+        std::mem::swap(&mut ws.phi, &mut ws.phit);
+        true
+    }
+
+    /// The unit active-set step z⁺ (in `zt`) failed its test: Armijo backtracking along
+    /// d = z⁺ − z, t = ½, ¼, ⅛, 1/16, against the true slope ∇Ψ(z)ᵀd when d is a descent
+    /// direction of Ψ. `true` (with the point in `zt`, `ft`, `phit` and its merit in
+    /// `self.psi`) when a step passed. ∇Ψ is the FB step's (`jacobian`), kept for it.
+    fn damped_active_set_step(&mut self) -> bool {
+        if self.jacobian().is_err() {
+            return false;
+        }
+        self.jac_ready = true;
+        let ws = &mut *self.ws;
+        let n = ws.n;
+        let mut g = 0.0;
+        for i in 0..n {
+            ws.d[i] = ws.zt[i] - ws.z[i];
+            g += ws.grad[i] * ws.d[i];
+        }
+        if g.is_nan() || g >= 0.0 {
+            return false;
+        }
+        let (p, lambda) = (self.p, self.knobs.lambda);
+        let search =
+            Backtracking { sigma: self.knobs.sigma, min_step: 0.0, max_trials: 4, ..Backtracking::default() };
+        // Step s = 1, ½, … of the search is t = s/2 along d (t = 1 was tried): the test
+        // Ψ ≤ Ψ(z) + σ s (g/2) is Armijo's at t.
+        let found = search.armijo(self.psi, 0.5 * g, |s| {
+            for i in 0..n {
+                ws.zt[i] = ws.z[i] + 0.5 * s * ws.d[i];
+            }
+            p.f.eval(&ws.zt, &mut ws.ft);
+            all_finite(&ws.ft).then(|| {
+                fb_residual_lambda(p, lambda, &ws.zt, &ws.ft, &mut ws.phit);
+                half_norm2(&ws.phit)
+            })
+        });
+        self.line_search_steps += found.trials();
+        match found {
+            Search::Accepted { merit, .. } => {
+                self.psi = merit;
+                true
+            }
+            Search::Failed(_) => false,
+        }
+    }
+
+    /// After a step: the non-monotone memory and the watchdog, then the new error.
+    fn finish_step(&mut self) -> StepResult {
+        let ws = &mut *self.ws;
+        if self.knobs.nonmonotone > 0 && !self.monotone {
+            ws.memory.remember(self.psi);
+            // Watchdog (Chamberlain et al. 1982): when 2·nonmonotone steps have not improved
+            // the best merit, go back to the best iterate and continue monotone.
+            match self.watchdog.observe(self.psi) {
+                Watch::Improved => ws.best_z.copy_from_slice(&ws.z),
+                Watch::Wait => {}
+                Watch::Restore => {
+                    ws.z.copy_from_slice(&ws.best_z);
+                    self.p.f.eval(&ws.z, &mut ws.f);
+                    fb_residual_lambda(self.p, self.knobs.lambda, &ws.z, &ws.f, &mut ws.phi);
+                    self.psi = half_norm2(&ws.phi);
+                    ws.memory.clear();
+                    self.monotone = true;
+                }
+            }
+        }
+        StepResult::go(self.p.error(&ws.z, &ws.f))
     }
 
     /// Factorizes H and solves `H d = −Φ`; `false` if the LU broke down.
@@ -400,8 +627,15 @@ impl IterativeMethod for Method<'_, '_> {
     }
 
     fn step(&mut self) -> StepResult {
-        if let Err(msg) = self.jacobian() {
-            return self.fail(Status::NumericalFailure, msg);
+        if self.active_set && self.active_set_step() {
+            self.jac_ready = false;
+            return self.finish_step();
+        }
+        // ∇F, dᵃ, dᵇ and ∇Ψ at z are ready when a damped active-set step was tried.
+        if !std::mem::take(&mut self.jac_ready) {
+            if let Err(msg) = self.jacobian() {
+                return self.fail(Status::NumericalFailure, msg);
+            }
         }
         let n = self.ws.n;
         let newton_ok = self.newton_direction();
@@ -458,24 +692,7 @@ impl IterativeMethod for Method<'_, '_> {
         std::mem::swap(&mut ws.z, &mut ws.zt);
         std::mem::swap(&mut ws.f, &mut ws.ft);
         std::mem::swap(&mut ws.phi, &mut ws.phit);
-        if self.knobs.nonmonotone > 0 && !self.monotone {
-            ws.memory.remember(self.psi);
-            // Watchdog (Chamberlain et al. 1982): when 2·nonmonotone steps have not improved
-            // the best merit, go back to the best iterate and continue monotone.
-            match self.watchdog.observe(self.psi) {
-                Watch::Improved => ws.best_z.copy_from_slice(&ws.z),
-                Watch::Wait => {}
-                Watch::Restore => {
-                    ws.z.copy_from_slice(&ws.best_z);
-                    self.p.f.eval(&ws.z, &mut ws.f);
-                    fb_residual_lambda(self.p, self.knobs.lambda, &ws.z, &ws.f, &mut ws.phi);
-                    self.psi = half_norm2(&ws.phi);
-                    ws.memory.clear();
-                    self.monotone = true;
-                }
-            }
-        }
-        StepResult::go(self.p.error(&ws.z, &ws.f))
+        self.finish_step()
     }
 }
 
@@ -492,6 +709,8 @@ impl NcpSolver for FbNewton {
         let mut ws = std::mem::take(&mut self.ws);
         ws.resize(n);
         ws.memory.reset(self.nonmonotone);
+        ws.has_tried = false;
+        ws.has_prev = false;
         ws.z.copy_from_slice(&z);
         p.f.eval(&ws.z, &mut ws.f);
         if let Err(e) = Error::check_finite("F(z0)", &ws.f) {
@@ -509,6 +728,10 @@ impl NcpSolver for FbNewton {
             factorizations: 0,
             line_search_steps: 0,
             gradient_steps: 0,
+            active_set_steps: (0, 0),
+            jac_ready: false,
+            active_set: self.active_set && (0..n).all(|i| p.kind(i) != BoundKind::Free),
+            eager: true,
             error: None,
             message: None,
             initial_error,
@@ -518,6 +741,7 @@ impl NcpSolver for FbNewton {
         m.ws.best_z.copy_from_slice(&z);
         let out = run(&mut m, s, DEFAULT_MAX_ITER);
         let (error, message, gs) = (m.error.take(), m.message.take(), m.gradient_steps);
+        self.active_set_steps = m.active_set_steps;
         let z = ws.z.clone();
         self.ws = ws;
         self.gradient_steps = gs;
@@ -576,7 +800,8 @@ mod tests {
         fb_residual(&p, &zt, &ft, &mut pt);
         let psi0 = 0.5 * (phi[0] * phi[0] + phi[1] * phi[1]);
         assert!(0.5 * (pt[0] * pt[0] + pt[1] * pt[1]) < psi0 * (1.0 - 2e-4));
-        let mut s = FbNewton::new();
+        // The FB step itself: without the active-set step (which solves this LCP at once).
+        let mut s = FbNewton { active_set: false, ..FbNewton::new() };
         let sol =
             s.solve(&p, &[1.0, 1.0], &Settings { tol: 0.0, max_iter: 1, ..Settings::default() }).unwrap();
         assert_eq!(
@@ -594,12 +819,20 @@ mod tests {
     fn lcp_2x2_to_1e12_pinned() {
         let f = lcp2();
         let p = Mcp::ncp(&f);
-        let sol = FbNewton::new().solve(&p, &[0.0, 0.0], &tight()).unwrap();
+        // The plain FB method (no active-set step): 6 Newton steps of the full H.
+        let sol = FbNewton { active_set: false, ..FbNewton::new() }.solve(&p, &[0.0, 0.0], &tight()).unwrap();
         let r = &sol.report;
         assert_eq!(r.status, Status::Solved);
         assert!((sol.z[0] - 4.0 / 3.0).abs() < 1e-12 && (sol.z[1] - 7.0 / 3.0).abs() < 1e-12);
         assert!(r.error <= 1e-12);
         assert_eq!((r.iterations, r.factorizations, r.line_search_steps), (6, 6, 6), "{:?}", r.history);
+        // With it (the default): at z = 0, y = −F = −q > 0 puts both rows in I, and the
+        // reduced step solves M z = −q, the solution, in one step and one 2×2 LU.
+        let sol = FbNewton::new().solve(&p, &[0.0, 0.0], &tight()).unwrap();
+        let r = &sol.report;
+        assert_eq!(r.status, Status::Solved);
+        assert!((sol.z[0] - 4.0 / 3.0).abs() < 1e-14 && (sol.z[1] - 7.0 / 3.0).abs() < 1e-14);
+        assert_eq!((r.iterations, r.factorizations, r.line_search_steps), (1, 1, 1), "{:?}", r.history);
     }
 
     #[test]
@@ -754,7 +987,8 @@ mod tests {
         let dense = AffineFunction::new(Matrix::from_row_major(4, 4, &rows).unwrap(), q.clone()).unwrap();
         let trip: Vec<_> = (0..16).filter(|k| rows[*k] != 0.0).map(|k| (k / 4, k % 4, rows[k])).collect();
         let sparse = AffineFunction::new(Matrix::from_triplets(4, 4, &trip).unwrap(), q).unwrap();
-        let mut s = FbNewton::new();
+        // The FB steps only: the active-set step is taken for dense M alone.
+        let mut s = FbNewton { active_set: false, ..FbNewton::new() };
         let a = s.solve(&Mcp::ncp(&dense), &[1.0; 4], &tight()).unwrap();
         // Reuse the same solver (its workspace) for the sparse run.
         let b = s.solve(&Mcp::ncp(&sparse), &[1.0; 4], &tight()).unwrap();

@@ -1,6 +1,6 @@
 //! The pivoting engine: the complementary basis kept as T = S⁻¹ on the z-columns in the
 //! basis (rank-one updates, refactored every [`REFRESH`]/`reinvert_every` pivots or on a
-//! small pivot), the lexicographic ratio test, and the end of a run (solution or ray). A run
+//! small pivot), the end of a run (solution or ray); the ratio test is in `ratio`. A run
 //! is driven pivot by pivot from `mod.rs` (through the shared loop): [`Engine::start`],
 //! [`Engine::first_pivot`], then [`Engine::prepare`] and [`Engine::make_pivot`] per pivot.
 
@@ -155,13 +155,16 @@ impl Default for Engine {
     }
 }
 
-/// Scratch of the lexicographic ratio test: the tied candidates, their scaled rows of B⁻¹
-/// (n each, one after the other) and the candidates still in the running.
+/// Scratch of the lexicographic ratio test: the tied candidates, the entry of the current
+/// column of B⁻¹ for each (scaled by its direction), the candidates still in the running, and
+/// for each row i the index in `cands` of the candidate wᵢ while it is in the running
+/// (`usize::MAX` otherwise; all `usize::MAX` between ratio tests).
 #[derive(Default)]
 pub(super) struct LexScratch {
     pub(super) cands: Vec<Var>,
-    pub(super) rows: Vec<f64>,
+    pub(super) entry: Vec<f64>,
     pub(super) alive: Vec<usize>,
+    pub(super) slot: Vec<usize>,
 }
 
 pub(super) fn col_view(buf: &[f64], n: usize, rows: usize, cols: usize) -> MatRef<'_, f64> {
@@ -210,8 +213,9 @@ impl Engine {
             zc: vec![0.0; n],
             lex: LexScratch {
                 cands: Vec::with_capacity(n + 1),
-                rows: Vec::with_capacity((n + 1) * n),
+                entry: Vec::with_capacity(n + 1),
                 alive: Vec::with_capacity(n + 1),
+                slot: vec![usize::MAX; n],
             },
             lu: LuScratch::empty(),
             inv: Vec::new(),
@@ -408,27 +412,6 @@ impl Engine {
         }
     }
 
-    /// Row of B⁻¹ belonging to a basic variable, as a dense vector of length n in `out`.
-    pub(super) fn binv_row(&mut self, var: Var, out: &mut [f64]) {
-        let k = self.k();
-        out.fill(0.0);
-        match var {
-            Var::W(i) => {
-                self.row_times_t(i);
-                out[i] = 1.0;
-                for b in 0..k {
-                    out[self.r2[b]] = -self.v[b];
-                }
-            }
-            _ => {
-                let a = self.pos_of(var);
-                for b in 0..k {
-                    out[self.r2[b]] = self.t_at(a, b);
-                }
-            }
-        }
-    }
-
     pub(super) fn pos_of(&self, var: Var) -> usize {
         match var {
             Var::Z(j) => self.z_pos[j],
@@ -566,83 +549,6 @@ impl Engine {
             Var::W(i) => self.dw[i],
             _ => self.dz[self.pos_of(var)],
         }
-    }
-
-    /// Minimum-ratio test with lexicographic tie-breaking. `None`: no blocking variable.
-    pub(super) fn ratio_test(&mut self, lex: &mut LexScratch) -> Option<(Var, f64)> {
-        let n = self.n;
-        let k = self.k();
-        let scale = self.dz[..k].iter().chain(&self.dw).fold(0.0f64, |a, x| a.max(x.abs()));
-        let tol = 1e-11 * scale.max(1.0);
-        let mut theta_min = f64::INFINITY;
-        let mut best: Option<Var> = None;
-        let mut consider = |var: Var, x: f64, dir: f64| {
-            if dir > tol {
-                let th = x.max(0.0) / dir;
-                if th < theta_min {
-                    theta_min = th;
-                    best = Some(var);
-                }
-            }
-        };
-        for a in 0..k {
-            consider(self.zvars[a], self.xz[a], self.dz[a]);
-        }
-        for i in 0..n {
-            if self.r2_pos[i] == usize::MAX {
-                consider(Var::W(i), self.xw[i], self.dw[i]);
-            }
-        }
-        let best = best?;
-        // Ties: rows whose value after the step, xᵢ − θ_min·dirᵢ, would be zero up to
-        // round-off. Comparing the ratios themselves would let noise in degenerate values
-        // (1e-13 where exact arithmetic gives 0) decide, and the method could cycle.
-        // Relative to the basic values themselves (not to max(1, ·)): contact LCPs of small
-        // time steps have q ~ 1e-3 and solutions ~ 1e-6, where an absolute 1e-9 calls rows
-        // tied that are not (a sticking/sliding edge of the woodpecker, seed 001).
-        let xscale = self.xz[..k].iter().chain(&self.xw).fold(0.0f64, |a, x| a.max(x.abs()));
-        let tie = TIE_TOL * if xscale > 0.0 { xscale } else { 1.0 };
-        let is_tied = |var: Var| {
-            let dir = self.dir_of(var);
-            dir > tol && self.value_of(var).max(0.0) - theta_min * dir <= tie
-        };
-        let basic = || {
-            self.zvars[..k]
-                .iter()
-                .copied()
-                .chain((0..n).filter(|&i| self.r2_pos[i] == usize::MAX).map(Var::W))
-        };
-        // The usual case, no tie.
-        if basic().filter(|&v| is_tied(v)).nth(1).is_none() {
-            return Some((best, theta_min));
-        }
-        let LexScratch { cands, rows, alive } = lex;
-        cands.clear();
-        cands.extend(basic().filter(|&v| is_tied(v)));
-        if cands.contains(&Var::Z0) {
-            return Some((Var::Z0, theta_min));
-        }
-        // Lexicographic rule over the rows of B⁻¹ / (B⁻¹a)ᵢ, column by column: row c (at
-        // rows[c·n..]) is the scaled row of candidate c, compared entry by entry until one
-        // candidate is left.
-        rows.clear();
-        rows.resize(cands.len() * n, 0.0);
-        for (&c, row) in cands.iter().zip(rows.chunks_exact_mut(n.max(1))) {
-            self.binv_row(c, row);
-            let piv = self.dir_of(c);
-            row.iter_mut().for_each(|x| *x /= piv);
-        }
-        alive.clear();
-        alive.extend(0..cands.len());
-        let mut col = 0;
-        while alive.len() > 1 && col < n {
-            let lo = alive.iter().map(|&c| rows[c * n + col]).fold(f64::INFINITY, f64::min);
-            let eps = TIE_TOL * (1.0 + lo.abs());
-            alive.retain(|&c| rows[c * n + col] <= lo + eps);
-            col += 1;
-        }
-        let chosen = cands[alive[0]];
-        Some((chosen, self.value_of(chosen).max(0.0) / self.dir_of(chosen)))
     }
 
     /// Pivots `e` into the basis in place of `leave`, at entering value `theta`, using the

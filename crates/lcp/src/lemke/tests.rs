@@ -312,3 +312,124 @@ fn restarts_run_inside_the_loop_and_share_its_pivot_limit() {
     let limited = solve(&p, &Settings { max_iter: 1, ..Settings::default() });
     assert_eq!((limited.report.status, limited.report.pivots), (Status::MaxIterations, 1));
 }
+
+#[test]
+fn identity_with_all_q_equal_is_solved_exactly_in_n_plus_one_pivots() {
+    // M = I, q = −e: every ratio test after the first ties all the basic wᵢ at 0 (the
+    // lexicographic rule, CPS §4.9, picks one). The solution is z = e, w = 0.
+    let n = 50;
+    let m: Vec<f64> = (0..n * n).map(|k| if k / n == k % n { 1.0 } else { 0.0 }).collect();
+    let p = lcp(n, &m, &vec![-1.0; n]);
+    let s = solve(&p, &Settings { tol: 1e-14, ..Settings::default() });
+    assert_eq!(s.report.status, Status::Solved, "{:?}", s.report);
+    assert_eq!(s.z, vec![1.0; n]);
+    assert!(s.w.iter().all(|&w| w == 0.0), "{:?}", s.w);
+    // z₀ enters, then z_{n−1}, …, z₀ each in place of its wᵢ, and z₀ leaves at the last.
+    assert_eq!(s.report.pivots, n + 1);
+    // Scaled and with several tied groups (q = −1, −2, −1, −2, …): z = −q.
+    let q: Vec<f64> = (0..n).map(|i| -1.0 - (i % 2) as f64).collect();
+    let s = solve(&lcp(n, &m, &q), &Settings { tol: 1e-14, ..Settings::default() });
+    assert_eq!(s.report.status, Status::Solved, "{:?}", s.report);
+    for (z, q) in s.z.iter().zip(&q) {
+        assert!((z + q).abs() < 1e-14, "{:?}", s.z);
+    }
+}
+
+/// A contact LCP M = J Jᵀ (`c` contacts on `dof` degrees of freedom, J from a fixed linear
+/// congruential sequence) with q = w* − M z* for a complementary pair z*, w* ≥ 0 (a third
+/// of the contacts active, a third separating, a third with z* = w* = 0: degenerate), and the
+/// same with every contact duplicated: rows and columns i and i + c of M are equal, and so
+/// are qᵢ and q_{i+c}. M is positive semidefinite and singular.
+fn duplicated_contacts(c: usize, dof: usize) -> (Lcp, Lcp) {
+    let mut state = 12345u64;
+    let mut next = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((state >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    };
+    let j: Vec<f64> = (0..c * dof).map(|_| next()).collect();
+    let mut m = vec![0.0; c * c];
+    for a in 0..c {
+        for b in 0..c {
+            m[a * c + b] = (0..dof).map(|k| j[a * dof + k] * j[b * dof + k]).sum();
+        }
+    }
+    let zs: Vec<f64> = (0..c).map(|a| if a % 3 == 0 { 1.0 + next().abs() } else { 0.0 }).collect();
+    let q: Vec<f64> = (0..c)
+        .map(|a| {
+            let ws = if a % 3 == 1 { 0.5 + next().abs() } else { 0.0 };
+            ws - (0..c).map(|b| m[a * c + b] * zs[b]).sum::<f64>()
+        })
+        .collect();
+    let n = 2 * c;
+    let mut m2 = vec![0.0; n * n];
+    for a in 0..n {
+        for b in 0..n {
+            m2[a * n + b] = m[(a % c) * c + b % c];
+        }
+    }
+    let q2: Vec<f64> = (0..n).map(|a| q[a % c]).collect();
+    (lcp(c, &m, &q), lcp(n, &m2, &q2))
+}
+
+#[test]
+fn duplicated_contacts_are_solved_with_the_same_reactions() {
+    // 30 contacts on 12 degrees of freedom (redundant: M is singular already), each
+    // contact twice. Ties in the ratio test at almost every pivot (the duplicated rows).
+    let (single, double) = duplicated_contacts(30, 12);
+    let s = Settings { tol: 1e-10, ..Settings::default() };
+    let one = solve(&single, &s);
+    let two = solve(&double, &s);
+    assert_eq!(one.report.status, Status::Solved, "{:?}", one.report);
+    assert_eq!(two.report.status, Status::Solved, "{:?}", two.report);
+    // The answer is a solution, checked here from M and q directly: z ≥ 0, w = Mz + q ≥ 0,
+    // zᵢ wᵢ = 0 (to round-off relative to the problem's scale).
+    let mut w = vec![0.0; double.n()];
+    double.m().mul_vec(&two.z, &mut w);
+    for (wi, qi) in w.iter_mut().zip(double.q()) {
+        *wi += qi;
+    }
+    let scale = double.q().iter().fold(1.0f64, |a, x| a.max(x.abs()));
+    for (i, (&zi, &wi)) in two.z.iter().zip(&w).enumerate() {
+        assert!(zi >= 0.0, "z[{i}] = {zi}");
+        assert!(wi >= -1e-10 * scale, "w[{i}] = {wi}");
+        assert!((zi * wi).abs() <= 1e-10 * scale * scale.max(zi), "z w at {i}");
+    }
+    // M is positive semidefinite, so every solution has the same w = Mz + q: the duplicated
+    // problem's w is the single one's, twice (the split of the reactions is not unique).
+    for (i, wi) in w.iter().enumerate() {
+        assert!((wi - one.w[i % 30]).abs() <= 1e-9 * scale, "w[{i}] = {wi} vs {}", one.w[i % 30]);
+    }
+}
+
+#[test]
+fn integer_degenerate_problems_are_solved_and_every_tie_matches_the_row_rule() {
+    // M = B Bᵀ + I with B entries in {−1, 0, 1} and q in {−1, 0, 1}: many exact ties, which
+    // `ratio_test` checks against the row-by-row rule (a `cfg(test)` assertion) at each one.
+    let mut state = 7u64;
+    let mut next = |m: u64| {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) % m
+    };
+    for trial in 0..200 {
+        let n = 2 + trial % 9;
+        let b: Vec<f64> = (0..n * n).map(|_| next(3) as f64 - 1.0).collect();
+        let mut m = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                m[i * n + j] = (0..n).map(|k| b[i * n + k] * b[j * n + k]).sum::<f64>() + f64::from(i == j);
+            }
+        }
+        let q: Vec<f64> = (0..n).map(|_| next(3) as f64 - 1.0).collect();
+        let p = lcp(n, &m, &q);
+        let s = solve(&p, &Settings { tol: 1e-12, ..Settings::default() });
+        assert_eq!(s.report.status, Status::Solved, "trial {trial}: {:?}", s.report);
+        for (z, w) in s.z.iter().zip(&s.w) {
+            assert!(
+                *z >= 0.0 && *w >= -1e-12 && (z * w).abs() <= 1e-12,
+                "trial {trial}: {:?} {:?}",
+                s.z,
+                s.w
+            );
+        }
+    }
+}
