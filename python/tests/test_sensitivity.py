@@ -271,3 +271,40 @@ def test_a_python_law_gets_the_same_derivatives_as_the_builtin_cone():
     g = np.linspace(-1.0, 1.0, 6)
     np.testing.assert_allclose(s.vjp_q(g), builtin.vjp_q(g), atol=1e-6)
     np.testing.assert_allclose(s.vjp_mu(g), builtin.vjp_mu(g), atol=1e-6)
+
+
+# ------------------------------------------------------------------------ files
+
+
+@pytest.fixture
+def siconos():
+    import os
+    import pathlib
+
+    env = os.environ.get("PERP_SUITES")
+    root = pathlib.Path(__file__).resolve().parents[2]
+    for d in ([pathlib.Path(env)] if env else []) + [root.parent / "shared" / "suites"]:
+        if (d / "siconos").is_dir():
+            return d / "siconos"
+    pytest.skip("no peer suites: set PERP_SUITES or put shared/suites beside the repository")
+
+
+def test_a_siconos_friction_file_problem_solve_sensitivity(siconos):
+    p = perp.read(str(siconos / "fc3d" / "FC3D_Example1.dat"))
+    res = p.solve(solver="nsgs", tol=1e-13, max_iter=100000)
+    assert res.solved, res
+    s = res.sensitivity()
+    assert s.kind == "fc3d" and len(s.states) == 3 and s.degenerate == []
+    w, q, mu = p.dense_matrix(), p.q, p.mu
+    dq = np.linspace(-1.0, 1.0, p.n)
+    np.testing.assert_allclose(s.jvp_q(dq), central(lambda x: fc_r(w, x, mu), q, dq), atol=1e-6)
+    dmu = np.array([0.3, -0.2, 0.1])
+    np.testing.assert_allclose(s.jvp_mu(dmu), central(lambda x: fc_r(w, q, x), mu, dmu), atol=1e-6)
+
+
+def test_a_siconos_mlcp_file_problem_solve_sensitivity(siconos):
+    p = perp.read(siconos / "mlcp" / "m2n1_mlcp.dat")
+    s = p.solve(tol=1e-13).sensitivity()
+    assert s.kind == "mlcp" and s.n == p.n and s.degenerate == []
+    g, dq = np.array([1.0, -2.0, 0.5]), np.array([0.3, 0.1, -0.4])
+    assert np.dot(g, s.jvp_q(dq)) == pytest.approx(np.dot(s.vjp_q(g), dq), rel=1e-12, abs=1e-14)
