@@ -10,6 +10,9 @@ The solvers are perp's Rust crates; this package calls them on numpy arrays::
   any scipy.sparse matrix);
 * ``read`` reads a problem file (Siconos ``.dat``, FCLIB ``.hdf5``, MatrixMarket, JSON) and
   ``Problem.solve`` solves it;
+* ``Result.sensitivity()`` differentiates a solved LCP, MLCP or local frictional problem:
+  ``jvp_q``/``vjp_q``, ``jvp_m``/``vjp_m`` (LCP, MLCP), ``jvp_mu``/``vjp_mu``/``jvp_w``
+  (frictional), ``degenerate``, ``states``;
 * ``solvers`` lists the catalogue's solver names, ``scenes`` the built-in scenes and
   ``simulate`` runs one;
 * ``Cone`` is the base class of a friction law written in Python, used by every frictional
@@ -23,6 +26,7 @@ from ._perp import (
     Error,
     Problem,
     Result,
+    Sensitivity,
     Simulation,
     read,
     scenes,
@@ -37,6 +41,7 @@ __all__ = [
     "Error",
     "Problem",
     "Result",
+    "Sensitivity",
     "Simulation",
     "read",
     "scenes",

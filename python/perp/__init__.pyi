@@ -17,6 +17,7 @@ __all__ = [
     "Error",
     "Problem",
     "Result",
+    "Sensitivity",
     "Simulation",
     "read",
     "scenes",
@@ -79,6 +80,66 @@ class Result:
     @property
     def message(self) -> Optional[str]:
         """The solver's note (why it stopped), if any."""
+    def sensitivity(self, tol: float = 1e-6) -> Sensitivity:
+        """The derivatives of this solution with respect to the data (LCP, box-LCP, MLCP: q
+        and M; local frictional problems: q, mu and W), by implicit differentiation on the
+        active set. ``tol``: the relative threshold of degeneracy. Raises ``Error`` when the
+        result is not solved, when the solution is not locally unique, or for another kind."""
+
+_Sparse = tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.int64]]
+
+@final
+class Sensitivity:
+    """The derivatives of a solution, made by ``Result.sensitivity()``. Every product takes
+    and returns numpy arrays; a wrong length raises ``Error``; a method of the other kind of
+    problem raises ``AttributeError``."""
+
+    @property
+    def kind(self) -> str:
+        """lcp, mlcp, fc2d, fc3d, ..."""
+    @property
+    def n(self) -> int:
+        """Number of unknowns (z, or the reactions r)."""
+    @property
+    def degenerate(self) -> list[int]:
+        """Indices (LCP, MLCP: z_i at its bound and w_i = 0) or contacts (frictional: at the
+        stick/slip boundary, or zero force and zero normal velocity) where the map has only
+        directional derivatives; there the derivative is that of a documented piece (the
+        index stays at its bound; for Coulomb, the sticking / the separated piece)."""
+    @property
+    def free(self) -> list[int]:
+        """LCP, MLCP: the indices strictly between their bounds."""
+    @property
+    def states(self) -> list[str]:
+        """Frictional: each contact's "separated", "sticking", "sliding" or "degenerate"."""
+    def jvp_q(self, dq: _ArrayLike) -> _Vector:
+        """dz (frictional: dr) for a perturbation dq of q."""
+    def vjp_q(self, g: _ArrayLike) -> _Vector:
+        """The gradient with respect to q of <g, z> (frictional: <g, r>)."""
+    def jvp_m(self, dM: Any) -> _Vector:
+        """LCP, MLCP: dz for a perturbation dM of M (n x n, dense or sparse)."""
+    def vjp_m(self, g: _ArrayLike) -> Union[npt.NDArray[np.float64], _Sparse]:
+        """LCP, MLCP: the gradient with respect to M of <g, z>, vjp_q(g) z^T: a 2-D array for a
+        dense M; for a sparse M, with respect to its stored entries, as the CSR triple
+        (data, indices, indptr) of M's pattern."""
+    def jvp_mu(self, dmu: Union[float, _ArrayLike]) -> _Vector:
+        """Frictional: dr for a perturbation of mu (one per contact, or one number for all)."""
+    def vjp_mu(self, g: _ArrayLike) -> _Vector:
+        """Frictional: the gradient with respect to mu (one per contact) of <g, r>."""
+    def jvp_w(self, dW: Any) -> _Vector:
+        """Frictional: dr for a perturbation dW of W (n x n, dense or sparse)."""
+    def vjp_w(self, g: _ArrayLike) -> Union[npt.NDArray[np.float64], _Sparse]:
+        """Frictional: the gradient with respect to W of <g, r>, as vjp_m."""
+    def jvp(
+        self,
+        dq: Optional[_ArrayLike] = None,
+        dmu: Optional[Union[float, _ArrayLike]] = None,
+        dW: Any = None,
+    ) -> tuple[_Vector, _Vector]:
+        """Frictional: (dr, du) for dq, dmu and dW together (None: not perturbed)."""
+    def vjp(self, g_r: _ArrayLike, g_u: Optional[_ArrayLike] = None) -> tuple[_Vector, _Vector]:
+        """Frictional: the gradients (with respect to q, with respect to mu) of
+        <g_r, r> + <g_u, u>."""
 
 @final
 class Problem:

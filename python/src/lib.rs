@@ -9,6 +9,7 @@
 mod cone;
 mod convert;
 mod result;
+mod sensitivity;
 
 use cone::{Failure, PyCone};
 use perp_catalogue::{Family, Params, Problem as Any, ProblemKind};
@@ -67,7 +68,7 @@ fn interruptible(mut s: Settings, failure: &Failure) -> Settings {
 /// check is raised (as `perp.Error` naming the cone, or as the `KeyboardInterrupt` itself).
 pub(crate) fn solve_problem(
     py: Python<'_>,
-    problem: &Any,
+    problem: Arc<Any>,
     solver: Option<&str>,
     params: &Params,
     warm: Option<Vec<f64>>,
@@ -75,7 +76,7 @@ pub(crate) fn solve_problem(
     failure: Failure,
 ) -> PyResult<Solution> {
     let s = interruptible(settings, &failure);
-    let answer = py.detach(|| perp_catalogue::solve(problem, solver, params, warm.as_deref(), &s));
+    let answer = py.detach(|| perp_catalogue::solve(&problem, solver, params, warm.as_deref(), &s));
     let kept = failure.lock().ok().and_then(|mut f| f.take());
     if let Some(e) = kept {
         // The interrupt, and perp's own complaints about a law (wrong lengths, not a
@@ -88,7 +89,7 @@ pub(crate) fn solve_problem(
         return Err(err);
     }
     let answer = answer.map_err(to_py)?;
-    Ok(Solution::new(py, problem, answer))
+    Ok(Solution::new(py, problem, answer, failure))
 }
 
 fn new_failure() -> Failure {
@@ -159,7 +160,7 @@ fn solve_lcp(
     let settings = convert::settings(tol, max_iter, time_limit)?;
     let params = convert::params(params)?;
     let warm = convert::warm(py, warm, n)?;
-    solve_problem(py, &Any::Lcp(lcp), Some(solver), &params, warm, settings, new_failure())
+    solve_problem(py, Arc::new(Any::Lcp(lcp)), Some(solver), &params, warm, settings, new_failure())
 }
 
 /// The friction laws of `cone`: None (Coulomb), one `perp.Cone` for every contact, or a
@@ -230,7 +231,7 @@ fn solve_friction(
     let settings = convert::settings(tol, max_iter, time_limit)?;
     let params = convert::params(params)?;
     let warm = convert::warm(py, warm, p.size())?;
-    solve_problem(py, &Any::Friction(p), Some(solver), &params, warm, settings, failure)
+    solve_problem(py, Arc::new(Any::Friction(p)), Some(solver), &params, warm, settings, failure)
 }
 
 /// Reads a problem file: every format `perp solve` reads (Siconos `.dat` — LCP, MLCP,
@@ -356,5 +357,6 @@ fn _perp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Solution>()?;
     m.add_class::<Problem>()?;
     m.add_class::<Simulation>()?;
+    m.add_class::<sensitivity::Sensitivity>()?;
     Ok(())
 }

@@ -1,9 +1,12 @@
 //! The Python classes: `perp.Result` (an answer and its report), `perp.Problem` (a problem
 //! read from a file) and `perp.Simulation` (a recorded trajectory), and `simulate`.
 
+use crate::cone::Failure;
+use crate::sensitivity::Sensitivity;
 use crate::{convert, perp_error, to_py};
 use numpy::{PyArray1, PyArrayMethods};
 use perp_catalogue::{Answer, Family, Params, Problem as Any};
+use perp_core::SolveReport;
 use perp_dynamics::scenes;
 use perp_dynamics::{Activation, Directions, Formulation, Simulator};
 use pyo3::exceptions::PyAttributeError;
@@ -26,6 +29,11 @@ fn array2(py: Python<'_>, rows: usize, cols: usize, v: Vec<f64>) -> PyResult<Py<
 #[pyclass(module = "perp", name = "Result", frozen)]
 pub struct Solution {
     friction: bool,
+    /// What `sensitivity()` needs: the problem solved, the answer (copies that numpy cannot
+    /// change), the report, and where a Python friction law keeps its exception.
+    problem: Arc<Any>,
+    answer: (Vec<f64>, Vec<f64>, SolveReport),
+    failure: Failure,
     z: Py<PyAny>,
     w: Py<PyAny>,
     v: Option<Py<PyAny>>,
@@ -61,12 +69,13 @@ pub struct Solution {
 }
 
 impl Solution {
-    pub fn new(py: Python<'_>, problem: &Any, a: Answer) -> Solution {
+    pub fn new(py: Python<'_>, problem: Arc<Any>, a: Answer, failure: Failure) -> Solution {
         let r = a.report;
         Solution {
             friction: problem.family() == Family::Friction,
-            z: array(py, a.z),
-            w: array(py, a.w),
+            z: array(py, a.z.clone()),
+            w: array(py, a.w.clone()),
+            answer: (a.z, a.w, r.clone()),
             v: a.v.map(|v| array(py, v)),
             kind: problem.kind_name(),
             solver: r.solver,
@@ -77,6 +86,8 @@ impl Solution {
             iterations: r.iterations,
             seconds: r.elapsed.as_secs_f64(),
             message: r.message.filter(|m| !m.is_empty()),
+            problem,
+            failure,
         }
     }
 
@@ -128,6 +139,18 @@ impl Solution {
     #[getter]
     fn solved(&self) -> bool {
         self.status == "solved"
+    }
+
+    /// The derivatives of this solution with respect to the problem's data (LCP, box-LCP,
+    /// MLCP: q and M; local frictional problems: q, μ and W), by implicit differentiation on
+    /// the active set (one factorization here, two triangular solves per product after).
+    /// `tol` is the relative threshold under which an index (a contact) counts as degenerate.
+    /// Raises `perp.Error` when the result is not solved, when the reduced system is singular
+    /// (the solution is not locally unique), or for another kind of problem.
+    #[pyo3(signature = (tol=perp_core::sensitivity::DEGENERACY_TOL))]
+    fn sensitivity(&self, py: Python<'_>, tol: f64) -> PyResult<Sensitivity> {
+        let (z, w, report) = &self.answer;
+        crate::sensitivity::make(py, &self.problem, z, w, report, tol, &self.failure)
     }
 
     fn __repr__(&self) -> String {
@@ -251,7 +274,7 @@ impl Problem {
         let params = convert::params(params)?;
         let warm = convert::warm(py, warm, self.p.n())?;
         let failure = Arc::new(std::sync::Mutex::new(None));
-        crate::solve_problem(py, &self.p, solver, &params, warm, settings, failure)
+        crate::solve_problem(py, self.p.clone(), solver, &params, warm, settings, failure)
     }
 
     fn __repr__(&self) -> String {

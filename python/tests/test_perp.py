@@ -316,7 +316,7 @@ def test_malformed_sparse_input_is_an_error():
 
 def test_solvers_lists_the_catalogue():
     assert perp.solvers("lcp")[0] == "lemke"
-    assert perp.solvers("friction") == ["nsgs", "ac-newton", "fb-newton", "prox", "lemke-pyramid"]
+    assert perp.solvers("friction") == ["nsgs", "ac-newton", "fb-newton", "prox", "lemke-pyramid", "admm", "apgd"]
     assert "schur-lemke" in perp.solvers("mcp")
     every = perp.solvers()
     assert len(every) == len(set(every)) and {"lemke", "nsgs", "bdiff-newton"} <= set(every)
@@ -417,15 +417,19 @@ def test_simulate_block_on_incline_accelerates_as_coulomb_says():
 # --------------------------------------------------------------------------- README
 
 
-def test_the_readme_python_example_runs():
+def test_the_readme_python_examples_run():
     readme = ROOT / "README.md"
     if not readme.exists():
         pytest.skip("not run from the repository")
     text = readme.read_text()
     section = text.split("\n## Python", 1)
     assert len(section) == 2, "README.md has no '## Python' section"
-    block = section[1].split("```python\n", 1)[1].split("\n```", 1)[0]
-    exec(compile(block, "README.md (Python section)", "exec"), {})
+    section = section[1].split("\n## ", 1)[0]
+    blocks = [b.split("\n```", 1)[0] for b in section.split("```python\n")[1:]]
+    # The solve and friction-law example, then the sensitivities.
+    assert len(blocks) == 2, f"README.md's Python section has {len(blocks)} python blocks"
+    for k, block in enumerate(blocks):
+        exec(compile(block, f"README.md (Python section, block {k + 1})", "exec"), {})
 
 
 # ----------------------------------------------- the derivations from the projection
