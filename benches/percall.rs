@@ -12,7 +12,7 @@ mod common;
 
 use common::mean_seconds;
 use criterion::{BenchmarkId, Criterion};
-use perp::cones::{Cone, Coulomb, FrictionContactProblem, FrictionSolver};
+use perp::cones::{Cone, Coulomb, FrictionContactProblem};
 use perp::core::{Matrix, Settings, SolveReport, Status};
 use std::hint::black_box;
 
