@@ -36,13 +36,13 @@ fn bare_sweeps(p: &FrictionContactProblem, w: &perp::faer::Mat<f64>, sweeps: usi
     let (mut x, mut out) = ([0.0; 3], [0.0; 3]);
     for _ in 0..sweeps {
         for c in 0..n / 3 {
-            for k in 0..3 {
+            for (k, xk) in x.iter_mut().enumerate() {
                 let i = 3 * c + k;
                 let mut u = p.q[i];
                 for j in 0..n {
                     u += w[(i, j)] * r[j];
                 }
-                x[k] = r[i] - u / w[(3 * c, 3 * c)];
+                *xk = r[i] - u / w[(3 * c, 3 * c)];
             }
             cone.project(p.mu[c], &x, &mut out);
             r[3 * c..3 * c + 3].copy_from_slice(&out);
