@@ -151,6 +151,29 @@ impl ActiveSet {
         self.apply(g, true)
     }
 
+    /// The derivative of the solution for an additive perturbation `dq` of F: `−solve(dq)`,
+    /// after checking the length (`what` names the caller in the panic message).
+    ///
+    /// # Panics
+    /// If `dq.len()` is not the problem's n.
+    pub fn jvp(&self, what: &str, dq: &[f64]) -> Vec<f64> {
+        assert_eq!(dq.len(), self.n, "{what}: the direction has length {}, expected n = {}", dq.len(), self.n);
+        let mut x = self.solve(dq);
+        x.iter_mut().for_each(|v| *v = -*v);
+        x
+    }
+
+    /// The transpose of [`ActiveSet::jvp`]: `−solve_transpose(g)`.
+    ///
+    /// # Panics
+    /// If `g.len()` is not the problem's n.
+    pub fn vjp(&self, what: &str, g: &[f64]) -> Vec<f64> {
+        assert_eq!(g.len(), self.n, "{what}: the cotangent has length {}, expected n = {}", g.len(), self.n);
+        let mut y = self.solve_transpose(g);
+        y.iter_mut().for_each(|v| *v = -*v);
+        y
+    }
+
     fn apply(&self, b: &[f64], transpose: bool) -> Vec<f64> {
         let mut x: Vec<f64> = self.free.iter().map(|&i| b[i]).collect();
         // The factorization passed its test solve, so a breakdown here is a non-finite input,

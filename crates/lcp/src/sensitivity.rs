@@ -118,10 +118,7 @@ impl LcpSensitivity {
     /// # Panics
     /// If `dq.len() != n` (as slice indexing would).
     pub fn jvp_q(&self, dq: &[f64]) -> Vec<f64> {
-        assert_eq!(dq.len(), self.n, "jvp_q: dq has length {}, expected n = {}", dq.len(), self.n);
-        let mut x = self.set.solve(dq);
-        x.iter_mut().for_each(|v| *v = -*v);
-        x
+        self.set.jvp("jvp_q", dq)
     }
 
     /// `∇_q ⟨g, z⟩`: the gradient with respect to q of a loss with gradient `g` at z.
@@ -129,10 +126,7 @@ impl LcpSensitivity {
     /// # Panics
     /// If `g.len() != n`.
     pub fn vjp_q(&self, g: &[f64]) -> Vec<f64> {
-        assert_eq!(g.len(), self.n, "vjp_q: g has length {}, expected n = {}", g.len(), self.n);
-        let mut y = self.set.solve_transpose(g);
-        y.iter_mut().for_each(|v| *v = -*v);
-        y
+        self.set.vjp("vjp_q", g)
     }
 
     /// `dz` for a perturbation `dm` of M (any storage; n × n).

@@ -29,7 +29,6 @@ use perp_lcp::LcpSensitivity;
 /// by [`sensitivity`].
 #[derive(Debug)]
 pub struct McpSensitivity {
-    n: usize,
     set: ActiveSet,
     degenerate: Vec<usize>,
 }
@@ -76,7 +75,7 @@ pub fn sensitivity_with(p: &Mcp<'_>, sol: &Solution, tol: f64) -> Result<McpSens
         }
     }
     let set = ActiveSet::new(&jac, free)?;
-    Ok(McpSensitivity { n, set, degenerate })
+    Ok(McpSensitivity { set, degenerate })
 }
 
 impl McpSensitivity {
@@ -85,10 +84,7 @@ impl McpSensitivity {
     /// # Panics
     /// If `dq.len() != n`.
     pub fn jvp_q(&self, dq: &[f64]) -> Vec<f64> {
-        assert_eq!(dq.len(), self.n, "jvp_q: dq has length {}, expected n = {}", dq.len(), self.n);
-        let mut x = self.set.solve(dq);
-        x.iter_mut().for_each(|v| *v = -*v);
-        x
+        self.set.jvp("jvp_q", dq)
     }
 
     /// `∇_q ⟨g, z⟩` for the additive perturbation q of F.
@@ -96,10 +92,7 @@ impl McpSensitivity {
     /// # Panics
     /// If `g.len() != n`.
     pub fn vjp_q(&self, g: &[f64]) -> Vec<f64> {
-        assert_eq!(g.len(), self.n, "vjp_q: g has length {}, expected n = {}", g.len(), self.n);
-        let mut y = self.set.solve_transpose(g);
-        y.iter_mut().for_each(|v| *v = -*v);
-        y
+        self.set.vjp("vjp_q", g)
     }
 
     /// The degenerate indices (at a bound with `F_i(z) = 0`): there the result is the
