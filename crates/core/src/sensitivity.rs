@@ -157,7 +157,13 @@ impl ActiveSet {
     /// # Panics
     /// If `dq.len()` is not the problem's n.
     pub fn jvp(&self, what: &str, dq: &[f64]) -> Vec<f64> {
-        assert_eq!(dq.len(), self.n, "{what}: the direction has length {}, expected n = {}", dq.len(), self.n);
+        assert_eq!(
+            dq.len(),
+            self.n,
+            "{what}: the direction has length {}, expected n = {}",
+            dq.len(),
+            self.n
+        );
         let mut x = self.solve(dq);
         x.iter_mut().for_each(|v| *v = -*v);
         x
