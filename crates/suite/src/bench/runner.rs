@@ -289,6 +289,14 @@ fn run_one(
         }
     }
     rec.seconds = median(times).unwrap_or(f64::NAN);
+    if config.log_iterations {
+        // The loop tells the observer of every iteration but the last (the one that solves or
+        // stops): this line closes each run's log.
+        eprintln!(
+            "{} {} end {} iterations {} error {:.6e}",
+            rec.problem, rec.solver, rec.status, rec.iterations, rec.error
+        );
+    }
     Some(rec)
 }
 
