@@ -44,11 +44,15 @@ impl Curve {
 
 /// The runs whose convergence curves the report shows, as `(index in records, why)`: every
 /// failed run that iterated (not solved, status not `error`, at least one iteration), the
-/// longest first, then the slowest solved run of each kind; at most `max` in all.
+/// longest first, then the slowest solved run of each kind; at most `max` in all, the slowest
+/// runs kept first. Re-solving them costs about what they cost when timed (a run that ended on
+/// the time limit costs the limit again).
 pub fn pick(records: &[BenchRecord], max: usize) -> Vec<(usize, &'static str)> {
     let mut failed: Vec<usize> =
         (0..records.len()).filter(|&i| !records[i].solved() && records[i].status != "error").collect();
-    failed.retain(|&i| records[i].iterations > 0 || records[i].status == "time_limit");
+    // A run with no iteration (a refusal, a panic, a solve abandoned at the hard deadline) has
+    // no curve to show, and re-solving an abandoned one would cost the deadline again.
+    failed.retain(|&i| records[i].iterations > 0);
     failed.sort_by(|&a, &b| records[b].seconds.total_cmp(&records[a].seconds));
     let mut out: Vec<(usize, &'static str)> = failed.into_iter().map(|i| (i, "failed")).collect();
     let mut kinds: Vec<&str> = Vec::new();

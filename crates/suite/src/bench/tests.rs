@@ -140,6 +140,7 @@ fn curves_pick_failed_then_slowest_and_thin_long_histories() {
         rec("d", "lcp", "error", 0, 0.0),
         rec("e", "fc3d", "stalled", 10, 3.0),
         rec("f", "fc3d", "solved", 1, 0.1),
+        rec("g", "fc3d", "time_limit", 0, 9.0),
     ];
     // Failed runs that iterated, longest first; then the slowest solved run of each kind.
     assert_eq!(pick(&records, 10), vec![(4, "failed"), (2, "failed"), (1, "slowest"), (5, "slowest")]);
