@@ -17,10 +17,10 @@ fn esc(s: &str) -> String {
 const STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1900px}\
 h1{font-size:1.6em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}\
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0}\
-th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right;vertical-align:top}\
+th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right;vertical-align:top;white-space:nowrap}\
 th{background:#eee}td.name{text-align:left}\
 td.fastest{background:#d4f4d4;font-weight:bold}td.failed{background:#fbe0e0}td.none{color:#999}\
-.profiles,.curves{display:flex;flex-wrap:wrap;gap:1em}.profiles svg{width:640px;height:auto}\
+.profiles,.curves{display:flex;flex-wrap:wrap;gap:1em}.profiles svg{width:600px;height:auto}\
 .curves figure{margin:0}.curves figcaption{font-size:.85em;max-width:460px}\
 p.note{font-size:.9em;color:#444}";
 
@@ -149,14 +149,15 @@ fn curves(out: &mut String, report: &BenchReport) -> Result<(), String> {
     let _ = writeln!(
         out,
         "<p class=\"note\">Each run solved once more after the timed runs, with the error recorded after every \
-         iteration (at most {} points shown); the grey line is the tolerance.</p>\n<div class=\"curves\">",
+         step of the solver's loop (a step of lemke-pyramid is one LCP solve, so its pivot count in the \
+         table is larger; at most {} points shown); the grey line is the tolerance.</p>\n<div class=\"curves\">",
         super::curves::MAX_POINTS
     );
     for c in &report.curves {
         let colour = report.settings.solvers.iter().position(|s| s == &c.solver).unwrap_or(0);
         let _ = writeln!(
             out,
-            "<figure>{}<figcaption>{} on {} ({}, {}): {} ({} iterations recorded{})</figcaption></figure>",
+            "<figure>{}<figcaption>{} on {} ({}, {}): {}; history of {} steps{}</figcaption></figure>",
             curve_svg(c, colour, report.settings.tol)?,
             esc(&c.solver),
             esc(&c.problem),
@@ -203,6 +204,7 @@ fn curve_svg(c: &Curve, colour: usize, tol: f64) -> Result<String, String> {
         let mut chart = ChartBuilder::on(&root)
             .caption(format!("{} on {}", c.solver, c.problem), ("sans-serif", 14))
             .margin(8)
+            .margin_right(20)
             .x_label_area_size(36)
             .y_label_area_size(48)
             .build_cartesian_2d(1f64..x_end, lo..hi)
