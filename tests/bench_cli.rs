@@ -233,11 +233,21 @@ fn merging_two_shards_gives_the_unsharded_results() {
         csv.lines().map(|l| l.rsplit_once(',').unwrap().0.to_string()).collect()
     };
     assert_eq!(strip(read(&merged, "results.csv")), strip(read(&whole, "results.csv")));
+    // profile.svg is the time profile of the first kind (mlcp here): one curve per solver
+    // that ran on it.
     let n_solvers = {
         let v: serde_json::Value = serde_json::from_str(&read(&whole, "results.json")).unwrap();
-        v["settings"]["solvers"].as_array().unwrap().len()
+        let recs = v["records"].as_array().unwrap();
+        let mut s: Vec<&str> =
+            recs.iter().filter(|r| r["kind"] == "mlcp").map(|r| r["solver"].as_str().unwrap()).collect();
+        s.sort();
+        s.dedup();
+        s.len()
     };
     assert_four_outputs(&merged, n_solvers);
+    for f in ["profile-mlcp-time.svg", "profile-ncp-iterations.svg", "profile-fc2d-time.svg", "report.html"] {
+        assert!(merged.join(f).is_file(), "{f}");
+    }
     for d in shards.iter().chain([&whole, &merged]) {
         std::fs::remove_dir_all(d).unwrap();
     }

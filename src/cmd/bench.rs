@@ -3,11 +3,15 @@
 //! ```text
 //! perp bench [DIR|builtin|FILE…] [--solvers a,b] [--kind lcp|mlcp|ncp|fc2d|fc3d] [--tol X]
 //!            [--time-limit S] [--max-iter N] [--repeat N] [--threads N] [--shard K/N] [--out DIR]
-//! perp bench --merge DIR… [--out DIR]
+//!            [--param [SOLVER.]NAME=VALUE]… [--curves N] [--verbose | --quiet]
+//! perp bench --merge DIR… [--out DIR] [--quiet]
 //! ```
 //!
-//! Writes `results.csv`, `results.json`, `summary.md` and `profile.svg` into `--out`
-//! (default `bench-out/`); see `perp_suite::bench`. `results.csv` grows as each problem
+//! Writes `results.csv`, `results.json`, `summary.md`, `report.html`, `profile.svg` and the
+//! per-kind profiles `profile-<kind>-{time,iterations}.svg` into `--out` (default
+//! `bench-out/`); see `perp_suite::bench`. After the timed runs, up to `--curves` failed and
+//! slowest runs are solved once more with their history recorded, for the report's
+//! convergence curves. `results.csv` grows as each problem
 //! finishes. Ctrl-C stops the run: the solves under way are stopped, and the four outputs are
 //! written from the runs that finished, marked as interrupted (a second Ctrl-C quits at once).
 //! Exit status 0 when the run completed (even if solves failed), 2 on bad usage or an
@@ -64,12 +68,27 @@ pub struct Args {
     /// Output folder.
     #[arg(long, default_value = "bench-out")]
     out: PathBuf,
+    /// A solver parameter, NAME=VALUE, or SOLVER.NAME=VALUE when several solvers of the run
+    /// take NAME (repeatable; `perp list` shows each solver's parameters and ranges).
+    #[arg(long = "param", value_name = "[SOLVER.]NAME=VALUE", conflicts_with = "merge")]
+    params: Vec<String>,
+    /// Failed and slowest runs solved once more after the timed runs to draw their
+    /// convergence curves in report.html (0: none).
+    #[arg(long, default_value_t = 12, value_name = "N")]
+    curves: usize,
+    /// Log every iteration of every solve to stderr: problem, solver, iteration, error (slows
+    /// the solves down: for watching, not timing).
+    #[arg(long, short, conflicts_with = "quiet")]
+    verbose: bool,
+    /// No progress bar and no summary line on stdout (warnings and errors still go to stderr).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// Runs `perp bench`.
 pub fn run(a: Args) -> Result<ExitCode, Error> {
     if let Some(dirs) = &a.merge {
-        return merge(dirs, &a.out);
+        return merge(dirs, &a.out, a.quiet);
     }
     let inputs = if a.inputs.is_empty() { vec!["builtin".to_string()] } else { a.inputs.clone() };
     let (k, n) = match &a.shard {
@@ -88,6 +107,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         repeat: a.repeat,
         threads: a.threads,
         cancel: Some(cancel.clone()),
+        log_iterations: a.verbose,
         ..BenchConfig::default()
     };
 
@@ -111,6 +131,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         Some(list) => list,
         None => bench::default_solvers(&problems),
     };
+    let params = bench::SolverParams::parse(&a.params, &solvers)?;
     let total = problems.len();
     let problems = bench::shard(problems, k, n)?;
     if problems.is_empty() {
@@ -126,10 +147,13 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
 
     // A terminal draw target on stderr: indicatif hides it by itself when stderr is not a
     // terminal (or TERM is unset or dumb), so piped and CI runs stay quiet.
-    let bar = indicatif::ProgressBar::with_draw_target(
-        Some(problems.len() as u64),
-        indicatif::ProgressDrawTarget::stderr(),
-    );
+    // --quiet and --verbose (whose log would be torn by the bar) draw no bar.
+    let target = if a.quiet || a.verbose {
+        indicatif::ProgressDrawTarget::hidden()
+    } else {
+        indicatif::ProgressDrawTarget::stderr()
+    };
+    let bar = indicatif::ProgressBar::with_draw_target(Some(problems.len() as u64), target);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} problems {elapsed}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
@@ -137,7 +161,8 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     // results.csv grows as problems finish (created with the first finished problem, so that a
     // run refused for bad usage writes nothing; rewritten in problem order at the end).
     let partial: Mutex<Option<std::fs::File>> = Mutex::new(None);
-    let records = bench::run(&problems, &solvers, &config, &|done, recs| {
+    let set: Arc<dyn bench::SolverSet> = Arc::new(bench::Tuned { params: params.clone() });
+    let records = bench::run_with(set.clone(), &problems, &solvers, &config, &|done, recs| {
         bar.set_position(done as u64);
         if let Ok(mut f) = partial.lock() {
             if f.is_none() {
@@ -151,9 +176,16 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         }
     })?;
     bar.finish_and_clear();
+    // The convergence curves: a few runs solved again with their history, after the timing.
+    let curves = if cancel.load(Ordering::SeqCst) {
+        Vec::new()
+    } else {
+        bench::record_curves(set, &problems, &records, &config, a.curves)
+    };
     let interrupted = cancel.load(Ordering::SeqCst);
 
     let mut run_settings = RunSettings::new(&config, &solvers, &inputs.join(" "));
+    run_settings.params = params.pairs();
     run_settings.shard = a.shard.as_ref().map(|_| format!("{k}/{n}"));
     if interrupted {
         let finished = {
@@ -167,13 +199,19 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
             problems.len()
         ));
     }
-    let report =
-        BenchReport { settings: run_settings, machine: bench::Machine::current(), unreadable, records };
+    let report = BenchReport {
+        settings: run_settings,
+        machine: bench::Machine::current(),
+        unreadable,
+        records,
+        curves,
+    };
     bench::write(&a.out, &report)?;
     let solved = report.records.iter().filter(|r| r.solved()).count();
-    outln!(
+    if !a.quiet {
+        outln!(
         "{}{} problems x {} solvers: {solved}/{} runs solved{}; wrote results.csv, results.json, summary.md, \
-         profile.svg in {}",
+         report.html, profile.svg in {}",
         if interrupted { "interrupted: " } else { "" },
         problems.len(),
         solvers.len(),
@@ -185,6 +223,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         },
         a.out.display()
     )?;
+    }
     if interrupted {
         eprintln!("perp bench: interrupted; the outputs cover the finished runs only");
         return Ok(ExitCode::from(130));
@@ -275,13 +314,16 @@ fn mtx_companion_of<'a>(f: &Path, files: &'a [PathBuf]) -> Option<&'a PathBuf> {
 }
 
 /// `perp bench --merge DIR…`: the combined report of shard outputs, written into `out`.
-fn merge(dirs: &[PathBuf], out: &Path) -> Result<ExitCode, Error> {
+fn merge(dirs: &[PathBuf], out: &Path, quiet: bool) -> Result<ExitCode, Error> {
     let mut reports = Vec::with_capacity(dirs.len());
     for d in dirs {
         reports.push((d.clone(), bench::read_report(d)?));
     }
     let merged = bench::merge(reports)?;
     bench::write(out, &merged)?;
+    if quiet {
+        return Ok(ExitCode::SUCCESS);
+    }
     let problems = {
         let mut v: Vec<&str> = merged.records.iter().map(|r| r.problem.as_str()).collect();
         v.dedup();
@@ -289,7 +331,7 @@ fn merge(dirs: &[PathBuf], out: &Path) -> Result<ExitCode, Error> {
     };
     outln!(
         "merged {} shard(s): {problems} problems, {} runs; wrote results.csv, results.json, summary.md, \
-         profile.svg in {}",
+         report.html, profile.svg in {}",
         dirs.len(),
         merged.records.len(),
         out.display()

@@ -90,8 +90,36 @@ pub struct PerformanceProfile {
     pub ratios: Vec<Vec<f64>>,
 }
 
+/// What a profile compares: the solve time (Dolan–Moré's usual cost) or the iteration count
+/// (pivots for pivoting methods), both only over solved runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// `BenchRecord::seconds`, floored at 1 ns.
+    Time,
+    /// `BenchRecord::iterations`, floored at 1 (a run solved at its start counts one).
+    Iterations,
+}
+
+impl Metric {
+    /// `time` or `iterations`, as in the file names `profile-<kind>-<metric>.svg`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Metric::Time => "time",
+            Metric::Iterations => "iterations",
+        }
+    }
+
+    fn cost(self, r: &BenchRecord) -> f64 {
+        match self {
+            Metric::Time if r.solved() && r.seconds.is_finite() => r.seconds.max(TIME_FLOOR),
+            Metric::Iterations if r.solved() => r.iterations.max(1) as f64,
+            _ => f64::INFINITY,
+        }
+    }
+}
+
 impl PerformanceProfile {
-    /// The profile of `solvers` over `records` (records of other solvers are ignored).
+    /// The time profile of `solvers` over `records` (records of other solvers are ignored).
     ///
     /// ```
     /// use perp_suite::bench::BenchRecord;
@@ -107,14 +135,14 @@ impl PerformanceProfile {
     /// assert_eq!((prof.rho(0, 1.0), prof.rho(1, 1.0), prof.rho(1, 4.0)), (0.5, 0.5, 1.0));
     /// ```
     pub fn new(records: &[BenchRecord], solvers: &[String]) -> PerformanceProfile {
+        PerformanceProfile::by(records, solvers, Metric::Time)
+    }
+
+    /// The profile of `solvers` over `records` by `metric`: eq. (1)–(2) with `t_{p,s}` the
+    /// metric's cost of s on p (∞ when s did not solve p).
+    pub fn by(records: &[BenchRecord], solvers: &[String], metric: Metric) -> PerformanceProfile {
         let mine: Vec<&BenchRecord> = records.iter().filter(|r| solvers.contains(&r.solver)).collect();
-        let time = |r: &BenchRecord| {
-            if r.solved() && r.seconds.is_finite() {
-                r.seconds.max(TIME_FLOOR)
-            } else {
-                f64::INFINITY
-            }
-        };
+        let time = |r: &BenchRecord| metric.cost(r);
         let best = |problem: &str| {
             mine.iter().filter(|r| r.problem == problem).map(|r| time(r)).fold(f64::INFINITY, f64::min)
         };
@@ -175,11 +203,29 @@ impl PerformanceProfile {
     }
 }
 
-/// The performance profile of `solvers` over `records` as an SVG document (see the
+/// The time profile of `solvers` over `records` as an SVG document (see the
 /// [module docs](self) for how the curves are drawn). `Err` carries plotters' message.
 pub fn svg(records: &[BenchRecord], solvers: &[String], title: &str) -> Result<String, String> {
-    let prof = PerformanceProfile::new(records, solvers);
+    let colours: Vec<usize> = (0..solvers.len()).collect();
+    svg_by(records, solvers, &colours, title, Metric::Time)
+}
+
+/// The profile of `solvers` over `records` by `metric` as an SVG document; solver `i` is drawn
+/// in [`solver_color`]`(colours[i])` (so that a solver keeps its colour across the profiles of
+/// several kinds). `Err` carries plotters' message.
+pub fn svg_by(
+    records: &[BenchRecord],
+    solvers: &[String],
+    colours: &[usize],
+    title: &str,
+    metric: Metric,
+) -> Result<String, String> {
+    let prof = PerformanceProfile::by(records, solvers, metric);
     let x_end = (prof.tau_max().log2() * 1.05).max(1.0);
+    let x_desc = match metric {
+        Metric::Time => "log2(tau): time within tau x the best solver's",
+        Metric::Iterations => "log2(tau): iterations within tau x the best solver's",
+    };
     let mut buf = String::new();
     {
         let root = SVGBackend::with_string(&mut buf, (900, 560)).into_drawing_area();
@@ -194,12 +240,12 @@ pub fn svg(records: &[BenchRecord], solvers: &[String], title: &str) -> Result<S
             .map_err(|x| e(&x))?;
         chart
             .configure_mesh()
-            .x_desc("log2(tau): time within tau x the best solver's")
+            .x_desc(x_desc)
             .y_desc("fraction of problems solved, rho(tau)")
             .draw()
             .map_err(|x| e(&x))?;
         for (i, name) in solvers.iter().enumerate() {
-            let (r, g, b) = solver_color(i);
+            let (r, g, b) = solver_color(colours.get(i).copied().unwrap_or(i));
             let color = RGBColor(r, g, b);
             let solved = prof.ratios[i].iter().filter(|x| x.is_finite()).count();
             chart

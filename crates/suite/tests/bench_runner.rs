@@ -43,6 +43,7 @@ fn report(records: Vec<BenchRecord>, solvers: &[String], c: &BenchConfig) -> Ben
         machine: Machine::current(),
         unreadable: Vec::new(),
         records,
+        curves: Vec::new(),
     }
 }
 
@@ -278,23 +279,44 @@ fn the_four_outputs_are_written_and_well_formed() {
     assert_eq!(csv.lines().next(), Some("problem,kind,n,solver,status,iterations,error,seconds"));
     assert_eq!(csv.lines().count(), 1 + r.records.len());
 
-    // profile.svg: well-formed XML with an <svg> root, exactly one curve (polyline in the
-    // solver's colour) per solver, and a legend entry per solver.
-    let svg = std::fs::read_to_string(dir.join("profile.svg")).unwrap();
-    let doc = roxmltree::Document::parse(&svg).unwrap();
-    assert_eq!(doc.root_element().tag_name().name(), "svg");
-    for (i, s) in solvers.iter().enumerate() {
-        let colour = solver_color_hex(i);
-        let curves = doc
-            .descendants()
-            .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some(colour.as_str()))
-            .count();
-        assert_eq!(curves, 1, "{s} ({colour})");
-        assert!(
-            doc.descendants().any(|n| n.has_tag_name("text") && n.text().is_some_and(|t| t.trim().starts_with(s.as_str()))),
-            "legend for {s}"
-        );
+    // The profiles, one per kind and metric: well-formed XML with an <svg> root, exactly one
+    // curve (polyline in the solver's colour, the same in every kind) and a legend entry per
+    // solver that ran on that kind, and none for the others. profile.svg is the first kind's
+    // time profile.
+    let kinds = bench::kinds(&r.records);
+    assert_eq!(kinds, ["lcp", "mlcp", "ncp", "fc2d", "fc3d"]);
+    for kind in &kinds {
+        for metric in ["time", "iterations"] {
+            let svg = std::fs::read_to_string(dir.join(format!("profile-{kind}-{metric}.svg"))).unwrap();
+            let doc = roxmltree::Document::parse(&svg).unwrap();
+            assert_eq!(doc.root_element().tag_name().name(), "svg");
+            for (i, s) in solvers.iter().enumerate() {
+                let ran = r.records.iter().any(|x| &x.kind == kind && &x.solver == s);
+                let colour = solver_color_hex(i);
+                let curves = doc
+                    .descendants()
+                    .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some(colour.as_str()))
+                    .count();
+                assert_eq!(curves, usize::from(ran), "{kind} {metric}: {s} ({colour})");
+                let legend = doc.descendants().any(|n| {
+                    n.has_tag_name("text")
+                        && n.text().is_some_and(|t| t.trim().starts_with(&format!("{s} (")))
+                });
+                assert_eq!(legend, ran, "{kind} {metric}: legend for {s}");
+            }
+        }
     }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("profile.svg")).unwrap(),
+        std::fs::read_to_string(dir.join("profile-lcp-time.svg")).unwrap()
+    );
+    // report.html: one page, no script, no external resource, every kind's two profiles inline.
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
+    let outside = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+    assert!(!outside.contains("<script") && !outside.contains("http:") && !outside.contains("https:"));
+    assert!(!outside.contains("src=") && !outside.contains("<link") && !outside.contains("url("));
+    assert_eq!(html.matches("<svg").count(), 2 * kinds.len(), "no curve recorded in this report");
 
     // summary.md: per-solver table, fastest solver per problem, unreadable files.
     let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();

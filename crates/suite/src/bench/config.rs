@@ -21,6 +21,11 @@ pub struct BenchConfig {
     /// finished. (No observer is installed for this: calling one after every iteration would
     /// cost the timed solves a clock read each.)
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Log every iteration of every solve to stderr (`PROBLEM SOLVER iteration K error E`),
+    /// through an observer added to the settings of each solve, and a last line per run
+    /// (`PROBLEM SOLVER end STATUS iterations K error E`) (`perp bench --verbose`). The log
+    /// costs the timed solves a line of output per iteration: use it to watch, not to time.
+    pub log_iterations: bool,
 }
 
 impl Default for BenchConfig {
@@ -31,6 +36,7 @@ impl Default for BenchConfig {
             threads: 1,
             grace: Duration::from_secs(1),
             cancel: None,
+            log_iterations: false,
         }
     }
 }

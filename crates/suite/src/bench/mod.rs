@@ -35,6 +35,9 @@
 //!   [`read_report`]) into the report an unsharded run would have written (times aside).
 
 mod config;
+mod curves;
+mod html;
+mod params;
 mod problems;
 mod record;
 mod report;
@@ -45,10 +48,16 @@ mod solvers;
 mod tests;
 
 pub use config::BenchConfig;
+pub use curves::{pick, Curve};
+pub use html::report_html;
+pub use params::{SolverParams, Tuned};
 pub use perp_catalogue::NcpInstance;
 pub use problems::{BenchProblem, Instance, ReferenceKernel};
 pub use record::{parse_results_csv, results_csv, BenchRecord, CSV_HEADER};
-pub use report::{merge, read_report, summary_md, write, BenchReport, Machine, RunSettings, Unreadable};
-pub use runner::{run, run_with};
+pub use report::{
+    kind_profile_svg, kinds, merge, read_report, summary_md, write, BenchReport, Machine, RunSettings,
+    Unreadable,
+};
+pub use runner::{record_curves, run, run_with};
 pub use shards::{default_solvers, parse_shard, shard};
 pub use solvers::{Registry, SolverSet};

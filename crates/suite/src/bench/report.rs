@@ -2,7 +2,9 @@
 //! `summary.md`, the four output files, reading them back and merging shards.
 
 use super::config::BenchConfig;
+use super::curves::Curve;
 use super::record::{median, parse_results_csv, results_csv, BenchRecord};
+use crate::profile::Metric;
 use perp_core::Error;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -44,6 +46,9 @@ pub struct RunSettings {
     /// Set when the run was stopped before the end (Ctrl-C): what was finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<String>,
+    /// Solver parameters set with `--param`, as `SOLVER.NAME=VALUE`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub params: Vec<String>,
 }
 
 impl RunSettings {
@@ -60,6 +65,7 @@ impl RunSettings {
             suite: suite.to_string(),
             merged_from: Vec::new(),
             interrupted: None,
+            params: Vec::new(),
         }
     }
 }
@@ -106,6 +112,53 @@ pub struct BenchReport {
     pub unreadable: Vec<Unreadable>,
     /// One record per (problem, solver), problem-major.
     pub records: Vec<BenchRecord>,
+    /// Convergence curves of the failed and slowest runs ([`super::record_curves`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curves: Vec<Curve>,
+}
+
+/// The problem kinds of `records`: `lcp`, `mlcp`, `ncp`, `fc2d`, `fc3d` in that order, then
+/// any other in order of appearance.
+pub fn kinds(records: &[BenchRecord]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for k in ["lcp", "mlcp", "ncp", "fc2d", "fc3d"] {
+        if records.iter().any(|r| r.kind == k) {
+            out.push(k.to_string());
+        }
+    }
+    for r in records {
+        if !out.contains(&r.kind) {
+            out.push(r.kind.clone());
+        }
+    }
+    out
+}
+
+/// The solvers of `report` that ran on problems of `kind` (in the run's order), with their
+/// index in the run's solver list (their colour in every profile).
+pub(super) fn solvers_of_kind(report: &BenchReport, kind: &str) -> (Vec<String>, Vec<usize>) {
+    report
+        .settings
+        .solvers
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| report.records.iter().any(|r| r.kind == kind && &r.solver == *s))
+        .map(|(i, s)| (s.clone(), i))
+        .unzip()
+}
+
+/// The performance profile of the problems of `kind` by `metric`, as an SVG document.
+pub fn kind_profile_svg(report: &BenchReport, kind: &str, metric: Metric) -> Result<String, String> {
+    let (solvers, colours) = solvers_of_kind(report, kind);
+    let records: Vec<BenchRecord> = report.records.iter().filter(|r| r.kind == kind).cloned().collect();
+    let problems = {
+        let mut v: Vec<&str> = records.iter().map(|r| r.problem.as_str()).collect();
+        v.dedup();
+        v.len()
+    };
+    let title =
+        format!("{kind}: {problems} problem(s), by {} (tol {:e})", metric.as_str(), report.settings.tol);
+    crate::profile::svg_by(&records, &solvers, &colours, &title, metric)
 }
 
 fn fmt_opt(x: Option<f64>, f: impl Fn(f64) -> String) -> String {
@@ -127,7 +180,6 @@ fn geo_mean(v: &[f64]) -> Option<f64> {
 pub fn summary_md(report: &BenchReport) -> String {
     let records = &report.records;
     let s = &report.settings;
-    let solvers = &s.solvers;
     let mut out = String::new();
     let mut problems: Vec<(&str, &str, usize)> = Vec::new();
     for r in records {
@@ -155,6 +207,9 @@ pub fn summary_md(report: &BenchReport) -> String {
     if !s.merged_from.is_empty() {
         let _ = writeln!(out, "Merged from: {}.\n", s.merged_from.join(", "));
     }
+    if !s.params.is_empty() {
+        let _ = writeln!(out, "Solver parameters: {}.\n", s.params.join(", "));
+    }
     if let Some(why) = &s.interrupted {
         let _ = writeln!(out, "**Interrupted:** {why}; the figures below cover the finished runs only.\n");
     }
@@ -164,49 +219,47 @@ pub fn summary_md(report: &BenchReport) -> String {
          *worst error* the largest error among solved runs; *ratio* the time over one dense LU of \
          the same matrix (M, W for frictional problems) measured in the same run (median over solved runs).\n"
     );
-    let _ = writeln!(
-        out,
-        "| solver | solved | rate | median time (s) | geo-mean time (s) | worst error | median ratio to LU |"
-    );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
-    for sv in solvers {
-        let mine: Vec<&BenchRecord> = records.iter().filter(|r| &r.solver == sv).collect();
-        let solved: Vec<&BenchRecord> = mine.iter().copied().filter(|r| r.solved()).collect();
-        let times: Vec<f64> = solved.iter().map(|r| r.seconds).collect();
-        let t = median(times.clone());
-        let g = geo_mean(&times);
-        let worst = solved
-            .iter()
-            .map(|r| r.error)
-            .filter(|e| e.is_finite())
-            .fold(None, |m: Option<f64>, e| Some(m.map_or(e, |m| m.max(e))));
-        let ratios: Vec<f64> = solved
-            .iter()
-            .filter(|r| r.reference_seconds.is_finite())
-            .map(|r| r.seconds / r.reference_seconds.max(1e-9))
-            .collect();
+    for kind in kinds(records) {
+        let kind = kind.as_str();
+        let (mine, _) = solvers_of_kind(report, kind);
+        let count = problems.iter().filter(|(_, k, _)| *k == kind).count();
+        let _ = writeln!(out, "## {kind} ({count} problem(s))\n");
+        let _ = writeln!(out, "### Solvers on the {kind} problems\n");
         let _ = writeln!(
             out,
-            "| {sv} | {}/{} | {:.0}% | {} | {} | {} | {} |",
-            solved.len(),
-            mine.len(),
-            100.0 * solved.len() as f64 / mine.len().max(1) as f64,
-            fmt_opt(t, |t| format!("{t:.3e}")),
-            fmt_opt(g, |t| format!("{t:.3e}")),
-            fmt_opt(worst, |e| format!("{e:.1e}")),
-            fmt_opt(median(ratios), |r| format!("{r:.2}")),
+            "| solver | solved | rate | median time (s) | geo-mean time (s) | worst error | median ratio to LU |"
         );
-    }
-    let mut kinds: Vec<&str> = Vec::new();
-    for (_, k, _) in &problems {
-        if !kinds.contains(k) {
-            kinds.push(k);
+        let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+        for sv in &mine {
+            let of_kind: Vec<&BenchRecord> =
+                records.iter().filter(|r| r.kind == kind && &r.solver == sv).collect();
+            let solved: Vec<&BenchRecord> = of_kind.iter().copied().filter(|r| r.solved()).collect();
+            let times: Vec<f64> = solved.iter().map(|r| r.seconds).collect();
+            let t = median(times.clone());
+            let g = geo_mean(&times);
+            let worst = solved
+                .iter()
+                .map(|r| r.error)
+                .filter(|e| e.is_finite())
+                .fold(None, |m: Option<f64>, e| Some(m.map_or(e, |m| m.max(e))));
+            let ratios: Vec<f64> = solved
+                .iter()
+                .filter(|r| r.reference_seconds.is_finite())
+                .map(|r| r.seconds / r.reference_seconds.max(1e-9))
+                .collect();
+            let _ = writeln!(
+                out,
+                "| {sv} | {}/{} | {:.0}% | {} | {} | {} | {} |",
+                solved.len(),
+                of_kind.len(),
+                100.0 * solved.len() as f64 / of_kind.len().max(1) as f64,
+                fmt_opt(t, |t| format!("{t:.3e}")),
+                fmt_opt(g, |t| format!("{t:.3e}")),
+                fmt_opt(worst, |e| format!("{e:.1e}")),
+                fmt_opt(median(ratios), |r| format!("{r:.2}")),
+            );
         }
-    }
-    for kind in kinds {
-        let mine: Vec<&String> =
-            solvers.iter().filter(|sv| records.iter().any(|r| r.kind == kind && &r.solver == *sv)).collect();
-        let _ = writeln!(out, "\n## Problems of kind {kind} (status, iterations, error)\n");
+        let _ = writeln!(out, "\n### Problems of kind {kind} (status, iterations, error)\n");
         let names: Vec<&str> = mine.iter().map(|s| s.as_str()).collect();
         let _ = writeln!(out, "| problem | n | fastest | time (s) | {} |", names.join(" | "));
         let _ = writeln!(out, "|---|---|---|---|{}", "---|".repeat(mine.len()));
@@ -215,7 +268,7 @@ pub fn summary_md(report: &BenchReport) -> String {
             let fastest = row.iter().filter(|r| r.solved()).min_by(|a, b| a.seconds.total_cmp(&b.seconds));
             let cells: Vec<String> = mine
                 .iter()
-                .map(|sv| match row.iter().find(|r| &r.solver == *sv) {
+                .map(|sv| match row.iter().find(|r| &r.solver == sv) {
                     Some(r) if r.status == "error" => "error".to_string(),
                     Some(r) => format!("{} {} {:.1e}", r.status, r.iterations, r.error),
                     None => "–".to_string(),
@@ -229,6 +282,7 @@ pub fn summary_md(report: &BenchReport) -> String {
                 cells.join(" | ")
             );
         }
+        let _ = writeln!(out);
     }
     let failed: Vec<&BenchRecord> = records.iter().filter(|r| r.message.is_some()).collect();
     if !failed.is_empty() {
@@ -258,8 +312,12 @@ fn io_err(file: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |source| Error::Io { file: file.to_path_buf(), source }
 }
 
-/// Writes `results.csv`, `results.json`, `summary.md` and `profile.svg` into `dir` (created
-/// if missing).
+/// Writes `results.csv`, `results.json`, `summary.md`, the performance profiles and
+/// `report.html` into `dir` (created if missing). The profiles are one per problem kind and
+/// metric, `profile-<kind>-time.svg` and `profile-<kind>-iterations.svg` (a profile never mixes
+/// kinds: their solvers never ran on the same problems); `profile.svg` is a copy of the time
+/// profile of the first kind (in the order of [`kinds`]), or an empty profile when there is
+/// no record. `report.html` is [`super::report_html`].
 pub fn write(dir: &Path, report: &BenchReport) -> Result<(), Error> {
     std::fs::create_dir_all(dir).map_err(io_err(dir))?;
     let csv = dir.join("results.csv");
@@ -270,11 +328,36 @@ pub fn write(dir: &Path, report: &BenchReport) -> Result<(), Error> {
     std::fs::write(&json, text + "\n").map_err(io_err(&json))?;
     let md = dir.join("summary.md");
     std::fs::write(&md, summary_md(report)).map_err(io_err(&md))?;
+    let drawing = |file: &Path| {
+        let file = file.to_path_buf();
+        move |e: String| Error::Io { file: file.clone(), source: std::io::Error::other(e) }
+    };
+    let mut first: Option<String> = None;
+    for kind in kinds(&report.records) {
+        for metric in [Metric::Time, Metric::Iterations] {
+            let svg = dir.join(format!("profile-{kind}-{}.svg", metric.as_str()));
+            let text = kind_profile_svg(report, &kind, metric).map_err(drawing(&svg))?;
+            std::fs::write(&svg, &text).map_err(io_err(&svg))?;
+            if first.is_none() {
+                first = Some(text);
+            }
+        }
+    }
     let svg = dir.join("profile.svg");
-    let title = format!("Performance profile: {} (tol {:e})", report.settings.suite, report.settings.tol);
-    let text = crate::profile::svg(&report.records, &report.settings.solvers, &title)
-        .map_err(|e| Error::Io { file: svg.clone(), source: std::io::Error::other(e) })?;
+    let text = match first {
+        Some(t) => t,
+        None => {
+            let title = format!(
+                "Performance profile: {} (tol {:e}): no record",
+                report.settings.suite, report.settings.tol
+            );
+            crate::profile::svg(&[], &report.settings.solvers, &title).map_err(drawing(&svg))?
+        }
+    };
     std::fs::write(&svg, text).map_err(io_err(&svg))?;
+    let html = dir.join("report.html");
+    let text = super::report_html(report).map_err(drawing(&html))?;
+    std::fs::write(&html, text).map_err(io_err(&html))?;
     Ok(())
 }
 
@@ -313,10 +396,12 @@ pub fn read_report(dir: &Path) -> Result<BenchReport, Error> {
             suite: dir.display().to_string(),
             merged_from: Vec::new(),
             interrupted: None,
+            params: Vec::new(),
         },
         machine: Machine::current(),
         unreadable: Vec::new(),
         records,
+        curves: Vec::new(),
     })
 }
 
@@ -364,6 +449,7 @@ pub fn merge(reports: Vec<(PathBuf, BenchReport)>) -> Result<BenchReport, Error>
             }
         }
         merged.records.extend(r.records);
+        merged.curves.extend(r.curves);
     }
     merged.records.sort_by(|a, b| a.problem.cmp(&b.problem));
     let mut start = 0;

@@ -2,9 +2,11 @@
 //! deadline, panics caught, times the median of the repeats.
 
 use super::config::BenchConfig;
+use super::curves::{pick, Curve};
 use super::problems::{BenchProblem, ReferenceKernel};
 use super::record::{median, BenchRecord};
 use super::solvers::{Registry, SolverSet};
+use perp_core::iteration::Control;
 use perp_core::{Error, Settings, SolveReport, Status};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -222,7 +224,8 @@ fn run_one(
         message: None,
     };
     let mut times = Vec::with_capacity(config.repeat);
-    let mut worker = match Worker::spawn(set, bp, solver, &config.settings, config.repeat) {
+    let settings = solve_settings(config, &bp.name, solver);
+    let mut worker = match Worker::spawn(set, bp, solver, &settings, config.repeat) {
         Ok(w) => w,
         Err(e) => {
             rec.status = "error".to_string();
@@ -286,5 +289,68 @@ fn run_one(
         }
     }
     rec.seconds = median(times).unwrap_or(f64::NAN);
+    if config.log_iterations {
+        // The loop tells the observer of every iteration but the last (the one that solves or
+        // stops): this line closes each run's log.
+        eprintln!(
+            "{} {} end {} iterations {} error {:.6e}",
+            rec.problem, rec.solver, rec.status, rec.iterations, rec.error
+        );
+    }
     Some(rec)
+}
+
+/// The settings of one solve of `solver` on `problem`: `config.settings`, with an observer
+/// that logs each iteration to stderr when `config.log_iterations` is set (any observer
+/// already there is still called, and its answer kept).
+fn solve_settings(config: &BenchConfig, problem: &str, solver: &str) -> Settings {
+    let mut s = config.settings.clone();
+    if config.log_iterations {
+        let inner = s.observer.take();
+        let (problem, solver) = (problem.to_string(), solver.to_string());
+        s.observer = Some(Arc::new(move |p| {
+            eprintln!("{problem} {solver} iteration {} error {:.6e}", p.iteration, p.error);
+            inner.as_ref().map_or(Control::Continue, |f| f(p))
+        }));
+    }
+    s
+}
+
+/// The convergence curves of the failed and slowest runs of `records` (at most `max`, chosen
+/// by [`pick`]): each is solved once more, as it was timed (same solver set, settings and
+/// hard deadline) but with `record_history` on, after the timed runs. A run that gives no
+/// history (a refusal, a panic, a missed deadline) has no curve. Runs one solve at a time.
+pub fn record_curves(
+    set: Arc<dyn SolverSet>,
+    problems: &[BenchProblem],
+    records: &[BenchRecord],
+    config: &BenchConfig,
+    max: usize,
+) -> Vec<Curve> {
+    let mut curves = Vec::new();
+    for (i, why) in pick(records, max) {
+        if config.cancelled() {
+            break;
+        }
+        let r = &records[i];
+        let Some(bp) = problems.iter().find(|p| p.name == r.problem) else { continue };
+        let mut settings = solve_settings(config, &bp.name, &r.solver);
+        settings.record_history = true;
+        let Ok(mut worker) = Worker::spawn(&set, &Arc::new(bp.clone()), &r.solver, &settings, 1) else {
+            continue;
+        };
+        if let Some((Outcome::Report(report), _)) = worker.next(true, config.hard_deadline(), config) {
+            if !report.history.is_empty() {
+                curves.push(Curve {
+                    problem: r.problem.clone(),
+                    kind: r.kind.clone(),
+                    solver: r.solver.clone(),
+                    why: why.to_string(),
+                    status: report.status.as_str().to_string(),
+                    points: Curve::thin(&report.history),
+                });
+            }
+        }
+    }
+    curves
 }

@@ -21,6 +21,7 @@ fn report(records: Vec<BenchRecord>, solvers: &[String]) -> BenchReport {
         machine: Machine::current(),
         unreadable: vec![Unreadable { file: "bad.dat".into(), reason: "token 3 (n): not a number".into() }],
         records,
+        curves: Vec::new(),
     }
 }
 
@@ -90,4 +91,96 @@ fn hard_deadline_is_twice_the_limit_plus_grace() {
     assert_eq!(c.hard_deadline(), None);
     c.settings.time_limit = Some(Duration::from_millis(1500));
     assert_eq!(c.hard_deadline(), Some(Duration::from_secs(4)));
+}
+
+#[test]
+fn summary_has_one_section_per_kind_in_kind_order() {
+    let rec = |p: &str, kind: &str, s: &str| BenchRecord {
+        problem: p.into(),
+        kind: kind.into(),
+        n: 2,
+        solver: s.into(),
+        status: "solved".into(),
+        iterations: 3,
+        error: 1e-10,
+        seconds: 1e-3,
+        reference_seconds: f64::NAN,
+        message: None,
+    };
+    // Records in the order fc3d, lcp: the summary still starts with lcp.
+    let records = vec![rec("f", "fc3d", "nsgs"), rec("l", "lcp", "lemke"), rec("l2", "lcp", "lemke")];
+    let solvers = vec!["nsgs".to_string(), "lemke".to_string()];
+    let md = summary_md(&report(records, &solvers));
+    let (lcp, fc3d) = (md.find("## lcp (2 problem(s))").unwrap(), md.find("## fc3d (1 problem(s))").unwrap());
+    assert!(lcp < fc3d, "{md}");
+    // Each kind's solver table has only that kind's solvers.
+    let lcp_part = &md[lcp..fc3d];
+    assert!(lcp_part.contains("| lemke | 2/2 | 100% |") && !lcp_part.contains("| nsgs |"), "{lcp_part}");
+    assert!(md[fc3d..].contains("| nsgs | 1/1 | 100% |") && !md[fc3d..].contains("| lemke |"), "{md}");
+}
+
+#[test]
+fn curves_pick_failed_then_slowest_and_thin_long_histories() {
+    let rec = |p: &str, kind: &str, status: &str, it: usize, t: f64| BenchRecord {
+        problem: p.into(),
+        kind: kind.into(),
+        n: 2,
+        solver: "s".into(),
+        status: status.into(),
+        iterations: it,
+        error: 1.0,
+        seconds: t,
+        reference_seconds: f64::NAN,
+        message: None,
+    };
+    let records = vec![
+        rec("a", "lcp", "solved", 3, 0.5),
+        rec("b", "lcp", "solved", 3, 2.0),
+        rec("c", "lcp", "max_iterations", 100, 1.0),
+        rec("d", "lcp", "error", 0, 0.0),
+        rec("e", "fc3d", "stalled", 10, 3.0),
+        rec("f", "fc3d", "solved", 1, 0.1),
+        rec("g", "fc3d", "time_limit", 0, 9.0),
+    ];
+    // Failed runs that iterated, longest first; then the slowest solved run of each kind.
+    assert_eq!(pick(&records, 10), vec![(4, "failed"), (2, "failed"), (1, "slowest"), (5, "slowest")]);
+    // With little room the slowest of each kind stay and the failed runs give way.
+    assert_eq!(pick(&records, 3), vec![(4, "failed"), (1, "slowest"), (5, "slowest")]);
+    assert_eq!(pick(&records, 0), vec![]);
+    let h: Vec<f64> = (0..1000).map(|i| i as f64).collect();
+    let t = Curve::thin(&h);
+    assert_eq!(t.len(), super::curves::MAX_POINTS);
+    assert_eq!((t[0], *t.last().unwrap()), ((1, 0.0), (1000, 999.0)));
+    assert_eq!(Curve::thin(&[3.0, 2.0]), vec![(1, 3.0), (2, 2.0)]);
+}
+
+#[test]
+fn params_go_to_the_one_solver_that_takes_them() {
+    let run = vec!["pgs".to_string(), "psor".to_string(), "lemke".to_string()];
+    // omega is a parameter of pgs and psor: ambiguous, and the error shows both spellings.
+    let e = SolverParams::parse(&["omega=1.2".into()], &run).unwrap_err().to_string();
+    assert!(e.contains("pgs.omega=1.2") && e.contains("psor.omega=1.2"), "{e}");
+    let p = SolverParams::parse(&["psor.omega=1.2".into()], &run).unwrap();
+    assert_eq!(p.pairs(), ["psor.omega=1.2"]);
+    let fam = perp_catalogue::Family::Lcp;
+    assert_eq!(p.for_solver(fam, "psor"), perp_catalogue::Params::new().set("omega", "1.2"));
+    assert!(p.for_solver(fam, "pgs").is_empty());
+    // Out of range, unknown, not in the run, malformed.
+    let e = SolverParams::parse(&["psor.omega=2.5".into()], &run).unwrap_err().to_string();
+    assert!(e.contains("omega") && e.contains("2.5") && e.contains("(0, 2)"), "{e}");
+    let e = SolverParams::parse(&["lemke.omega=1".into()], &run).unwrap_err().to_string();
+    assert!(e.contains("lemke has no parameter 'omega'"), "{e}");
+    let e = SolverParams::parse(&["nsgs.omega=1".into()], &run).unwrap_err().to_string();
+    assert!(e.contains("solver 'nsgs' is not in this run"), "{e}");
+    assert!(SolverParams::parse(&["omega".into()], &run).unwrap_err().to_string().contains("NAME=VALUE"));
+    // The value reaches the solver: psor with omega 1.2 differs from psor's default run.
+    let problems = problems();
+    let solvers = vec!["psor".to_string()];
+    let base = super::run(&problems[..1], &solvers, &BenchConfig::default(), &|_, _| {}).unwrap();
+    let set = std::sync::Arc::new(super::Tuned {
+        params: SolverParams::parse(&["omega=0.3".into()], &solvers).unwrap(),
+    });
+    let tuned = super::run_with(set, &problems[..1], &solvers, &BenchConfig::default(), &|_, _| {}).unwrap();
+    assert!(base[0].solved() && tuned[0].solved(), "{base:?} {tuned:?}");
+    assert!(tuned[0].iterations > base[0].iterations, "{base:?} {tuned:?}");
 }
