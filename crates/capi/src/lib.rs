@@ -601,3 +601,8 @@ mod tests {
         assert_eq!(msg, "perp_test: internal error (please report): boom 42");
     }
 }
+
+#[cfg(test)]
+mod api_tests;
+#[cfg(test)]
+mod header_tests;

@@ -23,6 +23,6 @@ fn committed_header_is_up_to_date() {
     assert!(
         committed == generated,
         "crates/capi/include/perp.h is not what cbindgen generates from src/lib.rs; regenerate it with\n    \
-         PERP_UPDATE_HEADER=1 cargo test -p perp-capi --test header\nand commit it"
+         PERP_UPDATE_HEADER=1 cargo test -p perp-capi header\nand commit it"
     );
 }

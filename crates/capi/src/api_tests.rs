@@ -1,6 +1,6 @@
 //! The C API called as C calls it: through the `extern "C"` functions, with raw pointers.
 
-use perp::*;
+use crate::*;
 use std::ffi::{c_char, CStr};
 use std::ptr::{null, null_mut};
 
