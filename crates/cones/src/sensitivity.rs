@@ -378,13 +378,19 @@ impl FrictionSensitivity {
         let mut gt = g_r.to_vec();
         if let Some(gu) = g_u {
             assert_eq!(gu.len(), n, "vjp: g_u has length {}, expected {n}", gu.len());
-            let wt = match &self.w {
-                Matrix::Dense(m) => Matrix::Dense(m.transpose().to_owned()),
-                Matrix::Sparse(s) => Matrix::Sparse(s.transpose_view().to_owned()),
-            };
-            let mut t = vec![0.0; n];
-            wt.mul_vec(gu, &mut t);
-            gt.iter_mut().zip(&t).for_each(|(a, b)| *a += b);
+            // g̃ += Wᵀ g_u, read from W as stored (no transposed copy).
+            match &self.w {
+                Matrix::Dense(m) => {
+                    for (j, t) in gt.iter_mut().enumerate() {
+                        *t += m.col_as_slice(j).iter().zip(gu).map(|(a, b)| a * b).sum::<f64>();
+                    }
+                }
+                Matrix::Sparse(s) => {
+                    for (v, (i, j)) in s.iter() {
+                        gt[j] += v * gu[i];
+                    }
+                }
+            }
         }
         let lambda = self.set.solve_transpose(&gt);
         let mut q = self.apply_ju(&lambda, true);

@@ -97,7 +97,8 @@ pub(crate) fn assemble(
 
 impl<'s> StepSensitivity<'s> {
     /// Linearizes the step from `(q, u, t)` whose active contacts and local impulses `r` the
-    /// stepper found (`status`, `tol`: how that solve ended).
+    /// stepper found (`status`: how that solve ended; `candidates`: the system's number of
+    /// candidate contacts).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         system: &'s dyn System,
@@ -108,8 +109,8 @@ impl<'s> StepSensitivity<'s> {
         active: Vec<usize>,
         r: Vec<f64>,
         status: Option<Status>,
+        candidates: usize,
     ) -> Result<Self, Error> {
-        let candidates = system.contacts(&q, t).len();
         let (lp, _) = assemble(system, &q, &u, t, dt, &active, None)?;
         let (contact, degenerate) = if lp.size() == 0 {
             (None, Vec::new())

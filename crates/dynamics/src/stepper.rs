@@ -518,6 +518,7 @@ impl<'s> Simulator<'s> {
             report.active.clone(),
             r,
             report.status,
+            self.dims.len(),
         )?;
         Ok((report, lin))
     }
