@@ -151,3 +151,36 @@ fn converting_a_global_problem_says_what_is_dropped() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert!(!String::from_utf8_lossy(&o.stderr).contains("global"));
 }
+
+/// A built-in problem's name (`perp list`) is an input like a file: `solve` solves it and
+/// `convert` writes it, and the written file solves the same; a name that is neither a file
+/// nor a built-in problem is refused with both possibilities named.
+#[test]
+fn builtin_problems_are_inputs_of_solve_and_convert() {
+    let dir = scratch("builtin");
+    let out = dir.join("c40.dat");
+    let o = perp(&["convert", "fc3d-contact-40", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("fc3d-contact-40 (fc3d, n = 120"), "{}", text(&o));
+    let solve = |input: &str| {
+        let o = perp(&["solve", input, "--solver", "nsgs", "--json"]);
+        assert_eq!(o.status.code(), Some(0), "{input}: {}", text(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        (v["status"].clone(), v["iterations"].clone(), v["r"].clone())
+    };
+    let (from_name, from_file) = (solve("fc3d-contact-40"), solve(out.to_str().unwrap()));
+    assert_eq!(from_name.0, "solved");
+    assert_eq!(from_name, from_file);
+    // A name with a dot in it (the harvested scene problems) is a name, not an extension.
+    let o = perp(&["convert", "box-stack-6-t0.600-fc3d", dir.join("b.json").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = perp(&["solve", "no-such-problem"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no-such-problem") && err.contains("built-in problem") && err.contains("perp list"),
+        "{err}"
+    );
+    let o = perp(&["solve", "missing.dat"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing.dat: No such file"), "{}", text(&o));
+}

@@ -2,7 +2,7 @@
 //! JSON, the format of each file chosen by its extension (`perp::suite::convert`).
 
 use perp::core::Error;
-use perp::suite::convert::{read_with_kind, write_any, Format};
+use perp::suite::convert::{write_any, Format};
 use perp::suite::{Problem, ProblemKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,7 +10,8 @@ use std::process::ExitCode;
 /// Arguments of `perp convert`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The input problem file (.dat, .hdf5/.h5, .mtx, .json).
+    /// The input problem file (.dat, .hdf5/.h5, .mtx, .json), or a built-in problem's name
+    /// (`perp list`).
     input: PathBuf,
     /// The output file; its extension chooses the format (.dat, .hdf5/.h5, .mtx, .json).
     output: PathBuf,
@@ -27,9 +28,8 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         "fc" => ProblemKind::Friction,
         _ => ProblemKind::Lcp,
     });
-    Format::from_path(&a.input, "input file")?;
     let out_format = Format::from_path(&a.output, "output file")?;
-    let problem = read_with_kind(&a.input, kind)?;
+    let problem = super::read_problem(&a.input, kind)?;
     let files = write_any(&problem, &a.output)?;
     // A global frictional file is read in its local form: say what the output leaves out.
     if matches!(problem, Problem::Friction(_))

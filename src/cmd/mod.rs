@@ -15,8 +15,33 @@ pub mod list;
 pub mod simulate;
 pub mod solve;
 
+use perp::catalogue::{Problem, ProblemKind};
 use perp::core::{Error, Settings};
+use std::path::Path;
 use std::time::Duration;
+
+/// The problem `input` names: a problem file, or, when no such file exists and the name has
+/// no extension, a built-in problem of `perp list` (`fc3d-contact-200`, `spd-500`, …), so that
+/// the generated problems can be solved and written out like files.
+pub fn read_problem(input: &Path, kind: Option<ProblemKind>) -> Result<Problem, Error> {
+    if !input.exists() {
+        let name = input.to_string_lossy();
+        if let Some(p) = perp::suite::generate::builtin_problem(&name) {
+            return Ok(p.problem);
+        }
+        if input.extension().is_none() {
+            return Err(Error::setting(
+                "input",
+                &name,
+                "neither a file nor a built-in problem (`perp list` names them; a file needs its \
+                 extension: .dat, .hdf5/.h5, .mtx, .json)",
+            ));
+        }
+    }
+    // An unknown extension is named before the file is looked for.
+    perp::suite::convert::Format::from_path(input, "input file")?;
+    perp::suite::convert::read_with_kind(input, kind)
+}
 
 /// A failed write to standard output, as an error naming `<stdout>`.
 pub fn stdout_error(source: std::io::Error) -> Error {

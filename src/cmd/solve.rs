@@ -9,7 +9,7 @@ use std::process::ExitCode;
 /// Arguments of `perp solve`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The problem file.
+    /// The problem file, or a built-in problem's name (`perp list`).
     file: PathBuf,
     /// Solver name (see `perp list`); default `lemke` for an LCP, `fb-newton` for an MLCP,
     /// `prox` for a frictional contact problem.
@@ -54,7 +54,7 @@ fn solve(
     s: &Settings,
     json: bool,
 ) -> Result<ExitCode, Error> {
-    let problem = perp::suite::convert::read_with_kind(file, kind)?;
+    let problem = super::read_problem(file, kind)?;
     let kind = problem.kind_name();
     let n = problem.n();
     // z = r (reactions), w = u (velocities) for frictional problems in the output.

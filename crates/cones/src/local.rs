@@ -21,7 +21,9 @@ const LOCAL_SEARCH: Backtracking = Backtracking {
 /// How NSGS solves the one-contact problem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum LocalSolver {
-    /// The closed form in 2-D, Alart–Curnier Newton otherwise (the default).
+    /// The closed form in 2-D; in 3-D on the Coulomb cone the closed take-off and stick
+    /// cases, then Alart–Curnier Newton for sliding; Alart–Curnier Newton otherwise (the
+    /// default).
     #[default]
     Auto,
     /// Fixed-point projection `r ← P_K(r − ρ ũ)` with `ρ = 1/‖W_ii‖_F`, iterated locally.
@@ -85,6 +87,9 @@ impl Local<'_> {
         match kind {
             LocalSolver::Auto if d == 2 => {
                 self.closed_form_2d(r).unwrap_or_else(|| self.newton(false, r, max_iter))
+            }
+            LocalSolver::Auto if d == 3 && self.coulomb => {
+                self.take_off_or_stick_3d(r).unwrap_or_else(|| self.newton(false, r, max_iter))
             }
             LocalSolver::ClosedForm2d if d == 2 => {
                 self.closed_form_2d(r).unwrap_or_else(|| self.newton(false, r, max_iter))
@@ -325,6 +330,35 @@ impl Local<'_> {
         max_iter
     }
 
+    /// 3-D Coulomb: the two cases with a closed form, tried before Newton — take-off (r = 0
+    /// when b_N ≥ 0: then u = b and the modified velocity b + μ‖b_T‖e_N lies in the dual cone)
+    /// and stick (u = 0: r = −W_ii⁻¹ b when it lies in the cone). The local problem's solution
+    /// is unique for a positive definite W_ii, so a case that fits is the answer. `None`
+    /// (sliding, or W_ii singular): Newton takes over from the current r.
+    fn take_off_or_stick_3d(&self, r: &mut [f64]) -> Option<usize> {
+        let b = self.b;
+        if b[0] >= 0.0 {
+            r[..3].fill(0.0);
+            return Some(1);
+        }
+        let mut w = [[0.0; 3]; 3];
+        for (a, row) in w.iter_mut().enumerate() {
+            row.copy_from_slice(&self.w[a * 3..a * 3 + 3]);
+        }
+        let mut rs = [-b[0], -b[1], -b[2]];
+        if !small_solve_fixed(&mut w, &mut rs) || !rs.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        // Inside the cone, with a margin: a stick answer on the cone's edge is left to Newton,
+        // whose sliding branch is then as good.
+        let t = (rs[1] * rs[1] + rs[2] * rs[2]).sqrt();
+        if rs[0] > 0.0 && t <= self.mu * rs[0] * (1.0 - 1e-12) {
+            r[..3].copy_from_slice(&rs);
+            return Some(1);
+        }
+        None
+    }
+
     /// 2-D: take-off (r = 0 if b_N ≥ 0), stick (u = 0, r ∈ K), slide in either direction
     /// (r = r_N (1, g_s) with g_s the section's extreme point against the sliding sign s,
     /// u_N = 0, s·u_T ≥ 0). `None` when no case fits (singular or non-monotone W_ii).
@@ -488,6 +522,42 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// 3-D Coulomb, `Auto`: take-off and stick in one closed-form step, the answer Newton
+    /// finds; sliding (and a stick point on the cone's edge) left to Newton.
+    #[test]
+    fn auto_closes_take_off_and_stick_in_3d() {
+        let w3 = [2.0, 0.2, 0.1, 0.2, 1.5, 0.0, 0.1, 0.0, 1.0];
+        let cone = Coulomb::new(3).unwrap();
+        for (b, mu, closed) in [
+            ([1.0, 0.5, 0.0], 0.3, true),
+            ([0.0, 0.5, -0.2], 0.3, true),
+            ([-1.0, 0.01, 0.0], 0.5, true),
+            ([-1.0, 0.01, 0.0], 1e8, true),
+            ([-1.0, 3.0, -2.0], 0.3, false),
+        ] {
+            let lp = Local { cone: &cone, mu, w: &w3, b: &b, coulomb: true };
+            let (mut ra, mut rn) = ([0.0; 3], [0.0; 3]);
+            let it = lp.solve(LocalSolver::Auto, &mut ra, 50);
+            lp.solve(LocalSolver::AlartCurnier, &mut rn, 50);
+            assert_eq!(lp.take_off_or_stick_3d(&mut [0.0; 3]).is_some(), closed, "{b:?}");
+            if closed {
+                assert_eq!(it, 1);
+            }
+            for k in 0..3 {
+                assert!((ra[k] - rn[k]).abs() <= 1e-12 * (1.0 + norm(&rn)), "{b:?}: {ra:?} vs {rn:?}");
+            }
+        }
+        // W_ii singular: no closed case, Newton (then projection) decides.
+        let lp = Local {
+            cone: &cone,
+            mu: 0.3,
+            w: &[1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+            b: &[-1.0, 0.0, 0.0],
+            coulomb: true,
+        };
+        assert!(lp.take_off_or_stick_3d(&mut [0.0; 3]).is_none());
     }
 
     #[test]

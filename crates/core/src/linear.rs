@@ -160,14 +160,18 @@ impl DenseLu {
     pub fn factor(&mut self) -> Result<Pivots, Breakdown> {
         let n = self.store.n;
         let a = self.store.a.as_mut().submatrix_mut(0, 0, n, n);
-        lu_factor::lu_in_place(
-            a,
-            &mut self.perm[..n],
-            &mut self.perm_inv[..n],
-            Par::Seq,
-            MemStack::new(&mut self.store.scratch),
-            Default::default(),
-        );
+        if n <= SMALL_LU {
+            small_lu_in_place(a, &mut self.perm[..n], &mut self.perm_inv[..n]);
+        } else {
+            lu_factor::lu_in_place(
+                a,
+                &mut self.perm[..n],
+                &mut self.perm_inv[..n],
+                Par::Seq,
+                MemStack::new(&mut self.store.scratch),
+                Default::default(),
+            );
+        }
         let u = self.store.a.as_ref().submatrix(0, 0, n, n);
         let mut p = Pivots { min: f64::INFINITY, max: 0.0 };
         for k in 0..n {
@@ -199,6 +203,10 @@ impl DenseLu {
         let n = self.store.n;
         assert!(rhs.nrows() == n && rhs.ncols() <= self.store.rhs_cap, "right-hand side does not fit");
         let f = self.store.a.as_ref().submatrix(0, 0, n, n);
+        if n <= SMALL_LU {
+            small_lu_solve_in_place(f, &self.perm[..n], rhs);
+            return;
+        }
         let perm = PermRef::new_checked(&self.perm[..n], &self.perm_inv[..n], n);
         lu_solve::solve_in_place(f, f, perm, rhs, Par::Seq, MemStack::new(&mut self.store.scratch));
     }
@@ -208,6 +216,97 @@ impl DenseLu {
     pub fn solve_in_place(&mut self, b: &mut [f64]) {
         let n = b.len();
         self.solve_mat_in_place(MatMut::from_column_major_slice_mut(b, n, 1));
+    }
+}
+
+/// Orders up to which [`DenseLu`] factors and solves with [`small_lu_in_place`] rather than
+/// faer's recursive LU, whose dispatch costs more than the arithmetic on tiny matrices (the
+/// Newton matrices of problems of a few contacts; the two cross near n = 20 here).
+const SMALL_LU: usize = 16;
+
+/// Right-looking LU with partial pivoting of a small `a` in place, in faer's convention (the
+/// same packed factors and row permutation `perm`/`perm_inv` as `lu_in_place`, the same pivot
+/// choice: the first largest `|a_ik|`). A zero pivot column is left as it is (the caller sees
+/// the zero pivot).
+fn small_lu_in_place(mut a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usize]) {
+    let n = a.nrows();
+    // A contiguous column-major copy: plain slices for the inner loops.
+    let mut v = [0.0; SMALL_LU * SMALL_LU];
+    let v = &mut v[..n * n];
+    for j in 0..n {
+        for i in 0..n {
+            v[j * n + i] = a[(i, j)];
+        }
+    }
+    for (i, p) in perm.iter_mut().enumerate() {
+        *p = i;
+    }
+    for k in 0..n {
+        let col = &v[k * n..(k + 1) * n];
+        let (mut p, mut m) = (k, col[k].abs());
+        for (i, x) in col.iter().enumerate().skip(k + 1) {
+            if x.abs() > m {
+                (p, m) = (i, x.abs());
+            }
+        }
+        if p != k {
+            for j in 0..n {
+                v.swap(j * n + k, j * n + p);
+            }
+            perm.swap(k, p);
+        }
+        let pivot = v[k * n + k];
+        if pivot == 0.0 {
+            continue;
+        }
+        let inv = pivot.recip();
+        for x in &mut v[k * n + k + 1..(k + 1) * n] {
+            *x *= inv;
+        }
+        let (left, right) = v.split_at_mut((k + 1) * n);
+        let l = &left[k * n + k + 1..];
+        for cj in right.chunks_exact_mut(n) {
+            let u = cj[k];
+            for (x, lk) in cj[k + 1..].iter_mut().zip(l) {
+                *x -= lk * u;
+            }
+        }
+    }
+    for j in 0..n {
+        for i in 0..n {
+            a[(i, j)] = v[j * n + i];
+        }
+    }
+    for (i, &p) in perm.iter().enumerate() {
+        perm_inv[p] = i;
+    }
+}
+
+/// Solves `A X = B` in place with the factors of [`small_lu_in_place`]: `X = U⁻¹ L⁻¹ P B`.
+fn small_lu_solve_in_place(f: MatRef<'_, f64>, perm: &[usize], mut b: MatMut<'_, f64>) {
+    let n = f.nrows();
+    let mut y = [0.0; SMALL_LU];
+    let y = &mut y[..n];
+    for c in 0..b.ncols() {
+        for (i, yi) in y.iter_mut().enumerate() {
+            *yi = b[(perm[i], c)];
+        }
+        for j in 0..n {
+            let yj = y[j];
+            for i in j + 1..n {
+                y[i] -= f[(i, j)] * yj;
+            }
+        }
+        for j in (0..n).rev() {
+            y[j] /= f[(j, j)];
+            let yj = y[j];
+            for i in 0..j {
+                y[i] -= f[(i, j)] * yj;
+            }
+        }
+        for (i, yi) in y.iter().enumerate() {
+            b[(i, c)] = *yi;
+        }
     }
 }
 
@@ -812,6 +911,55 @@ mod tests {
         let mut y = [a[(0, 0)] + a[(0, 1)], a[(1, 0)] + a[(1, 1)]];
         lu.solve_in_place(&mut y);
         assert!((y[0] - 1.0).abs() < 1e-14 && (y[1] - 1.0).abs() < 1e-14);
+    }
+
+    /// The small-order kernel gives faer's factorization (same pivots and permutation, the
+    /// factors to rounding) and solves; orders up to and past [`SMALL_LU`].
+    #[test]
+    fn small_orders_factor_like_faer_and_solve() {
+        let mut seed = 7_u64;
+        let mut rnd = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1_u64 << 53) as f64 - 0.5
+        };
+        for n in (1..=SMALL_LU + 4).chain([SMALL_LU, 3, 3]) {
+            let mut a = Mat::from_fn(n, n, |_, _| rnd());
+            if n == 3 {
+                // Ties in the pivot search and a zero column below the diagonal.
+                a[(1, 0)] = a[(0, 0)];
+                a[(2, 1)] = 0.0;
+            }
+            let mut f = a.clone();
+            let (mut perm, mut perm_inv) = (vec![0; n], vec![0; n]);
+            let mut mem = MemBuffer::new(lu_req(n, 1));
+            lu_factor::lu_in_place(
+                f.as_mut(),
+                &mut perm,
+                &mut perm_inv,
+                Par::Seq,
+                MemStack::new(&mut mem),
+                Default::default(),
+            );
+            let mut lu = DenseLu::new();
+            lu.resize(n, 2);
+            lu.matrix_mut().copy_from(&a);
+            lu.factor().unwrap();
+            assert_eq!(&lu.perm[..n], &perm[..], "n = {n}");
+            assert_eq!(&lu.perm_inv[..n], &perm_inv[..], "n = {n}");
+            for j in 0..n {
+                for i in 0..n {
+                    assert!((lu.factors()[(i, j)] - f[(i, j)]).abs() <= 1e-12, "n = {n} ({i}, {j})");
+                }
+            }
+            let x = Mat::from_fn(n, 2, |i, j| (i as f64 + 1.0) * if j == 0 { 1.0 } else { -0.5 });
+            let mut b = &a * &x;
+            lu.solve_mat_in_place(b.as_mut());
+            for j in 0..2 {
+                for i in 0..n {
+                    assert!((b[(i, j)] - x[(i, j)]).abs() <= 1e-9 * (1.0 + x[(i, j)].abs()), "n = {n}");
+                }
+            }
+        }
     }
 
     #[test]

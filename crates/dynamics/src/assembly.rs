@@ -317,7 +317,43 @@ impl Builder {
 /// with `b_T = J_T u_free + ŵ_T + ε_T γ_T^A`. `Err` unless every contact is planar
 /// (one tangent, no twist). [`gs_impulses`] maps a solution back to `r = (Λ_N, Λ_T)`.
 pub fn glocker_studer_lcp(p: &LocalProblem) -> Result<Lcp, Error> {
-    let k = p.contacts.len();
+    let k = gs_check(p)?;
+    let mut t = Builder::new(3 * k);
+    gs_entries(p, |i, j, v| t.add(i, j, v));
+    let mut q = vec![0.0; 3 * k];
+    gs_q(p, &mut q);
+    Lcp::new(t.finish()?, q)
+}
+
+/// [`glocker_studer_lcp`] into `out`, reusing its storage when it holds a dense LCP of the
+/// same order (the per-step path of a simulation: no allocation once the contact count
+/// repeats); `values` is the row-major scratch the entries are summed in.
+pub fn glocker_studer_lcp_into(
+    p: &LocalProblem,
+    out: &mut Option<Lcp>,
+    values: &mut Vec<f64>,
+) -> Result<(), Error> {
+    let n = 3 * gs_check(p)?;
+    match out {
+        Some(lcp) if lcp.n() == n && !lcp.m().is_sparse() => {
+            values.clear();
+            values.resize(n * n, 0.0);
+            gs_entries(p, |i, j, v| values[i * n + j] += v);
+            lcp.set_m_values(values)?;
+            values.truncate(n);
+            values.fill(0.0);
+            gs_q(p, values);
+            lcp.set_q(values)
+        }
+        _ => {
+            *out = Some(glocker_studer_lcp(p)?);
+            Ok(())
+        }
+    }
+}
+
+/// The contact count of a planar problem; `Err` naming the first contact that is not.
+fn gs_check(p: &LocalProblem) -> Result<usize, Error> {
     for (i, c) in p.contacts.iter().enumerate() {
         if c.dim() != 2 {
             return Err(Error::setting(
@@ -327,29 +363,37 @@ pub fn glocker_studer_lcp(p: &LocalProblem) -> Result<Lcp, Error> {
             ));
         }
     }
-    let mut t = Builder::new(3 * k);
+    Ok(p.contacts.len())
+}
+
+/// The entries of the Glocker–Studer matrix A, each handed to `add(i, j, v)` (repeats sum).
+fn gs_entries(p: &LocalProblem, mut add: impl FnMut(usize, usize, f64)) {
+    let k = p.contacts.len();
     for_each_entry(&p.w, |i, j, v| {
         let (a, ki) = (i / 2, i % 2);
         let (c, kj) = (j / 2, j % 2);
         let row = if ki == 0 { a } else { k + a };
         if kj == 0 {
-            t.add(row, c, v);
+            add(row, c, v);
         } else {
-            t.add(row, k + c, v);
-            t.add(row, c, -p.contacts[c].mu * v);
+            add(row, k + c, v);
+            add(row, c, -p.contacts[c].mu * v);
         }
     });
     for (a, c) in p.contacts.iter().enumerate() {
-        t.add(k + a, 2 * k + a, 1.0);
-        t.add(2 * k + a, a, 2.0 * c.mu);
-        t.add(2 * k + a, k + a, -1.0);
+        add(k + a, 2 * k + a, 1.0);
+        add(2 * k + a, a, 2.0 * c.mu);
+        add(2 * k + a, k + a, -1.0);
     }
-    let mut q = vec![0.0; 3 * k];
+}
+
+/// The Glocker–Studer vector b into `q` (length 3k, zeroed by the caller).
+fn gs_q(p: &LocalProblem, q: &mut [f64]) {
+    let k = p.contacts.len();
     for (a, c) in p.contacts.iter().enumerate() {
         q[a] = p.b[2 * a];
         q[k + a] = p.b[2 * a + 1] + c.restitution_t * p.gamma_a[2 * a + 1];
     }
-    Lcp::new(t.finish()?, q)
 }
 
 /// `r = (Λ_N, Λ_T = Λ_R − μ Λ_N)` per contact from a Glocker–Studer solution `x`.

@@ -16,7 +16,7 @@
 //! the saving is measured by running with the option on and off.
 
 use crate::assembly::{
-    glocker_studer_lcp, gs_impulses, st_impulses, stewart_trinkle_lcp, tzitzouris_pang, Directions,
+    glocker_studer_lcp_into, gs_impulses, st_impulses, stewart_trinkle_lcp, tzitzouris_pang, Directions,
     LocalProblem,
 };
 use crate::mass::MassFactor;
@@ -249,6 +249,9 @@ pub struct Simulator<'s> {
     fc_r: Vec<f64>,
     fc_u: Vec<f64>,
     fc_report: SolveReport,
+    /// The Glocker–Studer LCP and its entry scratch, refilled in place from step to step.
+    gs_lcp: Option<perp_lcp::Lcp>,
+    gs_values: Vec<f64>,
 }
 
 impl<'s> Simulator<'s> {
@@ -317,6 +320,8 @@ impl<'s> Simulator<'s> {
             fc_r: Vec::new(),
             fc_u: Vec::new(),
             fc_report: SolveReport::new(""),
+            gs_lcp: None,
+            gs_values: Vec::new(),
         })
     }
 
@@ -675,10 +680,12 @@ impl<'s> Simulator<'s> {
         let k = lp.contacts.len();
         match (&self.opts.formulation, &mut self.solver) {
             (Formulation::GlockerStuder, Solver::Lcp(_)) => {
-                let lcp = glocker_studer_lcp(lp)?;
+                let mut lcp = self.gs_lcp.take();
+                glocker_studer_lcp_into(lp, &mut lcp, &mut self.gs_values)?;
                 let slots = move |a: usize| Slots { start: a, stride: k, len: 3 };
-                let z = self.solve_lcp(lp, &lcp, &slots, report)?;
-                Ok(gs_impulses(lp, &z))
+                let z = self.solve_lcp(lp, lcp.as_ref().expect("just built"), &slots, report);
+                self.gs_lcp = lcp;
+                Ok(gs_impulses(lp, &z?))
             }
             (Formulation::StewartTrinkle(dirs), Solver::Lcp(_)) => {
                 let (lcp, layout) = stewart_trinkle_lcp(lp, dirs)?;

@@ -598,6 +598,32 @@ pub fn builtin_suite() -> Vec<(String, Lcp)> {
 /// assert!(suite.iter().any(|p| p.name == "josephy" && p.kind == "ncp"));
 /// ```
 pub fn builtin_problems() -> Vec<BenchProblem> {
+    let mut v = generated_problems();
+    v.extend(scene_problems());
+    v
+}
+
+/// The built-in problem named `name` (one of [`builtin_problems`]), built alone: a harvested
+/// scene problem runs only its own scene. `None` for a name that is not built in.
+///
+/// ```
+/// let p = perp_suite::generate::builtin_problem("fc3d-contact-40").unwrap();
+/// assert_eq!((p.kind.as_str(), p.problem.n()), ("fc3d", 120));
+/// assert!(perp_suite::generate::builtin_problem("fc3d-contact-41").is_none());
+/// ```
+pub fn builtin_problem(name: &str) -> Option<BenchProblem> {
+    if let Some(p) = generated_problems().into_iter().find(|p| p.name == name) {
+        return Some(p);
+    }
+    SCENES
+        .iter()
+        .filter(|s| name.starts_with(&format!("{}-t", scene_label(s))))
+        .map(scene_problem)
+        .find(|p| p.name == name)
+}
+
+/// The built-in problems that are generated, not harvested from scenes.
+fn generated_problems() -> Vec<BenchProblem> {
     let mut v: Vec<BenchProblem> =
         builtin_suite().into_iter().map(|(name, p)| BenchProblem::new(&name, Instance::Lcp(p))).collect();
     v.push(BenchProblem::new("mlcp-spd-100", Instance::Mlcp(mixed(100, 30, 11))));
@@ -609,8 +635,20 @@ pub fn builtin_problems() -> Vec<BenchProblem> {
     v.push(BenchProblem::new("fc3d-contact-40", Instance::Friction(friction_contact(3, 40, 12))));
     v.push(BenchProblem::new("fc3d-contact-200", Instance::Friction(friction_contact(3, 200, 13))));
     v.push(BenchProblem::new("fc2d-contact-60", Instance::Friction(friction_contact(2, 60, 14))));
-    v.extend(scene_problems());
     v
+}
+
+/// The scenes harvested: (scene, size, steps, every).
+type SceneSpec = (&'static str, Option<usize>, usize, usize);
+const SCENES: &[SceneSpec] =
+    &[("woodpecker", None, 3000, 1), ("ball-pile", Some(60), 120, 10), ("box-stack", Some(6), 60, 10)];
+
+/// `ball-pile-60`, `woodpecker`: the start of a harvested problem's name.
+fn scene_label(&(name, size, _, _): &SceneSpec) -> String {
+    match size {
+        Some(n) => format!("{name}-{n}"),
+        None => name.to_string(),
+    }
 }
 
 /// Contact problems harvested from the dynamics scenes (`perp_dynamics::scenes::harvest`): the
@@ -618,36 +656,30 @@ pub fn builtin_problems() -> Vec<BenchProblem> {
 /// (the woodpecker's Glocker–Studer LCP, seed 001 eq. 33) or as the frictional contact problem
 /// (ball pile, box stack). Deterministic: the scenes are.
 pub fn scene_problems() -> Vec<BenchProblem> {
+    SCENES.iter().map(scene_problem).collect()
+}
+
+/// One scene's harvested problem, named `{label}-t{time}-{kind}`.
+fn scene_problem(spec: &SceneSpec) -> BenchProblem {
     use perp_dynamics::{assembly, scenes, Formulation};
-    // (scene, size, steps, every)
-    const SCENES: &[(&str, Option<usize>, usize, usize)] =
-        &[("woodpecker", None, 3000, 1), ("ball-pile", Some(60), 120, 10), ("box-stack", Some(6), 60, 10)];
-    let mut v = Vec::new();
+    let &(name, size, steps, every) = spec;
     // A scene that fails to run or to pose its problem is a bug of perp's, never a reason for
     // the built-in suite to shrink in silence: it stops the run with the scene's name.
-    for &(name, size, steps, every) in SCENES {
-        let fail = |what: &str, e: &dyn std::fmt::Display| -> ! {
-            panic!("built-in suite: scene {name} {what}: {e}")
-        };
-        let scene = scenes::scene(name, size).unwrap_or_else(|e| fail("is unknown", &e));
-        let problems =
-            scenes::harvest(scene.as_ref(), steps, every).unwrap_or_else(|e| fail("failed to run", &e));
-        let Some((t, p)) = problems.into_iter().max_by_key(|(_, p)| p.size()) else {
-            fail("posed no contact problem", &format!("{steps} steps"))
-        };
-        let label = match size {
-            Some(n) => format!("{name}-{n}"),
-            None => name.to_string(),
-        };
-        let inst = match scene.default_options().formulation {
-            Formulation::GlockerStuder => assembly::glocker_studer_lcp(&p).map(Instance::Lcp),
-            _ => p.friction_problem().map(Instance::Friction),
-        }
-        .unwrap_or_else(|e| fail("posed a problem that is not valid", &e));
-        let kind = inst.kind_name();
-        v.push(BenchProblem::new(&format!("{label}-t{t:.3}-{kind}"), inst));
+    let fail =
+        |what: &str, e: &dyn std::fmt::Display| -> ! { panic!("built-in suite: scene {name} {what}: {e}") };
+    let scene = scenes::scene(name, size).unwrap_or_else(|e| fail("is unknown", &e));
+    let problems =
+        scenes::harvest(scene.as_ref(), steps, every).unwrap_or_else(|e| fail("failed to run", &e));
+    let Some((t, p)) = problems.into_iter().max_by_key(|(_, p)| p.size()) else {
+        fail("posed no contact problem", &format!("{steps} steps"))
+    };
+    let inst = match scene.default_options().formulation {
+        Formulation::GlockerStuder => assembly::glocker_studer_lcp(&p).map(Instance::Lcp),
+        _ => p.friction_problem().map(Instance::Friction),
     }
-    v
+    .unwrap_or_else(|e| fail("posed a problem that is not valid", &e));
+    let kind = inst.kind_name();
+    BenchProblem::new(&format!("{}-t{t:.3}-{kind}", scene_label(spec)), inst)
 }
 
 #[cfg(test)]
