@@ -701,18 +701,8 @@ impl NcpFunction for Hs71 {
         let (x, mu, lam) = (&z[..4], z[4], z[5]);
         let s = x[0] + x[1] + x[2];
         // ∇²f (symmetric): f = x₁²x₄ + x₁x₂x₄ + x₁x₃x₄ + x₃.
-        let mut h = [[0.0; 4]; 4];
-        h[0][0] = 2.0 * x[3];
-        h[0][1] = x[3];
-        h[0][2] = x[3];
-        h[0][3] = x[0] + s;
-        h[1][3] = x[0];
-        h[2][3] = x[0];
-        for a in 0..4 {
-            for b in 0..a {
-                h[a][b] = h[b][a];
-            }
-        }
+        let (a4, b) = (x[0] + s, x[0]);
+        let h = [[2.0 * x[3], x[3], x[3], a4], [x[3], 0.0, 0.0, b], [x[3], 0.0, 0.0, b], [a4, b, b, 0.0]];
         let dg = [x[1] * x[2] * x[3], x[0] * x[2] * x[3], x[0] * x[1] * x[3], x[0] * x[1] * x[2]];
         j.fill(0.0);
         for a in 0..4 {
