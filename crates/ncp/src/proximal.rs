@@ -23,7 +23,7 @@
 //!    problem the plain method solves is solved iteration for iteration as before.
 //! 2. The first centre x̄ is where the plain method stopped; λ starts at `lambda` times twice
 //!    the Gershgorin shift of ∇F(x̄) (the smallest λ making every row of `∇F(x̄) + λI`
-//!    diagonally dominant, hence a P-matrix), at least `1e-3·max|∇F(x̄)ᵢⱼ|`.
+//!    diagonally dominant, hence a P-matrix), at least `1e-3·max|∇F(x̄)ᵢⱼ|` (1 if ∇F(x̄) = 0).
 //! 3. Each round solves the perturbed MCP from x̄ with the same method, to the tolerance
 //!    `max(tol, 1e-3·error(x̄))` (an inexact proximal step). When it is solved, the
 //!    original problem is tried from x_λ (at most `max_iter` Newton steps, at most 30 by
@@ -191,7 +191,8 @@ pub(crate) fn rescue(
     let mut report = first.report.clone();
     let mut best_z = first.z;
     let (shift, big) = gershgorin(p.f, &best_z);
-    let mut lambda = knobs.lambda * (2.0 * shift).max(1e-3 * big).max(f64::MIN_POSITIVE);
+    let base = (2.0 * shift).max(1e-3 * big);
+    let mut lambda = knobs.lambda * if base > 0.0 { base } else { 1.0 };
     let add = |report: &mut perp_core::SolveReport, sub: &Solution| {
         report.iterations += sub.report.iterations;
         report.pivots += sub.report.pivots;
@@ -288,6 +289,18 @@ mod tests {
             assert!((b[i] - a[i] - 3.0 * (z[i] - center[i])).abs() < 1e-14);
         }
         assert!(check_jacobian(&fp, &z).relative_error < 1e-7);
+        // A sparse Jacobian gets λ on its diagonal too (stored or not).
+        let m = perp_core::Matrix::from_triplets(2, 2, &[(0, 1, 2.0), (1, 0, -1.0), (1, 1, 4.0)]).unwrap();
+        let g = crate::AffineFunction::new(m, vec![1.0, -1.0]).unwrap();
+        let c = [0.5, 0.5];
+        let gp = Perturbed { f: &g, lambda: 3.0, center: &c };
+        let sj = gp.sparse_jacobian(&[0.0, 0.0]).expect("sparse");
+        let at = |i, j| sj.get(i, j).copied().unwrap_or(0.0);
+        assert_eq!((at(0, 0), at(0, 1), at(1, 0), at(1, 1)), (3.0, 2.0, -1.0, 7.0));
+        // The dense path agrees.
+        let mut dj = Mat::<f64>::zeros(2, 2);
+        gp.jacobian(&[0.0, 0.0], dj.as_mut());
+        assert_eq!((dj[(0, 0)], dj[(0, 1)], dj[(1, 0)], dj[(1, 1)]), (3.0, 2.0, -1.0, 7.0));
         assert!(Proximal { lambda: 0.0, ..Proximal::default() }.validate().is_err());
         assert!(Proximal::default().validate().is_ok());
     }
