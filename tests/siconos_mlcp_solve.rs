@@ -1,8 +1,7 @@
 //! The MCP solvers on every Siconos MLCP file: fb-newton solves every file Siconos' own
-//! Fischer–Burmeister tests use, bdiff-newton one more (deltasigma), schur-lemke every file
-//! whose equation block is nonsingular (deltasigma2 included, which no Newton method solves)
-//! and refuses the others; every square file is solved by some solver, and no solver claims
-//! `Solved` above tol.
+//! Fischer–Burmeister tests use and deltasigma (with its proximal-perturbation rescue),
+//! bdiff-newton every square file (deltasigma2 with the rescue), schur-lemke every file whose
+//! equation block is nonsingular and refuses the others; no solver claims `Solved` above tol.
 //!
 //! Needs the peer suites: set `PERP_SUITES` to the `suites` folder (CI does).
 
@@ -37,9 +36,6 @@ fn solve(f: &std::path::Path, solver: &str, s: &Settings) -> Option<Result<Solut
     let mcp = Mcp::new(&fun, lower, upper).unwrap();
     Some(perp::ncp::solver(solver).unwrap().solve(&mcp, &vec![0.0; p.n()], s))
 }
-
-/// Not in Siconos' own MLCP test lists (SUITES.md; Siconos numerics MLCP tests).
-const OUTSIDE_SICONOS_TESTS: &[&str] = &["deltasigma_mlcp", "deltasigma2_mlcp", "Rectangular_mlcp"];
 
 /// Files whose block of equations (free rows and columns) is singular: schur-lemke refuses them.
 const SINGULAR_EQUATIONS: &[&str] =
@@ -82,9 +78,8 @@ fn newton_solvers_on_every_mlcp_file() {
             assert!(r.status != Status::Solved || r.error <= s.tol, "{solver} on {name}: {r:?}");
             assert!(sol.z.iter().all(|x| x.is_finite()), "{solver} on {name}: non-finite z");
             let must_solve = match *solver {
-                "fb-newton" => !OUTSIDE_SICONOS_TESTS.contains(&name.as_str()),
-                "schur-lemke" => true,
-                _ => name != "deltasigma2_mlcp",
+                "fb-newton" => name != "deltasigma2_mlcp",
+                _ => true,
             };
             if must_solve {
                 assert_eq!(r.status, Status::Solved, "{solver} on {name}: {r:?}");

@@ -175,13 +175,35 @@ fn projected_newton_from(p: &Resolved) -> ProjectedNewton {
     s
 }
 
-const FB_NEWTON_PARAMS: [Param; 6] = [
+/// The proximal-perturbation rescue of the MCP Newton methods (`perp_ncp::proximal`).
+const PROXIMAL_ROUNDS: Param = Param::int(
+    "proximal_rounds",
+    20,
+    0,
+    1000,
+    "proximal-perturbation rounds after a stall (Billups 1995); 0 = off",
+);
+const PROXIMAL_LAMBDA: Param = Param::real(
+    "proximal_lambda",
+    1.0,
+    Bound::Excl(0.0),
+    Bound::Open,
+    "initial perturbation λ relative to twice the Gershgorin shift of ∇F",
+);
+
+fn proximal_from(p: &Resolved) -> perp_ncp::proximal::Proximal {
+    perp_ncp::proximal::Proximal { rounds: p.int("proximal_rounds"), lambda: p.real("proximal_lambda") }
+}
+
+const FB_NEWTON_PARAMS: [Param; 8] = [
     Param::real("lambda", 1.0, Bound::Excl(0.0), Bound::Incl(1.0), "Chen–Chen–Kanzow weight λ of φ_λ"),
     Param::int("nonmonotone", 10, 0, 1000, "non-monotone window of the Armijo reference (0 = monotone)"),
     Param::real("sigma", 1e-4, Bound::Excl(0.0), Bound::Excl(0.5), "Armijo constant σ"),
     Param::real("rho", 1e-8, Bound::Excl(0.0), Bound::Open, "descent-test constant ρ (DFK 1996)"),
     Param::real("p", 2.1, Bound::Excl(2.0), Bound::Open, "descent-test exponent p (DFK 1996)"),
     Param::real("min_step", 1e-12, Bound::Excl(0.0), Bound::Excl(1.0), "smallest step length tried"),
+    PROXIMAL_ROUNDS,
+    PROXIMAL_LAMBDA,
 ];
 
 fn fb_newton_from(p: &Resolved) -> FbNewton {
@@ -192,6 +214,7 @@ fn fb_newton_from(p: &Resolved) -> FbNewton {
     s.rho = p.real("rho");
     s.p = p.real("p");
     s.min_step = p.real("min_step");
+    s.proximal = proximal_from(p);
     s
 }
 
@@ -259,7 +282,7 @@ const SCHUR_LEMKE_PARAMS: [Param; 1] = [Param::int(
     "most rounds of block principal pivoting after Lemke (0: none)",
 )];
 
-const BDIFF_NEWTON_PARAMS: [Param; 4] = [
+const BDIFF_NEWTON_PARAMS: [Param; 6] = [
     Param::real("sigma", 1e-4, Bound::Excl(0.0), Bound::Excl(0.5), "Armijo constant σ"),
     Param::real("min_step", 1e-12, Bound::Excl(0.0), Bound::Excl(1.0), "smallest trial step"),
     Param::real("degenerate_tol", 1e-10, Bound::Incl(0.0), Bound::Open, "relative tie tolerance defining δ"),
@@ -268,6 +291,8 @@ const BDIFF_NEWTON_PARAMS: [Param; 4] = [
         true,
         "start the next solve of the same size at the last solution and index sets",
     ),
+    PROXIMAL_ROUNDS,
+    PROXIMAL_LAMBDA,
 ];
 
 fn bdiff_newton_from(p: &Resolved) -> BdiffNewton {
@@ -276,6 +301,7 @@ fn bdiff_newton_from(p: &Resolved) -> BdiffNewton {
     s.min_step = p.real("min_step");
     s.degenerate_tol = p.real("degenerate_tol");
     s.hot_start = p.flag("hot_start");
+    s.proximal = proximal_from(p);
     s
 }
 

@@ -63,6 +63,7 @@
 //! `Err(NonFinite)`; a `sparse_jacobian` of the wrong shape is an `Err(DimensionMismatch)`.
 
 use crate::fb::{fb_jacobian_diag_lambda, fb_residual_lambda};
+use crate::proximal::{rescue, Proximal};
 use crate::{BoundKind, Mcp, NcpSolver};
 use faer::Mat;
 use perp_core::iteration::{run, Counters, IterativeMethod, StepResult};
@@ -116,6 +117,11 @@ pub struct FbNewton {
     /// step on the estimated active set before each FB step (module docs, "Active-set
     /// steps"). Default `true`; ignored for other problems.
     pub active_set: bool,
+    /// The rescue when the method ends `Stalled` or `MaxIterations`: proximal perturbation
+    /// ([`crate::proximal`], Billups 1995). Default 20 rounds, λ = 1 (relative); `rounds = 0`
+    /// turns it off. After a rescue, [`FbNewton::gradient_steps`] and
+    /// [`FbNewton::active_set_steps`] describe the last inner solve.
+    pub proximal: Proximal,
     ws: Workspace,
     gradient_steps: usize,
     active_set_steps: (usize, usize),
@@ -131,6 +137,7 @@ impl Default for FbNewton {
             p: 2.1,
             min_step: 1e-12,
             active_set: true,
+            proximal: Proximal::default(),
             ws: Workspace::default(),
             gradient_steps: 0,
             active_set_steps: (0, 0),
@@ -170,7 +177,7 @@ impl FbNewton {
         if !(self.min_step > 0.0 && self.min_step < 1.0) {
             return Err(Error::setting("min_step", self.min_step, "must be in (0, 1)"));
         }
-        Ok(())
+        self.proximal.validate()
     }
 
     /// How many iterations of the last solve used the steepest-descent direction `−∇Ψ`
@@ -701,9 +708,20 @@ impl NcpSolver for FbNewton {
         NAME
     }
 
+    /// The method of the module docs; when it ends `Stalled` or `MaxIterations`, the
+    /// [`crate::proximal`] rescue (knob `proximal`).
     fn solve(&mut self, p: &Mcp<'_>, z0: &[f64], s: &Settings) -> Result<Solution, Error> {
         s.validate()?;
         self.validate()?;
+        let first = self.solve_plain(p, z0, s)?;
+        let knobs = self.proximal;
+        rescue(p, first, s, knobs, DEFAULT_MAX_ITER, &mut |pp, z, st| self.solve_plain(pp, z, st))
+    }
+}
+
+impl FbNewton {
+    /// One run of the method (no rescue); knobs and settings already validated.
+    fn solve_plain(&mut self, p: &Mcp<'_>, z0: &[f64], s: &Settings) -> Result<Solution, Error> {
         let z = p.start(z0)?;
         let n = p.n();
         let mut ws = std::mem::take(&mut self.ws);

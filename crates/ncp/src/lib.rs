@@ -19,6 +19,7 @@
 //!   LCP, polished by block principal pivoting);
 //!   [`lcp_adapter`] runs them on LCPs. The catalogue (`perp-catalogue`; `perp::ncp::solver`
 //!   in the facade) builds them by name.
+//!   Both Newton methods fall back on [`proximal`] perturbation (Billups 1995) when they stall.
 //! * [`mlcp`] — the mixed LCP; [`samples`] — small NCPs with known solutions.
 //! * [`sensitivity`] — derivatives of MCP solutions (additive perturbation of F) and of MLCP
 //!   solutions (q and M), by implicit differentiation on the active set.
@@ -32,6 +33,7 @@ mod jacobian;
 pub mod lcp_adapter;
 pub mod mlcp;
 mod problem;
+pub mod proximal;
 pub mod samples;
 pub mod schur_lemke;
 pub mod sensitivity;

@@ -10,9 +10,34 @@
 //! | `nash-cournot` | 5 | ≈ (15.4293, 12.4986, 9.6635, 7.1651, 5.1326) | Murphy–Sherali–Soyster 1982; Harker 1988; MCPLIB `nash` |
 //! | `nash-cournot-inverse-l` | 5 | ≈ (36.9325, 41.8181, 43.7066, 42.6592, 39.1790) | the other transcription of the same model (see [`MarginalCost`]) |
 //!
+//! [`all`] lists these four (the NCPs of the built-in bench suite). [`extended`] adds problems
+//! from the literature that test globalization (far starts, a merit function with a
+//! stationary point that is not a solution, bounds and free rows):
+//!
+//! | name | n | bounds | solution | source |
+//! |---|---|---|---|---|
+//! | `billups` | 1 | x ≥ 0 | 1 + √1.01 | Billups 1995 (PhD thesis, Univ. Wisconsin); MCPLIB `billups`: F = (x − 1)² − 1.01, start 0 |
+//! | `hs14` | 4 | x, μ free; λ ≥ 0 | x = ((√7 − 1)/2, (√7 + 1)/4) | Hock–Schittkowski 1981, problem 14, KKT system |
+//! | `hs35` | 4 | x, λ ≥ 0 | x = (4/3, 7/9, 4/9), λ = 2/9 | Hock–Schittkowski 1981, problem 35 (Beale), KKT system (an LCP) |
+//! | `hs43` | 7 | x free; λ ≥ 0 | x = (0, 1, 2, −1), λ = (1, 0, 2) | Hock–Schittkowski 1981, problem 43 (Rosen–Suzuki), KKT system |
+//! | `hs71` | 6 | 1 ≤ x ≤ 5; μ free; λ ≥ 0 | x ≈ (1, 4.7430, 3.8211, 1.3794) | Hock–Schittkowski 1981, problem 71, KKT system |
+//! | `hs76` | 7 | x, λ ≥ 0 | x = (3/11, 23/11, 0, 6/11), λ = (5/11, 0, 0) | Hock–Schittkowski 1981, problem 76, KKT system (an LCP) |
+//!
+//! A Hock–Schittkowski problem `min f(x)` s.t. `g(x) ≥ 0`, `h(x) = 0`, `l ≤ x ≤ u` is written as
+//! the MCP of its KKT conditions with the Lagrangian `L = f − λᵀg − μᵀh`:
+//! `l ≤ x ≤ u ⊥ ∇ₓL`, `λ ≥ 0 ⊥ g(x) ≥ 0`, `μ` free with `h(x) = 0`. The optima are those
+//! of W. Hock, K. Schittkowski, *Test Examples for Nonlinear Programming Codes*, Lecture Notes
+//! in Economics and Mathematical Systems 187, Springer 1981; the multipliers were computed
+//! here from the KKT conditions, and the unit tests check every stored point.
+//!
+//! Every sample has a far start, 100 in every component (projected onto the bounds), as the
+//! MCPLIB collection has multiple starts per problem (Dirkse–Ferris 1995, "MCPLIB: a
+//! collection of nonlinear mixed complementarity problems", Optim. Methods Softw. 5); those
+//! far starts are this crate's, not MCPLIB's.
+//!
 //! ```
 //! use perp_ncp::samples;
-//! for s in samples::all() {
+//! for s in samples::extended() {
 //!     let p = s.mcp();
 //!     let mut f = vec![0.0; p.n()];
 //!     for z in &s.solutions {
@@ -33,9 +58,9 @@ pub struct Sample {
     pub description: &'static str,
     /// The map F (analytic Jacobian).
     pub f: Box<dyn NcpFunction>,
-    /// Lower bounds (all samples: 0).
+    /// Lower bounds (0 for the NCPs; −∞ for free rows).
     pub lower: Vec<f64>,
-    /// Upper bounds (all samples: +∞).
+    /// Upper bounds (+∞ except `hs71`'s boxes).
     pub upper: Vec<f64>,
     /// Standard starting points.
     pub starts: Vec<Vec<f64>>,
@@ -61,9 +86,37 @@ pub fn all() -> Vec<Sample> {
     vec![kojima_shindo(), josephy(), nash_cournot(), nash_cournot_inverse_l()]
 }
 
-/// The sample called `name`, if any.
+/// [`all`] followed by the literature problems of the second table in the
+/// [module docs](self) (`billups`, `hs14`, `hs35`, `hs43`, `hs71`, `hs76`).
+///
+/// ```
+/// let names: Vec<_> = perp_ncp::samples::extended().iter().map(|s| s.name).collect();
+/// assert_eq!(names.len(), 10);
+/// assert!(names.contains(&"billups") && names.contains(&"hs71"));
+/// ```
+pub fn extended() -> Vec<Sample> {
+    let mut v = all();
+    v.extend([billups(), hs14(), hs35(), hs43(), hs71(), hs76()]);
+    v
+}
+
+/// The sample called `name` (any of [`extended`]), if any.
 pub fn by_name(name: &str) -> Option<Sample> {
-    all().into_iter().find(|s| s.name == name)
+    extended().into_iter().find(|s| s.name == name)
+}
+
+/// The far start's value in every component (module docs).
+pub const FAR: f64 = 100.0;
+
+fn mcp_sample(
+    name: &'static str,
+    description: &'static str,
+    f: Box<dyn NcpFunction>,
+    (lower, upper): (Vec<f64>, Vec<f64>),
+    starts: Vec<Vec<f64>>,
+    solutions: Vec<Vec<f64>>,
+) -> Sample {
+    Sample { name, description, f, lower, upper, starts, solutions }
 }
 
 fn ncp_sample(
@@ -121,7 +174,7 @@ impl NcpFunction for KojimaShindo {
     }
 }
 
-/// The Kojima–Shindo sample: starts (1, 1, 1, 1) and 0; solutions (√6/2, 0, 0, ½) (degenerate)
+/// The Kojima–Shindo sample: starts (1, 1, 1, 1), 0 and 100·1; solutions (√6/2, 0, 0, ½) (degenerate)
 /// and (1, 0, 3, 0).
 ///
 /// ```
@@ -133,7 +186,7 @@ pub fn kojima_shindo() -> Sample {
         "kojima-shindo",
         "Kojima-Shindo 1986 (MCPLIB kojshin): 4 variables, two solutions, one degenerate",
         Box::new(KojimaShindo),
-        vec![vec![1.0; 4], vec![0.0; 4]],
+        vec![vec![1.0; 4], vec![0.0; 4], vec![FAR; 4]],
         vec![vec![1.5f64.sqrt(), 0.0, 0.0, 0.5], vec![1.0, 0.0, 3.0, 0.0]],
     )
 }
@@ -184,7 +237,7 @@ impl NcpFunction for Josephy {
     }
 }
 
-/// The Josephy sample: starts (1, 1, 1, 1) and 0; solution (√6/2, 0, 0, ½).
+/// The Josephy sample: starts (1, 1, 1, 1), 0 and 100·1; solution (√6/2, 0, 0, ½).
 ///
 /// ```
 /// let s = perp_ncp::samples::josephy();
@@ -195,7 +248,7 @@ pub fn josephy() -> Sample {
         "josephy",
         "Josephy 1979 (MCPLIB josephy): 4 variables, one nondegenerate solution",
         Box::new(Josephy),
-        vec![vec![1.0; 4], vec![0.0; 4]],
+        vec![vec![1.0; 4], vec![0.0; 4], vec![FAR; 4]],
         vec![vec![1.5f64.sqrt(), 0.0, 0.0, 0.5]],
     )
 }
@@ -334,7 +387,7 @@ impl NcpFunction for NashCournot {
 }
 
 /// The 5-firm Nash–Cournot sample in the MCPLIB/Harker transcription
-/// ([`MarginalCost::ScaledQuantity`]): starts (10, …, 10) (Harker's) and (1, …, 1); solution
+/// ([`MarginalCost::ScaledQuantity`]): starts (10, …, 10) (Harker's), (1, …, 1) and 100·1; solution
 /// q ≈ (15.4293, 12.4986, 9.6635, 7.1651, 5.1326).
 ///
 /// ```
@@ -348,7 +401,7 @@ pub fn nash_cournot() -> Sample {
         "nash-cournot",
         "5-firm Nash-Cournot equilibrium (Murphy-Sherali-Soyster 1982, Harker 1988; MCPLIB nash), f'(q) = c + (Lq)^(1/beta)",
         Box::new(NashCournot::harker(MarginalCost::ScaledQuantity)),
-        vec![vec![10.0; 5], vec![1.0; 5]],
+        vec![vec![10.0; 5], vec![1.0; 5], vec![FAR; 5]],
         vec![vec![
             15.429307572204471393,
             12.498581730617943747,
@@ -360,7 +413,7 @@ pub fn nash_cournot() -> Sample {
 }
 
 /// The same 5-firm model with the other transcription ([`MarginalCost::InverseScale`]):
-/// starts (10, …, 10) and (1, …, 1); solution q ≈ (36.9325, 41.8181, 43.7066, 42.6592, 39.1790)
+/// starts (10, …, 10), (1, …, 1) and 100·1; solution q ≈ (36.9325, 41.8181, 43.7066, 42.6592, 39.1790)
 /// (computed here with 30-digit arithmetic).
 ///
 /// ```
@@ -374,7 +427,7 @@ pub fn nash_cournot_inverse_l() -> Sample {
         "nash-cournot-inverse-l",
         "5-firm Nash-Cournot equilibrium, variant transcription f'(q) = c + L^(-1/beta) q^(1/beta)",
         Box::new(NashCournot::harker(MarginalCost::InverseScale)),
-        vec![vec![10.0; 5], vec![1.0; 5]],
+        vec![vec![10.0; 5], vec![1.0; 5], vec![FAR; 5]],
         vec![vec![
             36.932510815735770046,
             41.818141660437628732,
@@ -385,35 +438,418 @@ pub fn nash_cournot_inverse_l() -> Sample {
     )
 }
 
+/// Writes `rows` into `j`.
+fn fill<const N: usize>(mut j: MatMut<'_, f64>, rows: &[[f64; N]; N]) {
+    for (i, row) in rows.iter().enumerate() {
+        for (k, v) in row.iter().enumerate() {
+            j[(i, k)] = *v;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Billups
+
+/// Billups' one-dimensional NCP (S. C. Billups, *Algorithms for complementarity problems and
+/// generalized equations*, PhD thesis, Univ. Wisconsin–Madison, 1995; MCPLIB `billups`):
+/// `0 ≤ x ⊥ F(x) = (x − 1)² − 1.01 ≥ 0`.
+///
+/// The only solution is x* = 1 + √1.01 (F(0) = −0.01 < 0). From the MCPLIB start x = 0 the
+/// merit functions of both Newton methods have a local minimizer near 0 that is not a
+/// solution: a monotone descent method started there stays there.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Billups;
+
+impl NcpFunction for Billups {
+    fn dim(&self) -> usize {
+        1
+    }
+    fn eval(&self, z: &[f64], f: &mut [f64]) {
+        f[0] = (z[0] - 1.0) * (z[0] - 1.0) - 1.01;
+    }
+    fn jacobian(&self, z: &[f64], mut j: MatMut<'_, f64>) {
+        j[(0, 0)] = 2.0 * (z[0] - 1.0);
+    }
+}
+
+/// The Billups sample: starts 0 (MCPLIB) and 100; solution 1 + √1.01.
+///
+/// ```
+/// let s = perp_ncp::samples::billups();
+/// assert!((s.solutions[0][0] - 2.00498756).abs() < 1e-8);
+/// ```
+pub fn billups() -> Sample {
+    ncp_sample(
+        "billups",
+        "Billups 1995 (MCPLIB billups): 1 variable, a merit function with a non-solution local minimizer",
+        Box::new(Billups),
+        vec![vec![0.0], vec![FAR]],
+        vec![vec![1.0 + 1.01f64.sqrt()]],
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hock–Schittkowski KKT systems
+
+/// The KKT system of Hock–Schittkowski problem 14: `min (x₁ − 2)² + (x₂ − 1)²` s.t.
+/// `h = x₁ − 2x₂ + 1 = 0`, `g = 1 − x₁²/4 − x₂² ≥ 0`; variables z = (x₁, x₂, μ, λ):
+///
+/// ```text
+/// F₁ = 2(x₁ − 2) − μ + λx₁/2      (x₁ free)
+/// F₂ = 2(x₂ − 1) + 2μ + 2λx₂      (x₂ free)
+/// F₃ = x₁ − 2x₂ + 1               (μ free)
+/// F₄ = 1 − x₁²/4 − x₂²            (λ ≥ 0)
+/// ```
+///
+/// Optimum x* = ((√7 − 1)/2, (√7 + 1)/4), f* = 9 − 23√7/8; μ* ≈ −1.5945, λ* ≈ 1.8466.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Hs14;
+
+impl NcpFunction for Hs14 {
+    fn dim(&self) -> usize {
+        4
+    }
+    fn eval(&self, z: &[f64], f: &mut [f64]) {
+        let (x1, x2, mu, lam) = (z[0], z[1], z[2], z[3]);
+        f[0] = 2.0 * (x1 - 2.0) - mu + 0.5 * lam * x1;
+        f[1] = 2.0 * (x2 - 1.0) + 2.0 * mu + 2.0 * lam * x2;
+        f[2] = x1 - 2.0 * x2 + 1.0;
+        f[3] = 1.0 - 0.25 * x1 * x1 - x2 * x2;
+    }
+    fn jacobian(&self, z: &[f64], j: MatMut<'_, f64>) {
+        let (x1, x2, lam) = (z[0], z[1], z[3]);
+        fill(
+            j,
+            &[
+                [2.0 + 0.5 * lam, 0.0, -1.0, 0.5 * x1],
+                [0.0, 2.0 + 2.0 * lam, 2.0, 2.0 * x2],
+                [1.0, -2.0, 0.0, 0.0],
+                [-0.5 * x1, -2.0 * x2, 0.0, 0.0],
+            ],
+        );
+    }
+}
+
+/// The HS 14 KKT sample: starts (2, 2, 0, 0) (HS's x⁰) and 100·1; bounds: x and μ free, λ ≥ 0.
+///
+/// ```
+/// let s = perp_ncp::samples::hs14();
+/// assert!((s.solutions[0][0] - 0.5 * (7f64.sqrt() - 1.0)).abs() < 1e-15);
+/// ```
+pub fn hs14() -> Sample {
+    let free = f64::NEG_INFINITY;
+    mcp_sample(
+        "hs14",
+        "Hock-Schittkowski 1981 problem 14 as the MCP of its KKT conditions (free x, an equation, one inequality)",
+        Box::new(Hs14),
+        (vec![free, free, free, 0.0], vec![f64::INFINITY; 4]),
+        vec![vec![2.0, 2.0, 0.0, 0.0], vec![FAR; 4]],
+        vec![vec![
+            0.5 * (7f64.sqrt() - 1.0),
+            0.25 * (7f64.sqrt() + 1.0),
+            -1.594491118252307,
+            1.8465914396061132,
+        ]],
+    )
+}
+
+/// The affine F(z) = Mz + q of a sample, from row-major M.
+fn affine(n: usize, m: &[f64], q: &[f64]) -> Box<dyn NcpFunction> {
+    // The sample data are constant and square: construction cannot fail.
+    Box::new(
+        crate::AffineFunction::new(
+            perp_core::Matrix::from_row_major(n, n, m).expect("square data"),
+            q.to_vec(),
+        )
+        .expect("consistent data"),
+    )
+}
+
+/// The HS 35 (Beale) KKT sample, an LCP: `min 9 − 8x₁ − 6x₂ − 4x₃ + 2x₁² + 2x₂² + x₃² + 2x₁x₂
+/// + 2x₁x₃` s.t. `3 − x₁ − x₂ − 2x₃ ≥ 0`, x ≥ 0; z = (x, λ):
+///
+/// ```text
+/// F₁ = 4x₁ + 2x₂ + 2x₃ − 8 + λ,  F₂ = 2x₁ + 4x₂ − 6 + λ,  F₃ = 2x₁ + 2x₃ − 4 + 2λ,
+/// F₄ = 3 − x₁ − x₂ − 2x₃.
+/// ```
+///
+/// Optimum x* = (4/3, 7/9, 4/9), f* = 1/9, λ* = 2/9. Starts (0.5, 0.5, 0.5, 0) (HS's x⁰) and
+/// 100·1.
+///
+/// ```
+/// let s = perp_ncp::samples::hs35();
+/// assert_eq!(s.solutions[0], vec![4.0 / 3.0, 7.0 / 9.0, 4.0 / 9.0, 2.0 / 9.0]);
+/// ```
+pub fn hs35() -> Sample {
+    #[rustfmt::skip]
+    let m = [
+        4.0, 2.0, 2.0, 1.0,
+        2.0, 4.0, 0.0, 1.0,
+        2.0, 0.0, 2.0, 2.0,
+        -1.0, -1.0, -2.0, 0.0,
+    ];
+    ncp_sample(
+        "hs35",
+        "Hock-Schittkowski 1981 problem 35 (Beale) as the MCP of its KKT conditions (an LCP)",
+        affine(4, &m, &[-8.0, -6.0, -4.0, 3.0]),
+        vec![vec![0.5, 0.5, 0.5, 0.0], vec![FAR; 4]],
+        vec![vec![4.0 / 3.0, 7.0 / 9.0, 4.0 / 9.0, 2.0 / 9.0]],
+    )
+}
+
+/// The KKT system of Hock–Schittkowski problem 43 (Rosen–Suzuki):
+/// `min x₁² + x₂² + 2x₃² + x₄² − 5x₁ − 5x₂ − 21x₃ + 7x₄` s.t.
+///
+/// ```text
+/// g₁ = 8 − x₁² − x₂² − x₃² − x₄² − x₁ + x₂ − x₃ + x₄ ≥ 0
+/// g₂ = 10 − x₁² − 2x₂² − x₃² − 2x₄² + x₁ + x₄ ≥ 0
+/// g₃ = 5 − 2x₁² − x₂² − x₃² − 2x₁ + x₂ + x₄ ≥ 0
+/// ```
+///
+/// z = (x, λ) with x free, λ ≥ 0; F = (∇f − Σ λⱼ∇gⱼ, g). Optimum x* = (0, 1, 2, −1),
+/// f* = −44, λ* = (1, 0, 2) (exact: F(z*) = (0, 0, 0, 0, 0, 1, 0)).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Hs43;
+
+impl Hs43 {
+    /// The constraint gradients at x (rows ∇g₁, ∇g₂, ∇g₃).
+    fn grads(x: &[f64]) -> [[f64; 4]; 3] {
+        [
+            [-2.0 * x[0] - 1.0, -2.0 * x[1] + 1.0, -2.0 * x[2] - 1.0, -2.0 * x[3] + 1.0],
+            [-2.0 * x[0] + 1.0, -4.0 * x[1], -2.0 * x[2], -4.0 * x[3] + 1.0],
+            [-4.0 * x[0] - 2.0, -2.0 * x[1] + 1.0, -2.0 * x[2], 1.0],
+        ]
+    }
+}
+
+impl NcpFunction for Hs43 {
+    fn dim(&self) -> usize {
+        7
+    }
+    fn eval(&self, z: &[f64], f: &mut [f64]) {
+        let (x, lam) = (&z[..4], &z[4..]);
+        let df = [2.0 * x[0] - 5.0, 2.0 * x[1] - 5.0, 4.0 * x[2] - 21.0, 2.0 * x[3] + 7.0];
+        let dg = Hs43::grads(x);
+        for i in 0..4 {
+            f[i] = df[i] - (0..3).map(|j| lam[j] * dg[j][i]).sum::<f64>();
+        }
+        let sq: [f64; 4] = [x[0] * x[0], x[1] * x[1], x[2] * x[2], x[3] * x[3]];
+        f[4] = 8.0 - sq.iter().sum::<f64>() - x[0] + x[1] - x[2] + x[3];
+        f[5] = 10.0 - sq[0] - 2.0 * sq[1] - sq[2] - 2.0 * sq[3] + x[0] + x[3];
+        f[6] = 5.0 - 2.0 * sq[0] - sq[1] - sq[2] - 2.0 * x[0] + x[1] + x[3];
+    }
+    fn jacobian(&self, z: &[f64], mut j: MatMut<'_, f64>) {
+        let (x, lam) = (&z[..4], &z[4..]);
+        // ∇²f and the (diagonal) ∇²gⱼ.
+        let h_f = [2.0, 2.0, 4.0, 2.0];
+        let h_g = [[-2.0, -2.0, -2.0, -2.0], [-2.0, -4.0, -2.0, -4.0], [-4.0, -2.0, -2.0, 0.0]];
+        let dg = Hs43::grads(x);
+        j.fill(0.0);
+        for i in 0..4 {
+            j[(i, i)] = h_f[i] - (0..3).map(|k| lam[k] * h_g[k][i]).sum::<f64>();
+            for k in 0..3 {
+                j[(i, 4 + k)] = -dg[k][i];
+                j[(4 + k, i)] = dg[k][i];
+            }
+        }
+    }
+}
+
+/// The HS 43 KKT sample: starts 0 (HS's x⁰, λ = 0) and 100·1; bounds: x free, λ ≥ 0.
+///
+/// ```
+/// let s = perp_ncp::samples::hs43();
+/// assert_eq!(s.solutions[0], vec![0.0, 1.0, 2.0, -1.0, 1.0, 0.0, 2.0]);
+/// ```
+pub fn hs43() -> Sample {
+    let free = f64::NEG_INFINITY;
+    mcp_sample(
+        "hs43",
+        "Hock-Schittkowski 1981 problem 43 (Rosen-Suzuki) as the MCP of its KKT conditions (free x, 3 inequalities)",
+        Box::new(Hs43),
+        (vec![free, free, free, free, 0.0, 0.0, 0.0], vec![f64::INFINITY; 7]),
+        vec![vec![0.0; 7], vec![FAR; 7]],
+        vec![vec![0.0, 1.0, 2.0, -1.0, 1.0, 0.0, 2.0]],
+    )
+}
+
+/// The KKT system of Hock–Schittkowski problem 71: `min x₁x₄(x₁ + x₂ + x₃) + x₃` s.t.
+/// `g = x₁x₂x₃x₄ − 25 ≥ 0`, `h = Σxᵢ² − 40 = 0`, `1 ≤ x ≤ 5`; z = (x, μ, λ):
+/// `1 ≤ x ≤ 5 ⊥ ∇f − λ∇g − 2μx`, μ free with `h = 0`, `λ ≥ 0 ⊥ g ≥ 0`.
+///
+/// Optimum x* ≈ (1, 4.7430, 3.8211, 1.3794), f* ≈ 17.0140; μ* ≈ −0.16147, λ* ≈ 0.55229,
+/// with x₁ at its lower bound (F₁ ≈ 1.0879 > 0).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Hs71;
+
+impl NcpFunction for Hs71 {
+    fn dim(&self) -> usize {
+        6
+    }
+    fn eval(&self, z: &[f64], f: &mut [f64]) {
+        let (x, mu, lam) = (&z[..4], z[4], z[5]);
+        let s = x[0] + x[1] + x[2];
+        let df = [x[3] * (x[0] + s), x[0] * x[3], x[0] * x[3] + 1.0, x[0] * s];
+        let dg = [x[1] * x[2] * x[3], x[0] * x[2] * x[3], x[0] * x[1] * x[3], x[0] * x[1] * x[2]];
+        for i in 0..4 {
+            f[i] = df[i] - lam * dg[i] - 2.0 * mu * x[i];
+        }
+        f[4] = x.iter().map(|v| v * v).sum::<f64>() - 40.0;
+        f[5] = x[0] * x[1] * x[2] * x[3] - 25.0;
+    }
+    fn jacobian(&self, z: &[f64], mut j: MatMut<'_, f64>) {
+        let (x, mu, lam) = (&z[..4], z[4], z[5]);
+        let s = x[0] + x[1] + x[2];
+        // ∇²f (symmetric): f = x₁²x₄ + x₁x₂x₄ + x₁x₃x₄ + x₃.
+        let (a4, b) = (x[0] + s, x[0]);
+        let h = [[2.0 * x[3], x[3], x[3], a4], [x[3], 0.0, 0.0, b], [x[3], 0.0, 0.0, b], [a4, b, b, 0.0]];
+        let dg = [x[1] * x[2] * x[3], x[0] * x[2] * x[3], x[0] * x[1] * x[3], x[0] * x[1] * x[2]];
+        j.fill(0.0);
+        for a in 0..4 {
+            for b in 0..4 {
+                // ∂²g/∂xₐ∂x_b: the product of the two other variables (0 on the diagonal).
+                let g2 = if a == b {
+                    0.0
+                } else {
+                    (0..4).filter(|&k| k != a && k != b).map(|k| x[k]).product::<f64>()
+                };
+                j[(a, b)] = h[a][b] - lam * g2 - if a == b { 2.0 * mu } else { 0.0 };
+            }
+            j[(a, 4)] = -2.0 * x[a];
+            j[(a, 5)] = -dg[a];
+            j[(4, a)] = 2.0 * x[a];
+            j[(5, a)] = dg[a];
+        }
+    }
+}
+
+/// The HS 71 KKT sample: starts (1, 5, 5, 1, 0, 0) (HS's x⁰) and 100·1 (x projected to 5);
+/// bounds 1 ≤ x ≤ 5, μ free, λ ≥ 0. The solution's digits come from Newton's method on the
+/// KKT equations of the active set, started at the optimum printed by Hock–Schittkowski.
+///
+/// ```
+/// let s = perp_ncp::samples::hs71();
+/// assert!((s.solutions[0][1] - 4.7429994).abs() < 1e-6);
+/// ```
+pub fn hs71() -> Sample {
+    let inf = f64::INFINITY;
+    mcp_sample(
+        "hs71",
+        "Hock-Schittkowski 1981 problem 71 as the MCP of its KKT conditions (boxes, an equation, one inequality)",
+        Box::new(Hs71),
+        (vec![1.0, 1.0, 1.0, 1.0, f64::NEG_INFINITY, 0.0], vec![5.0, 5.0, 5.0, 5.0, inf, inf]),
+        vec![vec![1.0, 5.0, 5.0, 1.0, 0.0, 0.0], vec![FAR; 6]],
+        vec![vec![
+            1.0,
+            4.742999637264417,
+            3.821149984184874,
+            1.3794082931726723,
+            -0.16146856677050583,
+            0.5522936601207269,
+        ]],
+    )
+}
+
+/// The HS 76 KKT sample, an LCP: `min x₁² + ½x₂² + x₃² + ½x₄² − x₁x₃ + x₃x₄ − x₁ − 3x₂ + x₃ − x₄`
+/// s.t. `g₁ = 5 − x₁ − 2x₂ − x₃ − x₄ ≥ 0`, `g₂ = 4 − 3x₁ − x₂ − 2x₃ + x₄ ≥ 0`,
+/// `g₃ = x₂ + 4x₃ − 1.5 ≥ 0`, x ≥ 0; z = (x, λ), F = (∇f − Σλⱼ∇gⱼ, g).
+///
+/// Optimum x* = (3/11, 23/11, 0, 6/11), f* = −103/22 ≈ −4.6818, λ* = (5/11, 0, 0). Starts
+/// (0.5, 0.5, 0.5, 0.5, 0, 0, 0) (HS's x⁰) and 100·1.
+///
+/// ```
+/// let s = perp_ncp::samples::hs76();
+/// assert_eq!(s.solutions[0][1], 23.0 / 11.0);
+/// ```
+pub fn hs76() -> Sample {
+    #[rustfmt::skip]
+    let m = [
+        2.0, 0.0, -1.0, 0.0, 1.0, 3.0, 0.0,
+        0.0, 1.0, 0.0, 0.0, 2.0, 1.0, -1.0,
+        -1.0, 0.0, 2.0, 1.0, 1.0, 2.0, -4.0,
+        0.0, 0.0, 1.0, 1.0, 1.0, -1.0, 0.0,
+        -1.0, -2.0, -1.0, -1.0, 0.0, 0.0, 0.0,
+        -3.0, -1.0, -2.0, 1.0, 0.0, 0.0, 0.0,
+        0.0, 1.0, 4.0, 0.0, 0.0, 0.0, 0.0,
+    ];
+    ncp_sample(
+        "hs76",
+        "Hock-Schittkowski 1981 problem 76 as the MCP of its KKT conditions (an LCP)",
+        affine(7, &m, &[-1.0, -3.0, 1.0, -1.0, 5.0, 4.0, -1.5]),
+        vec![vec![0.5, 0.5, 0.5, 0.5, 0.0, 0.0, 0.0], vec![FAR; 7]],
+        vec![vec![3.0 / 11.0, 23.0 / 11.0, 0.0, 6.0 / 11.0, 5.0 / 11.0, 0.0, 0.0]],
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::check_jacobian;
 
-    fn min_map_inf(s: &Sample, z: &[f64]) -> f64 {
+    /// ‖natural residual‖∞ of the sample's MCP at z (for an NCP ‖min(z, F)‖∞).
+    fn residual(s: &Sample, z: &[f64]) -> f64 {
         let mut f = vec![0.0; s.n()];
         s.f.eval(z, &mut f);
-        z.iter().zip(&f).map(|(a, b)| a.min(*b).abs()).fold(0.0, f64::max)
+        s.mcp().residual_inf(z, &f)
     }
 
     #[test]
-    fn every_stored_solution_solves_its_ncp() {
-        for s in all() {
+    fn every_stored_solution_solves_its_mcp() {
+        for s in extended() {
             assert!(Mcp::new(s.f.as_ref(), s.lower.clone(), s.upper.clone()).is_ok());
+            assert!(s.starts.len() >= 2, "{}: a standard start and a far one", s.name);
             for z in &s.solutions {
-                let r = min_map_inf(&s, z);
-                assert!(r <= 1e-8, "{}: ‖min(z, F)‖∞ = {r:e}", s.name);
-                assert!(r <= 1e-12, "{}: ‖min(z, F)‖∞ = {r:e}", s.name);
+                assert!(
+                    z.iter().zip(&s.lower).zip(&s.upper).all(|((v, l), u)| l <= v && v <= u),
+                    "{}",
+                    s.name
+                );
+                let r = residual(&s, z);
+                assert!(r <= 1e-12, "{}: ‖natural residual‖∞ = {r:e}", s.name);
             }
             for z in &s.starts {
-                assert!(min_map_inf(&s, z) > 1e-3, "{}: a start is already a solution", s.name);
+                assert!(
+                    residual(&s, &s.mcp().start(z).unwrap()) > 1e-3,
+                    "{}: a start is already a solution",
+                    s.name
+                );
             }
         }
     }
 
     #[test]
+    fn literature_values_by_hand() {
+        // HS 43 at its optimum: F = (0, 0, 0, 0, g) with g = (0, 1, 0).
+        let mut f = [0.0; 7];
+        Hs43.eval(&[0.0, 1.0, 2.0, -1.0, 1.0, 0.0, 2.0], &mut f);
+        assert_eq!(f, [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+        // HS 76: x₃ = 0 with F₃ = 14/11 + 5/11 > 0, g₂ = 18/11 and g₃ = 23/11 − 3/2 inactive.
+        let s = hs76();
+        let mut f = [0.0; 7];
+        s.f.eval(&s.solutions[0], &mut f);
+        let expect = [0.0, 0.0, 19.0 / 11.0, 0.0, 0.0, 18.0 / 11.0, 23.0 / 11.0 - 1.5];
+        for i in 0..7 {
+            assert!((f[i] - expect[i]).abs() < 1e-14, "F[{i}] = {}", f[i]);
+        }
+        // HS 71: x₁ at its lower bound 1 with F₁ > 0, the objective value of Hock–Schittkowski.
+        let z = &hs71().solutions[0];
+        let mut f = [0.0; 6];
+        Hs71.eval(z, &mut f);
+        assert!((f[0] - 1.0878712).abs() < 1e-6);
+        let obj = z[0] * z[3] * (z[0] + z[1] + z[2]) + z[2];
+        assert!((obj - 17.0140173).abs() < 1e-7, "{obj}");
+        // HS 14's objective 9 − 23√7/8 and Billups' F(0) = −0.01: 0 is not a solution.
+        let z = &hs14().solutions[0];
+        let obj = (z[0] - 2.0).powi(2) + (z[1] - 1.0).powi(2);
+        assert!((obj - (9.0 - 23.0 * 7f64.sqrt() / 8.0)).abs() < 1e-14);
+        let mut f = [0.0];
+        Billups.eval(&[0.0], &mut f);
+        assert!((f[0] + 0.01).abs() < 1e-15);
+    }
+
+    #[test]
     fn jacobians_match_finite_differences_at_starts_and_solutions() {
-        for s in all() {
+        for s in extended() {
             for z in s.starts.iter().chain(&s.solutions) {
                 // Nash-Cournot at a solution with qᵢ > 0 is smooth; the polynomial samples everywhere.
                 let c = check_jacobian(s.f.as_ref(), z);
@@ -476,7 +912,7 @@ mod tests {
 
     #[test]
     fn by_name_finds_each_sample() {
-        for s in all() {
+        for s in extended() {
             assert_eq!(by_name(s.name).unwrap().n(), s.n());
         }
         assert!(by_name("nope").is_none());

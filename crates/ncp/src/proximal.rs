@@ -1,0 +1,307 @@
+//! Proximal perturbation: the rescue of a Newton method that stalls where a solution exists.
+//!
+//! # The method (Billups 1995; Billups & Ferris 1997)
+//!
+//! S. C. Billups, *Algorithms for complementarity problems and generalized equations*, PhD
+//! thesis, Univ. Wisconsin–Madison, 1995, ch. 3, and S. C. Billups, M. C. Ferris, "QPCOMP: a
+//! quadratic programming based solver for mixed complementarity problems", Math. Programming
+//! 76 (1997) 533–562: when the local method stalls at x̄ (a stationary point of its merit
+//! function that is not a solution, or no progress), solve instead the perturbed problem
+//!
+//! ```text
+//!     MCP(F_λ, l, u),   F_λ(x) = F(x) + λ (x − x̄)         (the proximal-point map, Rockafellar 1976)
+//! ```
+//!
+//! whose Jacobian `∇F + λI` is, for λ large enough, a P-matrix on a neighbourhood, so that
+//! the merit functions have no spurious stationary points there. Its solution x_λ becomes the
+//! new centre, and the outer loop repeats; as the centres approach a solution of the
+//! original problem, the perturbation `λ(x − x̄)` vanishes. This implementation's rules
+//! (ours, not the papers' exact constants):
+//!
+//! 1. The rescue runs only when the plain method ended `Stalled`, or `MaxIterations` under
+//!    its own default limit (`Settings::max_iter == 0`; an explicit limit is obeyed): a
+//!    problem the plain method solves is solved iteration for iteration as before.
+//! 2. The first centre x̄ is where the plain method stopped; λ starts at `lambda` times twice
+//!    the Gershgorin shift of ∇F(x̄) (the smallest λ making every row of `∇F(x̄) + λI`
+//!    diagonally dominant, hence a P-matrix), at least `1e-3·max|∇F(x̄)ᵢⱼ|` (1 if ∇F(x̄) = 0).
+//! 3. Each round solves the perturbed MCP from x̄ with the same method, to the tolerance
+//!    `max(tol, 1e-3·error(x̄))` (an inexact proximal step). When it is solved, the
+//!    original problem is tried from x_λ (at most `max_iter` Newton steps, at most 30 by
+//!    default); solved ends the rescue, else x_λ becomes the next centre (the proximal point
+//!    iteration, whatever the try did) and λ is multiplied by 0.2. When the perturbed solve fails, λ is
+//!    multiplied by 10 and the centre stays.
+//! 4. At most `rounds` rounds (each one perturbed solve and at most one original try); the
+//!    time limit of the settings counts for the whole solve.
+//!
+//! An unsolved rescue returns the point with the smallest original residual met. The returned
+//! solution is always checked on the original problem ([`Mcp::solution`]): `Solved` only if
+//! the original error is within the tolerance.
+
+use crate::{Mcp, NcpFunction};
+use faer::{Mat, MatMut};
+use perp_core::{Error, Settings, Solution, Status};
+use std::time::Instant;
+
+/// `F(x) + λ (x − x̄)`: the perturbed map of proximal perturbation (module docs).
+pub struct Perturbed<'a> {
+    /// The original map F.
+    pub f: &'a dyn NcpFunction,
+    /// The perturbation weight λ ≥ 0.
+    pub lambda: f64,
+    /// The centre x̄ (length n).
+    pub center: &'a [f64],
+}
+
+impl NcpFunction for Perturbed<'_> {
+    fn dim(&self) -> usize {
+        self.f.dim()
+    }
+    fn eval(&self, z: &[f64], out: &mut [f64]) {
+        self.f.eval(z, out);
+        for i in 0..z.len() {
+            out[i] += self.lambda * (z[i] - self.center[i]);
+        }
+    }
+    fn jacobian(&self, z: &[f64], mut jac: MatMut<'_, f64>) {
+        self.f.jacobian(z, jac.as_mut());
+        for i in 0..z.len() {
+            jac[(i, i)] += self.lambda;
+        }
+    }
+    fn sparse_jacobian(&self, z: &[f64]) -> Option<sprs::CsMat<f64>> {
+        let j = self.f.sparse_jacobian(z)?;
+        let eye = sprs::CsMat::<f64>::eye(j.rows()).map(|v| v * self.lambda);
+        let j = if j.is_csr() { j } else { j.to_csr() };
+        Some(&j + &eye)
+    }
+}
+
+/// The knobs of the rescue (module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Proximal {
+    /// Most rounds (perturbed solves); `0` turns the rescue off.
+    pub rounds: usize,
+    /// The initial λ relative to the largest |∇F(x̄)ᵢⱼ| (at least 1); valid `> 0`, finite.
+    pub lambda: f64,
+}
+
+impl Default for Proximal {
+    fn default() -> Self {
+        Proximal { rounds: 20, lambda: 1.0 }
+    }
+}
+
+impl Proximal {
+    /// `Err(InvalidSetting)` when `lambda` is not finite and > 0, or `rounds > 1000`.
+    pub fn validate(&self) -> Result<(), Error> {
+        if !(self.lambda > 0.0 && self.lambda.is_finite()) {
+            return Err(Error::setting("proximal_lambda", self.lambda, "must be finite and > 0"));
+        }
+        if self.rounds > 1000 {
+            return Err(Error::setting("proximal_rounds", self.rounds, "must be <= 1000"));
+        }
+        Ok(())
+    }
+}
+
+/// Newton steps allowed to each try of the original problem from a perturbed solution.
+const TRY_MAX_ITER: usize = 30;
+
+/// ‖natural residual‖∞ of the original problem at z (∞ for NaN).
+fn residual(p: &Mcp<'_>, z: &[f64], f: &mut [f64]) -> f64 {
+    p.f.eval(z, f);
+    let r = p.residual_inf(z, f);
+    if r.is_nan() {
+        f64::INFINITY
+    } else {
+        r
+    }
+}
+
+/// The Gershgorin shift of ∇F(z): `max(maxᵢ (Σ_{j≠i} |Jᵢⱼ| − Jᵢᵢ), 0)`, the smallest λ with
+/// which every row of `∇F + λI` is diagonally dominant (then `∇F + λI` is a P-matrix), and
+/// the largest |Jᵢⱼ|. A non-finite Jacobian gives (0, 1).
+fn gershgorin(f: &dyn NcpFunction, z: &[f64]) -> (f64, f64) {
+    let n = z.len();
+    let (mut off, mut diag) = (vec![0.0f64; n], vec![0.0f64; n]);
+    let mut big = 0.0f64;
+    let mut add = |i: usize, j: usize, v: f64| {
+        big = big.max(v.abs());
+        if i == j {
+            diag[i] += v;
+        } else {
+            off[i] += v.abs();
+        }
+    };
+    match f.sparse_jacobian(z) {
+        Some(s) => {
+            for (v, (i, j)) in s.iter() {
+                add(i, j, *v);
+            }
+        }
+        None => {
+            let mut j = Mat::<f64>::zeros(n, n);
+            f.jacobian(z, j.as_mut());
+            for c in 0..n {
+                for (r, v) in j.col_as_slice(c).iter().enumerate() {
+                    add(r, c, *v);
+                }
+            }
+        }
+    }
+    let shift = (0..n).map(|i| off[i] - diag[i]).fold(0.0f64, f64::max);
+    if shift.is_finite() && big.is_finite() {
+        (shift, big)
+    } else {
+        (0.0, 1.0)
+    }
+}
+
+/// The plain method (cold start, no rescue): `solve(p, z0, settings)`.
+pub(crate) type PlainSolve<'s> = dyn FnMut(&Mcp<'_>, &[f64], &Settings) -> Result<Solution, Error> + 's;
+
+/// Whether the rescue runs after `first`: it ended `Stalled`, or `MaxIterations` under the
+/// solver's own iteration limit (`settings.max_iter == 0`; a caller's explicit limit is kept).
+pub(crate) fn wanted(knobs: Proximal, first: &Solution, s: &Settings) -> bool {
+    knobs.rounds > 0
+        && match first.report.status {
+            Status::Stalled => true,
+            Status::MaxIterations => s.max_iter == 0,
+            _ => false,
+        }
+}
+
+/// Runs the rescue after the plain solve `first` (module docs). `solve(p, z0, s)` is the plain
+/// method (cold start). Counters, iterations and histories of every inner solve are summed
+/// into the returned report; `elapsed` covers the whole solve.
+pub(crate) fn rescue(
+    p: &Mcp<'_>,
+    first: Solution,
+    s: &Settings,
+    knobs: Proximal,
+    default_max_iter: usize,
+    solve: &mut PlainSolve<'_>,
+) -> Result<Solution, Error> {
+    if !wanted(knobs, &first, s) {
+        return Ok(first);
+    }
+    let clock = Instant::now();
+    let n = p.n();
+    let mut f = vec![0.0; n];
+    let mut report = first.report.clone();
+    let mut best_z = first.z;
+    let (shift, big) = gershgorin(p.f, &best_z);
+    let base = (2.0 * shift).max(1e-3 * big);
+    let mut lambda = knobs.lambda * if base > 0.0 { base } else { 1.0 };
+    let add = |report: &mut perp_core::SolveReport, sub: &Solution| {
+        report.iterations += sub.report.iterations;
+        report.pivots += sub.report.pivots;
+        report.factorizations += sub.report.factorizations;
+        report.line_search_steps += sub.report.line_search_steps;
+        report.history.extend_from_slice(&sub.report.history);
+    };
+    let remaining = |s: &Settings| -> Option<Settings> {
+        let mut t = s.clone();
+        if let Some(limit) = s.time_limit {
+            let spent = first.report.elapsed + clock.elapsed();
+            t.time_limit = Some(limit.checked_sub(spent).filter(|d| !d.is_zero())?);
+        }
+        Some(t)
+    };
+    let mut center = best_z.clone();
+    let mut best_r = residual(p, &best_z, &mut f);
+    let mut rounds = 0;
+    let mut solved: Option<Solution> = None;
+    while rounds < knobs.rounds {
+        let Some(mut inner) = remaining(s) else { break };
+        rounds += 1;
+        // Inexact proximal steps (Rockafellar 1976, criterion A): the perturbed problem is
+        // solved to a thousandth of the original error at the centre (F_λ(x̄) = F(x̄)).
+        p.f.eval(&center, &mut f);
+        inner.tol = s.tol.max(1e-3 * p.error(&center, &f));
+        let fp = Perturbed { f: p.f, lambda, center: &center };
+        let pp = Mcp { f: &fp, lower: p.lower.clone(), upper: p.upper.clone() };
+        let sub = solve(&pp, &center, &inner)?;
+        add(&mut report, &sub);
+        if sub.report.status != Status::Solved {
+            lambda *= 10.0;
+            continue;
+        }
+        let r_sub = residual(p, &sub.z, &mut f);
+        if r_sub < best_r {
+            (best_z, best_r) = (sub.z.clone(), r_sub);
+        }
+        // The proximal iteration: the next centre is the perturbed solution.
+        center.copy_from_slice(&sub.z);
+        lambda *= 0.2;
+        let Some(mut t) = remaining(s) else { break };
+        t.max_iter = s.max_iter_or(default_max_iter).min(TRY_MAX_ITER);
+        let tried = solve(p, &sub.z, &t)?;
+        add(&mut report, &tried);
+        if tried.report.status == Status::Solved {
+            solved = Some(tried);
+            break;
+        }
+        let r_try = residual(p, &tried.z, &mut f);
+        if r_try < best_r {
+            (best_z, best_r) = (tried.z, r_try);
+        }
+    }
+    report.elapsed = first.report.elapsed + clock.elapsed();
+    let how = format!("proximal perturbation (Billups 1995), {rounds} rounds");
+    match solved {
+        Some(mut sol) => {
+            report.status = Status::Solved;
+            report.error = sol.report.error;
+            report.residual_inf = sol.report.residual_inf;
+            report.message = Some(format!("solved by {how}"));
+            sol.report = report;
+            Ok(sol)
+        }
+        None => {
+            // Out of time: TimeLimit; out of rounds: the plain method's own ending.
+            report.status = if remaining(s).is_none() { Status::TimeLimit } else { first.report.status };
+            let tail = match &first.report.message {
+                Some(m) => format!("; the plain method: {m}"),
+                None => String::new(),
+            };
+            report.message = Some(format!("not solved after {how}{tail}"));
+            Ok(p.solution(best_z, report, s.tol))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check_jacobian;
+    use crate::samples::Hs71;
+
+    #[test]
+    fn perturbed_map_and_its_jacobian() {
+        let center = [1.0, 4.0, 4.0, 1.5, 0.0, 0.5];
+        let fp = Perturbed { f: &Hs71, lambda: 3.0, center: &center };
+        let z = [1.2, 4.5, 3.5, 1.4, -0.1, 0.4];
+        let (mut a, mut b) = ([0.0; 6], [0.0; 6]);
+        Hs71.eval(&z, &mut a);
+        fp.eval(&z, &mut b);
+        for i in 0..6 {
+            assert!((b[i] - a[i] - 3.0 * (z[i] - center[i])).abs() < 1e-14);
+        }
+        assert!(check_jacobian(&fp, &z).relative_error < 1e-7);
+        // A sparse Jacobian gets λ on its diagonal too (stored or not).
+        let m = perp_core::Matrix::from_triplets(2, 2, &[(0, 1, 2.0), (1, 0, -1.0), (1, 1, 4.0)]).unwrap();
+        let g = crate::AffineFunction::new(m, vec![1.0, -1.0]).unwrap();
+        let c = [0.5, 0.5];
+        let gp = Perturbed { f: &g, lambda: 3.0, center: &c };
+        let sj = gp.sparse_jacobian(&[0.0, 0.0]).expect("sparse");
+        let at = |i, j| sj.get(i, j).copied().unwrap_or(0.0);
+        assert_eq!((at(0, 0), at(0, 1), at(1, 0), at(1, 1)), (3.0, 2.0, -1.0, 7.0));
+        // The dense path agrees.
+        let mut dj = Mat::<f64>::zeros(2, 2);
+        gp.jacobian(&[0.0, 0.0], dj.as_mut());
+        assert_eq!((dj[(0, 0)], dj[(0, 1)], dj[(1, 0)], dj[(1, 1)]), (3.0, 2.0, -1.0, 7.0));
+        assert!(Proximal { lambda: 0.0, ..Proximal::default() }.validate().is_err());
+        assert!(Proximal::default().validate().is_ok());
+    }
+}
