@@ -174,6 +174,10 @@ fn builtin_problems_are_inputs_of_solve_and_convert() {
     // A name with a dot in it (the harvested scene problems) is a name, not an extension.
     let o = perp(&["convert", "box-stack-6-t0.600-fc3d", dir.join("b.json").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // The NCP samples outside the bench suite too.
+    let o = perp(&["solve", "billups", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains(r#""status":"solved""#), "{}", text(&o));
     let o = perp(&["solve", "no-such-problem"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);

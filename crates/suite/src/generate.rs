@@ -603,17 +603,23 @@ pub fn builtin_problems() -> Vec<BenchProblem> {
     v
 }
 
-/// The built-in problem named `name` (one of [`builtin_problems`]), built alone: a harvested
-/// scene problem runs only its own scene. `None` for a name that is not built in.
+/// The built-in problem named `name` (one of [`builtin_problems`], or an NCP sample of
+/// [`perp_ncp::samples::extended`] from its first start), built alone: a harvested scene
+/// problem runs only its own scene. `None` for a name that is not built in.
 ///
 /// ```
 /// let p = perp_suite::generate::builtin_problem("fc3d-contact-40").unwrap();
 /// assert_eq!((p.kind.as_str(), p.problem.n()), ("fc3d", 120));
 /// assert!(perp_suite::generate::builtin_problem("fc3d-contact-41").is_none());
+/// assert_eq!(perp_suite::generate::builtin_problem("billups").unwrap().kind, "ncp");
 /// ```
 pub fn builtin_problem(name: &str) -> Option<BenchProblem> {
     if let Some(p) = generated_problems().into_iter().find(|p| p.name == name) {
         return Some(p);
+    }
+    // The NCP samples outside the bench suite (`perp_ncp::samples::extended`).
+    if let Some(p) = NcpInstance::sample(name) {
+        return Some(BenchProblem::new(name, Instance::Ncp(p)));
     }
     SCENES
         .iter()
