@@ -58,10 +58,11 @@ use crate::problem::{
 use faer::reborrow::ReborrowMut;
 use faer::{Mat, MatMut};
 use perp_core::line_search::{Backtracking, Search, Verdict};
-use perp_core::linear::{DenseLu, SparseLu};
+use perp_core::linear::{lu_cost, CsrRef, DenseLu, FactorCost, Krylov, KrylovStop, SparseLu};
 use perp_core::{iteration, Error, IterativeMethod, Matrix, Settings, SolveReport, Status, StepResult};
 use std::fmt::Write as _;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// The complementarity function a [`SemismoothNewton`] works on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +74,44 @@ pub enum NewtonFunction {
     /// The natural map `r − P_K(r − ρ ũ)`, ρ per contact as for Alart–Curnier's ρ_N.
     NaturalMap,
 }
+
+/// How the sparse Newton systems are solved (the dense ones always by LU).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LinearSolver {
+    /// The direct LU below [`AUTO_MIN_N`] unknowns or [`AUTO_MAX_FLOPS`] predicted flops, the
+    /// iterative solver above; and the iterative one instead of a factorization predicted to
+    /// end after the time limit.
+    #[default]
+    Auto,
+    /// Always the sparse LU (a factorization predicted to end after the time limit is not
+    /// started: the solve stops with `TimeLimit` and its best iterate).
+    Direct,
+    /// Always BiCGSTAB with the block-Jacobi preconditioner, to the forcing term of the
+    /// inexact Newton method.
+    Iterative,
+}
+
+/// Below this many unknowns the sparse Newton systems are always factorized (the automatic
+/// choice never changes small problems).
+pub const AUTO_MIN_N: usize = 3000;
+/// Predicted flops of a sparse LU (from its symbolic analysis) above which the automatic
+/// choice is the iterative solver.
+pub const AUTO_MAX_FLOPS: f64 = 2e9;
+/// Flops per second assumed when predicting whether a factorization ends before the time
+/// limit (a low figure for one loaded core: a prediction errs towards not starting).
+pub const FLOP_RATE: f64 = 1e9;
+/// Eisenstat–Walker forcing terms (choice 2): `η₀`, `γ`, `α`, the largest η and the smallest.
+/// `η₀ = η_max = 0.1` rather than Eisenstat and Walker's 0.5 and 0.9: prox judges its inner
+/// solves by their Newton iterations (≤ 2 is quick, and σ shrinks), which crude first
+/// directions never are; with 0.5/0.9 prox kept σ at its start on 4 of 6 generated problems
+/// of 3 000 and 10 000 contacts and did not converge in 200 iterations.
+const ETA0: f64 = 0.1;
+const EW_GAMMA: f64 = 0.9;
+const EW_ALPHA: f64 = 2.0;
+const ETA_MAX: f64 = 0.1;
+const ETA_MIN: f64 = 1e-10;
+/// BiCGSTAB iterations per Newton system at most.
+const KRYLOV_MAX_ITER: usize = 500;
 
 /// Semismooth Newton with line search; see the module documentation.
 #[derive(Clone, Debug)]
@@ -91,6 +130,9 @@ pub struct SemismoothNewton {
     /// (module documentation); default [`REGULARIZATION`], 0 turns it off (the plain
     /// generalised Jacobian). Must be finite and ≥ 0.
     pub regularization: f64,
+    /// Direct or iterative solves of the sparse Newton systems (default: by size and predicted
+    /// fill, [`LinearSolver::Auto`]).
+    pub linear: LinearSolver,
     name: &'static str,
     prepared: Prepared,
 }
@@ -110,6 +152,7 @@ impl SemismoothNewton {
             rho_scale: 1.0,
             line_search: true,
             regularization: REGULARIZATION,
+            linear: LinearSolver::Auto,
             name,
             prepared: Prepared::default(),
         }
@@ -150,6 +193,11 @@ struct SparseJ {
     diag_pos: Vec<usize>,
     /// Supernodal sparse LU of the CSC of Jᵀ, symbolic analysis kept (the pattern is fixed).
     lu: SparseLu,
+    /// The predicted cost of that LU (computed when first asked for).
+    cost: Option<FactorCost>,
+    /// Solve by BiCGSTAB instead of the LU.
+    iterative: bool,
+    krylov: Krylov,
 }
 
 impl SparseJ {
@@ -206,6 +254,53 @@ impl SparseJ {
             // Supernodal even where faer's heuristic picks simplicial: measured 2× faster on
             // BoxesStack1 and 15 % on Capsules (3×3 dense blocks make good supernodes).
             lu: SparseLu::supernodal(),
+            cost: None,
+            iterative: false,
+            krylov: Krylov::new(),
+        }
+    }
+
+    /// The predicted cost of the LU of J (a symbolic analysis of J's pattern, kept).
+    fn cost(&mut self) -> Option<FactorCost> {
+        if self.cost.is_none() {
+            self.cost = lu_cost(self.diag_pos.len(), &self.indptr, &self.indices).ok();
+        }
+        self.cost
+    }
+
+    /// J by rows, for the iterative solver.
+    fn csr(&self) -> CsrRef<'_> {
+        CsrRef { indptr: &self.indptr, indices: &self.indices, values: &self.values, transpose: false }
+    }
+
+    /// Solves `(J + εI) x = b` by BiCGSTAB to `‖b − (J + εI) x‖ ≤ η ‖b‖`, x from 0; `None` on
+    /// breakdown, else the solver's outcome.
+    fn solve_iterative(
+        &mut self,
+        d: usize,
+        eps: f64,
+        b: &[f64],
+        x: &mut [f64],
+        eta: f64,
+        deadline: Option<Instant>,
+    ) -> Option<perp_core::linear::KrylovOutcome> {
+        self.shift(eps);
+        let a =
+            CsrRef { indptr: &self.indptr, indices: &self.indices, values: &self.values, transpose: false };
+        let out = match self.krylov.precondition(d, a) {
+            Ok(()) => self.krylov.solve(a, b, x, eta, KRYLOV_MAX_ITER, deadline).ok(),
+            Err(_) => None,
+        };
+        self.shift(-eps);
+        out
+    }
+
+    /// Adds `eps` to the diagonal.
+    fn shift(&mut self, eps: f64) {
+        if eps != 0.0 {
+            for &p in &self.diag_pos {
+                self.values[p] += eps;
+            }
         }
     }
 
@@ -279,9 +374,7 @@ impl SparseJ {
 
     /// `y = J x`.
     fn mul(&self, x: &[f64], y: &mut [f64]) {
-        for (row, yr) in y.iter_mut().enumerate() {
-            *yr = (self.indptr[row]..self.indptr[row + 1]).map(|k| self.values[k] * x[self.indices[k]]).sum();
-        }
+        self.csr().mul(x, y);
     }
 }
 
@@ -400,6 +493,27 @@ struct Method<'a> {
     /// Storage of `J Δ` and `W Δ` in [`Method::residual_ok`].
     jd: Vec<f64>,
     wd: Vec<f64>,
+    /// The instant the time limit falls (start of the solve + `time_limit`).
+    deadline: Option<Instant>,
+    /// Inexact Newton (iterative solves): the forcing term of this iteration and `‖Φ‖` at the
+    /// previous one (`None` after a prox update, which changes Φ).
+    eta: f64,
+    phi_prev: Option<f64>,
+    /// BiCGSTAB iterations, and directions that missed their forcing term (but not `η_max`).
+    krylov_iterations: usize,
+    short_directions: usize,
+    /// The automatic choice went iterative because a factorization would end too late.
+    switched_for_time: bool,
+}
+
+/// What [`Method::direction`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Direction {
+    Found,
+    /// Even the regularised systems failed.
+    Failed,
+    /// The time limit falls before the system can be solved.
+    TimeLimit,
 }
 
 /// Parameters of the proximal-point outer loop (see [`crate::prox`]).
@@ -415,6 +529,11 @@ pub(crate) struct ProxParams {
 
 /// Bounds of the proximal σ relative to the largest diagonal entry of W.
 const PROX_SIGMA_MIN: f64 = 1e-12;
+/// The lower bound with iterative solves: below it the block-Jacobi BiCGSTAB meets Newton
+/// matrices too ill-conditioned to reach their forcing terms, and prox stalls (measured on
+/// generated problems of 3 000 and 10 000 contacts: at σ ≈ 10⁻⁴ max diag W the inner solves
+/// took 5 iterations each without end, or BiCGSTAB failed).
+const PROX_SIGMA_MIN_ITERATIVE: f64 = 1e-3;
 const PROX_SIGMA_MAX: f64 = 1e8;
 
 struct ProxState {
@@ -633,18 +752,41 @@ impl Method<'_> {
             rho_into(self.blocks, self.p.contacts(), ps.sigma, self.opts.rho_scale, &mut self.rho);
         }
         self.merit_memory.clear();
+        self.phi_prev = None;
         self.refresh();
         if let Some(ps) = &mut self.prox {
             ps.phi_start = Self::merit(&self.phi).sqrt();
         }
     }
 
+    /// The forcing term of an iteration at `‖Φ_k‖ = nphi`: Eisenstat & Walker (1996), *SIAM
+    /// J. Sci. Comput.* 17(1), choice 2 (eq. 2.6 with the safeguard of §2.3):
+    /// `η_k = γ (‖Φ_k‖ / ‖Φ_{k−1}‖)^α`, raised to `γ η_{k−1}^α` when that exceeds 0.1, within
+    /// `[η_min, η_max]`; `η₀` at the first iteration (and after a prox update).
+    fn forcing_term(&mut self, nphi: f64) -> f64 {
+        let eta = match self.phi_prev {
+            Some(prev) if prev > 0.0 => {
+                let mut e = EW_GAMMA * (nphi / prev).powf(EW_ALPHA);
+                let guard = EW_GAMMA * self.eta.powf(EW_ALPHA);
+                if guard > 0.1 {
+                    e = e.max(guard);
+                }
+                e
+            }
+            _ => ETA0,
+        };
+        self.phi_prev = Some(nphi);
+        let eta = if eta.is_finite() { eta.clamp(ETA_MIN, ETA_MAX) } else { ETA_MAX };
+        self.eta = eta;
+        eta
+    }
+
     fn merit(phi: &[f64]) -> f64 {
         0.5 * phi.iter().map(|v| v * v).sum::<f64>()
     }
 
-    /// Newton direction into `self.dir`; `false` when even the regularised systems fail.
-    fn direction(&mut self) -> bool {
+    /// Newton direction into `self.dir`.
+    fn direction(&mut self) -> Direction {
         let n = self.r.len();
         let d = self.p.dim;
         let shift = self.jacobian_shift();
@@ -652,18 +794,56 @@ impl Method<'_> {
             *e = a + shift * b;
         }
         let scale = self.jr_eff.iter().chain(&self.ju).fold(1.0_f64, |m, v| m.max(v.abs()));
+        let nphi = self.phi.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let eta = self.forcing_term(nphi);
+        if let Linear::Sparse(sj) = &mut *self.linear {
+            if !sj.iterative && self.deadline.is_some() && n >= AUTO_MIN_N {
+                // Do not start a factorization predicted to end after the time limit.
+                let predicted = sj.cost().map_or(0.0, |c| c.flops / FLOP_RATE);
+                if !fits_before(Instant::now(), predicted, self.deadline) {
+                    if self.opts.linear == LinearSolver::Direct {
+                        return Direction::TimeLimit;
+                    }
+                    sj.iterative = true;
+                    self.switched_for_time = true;
+                }
+            }
+        }
         for eps_k in 0..4 {
             let eps = if eps_k == 0 { 0.0 } else { scale * 10f64.powi(-12 + 3 * eps_k) };
-            self.factorizations += 1;
-            for k in 0..n {
-                self.dir[k] = -self.phi[k];
-            }
+            let mut iterative = false;
             let ok = match &mut *self.linear {
+                Linear::Sparse(sj) if sj.iterative => {
+                    iterative = true;
+                    sj.assemble(d, &self.jr_eff, &self.ju);
+                    // b = −Φ, in the storage of W Δ (unused by the sparse residual check).
+                    for k in 0..n {
+                        self.wd[k] = -self.phi[k];
+                    }
+                    match sj.solve_iterative(d, eps, &self.wd, &mut self.dir, eta, self.deadline) {
+                        None => false,
+                        Some(out) => {
+                            self.krylov_iterations += out.iterations;
+                            if out.stop == KrylovStop::Deadline {
+                                return Direction::TimeLimit;
+                            }
+                            true
+                        }
+                    }
+                }
                 Linear::Sparse(sj) => {
+                    self.factorizations += 1;
+                    for k in 0..n {
+                        self.dir[k] = -self.phi[k];
+                    }
                     sj.assemble(d, &self.jr_eff, &self.ju);
                     sj.solve(eps, &mut self.dir)
                 }
                 Linear::Dense { w, lu } => {
+                    self.factorizations += 1;
+                    for k in 0..n {
+                        self.dir[k] = -self.phi[k];
+                    }
                     let mut j = lu.matrix_mut();
                     dense_assemble(d, w, &self.jr_eff, &self.ju, j.rb_mut());
                     for k in 0..n {
@@ -677,14 +857,31 @@ impl Method<'_> {
                     }
                 }
             };
-            if ok && self.residual_ok(eps > 0.0) {
+            let accepted = if iterative { self.inexact_ok(eta) } else { self.residual_ok(eps > 0.0) };
+            if ok && accepted {
                 if eps > 0.0 {
                     self.regularized += 1;
                 }
-                return true;
+                return Direction::Found;
             }
         }
-        false
+        Direction::Failed
+    }
+
+    /// An inexact Newton direction (Eisenstat & Walker 1996, eq. 1.2): `‖J Δ + Φ‖ ≤ η_max ‖Φ‖`
+    /// (a descent direction of ½‖Φ‖²), counted as short when it misses `η ‖Φ‖`.
+    fn inexact_ok(&mut self, eta: f64) -> bool {
+        let mut jd = std::mem::take(&mut self.jd);
+        if let Linear::Sparse(sj) = &*self.linear {
+            sj.mul(&self.dir, &mut jd);
+        }
+        let res: f64 = jd.iter().zip(&self.phi).map(|(a, b)| (a + b) * (a + b)).sum::<f64>().sqrt();
+        let nphi = self.phi.iter().map(|v| v * v).sum::<f64>().sqrt();
+        self.jd = jd;
+        if res > eta * nphi * (1.0 + 1e-8) {
+            self.short_directions += 1;
+        }
+        res <= ETA_MAX * nphi
     }
 
     /// `‖J Δ + Φ‖ ≤ 1e-6 ‖Φ‖` (the solve was accurate), or, for a regularised system, at
@@ -761,6 +958,18 @@ impl Method<'_> {
                 Some((tb, psi)) if psi < psi0 => Some((tb, false)),
                 _ => None,
             },
+        }
+    }
+}
+
+/// Whether work predicted to take `predicted` seconds, started at `now`, ends before
+/// `deadline` (always without one).
+fn fits_before(now: Instant, predicted: f64, deadline: Option<Instant>) -> bool {
+    match deadline {
+        None => true,
+        Some(t) => {
+            let left = t.saturating_duration_since(now).as_secs_f64();
+            predicted.is_finite() && predicted < left
         }
     }
 }
@@ -865,9 +1074,18 @@ impl IterativeMethod for Method<'_> {
         let n = self.r.len();
         let psi0 = Self::merit(&self.phi);
         let reference = self.merit_memory.iter().fold(psi0, |m, v| m.max(*v));
-        if !self.direction() {
-            self.fail = Some((Status::NumericalFailure, "the Newton system is singular even regularised"));
-            return StepResult { error: self.error, stop: Some(Status::NumericalFailure) };
+        match self.direction() {
+            Direction::Found => {}
+            Direction::Failed => {
+                self.fail =
+                    Some((Status::NumericalFailure, "the Newton system is singular even regularised"));
+                return StepResult { error: self.error, stop: Some(Status::NumericalFailure) };
+            }
+            Direction::TimeLimit => {
+                self.fail =
+                    Some((Status::TimeLimit, "the time limit falls before the Newton system is solved"));
+                return StepResult { error: self.error, stop: Some(Status::TimeLimit) };
+            }
         }
         let Some((t, last)) = self.line_search(psi0, reference) else {
             self.fail = Some((Status::Stalled, "the line search found no decrease of ½‖Φ‖²"));
@@ -936,6 +1154,7 @@ pub(crate) fn run(
     report: &mut SolveReport,
     s: &Settings,
 ) -> Result<(), Error> {
+    let start = Instant::now();
     let rebuilt = prepare(p, warm, r, u, s, &mut ws.cones)?;
     if !(opts.rho_scale > 0.0 && opts.rho_scale.is_finite()) {
         return Err(Error::setting("rho_scale", opts.rho_scale, "must be finite and > 0"));
@@ -980,12 +1199,21 @@ pub(crate) fn run(
     // The diagonal of W, read from the diagonal blocks.
     let diagonal = (0..n).map(|k| blocks.diag[(k / d) * d * d + (k % d) * (d + 1)]);
     let w_mean = diagonal.clone().map(|v| v.abs()).sum::<f64>() / n.max(1) as f64;
-    let sparse = opts.sparse.unwrap_or_else(|| p.w.is_sparse() || (p.w.nnz() as f64) < 0.3 * (n * n) as f64);
+    let sparse = opts.sparse.unwrap_or_else(|| {
+        opts.linear == LinearSolver::Iterative || p.w.is_sparse() || (p.w.nnz() as f64) < 0.3 * (n * n) as f64
+    });
     if sparse {
         // The pattern and symbolic LU are kept while W's pattern is; W's values are refreshed.
         match &mut ws.linear {
             Some(Linear::Sparse(sj)) if !new_pattern && sj.diag_pos.len() == n => sj.refresh_values(blocks),
             slot => *slot = Some(Linear::Sparse(Box::new(SparseJ::new(blocks, n)))),
+        }
+        if let Some(Linear::Sparse(sj)) = &mut ws.linear {
+            sj.iterative = match opts.linear {
+                LinearSolver::Direct => false,
+                LinearSolver::Iterative => true,
+                LinearSolver::Auto => n >= AUTO_MIN_N && sj.cost().is_none_or(|c| c.flops > AUTO_MAX_FLOPS),
+            };
         }
     } else {
         match &mut ws.linear {
@@ -1000,6 +1228,7 @@ pub(crate) fn run(
         }
     }
     let Some(linear) = &mut ws.linear else { unreachable!("filled above") };
+    let iterative = matches!(linear, Linear::Sparse(sj) if sj.iterative);
     let prox = prox.map(|params| {
         let wmax = diagonal.fold(0.0_f64, |m, v| m.max(v.abs())).max(f64::MIN_POSITIVE);
         let sigma = params.sigma0 * wmax;
@@ -1008,7 +1237,7 @@ pub(crate) fn run(
         ProxState {
             params,
             sigma,
-            sigma_min: PROX_SIGMA_MIN * wmax,
+            sigma_min: if iterative { PROX_SIGMA_MIN_ITERATIVE } else { PROX_SIGMA_MIN } * wmax,
             sigma_max: PROX_SIGMA_MAX * wmax,
             r_ref,
             inner: 0,
@@ -1057,17 +1286,37 @@ pub(crate) fn run(
         w_mean,
         jd: zeroed(&mut v[V_JD], n),
         wd: zeroed(&mut v[V_WD], n),
+        deadline: s.time_limit.and_then(|t| start.checked_add(t)),
+        eta: ETA0,
+        phi_prev: None,
+        krylov_iterations: 0,
+        short_directions: 0,
+        switched_for_time: false,
     };
     m.refresh();
     if let Some(ps) = &mut m.prox {
         ps.phi_start = Method::merit(&m.phi).sqrt();
     }
     let name = if m.prox.is_some() { "prox" } else { opts.name };
-    let out = iteration::run(&mut m, s, DEFAULT_MAX_ITER);
+    let out = iteration::run_with(&mut m, s, DEFAULT_MAX_ITER, start, Vec::new());
     reset_report(report, name);
     out.record(report);
     let msg = message_buffer(report);
-    let _ = write!(msg, "{} LU", if sparse { "sparse" } else { "dense" });
+    match &*m.linear {
+        Linear::Sparse(sj) if sj.iterative => {
+            let _ = write!(
+                msg,
+                "BiCGSTAB (block-Jacobi), {} inner iterations, {} directions short of their forcing term",
+                m.krylov_iterations, m.short_directions
+            );
+            if m.switched_for_time {
+                let _ = write!(msg, " (a factorization would have ended after the time limit)");
+            }
+        }
+        _ => {
+            let _ = write!(msg, "{} LU", if sparse { "sparse" } else { "dense" });
+        }
+    }
     if let Some(ps) = &m.prox {
         let _ = write!(
             msg,

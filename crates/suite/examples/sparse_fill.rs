@@ -2,7 +2,8 @@
 //! size, the pattern of W (the pattern of the Newton matrix `D_r + D_u (W + σI)`), faer's
 //! COLAMD column ordering (what `SparseLu` uses) against AMD on the symmetric pattern, both
 //! measured as the predicted `nnz(L)` of a symbolic Cholesky factorization under that
-//! ordering (for an LU that pivots on the diagonal, `nnz(L + U) ≈ 2 nnz(L) − n`), and the
+//! ordering (for an LU that pivots on the diagonal, `nnz(L + U) ≈ 2 nnz(L) − n`), the flops
+//! `perp_core::linear::lu_cost` predicts, and the
 //! time of one numeric supernodal LU of `W + σI` (σ = max diag W, prox's first σ).
 //!
 //! ```text
@@ -31,8 +32,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!(
-        "{:>7} {:>7} {:>10} {:>13} {:>13} {:>8} {:>8} {:>9} {:>9}",
-        "contacts", "n", "nnz(A)", "L colamd", "L amd", "fill c", "fill a", "sym s", "LU s"
+        "{:>7} {:>7} {:>10} {:>13} {:>13} {:>8} {:>8} {:>10} {:>9} {:>9}",
+        "contacts", "n", "nnz(A)", "L colamd", "L amd", "fill c", "fill a", "lu_cost fl", "sym s", "LU s"
     );
     for nc in sizes {
         let p = friction_contact(3, nc, 7);
@@ -78,7 +79,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             t_lu = t.elapsed().as_secs_f64();
         }
         println!(
-            "{:>7} {:>7} {:>10} {:>13} {:>13} {:>8.1} {:>8.1} {:>9.3} {:>9.3}",
+            "{:>7} {:>7} {:>10} {:>13} {:>13} {:>8.1} {:>8.1} {:>10.2e} {:>9.3} {:>9.3}",
             nc,
             n,
             nnz,
@@ -86,6 +87,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             l_amd,
             (2 * l_colamd - n) as f64 / nnz as f64,
             (2 * l_amd - n) as f64 / nnz as f64,
+            perp_core::linear::lu_cost(n, &ptr, &idx).map_err(|e| e.to_string())?.flops,
             t_sym,
             t_lu
         );
