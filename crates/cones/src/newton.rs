@@ -10,7 +10,12 @@
 //!   for ellipsoidal cones.
 //!
 //! Each iteration solves a linear system for the direction Δ: a sparse LU (faer, symbolic part
-//! computed once on the block pattern of W) when W is sparse, a dense LU otherwise. Then a
+//! computed once on the block pattern of W) when W is sparse, a dense LU otherwise. Large
+//! sparse systems whose LU is predicted costly ([`LinearSolver`]) are solved instead by
+//! BiCGSTAB with a block-Jacobi preconditioner to a relative residual η_k, the forcing term of
+//! the inexact Newton method of Dembo, Eisenstat & Steihaug (1982), chosen by Eisenstat &
+//! Walker (1996, choice 2): `η_k = γ (‖Φ_k‖/‖Φ_{k−1}‖)^α`, γ = 0.9, α = 2, within
+//! `[10⁻¹⁰, 0.1]`; this keeps the local superlinear convergence of the exact method. Then a
 //! backtracking Armijo search on `½‖Φ‖²` with a non-monotone reference (the max of the last 5
 //! values) picks the step. The loop stops on the problem's own error measure
 //! (`FrictionContactProblem::error`), never on `‖Φ‖`.
@@ -1423,6 +1428,79 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_factorization_starts_only_when_predicted_to_end_before_the_deadline() {
+        use std::time::Duration;
+        let now = Instant::now();
+        let deadline = Some(now + Duration::from_millis(500));
+        assert!(fits_before(now, 1e9, None));
+        assert!(fits_before(now, 0.4, deadline));
+        assert!(!fits_before(now, 0.6, deadline));
+        assert!(!fits_before(now, f64::NAN, deadline));
+        // Past the deadline nothing fits.
+        assert!(!fits_before(now + Duration::from_secs(1), 0.0, deadline));
+    }
+
+    #[test]
+    fn forcing_terms_follow_eisenstat_walker_choice_2() {
+        let p = twin_contact();
+        let mut ws = Workspace::default();
+        let (mut r, mut u) = (vec![0.0; 6], vec![0.0; 6]);
+        let mut report = SolveReport::new("");
+        let s = Settings::default();
+        let opts = SemismoothNewton::alart_curnier();
+        run(&opts, &mut ws, None, &p, false, &mut r, &mut u, &mut report, &s).unwrap();
+        let Some(blocks) = &ws.blocks else { panic!("prepared") };
+        let Some(linear) = &mut ws.linear else { panic!("prepared") };
+        let mut m = Method {
+            opts: &opts,
+            p: &p,
+            blocks,
+            cones: &ws.cones.cones,
+            maps: &[],
+            coulomb: true,
+            rho: Vec::new(),
+            linear,
+            r: Vec::new(),
+            u: Vec::new(),
+            phi: Vec::new(),
+            jr: Vec::new(),
+            ju: Vec::new(),
+            jr_eff: Vec::new(),
+            trial: Vec::new(),
+            trial_u: Vec::new(),
+            trial_phi: Vec::new(),
+            trial_jr: Vec::new(),
+            trial_ju: Vec::new(),
+            dir: Vec::new(),
+            merit_memory: Vec::new(),
+            error: 0.0,
+            factorizations: 0,
+            line_search_steps: 0,
+            regularized: 0,
+            fail: None,
+            best: (Vec::new(), f64::INFINITY),
+            prox: None,
+            w_mean: 1.0,
+            jd: Vec::new(),
+            wd: Vec::new(),
+            deadline: None,
+            eta: ETA0,
+            phi_prev: None,
+            krylov_iterations: 0,
+            short_directions: 0,
+            switched_for_time: false,
+        };
+        assert_eq!(m.forcing_term(1.0), ETA0);
+        // ‖Φ‖ down by 10: γ (0.1)² = 0.009, the safeguard γ η² = 0.009 is below 0.1.
+        assert!((m.forcing_term(0.1) - 0.009).abs() < 1e-15);
+        // ‖Φ‖ up: capped at η_max.
+        assert_eq!(m.forcing_term(1.0), ETA_MAX);
+        // Converging fast: down to η_min, never below.
+        assert!((m.forcing_term(1e-3) - EW_GAMMA * 1e-6).abs() < 1e-18);
+        assert_eq!(m.forcing_term(1e-12), ETA_MIN);
     }
 
     #[test]
