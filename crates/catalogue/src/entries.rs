@@ -11,7 +11,7 @@
 use crate::params::{Bound, Param, Resolved};
 use perp_cones::admm::RhoStrategy;
 use perp_cones::lemke_pyramid::LemkePyramid;
-use perp_cones::{Admm, Apgd, FrictionSolver, LocalSolver, Nsgs, Prox, SemismoothNewton};
+use perp_cones::{Admm, Apgd, FrictionSolver, LinearSolver, LocalSolver, Nsgs, Prox, SemismoothNewton};
 use perp_core::Error;
 use perp_lcp::lemke::Lemke;
 use perp_lcp::pgs::{self, Pgs};
@@ -338,8 +338,17 @@ fn nsgs_from(p: &Resolved) -> Box<dyn FrictionSolver> {
     Box::new(s)
 }
 
-const NEWTON_PARAMS: [Param; 4] = [
+/// The `linear` parameter of the Newton methods and prox.
+const LINEAR: Param = Param::choice(
+    "linear",
+    "auto",
+    &["auto", "direct", "iterative"],
+    "sparse Newton systems: LU (direct), BiCGSTAB (iterative), or by size and predicted fill",
+);
+
+const NEWTON_PARAMS: [Param; 5] = [
     Param::choice("sparse", "auto", &["auto", "yes", "no"], "sparse LU (yes), dense LU (no), or by W's fill"),
+    LINEAR,
     Param::real("rho_scale", 1.0, Bound::Excl(0.0), Bound::Open, "scale of every ρ"),
     Param::flag("line_search", true, "Armijo backtracking on ½‖Φ‖²"),
     Param::real(
@@ -357,12 +366,17 @@ fn newton_knobs(s: &mut SemismoothNewton, p: &Resolved) {
         "no" => Some(false),
         _ => None,
     };
+    s.linear = match p.choice("linear") {
+        "direct" => LinearSolver::Direct,
+        "iterative" => LinearSolver::Iterative,
+        _ => LinearSolver::Auto,
+    };
     s.rho_scale = p.real("rho_scale");
     s.line_search = p.flag("line_search");
     s.regularization = p.real("regularization");
 }
 
-const PROX_PARAMS: [Param; 7] = [
+const PROX_PARAMS: [Param; 8] = [
     Param::real(
         "sigma0",
         1.0,
@@ -378,6 +392,7 @@ const PROX_PARAMS: [Param; 7] = [
         &["auto", "yes", "no"],
         "inner Newton: sparse LU (yes), dense (no), or by fill",
     ),
+    LINEAR,
     Param::real("rho_scale", 1.0, Bound::Excl(0.0), Bound::Open, "inner Newton: scale of every ρ"),
     Param::flag("line_search", false, "inner Newton: Armijo backtracking"),
     Param::real(

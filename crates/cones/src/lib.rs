@@ -65,7 +65,7 @@ pub use coulomb::Coulomb;
 pub use elliptic::{Elliptic, EllipticMixed};
 pub use global::{GlobalFrictionContactProblem, Reduction};
 pub use local::LocalSolver;
-pub use newton::{NewtonFunction, SemismoothNewton};
+pub use newton::{LinearSolver, NewtonFunction, SemismoothNewton};
 pub use nsgs::Nsgs;
 pub use perp_core::{Error, Matrix, Settings, SolveReport, Status};
 pub use problem::{FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared};

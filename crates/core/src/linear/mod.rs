@@ -11,6 +11,11 @@
 //! * [`SparseCholesky`] — faer's sparse `LLᵀ`, symbolic analysis kept the same way;
 //! * [`FrozenLu`] — an LU kept for many solves (and transposed solves) through `&self`: the
 //!   one factorization a sensitivity holds;
+//! * [`lu_cost`] — the nonzeros and flops of a sparse LU predicted by a symbolic analysis,
+//!   before any numeric work (to choose between a factorization and an iterative solve, and
+//!   not to start a factorization that cannot end before a deadline);
+//! * [`Krylov`] — BiCGSTAB with a block-Jacobi preconditioner on a matrix held by rows,
+//!   stopped by a relative residual, an iteration limit or a deadline;
 //! * [`small_lu_solve`] — Gaussian elimination with partial pivoting on a small row-major
 //!   system held on the stack (the d×d systems of one contact), compiled for each size up to 6
 //!   ([`small_lu_solve_fixed`]) with the same operations as the size-generic
@@ -18,6 +23,12 @@
 //!
 //! Every factorization reports breakdown as `Err(Breakdown)`, never a panic; the caller
 //! chooses what a breakdown means (a fallback direction, a regularization, a failed solve).
+
+mod fill;
+mod iterative;
+
+pub use fill::{lu_cost, FactorCost};
+pub use iterative::{BlockJacobi, CsrRef, Krylov, KrylovOutcome, KrylovStop, CHUNK};
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::llt::{factor as llt_factor, solve as llt_solve};

@@ -10,7 +10,12 @@
 //!   for ellipsoidal cones.
 //!
 //! Each iteration solves a linear system for the direction Δ: a sparse LU (faer, symbolic part
-//! computed once on the block pattern of W) when W is sparse, a dense LU otherwise. Then a
+//! computed once on the block pattern of W) when W is sparse, a dense LU otherwise. Large
+//! sparse systems whose LU is predicted costly ([`LinearSolver`]) are solved instead by
+//! BiCGSTAB with a block-Jacobi preconditioner to a relative residual η_k, the forcing term of
+//! the inexact Newton method of Dembo, Eisenstat & Steihaug (1982), chosen by Eisenstat &
+//! Walker (1996, choice 2): `η_k = γ (‖Φ_k‖/‖Φ_{k−1}‖)^α`, γ = 0.9, α = 2, within
+//! `[10⁻¹⁰, 0.1]`; this keeps the local superlinear convergence of the exact method. Then a
 //! backtracking Armijo search on `½‖Φ‖²` with a non-monotone reference (the max of the last 5
 //! values) picks the step. The loop stops on the problem's own error measure
 //! (`FrictionContactProblem::error`), never on `‖Φ‖`.
@@ -58,10 +63,14 @@ use crate::problem::{
 use faer::reborrow::ReborrowMut;
 use faer::{Mat, MatMut};
 use perp_core::line_search::{Backtracking, Search, Verdict};
-use perp_core::linear::{DenseLu, SparseLu};
+use perp_core::linear::{DenseLu, KrylovStop};
 use perp_core::{iteration, Error, IterativeMethod, Matrix, Settings, SolveReport, Status, StepResult};
 use std::fmt::Write as _;
 use std::sync::Arc;
+use std::time::Instant;
+
+mod sparse;
+use sparse::SparseJ;
 
 /// The complementarity function a [`SemismoothNewton`] works on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +82,42 @@ pub enum NewtonFunction {
     /// The natural map `r − P_K(r − ρ ũ)`, ρ per contact as for Alart–Curnier's ρ_N.
     NaturalMap,
 }
+
+/// How the sparse Newton systems are solved (the dense ones always by LU).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LinearSolver {
+    /// The direct LU below [`AUTO_MIN_N`] unknowns or [`AUTO_MAX_FLOPS`] predicted flops, the
+    /// iterative solver above; and the iterative one instead of a factorization predicted to
+    /// end after the time limit.
+    #[default]
+    Auto,
+    /// Always the sparse LU (a factorization predicted to end after the time limit is not
+    /// started: the solve stops with `TimeLimit` and its best iterate).
+    Direct,
+    /// Always BiCGSTAB with the block-Jacobi preconditioner, to the forcing term of the
+    /// inexact Newton method.
+    Iterative,
+}
+
+/// Below this many unknowns the sparse Newton systems are always factorized (the automatic
+/// choice never changes small problems).
+pub const AUTO_MIN_N: usize = 3000;
+/// Predicted flops of a sparse LU (from its symbolic analysis) above which the automatic
+/// choice is the iterative solver.
+pub const AUTO_MAX_FLOPS: f64 = 2e9;
+/// Flops per second assumed when predicting whether a factorization ends before the time
+/// limit (a low figure for one loaded core: a prediction errs towards not starting).
+pub const FLOP_RATE: f64 = 1e9;
+/// Eisenstat–Walker forcing terms (choice 2): `η₀`, `γ`, `α`, the largest η and the smallest.
+/// `η₀ = η_max = 0.1` rather than Eisenstat and Walker's 0.5 and 0.9: prox judges its inner
+/// solves by their Newton iterations (≤ 2 is quick, and σ shrinks), which crude first
+/// directions never are; with 0.5/0.9 prox kept σ at its start on 4 of 6 generated problems
+/// of 3 000 and 10 000 contacts and did not converge in 200 iterations.
+const ETA0: f64 = 0.1;
+const EW_GAMMA: f64 = 0.9;
+const EW_ALPHA: f64 = 2.0;
+const ETA_MAX: f64 = 0.1;
+const ETA_MIN: f64 = 1e-10;
 
 /// Semismooth Newton with line search; see the module documentation.
 #[derive(Clone, Debug)]
@@ -91,6 +136,9 @@ pub struct SemismoothNewton {
     /// (module documentation); default [`REGULARIZATION`], 0 turns it off (the plain
     /// generalised Jacobian). Must be finite and ≥ 0.
     pub regularization: f64,
+    /// Direct or iterative solves of the sparse Newton systems (default: by size and predicted
+    /// fill, [`LinearSolver::Auto`]).
+    pub linear: LinearSolver,
     name: &'static str,
     prepared: Prepared,
 }
@@ -110,6 +158,7 @@ impl SemismoothNewton {
             rho_scale: 1.0,
             line_search: true,
             regularization: REGULARIZATION,
+            linear: LinearSolver::Auto,
             name,
             prepared: Prepared::default(),
         }
@@ -137,153 +186,6 @@ const DEFAULT_MAX_ITER: usize = 200;
 const MAX_HALVINGS: usize = 30;
 /// Length of the non-monotone memory.
 const MEMORY: usize = 5;
-
-/// Sparse J in CSR on a fixed pattern (= CSC of Jᵀ, which faer factorises).
-struct SparseJ {
-    indptr: Vec<usize>,
-    indices: Vec<usize>,
-    values: Vec<f64>,
-    /// Per block row: start of its restricted W rows in `wp` (d × |P_i|, row-major).
-    wp_start: Vec<usize>,
-    wp: Vec<f64>,
-    /// Per row: position of the diagonal entry in `values`.
-    diag_pos: Vec<usize>,
-    /// Supernodal sparse LU of the CSC of Jᵀ, symbolic analysis kept (the pattern is fixed).
-    lu: SparseLu,
-}
-
-impl SparseJ {
-    fn new(blocks: &Blocks, n: usize) -> SparseJ {
-        let d = blocks.d;
-        let nc = n / d;
-        let (ip, idx, val) = (blocks.csr.indptr(), blocks.csr.indices(), blocks.csr.data());
-        let ip = ip.raw_storage();
-        let mut indptr = vec![0];
-        let mut indices = Vec::new();
-        let mut wp_start = Vec::with_capacity(nc + 1);
-        let mut wp = Vec::new();
-        let mut diag_pos = vec![0; n];
-        let mut pos = vec![usize::MAX; n];
-        for i in 0..nc {
-            let mut cols: Vec<usize> = (d * i..d * i + d).collect();
-            for a in 0..d {
-                let row = d * i + a;
-                cols.extend_from_slice(&idx[ip[row]..ip[row + 1]]);
-            }
-            cols.sort_unstable();
-            cols.dedup();
-            for (p, &c) in cols.iter().enumerate() {
-                pos[c] = p;
-            }
-            wp_start.push(wp.len());
-            let base = wp.len();
-            wp.resize(base + d * cols.len(), 0.0);
-            for a in 0..d {
-                let row = d * i + a;
-                for k in ip[row]..ip[row + 1] {
-                    wp[base + a * cols.len() + pos[idx[k]]] += val[k];
-                }
-            }
-            for a in 0..d {
-                let row_start = indices.len();
-                indices.extend_from_slice(&cols);
-                diag_pos[d * i + a] = row_start + pos[d * i + a];
-                indptr.push(indices.len());
-            }
-            for &c in &cols {
-                pos[c] = usize::MAX;
-            }
-        }
-        wp_start.push(wp.len());
-        let values = vec![0.0; indices.len()];
-        SparseJ {
-            indptr,
-            indices,
-            values,
-            wp_start,
-            wp,
-            diag_pos,
-            // Supernodal even where faer's heuristic picks simplicial: measured 2× faster on
-            // BoxesStack1 and 15 % on Capsules (3×3 dense blocks make good supernodes).
-            lu: SparseLu::supernodal(),
-        }
-    }
-
-    /// Recomputes the restricted rows `wp` from W's values, the pattern of `blocks` being the
-    /// one this was built on (the same sums in the same order as [`SparseJ::new`]).
-    fn refresh_values(&mut self, blocks: &Blocks) {
-        let d = blocks.d;
-        let nc = self.wp_start.len() - 1;
-        let (ip, idx, val) = (blocks.csr.indptr(), blocks.csr.indices(), blocks.csr.data());
-        let ip = ip.raw_storage();
-        self.wp.iter_mut().for_each(|v| *v = 0.0);
-        for i in 0..nc {
-            // The columns of block row i: those of its first row in J's pattern.
-            let cols = &self.indices[self.indptr[d * i]..self.indptr[d * i + 1]];
-            let base = self.wp_start[i];
-            for a in 0..d {
-                let row = d * i + a;
-                for k in ip[row]..ip[row + 1] {
-                    let p = cols.binary_search(&idx[k]).unwrap_or_else(|_| unreachable!("same pattern"));
-                    self.wp[base + a * cols.len() + p] += val[k];
-                }
-            }
-        }
-    }
-
-    /// Fills the values from the per-contact Jacobian blocks.
-    fn assemble(&mut self, d: usize, jr: &[f64], ju: &[f64]) {
-        let nc = self.wp_start.len() - 1;
-        for i in 0..nc {
-            let ncols = (self.wp_start[i + 1] - self.wp_start[i]) / d;
-            let wp = &self.wp[self.wp_start[i]..self.wp_start[i + 1]];
-            let (jri, jui) = (&jr[i * d * d..(i + 1) * d * d], &ju[i * d * d..(i + 1) * d * d]);
-            for a in 0..d {
-                let row = d * i + a;
-                let out = &mut self.values[self.indptr[row]..self.indptr[row + 1]];
-                out.iter_mut().for_each(|v| *v = 0.0);
-                for k in 0..d {
-                    let c = jui[a * d + k];
-                    if c != 0.0 {
-                        for (o, w) in out.iter_mut().zip(&wp[k * ncols..(k + 1) * ncols]) {
-                            *o += c * w;
-                        }
-                    }
-                }
-                let dp = self.diag_pos[row] - self.indptr[row];
-                for k in 0..d {
-                    out[dp - a + k] += jri[a * d + k];
-                }
-            }
-        }
-    }
-
-    /// Solves `(J + εI) x = rhs` in place; `false` on breakdown.
-    fn solve(&mut self, eps: f64, rhs: &mut [f64]) -> bool {
-        let n = rhs.len();
-        if eps != 0.0 {
-            for &p in &self.diag_pos {
-                self.values[p] += eps;
-            }
-        }
-        // The CSR of J is the CSC of Jᵀ: factor that and solve with its transpose.
-        let ok = self.lu.factor(n, &self.indptr, &self.indices, &self.values).is_ok()
-            && self.lu.solve_transpose_in_place(rhs).is_ok();
-        if eps != 0.0 {
-            for &p in &self.diag_pos {
-                self.values[p] -= eps;
-            }
-        }
-        ok
-    }
-
-    /// `y = J x`.
-    fn mul(&self, x: &[f64], y: &mut [f64]) {
-        for (row, yr) in y.iter_mut().enumerate() {
-            *yr = (self.indptr[row]..self.indptr[row + 1]).map(|k| self.values[k] * x[self.indices[k]]).sum();
-        }
-    }
-}
 
 enum Linear {
     /// W dense, and the Newton matrix J with its LU in place ([`DenseLu`]), sized once for n.
@@ -400,6 +302,27 @@ struct Method<'a> {
     /// Storage of `J Δ` and `W Δ` in [`Method::residual_ok`].
     jd: Vec<f64>,
     wd: Vec<f64>,
+    /// The instant the time limit falls (start of the solve + `time_limit`).
+    deadline: Option<Instant>,
+    /// Inexact Newton (iterative solves): the forcing term of this iteration and `‖Φ‖` at the
+    /// previous one (`None` after a prox update, which changes Φ).
+    eta: f64,
+    phi_prev: Option<f64>,
+    /// BiCGSTAB iterations, and directions that missed their forcing term (but not `η_max`).
+    krylov_iterations: usize,
+    short_directions: usize,
+    /// The automatic choice went iterative because a factorization would end too late.
+    switched_for_time: bool,
+}
+
+/// What [`Method::direction`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Direction {
+    Found,
+    /// Even the regularised systems failed.
+    Failed,
+    /// The time limit falls before the system can be solved.
+    TimeLimit,
 }
 
 /// Parameters of the proximal-point outer loop (see [`crate::prox`]).
@@ -415,6 +338,11 @@ pub(crate) struct ProxParams {
 
 /// Bounds of the proximal σ relative to the largest diagonal entry of W.
 const PROX_SIGMA_MIN: f64 = 1e-12;
+/// The lower bound with iterative solves: below it the block-Jacobi BiCGSTAB meets Newton
+/// matrices too ill-conditioned to reach their forcing terms, and prox stalls (measured on
+/// generated problems of 3 000 and 10 000 contacts: at σ ≈ 10⁻⁴ max diag W the inner solves
+/// took 5 iterations each without end, or BiCGSTAB failed).
+const PROX_SIGMA_MIN_ITERATIVE: f64 = 1e-3;
 const PROX_SIGMA_MAX: f64 = 1e8;
 
 struct ProxState {
@@ -633,18 +561,41 @@ impl Method<'_> {
             rho_into(self.blocks, self.p.contacts(), ps.sigma, self.opts.rho_scale, &mut self.rho);
         }
         self.merit_memory.clear();
+        self.phi_prev = None;
         self.refresh();
         if let Some(ps) = &mut self.prox {
             ps.phi_start = Self::merit(&self.phi).sqrt();
         }
     }
 
+    /// The forcing term of an iteration at `‖Φ_k‖ = nphi`: Eisenstat & Walker (1996), *SIAM
+    /// J. Sci. Comput.* 17(1), choice 2 (eq. 2.6 with the safeguard of §2.3):
+    /// `η_k = γ (‖Φ_k‖ / ‖Φ_{k−1}‖)^α`, raised to `γ η_{k−1}^α` when that exceeds 0.1, within
+    /// `[η_min, η_max]`; `η₀` at the first iteration (and after a prox update).
+    fn forcing_term(&mut self, nphi: f64) -> f64 {
+        let eta = match self.phi_prev {
+            Some(prev) if prev > 0.0 => {
+                let mut e = EW_GAMMA * (nphi / prev).powf(EW_ALPHA);
+                let guard = EW_GAMMA * self.eta.powf(EW_ALPHA);
+                if guard > 0.1 {
+                    e = e.max(guard);
+                }
+                e
+            }
+            _ => ETA0,
+        };
+        self.phi_prev = Some(nphi);
+        let eta = if eta.is_finite() { eta.clamp(ETA_MIN, ETA_MAX) } else { ETA_MAX };
+        self.eta = eta;
+        eta
+    }
+
     fn merit(phi: &[f64]) -> f64 {
         0.5 * phi.iter().map(|v| v * v).sum::<f64>()
     }
 
-    /// Newton direction into `self.dir`; `false` when even the regularised systems fail.
-    fn direction(&mut self) -> bool {
+    /// Newton direction into `self.dir`.
+    fn direction(&mut self) -> Direction {
         let n = self.r.len();
         let d = self.p.dim;
         let shift = self.jacobian_shift();
@@ -652,18 +603,56 @@ impl Method<'_> {
             *e = a + shift * b;
         }
         let scale = self.jr_eff.iter().chain(&self.ju).fold(1.0_f64, |m, v| m.max(v.abs()));
+        let nphi = self.phi.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let eta = self.forcing_term(nphi);
+        if let Linear::Sparse(sj) = &mut *self.linear {
+            if !sj.iterative && self.deadline.is_some() && n >= AUTO_MIN_N {
+                // Do not start a factorization predicted to end after the time limit.
+                let predicted = sj.cost().map_or(0.0, |c| c.flops / FLOP_RATE);
+                if !fits_before(Instant::now(), predicted, self.deadline) {
+                    if self.opts.linear == LinearSolver::Direct {
+                        return Direction::TimeLimit;
+                    }
+                    sj.iterative = true;
+                    self.switched_for_time = true;
+                }
+            }
+        }
         for eps_k in 0..4 {
             let eps = if eps_k == 0 { 0.0 } else { scale * 10f64.powi(-12 + 3 * eps_k) };
-            self.factorizations += 1;
-            for k in 0..n {
-                self.dir[k] = -self.phi[k];
-            }
+            let mut iterative = false;
             let ok = match &mut *self.linear {
+                Linear::Sparse(sj) if sj.iterative => {
+                    iterative = true;
+                    sj.assemble(d, &self.jr_eff, &self.ju);
+                    // b = −Φ, in the storage of W Δ (unused by the sparse residual check).
+                    for k in 0..n {
+                        self.wd[k] = -self.phi[k];
+                    }
+                    match sj.solve_iterative(d, eps, &self.wd, &mut self.dir, eta, self.deadline) {
+                        None => false,
+                        Some(out) => {
+                            self.krylov_iterations += out.iterations;
+                            if out.stop == KrylovStop::Deadline {
+                                return Direction::TimeLimit;
+                            }
+                            true
+                        }
+                    }
+                }
                 Linear::Sparse(sj) => {
+                    self.factorizations += 1;
+                    for k in 0..n {
+                        self.dir[k] = -self.phi[k];
+                    }
                     sj.assemble(d, &self.jr_eff, &self.ju);
                     sj.solve(eps, &mut self.dir)
                 }
                 Linear::Dense { w, lu } => {
+                    self.factorizations += 1;
+                    for k in 0..n {
+                        self.dir[k] = -self.phi[k];
+                    }
                     let mut j = lu.matrix_mut();
                     dense_assemble(d, w, &self.jr_eff, &self.ju, j.rb_mut());
                     for k in 0..n {
@@ -677,14 +666,31 @@ impl Method<'_> {
                     }
                 }
             };
-            if ok && self.residual_ok(eps > 0.0) {
+            let accepted = if iterative { self.inexact_ok(eta) } else { self.residual_ok(eps > 0.0) };
+            if ok && accepted {
                 if eps > 0.0 {
                     self.regularized += 1;
                 }
-                return true;
+                return Direction::Found;
             }
         }
-        false
+        Direction::Failed
+    }
+
+    /// An inexact Newton direction (Eisenstat & Walker 1996, eq. 1.2): `‖J Δ + Φ‖ ≤ η_max ‖Φ‖`
+    /// (a descent direction of ½‖Φ‖²), counted as short when it misses `η ‖Φ‖`.
+    fn inexact_ok(&mut self, eta: f64) -> bool {
+        let mut jd = std::mem::take(&mut self.jd);
+        if let Linear::Sparse(sj) = &*self.linear {
+            sj.mul(&self.dir, &mut jd);
+        }
+        let res: f64 = jd.iter().zip(&self.phi).map(|(a, b)| (a + b) * (a + b)).sum::<f64>().sqrt();
+        let nphi = self.phi.iter().map(|v| v * v).sum::<f64>().sqrt();
+        self.jd = jd;
+        if res > eta * nphi * (1.0 + 1e-8) {
+            self.short_directions += 1;
+        }
+        res <= ETA_MAX * nphi
     }
 
     /// `‖J Δ + Φ‖ ≤ 1e-6 ‖Φ‖` (the solve was accurate), or, for a regularised system, at
@@ -761,6 +767,18 @@ impl Method<'_> {
                 Some((tb, psi)) if psi < psi0 => Some((tb, false)),
                 _ => None,
             },
+        }
+    }
+}
+
+/// Whether work predicted to take `predicted` seconds, started at `now`, ends before
+/// `deadline` (always without one).
+fn fits_before(now: Instant, predicted: f64, deadline: Option<Instant>) -> bool {
+    match deadline {
+        None => true,
+        Some(t) => {
+            let left = t.saturating_duration_since(now).as_secs_f64();
+            predicted.is_finite() && predicted < left
         }
     }
 }
@@ -865,9 +883,18 @@ impl IterativeMethod for Method<'_> {
         let n = self.r.len();
         let psi0 = Self::merit(&self.phi);
         let reference = self.merit_memory.iter().fold(psi0, |m, v| m.max(*v));
-        if !self.direction() {
-            self.fail = Some((Status::NumericalFailure, "the Newton system is singular even regularised"));
-            return StepResult { error: self.error, stop: Some(Status::NumericalFailure) };
+        match self.direction() {
+            Direction::Found => {}
+            Direction::Failed => {
+                self.fail =
+                    Some((Status::NumericalFailure, "the Newton system is singular even regularised"));
+                return StepResult { error: self.error, stop: Some(Status::NumericalFailure) };
+            }
+            Direction::TimeLimit => {
+                self.fail =
+                    Some((Status::TimeLimit, "the time limit falls before the Newton system is solved"));
+                return StepResult { error: self.error, stop: Some(Status::TimeLimit) };
+            }
         }
         let Some((t, last)) = self.line_search(psi0, reference) else {
             self.fail = Some((Status::Stalled, "the line search found no decrease of ½‖Φ‖²"));
@@ -936,6 +963,7 @@ pub(crate) fn run(
     report: &mut SolveReport,
     s: &Settings,
 ) -> Result<(), Error> {
+    let start = Instant::now();
     let rebuilt = prepare(p, warm, r, u, s, &mut ws.cones)?;
     if !(opts.rho_scale > 0.0 && opts.rho_scale.is_finite()) {
         return Err(Error::setting("rho_scale", opts.rho_scale, "must be finite and > 0"));
@@ -980,12 +1008,21 @@ pub(crate) fn run(
     // The diagonal of W, read from the diagonal blocks.
     let diagonal = (0..n).map(|k| blocks.diag[(k / d) * d * d + (k % d) * (d + 1)]);
     let w_mean = diagonal.clone().map(|v| v.abs()).sum::<f64>() / n.max(1) as f64;
-    let sparse = opts.sparse.unwrap_or_else(|| p.w.is_sparse() || (p.w.nnz() as f64) < 0.3 * (n * n) as f64);
+    let sparse = opts.sparse.unwrap_or_else(|| {
+        opts.linear == LinearSolver::Iterative || p.w.is_sparse() || (p.w.nnz() as f64) < 0.3 * (n * n) as f64
+    });
     if sparse {
         // The pattern and symbolic LU are kept while W's pattern is; W's values are refreshed.
         match &mut ws.linear {
             Some(Linear::Sparse(sj)) if !new_pattern && sj.diag_pos.len() == n => sj.refresh_values(blocks),
             slot => *slot = Some(Linear::Sparse(Box::new(SparseJ::new(blocks, n)))),
+        }
+        if let Some(Linear::Sparse(sj)) = &mut ws.linear {
+            sj.iterative = match opts.linear {
+                LinearSolver::Direct => false,
+                LinearSolver::Iterative => true,
+                LinearSolver::Auto => n >= AUTO_MIN_N && sj.cost().is_none_or(|c| c.flops > AUTO_MAX_FLOPS),
+            };
         }
     } else {
         match &mut ws.linear {
@@ -1000,6 +1037,7 @@ pub(crate) fn run(
         }
     }
     let Some(linear) = &mut ws.linear else { unreachable!("filled above") };
+    let iterative = matches!(linear, Linear::Sparse(sj) if sj.iterative);
     let prox = prox.map(|params| {
         let wmax = diagonal.fold(0.0_f64, |m, v| m.max(v.abs())).max(f64::MIN_POSITIVE);
         let sigma = params.sigma0 * wmax;
@@ -1008,7 +1046,7 @@ pub(crate) fn run(
         ProxState {
             params,
             sigma,
-            sigma_min: PROX_SIGMA_MIN * wmax,
+            sigma_min: if iterative { PROX_SIGMA_MIN_ITERATIVE } else { PROX_SIGMA_MIN } * wmax,
             sigma_max: PROX_SIGMA_MAX * wmax,
             r_ref,
             inner: 0,
@@ -1057,17 +1095,37 @@ pub(crate) fn run(
         w_mean,
         jd: zeroed(&mut v[V_JD], n),
         wd: zeroed(&mut v[V_WD], n),
+        deadline: s.time_limit.and_then(|t| start.checked_add(t)),
+        eta: ETA0,
+        phi_prev: None,
+        krylov_iterations: 0,
+        short_directions: 0,
+        switched_for_time: false,
     };
     m.refresh();
     if let Some(ps) = &mut m.prox {
         ps.phi_start = Method::merit(&m.phi).sqrt();
     }
     let name = if m.prox.is_some() { "prox" } else { opts.name };
-    let out = iteration::run(&mut m, s, DEFAULT_MAX_ITER);
+    let out = iteration::run_with(&mut m, s, DEFAULT_MAX_ITER, start, Vec::new());
     reset_report(report, name);
     out.record(report);
     let msg = message_buffer(report);
-    let _ = write!(msg, "{} LU", if sparse { "sparse" } else { "dense" });
+    match &*m.linear {
+        Linear::Sparse(sj) if sj.iterative => {
+            let _ = write!(
+                msg,
+                "BiCGSTAB (block-Jacobi), {} inner iterations, {} directions short of their forcing term",
+                m.krylov_iterations, m.short_directions
+            );
+            if m.switched_for_time {
+                let _ = write!(msg, " (a factorization would have ended after the time limit)");
+            }
+        }
+        _ => {
+            let _ = write!(msg, "{} LU", if sparse { "sparse" } else { "dense" });
+        }
+    }
     if let Some(ps) = &m.prox {
         let _ = write!(
             msg,
@@ -1174,6 +1232,79 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_factorization_starts_only_when_predicted_to_end_before_the_deadline() {
+        use std::time::Duration;
+        let now = Instant::now();
+        let deadline = Some(now + Duration::from_millis(500));
+        assert!(fits_before(now, 1e9, None));
+        assert!(fits_before(now, 0.4, deadline));
+        assert!(!fits_before(now, 0.6, deadline));
+        assert!(!fits_before(now, f64::NAN, deadline));
+        // Past the deadline nothing fits.
+        assert!(!fits_before(now + Duration::from_secs(1), 0.0, deadline));
+    }
+
+    #[test]
+    fn forcing_terms_follow_eisenstat_walker_choice_2() {
+        let p = twin_contact();
+        let mut ws = Workspace::default();
+        let (mut r, mut u) = (vec![0.0; 6], vec![0.0; 6]);
+        let mut report = SolveReport::new("");
+        let s = Settings::default();
+        let opts = SemismoothNewton::alart_curnier();
+        run(&opts, &mut ws, None, &p, false, &mut r, &mut u, &mut report, &s).unwrap();
+        let Some(blocks) = &ws.blocks else { panic!("prepared") };
+        let Some(linear) = &mut ws.linear else { panic!("prepared") };
+        let mut m = Method {
+            opts: &opts,
+            p: &p,
+            blocks,
+            cones: &ws.cones.cones,
+            maps: &[],
+            coulomb: true,
+            rho: Vec::new(),
+            linear,
+            r: Vec::new(),
+            u: Vec::new(),
+            phi: Vec::new(),
+            jr: Vec::new(),
+            ju: Vec::new(),
+            jr_eff: Vec::new(),
+            trial: Vec::new(),
+            trial_u: Vec::new(),
+            trial_phi: Vec::new(),
+            trial_jr: Vec::new(),
+            trial_ju: Vec::new(),
+            dir: Vec::new(),
+            merit_memory: Vec::new(),
+            error: 0.0,
+            factorizations: 0,
+            line_search_steps: 0,
+            regularized: 0,
+            fail: None,
+            best: (Vec::new(), f64::INFINITY),
+            prox: None,
+            w_mean: 1.0,
+            jd: Vec::new(),
+            wd: Vec::new(),
+            deadline: None,
+            eta: ETA0,
+            phi_prev: None,
+            krylov_iterations: 0,
+            short_directions: 0,
+            switched_for_time: false,
+        };
+        assert_eq!(m.forcing_term(1.0), ETA0);
+        // ‖Φ‖ down by 10: γ (0.1)² = 0.009, the safeguard γ η² = 0.009 is below 0.1.
+        assert!((m.forcing_term(0.1) - 0.009).abs() < 1e-15);
+        // ‖Φ‖ up: capped at η_max.
+        assert_eq!(m.forcing_term(1.0), ETA_MAX);
+        // Converging fast: down to η_min, never below.
+        assert!((m.forcing_term(1e-3) - EW_GAMMA * 1e-6).abs() < 1e-18);
+        assert_eq!(m.forcing_term(1e-12), ETA_MIN);
     }
 
     #[test]
