@@ -132,7 +132,7 @@ impl Matrix {
     }
 
     /// y = A x with the rows of a CSR matrix split over `par`'s threads in fixed chunks of
-    /// [`Matrix::ROW_CHUNK`] rows: each row is summed as [`Matrix::mul_vec`] sums it, so the
+    /// [`ROW_CHUNK`](crate::parallel::ROW_CHUNK) rows: each row is summed as [`Matrix::mul_vec`] sums it, so the
     /// result is `mul_vec`'s, bit for bit, for any thread count. Dense and CSC storage (whose
     /// products go by columns) run [`Matrix::mul_vec`]. Panics as `mul_vec` does.
     ///
@@ -150,7 +150,7 @@ impl Matrix {
                 assert_eq!(y.len(), self.nrows(), "mul_vec: y has the wrong length");
                 let (ip, idx, val) = (m.indptr(), m.indices(), m.data());
                 let ip = ip.raw_storage();
-                par.for_each_chunk(y, Self::ROW_CHUNK, |first, piece| {
+                par.for_each_chunk(y, crate::parallel::ROW_CHUNK, |first, piece| {
                     for (k, yi) in piece.iter_mut().enumerate() {
                         let row = first + k;
                         *yi = idx[ip[row]..ip[row + 1]]
@@ -164,9 +164,6 @@ impl Matrix {
             _ => self.mul_vec(x, y),
         }
     }
-
-    /// Rows per chunk of [`Matrix::mul_vec_with`].
-    pub const ROW_CHUNK: usize = 1024;
 
     /// Entry (i, j); zero where a sparse matrix stores nothing.
     pub fn get(&self, i: usize, j: usize) -> f64 {

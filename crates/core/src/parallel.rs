@@ -21,6 +21,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Below this many indices a helper runs inline on the calling thread (same arithmetic).
 pub const MIN_PARALLEL: usize = 2048;
 
+/// The chunk of the solvers' reductions (dot products, norms): a vector of at most this many
+/// entries is summed exactly as a sequential loop sums it.
+pub const REDUCE_CHUNK: usize = 4096;
+
+/// The chunk, in rows, of the row-parallel products (a multiple of 4: the contact products
+/// sum rows four at a time).
+pub const ROW_CHUNK: usize = 1536;
+
 /// The pools built so far, by thread count (kept for the life of the process).
 type Pools = Mutex<Vec<(usize, Arc<ThreadPool>)>>;
 static POOLS: OnceLock<Pools> = OnceLock::new();
