@@ -11,8 +11,7 @@
 //! **Colouring** (`colouring`): the contacts are visited colour by colour, in the order of a
 //! deterministic greedy colouring of the graph of W's nonzero blocks ([`colour_contacts`]).
 //! Within a colour no contact reads another's r, so their local solves run on
-//! `Settings::threads` workers (a colour with fewer than `MIN_PARALLEL / d` contacts runs
-//! inline) and the answer is the same, bit for bit, for any thread count.
+//! `Settings::threads` workers (a colour of fewer than 128 contacts runs inline) and the answer is the same, bit for bit, for any thread count.
 //!
 //! Error: each sweep costs one pass over W; its cheap measure is the relative change
 //! `‖r⁺ − r‖/‖r⁺‖`. Whenever that is below tol, and every 10 sweeps, the full Siconos error
@@ -30,7 +29,7 @@ use crate::problem::{
     message_buffer, prepare, reset_report, solve_by_into, ConeCache, FrictionContactProblem,
     FrictionSolution, FrictionSolver, Prepared,
 };
-use perp_core::parallel::{Par, MIN_PARALLEL};
+use perp_core::parallel::Par;
 use perp_core::{iteration, Error, IterativeMethod, Settings, SolveReport, StepResult};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -158,7 +157,7 @@ impl Method<'_> {
         let mut acc = (0.0, 0.0);
         for c in 0..self.starts.len() - 1 {
             let (lo, hi) = (self.starts[c], self.starts[c + 1]);
-            acc = if self.par.threads() > 1 && (hi - lo) * N >= MIN_PARALLEL {
+            acc = if self.par.threads() > 1 && hi - lo >= COLOUR_MIN {
                 self.colour_parallel(lo, hi, acc)
             } else {
                 self.sweep_range::<N>(lo, hi, acc)
@@ -206,11 +205,10 @@ impl Method<'_> {
         if self.starts.is_empty() {
             return self.sweep_dyn_range(0, self.order.len(), (0.0, 0.0));
         }
-        let d = self.blocks.d;
         let mut acc = (0.0, 0.0);
         for c in 0..self.starts.len() - 1 {
             let (lo, hi) = (self.starts[c], self.starts[c + 1]);
-            acc = if self.par.threads() > 1 && (hi - lo) * d >= MIN_PARALLEL {
+            acc = if self.par.threads() > 1 && hi - lo >= COLOUR_MIN {
                 self.colour_parallel(lo, hi, acc)
             } else {
                 self.sweep_dyn_range(lo, hi, acc)
@@ -271,7 +269,7 @@ impl Method<'_> {
             let (order, r, q, blocks, cones) =
                 (&self.order[lo..hi], &*self.r, &self.p.q, self.blocks, self.cones);
             let (mu, coulomb, opts) = (&self.p.mu, self.coulomb, self.opts);
-            self.par.for_each_chunk(&mut local_r, COLOUR_CHUNK * d, |first, piece| {
+            self.par.for_each_chunk_above(&mut local_r, COLOUR_CHUNK * d, 0, |first, piece| {
                 let mut wr = [0.0; MAX_DIM];
                 let mut b = [0.0; MAX_DIM];
                 let mut its = 0;
@@ -314,6 +312,10 @@ impl Method<'_> {
 /// Contacts per chunk of a colour's parallel local solves (fixed: the chunking does not
 /// depend on the thread count).
 const COLOUR_CHUNK: usize = 64;
+
+/// A colour of fewer contacts is swept inline (same arithmetic): a local solve costs about
+/// a microsecond, entering the pool a few.
+const COLOUR_MIN: usize = 128;
 
 /// A greedy colouring of the contact graph of `blocks` (contacts `i ≠ j` conflict when
 /// `W_ij` or `W_ji` has a stored entry), in index order: contact i takes the smallest colour

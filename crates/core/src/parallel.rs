@@ -106,8 +106,20 @@ impl Par {
         chunk: usize,
         f: impl Fn(usize, &mut [T]) + Sync + Send,
     ) {
+        self.for_each_chunk_above(out, chunk, MIN_PARALLEL, f)
+    }
+
+    /// [`Par::for_each_chunk`] with the caller's threshold: inline when `out.len() <
+    /// min_len` (for pieces of work heavier than a few flops per element).
+    pub fn for_each_chunk_above<T: Send>(
+        &self,
+        out: &mut [T],
+        chunk: usize,
+        min_len: usize,
+        f: impl Fn(usize, &mut [T]) + Sync + Send,
+    ) {
         let chunk = chunk.max(1);
-        match self.pool_for(out.len()) {
+        match self.pool.as_deref().filter(|_| out.len() >= min_len) {
             Some(p) => {
                 p.install(|| out.par_chunks_mut(chunk).enumerate().for_each(|(k, piece)| f(k * chunk, piece)))
             }
