@@ -10,9 +10,12 @@ fn bits(v: &[f64]) -> Vec<u64> {
     v.iter().map(|x| x.to_bits()).collect()
 }
 
+/// One step's state: q, u (as bits), the iterations and the error (as bits).
+type Step = (Vec<u64>, Vec<u64>, usize, u64);
+
 /// Steps `ball-pile 400` (NSGS, colouring on) on `threads` threads; returns every step's
 /// (q, u, iterations, error) and the largest number of active contacts.
-fn trajectory(threads: usize) -> (Vec<(Vec<u64>, Vec<u64>, usize, u64)>, usize) {
+fn trajectory(threads: usize) -> (Vec<Step>, usize) {
     let pile = BallPile::new(400);
     let (q0, u0) = pile.initial_state();
     let mut opts = pile.default_options();
