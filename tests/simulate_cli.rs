@@ -40,6 +40,7 @@ fn bad_input_exits_2_with_one_line() {
         vec!["simulate", "woodpecker", "--dt", "0"],
         vec!["simulate", "woodpecker", "--dt=-1e-3"],
         vec!["simulate", "woodpecker", "12"],
+        vec!["simulate", "woodpecker", "--threads", "0"],
     ] {
         let out = perp().args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -124,4 +125,27 @@ fn stewart_trinkle_sphere_slide_goes_straight_and_rolls_on_time() {
     assert!((rolling[t] - 0.2912).abs() <= 0.01 + 1e-9, "rolls at t = {}", rolling[t]);
     assert!((rows.last().unwrap()[vx] - 2.0 * 5.0 / 7.0).abs() < 1e-9);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn coloured_ball_pile_trajectory_file_is_the_same_on_1_2_3_threads() {
+    let dir = std::env::temp_dir().join(format!("perp-threads-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |threads: &str| -> Vec<u8> {
+        let csv = dir.join(format!("pile-{threads}.csv"));
+        let out = perp()
+            .args(["simulate", "ball-pile", "300", "--t-end", "0.1", "--param", "colouring=true"])
+            .args(["--fallback", "none", "--threads", threads, "--out"])
+            .arg(&csv)
+            .output()
+            .unwrap();
+        assert!(out.status.code().is_some_and(|c| c <= 1), "{}", String::from_utf8_lossy(&out.stderr));
+        std::fs::read(&csv).unwrap()
+    };
+    let one = run("1");
+    // 10 steps and the initial state, under the header.
+    assert_eq!(String::from_utf8_lossy(&one).lines().count(), 12);
+    for threads in ["2", "3"] {
+        assert!(run(threads) == one, "the trajectory on {threads} threads differs");
+    }
 }

@@ -65,6 +65,15 @@ pub struct Common {
     pub time_limit: Option<f64>,
 }
 
+/// `--threads`: the solver's worker threads, all cores when not given, 0 an error.
+pub fn threads(given: Option<usize>) -> Result<usize, Error> {
+    match given {
+        None => Ok(perp::core::parallel::available_threads()),
+        Some(0) => Err(Error::setting("--threads", 0, "must be at least 1")),
+        Some(n) => Ok(n),
+    }
+}
+
 /// The solver settings from the shared options.
 pub fn settings(common: &Common, max_iter: usize) -> Result<Settings, Error> {
     let time_limit = match common.time_limit {

@@ -50,6 +50,10 @@ pub struct Args {
     /// run depend on the machine's speed). Default: none.
     #[arg(long, value_name = "SECONDS")]
     step_budget: Option<f64>,
+    /// Worker threads of the solver's parallel parts (nsgs with colouring=true, apgd); the
+    /// trajectory is the same for any count. Default: all cores.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
     /// Trajectory CSV file (written row by row as the run goes, unless --plot needs the
     /// trajectory in memory).
     #[arg(long)]
@@ -90,6 +94,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         opts.params = std::mem::take(&mut opts.params).push_pair(p)?;
     }
     opts.warm_start = !a.cold;
+    opts.settings.threads = super::threads(a.threads)?;
     if let Some(act) = &a.activation {
         opts.activation = if act == "persistent" { Activation::Persistent } else { Activation::Gap };
     }

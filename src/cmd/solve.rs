@@ -27,6 +27,10 @@ pub struct Args {
     max_iter: usize,
     #[command(flatten)]
     common: Common,
+    /// Worker threads of the solver's parallel parts (nsgs with colouring=true, apgd); the
+    /// answer is the same for any count. Default: all cores.
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -43,7 +47,8 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     for p in &a.params {
         params = params.push_pair(p)?;
     }
-    solve(&a.file, a.solver.as_deref(), &params, kind, &settings(&a.common, a.max_iter)?, a.json)
+    let s = Settings { threads: super::threads(a.threads)?, ..settings(&a.common, a.max_iter)? };
+    solve(&a.file, a.solver.as_deref(), &params, kind, &s, a.json)
 }
 
 fn solve(

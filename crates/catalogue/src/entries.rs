@@ -307,7 +307,7 @@ fn bdiff_newton_from(p: &Resolved) -> BdiffNewton {
 
 const LOCAL_SOLVERS: &[&str] = &["auto", "projection", "ac", "fb", "closed-form-2d"];
 
-const NSGS_PARAMS: [Param; 4] = [
+const NSGS_PARAMS: [Param; 5] = [
     Param::real("omega", 1.0, Bound::Excl(0.0), Bound::Excl(2.0), "relaxation ω"),
     Param::int(
         "shuffle",
@@ -318,6 +318,11 @@ const NSGS_PARAMS: [Param; 4] = [
     ),
     Param::int("local_max_iter", 20, 1, usize::MAX, "iteration limit of the one-contact solver"),
     Param::choice("local", "auto", LOCAL_SOLVERS, "the one-contact solver"),
+    Param::flag(
+        "colouring",
+        false,
+        "sweep a greedy colouring of the contact graph, each colour in parallel (threads); same answer for any thread count",
+    ),
 ];
 
 fn nsgs_from(p: &Resolved) -> Box<dyn FrictionSolver> {
@@ -328,6 +333,7 @@ fn nsgs_from(p: &Resolved) -> Box<dyn FrictionSolver> {
         k => Some(k as u64),
     };
     s.local_max_iter = p.int("local_max_iter");
+    s.colouring = p.flag("colouring");
     s.local = match p.choice("local") {
         "projection" => LocalSolver::Projection,
         "ac" => LocalSolver::AlartCurnier,

@@ -27,12 +27,18 @@
 //! restarted at every update of s. Any [`Cone`] works: the method needs only its projection
 //! and its maximal dissipation.
 //!
+//! **Threads** (`Settings::threads`): the products with W (by fixed chunks of rows), the
+//! projections (by fixed chunks of contacts) and the reductions (dot products, the
+//! objective, the convex residual: partial sums over fixed chunks, added in order) run in
+//! parallel; the answer is the same, bit for bit, for any thread count, and for vectors of
+//! at most `REDUCE_CHUNK` entries the arithmetic is the plain sequential one.
+//!
 //! Cost per iteration: one product with W per backtracking trial (the extrapolated point's
 //! product is the same combination of the iterates' ones), projections, and the error from
 //! `u = W r + q`. Prepared solves keep W's CSR copy, the cone objects and the iteration
 //! vectors: a Coulomb problem of the same structure is solved without allocating.
 
-use crate::admm::{norm, project_all, shifted_q};
+use crate::admm::{norm, shifted_q};
 use crate::cone::Cone;
 use crate::delassus::Blocks;
 use crate::problem::{
@@ -40,6 +46,7 @@ use crate::problem::{
     FrictionSolution, FrictionSolver, Prepared,
 };
 use perp_core::iteration::{self, Counters};
+use perp_core::parallel::{Par, REDUCE_CHUNK};
 use perp_core::{Error, IterativeMethod, Settings, SolveReport, StepResult};
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -117,6 +124,7 @@ struct Method<'a> {
     r: &'a mut [f64],
     u: &'a mut [f64],
     v: &'a mut [Vec<f64>; 10],
+    par: Par,
     lipschitz: f64,
     theta: f64,
     /// The convex residual at the last update of s, and the iterations since.
@@ -127,10 +135,26 @@ struct Method<'a> {
     s_updates: usize,
 }
 
-/// `½ xᵀ(Wx) + qsᵀx`.
-fn objective(x: &[f64], wx: &[f64], qs: &[f64]) -> f64 {
-    x.iter().zip(wx).zip(qs).map(|((a, w), q)| a * (0.5 * w + q)).sum()
+/// `½ xᵀ(Wx) + qsᵀx`, summed in fixed chunks of `REDUCE_CHUNK` entries.
+fn objective(par: &Par, x: &[f64], wx: &[f64], qs: &[f64]) -> f64 {
+    let [f] = par.sum_chunks(x.len(), REDUCE_CHUNK, |r| {
+        [x[r.clone()].iter().zip(&wx[r.clone()]).zip(&qs[r]).map(|((a, w), q)| a * (0.5 * w + q)).sum()]
+    });
+    f
 }
+
+/// `out_i = P_{K_i}(x_i)` for every contact, in parallel over fixed chunks of contacts.
+fn project_all(par: &Par, cones: &[Arc<dyn Cone>], mu: &[f64], d: usize, x: &[f64], out: &mut [f64]) {
+    par.for_each_chunk(out, PROJECT_CHUNK * d, |first, piece| {
+        for (k, o) in piece.chunks_mut(d).enumerate() {
+            let i = first / d + k;
+            cones[i].project(mu[i], &x[d * i..d * (i + 1)], o);
+        }
+    });
+}
+
+/// Contacts per chunk of the parallel projections.
+const PROJECT_CHUNK: usize = 512;
 
 impl Method<'_> {
     /// `‖r − P_K(r − (W r + q_s))‖`: the natural map of the convex problem with s frozen.
@@ -140,13 +164,17 @@ impl Method<'_> {
             tmp[k] = self.r[k] - (wr[k] + qs[k]);
         }
         let d = self.p.dim;
-        let mut out = [0.0; crate::cone::MAX_DIM];
-        let mut sum = 0.0;
-        for (i, cone) in self.cones.iter().enumerate() {
-            let s = d * i..d * (i + 1);
-            cone.project(self.p.mu[i], &tmp[s.clone()], &mut out[..d]);
-            sum += self.r[s].iter().zip(&out[..d]).map(|(a, b)| (a - b) * (a - b)).sum::<f64>();
-        }
+        let (tmp, r, cones, mu) = (&*tmp, &*self.r, self.cones, &self.p.mu);
+        let [sum] = self.par.sum_chunks(cones.len(), REDUCE_CHUNK, |range| {
+            let mut out = [0.0; crate::cone::MAX_DIM];
+            let mut sum = 0.0;
+            for i in range {
+                let s = d * i..d * (i + 1);
+                cones[i].project(mu[i], &tmp[s.clone()], &mut out[..d]);
+                sum += r[s].iter().zip(&out[..d]).map(|(a, b)| (a - b) * (a - b)).sum::<f64>();
+            }
+            [sum]
+        });
         sum.sqrt()
     }
 
@@ -165,7 +193,7 @@ impl Method<'_> {
 
 impl IterativeMethod for Method<'_> {
     fn initial_error(&mut self) -> Option<f64> {
-        self.blocks.mul(self.r, &mut self.v[WR]);
+        self.blocks.mul_with(self.r, &mut self.v[WR], &self.par);
         for k in 0..self.u.len() {
             self.u[k] = self.v[WR][k] + self.p.q[k];
         }
@@ -180,7 +208,7 @@ impl IterativeMethod for Method<'_> {
         for k in 0..tmp.len() {
             tmp[k] = wy[k] + qs[k];
         }
-        let fy = objective(y, wy, qs);
+        let fy = objective(&self.par, y, wy, qs);
         let mut accepted = false;
         for _ in 0..MAX_TRIALS {
             self.trials += 1;
@@ -188,15 +216,19 @@ impl IterativeMethod for Method<'_> {
             for k in 0..trial.len() {
                 wtrial[k] = y[k] - t * tmp[k];
             }
-            project_all(self.cones, &self.p.mu, self.p.dim, wtrial, trial);
-            self.blocks.mul(trial, wtrial);
-            let (mut lin, mut dist) = (0.0, 0.0);
-            for k in 0..trial.len() {
-                let d = trial[k] - y[k];
-                lin += tmp[k] * d;
-                dist += d * d;
-            }
-            let ft = objective(trial, wtrial, qs);
+            project_all(&self.par, self.cones, &self.p.mu, self.p.dim, wtrial, trial);
+            self.blocks.mul_with(trial, wtrial, &self.par);
+            let (tr, yy, g) = (&*trial, &*y, &*tmp);
+            let [lin, dist] = self.par.sum_chunks(tr.len(), REDUCE_CHUNK, |r| {
+                let (mut lin, mut dist) = (0.0, 0.0);
+                for k in r {
+                    let d = tr[k] - yy[k];
+                    lin += g[k] * d;
+                    dist += d * d;
+                }
+                [lin, dist]
+            });
+            let ft = objective(&self.par, trial, wtrial, qs);
             if !ft.is_finite() {
                 return StepResult::go(f64::NAN);
             }
@@ -212,10 +244,14 @@ impl IterativeMethod for Method<'_> {
         let theta_next = 0.5 * (-theta * theta + theta * (theta * theta + 4.0).sqrt());
         let beta = theta * (1.0 - theta) / (theta * theta + theta_next);
         // Restart test on the gradient at y and the step r⁺ − r.
-        let mut slope = 0.0;
-        for k in 0..trial.len() {
-            slope += tmp[k] * (trial[k] - self.r[k]);
-        }
+        let (tr, g, r) = (&*trial, &*tmp, &*self.r);
+        let [slope] = self.par.sum_chunks(tr.len(), REDUCE_CHUNK, |range| {
+            let mut slope = 0.0;
+            for k in range {
+                slope += g[k] * (tr[k] - r[k]);
+            }
+            [slope]
+        });
         prev.copy_from_slice(self.r);
         wr_prev.copy_from_slice(wr);
         self.r.copy_from_slice(trial);
@@ -308,6 +344,7 @@ impl Apgd {
         let _ = Blocks::refresh(&mut ws.blocks, &p.w, p.dim);
         let Some(blocks) = &ws.blocks else { unreachable!("refresh fills the slot") };
         let n = p.size();
+        let par = Par::new(s.threads)?;
         for v in ws.vecs.iter_mut() {
             v.clear();
             v.resize(n, 0.0);
@@ -327,6 +364,7 @@ impl Apgd {
             r,
             u,
             v: &mut ws.vecs,
+            par,
             lipschitz,
             theta: 1.0,
             phase_residual: f64::INFINITY,

@@ -7,6 +7,7 @@
 //! has the same pattern, only the values are copied into it ([`Blocks::refresh`]).
 
 use crate::cone::MAX_DIM;
+use perp_core::parallel::{Par, ROW_CHUNK};
 use perp_core::Matrix;
 use sprs::CsMat;
 
@@ -125,6 +126,28 @@ impl Blocks {
         for (k, o) in out.chunks_mut(4).enumerate() {
             self.rows_into(4 * k, r, &zeros[..o.len()], o);
         }
+    }
+
+    /// [`Blocks::mul`] with the rows split over `par` in fixed chunks of `ROW_CHUNK` rows
+    /// (a multiple of 4, so the rows are grouped as `mul` groups them): the same bits for any
+    /// thread count.
+    pub fn mul_with(&self, r: &[f64], out: &mut [f64], par: &Par) {
+        let zeros = [0.0; 4];
+        par.for_each_chunk(out, ROW_CHUNK, |first, piece| {
+            for (k, o) in piece.chunks_mut(4).enumerate() {
+                self.rows_into(first + 4 * k, r, &zeros[..o.len()], o);
+            }
+        });
+    }
+
+    /// [`Blocks::velocity`] split as [`Blocks::mul_with`] splits `mul`.
+    pub fn velocity_with(&self, r: &[f64], q: &[f64], u: &mut [f64], par: &Par) {
+        par.for_each_chunk(&mut u[..q.len()], ROW_CHUNK, |first, piece| {
+            for (k, o) in piece.chunks_mut(4).enumerate() {
+                let a = first + 4 * k;
+                self.rows_into(a, r, &q[a..a + o.len()], o);
+            }
+        });
     }
 
     /// `u = W r + q`.
@@ -262,6 +285,14 @@ mod tests {
                 let (mut u, mut wr) = (vec![0.0; n], vec![0.0; n]);
                 b.velocity(&r, &q, &mut u);
                 b.mul(&r, &mut wr);
+                for threads in [1, 2, 3] {
+                    let par = Par::new(threads).unwrap();
+                    let (mut u2, mut wr2) = (vec![0.0; n], vec![0.0; n]);
+                    b.velocity_with(&r, &q, &mut u2, &par);
+                    b.mul_with(&r, &mut wr2, &par);
+                    assert_eq!(u2.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), plain(&q));
+                    assert_eq!(wr2.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), plain(&vec![0.0; n]));
+                }
                 assert_eq!(u.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), plain(&q));
                 assert_eq!(wr.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), plain(&vec![0.0; n]));
                 for i in 0..n / d {

@@ -16,7 +16,9 @@
 //! * [`linear`] — dense and sparse LU and Cholesky that keep their storage and symbolic
 //!   analysis between factorizations, and the small stack solve;
 //! * [`sensitivity`] — what the implicit differentiation of every problem class shares: the
-//!   active-set split of a solution and the one factorization of the reduced system.
+//!   active-set split of a solution and the one factorization of the reduced system;
+//! * [`parallel`] — the shared rayon pools and the fixed-chunk loops and reductions that
+//!   make a parallel solve's answer independent of the thread count.
 //!
 //! A solve that runs but does not converge is **not** an error: it returns `Ok` with the best
 //! iterate and a [`Status`] saying why it stopped.
@@ -28,6 +30,7 @@ pub mod line_search;
 pub mod linear;
 mod matrix;
 pub mod measures;
+pub mod parallel;
 mod report;
 pub mod sensitivity;
 mod settings;

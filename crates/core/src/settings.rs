@@ -38,11 +38,24 @@ pub struct Settings {
     pub record_history: bool,
     /// Called after every iteration of iterative solvers. Default: none.
     pub observer: Option<Observer>,
+    /// Worker threads for the solvers' parallel parts (`crate::parallel`; NSGS with
+    /// colouring, APGD, the sparse products). Default `1`: a library call runs on the calling
+    /// thread, since callers such as the bench runner or a C program already run solves
+    /// side by side; the `perp` command defaults to all cores. The answer does not depend on
+    /// it, bit for bit. Valid: `≥ 1`.
+    pub threads: usize,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { tol: 1e-8, max_iter: 0, time_limit: None, record_history: false, observer: None }
+        Settings {
+            tol: 1e-8,
+            max_iter: 0,
+            time_limit: None,
+            record_history: false,
+            observer: None,
+            threads: 1,
+        }
     }
 }
 
@@ -54,6 +67,7 @@ impl std::fmt::Debug for Settings {
             .field("time_limit", &self.time_limit)
             .field("record_history", &self.record_history)
             .field("observer", &self.observer.as_ref().map(|_| "<callback>"))
+            .field("threads", &self.threads)
             .finish()
     }
 }
@@ -63,6 +77,9 @@ impl Settings {
     pub fn validate(&self) -> Result<(), Error> {
         if !(self.tol.is_finite() && self.tol >= 0.0) {
             return Err(Error::setting("tol", self.tol, "must be finite and >= 0"));
+        }
+        if self.threads == 0 {
+            return Err(Error::setting("threads", 0, "must be at least 1"));
         }
         Ok(())
     }

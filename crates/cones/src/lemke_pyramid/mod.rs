@@ -492,6 +492,7 @@ impl IterativeMethod for Aligning<'_> {
             time_limit: time_left,
             record_history: false,
             observer: None,
+            threads: s.threads,
         };
         None
     }
