@@ -288,9 +288,11 @@ fn seam_unsolved(dt: f64, rounds: usize) -> (usize, usize) {
 fn tzitzouris_pang_solves_every_step_on_the_seam_at_small_steps() {
     // Issue 15: at h = 1e-3, 23 of 3 449 NCP solves ended unsolved (bdiff-newton stalling
     // where a contact opens) and 5 of 347 at h = 1e-2; the proximal-perturbation rescue of
-    // the MCP Newton methods (perp_ncp::proximal) solves every one.
-    assert_eq!(seam_unsolved(0.01, 0), (5, 347), "without the rescue");
+    // the MCP Newton methods (perp_ncp::proximal) solves every one. Without it the counts
+    // depend on rounding: (4, 348) and (27, 3438) since DenseLu's own kernel for n ≤ 16
+    // (faer's LU, the same pivots with other rounding, gave the issue's figures).
+    assert_eq!(seam_unsolved(0.01, 0), (4, 348), "without the rescue");
     assert_eq!(seam_unsolved(0.01, 20).0, 0, "with the rescue (default)");
-    assert_eq!(seam_unsolved(0.001, 0), (23, 3449), "without the rescue");
+    assert_eq!(seam_unsolved(0.001, 0), (27, 3438), "without the rescue");
     assert_eq!(seam_unsolved(0.001, 20), (0, 3456), "with the rescue (default)");
 }
