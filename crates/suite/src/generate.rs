@@ -536,6 +536,52 @@ pub fn friction_contact(dim: usize, n_contacts: usize, seed: u64) -> FrictionCon
     FrictionContactProblem::new(dim, w, q, mu).expect("generated frictional data are valid by construction")
 }
 
+/// An `s × s` grid of unit-mass bodies (translations only), each on the ground and touching
+/// its grid neighbours: `W = J Jᵀ` sparse (and singular, as in a pile), q pushing down and
+/// sideways. Ground contacts come first, so that colour 0 of NSGS's colouring holds `s²`
+/// contacts. `3 s² − 2 s` contacts; the problem of the thread tests and
+/// `cargo run --release -p perp-suite --example threads`.
+pub fn friction_grid(s: usize, seed: u64) -> FrictionContactProblem {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let body = |i: usize, j: usize| i * s + j;
+    // (body a, optional body b, normal axis): a frame whose normal is that axis.
+    let mut contacts: Vec<(usize, Option<usize>, usize)> = Vec::new();
+    for i in 0..s {
+        for j in 0..s {
+            contacts.push((body(i, j), None, 2));
+        }
+    }
+    for i in 0..s {
+        for j in 0..s {
+            if j + 1 < s {
+                contacts.push((body(i, j + 1), Some(body(i, j)), 0));
+            }
+            if i + 1 < s {
+                contacts.push((body(i + 1, j), Some(body(i, j)), 1));
+            }
+        }
+    }
+    let nc = contacts.len();
+    let mut jt = sprs::TriMat::new((3 * nc, 3 * s * s));
+    for (c, &(a, b, axis)) in contacts.iter().enumerate() {
+        for k in 0..3 {
+            let dof = (axis + k) % 3; // row k of the frame: normal, then the two tangents
+            jt.add_triplet(3 * c + k, 3 * a + dof, 1.0);
+            if let Some(b) = b {
+                jt.add_triplet(3 * c + k, 3 * b + dof, -1.0);
+            }
+        }
+    }
+    let j: sprs::CsMat<f64> = jt.to_csr();
+    let jtr: sprs::CsMat<f64> = j.transpose_view().to_csr();
+    let w: sprs::CsMat<f64> = &j * &jtr;
+    let q = (0..3 * nc)
+        .map(|k| if k % 3 == 0 { rng.random_range(-1.0..0.3) } else { rng.random_range(-0.5..0.5) })
+        .collect();
+    let mu = (0..nc).map(|_| rng.random_range(0.2..0.6)).collect();
+    FrictionContactProblem::new(3, Matrix::Sparse(w.to_csr()), q, mu).unwrap()
+}
+
 /// The LCPs of the built-in suite, `(name, problem)` pairs named `<family>-<n>`
 /// (`contact-dense-1000` is `contact-1000` in dense storage, to measure what sparse storage
 /// buys). All seeds are fixed, so the suite is identical on every machine. [`builtin_problems`]
