@@ -334,12 +334,19 @@ impl Local<'_> {
     /// when b_N ≥ 0: then u = b and the modified velocity b + μ‖b_T‖e_N lies in the dual cone)
     /// and stick (u = 0: r = −W_ii⁻¹ b when it lies in the cone). The local problem's solution
     /// is unique for a positive definite W_ii, so a case that fits is the answer. `None`
-    /// (sliding, or W_ii singular): Newton takes over from the current r.
+    /// (sliding, W_ii singular, or a current r on the cone's surface: the contact slid at its
+    /// last solve, and the stick solve is skipped): Newton takes over from the current r.
     fn take_off_or_stick_3d(&self, r: &mut [f64]) -> Option<usize> {
         let b = self.b;
         if b[0] >= 0.0 {
             r[..3].fill(0.0);
             return Some(1);
+        }
+        // A contact that slid at its last solve (r on the cone's surface) most likely slides
+        // again: Newton at once, without the stick solve.
+        let rt = (r[1] * r[1] + r[2] * r[2]).sqrt();
+        if r[0] > 0.0 && rt >= self.mu * r[0] * (1.0 - 1e-12) {
+            return None;
         }
         let mut w = [[0.0; 3]; 3];
         for (a, row) in w.iter_mut().enumerate() {
