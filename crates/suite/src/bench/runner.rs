@@ -93,6 +93,9 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+/// Solves shorter than this (seconds) run back to back on their worker ([`Worker::spawn`]).
+const QUICK_SOLVE: f64 = 1e-3;
+
 /// What the worker sends after each solve: the solver's answer (or the panic's text) and the
 /// seconds of that solve alone.
 type Sent = (Result<Result<SolveReport, Error>, String>, f64);
@@ -126,8 +129,19 @@ impl Worker {
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     set.solve_repeated(&name, &problem.problem, &settings, repeat, &mut |r, seconds| {
                         // The receiver is gone when the runner abandoned this worker or is done
-                        // with it; otherwise wait for its word before solving again.
-                        let more = tx.send((Ok(r), seconds)).is_ok() && go_rx.recv().is_ok();
+                        // with it; otherwise wait for its word before solving again — except
+                        // after a solve under a millisecond, where blocking between solves
+                        // (the core idles, the caches go to the other thread) would cost more
+                        // than the solve and make its time bimodal: the next solve starts at
+                        // once, the runner's words queue up, and a closed channel still stops
+                        // the worker (dropping the worker closes it).
+                        let sent = tx.send((Ok(r), seconds)).is_ok();
+                        let more = sent
+                            && if seconds < QUICK_SOLVE {
+                                !matches!(go_rx.try_recv(), Err(std::sync::mpsc::TryRecvError::Disconnected))
+                            } else {
+                                go_rx.recv().is_ok()
+                            };
                         last.set(Instant::now());
                         more
                     })
