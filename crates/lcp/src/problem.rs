@@ -214,7 +214,7 @@ impl Lcp {
         if self.bounds.is_none() {
             let phys = measures::lcp_physical_error(measures::max_abs_entry(&self.m), &self.q, z, w);
             report.physical_error = Some(phys);
-            if report.status == Status::Solved && !(phys <= measures::physical_bound(tol)) {
+            if report.status == Status::Solved && (phys.is_nan() || phys > measures::physical_bound(tol)) {
                 report.status = Status::NumericalFailure;
                 let bound = measures::physical_bound(tol);
                 report.write_message(

@@ -35,6 +35,11 @@ const TOL: f64 = 1e-8;
 /// `Solved` of the library.
 const BOUND: f64 = 1e-4;
 
+/// `x > b`, NaN counting as above.
+fn above(x: f64, b: f64) -> bool {
+    x.is_nan() || x > b
+}
+
 fn norm(v: &[f64]) -> f64 {
     v.iter().map(|x| x * x).sum::<f64>().sqrt()
 }
@@ -154,10 +159,10 @@ fn sweep(problems: &[(String, FrictionContactProblem)]) -> (Vec<Tally>, Vec<Stri
                         if std::env::var_os("PERP_SWEEP_DUMP").is_some() {
                             println!("DUMP {what}");
                         }
-                        if !(fig <= t.worst.0) {
+                        if above(fig, t.worst.0) {
                             t.worst = (fig, what.clone());
                         }
-                        if !(fig <= BOUND) {
+                        if above(fig, BOUND) {
                             false_solved.push(what);
                         }
                     }
@@ -312,10 +317,10 @@ fn no_false_solved_on_scaled_lcps() {
                         "{name} on {label} s_M={sm:e} s_q={sq:e}: figure {fig:.2e}, error {:.2e}",
                         a.report.error
                     );
-                    if !(fig <= worst.0) {
+                    if above(fig, worst.0) {
                         worst = (fig, what.clone());
                     }
-                    if !(fig <= BOUND) {
+                    if above(fig, BOUND) {
                         false_solved.push(what);
                     }
                 }
@@ -355,10 +360,40 @@ fn suite_physical_figures() {
                 a.report.physical_error.unwrap_or(f64::NAN),
                 check(&p, &a.z)
             );
-            if a.report.status == Status::Solved && !(check(&p, &a.z) <= BOUND) {
+            if a.report.status == Status::Solved && above(check(&p, &a.z), BOUND) {
                 false_solved.push(format!("{name} on {file}: figure {:.2e}", check(&p, &a.z)));
             }
         }
     }
     assert!(false_solved.is_empty(), "false Solved:\n{}", false_solved.join("\n"));
+}
+
+/// lemke-pyramid on the files where Lemke's pivots on tiny elements broke its first LCP solve
+/// (issue 15): with the Harris retry the error falls from 0.24, 0.099, 0.021 and 0.42 (plain
+/// Lemke, recomputed LCP errors up to 4.5e10) to 3.0e-4, 3.6e-4, 1.1e-4 and 8.0e-6 at tol
+/// 1e-6. None is solved yet: the answers stay refused, honestly.
+#[test]
+#[ignore = "needs PERP_SUITES; slow (run with --release)"]
+fn lemke_pyramid_survives_the_round_off_files() {
+    let root = perp_suite::suites_dir().join("siconos/fc3d");
+    for (f, before) in [
+        ("Capsules-i101-404.dat", 0.24),
+        ("Capsules-i100-1090.dat", 0.099),
+        ("Capsules-i125-1213.hdf5", 0.021),
+        ("BoxesStack1-i100000-32.hdf5.dat", 0.42),
+    ] {
+        let p = perp_suite::read_friction_contact(&root.join(f)).unwrap();
+        let mut solver = build(Family::Friction, "lemke-pyramid", &Params::new()).unwrap();
+        let s = Settings { tol: 1e-6, time_limit: Some(Duration::from_secs(20)), ..Settings::default() };
+        let a = solver.solve(&Problem::Friction(p.clone()), None, &s).unwrap();
+        println!(
+            "{f}: {} error {:.2e} (before {before:.2e}), physical {:.2e}; {}",
+            a.report.status.as_str(),
+            a.report.error,
+            a.report.physical_error.unwrap_or(f64::NAN),
+            a.report.message.as_deref().unwrap_or("")
+        );
+        assert!(a.report.error <= 1e-3, "{f}: error {:.2e}", a.report.error);
+        assert!(a.report.status != Status::Solved || check(&p, &a.z) <= BOUND, "{f}");
+    }
 }

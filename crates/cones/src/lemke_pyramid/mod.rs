@@ -519,6 +519,25 @@ impl IterativeMethod for Aligning<'_> {
                 lcp.solution(z, rep, tol)
             }
             None => match self.lemke.solve(&lcp, None, &self.lemke_settings) {
+                Ok(sol) if sol.report.status == Status::NumericalFailure && sol.report.error > LCP_ACCEPT => {
+                    // Lemke ended on a basis whose answer, recomputed from z, is off: pivots on
+                    // tiny elements (redundant contacts make the pyramid LCP degenerate). Once
+                    // more with Harris' ratio test, which takes the largest pivot among the
+                    // near-minimal ratios; the better of the two answers is kept.
+                    let mut harris = Lemke { keep_ready: false, harris: true, ..Lemke::new() };
+                    match harris.solve(&lcp, None, &self.lemke_settings) {
+                        Ok(mut h) => {
+                            h.report.pivots += sol.report.pivots;
+                            h.report.factorizations += sol.report.factorizations;
+                            if h.report.error < sol.report.error {
+                                h
+                            } else {
+                                sol
+                            }
+                        }
+                        Err(_) => sol,
+                    }
+                }
                 Ok(sol) => sol,
                 Err(e) => return fail(self, e),
             },
