@@ -80,8 +80,9 @@ pub struct SolveReport {
     /// can hide one): for frictional answers penetration, friction outside its cone and
     /// complementarity (`FrictionContactProblem::physical_error` in perp-cones), for standard
     /// LCPs infeasibility and complementarity of z and w each in its own unit
-    /// ([`crate::measures::lcp_physical_error`]); bound [`crate::measures::physical_bound`].
-    /// `None` for the other problem classes (box-LCP, MLCP, NCP).
+    /// ([`crate::measures::lcp_physical_error`]), for MLCPs solved through the catalogue's
+    /// dispatch the same with equality rows (`Mlcp::physical_error` in perp-ncp); bound
+    /// [`crate::measures::physical_bound`]. `None` for the other problem classes (box-LCP, NCP).
     pub physical_error: Option<f64>,
     /// A human-readable remark on how the solve ended, when there is one to make.
     pub message: Option<String>,
