@@ -69,8 +69,9 @@ class Result:
         """The natural-map residual, max-norm."""
     @property
     def physical_error(self) -> Optional[float]:
-        """Frictional problems: penetration, cone and complementarity violation relative to
-        the problem's scale; None otherwise."""
+        """The physical check, relative to the problem's own scales: frictional problems
+        (penetration, cone, complementarity), LCPs and MLCPs (infeasibility, equality and
+        complementarity of z and w); None otherwise (box-LCP, NCP)."""
     @property
     def iterations(self) -> int:
         """Iterations (pivots for pivoting methods)."""

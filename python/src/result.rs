@@ -53,8 +53,8 @@ pub struct Solution {
     /// The natural-map residual, max-norm.
     #[pyo3(get)]
     residual: f64,
-    /// Frictional problems: penetration, cone and complementarity violation in the
-    /// problem's own scale; None otherwise.
+    /// The physical check in the problem's own scales: frictional problems, LCPs and MLCPs;
+    /// None otherwise (box-LCP, NCP).
     #[pyo3(get)]
     physical_error: Option<f64>,
     /// Iterations (pivots for pivoting methods).

@@ -80,11 +80,12 @@ fn solve(
             "z": sol.z,
             "w": sol.w,
         });
+        // The physical check (frictional problems and standard LCPs; null for the others).
+        v["physical_error"] = r.physical_error.map_or(serde_json::Value::Null, finite_or_null);
         // The contract's names for frictional problems (z and w stay, for older readers).
         if problem.family() == perp::catalogue::Family::Friction {
             v["r"] = serde_json::json!(sol.z);
             v["u"] = serde_json::json!(sol.w);
-            v["physical_error"] = r.physical_error.map_or(serde_json::Value::Null, finite_or_null);
             if let Some(vel) = &sol.v {
                 v["v"] = serde_json::json!(vel);
             }
@@ -98,7 +99,7 @@ fn solve(
         outln!("error      {:.3e}  (Siconos measure; tol {:.1e})", r.error, s.tol)?;
         outln!("residual   {:.3e}  (natural-map residual, max-norm)", r.residual_inf)?;
         if let Some(p) = r.physical_error {
-            outln!("physical   {p:.3e}  (penetration, cone, complementarity in the problem's own scale)")?;
+            outln!("physical   {p:.3e}  (feasibility and complementarity in the problem's own scales)")?;
         }
         outln!("seconds    {:.3e}", r.elapsed.as_secs_f64())?;
         if let Some(m) = &r.message {

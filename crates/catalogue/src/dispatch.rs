@@ -162,7 +162,12 @@ impl Solver {
                 let (lower, upper) = p.bounds();
                 let mcp = Mcp::new(&f, lower, upper)?;
                 let z0 = warm.map_or_else(|| vec![0.0; p.n()], <[f64]>::to_vec);
-                sv.solve(&mcp, &z0, s).map(plain)
+                // The physical check of the MLCP (issue 15): the MCP measure can pass an answer
+                // that is wrong in the problem's own scales.
+                sv.solve(&mcp, &z0, s).map(|mut sol| {
+                    p.verify_physics(&sol.z, &sol.w, &mut sol.report, s.tol);
+                    plain(sol)
+                })
             }
             (Solver::Mcp(sv), Problem::Ncp(p)) => {
                 let sample = p.build();

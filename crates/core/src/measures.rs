@@ -114,6 +114,56 @@ pub fn friction_contact_error(dim: usize, q: &[f64], mu: &[f64], r: &[f64], u: &
     normalize(sum.sqrt(), s)
 }
 
+/// The largest physical figure (`SolveReport::physical_error`) a `Solved` answer may have at
+/// tolerance `tol`: `max(10·tol, 1e-4)`.
+///
+/// The physical figures are relative to the problem's own force and velocity scales, the peer
+/// measures (`error`) are not: they add forces and velocities as if they had the same unit, so
+/// the ratio of the two figures is the problem's unit ratio and no multiple of `tol` bounds the
+/// physical figure of an answer the peer measure accepts. Issue 15's sweep
+/// (`crates/suite/tests/honest_sweep.rs`, with `suite_physical_figures` for the whole Siconos
+/// fc2d/fc3d suite) measured it at tol 1e-8: answers solved to tol reach 9.5e-5 with W scaled
+/// by 1e±8 and 3.2e-5 unscaled (apgd on Confeti-ex03; the others ≤ 4.9e-6), while the wrong
+/// answers it found (forces outside the cone, penetration, complementarity) start at 1.2e-3.
+/// The bound sits in that gap: it refuses every wrong answer found and no answer that a
+/// solver's own accuracy explains. Held to tol itself it would refuse most answers on scaled
+/// data, which the solvers stop on the peer measure and do not rescale.
+pub fn physical_bound(tol: f64) -> f64 {
+    (10.0 * tol).max(1e-4)
+}
+
+/// The largest absolute entry of `m`, without allocating.
+pub fn max_abs_entry(m: &crate::Matrix) -> f64 {
+    match m {
+        crate::Matrix::Dense(d) => {
+            (0..d.ncols()).flat_map(|j| d.col_as_slice(j).iter()).fold(0.0_f64, |a, v| a.max(v.abs()))
+        }
+        crate::Matrix::Sparse(c) => c.data().iter().fold(0.0_f64, |a, v| a.max(v.abs())),
+    }
+}
+
+/// The physical figure of an LCP answer (`0 ≤ z ⊥ w = Mz + q ≥ 0`), in the problem's own
+/// scales: `max_i |min(z_i / Z, w_i / V)|` with `Z = ‖z‖` and `V = max(‖q‖, ‖w‖, max|M|·‖z‖)`
+/// (what w is made of, so its round-off level). Negative parts are infeasibility, positive ones
+/// a pair that is not complementary, each in its own unit. Unchanged under `M → s_M M`,
+/// `q → s_q q` (the answer moves to `z s_q/s_M`), unlike Siconos' `‖min(z, w)‖/‖q‖`, which
+/// compares z with w as if they had one unit: with M scaled by 1e8, fb-newton's answers 20–50 %
+/// off in z pass it at 1e-9 (issue 15). Absolute when `V ≤ ε` (a problem of round-off dust).
+///
+/// ```
+/// use perp_core::measures::lcp_physical_error;
+/// // M = 1e8·I, q = (−1e8, 1): z = (1, 0) is the answer; z = (0.5, 0) is half wrong.
+/// assert_eq!(lcp_physical_error(1e8, &[-1e8, 1.0], &[1.0, 0.0], &[0.0, 1.0]), 0.0);
+/// assert!((lcp_physical_error(1e8, &[-1e8, 1.0], &[0.5, 0.0], &[-0.5e8, 1.0]) - 0.5).abs() < 1e-12);
+/// ```
+pub fn lcp_physical_error(m_max_abs: f64, q: &[f64], z: &[f64], w: &[f64]) -> f64 {
+    let zn = norm2(z);
+    let v = norm2(q).max(norm2(w)).max(m_max_abs * zn);
+    let dust = v <= f64::EPSILON;
+    let rel = |x: f64, s: f64| if x == 0.0 || x.is_nan() || dust || s <= 0.0 { x } else { x / s };
+    max_abs(z.iter().zip(w).map(|(&a, &b)| rel(a, zn).min(rel(b, v))))
+}
+
 /// `err / scale` when `scale > ε` (machine epsilon), else `err`: the normalisation Siconos applies.
 pub fn normalize(err: f64, scale: f64) -> f64 {
     if scale > f64::EPSILON {

@@ -75,11 +75,14 @@ pub struct SolveReport {
     pub factorizations: usize,
     /// Line-search steps (trial step lengths evaluated).
     pub line_search_steps: usize,
-    /// Frictional answers only: the physical check — penetration, friction outside its cone
-    /// and complementarity, relative to the problem's own scale of W, q, μ and r — that a
-    /// `Solved` answer must also pass (`FrictionContactProblem::physical_error` in perp-cones;
-    /// the peer measure in `error` can hide a penetrating answer behind a huge μ). `None`
-    /// for the other problem classes.
+    /// The physical check that a `Solved` answer must also pass, relative to the problem's own
+    /// scales (no choice of units lets a wrong answer through; the peer measure in `error`
+    /// can hide one): for frictional answers penetration, friction outside its cone and
+    /// complementarity (`FrictionContactProblem::physical_error` in perp-cones), for standard
+    /// LCPs infeasibility and complementarity of z and w each in its own unit
+    /// ([`crate::measures::lcp_physical_error`]), for MLCPs solved through the catalogue's
+    /// dispatch the same with equality rows (`Mlcp::physical_error` in perp-ncp); bound
+    /// [`crate::measures::physical_bound`]. `None` for the other problem classes (box-LCP, NCP).
     pub physical_error: Option<f64>,
     /// A human-readable remark on how the solve ended, when there is one to make.
     pub message: Option<String>,

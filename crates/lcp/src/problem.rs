@@ -2,7 +2,7 @@
 //! in-place helpers of [`crate::LcpSolver::solve_into`] (report reset, messages written into
 //! reused Strings, `w = Mz + q` and the error measures into the caller's buffers).
 
-use perp_core::{measures, Error, Matrix, Solution, SolveReport};
+use perp_core::{measures, Error, Matrix, Solution, SolveReport, Status};
 
 /// The linear complementarity problem LCP(q, M): find z with
 ///
@@ -209,6 +209,24 @@ impl Lcp {
         report.error = error;
         report.residual_inf = residual_inf;
         report.verify_with(tol, spare);
+        // The physical check (issue 15): the peer measure compares z with w as if they had one
+        // unit; a `Solved` answer must also be right in the problem's own scales.
+        if self.bounds.is_none() {
+            let phys = measures::lcp_physical_error(measures::max_abs_entry(&self.m), &self.q, z, w);
+            report.physical_error = Some(phys);
+            if report.status == Status::Solved && (phys.is_nan() || phys > measures::physical_bound(tol)) {
+                report.status = Status::NumericalFailure;
+                let bound = measures::physical_bound(tol);
+                report.write_message(
+                    spare,
+                    format_args!(
+                        "the error {error:.3e} meets tol but the answer fails the physical check: \
+                         infeasibility or complementarity {phys:.3e} relative to the problem's own \
+                         scales of z and w exceeds {bound:.1e}"
+                    ),
+                );
+            }
+        }
     }
 
     /// The buffer checks of `solve_into`: with `warm`, `z` is checked as a warm start (length n,

@@ -73,6 +73,13 @@
 //! when the problem's error meets `tol`, when no sliding contact moves, when the error has not
 //! improved by 1 % for three rounds, or after `refine` rounds; the best iterate is returned.
 //!
+//! When Lemke ends on a basis whose answer, recomputed from z, is off (pivots on tiny
+//! elements: redundant contacts, as in Capsules and BoxesStack1, make the pyramid LCP
+//! degenerate), the solve is repeated once with Harris' ratio test (`Lemke::harris`: the
+//! largest pivot among the near-minimal ratios) and the better answer kept. Measured at tol
+//! 1e-6: errors 0.24, 0.099, 0.021, 0.42 on Capsules-i101-404, -i100-1090, -i125-1213 and
+//! BoxesStack1 become 3.0e-4, 3.6e-4, 1.1e-4, 8.0e-6 — better, not yet solved.
+//!
 //! Also a one-shot Stewart–Trinkle solver: `refine: 0`.
 //!
 //! The report's error is always the problem's own measure ([`FrictionContactProblem::error`],
@@ -520,6 +527,25 @@ impl IterativeMethod for Aligning<'_> {
                 lcp.solution(z, rep, tol)
             }
             None => match self.lemke.solve(&lcp, None, &self.lemke_settings) {
+                Ok(sol) if sol.report.status == Status::NumericalFailure && sol.report.error > LCP_ACCEPT => {
+                    // Lemke ended on a basis whose answer, recomputed from z, is off: pivots on
+                    // tiny elements (redundant contacts make the pyramid LCP degenerate). Once
+                    // more with Harris' ratio test, which takes the largest pivot among the
+                    // near-minimal ratios; the better of the two answers is kept.
+                    let mut harris = Lemke { keep_ready: false, harris: true, ..Lemke::new() };
+                    match harris.solve(&lcp, None, &self.lemke_settings) {
+                        Ok(mut h) => {
+                            h.report.pivots += sol.report.pivots;
+                            h.report.factorizations += sol.report.factorizations;
+                            if h.report.error < sol.report.error {
+                                h
+                            } else {
+                                sol
+                            }
+                        }
+                        Err(_) => sol,
+                    }
+                }
                 Ok(sol) => sol,
                 Err(e) => return fail(self, e),
             },

@@ -147,6 +147,8 @@ pub(super) struct Engine {
     /// LU storage of `reinvert` and the warm start, and the identity/inverse (k × k, stride k).
     pub(super) lu: LuScratch,
     pub(super) inv: Vec<f64>,
+    /// Harris' two-pass ratio test (`Lemke::harris`).
+    pub(super) harris: bool,
 }
 
 impl Default for Engine {
@@ -219,6 +221,7 @@ impl Engine {
             },
             lu: LuScratch::empty(),
             inv: Vec::new(),
+            harris: false,
         }
     }
 

@@ -128,6 +128,15 @@ pub struct Lemke {
     /// changing sizes, such as lemke-pyramid's alignment rounds, which then pay for that
     /// storage only when a refactorization happens.
     pub keep_ready: bool,
+    /// Harris' two-pass ratio test instead of the exact minimum ratio with its lexicographic
+    /// tie-break (default `false`): among the rows whose ratio is within a feasibility
+    /// tolerance of the minimum (`1e-9` of the largest basic value), the largest pivot element
+    /// leaves, z₀ first (Harris 1973, "Pivot selection methods of the Devex LP code", Math.
+    /// Programming 5, §4; the textbook two-pass form: Chvátal, *Linear Programming*, ch. 8).
+    /// Basic values may then go below 0 by that tolerance. It trades the exact-degeneracy
+    /// guarantee of the lexicographic rule for pivots that keep the basis well conditioned:
+    /// lemke-pyramid retries with it when a plain run ends on a basis whose answer is off.
+    pub harris: bool,
     /// Storage reused across solves (sized once per n): a fresh one is
     /// `Workspace::default()`. It also holds the secondary ray of the last solve
     /// ([`Lemke::last_ray`]).
@@ -136,7 +145,13 @@ pub struct Lemke {
 
 impl Default for Lemke {
     fn default() -> Self {
-        Lemke { covering: None, restarts: 4, keep_ready: true, workspace: Workspace::default() }
+        Lemke {
+            covering: None,
+            restarts: 4,
+            keep_ready: true,
+            harris: false,
+            workspace: Workspace::default(),
+        }
     }
 }
 
@@ -291,6 +306,7 @@ impl LcpSolver for Lemke {
         let n = p.n();
         let ws = &mut self.workspace;
         ws.prepare(n);
+        ws.engine.harris = self.harris;
         ws.ray.valid = false;
         crate::problem::reset_report(report, "lemke", &mut ws.spare);
         let mut method = Pivoting {

@@ -33,6 +33,9 @@ impl Engine {
             }
         }
         let best = best?;
+        if self.harris {
+            return Some(self.harris_pick(tol).unwrap_or((best, theta_min)));
+        }
         // Ties: rows whose value after the step, xᵢ − θ_min·dirᵢ, would be zero up to
         // round-off. Comparing the ratios themselves would let noise in degenerate values
         // (1e-13 where exact arithmetic gives 0) decide, and the method could cycle.
@@ -67,6 +70,44 @@ impl Engine {
         #[cfg(test)]
         assert_eq!(chosen, self.lex_break_by_rows(cands), "lazy and row-by-row tie-breaks differ");
         Some((chosen, self.value_of(chosen).max(0.0) / self.dir_of(chosen)))
+    }
+
+    /// Harris' second pass (`Lemke::harris`): the bound `θ_H = min (xᵢ⁺ + δ)/dirᵢ` over the
+    /// rows with `dirᵢ > tol`, δ = 1e-9 of the largest basic value; among the rows whose ratio
+    /// is at most θ_H, z₀ if it is one, else the largest pivot element `dirᵢ`. Called once the
+    /// first pass found a blocking row.
+    fn harris_pick(&self, tol: f64) -> Option<(Var, f64)> {
+        let n = self.n;
+        let k = self.k();
+        let xscale = self.xz[..k].iter().chain(&self.xw).fold(0.0f64, |a, x| a.max(x.abs()));
+        let delta = 1e-9 * if xscale > 0.0 { xscale } else { 1.0 };
+        let basic = || {
+            self.zvars[..k]
+                .iter()
+                .copied()
+                .chain((0..n).filter(|&i| self.r2_pos[i] == usize::MAX).map(Var::W))
+        };
+        let bound = basic()
+            .filter(|&v| self.dir_of(v) > tol)
+            .map(|v| (self.value_of(v).max(0.0) + delta) / self.dir_of(v))
+            .fold(f64::INFINITY, f64::min);
+        let mut chosen: Option<Var> = None;
+        for v in basic() {
+            let dir = self.dir_of(v);
+            if dir <= tol || self.value_of(v).max(0.0) / dir > bound {
+                continue;
+            }
+            if v == Var::Z0 {
+                chosen = Some(v);
+                break;
+            }
+            if chosen.is_none_or(|c| dir > self.dir_of(c)) {
+                chosen = Some(v);
+            }
+        }
+        // The first pass's blocking row passes the test, so there is a choice (`None` only
+        // through NaN; the caller then keeps the first pass's row).
+        chosen.map(|v| (v, self.value_of(v).max(0.0) / self.dir_of(v)))
     }
 
     /// The lexicographic tie-break (CPS §4.9) among the tied candidates `cands` (z₀ not among

@@ -433,3 +433,32 @@ fn integer_degenerate_problems_are_solved_and_every_tie_matches_the_row_rule() {
         }
     }
 }
+
+/// Harris' ratio test (`Lemke::harris`) solves what the exact test solves, to the same answer
+/// where it is unique (M positive definite), and on degenerate ties (M = I, tied q; a P-matrix
+/// of the Murty kind), where it gives up the lexicographic rule.
+#[test]
+fn harris_ratio_test_finds_the_same_answers() {
+    let n = 6;
+    let mut m = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            m[i * n + j] = ((i * 7 + j * 3) % 5) as f64 * 0.1 + if i == j { 2.0 } else { 0.0 };
+        }
+    }
+    // Symmetric part positive definite: diagonal 2 against off-diagonal sums below 2.
+    let cases = [
+        lcp(n, &m, &[-1.0, 0.5, -2.0, 0.3, -0.7, -0.1]),
+        lcp(3, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0], &[-1.0, -1.0, -1.0]),
+        lcp(3, &[1.0, 2.0, 2.0, 0.0, 1.0, 2.0, 0.0, 0.0, 1.0], &[-1.0, -1.0, -1.0]),
+    ];
+    let s = Settings::default();
+    for (k, p) in cases.iter().enumerate() {
+        let plain = solve(p, &s);
+        let h = Lemke { harris: true, ..Lemke::new() }.solve(p, None, &s).unwrap();
+        assert_eq!((plain.report.status, h.report.status), (Status::Solved, Status::Solved), "case {k}");
+        for (a, b) in plain.z.iter().zip(&h.z) {
+            assert!((a - b).abs() < 1e-12, "case {k}: {:?} vs {:?}", plain.z, h.z);
+        }
+    }
+}

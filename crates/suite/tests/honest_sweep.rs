@@ -1,0 +1,480 @@
+//! Issue 15's goal, "no false `solved` on scaled and extreme variants": every frictional solver
+//! of the catalogue on small frictional problems (the issue's `W = I, q = (−1, 2, 0)`, problems
+//! of `generate::friction_contact`, and — with `PERP_SUITES` — small Siconos fc3d files), with
+//! every contact's μ set to each of `MUS` and the data scaled as `W → s_W·W`, `q → s_q·q` for
+//! `s_W, s_q ∈ {1e-8, 1, 1e8}`. Whenever a solver says `Solved`, the answer is checked here,
+//! independently of the library's own checks ([`check`]); the same for the LCP solvers on
+//! scaled `M, q` ([`lcp_check`]) and the MLCP solvers on scaled generated MLCPs
+//! ([`mlcp_check`]).
+//!
+//! What it found (before the fixes it pins): with W scaled by 1e8 and q by 1e-8 (‖r‖ ≈ 1e-16)
+//! the frictional physical check went absolute and let admm, fb-newton and lemke-pyramid
+//! answers 1e-3 to 1 off pass; with M scaled by 1e8 the LCP entries of fb-newton and
+//! bdiff-newton returned `Solved` on answers 20–50 % off in z (Siconos' LCP error 1e-9), and
+//! on MLCPs 30 % off. The frictional `Solved` answers left are within 9.5e-5 (W scaled) and
+//! 6e-7 (W unscaled) — imprecise, not wrong: the solvers stop on the peer measure, which
+//! does not see them (`perp_core::measures::physical_bound`).
+//!
+//! `cargo test -p perp-suite --test honest_sweep -- --nocapture` prints, per solver, how many
+//! variants it solved and the worst figure of a solved answer;
+//! `PERP_SUITES=$PWD/../shared/suites cargo test -p perp-suite --release --test honest_sweep -- --include-ignored --nocapture`
+//! adds the Siconos files.
+
+use perp_catalogue::{build, Family, Params, Problem, FRICTION_NAMES, LCP_NAMES};
+use perp_cones::FrictionContactProblem;
+use perp_core::{Matrix, Settings, Status};
+use perp_lcp::Lcp;
+use std::time::Duration;
+
+/// The friction coefficients of the sweep (every contact gets the same).
+const MUS: [f64; 7] = [0.0, 1e-3, 0.3, 1.0, 1e3, 1e8, 1e12];
+/// The data scales `s_W` and `s_q`.
+const SCALES: [f64; 3] = [1e-8, 1.0, 1e8];
+/// The solvers' tolerance.
+const TOL: f64 = 1e-8;
+/// What a `Solved` answer must meet here: the figure of [`check`] at most the library's own
+/// bound at `TOL` (`perp_core::measures::physical_bound`, 1e-4; see there for its calibration,
+/// which these tests measured), so a `Solved` that this independent check rejects is a false
+/// `Solved` of the library.
+const BOUND: f64 = 1e-4;
+
+/// `x > b`, NaN counting as above.
+fn above(x: f64, b: f64) -> bool {
+    x.is_nan() || x > b
+}
+
+fn norm(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum::<f64>().sqrt()
+}
+
+/// The physical figure of an answer `(r, u)`, `u = W r + q` recomputed here, computed without
+/// the library's measures. Scale invariance: under `W → s_W·W, q → s_q·q` the exact answer
+/// moves to `r·s_q/s_W`, `u·s_q`, so forces are measured against the force scale
+/// `F = ‖r‖` and velocities against the velocity scale `V = max(‖q‖, max|W|·‖r‖)` (what
+/// `u = W r + q` is made of, hence its round-off level; it scales as `s_q`). Per contact,
+/// with `K` the Coulomb cone of coefficient μ and `û = u + μ‖u_T‖e_N` (De Saxcé):
+///
+/// * `r ∈ K`: `max(0, −r_N, ‖r_T‖ − μ r_N) / F` (for μ = 0, `‖r_T‖/F`);
+/// * `û ∈ K*`: since `û_T = u_T` and `K* = {v : μ‖v_T‖ ≤ v_N}`, this is exactly `u_N ≥ 0`:
+///   `max(0, −u_N) / V` (the penetration);
+/// * complementarity `r·û = 0`. With `r ∈ K` and `û ∈ K*`, `r·û = r_N u_N + ‖u_T‖(μ r_N −
+///   ‖r_T‖) + (‖r_T‖‖u_T‖ + r_T·u_T)`, a sum of three non-negative terms, each zero at a
+///   solution: normal complementarity, "sliding only on the cone's boundary" and "friction
+///   opposes sliding". They are checked one by one, each against `F·V`, and the second with the
+///   slack `μ r_N − ‖r_T‖` divided by `√(1 + μ²)` — the Euclidean distance of `r` to the cone's
+///   boundary. Not dividing would make the measure grow with μ at a sticking contact whose `u_T`
+///   is round-off (`μ = 1e12` times `1e-16·V`), refusing right answers; `r·û` relative to
+///   `‖r‖‖û‖` has the same defect once `μ‖u_T‖` dominates `‖û‖`.
+///
+/// With `F = 0` (`r = 0`) only the penetration is left, which is the whole condition then.
+/// Scales below 1e-300 count as absent (the figure is then the absolute one). A problem whose
+/// velocity scale V is at most ε (machine epsilon) is round-off dust — q is noise around 0, as in
+/// `fc2d_granularflowonwall_00667_00000.dat` — and is judged absolutely, as the library does:
+/// relative to itself such a "problem" asks for digits its data do not have.
+fn check(p: &FrictionContactProblem, r: &[f64]) -> f64 {
+    let d = p.dim;
+    let mut u = vec![0.0; p.size()];
+    p.w.mul_vec(r, &mut u);
+    u.iter_mut().zip(&p.q).for_each(|(a, b)| *a += b);
+    let f = norm(r);
+    let v = norm(&p.q).max(p.w.max_abs() * f);
+    let dust = v <= f64::EPSILON;
+    let rel = |x: f64, s: f64| {
+        if x <= 0.0 {
+            0.0
+        } else if dust {
+            x
+        } else {
+            x / s.max(1e-300)
+        }
+    };
+    let mut worst = 0.0_f64;
+    for i in 0..p.contacts() {
+        let (ri, ui, mu) = (&r[d * i..d * (i + 1)], &u[d * i..d * (i + 1)], p.mu[i]);
+        let (rn, un) = (ri[0], ui[0]);
+        let (rt, ut) = (norm(&ri[1..]), norm(&ui[1..]));
+        let rt_ut: f64 = ri[1..].iter().zip(&ui[1..]).map(|(a, b)| a * b).sum();
+        let cone = (-rn).max(rt - mu * rn.max(0.0));
+        let slack = (mu * rn - rt).max(0.0) / (1.0 + mu * mu).sqrt();
+        worst = worst
+            .max(rel(cone, f))
+            .max(rel(-un, v))
+            .max(rel((rn * un).abs(), f * v))
+            .max(rel(ut * slack, f * v))
+            .max(rel(rt * ut + rt_ut, f * v));
+        if worst.is_nan() {
+            return f64::NAN;
+        }
+    }
+    worst
+}
+
+/// A copy of `m` with every entry multiplied by `s`.
+fn scaled(m: &Matrix, s: f64) -> Matrix {
+    match m {
+        Matrix::Dense(d) => {
+            let data: Vec<f64> =
+                (0..d.ncols()).flat_map(|j| d.col_as_slice(j).iter().map(move |v| v * s)).collect();
+            Matrix::from_col_major(d.nrows(), d.ncols(), &data).unwrap()
+        }
+        Matrix::Sparse(c) => Matrix::Sparse(c.map(|v| v * s)),
+    }
+}
+
+fn settings() -> Settings {
+    Settings { tol: TOL, time_limit: Some(Duration::from_secs(2)), ..Settings::default() }
+}
+
+/// Per solver: variants run, solved, and the worst figure of a solved answer with its label.
+struct Tally {
+    name: &'static str,
+    runs: usize,
+    solved: usize,
+    worst: (f64, String),
+    /// Answers the library's physical check refused although this file's figure is below
+    /// `BOUND / 10`.
+    refused_right: usize,
+}
+
+/// Runs every frictional solver on every (μ, s_W, s_q) variant of `problems`; returns the
+/// tallies and the false `Solved` claims (figure above `BOUND`), with the right answers the
+/// library refused (figure below `BOUND / 10`).
+fn sweep(problems: &[(String, FrictionContactProblem)]) -> (Vec<Tally>, Vec<String>) {
+    let mut tallies = Vec::new();
+    let mut false_solved = Vec::new();
+    for name in FRICTION_NAMES {
+        let mut solver = build(Family::Friction, name, &Params::new()).unwrap();
+        let mut t = Tally { name, runs: 0, solved: 0, worst: (0.0, String::new()), refused_right: 0 };
+        for (label, base) in problems {
+            for mu in MUS {
+                for sw in SCALES {
+                    for sq in SCALES {
+                        let p = FrictionContactProblem {
+                            w: scaled(&base.w, sw),
+                            q: base.q.iter().map(|v| v * sq).collect(),
+                            mu: vec![mu; base.contacts()],
+                            ..base.clone()
+                        };
+                        let a = solver.solve(&Problem::Friction(p.clone()), None, &settings()).unwrap();
+                        t.runs += 1;
+                        if a.report.status != Status::Solved {
+                            let msg = a.report.message.as_deref().unwrap_or("");
+                            if msg.contains("physical check") && check(&p, &a.z) <= BOUND / 10.0 {
+                                t.refused_right += 1;
+                                false_solved.push(format!(
+                                    "{name} on {label} μ={mu:e} s_W={sw:e} s_q={sq:e}: refused with figure {:.2e}",
+                                    check(&p, &a.z)
+                                ));
+                            }
+                            continue;
+                        }
+                        t.solved += 1;
+                        let fig = check(&p, &a.z);
+                        let what = format!("{name} on {label} μ={mu:e} s_W={sw:e} s_q={sq:e}: figure {fig:.2e}, error {:.2e}, library's physical {:.2e}", a.report.error, a.report.physical_error.unwrap_or(f64::NAN));
+                        if std::env::var_os("PERP_SWEEP_DUMP").is_some() {
+                            println!("DUMP {what}");
+                        }
+                        if above(fig, t.worst.0) {
+                            t.worst = (fig, what.clone());
+                        }
+                        if above(fig, BOUND) {
+                            false_solved.push(what);
+                        }
+                    }
+                }
+            }
+        }
+        tallies.push(t);
+    }
+    (tallies, false_solved)
+}
+
+fn report(tallies: &[Tally], false_solved: &[String]) {
+    for t in tallies {
+        println!(
+            "{:14} solved {:4} of {:4}, refused right answers {}; worst solved: {}",
+            t.name, t.solved, t.runs, t.refused_right, t.worst.1
+        );
+    }
+    for f in false_solved {
+        println!("FALSE SOLVED: {f}");
+    }
+}
+
+fn eye3() -> Matrix {
+    Matrix::from_row_major(3, 3, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]).unwrap()
+}
+
+#[test]
+fn the_bound_is_the_librarys() {
+    assert_eq!(BOUND, perp_core::measures::physical_bound(TOL));
+}
+
+#[test]
+fn the_check_tells_right_from_wrong() {
+    // The issue's problem at μ = 1e8: r = (1, −2, 0) sticks (u = 0); r = 0 penetrates.
+    let p = FrictionContactProblem::new(3, eye3(), vec![-1.0, 2.0, 0.0], vec![1e8]).unwrap();
+    assert_eq!(check(&p, &[1.0, -2.0, 0.0]), 0.0);
+    assert!(check(&p, &[0.0; 3]) > 0.4, "penetration 1 against ‖q‖ = √5");
+    // Sliding: μ = 0.3, q = (−1, 2, 0). r = (1, −0.3, 0), u = (0, 1.7, 0) is the answer;
+    // r inside the cone while sliding, or r_T along u_T, is not.
+    let p = FrictionContactProblem::new(3, eye3(), vec![-1.0, 2.0, 0.0], vec![0.3]).unwrap();
+    assert!(check(&p, &[1.0, -0.3, 0.0]) < 1e-15);
+    assert!(check(&p, &[1.0, -0.1, 0.0]) > 0.05, "inside the cone while sliding");
+    assert!(check(&p, &[1.0, 0.3, 0.0]) > 0.5, "friction along the sliding");
+    assert!(check(&p, &[1.0, -0.5, 0.0]) > 0.1, "outside the cone");
+    // Scale invariance: the same answers on W·1e8, q·1e-8 (r scales by 1e-16).
+    let ps = FrictionContactProblem {
+        w: scaled(&p.w, 1e8),
+        q: p.q.iter().map(|v| v * 1e-8).collect(),
+        ..p.clone()
+    };
+    assert!(check(&ps, &[1e-16, -0.3e-16, 0.0]) < 1e-15);
+    assert!((check(&ps, &[1e-16, -0.1e-16, 0.0]) - check(&p, &[1.0, -0.1, 0.0])).abs() < 1e-12);
+    // A sticking contact at μ = 1e12 with round-off in u_T is right.
+    let p = FrictionContactProblem::new(3, eye3(), vec![-1.0, 2.0, 0.0], vec![1e12]).unwrap();
+    assert!(check(&p, &[1.0, -2.0 + 1e-16, 0.0]) < 1e-15);
+}
+
+fn generated() -> Vec<(String, FrictionContactProblem)> {
+    let mut v = vec![(
+        "W=I q=(-1,2,0)".to_string(),
+        FrictionContactProblem::new(3, eye3(), vec![-1.0, 2.0, 0.0], vec![1.0]).unwrap(),
+    )];
+    for (dim, nc, seed) in [(3, 2, 1), (3, 5, 2), (2, 4, 3)] {
+        v.push((
+            format!("friction_contact({dim}, {nc}, {seed})"),
+            perp_suite::generate::friction_contact(dim, nc, seed),
+        ));
+    }
+    v
+}
+
+#[test]
+fn no_false_solved_on_generated_problems() {
+    let (tallies, false_solved) = sweep(&generated());
+    report(&tallies, &false_solved);
+    assert!(false_solved.is_empty(), "{} false Solved:\n{}", false_solved.len(), false_solved.join("\n"));
+}
+
+#[test]
+#[ignore = "needs PERP_SUITES"]
+fn no_false_solved_on_small_siconos_files() {
+    let dir = perp_suite::suites_dir().join("siconos/fc3d");
+    let problems: Vec<_> = [
+        "FrictionContact3D_1c.dat",
+        "FrictionContact3D_RR_1c.dat",
+        "FC3D_Example1.dat",
+        "Rover11035.dat",
+        "Rover4396.dat",
+        "Confeti-ex13-4contact-Fc3D-SBM.dat",
+    ]
+    .iter()
+    .map(|f| {
+        (
+            f.to_string(),
+            perp_suite::read_friction_contact(&dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")),
+        )
+    })
+    .collect();
+    let (tallies, false_solved) = sweep(&problems);
+    report(&tallies, &false_solved);
+    assert!(false_solved.is_empty(), "{} false Solved:\n{}", false_solved.len(), false_solved.join("\n"));
+}
+
+/// The LCP's figure, scale invariant as [`check`]: with `Z = ‖z‖` and `V = max(‖q‖,
+/// max|M|·‖z‖)`, the largest `|min(z_i/Z, w_i/V)|` — negative parts are infeasibility, positive
+/// ones a pair that is not complementary, each component in its own unit. Zero exactly at a
+/// solution; unchanged under `M → s_M M`, `q → s_q q` (the answer moves to `z s_q/s_M`).
+fn lcp_check(p: &Lcp, z: &[f64]) -> f64 {
+    let w = p.w(z);
+    let zn = norm(z);
+    let v = norm(p.q()).max(p.m().max_abs() * zn);
+    let rel = |x: f64, s: f64| if x == 0.0 { 0.0 } else { x / s.max(1e-300) };
+    z.iter().zip(&w).map(|(&a, &b)| rel(a, zn).min(rel(b, v)).abs()).fold(0.0, f64::max)
+}
+
+#[test]
+fn no_false_solved_on_scaled_lcps() {
+    use perp_suite::generate;
+    let problems = [
+        ("spd(8, 1)", generate::spd(8, 1)),
+        ("p_matrix(6, 2)", generate::p_matrix(6, 2)),
+        ("contact(3, 3)", generate::contact(3, 3)),
+        ("murty(5)", generate::murty(5)),
+    ];
+    let mut false_solved = Vec::new();
+    for name in LCP_NAMES {
+        let mut solver = build(Family::Lcp, name, &Params::new()).unwrap();
+        let (mut runs, mut solved, mut worst) = (0, 0, (0.0_f64, String::new()));
+        let mut refusals: Option<String> = None;
+        for (label, base) in &problems {
+            for sm in SCALES {
+                for sq in SCALES {
+                    let p =
+                        Lcp::new(scaled(base.m(), sm), base.q().iter().map(|v| v * sq).collect()).unwrap();
+                    runs += 1;
+                    // A solver that refuses the input (projected Newton needs a symmetric M)
+                    // says so: counted as not solved, its first refusal printed.
+                    let a = match solver.solve(&Problem::Lcp(p.clone()), None, &settings()) {
+                        Ok(a) => a,
+                        Err(e) => {
+                            refusals.get_or_insert_with(|| format!("{label} s_M={sm:e}: {e}"));
+                            continue;
+                        }
+                    };
+                    if a.report.status != Status::Solved {
+                        continue;
+                    }
+                    solved += 1;
+                    let fig = lcp_check(&p, &a.z);
+                    let what = format!(
+                        "{name} on {label} s_M={sm:e} s_q={sq:e}: figure {fig:.2e}, error {:.2e}",
+                        a.report.error
+                    );
+                    if above(fig, worst.0) {
+                        worst = (fig, what.clone());
+                    }
+                    if above(fig, BOUND) {
+                        false_solved.push(what);
+                    }
+                }
+            }
+        }
+        println!("{name:16} solved {solved:3} of {runs:3}; worst solved: {}", worst.1);
+        if let Some(e) = refusals {
+            println!("{name:16} refused input, first: {e}");
+        }
+    }
+    assert!(false_solved.is_empty(), "{} false Solved:\n{}", false_solved.len(), false_solved.join("\n"));
+}
+
+/// The calibration record: every frictional solver on every Siconos fc2d/fc3d file at `TOL`
+/// (2 s each), with the peer error, the library's physical figure and this file's; no `Solved`
+/// answer may fail [`check`].
+#[test]
+#[ignore = "needs PERP_SUITES; slow (about 3 min with --release)"]
+fn suite_physical_figures() {
+    let mut false_solved = Vec::new();
+    let root = perp_suite::suites_dir().join("siconos");
+    let mut files: Vec<_> = ["fc2d", "fc3d"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root.join(d)).unwrap().map(|e| e.unwrap().path()))
+        .collect();
+    files.sort();
+    for f in files {
+        let p = perp_suite::read_friction_contact(&f).unwrap();
+        let file = f.file_name().unwrap().to_string_lossy().into_owned();
+        for name in FRICTION_NAMES {
+            let mut solver = build(Family::Friction, name, &Params::new()).unwrap();
+            let a = solver.solve(&Problem::Friction(p.clone()), None, &settings()).unwrap();
+            println!(
+                "CAL {file:44} {name:14} {:16} err {:.2e} phys {:.2e} mine {:.2e}",
+                a.report.status.as_str(),
+                a.report.error,
+                a.report.physical_error.unwrap_or(f64::NAN),
+                check(&p, &a.z)
+            );
+            if a.report.status == Status::Solved && above(check(&p, &a.z), BOUND) {
+                false_solved.push(format!("{name} on {file}: figure {:.2e}", check(&p, &a.z)));
+            }
+        }
+    }
+    assert!(false_solved.is_empty(), "false Solved:\n{}", false_solved.join("\n"));
+}
+
+/// The MLCP's figure, as [`lcp_check`]: free rows `|w_i|/V`, the others
+/// `|min(z_i/Z, w_i/V)|`, with `Z = ‖z‖` and `V = max(‖q‖, max|M|·‖z‖)`.
+fn mlcp_check(p: &perp_ncp::mlcp::Mlcp, z: &[f64]) -> f64 {
+    let w = p.w(z);
+    let zn = norm(z);
+    let v = norm(p.q()).max(p.m().max_abs() * zn);
+    let rel = |x: f64, s: f64| if x == 0.0 { 0.0 } else { x / s.max(1e-300) };
+    (0..z.len())
+        .map(|i| if p.free()[i] { rel(w[i], v).abs() } else { rel(z[i], zn).min(rel(w[i], v)).abs() })
+        .fold(0.0, f64::max)
+}
+
+/// The MLCP solvers (the MCP family, through the catalogue's dispatch) on scaled generated
+/// MLCPs: no `Solved` answer above `BOUND` by this file's figure. Before the MLCP physical
+/// check, fb-newton and bdiff-newton passed answers 30 % off (figure 0.30, MCP error 1.6e-9)
+/// with M scaled by 1e8.
+#[test]
+fn no_false_solved_on_scaled_mlcps() {
+    let mut false_solved = Vec::new();
+    let problems: Vec<_> = [(8, 3, 1), (10, 4, 2)]
+        .iter()
+        .map(|&(n, f, seed)| (format!("mixed({n}, {f}, {seed})"), perp_suite::generate::mixed(n, f, seed)))
+        .collect();
+    let mut worst_all = 0.0_f64;
+    for name in perp_catalogue::MCP_NAMES {
+        let mut solver = build(Family::Mcp, name, &Params::new()).unwrap();
+        let (mut runs, mut solved, mut worst) = (0, 0, (0.0_f64, String::new()));
+        for (label, base) in &problems {
+            for sm in SCALES {
+                for sq in SCALES {
+                    let p = perp_ncp::mlcp::Mlcp::new(
+                        scaled(base.m(), sm),
+                        base.q().iter().map(|v| v * sq).collect(),
+                        base.free().to_vec(),
+                    )
+                    .unwrap();
+                    runs += 1;
+                    let Ok(a) = solver.solve(&Problem::Mlcp(p.clone()), None, &settings()) else { continue };
+                    if a.report.status != Status::Solved {
+                        continue;
+                    }
+                    solved += 1;
+                    let fig = mlcp_check(&p, &a.z);
+                    if above(fig, BOUND) {
+                        false_solved
+                            .push(format!("{name} on {label} s_M={sm:e} s_q={sq:e}: figure {fig:.2e}"));
+                    }
+                    if above(fig, worst.0) {
+                        worst = (
+                            fig,
+                            format!(
+                                "{label} s_M={sm:e} s_q={sq:e}: figure {fig:.2e}, error {:.2e}",
+                                a.report.error
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        worst_all = worst_all.max(worst.0);
+        println!("MLCP {name:14} solved {solved:3} of {runs:3}; worst solved: {}", worst.1);
+    }
+    println!("MLCP worst figure of a Solved answer: {worst_all:.2e}");
+    assert!(false_solved.is_empty(), "{} false Solved:\n{}", false_solved.len(), false_solved.join("\n"));
+}
+
+/// lemke-pyramid on the files where Lemke's pivots on tiny elements broke its first LCP solve
+/// (issue 15): with the Harris retry the error falls from 0.24, 0.099, 0.021 and 0.42 (plain
+/// Lemke, recomputed LCP errors up to 4.5e10) to 3.0e-4, 3.6e-4, 1.1e-4 and 8.0e-6 at tol
+/// 1e-6. None is solved yet: the answers stay refused, honestly.
+#[test]
+#[ignore = "needs PERP_SUITES; slow (run with --release)"]
+fn lemke_pyramid_survives_the_round_off_files() {
+    let root = perp_suite::suites_dir().join("siconos/fc3d");
+    for (f, before) in [
+        ("Capsules-i101-404.dat", 0.24),
+        ("Capsules-i100-1090.dat", 0.099),
+        ("Capsules-i125-1213.hdf5", 0.021),
+        ("BoxesStack1-i100000-32.hdf5.dat", 0.42),
+    ] {
+        let p = perp_suite::read_friction_contact(&root.join(f)).unwrap();
+        let mut solver = build(Family::Friction, "lemke-pyramid", &Params::new()).unwrap();
+        let s = Settings { tol: 1e-6, time_limit: Some(Duration::from_secs(20)), ..Settings::default() };
+        let a = solver.solve(&Problem::Friction(p.clone()), None, &s).unwrap();
+        println!(
+            "{f}: {} error {:.2e} (before {before:.2e}), physical {:.2e}; {}",
+            a.report.status.as_str(),
+            a.report.error,
+            a.report.physical_error.unwrap_or(f64::NAN),
+            a.report.message.as_deref().unwrap_or("")
+        );
+        assert!(a.report.error <= 1e-3, "{f}: error {:.2e}", a.report.error);
+        assert!(a.report.status != Status::Solved || check(&p, &a.z) <= BOUND, "{f}");
+    }
+}
