@@ -77,21 +77,21 @@ pub(super) fn try_warm_basis(
     if k > 0 {
         *factorizations += 1;
         if k <= SMALL_BASIS {
-            // Contact steps warm-start tiny LCPs thousands of times per second: an LU on the
-            // stack.
-            let mut idx = [0; SMALL_BASIS];
-            z.iter().enumerate().filter(|(_, &v)| v > 0.0).zip(&mut idx).for_each(|((i, _), s)| *s = i);
-            let support = &idx[..k];
-            let mut a = [0.0; SMALL_BASIS * SMALL_BASIS];
-            let mut x = [0.0; SMALL_BASIS];
-            for (c, &j) in support.iter().enumerate() {
-                for (r, &i) in support.iter().enumerate() {
+            // Contact steps warm-start tiny LCPs thousands of times per second: the LU of the
+            // stack solver, on the first k² entries of the kept scratch (no zeroing of a
+            // stack array a call).
+            lu.reserve(p.n());
+            idx.clear();
+            idx.extend((0..p.n()).filter(|&i| z[i] > 0.0));
+            let (a, x) = (&mut lu.a[..k * k], &mut lu.x[..k]);
+            for (c, &j) in idx.iter().enumerate() {
+                for (r, &i) in idx.iter().enumerate() {
                     a[c * k + r] = m.get(i, j);
                 }
                 x[c] = -p.q()[j];
             }
-            small_lu_solve(&mut a[..k * k], &mut x[..k], k)?;
-            for (r, &i) in support.iter().enumerate() {
+            small_lu_solve(a, x, k)?;
+            for (r, &i) in idx.iter().enumerate() {
                 zs[i] = x[r];
             }
         } else {
