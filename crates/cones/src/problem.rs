@@ -221,6 +221,10 @@ impl FrictionContactProblem {
             Matrix::Sparse(m) => m.data().iter().fold(0.0_f64, |a, v| a.max(v.abs())),
         };
         let un = measures::norm2(&self.q).max(measures::norm2(u)).max(w_max * rn);
+        // A scale that overflows belongs to an answer that ran off, not to a solution.
+        if !(rn.is_finite() && un.is_finite()) {
+            return f64::NAN;
+        }
         // Relative to F and V whatever their size (scale invariance), absolute when the
         // velocities are round-off dust (nothing to be relative to) or a scale is 0 (then the
         // measured quantity is 0 too, up to underflow).
@@ -260,7 +264,8 @@ impl FrictionContactProblem {
         }
         // Other laws: ũ's own norm can be tiny (a sticking contact) while r·ũ carries the
         // round-off of h(u_T): the velocities' scale bounds it from below.
-        rel(pen, un).max(rel(cone_out, rn)).max(rel(comp, rn * ut_sq.sqrt().max(un)))
+        // Divided by each scale in turn: F·V itself may overflow.
+        rel(pen, un).max(rel(cone_out, rn)).max(rel(rel(comp, rn), ut_sq.sqrt().max(un)))
     }
 
     /// A `Solved` report whose answer fails [`FrictionContactProblem::physical_error`] by more
@@ -611,6 +616,94 @@ pub(crate) fn prepare(
     Ok(rebuilt)
 }
 
+/// Rounds of warm restarts with a tighter tolerance after the physical check refused an answer
+/// that met the peer measure (issue 15's "large r, small q"): when the peer error's units hide
+/// a penetration or cone violation, iterating further is what fixes it. A refused answer has
+/// status `NumericalFailure`, `error ≤ tol` and a finite physical figure above
+/// [`measures::physical_bound`]; each round asks `again` (the solver on its own storage, warm
+/// from `r`) for the answer at `tol · 0.1` down to `tol · 1e-3` (the smaller the further the
+/// physical figure is from its bound), within what is left of the iteration limit (`max_iter`,
+/// or the solver's `default_max`) and of the time limit. The report adds up the rounds'
+/// iterations, counters, time and history and says so in its message. At most
+/// [`REFINE_ROUNDS`] rounds; a solve the check did not refuse is untouched.
+pub(crate) fn refine_physics(
+    r: &mut [f64],
+    u: &mut [f64],
+    report: &mut SolveReport,
+    s: &Settings,
+    default_max: usize,
+    mut again: impl FnMut(&mut [f64], &mut [f64], &mut SolveReport, &Settings) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let refused = |rep: &SolveReport, tol: f64| {
+        rep.status == Status::NumericalFailure
+            && rep.error <= tol
+            && rep.physical_error.is_some_and(|f| f.is_finite() && f > measures::physical_bound(tol))
+    };
+    if !refused(report, s.tol) {
+        return Ok(());
+    }
+    let limit = if s.max_iter == 0 { default_max } else { s.max_iter };
+    let first = (report.error, report.physical_error.unwrap_or(f64::NAN));
+    let mut tol = s.tol;
+    let mut rounds = 0;
+    while rounds < REFINE_ROUNDS && refused(report, tol) {
+        let phys = report.physical_error.unwrap_or(f64::INFINITY);
+        let left = limit.saturating_sub(report.iterations);
+        let time_left = match s.time_limit {
+            Some(t) if t <= report.elapsed => break,
+            Some(t) => Some(t - report.elapsed),
+            None => None,
+        };
+        // The ratio of the physical figure to its bound says how much further to go.
+        let factor = (0.1 * measures::physical_bound(tol) / phys).clamp(1e-3, 0.1);
+        let next = tol * factor;
+        if left == 0 || next.is_nan() || next <= 0.0 {
+            break;
+        }
+        let s2 = Settings { tol: next, max_iter: left, time_limit: time_left, ..s.clone() };
+        let before = (report.iterations, report.pivots, report.factorizations, report.line_search_steps);
+        let elapsed = report.elapsed;
+        let mut history = std::mem::take(&mut report.history);
+        again(r, u, report, &s2)?;
+        report.iterations += before.0;
+        report.pivots += before.1;
+        report.factorizations += before.2;
+        report.line_search_steps += before.3;
+        report.elapsed += elapsed;
+        history.append(&mut report.history);
+        report.history = history;
+        tol = next;
+        rounds += 1;
+    }
+    let (err0, phys0) = first;
+    // A round that stopped short of its own, tighter tolerance may still have met the caller's
+    // on both checks, each recomputed from r: that is what was asked for.
+    let met = report.status != Status::Solved
+        && report.error <= s.tol
+        && report.physical_error.is_some_and(|f| f <= measures::physical_bound(s.tol));
+    let short = report.status;
+    if met {
+        report.status = Status::Solved;
+    }
+    let msg = report.message.get_or_insert_with(String::new);
+    if met {
+        let _ = write!(msg, "; solved at tol {:.1e} (the last round ended {short})", s.tol);
+    }
+    if rounds == 0 {
+        let _ = write!(msg, "; no iteration or time left to refine it");
+    } else {
+        let _ = write!(
+            msg,
+            "; refined in {rounds} warm round(s) down to tol {tol:.1e}, after the answer at error \
+             {err0:.2e} failed the physical check ({phys0:.2e})"
+        );
+    }
+    Ok(())
+}
+
+/// The most rounds [`refine_physics`] runs.
+pub(crate) const REFINE_ROUNDS: usize = 3;
+
 /// Checks the problem, the settings and the warm start every solver receives; returns the
 /// starting reactions.
 pub(crate) fn start(
@@ -633,6 +726,32 @@ pub(crate) fn start(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An answer that ran off (admm on FrictionContact3D_1c with W and q scaled by 1e8 and μ =
+    /// 1e3 reached these values): Siconos' measure divides by ‖u‖, whose naive square
+    /// overflowed to ∞, and read 0; the physical check's F·V overflowed the same way. Both are
+    /// finite now and the physical check refuses the answer.
+    #[test]
+    fn an_answer_that_ran_off_is_not_read_as_solved() {
+        let w = [15.0, -1.0, -2.0, -1.0, 14.0, 1.0, -2.0, 1.0, 16.0].map(|v| v * 1e8);
+        let p = FrictionContactProblem::new(
+            3,
+            Matrix::from_row_major(3, 3, &w).unwrap(),
+            vec![-1e8, 2e8, 3e8],
+            vec![1e3],
+        )
+        .unwrap();
+        let r = [1.832074966347006e145, 5.85275827046531e143, 1.1500220931150616e144];
+        let mut u = [0.0; 3];
+        let mut report = SolveReport::new("ran-off");
+        report.status = Status::Solved;
+        p.solution_into(&r, &mut u, &mut report, 1e-8);
+        assert!(u[0] > 1e154 && measures::norm2(&u).is_finite());
+        assert!(report.error > 0.0, "the peer measure read {:e}", report.error);
+        let phys = report.physical_error.unwrap();
+        assert!(phys > measures::physical_bound(1e-8), "physical figure {phys:e}");
+        assert_eq!(report.status, Status::NumericalFailure);
+    }
 
     fn eye(n: usize) -> Matrix {
         let t: Vec<(usize, usize, f64)> = (0..n).map(|i| (i, i, 1.0)).collect();

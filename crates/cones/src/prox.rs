@@ -26,8 +26,10 @@
 //! ‖Φ_σ‖ alternating between 0.23 and 0.27 at σ = max diag W; σ then grew ×100 after every
 //! inner failure up to 10⁴⁰, and 162 of 193 solves failed).
 
-use crate::newton::{run, ProxParams, SemismoothNewton, Workspace};
-use crate::problem::{solve_by_into, FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared};
+use crate::newton::{run, ProxParams, SemismoothNewton, Workspace, DEFAULT_MAX_ITER};
+use crate::problem::{
+    refine_physics, solve_by_into, FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared,
+};
 use perp_core::{Error, Settings, SolveReport};
 
 /// Proximal-point method; defaults σ₀ = 1·max diag W, ν = 100, 10 inner iterations, inner
@@ -97,7 +99,11 @@ impl FrictionSolver for Prox {
         }
         let params = ProxParams { sigma0: self.sigma0, nu: self.nu, inner_max: self.inner_max };
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = run(&self.inner, &mut ws, Some(params), p, warm, r, u, report, s);
+        let out = run(&self.inner, &mut ws, Some(params), p, warm, r, u, report, s).and_then(|()| {
+            refine_physics(r, u, report, s, DEFAULT_MAX_ITER, |r, u, rep, s2| {
+                run(&self.inner, &mut ws, Some(params), p, true, r, u, rep, s2)
+            })
+        });
         *self.prepared.get::<Workspace>() = ws;
         out
     }

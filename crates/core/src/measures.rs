@@ -2,9 +2,31 @@
 //! that "solved at tol 1e-8" means the same here and there. They are computed from the
 //! returned vectors only.
 
-/// Euclidean norm.
+/// Euclidean norm, without overflow or underflow: the plain sum of squares when it lies in
+/// [1e-280, 1e280] (bit for bit the naive norm there), else rescaled by the largest entry. An
+/// answer that ran off to 1e155 has a finite norm, so the relative measures dividing by it do
+/// not read `x / ∞ = 0` as "solved".
+///
+/// ```
+/// use perp_core::measures::norm2;
+/// assert_eq!(norm2(&[3.0, 4.0]), 5.0);
+/// assert!((norm2(&[3e200, 4e200]) / 5e200 - 1.0).abs() < 1e-15);
+/// assert!((norm2(&[3e-200, 4e-200]) / 5e-200 - 1.0).abs() < 1e-15);
+/// assert_eq!(norm2(&[0.0, 0.0]), 0.0);
+/// ```
 pub fn norm2(v: &[f64]) -> f64 {
-    v.iter().map(|x| x * x).sum::<f64>().sqrt()
+    let s = v.iter().map(|x| x * x).sum::<f64>();
+    if (1e-280..=1e280).contains(&s) {
+        return s.sqrt();
+    }
+    if s.is_nan() {
+        return f64::NAN;
+    }
+    let m = norm_inf(v);
+    if m == 0.0 || !m.is_finite() {
+        return m;
+    }
+    m * v.iter().map(|x| (x / m) * (x / m)).sum::<f64>().sqrt()
 }
 
 /// Max-norm (0 for an empty slice; NaN if any entry is NaN).
@@ -159,6 +181,10 @@ pub fn max_abs_entry(m: &crate::Matrix) -> f64 {
 pub fn lcp_physical_error(m_max_abs: f64, q: &[f64], z: &[f64], w: &[f64]) -> f64 {
     let zn = norm2(z);
     let v = norm2(q).max(norm2(w)).max(m_max_abs * zn);
+    // A scale that overflows belongs to an answer that ran off, not to a solution.
+    if !(zn.is_finite() && v.is_finite()) {
+        return f64::NAN;
+    }
     let dust = v <= f64::EPSILON;
     let rel = |x: f64, s: f64| if x == 0.0 || x.is_nan() || dust || s <= 0.0 { x } else { x / s };
     max_abs(z.iter().zip(w).map(|(&a, &b)| rel(a, zn).min(rel(b, v))))

@@ -103,9 +103,13 @@ impl Mlcp {
     /// under `M → s_M M`, `q → s_q q`; the MCP measure the solvers stop on is not: with M
     /// scaled by 1e8, fb-newton's and bdiff-newton's answers 30 % off passed it at 1.6e-9.
     pub fn physical_error(&self, z: &[f64], w: &[f64]) -> f64 {
-        let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let norm = perp_core::measures::norm2;
         let zn = norm(z);
         let v = norm(self.q()).max(norm(w)).max(perp_core::measures::max_abs_entry(self.m()) * zn);
+        // A scale that overflows belongs to an answer that ran off, not to a solution.
+        if !(zn.is_finite() && v.is_finite()) {
+            return f64::NAN;
+        }
         let dust = v <= f64::EPSILON;
         let rel = |x: f64, s: f64| if x == 0.0 || x.is_nan() || dust || s <= 0.0 { x } else { x / s };
         let mut worst = 0.0_f64;

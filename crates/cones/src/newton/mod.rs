@@ -57,7 +57,7 @@
 use crate::cone::{Cone, ConeSpec, SocMap, MAX_DIM};
 use crate::delassus::Blocks;
 use crate::problem::{
-    message_buffer, prepare, reset_report, solve_by_into, ConeCache, FrictionContactProblem,
+    message_buffer, prepare, refine_physics, reset_report, solve_by_into, ConeCache, FrictionContactProblem,
     FrictionSolution, FrictionSolver, Prepared,
 };
 use faer::reborrow::ReborrowMut;
@@ -181,7 +181,7 @@ impl SemismoothNewton {
 }
 
 /// Default iteration limit.
-const DEFAULT_MAX_ITER: usize = 200;
+pub(crate) const DEFAULT_MAX_ITER: usize = 200;
 /// Backtracking halvings before the step is taken anyway.
 const MAX_HALVINGS: usize = 30;
 /// Length of the non-monotone memory.
@@ -943,7 +943,11 @@ impl FrictionSolver for SemismoothNewton {
         s: &Settings,
     ) -> Result<(), Error> {
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = run(self, &mut ws, None, p, warm, r, u, report, s);
+        let out = run(self, &mut ws, None, p, warm, r, u, report, s).and_then(|()| {
+            refine_physics(r, u, report, s, DEFAULT_MAX_ITER, |r, u, rep, s2| {
+                run(self, &mut ws, None, p, true, r, u, rep, s2)
+            })
+        });
         *self.prepared.get::<Workspace>() = ws;
         out
     }
