@@ -71,7 +71,8 @@ class Result:
     def physical_error(self) -> Optional[float]:
         """The physical check, relative to the problem's own scales: frictional problems
         (penetration, cone, complementarity), LCPs and MLCPs (infeasibility, equality and
-        complementarity of z and w); None otherwise (box-LCP, NCP)."""
+        complementarity of z and w), NCPs and MCPs (bounds and F each in its own scale);
+        None otherwise (box-LCP)."""
     @property
     def iterations(self) -> int:
         """Iterations (pivots for pivoting methods)."""

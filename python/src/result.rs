@@ -53,8 +53,8 @@ pub struct Solution {
     /// The natural-map residual, max-norm.
     #[pyo3(get)]
     residual: f64,
-    /// The physical check in the problem's own scales: frictional problems, LCPs and MLCPs;
-    /// None otherwise (box-LCP, NCP).
+    /// The physical check in the problem's own scales: frictional problems, LCPs, MLCPs, NCPs
+    /// and MCPs; None otherwise (box-LCP).
     #[pyo3(get)]
     physical_error: Option<f64>,
     /// Iterations (pivots for pivoting methods).

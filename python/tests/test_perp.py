@@ -471,9 +471,21 @@ def test_every_public_name_has_a_docstring():
 
 def test_ctrl_c_stops_a_long_solve():
     import _thread
+    import signal
     import threading
     import time
 
+    # Python installs its KeyboardInterrupt handler only when SIGINT is not ignored at start,
+    # and a shell's background job (`cmd &`) starts with it ignored: then interrupt_main does
+    # nothing and the solve runs to its 60 s limit. Install the handler for this test.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _ctrl_c_stops_a_long_solve(_thread, threading, time)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _ctrl_c_stops_a_long_solve(_thread, threading, time):
     rng = np.random.default_rng(0)
     n = 300
     a = rng.standard_normal((n, n))

@@ -81,8 +81,10 @@ pub struct SolveReport {
     /// complementarity (`FrictionContactProblem::physical_error` in perp-cones), for standard
     /// LCPs infeasibility and complementarity of z and w each in its own unit
     /// ([`crate::measures::lcp_physical_error`]), for MLCPs solved through the catalogue's
-    /// dispatch the same with equality rows (`Mlcp::physical_error` in perp-ncp); bound
-    /// [`crate::measures::physical_bound`]. `None` for the other problem classes (box-LCP, NCP).
+    /// dispatch the same with equality rows (`Mlcp::physical_error` in perp-ncp), for MCPs and
+    /// NCPs the natural residual with z's distances to its bounds and F each in its own scale
+    /// (`Mcp::physical_error` in perp-ncp); bound [`crate::measures::physical_bound`]. `None`
+    /// for the other problem classes (box-LCP).
     pub physical_error: Option<f64>,
     /// A human-readable remark on how the solve ended, when there is one to make.
     pub message: Option<String>,
@@ -147,6 +149,25 @@ impl SolveReport {
                 spare,
                 format_args!(
                     "the method's own test passed but the recomputed error {error:.3e} exceeds tol {tol:.1e}"
+                ),
+            );
+        }
+    }
+
+    /// Records the physical figure `phys` of the answer (`physical_error`) and, when a
+    /// `Solved` claim fails it (`phys` NaN or above [`crate::measures::physical_bound`]`(tol)`),
+    /// downgrades it to `NumericalFailure` with a message naming `what` was violated.
+    pub fn check_physics(&mut self, phys: f64, tol: f64, what: &str) {
+        self.physical_error = Some(phys);
+        let bound = crate::measures::physical_bound(tol);
+        if self.status == Status::Solved && (phys.is_nan() || phys > bound) {
+            self.status = Status::NumericalFailure;
+            let error = self.error;
+            self.write_message(
+                &mut String::new(),
+                format_args!(
+                    "the error {error:.3e} meets tol but the answer fails the physical check: {what} \
+                     {phys:.3e} relative to the problem's own scales exceeds {bound:.1e}"
                 ),
             );
         }

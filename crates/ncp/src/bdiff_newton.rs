@@ -72,7 +72,7 @@
 //! [`BdiffNewton::solve_from`] ignores the memory (a cold start from z0) but still records the
 //! result; [`BdiffNewton::clear_hot_start`] forgets it.
 
-use crate::proximal::{rescue, wanted, Proximal};
+use crate::proximal::{physics_refused, refine_physics, rescue, wanted, Proximal};
 use crate::{Mcp, NcpSolver};
 use faer::Mat;
 use perp_core::iteration::{self, Counters, IterativeMethod, StepResult};
@@ -218,13 +218,19 @@ impl BdiffNewton {
         s.validate()?;
         self.validate()?;
         let first = self.run_plain(p, z0, s, use_memory)?;
-        if !wanted(self.proximal, &first, s) {
+        if !wanted(self.proximal, &first, s) && !physics_refused(&first.report, s.tol) {
             return Ok(first);
         }
         let (knobs, hot) = (self.proximal, self.hot_start);
         self.hot_start = false;
-        let out =
-            rescue(p, first, s, knobs, DEFAULT_MAX_ITER, &mut |pp, z, st| self.run_plain(pp, z, st, false));
+        let out = if wanted(knobs, &first, s) {
+            rescue(p, first, s, knobs, DEFAULT_MAX_ITER, &mut |pp, z, st| self.run_plain(pp, z, st, false))
+        } else {
+            Ok(first)
+        }
+        .and_then(|sol| {
+            refine_physics(p, sol, s, DEFAULT_MAX_ITER, &mut |pp, z, st| self.run_plain(pp, z, st, false))
+        });
         self.hot_start = hot;
         let sol = out?;
         if hot && sol.report.status == Status::Solved {

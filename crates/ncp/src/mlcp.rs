@@ -127,21 +127,11 @@ impl Mlcp {
     /// `perp_core::measures::physical_bound(tol)` becomes `NumericalFailure`, saying so; the
     /// figure goes into `report.physical_error` whatever the status.
     pub fn verify_physics(&self, z: &[f64], w: &[f64], report: &mut perp_core::SolveReport, tol: f64) {
-        let phys = self.physical_error(z, w);
-        report.physical_error = Some(phys);
-        let bound = perp_core::measures::physical_bound(tol);
-        if report.status == perp_core::Status::Solved && (phys.is_nan() || phys > bound) {
-            report.status = perp_core::Status::NumericalFailure;
-            let error = report.error;
-            report.write_message(
-                &mut String::new(),
-                format_args!(
-                    "the error {error:.3e} meets tol but the answer fails the physical check: equality, \
-                     infeasibility or complementarity {phys:.3e} relative to the problem's own scales \
-                     of z and w exceeds {bound:.1e}"
-                ),
-            );
-        }
+        report.check_physics(
+            self.physical_error(z, w),
+            tol,
+            "equality, infeasibility or complementarity of z and w",
+        );
     }
 
     /// Siconos' MLCP error (`mlcp_compute_error`, Siconos numerics) at z with `w = Mz + q`

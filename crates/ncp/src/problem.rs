@@ -206,7 +206,82 @@ impl<'a> Mcp<'a> {
             report.status = perp_core::Status::NumericalFailure;
         }
         report.verify(tol);
+        self.verify_physics(&z, &w, &mut report, tol);
         Solution { z, w, report, ray: None }
+    }
+
+    /// The largest entry of `|∇F(z)|`: from the affine data or the sparse Jacobian when the
+    /// function has them, else from [`NcpFunction::jacobian`] (one n×n evaluation).
+    fn jacobian_scale(&self, z: &[f64]) -> f64 {
+        if let Some((m, _)) = self.f.affine() {
+            return perp_core::measures::max_abs_entry(m);
+        }
+        if let Some(j) = self.f.sparse_jacobian(z) {
+            return j.data().iter().fold(0.0_f64, |a, v| a.max(v.abs()));
+        }
+        let n = self.n();
+        let mut j = faer::Mat::<f64>::zeros(n, n);
+        self.f.jacobian(z, j.as_mut());
+        (0..n).flat_map(|c| j.col_as_slice(c).iter()).fold(0.0_f64, |a, v| a.max(v.abs()))
+    }
+
+    /// The answer checked in the problem's own scales, as `Lcp`'s and `Mlcp`'s are (issue 15):
+    /// the natural residual `zᵢ − mid(lᵢ, uᵢ, zᵢ − Fᵢ) = mid(zᵢ − uᵢ, zᵢ − lᵢ, Fᵢ)` with its
+    /// distances to the bounds divided by `Z = max(‖z‖, ‖finite bounds‖)` and F by
+    /// `V = max(‖F(z)‖, max|∇F(z)|·‖z‖)` (what F is made of near z, so its round-off level):
+    /// `max_i |mid((zᵢ − uᵢ)/Z, (zᵢ − lᵢ)/Z, Fᵢ/V)|`. Unchanged under `F → s_F F` and
+    /// `z → z/s_z` (bounds too), unlike the MCP measure the Newton methods stop on, which adds z
+    /// and F as if they had one unit. Absolute when `V ≤ ε` (round-off dust); NaN when a scale
+    /// overflows.
+    ///
+    /// ```
+    /// use perp_core::Matrix;
+    /// use perp_ncp::{AffineFunction, Mcp};
+    /// // F(z) = 1e-8 z − 1e-8: the answer is z = 1. At z = 0.5, F = −5e-9 and the MCP measure
+    /// // |min(z, F)| = 5e-9 meets tol 1e-8, but F is as large as its own scale: figure 1.
+    /// let f = AffineFunction::new(Matrix::from_row_major(1, 1, &[1e-8]).unwrap(), vec![-1e-8]).unwrap();
+    /// let p = Mcp::ncp(&f);
+    /// assert_eq!(p.physical_error(&[1.0], &[0.0]), 0.0);
+    /// assert!(p.error(&[0.5], &[-0.5e-8]) < 1e-8);
+    /// assert_eq!(p.physical_error(&[0.5], &[-0.5e-8]), 1.0);
+    /// ```
+    pub fn physical_error(&self, z: &[f64], f: &[f64]) -> f64 {
+        use perp_core::measures::norm2;
+        let bounds = (0..z.len())
+            .flat_map(|i| [self.lower[i], self.upper[i]])
+            .filter(|b| b.is_finite())
+            .fold(0.0_f64, |a, b| a.hypot(b));
+        let zn = norm2(z).max(bounds);
+        let v = norm2(f).max(self.jacobian_scale(z) * norm2(z));
+        if !(zn.is_finite() && v.is_finite()) {
+            return f64::NAN;
+        }
+        let dust = v <= f64::EPSILON;
+        let rel = |x: f64, s: f64| {
+            if x == 0.0 || x.is_nan() || dust || s <= 0.0 || x.is_infinite() {
+                x
+            } else {
+                x / s
+            }
+        };
+        let mut worst = 0.0_f64;
+        for i in 0..z.len().min(f.len()) {
+            let (a, b, c) = (rel(z[i] - self.upper[i], zn), rel(z[i] - self.lower[i], zn), rel(f[i], v));
+            if a.is_nan() || b.is_nan() || c.is_nan() {
+                return f64::NAN;
+            }
+            // mid(a, b, c) with a ≤ b (a = −∞ without an upper bound, b = +∞ without a lower).
+            let e = c.max(a).min(b);
+            worst = worst.max(e.abs());
+        }
+        worst
+    }
+
+    /// A `Solved` report whose answer fails [`Mcp::physical_error`] by more than
+    /// `perp_core::measures::physical_bound(tol)` becomes `NumericalFailure`, saying so; the
+    /// figure goes into `report.physical_error` whatever the status.
+    pub fn verify_physics(&self, z: &[f64], f: &[f64], report: &mut SolveReport, tol: f64) {
+        report.check_physics(self.physical_error(z, f), tol, "infeasibility or complementarity of z and F");
     }
 }
 
