@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Times two whole commands, interleaved, and prints their medians and the A/B ratios.
 
-    scripts/ab_cmd.py RUNS 'COMMAND A' 'COMMAND B'
+    scripts/ab_cmd.py [--ok CODES] RUNS 'COMMAND A' 'COMMAND B'
 
 Runs A and B in turn RUNS times each (A B, then B A, alternating, after one unrecorded warm-up
 run of each), each command split as a shell splits words and run without a shell, its output
-discarded. Per command it prints the min, median and max of the wall seconds (a monotonic
+discarded (`--ok 0,1` also accepts exit status 1, which `perp solve` and `perp simulate` return
+when something was not solved). Per command it prints the min, median and max of the wall seconds (a monotonic
 clock around the child) and of the CPU seconds (user + system of the finished child, from the
 operating system's accounting), and the median of the pair-by-pair ratios A/B, which stays
 meaningful when the machine's speed drifts during the call. A command that fails stops the
@@ -21,10 +22,15 @@ import subprocess
 import sys
 import time
 
-if len(sys.argv) != 4:
+args = sys.argv[1:]
+ok = {0}
+if len(args) >= 2 and args[0] == '--ok':
+    ok = {int(c) for c in args[1].split(',')}
+    args = args[2:]
+if len(args) != 3:
     sys.exit(__doc__)
-runs = int(sys.argv[1])
-cmds = {'A': shlex.split(sys.argv[2]), 'B': shlex.split(sys.argv[3])}
+runs = int(args[0])
+cmds = {'A': shlex.split(args[1]), 'B': shlex.split(args[2])}
 
 
 def run(argv):
@@ -33,7 +39,7 @@ def run(argv):
     p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - t
     after = os.times()
-    if p.returncode != 0:
+    if p.returncode not in ok:
         sys.exit(f'{shlex.join(argv)} exited with {p.returncode}')
     cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
     return wall, cpu
