@@ -43,7 +43,7 @@
 use crate::cone::Cone;
 use crate::delassus::Blocks;
 use crate::problem::{
-    message_buffer, prepare, refine_physics, reset_report, solve_by_into, ConeCache, FrictionContactProblem,
+    message_buffer, prepare, reset_report, solve_by_into, solve_refined, ConeCache, FrictionContactProblem,
     FrictionSolution, FrictionSolver, Prepared,
 };
 use perp_core::iteration::{self, Counters};
@@ -514,10 +514,10 @@ impl FrictionSolver for Admm {
     ) -> Result<(), Error> {
         let start = Instant::now();
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = self.solve_with(&mut ws, start, p, warm, r, u, report, s).and_then(|()| {
-            refine_physics(r, u, report, s, DEFAULT_MAX_ITER, |r, u, rep, s2| {
-                self.solve_with(&mut ws, Instant::now(), p, true, r, u, rep, s2)
-            })
+        let mut start = Some(start);
+        let out = solve_refined(warm, r, u, report, s, DEFAULT_MAX_ITER, |warm, r, u, rep, s| {
+            // The first round's clock started before the workspace was taken.
+            self.solve_with(&mut ws, start.take().unwrap_or_else(Instant::now), p, warm, r, u, rep, s)
         });
         *self.prepared.get::<Workspace>() = ws;
         out

@@ -26,7 +26,7 @@ use crate::cone::{Cone, MAX_DIM};
 use crate::delassus::Blocks;
 use crate::local::{Local, LocalSolver};
 use crate::problem::{
-    message_buffer, prepare, refine_physics, reset_report, solve_by_into, ConeCache, FrictionContactProblem,
+    message_buffer, prepare, reset_report, solve_by_into, solve_refined, ConeCache, FrictionContactProblem,
     FrictionSolution, FrictionSolver, Prepared,
 };
 use perp_core::parallel::Par;
@@ -440,10 +440,8 @@ impl FrictionSolver for Nsgs {
         s: &Settings,
     ) -> Result<(), Error> {
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = self.solve_with(&mut ws, p, warm, r, u, report, s).and_then(|()| {
-            refine_physics(r, u, report, s, DEFAULT_SWEEPS, |r, u, rep, s2| {
-                self.solve_with(&mut ws, p, true, r, u, rep, s2)
-            })
+        let out = solve_refined(warm, r, u, report, s, DEFAULT_SWEEPS, |warm, r, u, rep, s| {
+            self.solve_with(&mut ws, p, warm, r, u, rep, s)
         });
         *self.prepared.get::<Workspace>() = ws;
         out

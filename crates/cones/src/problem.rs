@@ -11,7 +11,7 @@
 //! nothing (see each solver for what still allocates).
 
 use crate::cone::{Cone, ConeSpec, MAX_DIM};
-use perp_core::{measures, Error, Matrix, Settings, SolveReport, Status};
+use perp_core::{measures, Error, Matrix, Settings, SolveReport, Status, REFINE_ROUNDS};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -616,47 +616,39 @@ pub(crate) fn prepare(
     Ok(rebuilt)
 }
 
-/// Rounds of warm restarts with a tighter tolerance after the physical check refused an answer
-/// that met the peer measure (issue 15's "large r, small q"): when the peer error's units hide
-/// a penetration or cone violation, iterating further is what fixes it. A refused answer has
-/// status `NumericalFailure`, `error ≤ tol` and a finite physical figure above
-/// [`measures::physical_bound`]; each round asks `again` (the solver on its own storage, warm
-/// from `r`) for the answer at `tol · 0.1` down to `tol · 1e-3` (the smaller the further the
-/// physical figure is from its bound), within what is left of the iteration limit (`max_iter`,
-/// or the solver's `default_max`) and of the time limit. The report adds up the rounds'
-/// iterations, counters, time and history and says so in its message. At most
-/// [`REFINE_ROUNDS`] rounds; a solve the check did not refuse is untouched.
-pub(crate) fn refine_physics(
+/// A solve by `solve` (warm from `r` when `warm`), then, when the physical check refused an
+/// answer that met the peer measure (issue 15's "large r, small q": the peer error's units
+/// hide a penetration or a cone violation, and iterating further is what fixes it), rounds of
+/// `solve` warm from the last answer at a tighter tolerance
+/// ([`SolveReport::refinement_tol`]), within what is left of the iteration limit (`max_iter`,
+/// or the solver's `default_max`) and of the time limit, at most [`REFINE_ROUNDS`] rounds. The
+/// report adds up the rounds' iterations, counters, time and history, and
+/// [`SolveReport::end_refinement`] says so and judges the answer at the caller's `tol`. A solve
+/// the check did not refuse is `solve` alone.
+pub(crate) fn solve_refined(
+    warm: bool,
     r: &mut [f64],
     u: &mut [f64],
     report: &mut SolveReport,
     s: &Settings,
     default_max: usize,
-    mut again: impl FnMut(&mut [f64], &mut [f64], &mut SolveReport, &Settings) -> Result<(), Error>,
+    mut solve: impl FnMut(bool, &mut [f64], &mut [f64], &mut SolveReport, &Settings) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let refused = |rep: &SolveReport, tol: f64| {
-        rep.status == Status::NumericalFailure
-            && rep.error <= tol
-            && rep.physical_error.is_some_and(|f| f.is_finite() && f > measures::physical_bound(tol))
-    };
-    if !refused(report, s.tol) {
+    solve(warm, r, u, report, s)?;
+    if !report.refused_by_physics(s.tol) {
         return Ok(());
     }
     let limit = if s.max_iter == 0 { default_max } else { s.max_iter };
     let first = (report.error, report.physical_error.unwrap_or(f64::NAN));
-    let mut tol = s.tol;
-    let mut rounds = 0;
-    while rounds < REFINE_ROUNDS && refused(report, tol) {
-        let phys = report.physical_error.unwrap_or(f64::INFINITY);
+    let (mut tol, mut rounds) = (s.tol, 0);
+    while rounds < REFINE_ROUNDS && report.refused_by_physics(tol) {
         let left = limit.saturating_sub(report.iterations);
         let time_left = match s.time_limit {
             Some(t) if t <= report.elapsed => break,
             Some(t) => Some(t - report.elapsed),
             None => None,
         };
-        // The ratio of the physical figure to its bound says how much further to go.
-        let factor = (0.1 * measures::physical_bound(tol) / phys).clamp(1e-3, 0.1);
-        let next = tol * factor;
+        let next = SolveReport::refinement_tol(tol, report.physical_error.unwrap_or(f64::INFINITY));
         if left == 0 || next.is_nan() || next <= 0.0 {
             break;
         }
@@ -664,7 +656,7 @@ pub(crate) fn refine_physics(
         let before = (report.iterations, report.pivots, report.factorizations, report.line_search_steps);
         let elapsed = report.elapsed;
         let mut history = std::mem::take(&mut report.history);
-        again(r, u, report, &s2)?;
+        solve(true, r, u, report, &s2)?;
         report.iterations += before.0;
         report.pivots += before.1;
         report.factorizations += before.2;
@@ -675,34 +667,9 @@ pub(crate) fn refine_physics(
         tol = next;
         rounds += 1;
     }
-    let (err0, phys0) = first;
-    // A round that stopped short of its own, tighter tolerance may still have met the caller's
-    // on both checks, each recomputed from r: that is what was asked for.
-    let met = report.status != Status::Solved
-        && report.error <= s.tol
-        && report.physical_error.is_some_and(|f| f <= measures::physical_bound(s.tol));
-    let short = report.status;
-    if met {
-        report.status = Status::Solved;
-    }
-    let msg = report.message.get_or_insert_with(String::new);
-    if met {
-        let _ = write!(msg, "; solved at tol {:.1e} (the last round ended {short})", s.tol);
-    }
-    if rounds == 0 {
-        let _ = write!(msg, "; no iteration or time left to refine it");
-    } else {
-        let _ = write!(
-            msg,
-            "; refined in {rounds} warm round(s) down to tol {tol:.1e}, after the answer at error \
-             {err0:.2e} failed the physical check ({phys0:.2e})"
-        );
-    }
+    report.end_refinement(s.tol, rounds, tol, first);
     Ok(())
 }
-
-/// The most rounds [`refine_physics`] runs.
-pub(crate) const REFINE_ROUNDS: usize = 3;
 
 /// Checks the problem, the settings and the warm start every solver receives; returns the
 /// starting reactions.

@@ -28,7 +28,7 @@
 
 use crate::newton::{run, ProxParams, SemismoothNewton, Workspace, DEFAULT_MAX_ITER};
 use crate::problem::{
-    refine_physics, solve_by_into, FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared,
+    solve_by_into, solve_refined, FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared,
 };
 use perp_core::{Error, Settings, SolveReport};
 
@@ -99,10 +99,8 @@ impl FrictionSolver for Prox {
         }
         let params = ProxParams { sigma0: self.sigma0, nu: self.nu, inner_max: self.inner_max };
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = run(&self.inner, &mut ws, Some(params), p, warm, r, u, report, s).and_then(|()| {
-            refine_physics(r, u, report, s, DEFAULT_MAX_ITER, |r, u, rep, s2| {
-                run(&self.inner, &mut ws, Some(params), p, true, r, u, rep, s2)
-            })
+        let out = solve_refined(warm, r, u, report, s, DEFAULT_MAX_ITER, |warm, r, u, rep, s| {
+            run(&self.inner, &mut ws, Some(params), p, warm, r, u, rep, s)
         });
         *self.prepared.get::<Workspace>() = ws;
         out

@@ -38,7 +38,7 @@ mod settings;
 pub use error::Error;
 pub use iteration::{Control, Counters, IterativeMethod, LoopOutcome, Progress, StepResult};
 pub use matrix::Matrix;
-pub use report::{Ray, Solution, SolveReport, Status};
+pub use report::{Ray, Solution, SolveReport, Status, REFINE_ROUNDS};
 pub use settings::{Observer, Settings};
 /// The faer, sprs and ndarray that [`Matrix`] is built on, re-exported so that a caller builds
 /// matrices with the same versions.

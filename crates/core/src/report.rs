@@ -94,6 +94,10 @@ fn ser_secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error>
     s.serialize_f64(d.as_secs_f64())
 }
 
+/// The most warm rounds a refinement after a physical refusal runs
+/// ([`SolveReport::refused_by_physics`]).
+pub const REFINE_ROUNDS: usize = 3;
+
 impl SolveReport {
     /// A blank report for `solver` (status `MaxIterations`, error ∞, zero counters).
     pub fn new(solver: &str) -> Self {
@@ -168,6 +172,57 @@ impl SolveReport {
                 format_args!(
                     "the error {error:.3e} meets tol but the answer fails the physical check: {what} \
                      {phys:.3e} relative to the problem's own scales exceeds {bound:.1e}"
+                ),
+            );
+        }
+    }
+
+    /// Whether this answer met `tol` on the peer measure and was refused by the physical check
+    /// alone ([`SolveReport::check_physics`]: status `NumericalFailure`, `error ≤ tol`, a
+    /// finite physical figure above the bound): what a warm refinement at a tighter tolerance
+    /// can fix (the frictional solvers and the MCP Newton methods run one).
+    pub fn refused_by_physics(&self, tol: f64) -> bool {
+        self.status == Status::NumericalFailure
+            && self.error <= tol
+            && self.physical_error.is_some_and(|f| f.is_finite() && f > crate::measures::physical_bound(tol))
+    }
+
+    /// The tolerance of the next refinement round after a refusal at `tol` with physical figure
+    /// `phys`: `tol · 0.1` down to `tol · 1e-3`, the smaller the further `phys` is from its
+    /// bound.
+    pub fn refinement_tol(tol: f64, phys: f64) -> f64 {
+        tol * (0.1 * crate::measures::physical_bound(tol) / phys).clamp(1e-3, 0.1)
+    }
+
+    /// Closes a refinement of `rounds` rounds (down to `last_tol`) after a first answer with
+    /// error and physical figure `first` was refused at the caller's `tol`: the report, that of
+    /// the last round with the counters summed, becomes `Solved` when its answer passes both
+    /// checks at `tol` (a round may stop short of its own tighter tolerance and still meet the
+    /// caller's), and its message says what happened.
+    pub fn end_refinement(&mut self, tol: f64, rounds: usize, last_tol: f64, first: (f64, f64)) {
+        let met = self.status != Status::Solved
+            && self.error <= tol
+            && self.physical_error.is_some_and(|f| f <= crate::measures::physical_bound(tol));
+        let short = self.status;
+        if met {
+            self.status = Status::Solved;
+        }
+        let msg = self.message.get_or_insert_with(String::new);
+        let w = |msg: &mut String, args: std::fmt::Arguments<'_>| {
+            let _ = std::fmt::Write::write_fmt(msg, args);
+        };
+        if met {
+            w(msg, format_args!("; solved at tol {tol:.1e} (the last round ended {short})"));
+        }
+        let (err0, phys0) = first;
+        if rounds == 0 {
+            w(msg, format_args!("; no iteration or time left to refine it"));
+        } else {
+            w(
+                msg,
+                format_args!(
+                    "; refined in {rounds} warm round(s) down to tol {last_tol:.1e}, after the answer at \
+                     error {err0:.2e} failed the physical check ({phys0:.2e})"
                 ),
             );
         }

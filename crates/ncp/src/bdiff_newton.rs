@@ -72,7 +72,7 @@
 //! [`BdiffNewton::solve_from`] ignores the memory (a cold start from z0) but still records the
 //! result; [`BdiffNewton::clear_hot_start`] forgets it.
 
-use crate::proximal::{physics_refused, refine_physics, rescue, wanted, Proximal};
+use crate::proximal::{refine_physics, rescue, wanted, Proximal};
 use crate::{Mcp, NcpSolver};
 use faer::Mat;
 use perp_core::iteration::{self, Counters, IterativeMethod, StepResult};
@@ -218,7 +218,7 @@ impl BdiffNewton {
         s.validate()?;
         self.validate()?;
         let first = self.run_plain(p, z0, s, use_memory)?;
-        if !wanted(self.proximal, &first, s) && !physics_refused(&first.report, s.tol) {
+        if !wanted(self.proximal, &first, s) && !first.report.refused_by_physics(s.tol) {
             return Ok(first);
         }
         let (knobs, hot) = (self.proximal, self.hot_start);

@@ -276,27 +276,14 @@ pub(crate) fn rescue(
     }
 }
 
-/// Whether `report` is an answer that met `tol` on the MCP measure and was refused by the
-/// physical check alone (what [`refine_physics`] acts on).
-pub(crate) fn physics_refused(report: &perp_core::SolveReport, tol: f64) -> bool {
-    report.status == Status::NumericalFailure
-        && report.error <= tol
-        && report
-            .physical_error
-            .is_some_and(|f| f.is_finite() && f > perp_core::measures::physical_bound(tol))
-}
-
-/// The most warm rounds [`refine_physics`] runs.
-const REFINE_ROUNDS: usize = 3;
-
 /// Warm rounds at a tighter tolerance after [`Mcp::verify_physics`] refused an answer that met
 /// `tol` on the MCP measure (badly scaled data, where that measure does not see an answer
 /// still off in the problem's own scales): each round asks `solve` for the answer from the last
-/// one at `tol · 0.1` down to `tol · 1e-3` (the smaller the further the physical figure is
-/// from its bound), within what is left of the iteration limit (`max_iter`, or
-/// `default_max_iter`) and of the time limit, at most [`REFINE_ROUNDS`] rounds. The answer is
-/// `Solved` once it passes both checks at the caller's `tol`; the report adds up the rounds
-/// and says so. A solve the check did not refuse is returned as it is.
+/// one at [`perp_core::SolveReport::refinement_tol`], within what is left of the iteration
+/// limit (`max_iter`, or `default_max_iter`) and of the time limit, at most
+/// [`perp_core::REFINE_ROUNDS`] rounds; the counters are summed and
+/// [`perp_core::SolveReport::end_refinement`] judges the answer at the caller's `tol` and says
+/// what happened. A solve the check did not refuse is returned as it is.
 pub(crate) fn refine_physics(
     p: &Mcp<'_>,
     first: Solution,
@@ -304,25 +291,23 @@ pub(crate) fn refine_physics(
     default_max_iter: usize,
     solve: &mut PlainSolve<'_>,
 ) -> Result<Solution, Error> {
-    let bound = perp_core::measures::physical_bound;
-    let refused = physics_refused;
-    if !refused(&first.report, s.tol) {
+    if !first.report.refused_by_physics(s.tol) {
         return Ok(first);
     }
     let limit = s.max_iter_or(default_max_iter);
-    let (err0, phys0) = (first.report.error, first.report.physical_error.unwrap_or(f64::NAN));
+    let first_figures = (first.report.error, first.report.physical_error.unwrap_or(f64::NAN));
     let mut total = first.report.clone();
     let mut sol = first;
     let (mut tol, mut rounds) = (s.tol, 0);
-    while rounds < REFINE_ROUNDS && refused(&sol.report, tol) {
-        let phys = sol.report.physical_error.unwrap_or(f64::INFINITY);
+    while rounds < perp_core::REFINE_ROUNDS && sol.report.refused_by_physics(tol) {
         let left = limit.saturating_sub(total.iterations);
         let time_left = match s.time_limit {
             Some(t) if t <= total.elapsed => break,
             Some(t) => Some(t - total.elapsed),
             None => None,
         };
-        let next = tol * (0.1 * bound(tol) / phys).clamp(1e-3, 0.1);
+        let next =
+            perp_core::SolveReport::refinement_tol(tol, sol.report.physical_error.unwrap_or(f64::INFINITY));
         if left == 0 || next.is_nan() || next <= 0.0 {
             break;
         }
@@ -338,27 +323,12 @@ pub(crate) fn refine_physics(
         tol = next;
         rounds += 1;
     }
-    let last = sol.report;
-    let met = last.status != Status::Solved
-        && last.error <= s.tol
-        && last.physical_error.is_some_and(|f| f <= bound(s.tol));
-    total.status = if met { Status::Solved } else { last.status };
-    (total.error, total.residual_inf, total.physical_error) =
-        (last.error, last.residual_inf, last.physical_error);
-    let mut msg = last.message.unwrap_or_default();
-    if rounds == 0 {
-        msg.push_str("; no iteration or time left to refine it");
-    } else {
-        msg.push_str(&format!(
-            "; refined in {rounds} warm round(s) down to tol {tol:.1e}, after the answer at error {err0:.2e} \
-             failed the physical check ({phys0:.2e})"
-        ));
-    }
-    if met {
-        msg.push_str(&format!("; solved at tol {:.1e} (the last round ended {})", s.tol, last.status));
-    }
-    total.message = Some(msg);
-    sol.report = total;
+    // The last round's answer and figures, with the summed counters.
+    let last = std::mem::replace(&mut sol.report, total);
+    let r = &mut sol.report;
+    (r.status, r.error, r.residual_inf, r.physical_error, r.message) =
+        (last.status, last.error, last.residual_inf, last.physical_error, last.message);
+    r.end_refinement(s.tol, rounds, tol, first_figures);
     Ok(sol)
 }
 

@@ -57,7 +57,7 @@
 use crate::cone::{Cone, ConeSpec, SocMap, MAX_DIM};
 use crate::delassus::Blocks;
 use crate::problem::{
-    message_buffer, prepare, refine_physics, reset_report, solve_by_into, ConeCache, FrictionContactProblem,
+    message_buffer, prepare, reset_report, solve_by_into, solve_refined, ConeCache, FrictionContactProblem,
     FrictionSolution, FrictionSolver, Prepared,
 };
 use faer::reborrow::ReborrowMut;
@@ -943,10 +943,8 @@ impl FrictionSolver for SemismoothNewton {
         s: &Settings,
     ) -> Result<(), Error> {
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = run(self, &mut ws, None, p, warm, r, u, report, s).and_then(|()| {
-            refine_physics(r, u, report, s, DEFAULT_MAX_ITER, |r, u, rep, s2| {
-                run(self, &mut ws, None, p, true, r, u, rep, s2)
-            })
+        let out = solve_refined(warm, r, u, report, s, DEFAULT_MAX_ITER, |warm, r, u, rep, s| {
+            run(self, &mut ws, None, p, warm, r, u, rep, s)
         });
         *self.prepared.get::<Workspace>() = ws;
         out
