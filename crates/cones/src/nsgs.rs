@@ -151,8 +151,14 @@ impl Method<'_> {
     /// One sweep over the contacts for `d = N`: [`Method::sweep_dyn`]'s operations in the same
     /// order on fixed-size arrays. Returns `(‖Δr‖², ‖r⁺‖²)`.
     fn sweep<const N: usize>(&mut self) -> (f64, f64) {
+        self.sweep_by(Self::sweep_range::<N>)
+    }
+
+    /// One sweep, its contact ranges run by `range` (the natural order in one range; with a
+    /// colouring, one range per colour, a large colour in parallel when threads are allowed).
+    fn sweep_by(&mut self, range: impl Fn(&mut Self, usize, usize, (f64, f64)) -> (f64, f64)) -> (f64, f64) {
         if self.starts.is_empty() {
-            return self.sweep_range::<N>(0, self.order.len(), (0.0, 0.0));
+            return range(self, 0, self.order.len(), (0.0, 0.0));
         }
         let mut acc = (0.0, 0.0);
         for c in 0..self.starts.len() - 1 {
@@ -160,7 +166,7 @@ impl Method<'_> {
             acc = if self.par.threads() > 1 && hi - lo >= COLOUR_MIN {
                 self.colour_parallel(lo, hi, acc)
             } else {
-                self.sweep_range::<N>(lo, hi, acc)
+                range(self, lo, hi, acc)
             };
         }
         acc
@@ -202,19 +208,7 @@ impl Method<'_> {
 
     /// One sweep, any contact dimension (the reference of [`Method::sweep`]).
     fn sweep_dyn(&mut self) -> (f64, f64) {
-        if self.starts.is_empty() {
-            return self.sweep_dyn_range(0, self.order.len(), (0.0, 0.0));
-        }
-        let mut acc = (0.0, 0.0);
-        for c in 0..self.starts.len() - 1 {
-            let (lo, hi) = (self.starts[c], self.starts[c + 1]);
-            acc = if self.par.threads() > 1 && hi - lo >= COLOUR_MIN {
-                self.colour_parallel(lo, hi, acc)
-            } else {
-                self.sweep_dyn_range(lo, hi, acc)
-            };
-        }
-        acc
+        self.sweep_by(Self::sweep_dyn_range)
     }
 
     /// [`Method::sweep_range`] for any contact dimension.
