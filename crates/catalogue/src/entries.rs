@@ -307,7 +307,7 @@ fn bdiff_newton_from(p: &Resolved) -> BdiffNewton {
 
 const LOCAL_SOLVERS: &[&str] = &["auto", "projection", "ac", "fb", "closed-form-2d"];
 
-const NSGS_PARAMS: [Param; 5] = [
+const NSGS_PARAMS: [Param; 6] = [
     Param::real("omega", 1.0, Bound::Excl(0.0), Bound::Excl(2.0), "relaxation ω"),
     Param::int(
         "shuffle",
@@ -323,6 +323,11 @@ const NSGS_PARAMS: [Param; 5] = [
         false,
         "sweep a greedy colouring of the contact graph, each colour in parallel (threads); same answer for any thread count",
     ),
+    Param::flag(
+        "forecast",
+        true,
+        "give up (stalled) when the rate of the recent sweeps cannot reach tol within the sweep or time limit",
+    ),
 ];
 
 fn nsgs_from(p: &Resolved) -> Box<dyn FrictionSolver> {
@@ -334,6 +339,7 @@ fn nsgs_from(p: &Resolved) -> Box<dyn FrictionSolver> {
     };
     s.local_max_iter = p.int("local_max_iter");
     s.colouring = p.flag("colouring");
+    s.forecast = p.flag("forecast");
     s.local = match p.choice("local") {
         "projection" => LocalSolver::Projection,
         "ac" => LocalSolver::AlartCurnier,

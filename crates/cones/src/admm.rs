@@ -48,7 +48,7 @@ use crate::problem::{
 };
 use perp_core::iteration::{self, Counters};
 use perp_core::linear::{DenseCholesky, DenseLu, SparseCholesky, SparseLu};
-use perp_core::{Error, IterativeMethod, Settings, SolveReport, StepResult};
+use perp_core::{Error, IterativeMethod, Settings, SolveReport, Status, StepResult};
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
@@ -377,7 +377,19 @@ struct Method<'a> {
     rho_changes: usize,
     restarts: usize,
     steps: usize,
+    /// [`DIVERGED`] times the problem's force scale (‖q‖ over the mean diagonal of W, or the
+    /// warm start's ‖r‖ when larger; ∞ when both are 0): an iterate beyond it has run off.
+    r_bound: f64,
+    /// Set when an iterate passed `r_bound`.
+    diverged: bool,
 }
+
+/// How far past the problem's force scale an iterate may go before ADMM declares that it
+/// diverged. At a large μ the De Saxcé shift, recomputed from every iterate, can drive the
+/// iterates off geometrically (W = I-like data at μ = 1e3: ‖r‖ ≈ 1e51 after the 20 000
+/// iterations, while the peer measure, relative to ‖r‖, reads 2e-9); a converging run stays
+/// within a few times the scale.
+const DIVERGED: f64 = 1e15;
 
 impl Method<'_> {
     /// `u = W r + q`, the shift for the next iteration, and the error at r.
@@ -473,7 +485,12 @@ impl IterativeMethod for Method<'_> {
         }
         z_k.copy_from_slice(z);
         xi_k.copy_from_slice(xi);
-        StepResult::go(self.velocity_and_error())
+        let error = self.velocity_and_error();
+        if nr.sqrt() > self.r_bound {
+            self.diverged = true;
+            return StepResult { error, stop: Some(Status::NumericalFailure) };
+        }
+        StepResult::go(error)
     }
 
     fn counters(&self) -> Counters {
@@ -569,6 +586,8 @@ impl Admm {
             xi_hat.copy_from_slice(xi);
             xi_k.copy_from_slice(xi);
         }
+        let force = (norm(&p.q) / scale).max(if warm { norm(r) } else { 0.0 });
+        let r_bound = if force > 0.0 { DIVERGED * force } else { f64::INFINITY };
         let mut m = Method {
             opts: self,
             p,
@@ -588,20 +607,30 @@ impl Admm {
             rho_changes: 0,
             restarts: 0,
             steps: 0,
+            r_bound,
+            diverged: false,
         };
         let out =
             iteration::run_with(&mut m, s, DEFAULT_MAX_ITER, start, std::mem::take(&mut report.history));
         reset_report(report, "admm");
         out.record(report);
         let (rho_end, changes, restarts) = (m.rho, m.rho_changes, m.restarts);
+        let (diverged, bound, steps) = (m.diverged, m.r_bound, m.steps);
         let lu = m.linear.lu_mode;
         let storage = if m.linear.dense { "dense" } else { "sparse" };
         let Method { r, u, .. } = m;
+        let msg = message_buffer(report);
         let _ = write!(
-            message_buffer(report),
+            msg,
             "{storage} {}; ρ {rho:.3e} → {rho_end:.3e} ({changes} changes), {restarts} restarts",
             if lu { "LU" } else { "Cholesky" }
         );
+        if diverged {
+            let _ = write!(
+                msg,
+                "; diverged: ‖r‖ passed {bound:.1e} ({DIVERGED:.0e} times the problem's force scale) at iteration {steps}"
+            );
+        }
         p.solution_with(cones, r, u, report, s.tol);
         Ok(())
     }

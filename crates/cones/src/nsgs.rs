@@ -29,14 +29,16 @@ use crate::problem::{
     message_buffer, prepare, reset_report, solve_by_into, solve_refined, ConeCache, FrictionContactProblem,
     FrictionSolution, FrictionSolver, Prepared,
 };
+use perp_core::iteration::Outlook;
 use perp_core::parallel::Par;
-use perp_core::{iteration, Error, IterativeMethod, Settings, SolveReport, StepResult};
+use perp_core::{iteration, Error, IterativeMethod, Settings, SolveReport, Status, StepResult};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Nonsmooth Gauss–Seidel. Defaults: `LocalSolver::Auto`, ω = 1, natural order, at most 20
 /// local Newton iterations, 10 000 sweeps.
@@ -55,6 +57,11 @@ pub struct Nsgs {
     /// `Settings::threads`, with the same answer for any thread count (the coloured order is
     /// used for one thread too). Incompatible with `shuffle`. Default off: the natural order.
     pub colouring: bool,
+    /// Give up early ([`Status::Stalled`]) when the rate of the
+    /// recent sweeps cannot reach the tolerance within the sweep limit or the time limit
+    /// ([`Outlook`]): a pile with redundant contacts converges ever more slowly, and its
+    /// last thousands of sweeps would not reach the tolerance anyway. Default on.
+    pub forecast: bool,
     /// The state kept between calls to [`FrictionSolver::solve_into`] (opaque).
     pub prepared: Prepared,
 }
@@ -71,6 +78,8 @@ struct Workspace {
     coloured: bool,
     /// Scratch of the parallel colour sweep: the contacts' local answers.
     local_r: Vec<f64>,
+    /// The full errors measured so far (the early give-up of [`Nsgs::forecast`]).
+    outlook: Outlook,
 }
 
 impl Default for Nsgs {
@@ -81,6 +90,7 @@ impl Default for Nsgs {
             shuffle: None,
             local_max_iter: 20,
             colouring: false,
+            forecast: true,
             prepared: Prepared::default(),
         }
     }
@@ -119,6 +129,9 @@ const FULL_CHECK_EVERY: usize = 10;
 /// Default sweep limit.
 const DEFAULT_SWEEPS: usize = 10_000;
 
+/// The forecast of [`Nsgs::forecast`] is made every this many sweeps (at a full check).
+const FORECAST_EVERY: usize = 50;
+
 struct Method<'a> {
     opts: &'a Nsgs,
     p: &'a FrictionContactProblem,
@@ -138,12 +151,31 @@ struct Method<'a> {
     tol: f64,
     local_iterations: usize,
     sweeps: usize,
+    /// The full errors so far, when [`Nsgs::forecast`] is on; the sweep limit and the time
+    /// limit with the solve's start, which it forecasts against.
+    outlook: Option<Outlook>,
+    max_sweeps: usize,
+    time_limit: Option<(Duration, Instant)>,
 }
 
 impl Method<'_> {
     fn full_error(&mut self) -> f64 {
         self.blocks.velocity_with(self.r, &self.p.q, self.u, &self.par);
         self.p.error_with(self.cones, self.r, self.u)
+    }
+
+    /// Records a full `error` and, every [`FORECAST_EVERY`] sweeps, whether the tolerance is
+    /// out of reach within the limits ([`Nsgs::forecast`]).
+    fn give_up(&mut self, error: f64) -> bool {
+        let Some(outlook) = &mut self.outlook else { return false };
+        outlook.push(self.sweeps, error);
+        if !self.sweeps.is_multiple_of(FORECAST_EVERY) {
+            return false;
+        }
+        if let Some((_, start)) = self.time_limit {
+            outlook.set_elapsed(start.elapsed());
+        }
+        outlook.hopeless(self.tol, self.max_sweeps, self.time_limit.map(|t| t.0))
     }
 }
 
@@ -403,7 +435,9 @@ impl IterativeMethod for Method<'_> {
         let light = if size > 0.0 { (change / size).sqrt() } else { change.sqrt() };
         self.sweeps += 1;
         if light <= self.tol || self.sweeps.is_multiple_of(FULL_CHECK_EVERY) {
-            StepResult::go(self.full_error())
+            let error = self.full_error();
+            let stop = self.give_up(error).then_some(Status::Stalled);
+            StepResult { error, stop }
         } else {
             StepResult::go(light)
         }
@@ -471,6 +505,8 @@ impl Nsgs {
             ws.coloured = true;
         }
         u.fill(0.0);
+        let mut outlook = std::mem::take(&mut ws.outlook);
+        outlook.clear();
         let mut m = Method {
             opts: self,
             p,
@@ -487,12 +523,27 @@ impl Nsgs {
             tol: s.tol,
             local_iterations: 0,
             sweeps: 0,
+            outlook: self.forecast.then_some(outlook),
+            max_sweeps: s.max_iter_or(DEFAULT_SWEEPS),
+            time_limit: s.time_limit.map(|t| (t, Instant::now())),
         };
         let out = iteration::run(&mut m, s, DEFAULT_SWEEPS);
         reset_report(report, "nsgs");
+        let stalled = out.status == Status::Stalled;
         out.record(report);
-        let _ = write!(message_buffer(report), "{} local iterations", m.local_iterations);
-        let Method { r, u, order, local_r, .. } = m;
+        let msg = message_buffer(report);
+        let _ = write!(msg, "{} local iterations", m.local_iterations);
+        if let (true, Some(o)) = (stalled, &m.outlook) {
+            let more = o.needed(s.tol).unwrap_or(f64::INFINITY);
+            let _ = write!(
+                msg,
+                "; given up at sweep {}: at the rate of the recent sweeps the tolerance needs {} more",
+                m.sweeps,
+                if more.is_finite() { format!("~{more:.0}") } else { "infinitely many".into() }
+            );
+        }
+        let Method { r, u, order, local_r, outlook, .. } = m;
+        ws.outlook = outlook.unwrap_or_default();
         p.solution_with(&ws.cones.cones, r, u, report, s.tol);
         ws.order = order;
         ws.local_r = local_r;

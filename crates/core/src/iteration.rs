@@ -296,6 +296,100 @@ pub fn run_with<M: IterativeMethod + ?Sized>(
     }
 }
 
+/// The outlook of a slowly converging method: from the errors it measured so far, whether it
+/// can still reach its tolerance within its limits (the iteration limit and the time limit).
+///
+/// The rate is the one of the recent half of the run: the smallest error of the iterations
+/// `(k/2, k]` against the smallest of `(k/4, k/2]`, taken `k/2` iterations apart (where the minima of a decreasing error lie).
+/// Extrapolated geometrically, it gives the iterations still needed to reach `tol`. A method
+/// that converges sublinearly (error ~ 1/k, as Gauss–Seidel on a pile with redundant
+/// contacts) slows down further, so the extrapolation is optimistic and the method is given
+/// up only when even the optimistic count exceeds what is left. A method stops early by
+/// this rule with [`Status::Stalled`], instead of running its last thousands of iterations
+/// for nothing (and a time-stepping fallback gets the rest of the step's budget).
+///
+/// ```
+/// use perp_core::iteration::Outlook;
+/// let mut o = Outlook::default();
+/// // An error that halves every 100 iterations from 1: at k = 400 the rate is known; 1e-6
+/// // needs 2 000 iterations in all.
+/// for k in (10..=400).step_by(10) {
+///     o.push(k, 0.5f64.powf(k as f64 / 100.0));
+/// }
+/// let more = o.needed(1e-6).unwrap();
+/// assert!((more - 1593.0).abs() < 20.0, "{more}");
+/// assert!(!o.hopeless(1e-6, 10_000, None));
+/// assert!(o.hopeless(1e-6, 1_500, None));
+/// assert!(!o.hopeless(1e-6, 5_000, None), "a tenth of the limit is not spent yet");
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Outlook {
+    /// (iteration, error) of every measurement, in order.
+    seen: Vec<(usize, f64)>,
+    /// Time since the start at the last measurement.
+    elapsed: Duration,
+}
+
+impl Outlook {
+    /// Iterations below which no forecast is made.
+    pub const MIN_ITERATIONS: usize = 200;
+
+    /// Forgets every measurement (keeps the storage).
+    pub fn clear(&mut self) {
+        self.seen.clear();
+        self.elapsed = Duration::ZERO;
+    }
+
+    /// Records the error measured after iteration `k` (increasing `k`).
+    pub fn push(&mut self, k: usize, error: f64) {
+        self.seen.push((k, error));
+    }
+
+    /// Records the time since the start at the last measurement, for the time forecast.
+    pub fn set_elapsed(&mut self, elapsed: Duration) {
+        self.elapsed = elapsed;
+    }
+
+    /// The iterations still needed to reach `tol` at the recent rate (∞ when the error did
+    /// not decrease over the recent half); `None` before [`Outlook::MIN_ITERATIONS`], while
+    /// a window is empty, or when the error is already within `tol` or not finite.
+    pub fn needed(&self, tol: f64) -> Option<f64> {
+        let &(k, _) = self.seen.last()?;
+        if k < Self::MIN_ITERATIONS {
+            return None;
+        }
+        let min_in = |lo: usize, hi: usize| {
+            self.seen.iter().filter(|(j, _)| *j > lo && *j <= hi).map(|e| e.1).fold(f64::INFINITY, f64::min)
+        };
+        let (recent, older) = (min_in(k / 2, k), min_in(k / 4, k / 2));
+        if !(recent.is_finite() && older.is_finite()) || recent <= tol {
+            return None;
+        }
+        if recent >= older {
+            return Some(f64::INFINITY);
+        }
+        let per_iteration = (recent / older).ln() / (k - k / 2) as f64;
+        Some((tol / recent).ln() / per_iteration)
+    }
+
+    /// `true` when, at the recent rate, `tol` cannot be reached within `max_iter` iterations
+    /// in all, or within `time_limit` (at the time per iteration so far). No verdict before
+    /// a tenth of the limit is spent (the first sweeps of a warm start are noisy), nor
+    /// before [`Outlook::MIN_ITERATIONS`].
+    pub fn hopeless(&self, tol: f64, max_iter: usize, time_limit: Option<Duration>) -> bool {
+        let (Some(more), Some(&(k, _))) = (self.needed(tol), self.seen.last()) else {
+            return false;
+        };
+        if k >= max_iter / 10 && k as f64 + more > max_iter as f64 {
+            return true;
+        }
+        time_limit.is_some_and(|t| {
+            let (spent, limit) = (self.elapsed.as_secs_f64(), t.as_secs_f64());
+            spent >= limit / 10.0 && spent + more * spent / k as f64 > limit
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
