@@ -210,14 +210,6 @@ impl Matrix {
         }
     }
 
-    /// The stored values in the order of storage (for finiteness checks and norms).
-    fn stored_values(&self) -> Vec<f64> {
-        match self {
-            Matrix::Dense(m) => (0..m.ncols()).flat_map(|j| m.col_as_slice(j).to_vec()).collect(),
-            Matrix::Sparse(s) => s.data().to_vec(),
-        }
-    }
-
     /// Makes `self` equal to `other`, reusing `self`'s storage when both have the same
     /// storage kind and shape (and, when sparse, the same pattern): then no allocation.
     /// Otherwise `self` becomes a clone of `other`. Returns whether the storage was reused
@@ -271,9 +263,13 @@ impl Matrix {
         }
     }
 
-    /// Largest absolute entry (0 for an empty matrix).
+    /// Largest absolute entry (0 for an empty matrix); allocates nothing.
     pub fn max_abs(&self) -> f64 {
-        self.stored_values().iter().fold(0.0, |a, v| a.max(v.abs()))
+        let fold = |a: f64, v: &f64| a.max(v.abs());
+        match self {
+            Matrix::Dense(m) => (0..m.ncols()).fold(0.0, |a, j| m.col_as_slice(j).iter().fold(a, fold)),
+            Matrix::Sparse(s) => s.data().iter().fold(0.0, fold),
+        }
     }
 
     /// The worst asymmetry `(i, j, |a_ij − a_ji|)`, or `None` when the matrix is square and

@@ -26,6 +26,16 @@ impl<S: NcpSolver> LcpSolver for NcpAsLcp<S> {
     fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
         s.validate()?;
         p.check_warm(warm)?;
+        // The Fischer–Burmeister and min functions add z and w as if they had one unit: data
+        // far from 1 are solved scaled (exactly, by powers of two; `Lcp::unit_scaling`), and the
+        // answer is unscaled and scored on the caller's problem.
+        p.solve_unit_scaled(warm, s.tol, |p, warm| self.solve_as_is(p, warm, s))
+    }
+}
+
+impl<S: NcpSolver> NcpAsLcp<S> {
+    /// [`LcpSolver::solve`] on `p` as given.
+    fn solve_as_is(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
         let f = AffineFunction::from_lcp(p);
         let mcp = match p.bounds() {
             Some((lo, hi)) => Mcp::new(&f, lo.to_vec(), hi.to_vec())?,

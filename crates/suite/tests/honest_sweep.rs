@@ -378,6 +378,55 @@ fn no_false_solved_on_scaled_lcps() {
     assert!(false_solved.is_empty(), "{} false Solved:\n{}", false_solved.len(), false_solved.join("\n"));
 }
 
+/// Solving must not depend on units: every LCP solver that solves a problem solves every
+/// scaled copy `M → s_M M`, `q → s_q q` (`s_M, s_q ∈ {1e-8, 1, 1e8}`) too. Before the data
+/// were brought near 1 (`Lcp::unit_scaling`), Lemke ended on rays for 8 of 10 built-in LCPs
+/// with M scaled by 1e-12 and q by 1e-6 (its pivoting tolerances have absolute floors), rpgs
+/// ran into its sweep limit on all of them with M scaled by 1e-6 (its ρ = 1 is absolute), and
+/// fb-newton solved none with M scaled by 1e-6 (the Fischer–Burmeister function adds z and w
+/// as if they had one unit).
+#[test]
+fn lcp_solvers_solve_scaled_copies_alike() {
+    use perp_suite::generate;
+    let problems = [
+        ("spd(30, 1)", generate::spd(30, 1)),
+        ("p_matrix(20, 2)", generate::p_matrix(20, 2)),
+        ("contact(10, 3)", generate::contact(10, 3)),
+        ("degenerate(20, 4)", generate::degenerate(20, 4)),
+        ("murty(6)", generate::murty(6)),
+        ("psd(20, 10, 5)", generate::psd(20, 10, 5)),
+    ];
+    let mut lost = Vec::new();
+    for name in LCP_NAMES {
+        let mut solver = build(Family::Lcp, name, &Params::new()).unwrap();
+        let mut solves = |p: &Lcp| {
+            solver
+                .solve(&Problem::Lcp(p.clone()), None, &settings())
+                .is_ok_and(|a| a.report.status == Status::Solved)
+        };
+        let mut kept = 0;
+        for (label, base) in &problems {
+            if !solves(base) {
+                continue;
+            }
+            for sm in SCALES {
+                for sq in SCALES {
+                    let p =
+                        Lcp::new(scaled(base.m(), sm), base.q().iter().map(|v| v * sq).collect()).unwrap();
+                    if solves(&p) {
+                        kept += 1;
+                    } else {
+                        lost.push(format!("{name} on {label} with s_M = {sm:e}, s_q = {sq:e}"));
+                    }
+                }
+            }
+        }
+        println!("{name:16} solved {kept} scaled copies of the problems it solves");
+        assert!(kept > 0, "{name} solved nothing: the test must see it work");
+    }
+    assert!(lost.is_empty(), "solved at s = 1 but not scaled:\n{}", lost.join("\n"));
+}
+
 /// The calibration record: every frictional solver on every Siconos fc2d/fc3d file at `TOL`
 /// (2 s each), with the peer error, the library's physical figure and this file's; no `Solved`
 /// answer may fail [`check`].

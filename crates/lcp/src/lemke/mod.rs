@@ -283,7 +283,9 @@ impl LcpSolver for Lemke {
     }
 
     /// Allocation-free once the workspace has been sized for this n (a tie in the ratio test,
-    /// a restart or a ray included); `solve` is this with fresh buffers.
+    /// a restart or a ray included), unless the data's scale is far from 1 (see
+    /// [`Lcp::unit_scaling`]: the problem is then copied, scaled); `solve` is this with fresh
+    /// buffers.
     fn solve_into(
         &mut self,
         p: &Lcp,
@@ -295,6 +297,39 @@ impl LcpSolver for Lemke {
     ) -> Result<(), Error> {
         s.validate()?;
         p.check_buffers(warm, z_out, w_out)?;
+        // Data far from 1 are pivoted scaled (`Lcp::unit_scaling`): LCP(γq, γδM) for z' = z/δ
+        // (w' = γw) has the same pivots in exact arithmetic, and its data are near 1, where the
+        // pivoting tolerances (absolute floors on the smallest direction entry and on ties)
+        // are set — with M and q scaled by 1e-12 and 1e-6, every direction looked like 0 and
+        // 8 of 10 test LCPs ended on rays.
+        let scaling =
+            p.solve_into_unit_scaled(warm, z_out, w_out, report, s.tol, |p, warm, z, w, r, finish| {
+                self.pivot(p, warm, z, w, r, s, finish)
+            });
+        let ray = &mut self.workspace.ray;
+        if let (Some((gamma, delta)), true) = (scaling?, ray.valid) {
+            ray.z.iter_mut().chain(ray.dz.iter_mut()).for_each(|z| *z *= delta);
+            ray.z0 /= gamma;
+            ray.dz0 /= gamma;
+        }
+        Ok(())
+    }
+}
+
+impl Lemke {
+    /// [`LcpSolver::solve_into`] on `p` as given; `finish`: measure and verify the answer
+    /// (else the caller does, on the problem before scaling).
+    #[allow(clippy::too_many_arguments)] // solve_into's arguments and `finish`
+    fn pivot(
+        &mut self,
+        p: &Lcp,
+        warm: bool,
+        z_out: &mut [f64],
+        w_out: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+        finish: bool,
+    ) -> Result<(), Error> {
         if p.is_box() {
             return Err(Error::Requirement {
                 solver: "lemke".into(),
@@ -391,7 +426,9 @@ impl LcpSolver for Lemke {
                 ws.ray.valid = false;
             }
         }
-        p.finish(z_out, w_out, report, s.tol, spare);
+        if finish {
+            p.finish(z_out, w_out, report, s.tol, spare);
+        }
         // The refactorization storage is made on first need, and at the latest here, so that
         // the next solve of this structure allocates nothing whatever its pivots.
         if self.keep_ready {

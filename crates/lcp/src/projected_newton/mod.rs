@@ -261,6 +261,15 @@ impl LcpSolver for ProjectedNewton {
                 ),
             });
         }
+        // Its tolerances (ε̄, the smallest step, the regularization bounds) are absolute, set
+        // for data near 1: data far from 1 are solved scaled (`Lcp::unit_scaling`).
+        p.solve_unit_scaled(warm, s.tol, |p, warm| self.solve_as_is(p, warm, s))
+    }
+}
+
+impl ProjectedNewton {
+    /// [`LcpSolver::solve`] on `p` as given (checked).
+    fn solve_as_is(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
         let n = p.n();
         let params = Params {
             sigma: self.sigma,
