@@ -23,6 +23,15 @@ pub struct Lcp {
     m: Matrix,
     q: Vec<f64>,
     bounds: Option<(Vec<f64>, Vec<f64>)>,
+    /// max|Mᵢⱼ| and max|qᵢ|, kept with the data (every constructor and setter), so that the
+    /// physical check and [`Lcp::unit_scaling`] do not pass over M at every solve.
+    m_max: f64,
+    q_max: f64,
+}
+
+/// max|vᵢ| of finite values (0 for none).
+fn max_abs(v: &[f64]) -> f64 {
+    v.iter().fold(0.0, |a: f64, x| a.max(x.abs()))
 }
 
 impl Lcp {
@@ -44,7 +53,8 @@ impl Lcp {
         Error::check_len("q", &q, m.nrows())?;
         m.check_finite("M")?;
         Error::check_finite("q", &q)?;
-        Ok(Lcp { m, q, bounds: None })
+        let (m_max, q_max) = (m.max_abs(), max_abs(&q));
+        Ok(Lcp { m, q, bounds: None, m_max, q_max })
     }
 
     /// The box-LCP with `lower ≤ z ≤ upper` (use `f64::INFINITY` / `f64::NEG_INFINITY` for
@@ -84,6 +94,7 @@ impl Lcp {
         Error::check_len("q", q, self.n())?;
         Error::check_finite("q", q)?;
         self.q.copy_from_slice(q);
+        self.q_max = max_abs(q);
         Ok(())
     }
 
@@ -124,6 +135,7 @@ impl Lcp {
                 s.data_mut().copy_from_slice(values);
             }
         }
+        self.m_max = max_abs(values);
         Ok(())
     }
 
@@ -169,8 +181,7 @@ impl Lcp {
     /// assert!(Lcp::new(Matrix::from_row_major(1, 1, &[3.0]).unwrap(), vec![-2.0]).unwrap().unit_scaling().is_none());
     /// ```
     pub fn unit_scaling(&self) -> Option<(f64, f64)> {
-        let qmax = self.q.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-        let mmax = self.m.max_abs();
+        let (qmax, mmax) = (self.q_max, self.m_max);
         if !(qmax > 0.0 && mmax > 0.0 && qmax.is_finite() && mmax.is_finite()) {
             return None;
         }
@@ -332,7 +343,7 @@ impl Lcp {
         // The physical check (issue 15): the peer measure compares z with w as if they had one
         // unit; a `Solved` answer must also be right in the problem's own scales.
         if self.bounds.is_none() {
-            let phys = measures::lcp_physical_error(measures::max_abs_entry(&self.m), &self.q, z, w);
+            let phys = measures::lcp_physical_error(self.m_max, &self.q, z, w);
             report.physical_error = Some(phys);
             if report.status == Status::Solved && (phys.is_nan() || phys > measures::physical_bound(tol)) {
                 report.status = Status::NumericalFailure;
