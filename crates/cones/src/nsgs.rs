@@ -506,7 +506,11 @@ impl Nsgs {
         }
         u.fill(0.0);
         let mut outlook = std::mem::take(&mut ws.outlook);
-        outlook.clear();
+        let max_sweeps = s.max_iter_or(DEFAULT_SWEEPS);
+        if self.forecast {
+            // A full error every FULL_CHECK_EVERY sweeps (more only near the end).
+            outlook.clear(max_sweeps / FULL_CHECK_EVERY + 16);
+        }
         let mut m = Method {
             opts: self,
             p,
@@ -524,7 +528,7 @@ impl Nsgs {
             local_iterations: 0,
             sweeps: 0,
             outlook: self.forecast.then_some(outlook),
-            max_sweeps: s.max_iter_or(DEFAULT_SWEEPS),
+            max_sweeps,
             time_limit: s.time_limit.map(|t| (t, Instant::now())),
         };
         let out = iteration::run(&mut m, s, DEFAULT_SWEEPS);
@@ -539,7 +543,13 @@ impl Nsgs {
                 msg,
                 "; given up at sweep {}: at the rate of the recent sweeps the tolerance needs {} more",
                 m.sweeps,
-                if more.is_finite() { format!("~{more:.0}") } else { "infinitely many".into() }
+                if !more.is_finite() {
+                    "infinitely many".into()
+                } else if more < 1e6 {
+                    format!("~{more:.0}")
+                } else {
+                    format!("~{more:.0e}")
+                }
             );
         }
         let Method { r, u, order, local_r, outlook, .. } = m;
