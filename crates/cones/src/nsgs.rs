@@ -508,8 +508,7 @@ impl Nsgs {
         let mut outlook = std::mem::take(&mut ws.outlook);
         let max_sweeps = s.max_iter_or(DEFAULT_SWEEPS);
         if self.forecast {
-            // A full error every FULL_CHECK_EVERY sweeps (more only near the end).
-            outlook.clear(max_sweeps / FULL_CHECK_EVERY + 16);
+            outlook.clear();
         }
         let mut m = Method {
             opts: self,

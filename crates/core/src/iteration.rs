@@ -324,8 +324,15 @@ pub fn run_with<M: IterativeMethod + ?Sized>(
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Outlook {
-    /// (iteration, error) of every measurement, in order.
+    /// (last iteration, smallest error) of consecutive buckets of `stride` measurements each,
+    /// at most [`Outlook::KEPT`]: when full, neighbours merge and the stride doubles, so that
+    /// memory and the cost of a forecast stay bounded however long the run (a forecast's
+    /// windows are a quarter of the run, far wider than a bucket).
     seen: Vec<(usize, f64)>,
+    /// Measurements per bucket of `seen` (0 before the first `clear`, taken as 1).
+    stride: usize,
+    /// The bucket being filled: (last iteration, smallest error, measurements).
+    open: (usize, f64, usize),
     /// Time since the start at the last measurement.
     elapsed: Duration,
 }
@@ -334,17 +341,41 @@ impl Outlook {
     /// Iterations below which no forecast is made.
     pub const MIN_ITERATIONS: usize = 200;
 
-    /// Forgets every measurement and makes room for `capacity` (keeps the storage; allocates
-    /// only to grow it).
-    pub fn clear(&mut self, capacity: usize) {
+    /// How many buckets are kept (see the field `seen`).
+    pub const KEPT: usize = 512;
+
+    /// Forgets every measurement (keeps the storage; the first call allocates it, once).
+    pub fn clear(&mut self) {
         self.seen.clear();
-        self.seen.reserve(capacity);
+        self.seen.reserve(Self::KEPT);
+        self.stride = 1;
+        self.open = (0, f64::INFINITY, 0);
         self.elapsed = Duration::ZERO;
     }
 
     /// Records the error measured after iteration `k` (increasing `k`).
     pub fn push(&mut self, k: usize, error: f64) {
-        self.seen.push((k, error));
+        let (_, e, n) = self.open;
+        self.open = (k, if n == 0 { error } else { e.min(error) }, n + 1);
+        if self.open.2 < self.stride.max(1) {
+            return;
+        }
+        if self.seen.len() == Self::KEPT {
+            for i in 0..Self::KEPT / 2 {
+                let (a, b) = (self.seen[2 * i], self.seen[2 * i + 1]);
+                self.seen[i] = (b.0, a.1.min(b.1));
+            }
+            self.seen.truncate(Self::KEPT / 2);
+            self.stride = self.stride.max(1) * 2;
+        }
+        self.seen.push((self.open.0, self.open.1));
+        self.open = (0, f64::INFINITY, 0);
+    }
+
+    /// The buckets, the one being filled included.
+    fn entries(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
+        let open = (self.open.2 > 0).then_some((self.open.0, self.open.1));
+        self.seen.iter().copied().chain(open)
     }
 
     /// Records the time since the start at the last measurement, for the time forecast.
@@ -356,12 +387,12 @@ impl Outlook {
     /// not decrease over the recent half); `None` before [`Outlook::MIN_ITERATIONS`], while
     /// a window is empty, or when the error is already within `tol` or not finite.
     pub fn needed(&self, tol: f64) -> Option<f64> {
-        let &(k, _) = self.seen.last()?;
+        let (k, _) = self.entries().last()?;
         if k < Self::MIN_ITERATIONS {
             return None;
         }
         let min_in = |lo: usize, hi: usize| {
-            self.seen.iter().filter(|(j, _)| *j > lo && *j <= hi).map(|e| e.1).fold(f64::INFINITY, f64::min)
+            self.entries().filter(|(j, _)| *j > lo && *j <= hi).map(|e| e.1).fold(f64::INFINITY, f64::min)
         };
         let (recent, older) = (min_in(k / 2, k), min_in(k / 4, k / 2));
         if !(recent.is_finite() && older.is_finite()) || recent <= tol {
@@ -382,7 +413,7 @@ impl Outlook {
     /// sweep 895, when a contact changed status), which no rate foresees; with a tenth, a
     /// 10 s limit gave that solve up at sweep 850.
     pub fn hopeless(&self, tol: f64, max_iter: usize, time_limit: Option<Duration>) -> bool {
-        let (Some(more), Some(&(k, _))) = (self.needed(tol), self.seen.last()) else {
+        let (Some(more), Some((k, _))) = (self.needed(tol), self.entries().last()) else {
             return false;
         };
         if k >= max_iter / 4 && k as f64 + more > max_iter as f64 {
@@ -408,6 +439,32 @@ mod tests {
             self.0 *= 0.5;
             StepResult::go(self.0)
         }
+    }
+
+    #[test]
+    fn outlook_stays_bounded_and_keeps_its_verdicts_on_long_runs() {
+        // An error halving every 100 iterations, measured every iteration for a million
+        // iterations: the storage stays at KEPT entries, and the forecast is that of the
+        // exact rate (1e-300 is far below what the run reaches).
+        let mut o = Outlook::default();
+        o.clear();
+        let cap = o.seen.capacity();
+        for k in 1..=1_000_000 {
+            o.push(k, 0.5f64.powf(k as f64 / 100.0).max(1e-290));
+            assert!(o.seen.len() <= Outlook::KEPT);
+        }
+        assert_eq!(o.seen.capacity(), cap, "no growth");
+        // The floor 1e-290 was reached long ago: no progress over the last half.
+        assert_eq!(o.needed(1e-300), Some(f64::INFINITY));
+        let mut o = Outlook::default();
+        o.clear();
+        for k in 1..=100_000 {
+            o.push(k, 0.5f64.powf(k as f64 / 10_000.0));
+        }
+        // 1e-6 is at k ≈ 199 316: about 99 316 more, within an entry's width of the truth.
+        let more = o.needed(1e-6).unwrap();
+        assert!((more - 99_316.0).abs() < 1_000.0, "{more}");
+        assert!(!o.hopeless(1e-6, 300_000, None) && o.hopeless(1e-6, 150_000, None));
     }
 
     #[test]
