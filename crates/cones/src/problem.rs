@@ -12,7 +12,6 @@
 
 use crate::cone::{Cone, ConeSpec, MAX_DIM};
 use perp_core::{measures, Error, Matrix, Settings, SolveReport, Status, REFINE_ROUNDS};
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 /// The frictional contact problem in local form (Siconos' `FrictionContactProblem`, FCLIB's
@@ -214,12 +213,7 @@ impl FrictionContactProblem {
         // The velocities' scale: what u = W r + q is made of, |q| and |W|·|r| (the level of
         // round-off in u), and u itself.
         let rn = measures::norm2(r);
-        let w_max = match &self.w {
-            Matrix::Dense(m) => {
-                (0..m.ncols()).flat_map(|j| m.col_as_slice(j).iter()).fold(0.0_f64, |a, v| a.max(v.abs()))
-            }
-            Matrix::Sparse(m) => m.data().iter().fold(0.0_f64, |a, v| a.max(v.abs())),
-        };
+        let w_max = self.w.max_abs();
         let un = measures::norm2(&self.q).max(measures::norm2(u)).max(w_max * rn);
         // A scale that overflows belongs to an answer that ran off, not to a solution.
         if !(rn.is_finite() && un.is_finite()) {
@@ -280,20 +274,7 @@ impl FrictionContactProblem {
         tol: f64,
     ) {
         let phys = self.physical_error(cones, r, u);
-        report.physical_error = Some(phys);
-        if report.status != Status::Solved {
-            return;
-        }
-        if phys.is_nan() || phys > measures::physical_bound(tol) {
-            report.status = Status::NumericalFailure;
-            let error = report.error;
-            let msg = message_buffer(report);
-            let _ = write!(
-                msg,
-                "the error {error:.3e} meets tol but the answer fails the physical check: penetration, \
-                 cone or complementarity violation {phys:.3e} relative to the problem's own scale"
-            );
-        }
+        report.check_physics(phys, tol, "penetration, cone or complementarity violation");
     }
 
     /// Packs a solver's answer: recomputes `u = W r + q` and the error from `r` alone, then

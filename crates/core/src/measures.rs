@@ -154,16 +154,6 @@ pub fn physical_bound(tol: f64) -> f64 {
     (10.0 * tol).max(1e-4)
 }
 
-/// The largest absolute entry of `m`, without allocating.
-pub fn max_abs_entry(m: &crate::Matrix) -> f64 {
-    match m {
-        crate::Matrix::Dense(d) => {
-            (0..d.ncols()).flat_map(|j| d.col_as_slice(j).iter()).fold(0.0_f64, |a, v| a.max(v.abs()))
-        }
-        crate::Matrix::Sparse(c) => c.data().iter().fold(0.0_f64, |a, v| a.max(v.abs())),
-    }
-}
-
 /// The physical figure of an LCP answer (`0 ≤ z ⊥ w = Mz + q ≥ 0`), in the problem's own
 /// scales: `max_i |min(z_i / Z, w_i / V)|` with `Z = ‖z‖` and `V = max(‖q‖, ‖w‖, max|M|·‖z‖)`
 /// (what w is made of, so its round-off level). Negative parts are infeasibility, positive ones

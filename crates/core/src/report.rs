@@ -162,13 +162,19 @@ impl SolveReport {
     /// `Solved` claim fails it (`phys` NaN or above [`crate::measures::physical_bound`]`(tol)`),
     /// downgrades it to `NumericalFailure` with a message naming `what` was violated.
     pub fn check_physics(&mut self, phys: f64, tol: f64, what: &str) {
+        self.check_physics_with(phys, tol, what, &mut String::new());
+    }
+
+    /// [`SolveReport::check_physics`] without allocating: the message goes into the storage of
+    /// the current `message`, or else of `spare` (as [`SolveReport::write_message`]).
+    pub fn check_physics_with(&mut self, phys: f64, tol: f64, what: &str, spare: &mut String) {
         self.physical_error = Some(phys);
         let bound = crate::measures::physical_bound(tol);
         if self.status == Status::Solved && (phys.is_nan() || phys > bound) {
             self.status = Status::NumericalFailure;
             let error = self.error;
             self.write_message(
-                &mut String::new(),
+                spare,
                 format_args!(
                     "the error {error:.3e} meets tol but the answer fails the physical check: {what} \
                      {phys:.3e} relative to the problem's own scales exceeds {bound:.1e}"

@@ -2,7 +2,7 @@
 //! in-place helpers of [`crate::LcpSolver::solve_into`] (report reset, messages written into
 //! reused Strings, `w = Mz + q` and the error measures into the caller's buffers).
 
-use perp_core::{measures, Error, Matrix, Solution, SolveReport, Status};
+use perp_core::{measures, Error, Matrix, Solution, SolveReport};
 
 /// The linear complementarity problem LCP(q, M): find z with
 ///
@@ -29,11 +29,6 @@ pub struct Lcp {
     q_max: f64,
 }
 
-/// max|vᵢ| of finite values (0 for none).
-fn max_abs(v: &[f64]) -> f64 {
-    v.iter().fold(0.0, |a: f64, x| a.max(x.abs()))
-}
-
 impl Lcp {
     /// The standard LCP 0 ≤ z ⊥ Mz + q ≥ 0.
     ///
@@ -53,7 +48,7 @@ impl Lcp {
         Error::check_len("q", &q, m.nrows())?;
         m.check_finite("M")?;
         Error::check_finite("q", &q)?;
-        let (m_max, q_max) = (m.max_abs(), max_abs(&q));
+        let (m_max, q_max) = (m.max_abs(), measures::norm_inf(&q));
         Ok(Lcp { m, q, bounds: None, m_max, q_max })
     }
 
@@ -94,7 +89,7 @@ impl Lcp {
         Error::check_len("q", q, self.n())?;
         Error::check_finite("q", q)?;
         self.q.copy_from_slice(q);
-        self.q_max = max_abs(q);
+        self.q_max = measures::norm_inf(q);
         Ok(())
     }
 
@@ -135,7 +130,7 @@ impl Lcp {
                 s.data_mut().copy_from_slice(values);
             }
         }
-        self.m_max = max_abs(values);
+        self.m_max = measures::norm_inf(values);
         Ok(())
     }
 
@@ -344,19 +339,7 @@ impl Lcp {
         // unit; a `Solved` answer must also be right in the problem's own scales.
         if self.bounds.is_none() {
             let phys = measures::lcp_physical_error(self.m_max, &self.q, z, w);
-            report.physical_error = Some(phys);
-            if report.status == Status::Solved && (phys.is_nan() || phys > measures::physical_bound(tol)) {
-                report.status = Status::NumericalFailure;
-                let bound = measures::physical_bound(tol);
-                report.write_message(
-                    spare,
-                    format_args!(
-                        "the error {error:.3e} meets tol but the answer fails the physical check: \
-                         infeasibility or complementarity {phys:.3e} relative to the problem's own \
-                         scales of z and w exceeds {bound:.1e}"
-                    ),
-                );
-            }
+            report.check_physics_with(phys, tol, "infeasibility or complementarity of z and w", spare);
         }
     }
 

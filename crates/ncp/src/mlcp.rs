@@ -105,7 +105,7 @@ impl Mlcp {
     pub fn physical_error(&self, z: &[f64], w: &[f64]) -> f64 {
         let norm = perp_core::measures::norm2;
         let zn = norm(z);
-        let v = norm(self.q()).max(norm(w)).max(perp_core::measures::max_abs_entry(self.m()) * zn);
+        let v = norm(self.q()).max(norm(w)).max(self.m().max_abs() * zn);
         // A scale that overflows belongs to an answer that ran off, not to a solution.
         if !(zn.is_finite() && v.is_finite()) {
             return f64::NAN;

@@ -214,15 +214,15 @@ impl<'a> Mcp<'a> {
     /// function has them, else from [`NcpFunction::jacobian`] (one n×n evaluation).
     fn jacobian_scale(&self, z: &[f64]) -> f64 {
         if let Some((m, _)) = self.f.affine() {
-            return perp_core::measures::max_abs_entry(m);
+            return m.max_abs();
         }
         if let Some(j) = self.f.sparse_jacobian(z) {
-            return j.data().iter().fold(0.0_f64, |a, v| a.max(v.abs()));
+            return perp_core::Matrix::Sparse(j).max_abs();
         }
         let n = self.n();
         let mut j = faer::Mat::<f64>::zeros(n, n);
         self.f.jacobian(z, j.as_mut());
-        (0..n).flat_map(|c| j.col_as_slice(c).iter()).fold(0.0_f64, |a, v| a.max(v.abs()))
+        perp_core::Matrix::Dense(j).max_abs()
     }
 
     /// The answer checked in the problem's own scales, as `Lcp`'s and `Mlcp`'s are (issue 15):
