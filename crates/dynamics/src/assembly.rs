@@ -108,12 +108,24 @@ impl LocalProblem {
         u_free.extend(h.iter().map(|x| x * dt));
         factor.solve(u_free, n, 1);
         u_free.iter_mut().zip(u_a).for_each(|(a, b)| *a += b);
-        let rows: Vec<&Row> = self.contacts.iter().flat_map(|c| c.rows()).collect();
-        solve_rows_into(factor, n, &rows, &mut self.y);
+        // The rows of a small problem (a few contacts, stepped millions of times) are listed on
+        // the stack.
+        static NONE: Row = Row(Vec::new());
+        let mut small = [&NONE; 16];
+        let large: Vec<&Row>;
+        let count: usize = self.contacts.iter().map(Contact::dim).sum();
+        let rows: &[&Row] = if count <= small.len() {
+            self.contacts.iter().flat_map(|c| c.rows()).zip(small.iter_mut()).for_each(|(r, s)| *s = r);
+            &small[..count]
+        } else {
+            large = self.contacts.iter().flat_map(|c| c.rows()).collect();
+            &large
+        };
+        solve_rows_into(factor, n, rows, &mut self.y);
         if !bilaterals.is_empty() {
-            condense(factor, n, bilaterals, &rows, &mut self.y, u_free)?;
+            condense(factor, n, bilaterals, rows, &mut self.y, u_free)?;
         }
-        delassus_into(&rows, &self.y, &mut self.w)?;
+        delassus_into(rows, &self.y, &mut self.w)?;
         let (offsets, b, gamma_a) = (&mut self.offsets, &mut self.b, &mut self.gamma_a);
         offsets.clear();
         b.clear();
@@ -398,13 +410,19 @@ fn gs_q(p: &LocalProblem, q: &mut [f64]) {
 
 /// `r = (Λ_N, Λ_T = Λ_R − μ Λ_N)` per contact from a Glocker–Studer solution `x`.
 pub fn gs_impulses(p: &LocalProblem, x: &[f64]) -> Vec<f64> {
-    let k = p.contacts.len();
-    let mut r = vec![0.0; 2 * k];
-    for (a, c) in p.contacts.iter().enumerate() {
-        r[2 * a] = x[a];
-        r[2 * a + 1] = x[k + a] - c.mu * x[a];
-    }
+    let mut r = Vec::new();
+    gs_impulses_into(p, x, &mut r);
     r
+}
+
+/// [`gs_impulses`] written into `r` (its storage reused).
+pub fn gs_impulses_into(p: &LocalProblem, x: &[f64], r: &mut Vec<f64>) {
+    let k = p.contacts.len();
+    r.clear();
+    for (a, c) in p.contacts.iter().enumerate() {
+        r.push(x[a]);
+        r.push(x[k + a] - c.mu * x[a]);
+    }
 }
 
 /// Friction directions of the Stewart–Trinkle LCP, per contact, in local tangential
@@ -520,7 +538,15 @@ pub struct StLayout {
 
 /// `r = (c_n, D_c β)` per contact from a Stewart–Trinkle solution.
 pub fn st_impulses(p: &LocalProblem, layout: &StLayout, x: &[f64]) -> Vec<f64> {
-    let mut r = vec![0.0; p.size()];
+    let mut r = Vec::new();
+    st_impulses_into(p, layout, x, &mut r);
+    r
+}
+
+/// [`st_impulses`] written into `r` (its storage reused).
+pub fn st_impulses_into(p: &LocalProblem, layout: &StLayout, x: &[f64], r: &mut Vec<f64>) {
+    r.clear();
+    r.resize(p.size(), 0.0);
     for (a, c) in p.contacts.iter().enumerate() {
         let (s, o, dk) = (layout.start[a], p.offsets[a], c.dim() - 1);
         r[o] = x[s];
@@ -530,7 +556,6 @@ pub fn st_impulses(p: &LocalProblem, layout: &StLayout, x: &[f64]) -> Vec<f64> {
             }
         }
     }
-    r
 }
 
 /// The Tzitzouris–Pang NCP of one step (seed 002 §4; friction by the Fritz–John form of

@@ -660,17 +660,19 @@ pub fn delassus(rows: &[&Row], y: &Y) -> Result<Matrix, Error> {
     Ok(w)
 }
 
-/// [`delassus`] written into `w`, reusing a dense `w` of the same size.
+/// [`delassus`] written into `w`, reusing the storage of a dense `w`.
 pub fn delassus_into(rows: &[&Row], y: &Y, w: &mut Matrix) -> Result<(), Error> {
     let m = rows.len();
     if m != y.ncols() {
         return Err(Error::dim("columns of Y = M⁻¹Jᵀ (one per row)", m, y.ncols()));
     }
     if m <= 64 {
-        let mut d = match std::mem::replace(w, Matrix::Dense(Mat::zeros(0, 0))) {
-            Matrix::Dense(d) if d.nrows() == m && d.ncols() == m => d,
-            _ => Mat::<f64>::zeros(m, m),
+        // A dense `w` keeps its storage: its capacity covers every size seen so far.
+        let mut d = match std::mem::replace(w, Matrix::Dense(Mat::new())) {
+            Matrix::Dense(d) => d,
+            Matrix::Sparse(_) => Mat::new(),
         };
+        d.resize_with(m, m, |_, _| 0.0);
         dense_delassus(rows, y, &mut d);
         *w = Matrix::Dense(d);
         return Ok(());

@@ -16,8 +16,8 @@
 //! the saving is measured by running with the option on and off.
 
 use crate::assembly::{
-    glocker_studer_lcp_into, gs_impulses, st_impulses, stewart_trinkle_lcp, tzitzouris_pang, Directions,
-    LocalProblem,
+    glocker_studer_lcp_into, gs_impulses_into, st_impulses_into, stewart_trinkle_lcp, tzitzouris_pang,
+    Directions, LocalProblem,
 };
 use crate::mass::MassFactor;
 use crate::system::{Contact, System};
@@ -222,8 +222,9 @@ pub struct Simulator<'s> {
     /// The fallback chain ([`StepOptions::fallback`]), built once.
     fallbacks: Vec<Solver>,
     mass: Option<MassFactor>,
-    /// Per candidate contact: the formulation's variables at the last solve (warm start).
-    warm: Vec<Option<Vec<f64>>>,
+    /// Per candidate contact: the formulation's variables at the last solve (warm start);
+    /// empty when the contact was not active (the storage is kept for when it is again).
+    warm: Vec<Vec<f64>>,
     /// Local dimension of each candidate contact.
     dims: Vec<usize>,
     /// Offset of each candidate contact in [`StepReport::impulses`].
@@ -252,6 +253,10 @@ pub struct Simulator<'s> {
     /// The Glocker–Studer LCP and its entry scratch, refilled in place from step to step.
     gs_lcp: Option<perp_lcp::Lcp>,
     gs_values: Vec<f64>,
+    /// The step's local impulses, reused from step to step.
+    impulses: Vec<f64>,
+    /// Contacts of earlier local problems, no longer active, whose storage is reused.
+    spare_contacts: Vec<Contact>,
 }
 
 impl<'s> Simulator<'s> {
@@ -304,7 +309,7 @@ impl<'s> Simulator<'s> {
             solver,
             fallbacks,
             mass,
-            warm: vec![None; contacts.len()],
+            warm: vec![Vec::new(); contacts.len()],
             dims,
             offsets,
             candidates: contacts,
@@ -322,6 +327,8 @@ impl<'s> Simulator<'s> {
             fc_report: SolveReport::new(""),
             gs_lcp: None,
             gs_values: Vec::new(),
+            impulses: Vec::new(),
+            spare_contacts: Vec::new(),
         })
     }
 
@@ -356,9 +363,21 @@ impl<'s> Simulator<'s> {
 
     /// Advances one step.
     pub fn step(&mut self) -> Result<StepReport, Error> {
+        let mut report = StepReport::default();
+        self.step_into(&mut report)?;
+        Ok(report)
+    }
+
+    /// [`Simulator::step`] written into `report`, whose storage is reused: a system stepped
+    /// millions of times allocates nothing per step once its structure repeats.
+    pub fn step_into(&mut self, report: &mut StepReport) -> Result<(), Error> {
         let sys = self.system;
         let (n, dt) = (sys.dofs(), self.dt);
-        let mut report = StepReport { impulses: vec![0.0; self.dims.iter().sum()], ..Default::default() };
+        let mut impulses = std::mem::take(&mut report.impulses);
+        impulses.clear();
+        impulses.resize(self.dims.iter().sum(), 0.0);
+        let mut kept_active = std::mem::take(&mut report.active);
+        *report = StepReport { impulses, ..Default::default() };
         let midpoint = matches!(self.opts.scheme, Scheme::Midpoint);
         let mut q_eval = std::mem::take(&mut self.q_eval);
         q_eval.clone_from(&self.q);
@@ -415,12 +434,19 @@ impl<'s> Simulator<'s> {
                 c.validate(i, n)?;
                 match contacts.get_mut(active.len()) {
                     Some(slot) => slot.clone_from(c),
-                    None => contacts.push(c.clone()),
+                    None => contacts.push(match self.spare_contacts.pop() {
+                        Some(mut slot) => {
+                            slot.clone_from(c);
+                            slot
+                        }
+                        None => c.clone(),
+                    }),
                 }
                 active.push(i);
             }
         }
-        contacts.truncate(active.len());
+        // Contacts no longer active keep their storage for when they are again.
+        self.spare_contacts.extend(contacts.drain(active.len()..));
         let bil = sys.bilaterals(&q_eval, t_eval);
         for (i, b) in bil.iter().enumerate() {
             b.row.check(n, &format!("bilateral {i}: row"))?;
@@ -436,7 +462,11 @@ impl<'s> Simulator<'s> {
             let mut slot = None;
             let factor = self.factor(m_at.as_deref().unwrap_or(&q_eval), t_eval, &mut slot)?;
             lp.assemble(factor, &self.u, &h, dt, &bil)?;
-            let r = if lp.size() > 0 { self.solve(&lp, &mut report)? } else { Vec::new() };
+            let mut r = std::mem::take(&mut self.impulses);
+            r.clear();
+            if lp.size() > 0 {
+                self.solve(&lp, report, &mut r)?;
+            }
             lp.velocity_into(&r, &mut u_new);
             Error::check_finite("u after the step", &u_new)?;
             report.impulses.iter_mut().for_each(|x| *x = 0.0);
@@ -444,6 +474,7 @@ impl<'s> Simulator<'s> {
                 let (o, d) = (self.offsets[i], self.dims[i]);
                 report.impulses[o..o + d].copy_from_slice(&r[lp.offsets[a]..lp.offsets[a] + d]);
             }
+            self.impulses = r;
             if self.opts.keep_problem && lp.size() > 0 {
                 self.last_problem = Some(lp.clone());
             }
@@ -462,7 +493,8 @@ impl<'s> Simulator<'s> {
         if let Scheme::Euler { project: true, .. } = self.opts.scheme {
             self.project(&mut q_new)?;
         }
-        report.active = lp.active.clone();
+        kept_active.clone_from(&lp.active);
+        report.active = kept_active;
         for (i, x) in self.last_normal.iter_mut().enumerate() {
             *x = report.impulses[self.offsets[i]];
         }
@@ -472,7 +504,7 @@ impl<'s> Simulator<'s> {
         self.u_spare = std::mem::replace(&mut self.u, u_new);
         self.t += dt;
         self.stats.steps += 1;
-        Ok(report)
+        Ok(())
     }
 
     /// [`Simulator::step`], and the step's linearization: JVP and VJP of the next `(q, u)`
@@ -616,12 +648,10 @@ impl<'s> Simulator<'s> {
         }
         let mut any = false;
         for (a, &i) in lp.active.iter().enumerate() {
-            if let Some(w) = &self.warm[i] {
-                let s = slots(a);
-                if s.len == w.len() {
-                    s.iter().zip(w).for_each(|(k, v)| z[k] = *v);
-                    any = true;
-                }
+            let (s, w) = (slots(a), &self.warm[i]);
+            if s.len == w.len() {
+                s.iter().zip(w).for_each(|(k, v)| z[k] = *v);
+                any = true;
             }
         }
         any
@@ -634,24 +664,24 @@ impl<'s> Simulator<'s> {
         for (i, w) in self.warm.iter_mut().enumerate() {
             match next.next_if(|&(_, &j)| j == i) {
                 Some((a, _)) => {
-                    let v = w.get_or_insert_with(Vec::new);
-                    v.clear();
-                    v.extend(slots(a).iter().map(|k| z[k]));
+                    w.clear();
+                    w.extend(slots(a).iter().map(|k| z[k]));
                 }
-                None => *w = None,
+                None => w.clear(),
             }
         }
     }
 
     /// Solves a step's LCP on the prepared path (`solve_into` on z, w and a report whose
-    /// storage is kept from step to step), warm-started from the stored blocks; returns z.
+    /// storage is kept from step to step), warm-started from the stored blocks; z is left in
+    /// `self.fc_r`.
     fn solve_lcp(
         &mut self,
         lp: &LocalProblem,
         lcp: &perp_lcp::Lcp,
         slots: &dyn Fn(usize) -> Slots,
         report: &mut StepReport,
-    ) -> Result<Vec<f64>, Error> {
+    ) -> Result<(), Error> {
         let n = lcp.n();
         let (mut z, mut w, mut rep) = (
             std::mem::take(&mut self.fc_r),
@@ -670,12 +700,12 @@ impl<'s> Simulator<'s> {
             self.note(report, n, &rep, attempts);
             self.scatter(lp, &z, slots);
         }
-        let sol = z.clone();
         (self.fc_r, self.fc_u, self.fc_report) = (z, w, rep);
-        out.map(|_| sol)
+        out.map(|_| ())
     }
 
-    fn solve(&mut self, lp: &LocalProblem, report: &mut StepReport) -> Result<Vec<f64>, Error> {
+    /// Solves the step's problem in the chosen formulation; the local impulses go to `r`.
+    fn solve(&mut self, lp: &LocalProblem, report: &mut StepReport, r: &mut Vec<f64>) -> Result<(), Error> {
         let s = self.opts.settings.clone();
         let k = lp.contacts.len();
         match (&self.opts.formulation, &mut self.solver) {
@@ -683,9 +713,11 @@ impl<'s> Simulator<'s> {
                 let mut lcp = self.gs_lcp.take();
                 glocker_studer_lcp_into(lp, &mut lcp, &mut self.gs_values)?;
                 let slots = move |a: usize| Slots { start: a, stride: k, len: 3 };
-                let z = self.solve_lcp(lp, lcp.as_ref().expect("just built"), &slots, report);
+                let out = self.solve_lcp(lp, lcp.as_ref().expect("just built"), &slots, report);
                 self.gs_lcp = lcp;
-                Ok(gs_impulses(lp, &z?))
+                out?;
+                gs_impulses_into(lp, &self.fc_r, r);
+                Ok(())
             }
             (Formulation::StewartTrinkle(dirs), Solver::Lcp(_)) => {
                 let (lcp, layout) = stewart_trinkle_lcp(lp, dirs)?;
@@ -694,8 +726,9 @@ impl<'s> Simulator<'s> {
                     let m = lay.m[a];
                     Slots { start: lay.start[a], stride: 1, len: 1 + if m > 0 { m + 1 } else { 0 } }
                 };
-                let z = self.solve_lcp(lp, &lcp, &slots, report)?;
-                Ok(st_impulses(lp, &layout, &z))
+                self.solve_lcp(lp, &lcp, &slots, report)?;
+                st_impulses_into(lp, &layout, &self.fc_r, r);
+                Ok(())
             }
             (Formulation::Cone, Solver::Friction(_)) => {
                 // The prepared path: the problem, r, u and the report keep their storage
@@ -704,20 +737,18 @@ impl<'s> Simulator<'s> {
                 let mut fc = self.fc.take();
                 lp.friction_problem_into(&mut fc)?;
                 let fp = fc.as_ref().expect("friction problem just built");
-                let offs = lp.offsets.clone();
-                let dims: Vec<usize> = lp.contacts.iter().map(Contact::dim).collect();
-                let slots = move |a: usize| Slots { start: offs[a], stride: 1, len: dims[a] };
+                let slots = |a: usize| Slots { start: lp.offsets[a], stride: 1, len: lp.contacts[a].dim() };
                 let n = lp.size();
-                let (mut r, mut u, mut rep) = (
+                let (mut z, mut u, mut rep) = (
                     std::mem::take(&mut self.fc_r),
                     std::mem::take(&mut self.fc_u),
                     std::mem::replace(&mut self.fc_report, SolveReport::new("")),
                 );
-                let warm = self.gather_into(lp, n, &slots, &mut r);
+                let warm = self.gather_into(lp, n, &slots, &mut z);
                 u.resize(n, 0.0);
                 let budget = self.opts.step_budget;
                 let solvers = std::iter::once(&mut self.solver).chain(self.fallbacks.iter_mut());
-                let out = run_chain(solvers, budget, &s, warm, &mut r, &mut rep, |sv, warm, r, rep, s| {
+                let out = run_chain(solvers, budget, &s, warm, &mut z, &mut rep, |sv, warm, r, rep, s| {
                     let Solver::Friction(sv) = sv else {
                         unreachable!("the cone formulation has frictional solvers")
                     };
@@ -726,11 +757,11 @@ impl<'s> Simulator<'s> {
                 self.fc = fc;
                 if let Ok(attempts) = out {
                     self.note(report, n, &rep, attempts);
-                    self.scatter(lp, &r, &slots);
+                    self.scatter(lp, &z, &slots);
                 }
-                let impulses = r.clone();
-                (self.fc_r, self.fc_u, self.fc_report) = (r, u, rep);
-                out.map(|_| impulses)
+                r.clone_from(&z);
+                (self.fc_r, self.fc_u, self.fc_report) = (z, u, rep);
+                out.map(|_| ())
             }
             (Formulation::TzitzourisPang, Solver::Mcp(_)) => {
                 let (f, lower, upper) = tzitzouris_pang(lp)?;
@@ -768,10 +799,10 @@ impl<'s> Simulator<'s> {
                     },
                 )?;
                 let sol = perp_core::Solution { z, w: Vec::new(), report: rep, ray: None };
-                let r = f.impulses(&sol.z);
+                *r = f.impulses(&sol.z);
                 self.note(report, f.offsets.len() + lp.size(), &sol.report, attempts);
-                self.scatter(lp, &r, &slots);
-                Ok(r)
+                self.scatter(lp, r, &slots);
+                Ok(())
             }
             _ => unreachable!("solver kind follows the formulation"),
         }
@@ -815,14 +846,16 @@ impl<'s> Simulator<'s> {
         sink: &mut dyn FnMut(&[f64]) -> Result<(), Error>,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<usize, Error> {
-        sink(&self.row(0))?;
+        let (mut row, mut rep) = (Vec::new(), StepReport::default());
+        self.row_into(0, &mut row);
+        sink(&row)?;
         let every = every.max(1);
         // Count steps rather than compare accumulated times: 0.5 / 1e-4 is 5000 steps, not 5001.
         let steps = ((t_end - self.t) / self.dt - 1e-9).ceil().max(0.0) as usize;
         for k in 1..=steps {
-            let rep = self.step()?;
+            self.step_into(&mut rep)?;
             if k % every == 0 || k == steps {
-                let mut row = self.row(rep.iterations);
+                self.row_into(rep.iterations, &mut row);
                 let start = 1 + self.q.len() + self.u.len();
                 row[start..start + rep.impulses.len()].copy_from_slice(&rep.impulses);
                 sink(&row)?;
@@ -861,14 +894,14 @@ impl<'s> Simulator<'s> {
         c
     }
 
-    fn row(&self, iterations: usize) -> Vec<f64> {
-        let mut r = Vec::with_capacity(2 + self.q.len() + self.u.len() + self.dims.iter().sum::<usize>());
+    /// A trajectory row with zero impulses, written into `r` (its storage reused).
+    fn row_into(&self, iterations: usize, r: &mut Vec<f64>) {
+        r.clear();
         r.push(self.t);
         r.extend_from_slice(&self.q);
         r.extend_from_slice(&self.u);
         r.extend(std::iter::repeat_n(0.0, self.dims.iter().sum()));
         r.push(iterations as f64);
-        r
     }
 }
 
