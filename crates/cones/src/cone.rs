@@ -388,7 +388,7 @@ pub(crate) fn alart_curnier_default<C: Cone + ?Sized>(
 }
 
 /// The friction law of one contact, as a problem stores it.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum ConeSpec {
     /// Isotropic Coulomb cone ‖r_T‖ ≤ μ r_N, of the problem's dimension (2 or 3).
     Coulomb,
@@ -408,6 +408,25 @@ pub enum ConeSpec {
     Custom(Arc<dyn Cone>),
 }
 
+impl Clone for ConeSpec {
+    fn clone(&self) -> ConeSpec {
+        match self {
+            ConeSpec::Coulomb => ConeSpec::Coulomb,
+            ConeSpec::Pyramid { facets } => ConeSpec::Pyramid { facets: *facets },
+            ConeSpec::Elliptic { e } => ConeSpec::Elliptic { e: e.clone() },
+            ConeSpec::Custom(c) => ConeSpec::Custom(c.clone()),
+        }
+    }
+
+    /// Reuses the semi-axes' storage when both are elliptic (contacts copied every step).
+    fn clone_from(&mut self, source: &ConeSpec) {
+        match (self, source) {
+            (ConeSpec::Elliptic { e }, ConeSpec::Elliptic { e: from }) => e.clone_from(from),
+            (this, _) => *this = source.clone(),
+        }
+    }
+}
+
 impl ConeSpec {
     /// The cone object for a contact of dimension `dim`; `Err` naming the field when the
     /// specification does not fit (wrong dimension, e ≤ 0, too few facets).
@@ -418,19 +437,37 @@ impl ConeSpec {
             ConeSpec::Elliptic { e } => Arc::new(crate::Elliptic::new(e)?),
             ConeSpec::Custom(c) => c.clone(),
         };
-        if !(2..=MAX_DIM).contains(&dim) {
-            return Err(Error::setting("contact dimension", dim, "must be between 2 and 6"));
-        }
-        if cone.dim() != dim {
-            return Err(Error::dim(format!("cone {} of a {dim}-D contact", cone.name()), dim, cone.dim()));
-        }
+        fits(cone.as_ref(), dim)?;
         Ok(cone)
+    }
+
+    /// The checks of [`ConeSpec::build`] and the law's [`Cone::check`] of `mu`, without
+    /// allocating for the built-in smooth laws (a stepper checks every contact of every step).
+    pub fn check(&self, dim: usize, mu: f64) -> Result<(), Error> {
+        let check = |cone: &dyn Cone| fits(cone, dim).and_then(|()| cone.check(mu));
+        match self {
+            ConeSpec::Coulomb => check(&crate::Coulomb::new(dim)?),
+            ConeSpec::Pyramid { facets } => check(&crate::Pyramid::new(dim, *facets)?),
+            ConeSpec::Elliptic { e } => check(&crate::Elliptic::new(e)?),
+            ConeSpec::Custom(c) => check(c.as_ref()),
+        }
     }
 
     /// True for [`ConeSpec::Coulomb`].
     pub fn is_coulomb(&self) -> bool {
         matches!(self, ConeSpec::Coulomb)
     }
+}
+
+/// `Err` unless `cone` is of dimension `dim`, itself between 2 and [`MAX_DIM`].
+fn fits(cone: &dyn Cone, dim: usize) -> Result<(), Error> {
+    if !(2..=MAX_DIM).contains(&dim) {
+        return Err(Error::setting("contact dimension", dim, "must be between 2 and 6"));
+    }
+    if cone.dim() != dim {
+        return Err(Error::dim(format!("cone {} of a {dim}-D contact", cone.name()), dim, cone.dim()));
+    }
+    Ok(())
 }
 
 /// Euclidean norm.

@@ -25,33 +25,94 @@ pub(crate) struct Blocks {
     next: Vec<usize>,
 }
 
+/// The storage of a [`Blocks`], reused for the next pattern.
+#[derive(Default)]
+struct Storage {
+    ip: Vec<usize>,
+    idx: Vec<usize>,
+    val: Vec<f64>,
+    diag: Vec<f64>,
+    stage: Vec<f64>,
+    next: Vec<usize>,
+}
+
 impl Blocks {
     pub fn new(w: &Matrix, d: usize) -> Blocks {
-        let csr = w.to_csr();
-        let n = csr.rows();
-        let nc = n / d;
-        let mut diag = vec![0.0; nc * d * d];
+        match w {
+            Matrix::Dense(m) => Blocks::dense_in(m.as_ref(), d, Default::default()),
+            Matrix::Sparse(_) => {
+                let csr = w.to_csr();
+                let mut diag = vec![0.0; csr.rows() / d * d * d];
+                fill_diag(&csr, d, &mut diag);
+                Blocks { d, csr, diag, stage: Vec::new(), next: Vec::new() }
+            }
+        }
+    }
+
+    /// The blocks of a dense `m` (its exact zeros dropped, as [`Matrix::to_csr`] does), built in
+    /// the storage of `old` (CSR arrays, diagonal blocks and scratch): no allocation when
+    /// `old` held a pattern at least as large.
+    fn dense_in(m: faer::MatRef<'_, f64>, d: usize, old: Storage) -> Blocks {
+        let (n, nc) = (m.nrows(), m.ncols());
+        let Storage { mut ip, mut idx, mut val, mut diag, mut stage, mut next } = old;
+        // Two walks down the columns (the storage order): the row counts, then the entries,
+        // each row's in ascending column order.
+        ip.clear();
+        ip.resize(n + 1, 0);
+        for j in 0..nc {
+            for (i, &v) in m.col(j).iter().enumerate() {
+                ip[i + 1] += usize::from(v != 0.0);
+            }
+        }
+        for i in 0..n {
+            ip[i + 1] += ip[i];
+        }
+        next.clear();
+        next.extend_from_slice(&ip[..n]);
+        idx.clear();
+        val.clear();
+        idx.resize(ip[n], 0);
+        val.resize(ip[n], 0.0);
+        for j in 0..nc {
+            for (i, &v) in m.col(j).iter().enumerate() {
+                if v != 0.0 {
+                    (idx[next[i]], val[next[i]]) = (j, v);
+                    next[i] += 1;
+                }
+            }
+        }
+        let csr = CsMat::new((n, nc), ip, idx, val);
+        diag.clear();
+        diag.resize(n / d * d * d, 0.0);
         fill_diag(&csr, d, &mut diag);
-        let (stage, next) = match w {
-            Matrix::Dense(_) => (vec![0.0; csr.nnz()], vec![0; n]),
-            Matrix::Sparse(_) => (Vec::new(), Vec::new()),
-        };
+        stage.clear();
+        stage.resize(csr.nnz(), 0.0);
+        next.clear();
+        next.resize(n, 0);
         Blocks { d, csr, diag, stage, next }
     }
 
     /// Makes `slot` hold the blocks of `w`: when it already holds blocks of the same
     /// dimension and nonzero pattern (a dense W with its exact zeros at the same places, a
     /// CSR W with the same indptr and indices), only the values are copied, without
-    /// allocating; otherwise (or for a W stored by columns) the blocks are built afresh. Either
-    /// way the result equals `Blocks::new(w, d)` bit for bit. Returns whether the pattern
-    /// is new (the blocks were built afresh).
+    /// allocating; otherwise (or for a W stored by columns) the blocks are built afresh, a
+    /// dense W's in the storage of the old ones. Either way the result equals
+    /// `Blocks::new(w, d)` bit for bit. Returns whether the pattern is new (the blocks were
+    /// built afresh).
     pub fn refresh(slot: &mut Option<Blocks>, w: &Matrix, d: usize) -> bool {
         if let Some(b) = slot {
             if b.d == d && b.refresh_values(w) {
                 return false;
             }
         }
-        *slot = Some(Blocks::new(w, d));
+        *slot = Some(match (w, slot.take()) {
+            (Matrix::Dense(m), Some(old)) => {
+                let (ip, idx, val) = old.csr.into_raw_storage();
+                let storage = Storage { ip, idx, val, diag: old.diag, stage: old.stage, next: old.next };
+                Blocks::dense_in(m.as_ref(), d, storage)
+            }
+            _ => Blocks::new(w, d),
+        });
         true
     }
 
@@ -243,14 +304,15 @@ mod tests {
     fn refresh_and_products_match_fresh_blocks_and_plain_row_sums() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(13);
-        for (n, d) in [(3, 3), (6, 2), (9, 3), (15, 3), (27, 3)] {
+        // One slot throughout: each size and dimension is built in the last one's storage.
+        let mut slot = None;
+        for (n, d) in [(3, 3), (6, 2), (27, 3), (9, 3), (15, 3)] {
             let pattern: Vec<bool> = (0..n * n).map(|_| rng.random_range(0.0..1.0) < 0.6).collect();
             let dense = |rng: &mut rand_chacha::ChaCha8Rng, pat: &[bool]| {
                 let v: Vec<f64> =
                     pat.iter().map(|&nz| if nz { rng.random_range(-1.0..1.0) } else { 0.0 }).collect();
                 Matrix::from_row_major(n, n, &v).unwrap()
             };
-            let mut slot = None;
             assert!(Blocks::refresh(&mut slot, &dense(&mut rng, &pattern), d));
             for round in 0..4 {
                 let mut pat = pattern.clone();
@@ -262,6 +324,8 @@ mod tests {
                 assert_eq!(Blocks::refresh(&mut slot, &w, d), round == 3, "n = {n}, round {round}");
                 let b = slot.as_ref().unwrap();
                 assert_eq!(b.csr, fresh.csr);
+                // Built in reused storage or afresh, the CSR copy is `to_csr`'s.
+                assert_eq!(b.csr, w.to_csr());
                 assert_eq!(
                     b.diag.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
                     fresh.diag.iter().map(|v| v.to_bits()).collect::<Vec<_>>()

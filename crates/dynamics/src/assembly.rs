@@ -213,11 +213,19 @@ impl LocalProblem {
         p.q.clone_from(&self.b);
         p.mu.clear();
         p.mu.extend(self.contacts.iter().map(|c| c.mu));
-        p.cones = if self.contacts.iter().all(|c| matches!(c.cone, ConeSpec::Coulomb)) {
-            None
+        if self.contacts.iter().all(|c| matches!(c.cone, ConeSpec::Coulomb)) {
+            p.cones = None;
         } else {
-            Some(self.contacts.iter().map(|c| c.cone.clone()).collect())
-        };
+            // The laws' storage is reused (an elliptic law's semi-axes).
+            let cones = p.cones.get_or_insert_with(Vec::new);
+            cones.truncate(self.contacts.len());
+            for (k, c) in self.contacts.iter().enumerate() {
+                match cones.get_mut(k) {
+                    Some(slot) => slot.clone_from(&c.cone),
+                    None => cones.push(c.cone.clone()),
+                }
+            }
+        }
         if let Err(e) = p.validate() {
             *slot = None;
             return Err(e);

@@ -293,12 +293,15 @@ impl BlockFactor {
     }
 
     /// `Y = M⁻¹ Jᵀ`, each column computed on the components its row touches; stored sparsely
-    /// when that takes less memory than dense storage.
-    fn solve_rows(&self, rows: &[&Row]) -> Y {
-        let (n, m) = (self.dofs(), rows.len());
-        let mut stamp = vec![usize::MAX; self.components()];
-        let mut seg = vec![0; self.components()];
-        let mut touched: Vec<usize> = Vec::new();
+    /// when that takes less memory than dense storage. Written into `y`, whose storage (and
+    /// scratch) is reused.
+    fn solve_rows_into(&self, rows: &[&Row], y: &mut Y) {
+        let (n, m, nc) = (self.dofs(), rows.len(), self.components());
+        let Scratch { stamp, seg, touched, x } = &mut y.scratch;
+        stamp.clear();
+        stamp.resize(nc, usize::MAX);
+        seg.clear();
+        seg.resize(nc, 0);
         let mut nnz = 0usize;
         for (j, r) in rows.iter().enumerate() {
             for &(d, _) in &r.0 {
@@ -312,16 +315,22 @@ impl BlockFactor {
         // Sparse entries take two words (index, value), dense ones one.
         let sparse = 2 * nnz < n * m;
         stamp.iter_mut().for_each(|s| *s = usize::MAX);
-        let mut x: Vec<f64> = Vec::new();
-        let (mut ptr, mut idx, mut val) = (Vec::new(), Vec::new(), Vec::new());
-        let mut dense = Vec::new();
+        let (mut ptr, mut idx, mut val, mut dense) =
+            match std::mem::replace(&mut y.store, Store::Dense(Vec::new())) {
+                Store::Sparse { ptr, idx, val } => (ptr, idx, val, Vec::new()),
+                Store::Dense(d) => (Vec::new(), Vec::new(), Vec::new(), d),
+            };
+        ptr.clear();
+        idx.clear();
+        val.clear();
+        dense.clear();
         if sparse {
             ptr.reserve(m + 1);
             ptr.push(0);
             idx.reserve(nnz);
             val.reserve(nnz);
         } else {
-            dense = vec![0.0; n * m];
+            dense.resize(n * m, 0.0);
         }
         for (j, r) in rows.iter().enumerate() {
             touched.clear();
@@ -336,7 +345,7 @@ impl BlockFactor {
                 }
                 x[seg[c] + self.local[d]] += v;
             }
-            for &c in &touched {
+            for &c in touched.iter() {
                 let s = self.size(c);
                 let xc = &mut x[seg[c]..seg[c] + s];
                 self.solve_local(c, xc);
@@ -357,9 +366,18 @@ impl BlockFactor {
                 ptr.push(idx.len());
             }
         }
-        let store = if sparse { Store::Sparse { ptr, idx, val } } else { Store::Dense(dense) };
-        Y { n, m, store }
+        y.store = if sparse { Store::Sparse { ptr, idx, val } } else { Store::Dense(dense) };
+        (y.n, y.m) = (n, m);
     }
+}
+
+/// The scratch of [`BlockFactor::solve_rows_into`], kept with its result.
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    stamp: Vec<usize>,
+    seg: Vec<usize>,
+    touched: Vec<usize>,
+    x: Vec<f64>,
 }
 
 /// `Y = M⁻¹ Jᵀ` (`n × m`, one column per constraint row), dense column-major or by sparse
@@ -369,6 +387,7 @@ pub struct Y {
     n: usize,
     m: usize,
     store: Store,
+    scratch: Scratch,
 }
 
 #[derive(Clone, Debug)]
@@ -434,7 +453,7 @@ impl Column<'_> {
 impl Y {
     /// The `0 × 0` Y.
     pub fn empty() -> Y {
-        Y { n: 0, m: 0, store: Store::Dense(Vec::new()) }
+        Y { n: 0, m: 0, store: Store::Dense(Vec::new()), scratch: Scratch::default() }
     }
 
     /// A dense `n × m` Y from column-major values; `Err` on a length mismatch.
@@ -442,7 +461,7 @@ impl Y {
         if data.len() != n * m {
             return Err(Error::dim("Y (n × m column-major values)", n * m, data.len()));
         }
-        Ok(Y { n, m, store: Store::Dense(data) })
+        Ok(Y { n, m, store: Store::Dense(data), scratch: Scratch::default() })
     }
 
     /// Number of rows (velocities).
@@ -578,7 +597,7 @@ pub fn solve_rows_into(factor: &MassFactor, n: usize, rows: &[&Row], y: &mut Y) 
         // One block (a small dense M): every column is full, and the plain dense solve below
         // reuses the storage.
         if b.components() > 1 {
-            *y = b.solve_rows(rows);
+            b.solve_rows_into(rows, y);
             return;
         }
     }
@@ -595,7 +614,7 @@ pub fn solve_rows_into(factor: &MassFactor, n: usize, rows: &[&Row], y: &mut Y) 
         }
     }
     factor.solve(&mut data, n, m);
-    *y = Y { n, m, store: Store::Dense(data) };
+    (y.n, y.m, y.store) = (n, m, Store::Dense(data));
 }
 
 /// Calls `f(i, j, J_i · Y_j)` for every pair whose row `J_i` and column `Y_j` share a nonzero,

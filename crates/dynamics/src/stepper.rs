@@ -257,6 +257,8 @@ pub struct Simulator<'s> {
     impulses: Vec<f64>,
     /// Contacts of earlier local problems, no longer active, whose storage is reused.
     spare_contacts: Vec<Contact>,
+    /// The free velocity that decides whether a persistent contact stays active.
+    u_pred: Vec<f64>,
 }
 
 impl<'s> Simulator<'s> {
@@ -329,6 +331,7 @@ impl<'s> Simulator<'s> {
             gs_values: Vec::new(),
             impulses: Vec::new(),
             spare_contacts: Vec::new(),
+            u_pred: Vec::new(),
         })
     }
 
@@ -405,7 +408,8 @@ impl<'s> Simulator<'s> {
         let mut lp = self.workspace.take().unwrap_or_else(LocalProblem::empty);
         let (active, contacts) = (&mut lp.active, &mut lp.contacts);
         active.clear();
-        let mut u_free: Option<Vec<f64>> = None;
+        // The free velocity, computed when a persistent contact first needs it.
+        let (mut u_free, mut have_u_free) = (std::mem::take(&mut self.u_pred), false);
         for (i, c) in self.candidates.iter().enumerate() {
             if c.dim() != self.dims[i] {
                 return Err(Error::dim(format!("contact {i}: local dimension"), self.dims[i], c.dim()));
@@ -416,19 +420,17 @@ impl<'s> Simulator<'s> {
                 && self.opts.activation == Activation::Persistent
                 && self.last_normal[i] > 0.0
                 && {
-                    let uf = match &u_free {
-                        Some(v) => v,
-                        None => {
-                            let mut slot = None;
-                            let f = self.factor(&q_eval, t_eval, &mut slot)?;
-                            let mut v: Vec<f64> = h.iter().map(|x| x * dt).collect();
-                            f.solve(&mut v, n, 1);
-                            v.iter_mut().zip(&self.u).for_each(|(a, b)| *a += b);
-                            u_free.insert(v)
-                        }
-                    };
+                    if !have_u_free {
+                        let mut slot = None;
+                        let f = self.factor(&q_eval, t_eval, &mut slot)?;
+                        u_free.clear();
+                        u_free.extend(h.iter().map(|x| x * dt));
+                        f.solve(&mut u_free, n, 1);
+                        u_free.iter_mut().zip(&self.u).for_each(|(a, b)| *a += b);
+                        have_u_free = true;
+                    }
                     let theta = if midpoint { 0.5 } else { 1.0 };
-                    c.gap + theta * dt * (c.normal.dot(uf) + c.bias_at(0)) <= 0.0
+                    c.gap + theta * dt * (c.normal.dot(&u_free) + c.bias_at(0)) <= 0.0
                 };
             if predicted <= 0.0 || persists {
                 c.validate(i, n)?;
@@ -447,6 +449,7 @@ impl<'s> Simulator<'s> {
         }
         // Contacts no longer active keep their storage for when they are again.
         self.spare_contacts.extend(contacts.drain(active.len()..));
+        self.u_pred = u_free;
         let bil = sys.bilaterals(&q_eval, t_eval);
         for (i, b) in bil.iter().enumerate() {
             b.row.check(n, &format!("bilateral {i}: row"))?;

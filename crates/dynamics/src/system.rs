@@ -241,7 +241,7 @@ impl Contact {
         let coulomb_ok = matches!(self.cone, ConeSpec::Coulomb) && (d == 2 || d == 3);
         if !coulomb_ok {
             self.cone
-                .build(d)
+                .check(d, self.mu)
                 .map_err(|e| Error::setting(&name("cone"), format!("{:?}", self.cone), &e.to_string()))?;
         }
         Ok(())

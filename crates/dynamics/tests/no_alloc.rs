@@ -1,11 +1,12 @@
 //! A small system stepped millions of times allocates nothing per step: `Simulator::step_into`
-//! on the woodpecker (Glocker–Studer LCP, Lemke), counted by a per-thread counting allocator
+//! on the woodpecker (Glocker–Studer LCP, Lemke) and on sphere scenes (frictional cones,
+//! NSGS), counted by a per-thread counting allocator
 //! once the first steps have prepared the storage. Each step's state and report are compared
 //! bit for bit with `Simulator::step`.
 
 use perp_dynamics::scenes::woodpecker::Woodpecker;
 use perp_dynamics::scenes::Scene;
-use perp_dynamics::{Simulator, StepReport};
+use perp_dynamics::{Simulator, StepOptions, StepReport};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -48,10 +49,10 @@ fn bits(v: &[f64]) -> Vec<u64> {
 /// Steps `scene` with `step_into` and, beside it, with `step`: after `warmup` steps, `steps`
 /// more must allocate nothing, and both simulators must agree bit for bit at every step.
 /// Returns the number of steps that solved a contact problem.
-fn check(scene: &dyn Scene, dt: f64, warmup: usize, steps: usize) -> usize {
+fn check(scene: &dyn Scene, opts: StepOptions, dt: f64, warmup: usize, steps: usize) -> usize {
     let (q0, u0) = scene.initial_state();
-    let mut a = Simulator::new(scene, q0.clone(), u0.clone(), dt, scene.default_options()).unwrap();
-    let mut b = Simulator::new(scene, q0, u0, dt, scene.default_options()).unwrap();
+    let mut a = Simulator::new(scene, q0.clone(), u0.clone(), dt, opts.clone()).unwrap();
+    let mut b = Simulator::new(scene, q0, u0, dt, opts).unwrap();
     let mut rep = StepReport::default();
     let (mut allocs, mut solved) = (0, 0);
     for k in 0..warmup + steps {
@@ -83,6 +84,29 @@ fn woodpecker_steps_allocate_nothing() {
     // 0.3 s at the scene's own step prepare the storage of every phase (impacts, sticking,
     // sliding); the next 0.2 s, a cycle and more, are counted.
     let w = Woodpecker::new();
-    let solved = check(&w, 1e-4, 3000, 2000);
+    let solved = check(&w, w.default_options(), 1e-4, 3000, 2000);
     assert!(solved > 2500, "only {solved} of 5000 steps had a contact problem");
+}
+
+#[test]
+fn frictional_steps_allocate_nothing() {
+    use perp_dynamics::scenes::scene;
+    // One sphere on a plane (sliding, then rolling; spinning on the spot) and on the seam of two
+    // fixed spheres: elliptic cones with torsion, NSGS (the default) or prox, with fallbacks.
+    let cases = [
+        ("sphere-slide", None),
+        ("sphere-spin", None),
+        ("sphere-two-spheres", None),
+        ("sphere-two-spheres", Some("prox")),
+    ];
+    for (name, solver) in cases {
+        let dt = 1e-3;
+        let s = scene(name, None).unwrap();
+        let mut opts = s.default_options();
+        opts.formulation = perp_dynamics::Formulation::Cone;
+        opts.solver = solver.map(String::from);
+        opts.fallback = opts.formulation.default_fallback().iter().map(|f| f.to_string()).collect();
+        let solved = check(s.as_ref(), opts, dt, 50, 300);
+        assert!(solved > 300, "{name}: only {solved} of 350 steps had a contact problem");
+    }
 }

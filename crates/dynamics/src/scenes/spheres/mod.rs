@@ -285,7 +285,13 @@ pub fn set_sphere_sphere(
     let n = if dist > 1e-12 { [d[0] / dist, d[1] / dist, d[2] / dist] } else { [0.0, 0.0, 1.0] };
     let (t, o) = rigid::tangents(n);
     set_contact_rows(c, a, r_a, b.body.map(|k| (k, b.radius)), [n, t, o], e_r.is_some());
-    c.gap = dist - r_a - b.radius;
+    set_law(c, dist - r_a - b.radius, mu, e_r);
+}
+
+/// The gap and friction law of a sphere contact (no bias, drift or restitution; the Coulomb
+/// cone, or the elliptic cone `[1, 1, e_r]` with a twist row), reusing `c`'s storage.
+fn set_law(c: &mut Contact, gap: f64, mu: f64, e_r: Option<f64>) {
+    c.gap = gap;
     c.bias.clear();
     c.drift.clear();
     c.mu = mu;
@@ -313,12 +319,35 @@ pub fn sphere_plane(
     mu: f64,
     e_r: Option<f64>,
 ) -> Contact {
-    let (nr, tr, tw) = contact_rows(a, r, None, frame, e_r.is_some());
-    let cont = Contact::new(rigid::dot(frame[0], c) - offset - r, nr, tr, mu);
-    match (e_r, tw) {
-        (Some(e), Some(row)) => cont.with_twist(row, [1.0, 1.0, e]),
-        _ => cont,
+    let mut cont = Contact::new(0.0, Row::default(), Vec::new(), mu);
+    set_sphere_plane(&mut cont, a, c, r, frame, offset, mu, e_r);
+    cont
+}
+
+/// [`sphere_plane`] written into `cont`, reusing its rows' storage.
+#[allow(clippy::too_many_arguments)]
+pub fn set_sphere_plane(
+    cont: &mut Contact,
+    a: usize,
+    c: [f64; 3],
+    r: f64,
+    frame: [[f64; 3]; 3],
+    offset: f64,
+    mu: f64,
+    e_r: Option<f64>,
+) {
+    set_contact_rows(cont, a, r, None, frame, e_r.is_some());
+    set_law(cont, rigid::dot(frame[0], c) - offset - r, mu, e_r);
+}
+
+/// Fills `out` with `count` contacts through `set(k, contact)`, reusing the contacts already
+/// there (a scene's [`System::contacts_into`](crate::System::contacts_into)).
+fn contacts_with(out: &mut Vec<Contact>, count: usize, mut set: impl FnMut(usize, &mut Contact)) {
+    out.truncate(count);
+    while out.len() < count {
+        out.push(Contact::new(0.0, Row::default(), Vec::new(), 0.0));
     }
+    out.iter_mut().enumerate().for_each(|(k, c)| set(k, c));
 }
 
 mod billiards;
@@ -332,6 +361,30 @@ pub use two_spheres::SphereTwoSpheres;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contacts_into_a_used_buffer_equals_fresh_contacts() {
+        // A buffer holding other contacts (Coulomb cones, rheonomic terms, restitution, a
+        // wrong count) is overwritten entirely.
+        let mut stale = Contact::new(1.0, Row::dense(&[1.0, 2.0, 3.0]), vec![Row::dense(&[4.0])], 0.9)
+            .with_restitution(0.5, 0.2);
+        stale.bias = vec![1.0, 2.0];
+        let systems: [&dyn System; 3] =
+            [&SphereOnPlane::slide(), &SphereOnPlane::spin(), &SphereTwoSpheres::new()];
+        for sys in systems {
+            for count in [0, 1, 4] {
+                let mut buf = vec![stale.clone(); count];
+                let mut q = vec![0.0; sys.dofs() + 1];
+                q[3] = 1.0;
+                for z in [1.0, 1.7] {
+                    q[2] = z;
+                    sys.contacts_into(&q, 0.0, &mut buf);
+                    let fresh = sys.contacts(&q, 0.0);
+                    assert_eq!(format!("{buf:?}"), format!("{fresh:?}"));
+                }
+            }
+        }
+    }
 
     #[test]
     fn aligned_directions_lie_on_the_ellipsoid_and_match_eq_5() {

@@ -81,6 +81,13 @@ impl System for SphereTwoSpheres {
             })
             .collect()
     }
+    fn contacts_into(&self, q: &[f64], _t: f64, out: &mut Vec<Contact>) {
+        let c = rigid::position(q, 0);
+        contacts_with(out, Self::FIXED.len(), |k, cont| {
+            let (center, radius) = Self::FIXED[k];
+            set_sphere_sphere(cont, 0, c, 1.0, Side { body: None, center, radius }, Self::MU, Some(Self::E_R))
+        });
+    }
     fn integrate(&self, q: &mut [f64], u: &[f64], dt: f64) {
         rigid::integrate(q, u, dt, 1);
     }
