@@ -1,15 +1,13 @@
 //! Prepared solves allocate nothing: a counting global allocator around
 //! `FrictionSolver::solve_into` on small dense fc3d problems whose values change between calls
 //! (W's values with its pattern kept, q's values), for nsgs, prox, ac-newton, fb-newton, admm and apgd.
-//! Allocations are counted on the calling thread only (a thread-local switch), so other tests
-//! running concurrently do not disturb the count.
+//! Allocations are counted on the calling thread only (`perp_core::alloc_count`), so other
+//! tests running concurrently do not disturb the count.
 
 use perp_cones::{FrictionContactProblem, FrictionSolver, Matrix, Settings, SolveReport, Status};
+use perp_core::alloc_count::{allocations, Counting};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The solvers by name with their defaults (the catalogue sits above this crate).
 fn solver(name: &str) -> Option<Box<dyn FrictionSolver>> {
@@ -24,49 +22,8 @@ fn solver(name: &str) -> Option<Box<dyn FrictionSolver>> {
     })
 }
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note() {
-    if COUNTING.try_with(Cell::get).unwrap_or(false) {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// Allocations made by `f` on this thread.
-fn allocations<T>(f: impl FnOnce() -> T) -> (usize, T) {
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
-    COUNTING.with(|c| c.set(true));
-    let out = f();
-    COUNTING.with(|c| c.set(false));
-    (ALLOCATIONS.load(Ordering::SeqCst) - before, out)
-}
 
 /// `nc` 3-D contacts between random bodies: `W = J M⁻¹ Jᵀ + 10⁻³ I` (dense, SPD) with J
 /// random (3nc × m, m = 3nc + 3) and M diagonal; q pushes every contact into the ground.

@@ -24,6 +24,8 @@
 //! iterate and a [`Status`] saying why it stopped.
 #![warn(missing_docs)]
 
+#[cfg(feature = "alloc-count")]
+pub mod alloc_count;
 mod error;
 pub mod iteration;
 pub mod line_search;
