@@ -87,11 +87,10 @@ impl FrictionContactProblem {
         let d = self.dim;
         let rows = self.w.nrows();
         if let Some(cones) = &self.cones {
-            if cones.len() != rows / d {
-                return Err(Error::dim("cones", rows / d, cones.len()));
-            }
+            Error::check_len("cones", &vec![0.0; cones.len()], rows / d)?;
             for (i, spec) in cones.iter().enumerate() {
-                spec.check(d, self.mu[i]).map_err(|e| contact_error(i, e))?;
+                let cone = spec.build(d).map_err(|e| contact_error(i, e))?;
+                cone.check(self.mu[i]).map_err(|e| contact_error(i, e))?;
             }
         }
         Ok(())
@@ -339,20 +338,6 @@ impl FrictionContactProblem {
         } else {
             f64::NAN
         };
-        self.verified_with(cones, r, u, report, tol);
-    }
-
-    /// The verdict of [`FrictionContactProblem::solution_with`] on an answer whose `u = W r + q`
-    /// and `report.error` (of [`FrictionContactProblem::error_with`]) the solver has just
-    /// computed (NSGS's last full check): the status checked against them and the physics.
-    pub(crate) fn verified_with(
-        &self,
-        cones: &[Arc<dyn Cone>],
-        r: &[f64],
-        u: &[f64],
-        report: &mut SolveReport,
-        tol: f64,
-    ) {
         report.residual_inf = report.error;
         if !report.error.is_finite() && report.status == Status::Solved {
             report.status = Status::NumericalFailure;
