@@ -244,6 +244,26 @@ impl LemkePyramid {
         let r0 = start(p, warm, s)?;
         self.validate(p.dim)?;
         let t0 = Instant::now();
+        // A start that already solves the problem (a warm start, or r = 0 when q is admissible)
+        // costs no pivot, as for the iterative solvers: the pyramid LCP's own start is not
+        // complementary there (its sliding variables must enter), and on large problems
+        // reaching it again by pivoting takes seconds.
+        let u0 = p.velocity(&r0);
+        if p.error(&r0, &u0) <= s.tol {
+            let mut report = SolveReport::new("lemke-pyramid");
+            report.status = Status::Solved;
+            report.message = Some(format!(
+                "the {} start solves the problem",
+                if warm.is_some() { "warm" } else { "zero" }
+            ));
+            let sol = p.solution(r0.clone(), report, s.tol);
+            if sol.report.status == Status::Solved {
+                return Ok(FrictionSolution {
+                    report: SolveReport { elapsed: t0.elapsed(), ..sol.report },
+                    ..sol
+                });
+            }
+        }
         let (d, nc) = (p.dim, p.contacts());
         let k = d - 1;
         let cones = p.cone_objects()?;
@@ -276,7 +296,6 @@ impl LemkePyramid {
         if warm.is_some() {
             // The warm start orients the pyramids (a contact sliding there gets its aligned
             // generator) and gives the first LCP its guessed support.
-            let u0 = p.velocity(&r0);
             let scale = u0.iter().chain(&p.q).fold(0.0f64, |a, v| a.max(v.abs())).max(f64::MIN_POSITIVE);
             let frictional: Vec<usize> = (0..nc).filter(|&i| g.count(i) > 0).collect();
             for i in frictional {

@@ -565,3 +565,29 @@ fn sparse_and_dense_lcps_agree() {
     let want = pd.w.get(0, 4) * d1[0] + pd.w.get(0, 5) * d1[1];
     assert!((a[(0, lay.idx(1, 1))] - want).abs() < 1e-13);
 }
+
+/// A start that already solves the problem costs no pivot: r = 0 when every contact separates
+/// (q_N > 0, any q_T: the pyramid LCP's sliding variables would have to enter), and a warm
+/// start at another solver's answer. A start that does not solve it is pivoted as before.
+#[test]
+fn a_start_that_solves_the_problem_costs_no_pivot() {
+    let mut p = random_problem(5, 3, 6, 24, 1.0, false);
+    let sol = LemkePyramid::new().solve(&p, None, &Settings::default()).unwrap();
+    assert_eq!(sol.report.status, Status::Solved);
+    assert!(sol.report.iterations > 0);
+    // Warm at the answer of nsgs (tightly solved): no pivot, the warm start returned.
+    let s = Settings { tol: 1e-12, ..Settings::default() };
+    let ns = crate::Nsgs::new().solve(&p, None, &s).unwrap();
+    assert_eq!(ns.report.status, Status::Solved);
+    let warm = LemkePyramid::new().solve(&p, Some(&ns.r), &Settings::default()).unwrap();
+    assert_eq!((warm.report.status, warm.report.iterations), (Status::Solved, 0));
+    assert_eq!(warm.r, ns.r);
+    // Every contact separating, with sliding velocities: r = 0 at once.
+    for (i, q) in p.q.iter_mut().enumerate() {
+        *q = if i % 3 == 0 { 0.5 + q.abs() } else { *q };
+    }
+    let zero = LemkePyramid::new().solve(&p, None, &Settings::default()).unwrap();
+    assert_eq!((zero.report.status, zero.report.iterations), (Status::Solved, 0));
+    assert!(zero.r.iter().all(|&v| v == 0.0));
+    assert!(zero.report.message.as_deref().unwrap_or("").contains("zero start"));
+}
