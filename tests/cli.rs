@@ -43,6 +43,30 @@ fn a_solve_that_does_not_converge_exits_1() {
 }
 
 #[test]
+fn a_fallback_chain_finishes_what_the_chosen_solver_left() {
+    // PGS stopped after one sweep; Lemke, warm from its answer, solves: exit 0, two attempts,
+    // the note says what PGS ended with.
+    let f = temp_file("deudeu-chain.dat", DEUDEU);
+    let args =
+        ["solve", f.to_str().unwrap(), "--solver", "pgs", "--max-iter", "1", "--fallback", "lemke", "--json"];
+    let out = perp().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["solver"].as_str(), v["status"].as_str(), v["attempts"].as_u64()),
+        (Some("lemke"), Some("solved"), Some(2))
+    );
+    assert!(v["message"].as_str().unwrap().starts_with("after pgs: max_iterations"), "{v}");
+    let z: Vec<f64> = serde_json::from_value(v["z"].clone()).unwrap();
+    assert!((z[0] - 4.0 / 3.0).abs() < 1e-12 && (z[1] - 7.0 / 3.0).abs() < 1e-12);
+    // An unknown fallback is a usage error naming the option, before anything runs.
+    let out = perp().args(["solve", f.to_str().unwrap(), "--fallback", "lemke,nsgs"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--fallback") && err.contains("nsgs"), "{err}");
+}
+
+#[test]
 fn unreadable_input_exits_2_with_one_line_naming_the_file() {
     let missing = std::env::temp_dir().join("perp-no-such-file.dat");
     let truncated = temp_file("truncated.dat", "3\n0 3 3\n3 3\n1 2 3\n");

@@ -19,6 +19,11 @@ pub struct Args {
     /// their defaults and valid values).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     params: Vec<String>,
+    /// Solvers to try in turn, with their defaults, when the chosen one does not solve the
+    /// problem (comma-separated, e.g. `fb-newton,prox`): each starts from the best answer so
+    /// far, and `--time-limit` bounds the whole chain.
+    #[arg(long, value_name = "SOLVERS")]
+    fallback: Option<String>,
     /// The problem kind, when detection from the file is not wanted.
     #[arg(long, value_parser = ["lcp", "mlcp", "fc"])]
     kind: Option<String>,
@@ -48,13 +53,18 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         params = params.push_pair(p)?;
     }
     let s = Settings { threads: super::threads(a.threads)?, ..settings(&a.common, a.max_iter)? };
-    solve(&a.file, a.solver.as_deref(), &params, kind, &s, a.json)
+    let fallback: Vec<&str> = a
+        .fallback
+        .as_deref()
+        .map_or(Vec::new(), |l| l.split(',').map(str::trim).filter(|n| !n.is_empty()).collect());
+    solve(&a.file, a.solver.as_deref(), &params, &fallback, kind, &s, a.json)
 }
 
 fn solve(
     file: &Path,
     solver: Option<&str>,
     params: &Params,
+    fallback: &[&str],
     kind: Option<ProblemKind>,
     s: &Settings,
     json: bool,
@@ -63,7 +73,25 @@ fn solve(
     let kind = problem.kind_name();
     let n = problem.n();
     // z = r (reactions), w = u (velocities) for frictional problems in the output.
-    let sol = perp::catalogue::solve(&problem, solver, params, None, s)?;
+    let started = std::time::Instant::now();
+    let (sol, attempts) = if fallback.is_empty() {
+        (perp::catalogue::solve(&problem, solver, params, None, s)?, 1)
+    } else {
+        // The chain: the chosen solver with its parameters, then each fallback with its
+        // defaults (all checked before anything runs), within the time limit.
+        let family = problem.family();
+        let mut chain =
+            vec![perp::catalogue::build(family, solver.unwrap_or(problem.default_solver()), params)?];
+        for name in fallback {
+            chain.push(
+                perp::catalogue::build(family, name, &Params::new())
+                    .map_err(|e| Error::setting("--fallback", name, &e.to_string()))?,
+            );
+        }
+        perp::catalogue::solve_chain(&problem, &mut chain, None, s, s.time_limit)?
+    };
+    // A chain's time is all of its attempts'.
+    let seconds = if attempts > 1 { started.elapsed() } else { sol.report.elapsed }.as_secs_f64();
     let r = &sol.report;
     if json {
         let mut v = serde_json::json!({
@@ -75,7 +103,8 @@ fn solve(
             "iterations": r.iterations,
             "error": finite_or_null(r.error),
             "tol": s.tol,
-            "seconds": r.elapsed.as_secs_f64(),
+            "seconds": seconds,
+            "attempts": attempts,
             "message": r.message.as_deref().filter(|m| !m.is_empty()),
             "z": sol.z,
             "w": sol.w,
@@ -101,7 +130,10 @@ fn solve(
         if let Some(p) = r.physical_error {
             outln!("physical   {p:.3e}  (feasibility and complementarity in the problem's own scales)")?;
         }
-        outln!("seconds    {:.3e}", r.elapsed.as_secs_f64())?;
+        outln!("seconds    {seconds:.3e}")?;
+        if attempts > 1 {
+            outln!("attempts   {attempts} (the fallback chain ran)")?;
+        }
         if let Some(m) = &r.message {
             outln!("note       {m}")?;
         }

@@ -24,11 +24,13 @@
 //! ```
 #![warn(missing_docs)]
 
+mod chain;
 mod dispatch;
 mod entries;
 mod params;
 mod problem;
 
+pub use chain::{run_chain, solve_chain};
 pub use dispatch::{build, friction_solver, lcp_solver, mcp_solver, solve, Answer, Solver};
 pub use entries::{
     all_names, entry, names, Build, Entry, Family, ENTRIES, FRICTION_NAMES, LCP_NAMES, MCP_NAMES,

@@ -22,7 +22,7 @@ use crate::assembly::{
 use crate::mass::MassFactor;
 use crate::system::{Contact, System};
 use crate::trajectory::Trajectory;
-use perp_catalogue::{Family, Params, Solver};
+use perp_catalogue::{run_chain, Family, Params, Solver};
 use perp_cones::FrictionContactProblem;
 use perp_core::{Error, Settings, SolveReport, Status};
 
@@ -906,74 +906,4 @@ impl<'s> Simulator<'s> {
         r.extend(std::iter::repeat_n(0.0, self.dims.iter().sum()));
         r.push(iterations as f64);
     }
-}
-
-/// Runs `solvers` in turn on one problem (`attempt` solves with one of them into `x` and
-/// `rep`) until one ends `Solved`: the first starts from `x` when `warm`, each later one from
-/// the best answer so far. Leaves in `x` and `rep` the answer that succeeded, or else the one
-/// with the smallest error, and returns how many solvers ran. An `Err` from the first solver
-/// (input it cannot take) is returned; a later solver's `Err` counts as a failed attempt.
-/// With a `budget`, each attempt's time limit is what is left of it; the solvers after the
-/// first run with their own default iteration limits.
-fn run_chain<'a, F>(
-    solvers: impl Iterator<Item = &'a mut Solver>,
-    budget: Option<std::time::Duration>,
-    base: &Settings,
-    warm: bool,
-    x: &mut [f64],
-    rep: &mut SolveReport,
-    mut attempt: F,
-) -> Result<usize, Error>
-where
-    F: FnMut(&mut Solver, bool, &mut [f64], &mut SolveReport, &Settings) -> Result<(), Error>,
-{
-    // The clock only when there is a budget (a read costs the woodpecker's µs steps 1 %).
-    let start = budget.map(|_| std::time::Instant::now());
-    let mut best: Option<(Vec<f64>, SolveReport)> = None;
-    let mut ran = 0;
-    let mut limited;
-    for (k, sv) in solvers.enumerate() {
-        let left = budget.zip(start).map(|(b, t)| b.saturating_sub(t.elapsed()));
-        if k > 0 && left.is_some_and(|l| l.is_zero()) {
-            break;
-        }
-        let s = if k == 0 && left.is_none() {
-            base
-        } else {
-            // A fallback runs with its own default iteration limit (the chosen limit was the
-            // chosen solver's), and every attempt within what is left of the budget.
-            limited = base.clone();
-            if k > 0 {
-                limited.max_iter = 0;
-            }
-            if let Some(left) = left {
-                limited.time_limit = Some(base.time_limit.map_or(left, |t| t.min(left)));
-            }
-            &limited
-        };
-        ran += 1;
-        match attempt(sv, warm || k > 0, x, rep, s) {
-            Err(e) if k == 0 => return Err(e),
-            Err(_) => {
-                if let Some((bx, _)) = &best {
-                    x.copy_from_slice(bx);
-                }
-                continue;
-            }
-            Ok(()) => {}
-        }
-        if rep.status == Status::Solved {
-            return Ok(ran);
-        }
-        let better = best.as_ref().is_none_or(|(_, br)| rep.error < br.error || br.error.is_nan());
-        match &best {
-            Some((bx, _)) if !better => x.copy_from_slice(bx),
-            _ => best = Some((x.to_vec(), rep.clone())),
-        }
-    }
-    if let Some((bx, br)) = best {
-        x.copy_from_slice(&bx);
-        *rep = br;
-    }
-    Ok(ran)
 }
