@@ -21,6 +21,7 @@ cc "${cflags[@]}" examples/solve.c "$lib/libperp.a" -lpthread -ldl -lm -o "$tmp/
 cc "${cflags[@]}" examples/solve.c -L"$lib" -lperp -Wl,-rpath,"$lib" -o "$tmp/solve-shared"
 expected='lcp: solved, z = 1.333333 2.333333
 friction: solved, r = 1.000000 -0.300000 0.000000
+kept solver: solved, r_N = 3.000000, r_T = -0.500000
 refused: perp_solve_lcp: unknown solver '"'"'no-such-solver'"'"'; valid names: '
 for exe in solve-static solve-shared; do
     out=$("$tmp/$exe")

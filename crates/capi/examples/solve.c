@@ -19,6 +19,16 @@ int main(void) {
     perp_solve_friction("nsgs", 3, &wm, qc, mu, 1, NULL, &s, r, u, &rep);
     printf("friction: %s, r = %.6f %.6f %.6f\n", perp_status_name(rep.status), r[0], r[1], r[2]);
 
+    /* A simulator's loop: a solver kept across calls prepares its structure once; each step
+       brings new values of the same shape and starts from the last answer (warm = r). */
+    PerpSolver *sv = perp_solver_new(PERP_FAMILY_FRICTION, "nsgs", &s);
+    for (int step = 0; step < 3; step++) {
+        qc[0] = -1.0 - step;
+        perp_solver_friction(sv, 3, &wm, qc, mu, 1, r, r, u, &rep);
+    }
+    perp_solver_free(sv);
+    printf("kept solver: %s, r_N = %.6f, r_T = %.6f\n", perp_status_name(rep.status), r[0], r[1]);
+
     /* Bad input is refused with a negative status and a message. */
     char msg[256];
     if (perp_solve_lcp("no-such-solver", &m, q, 2, NULL, NULL, z, w, NULL) < 0) {

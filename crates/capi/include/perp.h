@@ -55,6 +55,15 @@ typedef enum PerpFamily {
   PERP_FAMILY_FRICTION = 1,
 } PerpFamily;
 
+// A solver kept across calls: the C face of "prepare once, solve many". It holds the
+// catalogue solver (its workspaces), the problem (whose storage is refilled in place while
+// the matrix keeps its shape: a dense matrix of the same size, or a CSR matrix with the same
+// `row_ptr` and `col_idx`), the solution vectors and the report. A simulator that solves a
+// problem of the same structure at every step then pays neither the conversion, the
+// solver's set-up nor an allocation per call. Create one with `perp_solver_new`, use it
+// from one thread at a time, and free it with `perp_solver_free`.
+typedef struct PerpSolver PerpSolver;
+
 // Settings of a solve. Start from `perp_settings_default()` and change what you need.
 typedef struct PerpSettings {
   // Tolerance on the problem's error measure (Siconos-compatible). Default 1e-8; valid:
@@ -169,6 +178,49 @@ enum PerpStatus perp_solve_friction(const char *solver,
                                     double *r,
                                     double *u,
                                     struct PerpReport *report);
+
+// Creates a solver kept across calls (see `PerpSolver`): `family` a `PerpFamily` value,
+// `solver` a catalogue name of that family (NULL: `lemke` for LCPs, `prox` for frictional
+// problems), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
+// NULL when refused (an unknown family, name or parameter, bad settings; see
+// `perp_last_error_message`).
+struct PerpSolver *perp_solver_new(int32_t family,
+                                   const char *solver,
+                                   const struct PerpSettings *settings);
+
+// Frees a solver from `perp_solver_new` (NULL is ignored). The handle must not be used
+// afterwards.
+void perp_solver_free(struct PerpSolver *s);
+
+// `perp_solve_lcp` with a kept solver of the LCP family (its solver name and settings):
+// M, q and the warm start as there. While M keeps its shape the problem is refilled in place
+// and, once the solver has solved a problem of that structure, the call allocates nothing
+// (dense M; see the solver's notes). A solver with memory of earlier answers (bdiff-newton's
+// hot start) uses it.
+enum PerpStatus perp_solver_lcp(struct PerpSolver *s,
+                                const struct PerpMatrix *m,
+                                const double *q,
+                                size_t n,
+                                const double *warm,
+                                double *z,
+                                double *w,
+                                struct PerpReport *report);
+
+// `perp_solve_friction` with a kept solver of the frictional family (its solver name and
+// settings): W, q, μ and the warm start as there. While W keeps its shape (and `dim` and
+// `n_contacts` their values) the problem is refilled in place and, once the solver has
+// solved a problem of that structure, the call allocates nothing (dense W with nsgs,
+// ac-newton, fb-newton or prox; see each solver's notes).
+enum PerpStatus perp_solver_friction(struct PerpSolver *s,
+                                     size_t dim,
+                                     const struct PerpMatrix *w_mat,
+                                     const double *q,
+                                     const double *mu,
+                                     size_t n_contacts,
+                                     const double *warm,
+                                     double *r,
+                                     double *u,
+                                     struct PerpReport *report);
 
 // Copies the message of the calling thread's last refused call (empty after a call that
 // was not refused) into `buf` as a NUL-terminated string of at most `len` bytes, truncated

@@ -437,3 +437,266 @@ fn solver_names_come_from_the_catalogue() {
     assert_eq!(unsafe { perp_solver_names(42, buf.as_mut_ptr(), buf.len()) }, 0);
     assert_eq!(unsafe { CStr::from_ptr(perp_version()) }.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
 }
+
+fn new_report() -> PerpReport {
+    PerpReport { status: PerpStatus::Other, error: 0.0, iterations: 0, seconds: 0.0 }
+}
+
+/// A random SPD-ish dense W (`size`×`size`, column-major) and q, μ for `nc` 3-D contacts.
+fn fc_data(nc: usize, seed: u64) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let n = 3 * nc;
+    let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    let mut next = move || {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((x >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    };
+    let j: Vec<f64> = (0..n * (n + 3)).map(|_| next()).collect();
+    let mut w = vec![0.0; n * n];
+    for a in 0..n {
+        for b in 0..n {
+            w[b * n + a] = (0..n + 3).map(|k| j[a * (n + 3) + k] * j[b * (n + 3) + k]).sum::<f64>();
+        }
+        w[a * n + a] += 0.1;
+    }
+    let q: Vec<f64> = (0..n).map(|i| if i % 3 == 0 { next() - 0.5 } else { next() }).collect();
+    let mu: Vec<f64> = (0..nc).map(|_| 0.3 + 0.2 * next().abs()).collect();
+    (w, q, mu)
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// A kept solver answers each call as the one-shot call does, bit for bit, while the values
+/// change (same shape), when the shape changes (size, dense → CSR) and from a warm start.
+#[test]
+fn a_kept_solver_answers_as_the_one_shot_calls() {
+    let s = PerpSettings { tol: 1e-10, ..perp_settings_default() };
+    for name in [c"nsgs", c"prox", c"ac-newton", c"fb-newton"] {
+        let h = unsafe { perp_solver_new(PerpFamily::Friction as i32, name.as_ptr(), &s) };
+        assert!(!h.is_null(), "{}", last_error());
+        let mut last_r = Vec::new();
+        for (call, (nc, seed)) in [(2, 1), (2, 2), (2, 3), (3, 4), (3, 5), (3, 5)].into_iter().enumerate() {
+            let (w, q, mu) = fc_data(nc, seed);
+            let size = 3 * nc;
+            // Call 4 gives W in CSR (every entry stored), call 5 the same CSR W again.
+            let (row_ptr, col_idx): (Vec<usize>, Vec<usize>) =
+                ((0..=size).map(|i| i * size).collect(), (0..size * size).map(|k| k % size).collect());
+            let row_major: Vec<f64> = (0..size * size).map(|k| w[(k % size) * size + k / size]).collect();
+            let m = if call >= 4 {
+                perp_matrix_csr(
+                    size,
+                    size,
+                    size * size,
+                    row_ptr.as_ptr(),
+                    col_idx.as_ptr(),
+                    row_major.as_ptr(),
+                )
+            } else {
+                perp_matrix_dense(size, size, w.as_ptr())
+            };
+            // The last call is warm-started from the previous answer.
+            let warm = if call == 5 { last_r.as_ptr() } else { null() };
+            let (mut r1, mut u1, mut r2, mut u2) =
+                (vec![0.0; size], vec![0.0; size], vec![0.0; size], vec![0.0; size]);
+            let (mut rep1, mut rep2) = (new_report(), new_report());
+            let st1 = unsafe {
+                perp_solver_friction(
+                    h,
+                    3,
+                    &m,
+                    q.as_ptr(),
+                    mu.as_ptr(),
+                    nc,
+                    warm,
+                    r1.as_mut_ptr(),
+                    u1.as_mut_ptr(),
+                    &mut rep1,
+                )
+            };
+            let st2 = unsafe {
+                perp_solve_friction(
+                    name.as_ptr(),
+                    3,
+                    &m,
+                    q.as_ptr(),
+                    mu.as_ptr(),
+                    nc,
+                    warm,
+                    &s,
+                    r2.as_mut_ptr(),
+                    u2.as_mut_ptr(),
+                    &mut rep2,
+                )
+            };
+            assert_eq!(st1, PerpStatus::Solved, "{name:?} call {call}: {}", last_error());
+            assert_eq!((st1, rep1.iterations), (st2, rep2.iterations), "{name:?} call {call}");
+            assert_eq!(bits(&r1), bits(&r2), "{name:?} call {call}: r");
+            assert_eq!(bits(&u1), bits(&u2), "{name:?} call {call}: u");
+            assert_eq!(rep1.error.to_bits(), rep2.error.to_bits(), "{name:?} call {call}");
+            last_r = r1;
+        }
+        unsafe { perp_solver_free(h) };
+    }
+    // LCP: lemke and pgs, M's values changing, then its size.
+    for name in [c"lemke", c"pgs"] {
+        let h = unsafe { perp_solver_new(PerpFamily::Lcp as i32, name.as_ptr(), null()) };
+        assert!(!h.is_null(), "{}", last_error());
+        for (k, n) in [2, 2, 2, 1].into_iter().enumerate() {
+            let scale = 1.0 + k as f64;
+            let m: Vec<f64> = M.iter().map(|v| v * scale).collect();
+            let mat = if n == 2 {
+                perp_matrix_dense(2, 2, m.as_ptr())
+            } else {
+                perp_matrix_dense(1, 1, m.as_ptr())
+            };
+            let q: Vec<f64> = Q.iter().map(|v| v / scale + k as f64).take(n).collect();
+            let (mut z1, mut w1, mut z2, mut w2) = ([0.0; 2], [0.0; 2], [0.0; 2], [0.0; 2]);
+            let (mut rep1, mut rep2) = (new_report(), new_report());
+            let st1 = unsafe {
+                perp_solver_lcp(h, &mat, q.as_ptr(), n, null(), z1.as_mut_ptr(), w1.as_mut_ptr(), &mut rep1)
+            };
+            let st2 = unsafe {
+                perp_solve_lcp(
+                    name.as_ptr(),
+                    &mat,
+                    q.as_ptr(),
+                    n,
+                    null(),
+                    null(),
+                    z2.as_mut_ptr(),
+                    w2.as_mut_ptr(),
+                    &mut rep2,
+                )
+            };
+            assert_eq!(st1, PerpStatus::Solved, "{name:?} call {k}: {}", last_error());
+            assert_eq!(
+                (st1, rep1.iterations, bits(&z1), bits(&w1)),
+                (st2, rep2.iterations, bits(&z2), bits(&w2))
+            );
+        }
+        unsafe { perp_solver_free(h) };
+    }
+}
+
+/// Once a kept solver has solved a problem of a structure, later calls of that structure
+/// allocate nothing (counted on this thread with a counting allocator).
+#[test]
+fn a_kept_solver_allocates_nothing_once_prepared() {
+    for name in [c"nsgs", c"prox", c"ac-newton"] {
+        let h = unsafe { perp_solver_new(PerpFamily::Friction as i32, name.as_ptr(), null()) };
+        assert!(!h.is_null(), "{}", last_error());
+        let (mut r, mut u) = (vec![0.0; 6], vec![0.0; 6]);
+        let mut rep = new_report();
+        let mut allocs = Vec::new();
+        for seed in 1..=4 {
+            let (w, q, mu) = fc_data(2, seed);
+            let m = perp_matrix_dense(6, 6, w.as_ptr());
+            let (count, st) = perp_core::alloc_count::allocations(|| unsafe {
+                perp_solver_friction(
+                    h,
+                    3,
+                    &m,
+                    q.as_ptr(),
+                    mu.as_ptr(),
+                    2,
+                    null(),
+                    r.as_mut_ptr(),
+                    u.as_mut_ptr(),
+                    &mut rep,
+                )
+            });
+            assert_eq!(st, PerpStatus::Solved, "{name:?}: {}", last_error());
+            allocs.push(count);
+        }
+        assert!(allocs[0] > 0, "{name:?}: the first call builds the problem: {allocs:?}");
+        assert_eq!(&allocs[1..], &[0, 0, 0], "{name:?}: allocations per call");
+        unsafe { perp_solver_free(h) };
+    }
+    let h = unsafe { perp_solver_new(PerpFamily::Lcp as i32, c"lemke".as_ptr(), null()) };
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    let (mut z, mut w, mut rep) = ([0.0; 2], [0.0; 2], new_report());
+    let mut allocs = Vec::new();
+    for k in 0..3 {
+        let q = [Q[0] + k as f64, Q[1]];
+        let (count, st) = perp_core::alloc_count::allocations(|| unsafe {
+            perp_solver_lcp(h, &m, q.as_ptr(), 2, null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
+        });
+        assert_eq!(st, PerpStatus::Solved, "{}", last_error());
+        allocs.push(count);
+    }
+    assert_eq!(&allocs[1..], &[0, 0], "lemke: allocations per call");
+    unsafe { perp_solver_free(h) };
+}
+
+#[test]
+fn a_kept_solver_refuses_bad_use_naming_it() {
+    // Unknown family or name: NULL and a message.
+    assert!(unsafe { perp_solver_new(7, null(), null()) }.is_null());
+    assert!(last_error().contains("family"), "{}", last_error());
+    assert!(unsafe { perp_solver_new(PerpFamily::Lcp as i32, c"nsgs".as_ptr(), null()) }.is_null());
+    assert!(last_error().contains("unknown solver 'nsgs'"), "{}", last_error());
+    // The wrong family for the call, and a NULL handle.
+    let h = unsafe { perp_solver_new(PerpFamily::Lcp as i32, null(), null()) };
+    assert!(!h.is_null());
+    let (w, q, mu) = fc_data(1, 1);
+    let m = perp_matrix_dense(3, 3, w.as_ptr());
+    let (mut r, mut u, mut rep) = ([0.0; 3], [0.0; 3], new_report());
+    let st = unsafe {
+        perp_solver_friction(
+            h,
+            3,
+            &m,
+            q.as_ptr(),
+            mu.as_ptr(),
+            1,
+            null(),
+            r.as_mut_ptr(),
+            u.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!((st, rep.status), (PerpStatus::InvalidInput, PerpStatus::InvalidInput));
+    assert!(last_error().contains("lemke") && last_error().contains("Friction"), "{}", last_error());
+    let st = unsafe {
+        perp_solver_friction(
+            null_mut(),
+            3,
+            &m,
+            q.as_ptr(),
+            mu.as_ptr(),
+            1,
+            null(),
+            r.as_mut_ptr(),
+            u.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(st, PerpStatus::NullPointer);
+    assert!(last_error().contains("solver is a null"), "{}", last_error());
+    // Bad values in a kept problem are refused, and the next good call is solved.
+    let hf = unsafe { perp_solver_new(PerpFamily::Friction as i32, c"nsgs".as_ptr(), null()) };
+    let mut call = |q: &[f64]| unsafe {
+        perp_solver_friction(
+            hf,
+            3,
+            &m,
+            q.as_ptr(),
+            mu.as_ptr(),
+            1,
+            null(),
+            r.as_mut_ptr(),
+            u.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(call(&q), PerpStatus::Solved, "{}", last_error());
+    assert_eq!(call(&[q[0], f64::NAN, q[2]]), PerpStatus::InvalidInput);
+    assert!(last_error().contains('q'), "{}", last_error());
+    assert_eq!(call(&q), PerpStatus::Solved, "{}", last_error());
+    unsafe {
+        perp_solver_free(hf);
+        perp_solver_free(h);
+        perp_solver_free(null_mut());
+    }
+}

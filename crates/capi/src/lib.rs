@@ -520,6 +520,284 @@ pub unsafe extern "C" fn perp_solve_friction(
     })
 }
 
+/// A solver kept across calls: the C face of "prepare once, solve many". It holds the
+/// catalogue solver (its workspaces), the problem (whose storage is refilled in place while
+/// the matrix keeps its shape: a dense matrix of the same size, or a CSR matrix with the same
+/// `row_ptr` and `col_idx`), the solution vectors and the report. A simulator that solves a
+/// problem of the same structure at every step then pays neither the conversion, the
+/// solver's set-up nor an allocation per call. Create one with `perp_solver_new`, use it
+/// from one thread at a time, and free it with `perp_solver_free`.
+pub struct PerpSolver {
+    solver: perp_catalogue::Solver,
+    settings: Settings,
+    fc: Option<perp_cones::FrictionContactProblem>,
+    lcp: Option<perp_lcp::Lcp>,
+    /// The solution vectors (z, w or r, u), and M's values row by row for `Lcp::set_m_values`.
+    x: Vec<f64>,
+    y: Vec<f64>,
+    rows: Vec<f64>,
+    report: SolveReport,
+}
+
+/// `len` elements at `p`, borrowed, or a refusal naming `what()` if `p` is NULL or misaligned
+/// (the name is made only then: a kept solver's call allocates nothing).
+unsafe fn view<'a, T>(what: impl Fn() -> String, p: *const T, len: usize) -> Result<&'a [T], Refusal> {
+    if p.is_null() || !p.is_aligned() {
+        return Err(Refusal::Null(what()));
+    }
+    // SAFETY: checked non-null and aligned; the caller promises `len` readable elements.
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
+}
+
+/// The values of `m` when it has the shape of `kept` (same size, dense; or CSR with the same
+/// row offsets and column indices), in `kept`'s storage order: column by column for dense, the
+/// CSR data for sparse. `None` when the shapes differ (the matrix is then converted afresh).
+unsafe fn same_shape<'a>(m: &PerpMatrix, kept: &Matrix, name: &str) -> Result<Option<&'a [f64]>, Refusal> {
+    let (r, c) = (m.nrows, m.ncols);
+    if (r, c) != (kept.nrows(), kept.ncols()) {
+        return Ok(None);
+    }
+    match kept {
+        Matrix::Dense(_) if m.format == PerpFormat::DenseColMajor as i32 => {
+            Ok(Some(unsafe { view(|| format!("{name}.values"), m.values, r * c)? }))
+        }
+        Matrix::Sparse(k) if m.format == PerpFormat::Csr as i32 && k.is_csr() && k.nnz() == m.nnz => {
+            let row_ptr = unsafe { view(|| format!("{name}.row_ptr"), m.row_ptr, r + 1)? };
+            let col_idx = unsafe { view(|| format!("{name}.col_idx"), m.col_idx, m.nnz)? };
+            if row_ptr != k.indptr().raw_storage() || col_idx != k.indices() {
+                return Ok(None);
+            }
+            Ok(Some(unsafe { view(|| format!("{name}.values"), m.values, m.nnz)? }))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Copies `values` (in `kept`'s storage order, from [`same_shape`]) into `kept`.
+fn refill(kept: &mut Matrix, values: &[f64]) {
+    match kept {
+        Matrix::Dense(a) => {
+            let n = a.nrows();
+            for j in 0..a.ncols() {
+                a.col_as_slice_mut(j).copy_from_slice(&values[j * n..(j + 1) * n]);
+            }
+        }
+        Matrix::Sparse(k) => k.data_mut().copy_from_slice(values),
+    }
+}
+
+/// The handle behind `s` for a solve of `family`, or a refusal.
+unsafe fn handle<'a>(s: *mut PerpSolver, family: Family) -> Result<&'a mut PerpSolver, Refusal> {
+    if s.is_null() || !s.is_aligned() {
+        return Err(Refusal::Null("solver".into()));
+    }
+    // SAFETY: checked non-null and aligned; the caller passes a handle from
+    // `perp_solver_new`, not yet freed, used by one thread at a time.
+    let h = unsafe { &mut *s };
+    if h.solver.family() != family {
+        return Err(Error::setting(
+            "solver",
+            h.solver.name(),
+            &format!(
+                "is a {:?} solver; create one of the {family:?} family for this call",
+                h.solver.family()
+            ),
+        )
+        .into());
+    }
+    Ok(h)
+}
+
+/// Creates a solver kept across calls (see `PerpSolver`): `family` a `PerpFamily` value,
+/// `solver` a catalogue name of that family (NULL: `lemke` for LCPs, `prox` for frictional
+/// problems), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
+/// NULL when refused (an unknown family, name or parameter, bad settings; see
+/// `perp_last_error_message`).
+#[no_mangle]
+pub unsafe extern "C" fn perp_solver_new(
+    family: i32,
+    solver: *const c_char,
+    settings: *const PerpSettings,
+) -> *mut PerpSolver {
+    let mut made = std::ptr::null_mut();
+    guard("perp_solver_new", std::ptr::null_mut(), || unsafe {
+        let family = if family == PerpFamily::Lcp as i32 {
+            Family::Lcp
+        } else if family == PerpFamily::Friction as i32 {
+            Family::Friction
+        } else {
+            return Err(Error::setting(
+                "family",
+                family,
+                "must be PERP_FAMILY_LCP (0) or PERP_FAMILY_FRICTION (1)",
+            )
+            .into());
+        };
+        let name = solver_name(solver, family)?;
+        let (settings, params) = self::settings(settings)?;
+        let solver = perp_catalogue::build(family, name, &params)?;
+        let h = PerpSolver {
+            solver,
+            settings,
+            fc: None,
+            lcp: None,
+            x: Vec::new(),
+            y: Vec::new(),
+            rows: Vec::new(),
+            report: SolveReport::new(name),
+        };
+        made = Box::into_raw(Box::new(h));
+        Ok(PerpReport::refused(PerpStatus::Solved))
+    });
+    made
+}
+
+/// Frees a solver from `perp_solver_new` (NULL is ignored). The handle must not be used
+/// afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn perp_solver_free(s: *mut PerpSolver) {
+    if !s.is_null() && s.is_aligned() {
+        // SAFETY: a pointer from `perp_solver_new` (Box::into_raw), freed once.
+        drop(unsafe { Box::from_raw(s) });
+    }
+}
+
+/// `perp_solve_lcp` with a kept solver of the LCP family (its solver name and settings):
+/// M, q and the warm start as there. While M keeps its shape the problem is refilled in place
+/// and, once the solver has solved a problem of that structure, the call allocates nothing
+/// (dense M; see the solver's notes). A solver with memory of earlier answers (bdiff-newton's
+/// hot start) uses it.
+#[no_mangle]
+pub unsafe extern "C" fn perp_solver_lcp(
+    s: *mut PerpSolver,
+    m: *const PerpMatrix,
+    q: *const f64,
+    n: usize,
+    warm: *const f64,
+    z: *mut f64,
+    w: *mut f64,
+    report: *mut PerpReport,
+) -> PerpStatus {
+    guard("perp_solver_lcp", report, || unsafe {
+        let h = handle(s, Family::Lcp)?;
+        if m.is_null() || !m.is_aligned() {
+            return Err(Refusal::Null("M".into()));
+        }
+        let mm = *m;
+        let qs = view(|| "q".into(), q, n)?;
+        let start = if warm.is_null() { None } else { Some(view(|| "warm".into(), warm, n)?) };
+        check_out("z", z)?;
+        check_out("w", w)?;
+        let kept = match &mut h.lcp {
+            Some(p) if p.n() == n && mm.nrows == n => match same_shape(&mm, p.m(), "M")? {
+                Some(values) => {
+                    if let Matrix::Dense(_) = p.m() {
+                        // `set_m_values` takes a dense M row by row.
+                        h.rows.clear();
+                        h.rows.extend((0..n * n).map(|k| values[(k % n) * n + k / n]));
+                        p.set_m_values(&h.rows).map_err(|e| rename(e, "M"))?;
+                    } else {
+                        p.set_m_values(values).map_err(|e| rename(e, "M"))?;
+                    }
+                    p.set_q(qs)?;
+                    true
+                }
+                None => false,
+            },
+            _ => false,
+        };
+        if !kept {
+            h.lcp = None;
+            let lcp = perp_lcp::Lcp::new(matrix(m, "M")?, qs.to_vec())?;
+            if let Matrix::Dense(_) = lcp.m() {
+                // The next call's refill of a dense M goes through this buffer.
+                h.rows.reserve(n * n);
+            }
+            h.lcp = Some(lcp);
+        }
+        let p = h.lcp.as_ref().expect("kept or just built");
+        h.x.resize(n, 0.0);
+        h.y.resize(n, 0.0);
+        if let Some(v) = start {
+            Error::check_finite("warm", v)?;
+            h.x.copy_from_slice(v);
+        }
+        let perp_catalogue::Solver::Lcp(sv) = &mut h.solver else { unreachable!("checked by handle") };
+        sv.solve_into(p, start.is_some(), &mut h.x, &mut h.y, &mut h.report, &h.settings)?;
+        write(z, &h.x[..n]);
+        write(w, &h.y[..n]);
+        Ok(PerpReport::of(&h.report))
+    })
+}
+
+/// `perp_solve_friction` with a kept solver of the frictional family (its solver name and
+/// settings): W, q, μ and the warm start as there. While W keeps its shape (and `dim` and
+/// `n_contacts` their values) the problem is refilled in place and, once the solver has
+/// solved a problem of that structure, the call allocates nothing (dense W with nsgs,
+/// ac-newton, fb-newton or prox; see each solver's notes).
+#[no_mangle]
+pub unsafe extern "C" fn perp_solver_friction(
+    s: *mut PerpSolver,
+    dim: usize,
+    w_mat: *const PerpMatrix,
+    q: *const f64,
+    mu: *const f64,
+    n_contacts: usize,
+    warm: *const f64,
+    r: *mut f64,
+    u: *mut f64,
+    report: *mut PerpReport,
+) -> PerpStatus {
+    guard("perp_solver_friction", report, || unsafe {
+        let h = handle(s, Family::Friction)?;
+        if !(2..=3).contains(&dim) {
+            return Err(Error::setting("dim", dim, "the contact dimension must be 2 or 3").into());
+        }
+        let size = dim
+            .checked_mul(n_contacts)
+            .ok_or_else(|| Error::setting("n_contacts", n_contacts, "dim * n_contacts overflows"))?;
+        if w_mat.is_null() || !w_mat.is_aligned() {
+            return Err(Refusal::Null("W".into()));
+        }
+        let wm = *w_mat;
+        let qs = view(|| "q".into(), q, size)?;
+        let mus = view(|| "mu".into(), mu, n_contacts)?;
+        let start = if warm.is_null() { None } else { Some(view(|| "warm".into(), warm, size)?) };
+        check_out("r", r)?;
+        check_out("u", u)?;
+        // The values are checked by the solve (`solve_into` validates the problem).
+        let kept = match &mut h.fc {
+            Some(p) if p.dim == dim && p.size() == size => match same_shape(&wm, &p.w, "W")? {
+                Some(values) => {
+                    refill(&mut p.w, values);
+                    p.q.copy_from_slice(qs);
+                    p.mu.copy_from_slice(mus);
+                    true
+                }
+                None => false,
+            },
+            _ => false,
+        };
+        if !kept {
+            h.fc = None;
+            let w = matrix(w_mat, "W")?;
+            h.fc = Some(perp_cones::FrictionContactProblem::new(dim, w, qs.to_vec(), mus.to_vec())?);
+        }
+        let p = h.fc.as_ref().expect("kept or just built");
+        h.x.resize(size, 0.0);
+        h.y.resize(size, 0.0);
+        if let Some(v) = start {
+            Error::check_finite("warm", v)?;
+            h.x.copy_from_slice(v);
+        }
+        let perp_catalogue::Solver::Friction(sv) = &mut h.solver else { unreachable!("checked by handle") };
+        sv.solve_into(p, start.is_some(), &mut h.x, &mut h.y, &mut h.report, &h.settings)?;
+        write(r, &h.x[..size]);
+        write(u, &h.y[..size]);
+        Ok(PerpReport::of(&h.report))
+    })
+}
+
 /// Copies the message of the calling thread's last refused call (empty after a call that
 /// was not refused) into `buf` as a NUL-terminated string of at most `len` bytes, truncated
 /// at a character boundary if needed. Returns the message's full length in bytes (without
@@ -601,6 +879,11 @@ mod tests {
         assert_eq!(msg, "perp_test: internal error (please report): boom 42");
     }
 }
+
+// The unit tests count allocations (`api_tests`: a kept solver allocates nothing per call).
+#[cfg(test)]
+#[global_allocator]
+static GLOBAL: perp_core::alloc_count::Counting = perp_core::alloc_count::Counting;
 
 #[cfg(test)]
 mod api_tests;
