@@ -186,4 +186,42 @@ impl Solver {
             _ => unreachable!("the families were checked above"),
         }
     }
+
+    /// [`Solver::solve`] into the caller's buffers, kept from call to call: `x` (z, or r)
+    /// holds the start when `warm` and the answer on return, `y` the matching w (or u), and
+    /// `report` is overwritten in place. For LCPs and local frictional problems this is the
+    /// solver's prepared `solve_into`: once it has solved a problem of the same structure, a
+    /// call allocates nothing, and the answer equals [`Solver::solve`]'s bit for bit. Other
+    /// kinds call `solve` and move its answer in.
+    pub fn solve_into(
+        &mut self,
+        problem: &Problem,
+        warm: bool,
+        x: &mut Vec<f64>,
+        y: &mut Vec<f64>,
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
+        if problem.family() != self.family() {
+            return Err(Error::unknown_solver(self.name(), problem.solvers()));
+        }
+        let n = problem.n();
+        match (self, problem) {
+            (Solver::Lcp(sv), Problem::Lcp(p)) => {
+                x.resize(n, 0.0);
+                y.resize(n, 0.0);
+                sv.solve_into(p, warm, x, y, report, s)
+            }
+            (Solver::Friction(sv), Problem::Friction(p)) => {
+                x.resize(n, 0.0);
+                y.resize(n, 0.0);
+                sv.solve_into(p, warm, x, y, report, s)
+            }
+            (sv, problem) => {
+                let a = sv.solve(problem, warm.then_some(x.as_slice()), s)?;
+                (*x, *y, *report) = (a.z, a.w, a.report);
+                Ok(())
+            }
+        }
+    }
 }

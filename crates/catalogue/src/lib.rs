@@ -110,4 +110,46 @@ mod tests {
         let e = s.solve(&Problem::Lcp(lcp), None, &perp_core::Settings::default()).unwrap_err().to_string();
         assert!(e.contains("unknown solver 'nsgs'") && e.contains("lemke"), "{e}");
     }
+
+    #[test]
+    fn solve_into_answers_as_solve_bit_for_bit_on_kept_buffers() {
+        use perp_core::{Matrix, Settings};
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let lcp = |k: f64| {
+            let m = Matrix::from_row_major(3, 3, &[4.0, 1.0, 0.0, 1.0, 3.0, 1.0, 0.0, 1.0, 2.0]).unwrap();
+            Problem::Lcp(perp_lcp::Lcp::new(m, vec![-1.0 - k, 0.5, -2.0 + k]).unwrap())
+        };
+        let fc = |k: f64| {
+            let w = Matrix::from_row_major(3, 3, &[1.0, 0.1, 0.0, 0.1, 1.0, 0.0, 0.0, 0.0, 1.0]).unwrap();
+            Problem::Friction(
+                perp_cones::FrictionContactProblem::new(3, w, vec![-1.0 - k, 0.5, 0.2], vec![0.3]).unwrap(),
+            )
+        };
+        let s = Settings { tol: 1e-12, ..Settings::default() };
+        for (family, name, make) in [
+            (Family::Lcp, "lemke", &lcp as &dyn Fn(f64) -> Problem),
+            (Family::Lcp, "pgs", &lcp),
+            (Family::Friction, "nsgs", &fc),
+            (Family::Friction, "prox", &fc),
+        ] {
+            let mut kept = build(family, name, &Params::new()).unwrap();
+            let (mut x, mut y, mut report) = (Vec::new(), Vec::new(), perp_core::SolveReport::new(""));
+            for k in 0..3 {
+                let p = make(k as f64 * 0.25);
+                kept.solve_into(&p, false, &mut x, &mut y, &mut report, &s).unwrap();
+                let fresh = build(family, name, &Params::new()).unwrap().solve(&p, None, &s).unwrap();
+                assert_eq!((bits(&x), bits(&y)), (bits(&fresh.z), bits(&fresh.w)), "{name} call {k}");
+                assert_eq!(
+                    (report.status, report.iterations),
+                    (fresh.report.status, fresh.report.iterations)
+                );
+                assert_eq!(report.error.to_bits(), fresh.report.error.to_bits(), "{name} call {k}");
+            }
+        }
+        // Another family's problem is refused, as by `solve`.
+        let mut nsgs = build(Family::Friction, "nsgs", &Params::new()).unwrap();
+        let (mut x, mut y, mut report) = (Vec::new(), Vec::new(), perp_core::SolveReport::new(""));
+        let e = nsgs.solve_into(&lcp(0.0), false, &mut x, &mut y, &mut report, &s).unwrap_err().to_string();
+        assert!(e.contains("unknown solver 'nsgs'"), "{e}");
+    }
 }

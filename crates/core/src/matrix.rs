@@ -246,6 +246,15 @@ impl Matrix {
 
     /// `Err(NonFinite)` naming `what` and the first NaN/Inf entry (by row, column).
     pub fn check_finite(&self, what: &str) -> Result<(), Error> {
+        // A scan of the stored values first (a solve checks its problem every call); the
+        // position is looked up only when one is not finite.
+        let all_finite = match self {
+            Matrix::Dense(m) => (0..m.ncols()).all(|j| m.col_as_slice(j).iter().all(|v| v.is_finite())),
+            Matrix::Sparse(s) => s.data().iter().all(|v| v.is_finite()),
+        };
+        if all_finite {
+            return Ok(());
+        }
         let bad = match self {
             Matrix::Dense(m) => (0..m.ncols())
                 .flat_map(|j| (0..m.nrows()).map(move |i| (i, j)))

@@ -5,7 +5,6 @@ use super::problems::Instance;
 use super::solvers::{Registry, SolverSet};
 use perp_catalogue::{Family, Params, ENTRIES};
 use perp_core::{Error, Settings, SolveReport};
-use std::time::Instant;
 
 /// Parameter values per solver name, each checked against every catalogue entry of that name
 /// that declares it.
@@ -149,19 +148,10 @@ impl SolverSet for Tuned {
         each: &mut dyn FnMut(Result<SolveReport, Error>, f64) -> bool,
     ) {
         let p = self.params.for_solver(problem.family(), solver);
-        let mut sv = match perp_catalogue::build(problem.family(), solver, &p) {
-            Ok(sv) => sv,
+        match perp_catalogue::build(problem.family(), solver, &p) {
+            Ok(mut sv) => super::solvers::repeat_prepared(&mut sv, problem, settings, repeat, each),
             Err(e) => {
                 each(Err(e), 0.0);
-                return;
-            }
-        };
-        for _ in 0..repeat {
-            sv.forget();
-            let t = Instant::now();
-            let r = sv.solve(problem, None, settings).map(|a| a.report);
-            if !each(r, t.elapsed().as_secs_f64()) {
-                break;
             }
         }
     }
