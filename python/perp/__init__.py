@@ -7,7 +7,8 @@ The solvers are perp's Rust crates; this package calls them on numpy arrays::
     res.z, res.w, res.status          # array([1.333.., 2.333..]), array([0., 0.]), 'solved'
 
 * ``solve_lcp`` and ``solve_friction`` solve one problem given by its arrays (dense numpy or
-  any scipy.sparse matrix);
+  any scipy.sparse matrix); a ``Solver`` kept across solves does the same in a loop (a
+  simulation's steps), preparing each problem structure once;
 * ``read`` reads a problem file (Siconos ``.dat``, FCLIB ``.hdf5``, MatrixMarket, JSON) and
   ``Problem.solve`` solves it;
 * ``Result.sensitivity()`` differentiates a solved LCP, MLCP or local frictional problem:
@@ -28,6 +29,7 @@ from ._perp import (
     Result,
     Sensitivity,
     Simulation,
+    Solver,
     read,
     scenes,
     simulate,
@@ -43,6 +45,7 @@ __all__ = [
     "Result",
     "Sensitivity",
     "Simulation",
+    "Solver",
     "read",
     "scenes",
     "simulate",

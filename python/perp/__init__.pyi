@@ -227,6 +227,41 @@ class Cone:
     def project(self, x: _Vector, mu: float) -> _ArrayLike:
         """The Euclidean projection of x (length dim) onto the cone of coefficient mu."""
 
+@final
+class Solver:
+    """A solver built once by name and kept across solves: what it prepares for a problem's
+    structure (workspaces, factor storage, a sparse W's symbolic factorization) is kept from
+    one solve to the next. Its answers equal ``solve_lcp``'s and ``solve_friction``'s."""
+
+    def __init__(
+        self,
+        name: str,
+        family: str = "friction",
+        tol: float = 1e-8,
+        max_iter: Optional[int] = None,
+        time_limit: Optional[float] = None,
+        params: Optional[Mapping[str, _ParamValue]] = None,
+    ) -> None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def family(self) -> str:
+        """lcp, mcp or friction."""
+    def solve_lcp(self, M: Any, q: _ArrayLike, warm: Optional[_ArrayLike] = None) -> Result:
+        """Solves 0 <= z ⊥ M z + q >= 0 (as ``solve_lcp``)."""
+    def solve_friction(
+        self,
+        W: Any,
+        q: _ArrayLike,
+        mu: Union[float, _ArrayLike],
+        dim: int = 3,
+        cone: Optional[Union[Cone, Sequence[Cone]]] = None,
+        warm: Optional[_ArrayLike] = None,
+    ) -> Result:
+        """Solves u = W r + q, K ∋ r ⊥ ũ ∈ K* (as ``solve_friction``)."""
+    def solve(self, problem: Problem, warm: Optional[_ArrayLike] = None) -> Result:
+        """Solves a problem read by ``read``."""
+
 def solvers(kind: Optional[str] = None) -> list[str]:
     """The catalogue's solver names, all or those of a kind: "lcp", "mcp" or "friction"."""
 

@@ -8,6 +8,7 @@
 
 mod cone;
 mod convert;
+mod kept;
 mod result;
 mod sensitivity;
 
@@ -75,8 +76,23 @@ pub(crate) fn solve_problem(
     settings: Settings,
     failure: Failure,
 ) -> PyResult<Solution> {
+    solve_with(py, problem, warm, settings, failure, |p, warm, s| {
+        perp_catalogue::solve(p, solver, params, warm, s)
+    })
+}
+
+/// [`solve_problem`] with the solve given: `solve(problem, warm, settings)` runs with the GIL
+/// released (a kept `perp.Solver` passes its own).
+pub(crate) fn solve_with(
+    py: Python<'_>,
+    problem: Arc<Any>,
+    warm: Option<Vec<f64>>,
+    settings: Settings,
+    failure: Failure,
+    solve: impl FnOnce(&Any, Option<&[f64]>, &Settings) -> Result<perp_catalogue::Answer, perp_core::Error> + Send,
+) -> PyResult<Solution> {
     let s = interruptible(settings, &failure);
-    let answer = py.detach(|| perp_catalogue::solve(&problem, solver, params, warm.as_deref(), &s));
+    let answer = py.detach(|| solve(&problem, warm.as_deref(), &s));
     let kept = failure.lock().ok().and_then(|mut f| f.take());
     if let Some(e) = kept {
         // The interrupt, and perp's own complaints about a law (wrong lengths, not a
@@ -92,7 +108,7 @@ pub(crate) fn solve_problem(
     Ok(Solution::new(py, problem, answer, failure))
 }
 
-fn new_failure() -> Failure {
+pub(crate) fn new_failure() -> Failure {
     Arc::new(Mutex::new(None))
 }
 
@@ -153,14 +169,19 @@ fn solve_lcp(
     warm: Option<&Bound<'_, PyAny>>,
     params: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
-    let m = convert::matrix(py, M, "M")?;
-    let q = convert::vector(py, q, "q")?;
-    let lcp = perp_lcp::Lcp::new(m, q).map_err(to_py)?;
-    let n = lcp.n();
+    let lcp = lcp_problem(py, M, q)?;
     let settings = convert::settings(tol, max_iter, time_limit)?;
     let params = convert::params(params)?;
-    let warm = convert::warm(py, warm, n)?;
-    solve_problem(py, Arc::new(Any::Lcp(lcp)), Some(solver), &params, warm, settings, new_failure())
+    let warm = convert::warm(py, warm, lcp.n())?;
+    solve_problem(py, Arc::new(lcp), Some(solver), &params, warm, settings, new_failure())
+}
+
+/// The LCP of `M` and `q` (numpy or scipy.sparse), checked.
+#[allow(non_snake_case)]
+pub(crate) fn lcp_problem(py: Python<'_>, M: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>) -> PyResult<Any> {
+    let m = convert::matrix(py, M, "M")?;
+    let q = convert::vector(py, q, "q")?;
+    Ok(Any::Lcp(perp_lcp::Lcp::new(m, q).map_err(to_py)?))
 }
 
 /// The friction laws of `cone`: None (Coulomb), one `perp.Cone` for every contact, or a
@@ -215,6 +236,27 @@ fn solve_friction(
     time_limit: Option<f64>,
     params: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Solution> {
+    let failure = new_failure();
+    let p = friction_problem(py, W, q, mu, dim, cone, &failure)?;
+    let settings = convert::settings(tol, max_iter, time_limit)?;
+    let params = convert::params(params)?;
+    let warm = convert::warm(py, warm, p.n())?;
+    solve_problem(py, Arc::new(p), Some(solver), &params, warm, settings, failure)
+}
+
+/// The local frictional problem of `W`, `q`, `mu` (one, or one per contact), `dim` and
+/// `cone` (as `solve_friction` takes them), checked; a Python law keeps its exception in
+/// `failure`.
+#[allow(non_snake_case)]
+pub(crate) fn friction_problem(
+    py: Python<'_>,
+    W: &Bound<'_, PyAny>,
+    q: &Bound<'_, PyAny>,
+    mu: &Bound<'_, PyAny>,
+    dim: i64,
+    cone: Option<&Bound<'_, PyAny>>,
+    failure: &Failure,
+) -> PyResult<Any> {
     if !(2..=perp_cones::MAX_DIM as i64).contains(&dim) {
         return Err(perp_error(format!("dim = {dim}: the contact dimension must be between 2 and 6")));
     }
@@ -224,14 +266,10 @@ fn solve_friction(
     let contacts = w.nrows() / dim;
     let mu = convert::coefficients(py, mu, contacts)?;
     let mut p = FrictionContactProblem::new(dim, w, q, mu).map_err(to_py)?;
-    let failure = new_failure();
     if let Some(c) = cone.filter(|c| !c.is_none()) {
-        p = p.with_cones(cone_specs(c, contacts, &failure)?).map_err(to_py)?;
+        p = p.with_cones(cone_specs(c, contacts, failure)?).map_err(to_py)?;
     }
-    let settings = convert::settings(tol, max_iter, time_limit)?;
-    let params = convert::params(params)?;
-    let warm = convert::warm(py, warm, p.size())?;
-    solve_problem(py, Arc::new(Any::Friction(p)), Some(solver), &params, warm, settings, failure)
+    Ok(Any::Friction(p))
 }
 
 /// Reads a problem file: every format `perp solve` reads (Siconos `.dat` — LCP, MLCP,
@@ -355,6 +393,7 @@ fn _perp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(_derived, m)?)?;
     m.add_class::<Solution>()?;
+    m.add_class::<kept::KeptSolver>()?;
     m.add_class::<Problem>()?;
     m.add_class::<Simulation>()?;
     m.add_class::<sensitivity::Sensitivity>()?;

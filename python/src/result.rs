@@ -165,7 +165,7 @@ impl Solution {
 /// `solve(...)` with any solver of its family.
 #[pyclass(module = "perp", name = "Problem", frozen)]
 pub struct Problem {
-    p: Arc<Any>,
+    pub(crate) p: Arc<Any>,
 }
 
 impl Problem {

@@ -463,6 +463,34 @@ def test_a_time_limit_ends_a_solve_with_its_status():
     assert 0.2 <= res.seconds < 5.0 and res.iterations > 1
 
 
+def test_a_kept_solver_answers_as_the_one_shot_calls_in_a_loop():
+    rng = np.random.default_rng(7)
+    j = rng.uniform(-1, 1, (6, 9))
+    w = j @ j.T + 0.1 * np.eye(6)
+    for name in ["nsgs", "prox", "ac-newton"]:
+        kept = perp.Solver(name, tol=1e-10)
+        assert kept.name == name and kept.family == "friction"
+        r = None
+        for step in range(4):
+            q = np.array([-1.0 - 0.1 * step, 0.3, -0.2, -0.5, -0.4, 0.1])
+            a = kept.solve_friction(w, q, [0.4, 0.6], warm=r)
+            b = perp.solve_friction(w, q, [0.4, 0.6], solver=name, tol=1e-10, warm=r)
+            assert a.solved and a.status == b.status and a.iterations == b.iterations, (a, b)
+            assert np.array_equal(a.r, b.r) and np.array_equal(a.u, b.u), name
+            r = a.r
+    lemke = perp.Solver("lemke", family="lcp")
+    for k in range(3):
+        m = np.array([[2.0, 1.0], [1.0, 2.0]]) * (1 + k)
+        a = lemke.solve_lcp(m, [-5.0, -6.0])
+        assert a.solved and np.array_equal(a.z, perp.solve_lcp(m, [-5.0, -6.0]).z)
+    with pytest.raises(perp.Error, match="unknown solver 'lemke'"):
+        perp.Solver("lemke")
+    with pytest.raises(perp.Error, match="family"):
+        perp.Solver("lemke", family="ncp")
+    with pytest.raises(perp.Error, match="unknown solver 'lemke'"):
+        lemke.solve_friction(w, np.zeros(6), 0.5)
+
+
 def test_every_public_name_has_a_docstring():
     for name in perp.__all__:
         doc = getattr(perp, name).__doc__

@@ -393,7 +393,7 @@ pub struct FrictionSolution {
 }
 
 /// A frictional contact solver (the catalogue, `perp-catalogue`, builds them by name).
-pub trait FrictionSolver {
+pub trait FrictionSolver: Send {
     /// The registry name.
     fn name(&self) -> &str;
     /// Solves `p`, starting from `warm` reactions (length `dim · nc`) or from 0.

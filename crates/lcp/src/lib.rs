@@ -53,7 +53,7 @@ pub use sensitivity::{sensitivity, LcpSensitivity};
 /// solver.solve_into(&p, true, &mut z, &mut w, &mut report, &s).unwrap();
 /// assert_eq!(z, solver.solve(&p, Some(&warm), &s).unwrap().z);
 /// ```
-pub trait LcpSolver {
+pub trait LcpSolver: Send {
     /// The registry name (`"lemke"`, `"pgs"`, …).
     fn name(&self) -> &str;
     /// Solves `p`, starting from `warm` when given (pivoting methods use its support as the

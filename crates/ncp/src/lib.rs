@@ -45,7 +45,7 @@ pub use problem::{central_differences, BoundKind, Mcp, NcpFunction};
 pub use sensitivity::{mlcp_sensitivity, sensitivity, McpSensitivity};
 
 /// An MCP/NCP solver.
-pub trait NcpSolver {
+pub trait NcpSolver: Send {
     /// The registry name (`"fb-newton"`, `"bdiff-newton"`).
     fn name(&self) -> &str;
     /// Solves `p` from the starting point `z0` (length n; projected onto the bounds).

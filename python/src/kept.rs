@@ -1,0 +1,129 @@
+//! `perp.Solver`: a solver kept across solves ("prepare once, solve many").
+
+use crate::result::{Problem, Solution};
+use crate::{convert, friction_problem, lcp_problem, new_failure, perp_error, solve_with, to_py};
+use perp_catalogue::{Family, Problem as Any, Solver};
+use perp_core::Settings;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::{Arc, Mutex};
+
+/// A solver built once by name, with its settings and parameters, and kept across solves: it
+/// keeps what it prepared for a problem's structure (workspaces, factor storage, a sparse W's
+/// symbolic factorization, W's blocks) and `bdiff-newton` its hot start, so that a loop of
+/// solves of problems of one structure (a simulation's steps) pays for that once. Its answers
+/// equal `solve_lcp`'s and `solve_friction`'s with the same solver and settings.
+#[pyclass(module = "perp", name = "Solver", frozen)]
+pub struct KeptSolver {
+    inner: Arc<Mutex<Solver>>,
+    family: Family,
+    settings: Settings,
+    /// The solver's name.
+    #[pyo3(get)]
+    name: String,
+}
+
+impl KeptSolver {
+    /// Solves `problem` with the kept solver, the GIL released.
+    fn run(
+        &self,
+        py: Python<'_>,
+        problem: Arc<Any>,
+        warm: Option<&Bound<'_, PyAny>>,
+        failure: crate::cone::Failure,
+    ) -> PyResult<Solution> {
+        let warm = convert::warm(py, warm, problem.n())?;
+        let inner = self.inner.clone();
+        solve_with(py, problem, warm, self.settings.clone(), failure, move |p, warm, s| {
+            // A panic in an earlier solve leaves the solver usable: its next solve starts anew.
+            let mut sv = inner.lock().unwrap_or_else(|e| e.into_inner());
+            sv.solve(p, warm, s)
+        })
+    }
+}
+
+#[pymethods]
+impl KeptSolver {
+    /// `name` a solver of `family` (`"lcp"`, `"mcp"` or `"friction"`; see `solvers(family)`);
+    /// `tol`, `max_iter`, `time_limit` and `params` as for `solve_lcp`, fixed for the
+    /// solver's lifetime.
+    #[new]
+    #[pyo3(signature = (name, family="friction", tol=1e-8, max_iter=None, time_limit=None, params=None))]
+    fn new(
+        name: &str,
+        family: &str,
+        tol: f64,
+        max_iter: Option<i64>,
+        time_limit: Option<f64>,
+        params: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<KeptSolver> {
+        let family = match family {
+            "lcp" => Family::Lcp,
+            "mcp" => Family::Mcp,
+            "friction" => Family::Friction,
+            other => {
+                return Err(perp_error(format!(
+                    "family = {other:?}: must be \"lcp\", \"mcp\" or \"friction\""
+                )))
+            }
+        };
+        let settings = convert::settings(tol, max_iter, time_limit)?;
+        let params = convert::params(params)?;
+        let solver = perp_catalogue::build(family, name, &params).map_err(to_py)?;
+        Ok(KeptSolver { inner: Arc::new(Mutex::new(solver)), family, settings, name: name.to_string() })
+    }
+
+    /// The family of problems it takes: `lcp`, `mcp` or `friction`.
+    #[getter]
+    fn family(&self) -> &'static str {
+        self.family.as_str()
+    }
+
+    /// Solves the LCP of `M` and `q` (as `solve_lcp`), from `warm` when given.
+    #[pyo3(signature = (M, q, warm=None))]
+    #[allow(non_snake_case)]
+    fn solve_lcp(
+        &self,
+        py: Python<'_>,
+        M: &Bound<'_, PyAny>,
+        q: &Bound<'_, PyAny>,
+        warm: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Solution> {
+        let p = lcp_problem(py, M, q)?;
+        self.run(py, Arc::new(p), warm, new_failure())
+    }
+
+    /// Solves the frictional problem of `W`, `q`, `mu`, `dim` and `cone` (as
+    /// `solve_friction`), from `warm` (a starting r) when given.
+    #[pyo3(signature = (W, q, mu, dim=3, cone=None, warm=None))]
+    #[allow(non_snake_case, clippy::too_many_arguments)]
+    fn solve_friction(
+        &self,
+        py: Python<'_>,
+        W: &Bound<'_, PyAny>,
+        q: &Bound<'_, PyAny>,
+        mu: &Bound<'_, PyAny>,
+        dim: i64,
+        cone: Option<&Bound<'_, PyAny>>,
+        warm: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Solution> {
+        let failure = new_failure();
+        let p = friction_problem(py, W, q, mu, dim, cone, &failure)?;
+        self.run(py, Arc::new(p), warm, failure)
+    }
+
+    /// Solves a problem read by `perp.read`, from `warm` when given.
+    #[pyo3(signature = (problem, warm=None))]
+    fn solve(
+        &self,
+        py: Python<'_>,
+        problem: &Problem,
+        warm: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Solution> {
+        self.run(py, problem.p.clone(), warm, new_failure())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("perp.Solver({:?}, family={:?})", self.name, self.family.as_str())
+    }
+}
