@@ -530,13 +530,45 @@ pub unsafe extern "C" fn perp_solve_friction(
 pub struct PerpSolver {
     solver: perp_catalogue::Solver,
     settings: Settings,
-    fc: Option<perp_cones::FrictionContactProblem>,
-    lcp: Option<perp_lcp::Lcp>,
+    /// The last problem, refilled in place while its shape holds.
+    problem: Option<Problem>,
     /// The solution vectors (z, w or r, u), and M's values row by row for `Lcp::set_m_values`.
     x: Vec<f64>,
     y: Vec<f64>,
     rows: Vec<f64>,
     report: SolveReport,
+}
+
+impl PerpSolver {
+    /// Solves the kept problem (from `start` when given) on the prepared path and writes the
+    /// answer to the caller's buffers `x_out` and `y_out` (checked by `check_out`).
+    unsafe fn solve_kept(
+        &mut self,
+        start: Option<&[f64]>,
+        x_out: *mut f64,
+        y_out: *mut f64,
+    ) -> Result<PerpReport, Refusal> {
+        let p = self.problem.as_ref().expect("the caller has just kept or built it");
+        let n = p.n();
+        if let Some(v) = start {
+            Error::check_finite("warm", v)?;
+            self.x.clear();
+            self.x.extend_from_slice(v);
+        }
+        self.solver.solve_into(
+            p,
+            start.is_some(),
+            &mut self.x,
+            &mut self.y,
+            &mut self.report,
+            &self.settings,
+        )?;
+        unsafe {
+            write(x_out, &self.x[..n]);
+            write(y_out, &self.y[..n]);
+        }
+        Ok(PerpReport::of(&self.report))
+    }
 }
 
 /// `len` elements at `p`, borrowed, or a refusal naming `what()` if `p` is NULL or misaligned
@@ -639,8 +671,7 @@ pub unsafe extern "C" fn perp_solver_new(
         let h = PerpSolver {
             solver,
             settings,
-            fc: None,
-            lcp: None,
+            problem: None,
             x: Vec::new(),
             y: Vec::new(),
             rows: Vec::new(),
@@ -688,8 +719,8 @@ pub unsafe extern "C" fn perp_solver_lcp(
         let start = if warm.is_null() { None } else { Some(view(|| "warm".into(), warm, n)?) };
         check_out("z", z)?;
         check_out("w", w)?;
-        let kept = match &mut h.lcp {
-            Some(p) if p.n() == n && mm.nrows == n => match same_shape(&mm, p.m(), "M")? {
+        let kept = match &mut h.problem {
+            Some(Problem::Lcp(p)) if p.n() == n && mm.nrows == n => match same_shape(&mm, p.m(), "M")? {
                 Some(values) => {
                     if let Matrix::Dense(_) = p.m() {
                         // `set_m_values` takes a dense M row by row.
@@ -707,26 +738,15 @@ pub unsafe extern "C" fn perp_solver_lcp(
             _ => false,
         };
         if !kept {
-            h.lcp = None;
+            h.problem = None;
             let lcp = perp_lcp::Lcp::new(matrix(m, "M")?, qs.to_vec())?;
             if let Matrix::Dense(_) = lcp.m() {
                 // The next call's refill of a dense M goes through this buffer.
                 h.rows.reserve(n * n);
             }
-            h.lcp = Some(lcp);
+            h.problem = Some(Problem::Lcp(lcp));
         }
-        let p = h.lcp.as_ref().expect("kept or just built");
-        h.x.resize(n, 0.0);
-        h.y.resize(n, 0.0);
-        if let Some(v) = start {
-            Error::check_finite("warm", v)?;
-            h.x.copy_from_slice(v);
-        }
-        let perp_catalogue::Solver::Lcp(sv) = &mut h.solver else { unreachable!("checked by handle") };
-        sv.solve_into(p, start.is_some(), &mut h.x, &mut h.y, &mut h.report, &h.settings)?;
-        write(z, &h.x[..n]);
-        write(w, &h.y[..n]);
-        Ok(PerpReport::of(&h.report))
+        h.solve_kept(start, z, w)
     })
 }
 
@@ -766,35 +786,27 @@ pub unsafe extern "C" fn perp_solver_friction(
         check_out("r", r)?;
         check_out("u", u)?;
         // The values are checked by the solve (`solve_into` validates the problem).
-        let kept = match &mut h.fc {
-            Some(p) if p.dim == dim && p.size() == size => match same_shape(&wm, &p.w, "W")? {
-                Some(values) => {
-                    refill(&mut p.w, values);
-                    p.q.copy_from_slice(qs);
-                    p.mu.copy_from_slice(mus);
-                    true
+        let kept = match &mut h.problem {
+            Some(Problem::Friction(p)) if p.dim == dim && p.size() == size => {
+                match same_shape(&wm, &p.w, "W")? {
+                    Some(values) => {
+                        refill(&mut p.w, values);
+                        p.q.copy_from_slice(qs);
+                        p.mu.copy_from_slice(mus);
+                        true
+                    }
+                    None => false,
                 }
-                None => false,
-            },
+            }
             _ => false,
         };
         if !kept {
-            h.fc = None;
+            h.problem = None;
             let w = matrix(w_mat, "W")?;
-            h.fc = Some(perp_cones::FrictionContactProblem::new(dim, w, qs.to_vec(), mus.to_vec())?);
+            let p = perp_cones::FrictionContactProblem::new(dim, w, qs.to_vec(), mus.to_vec())?;
+            h.problem = Some(Problem::Friction(p));
         }
-        let p = h.fc.as_ref().expect("kept or just built");
-        h.x.resize(size, 0.0);
-        h.y.resize(size, 0.0);
-        if let Some(v) = start {
-            Error::check_finite("warm", v)?;
-            h.x.copy_from_slice(v);
-        }
-        let perp_catalogue::Solver::Friction(sv) = &mut h.solver else { unreachable!("checked by handle") };
-        sv.solve_into(p, start.is_some(), &mut h.x, &mut h.y, &mut h.report, &h.settings)?;
-        write(r, &h.x[..size]);
-        write(u, &h.y[..size]);
-        Ok(PerpReport::of(&h.report))
+        h.solve_kept(start, r, u)
     })
 }
 
