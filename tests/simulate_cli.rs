@@ -88,6 +88,16 @@ fn a_formulation_switch_takes_that_formulations_default_solver() {
         assert!(!err.contains("unknown solver"), "{formulation}: {err}");
         assert_ne!(out.status.code(), Some(2), "{formulation}: {err}");
     }
+    // The scene's fallback chain goes too: ball-pile's is prox, ac-newton (cone solvers), and
+    // the switch to st exited 2 with "unknown solver 'prox'". Now every step is solved (Lemke,
+    // then bdiff-newton where Lemke fails on the pile's large LCPs).
+    let out = perp()
+        .args(["simulate", "ball-pile", "10", "--formulation", "st", "--t-end", "0.1"])
+        .output()
+        .unwrap();
+    let (stdout, err) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stdout}{err}");
+    assert!(stdout.contains(" 0 not solved"), "{stdout}");
     // A solver named with the formulation is still checked against its family.
     let out =
         perp().args(["simulate", "sphere-spin", "--formulation", "st", "--solver", "nsgs"]).output().unwrap();

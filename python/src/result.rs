@@ -425,19 +425,16 @@ pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
         let scene = scenes::scene(&a.scene, a.size)?;
         let mut opts = scene.default_options();
         if let Some(f) = &formulation {
-            opts.formulation = match f.as_str() {
+            // As `perp simulate`: the new formulation's defaults replace a solver and a
+            // fallback chain of another family.
+            opts.set_formulation(match f.as_str() {
                 "gs" => Formulation::GlockerStuder,
                 "st" => {
                     Formulation::StewartTrinkle(scene.stewart_directions().unwrap_or(Directions::Uniform(8)))
                 }
                 "tp" => Formulation::TzitzourisPang,
                 _ => Formulation::Cone,
-            };
-            let family = opts.formulation.family();
-            if opts.solver.as_deref().is_some_and(|s| !perp_catalogue::names(family).contains(&s)) {
-                opts.solver = None;
-                opts.params = Params::new();
-            }
+            });
         }
         if a.solver.is_some() {
             opts.solver = a.solver.clone();

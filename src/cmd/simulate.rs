@@ -68,7 +68,9 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     let scene = scenes::scene(&a.scene, a.size)?;
     let mut opts = scene.default_options();
     if let Some(f) = &a.formulation {
-        opts.formulation = match f.as_str() {
+        // The scene's own solver and fallback chain may belong to another formulation's
+        // family (cone solvers for the LCP of `st`): the new formulation's defaults take over.
+        opts.set_formulation(match f.as_str() {
             "gs" => Formulation::GlockerStuder,
             // The scene's own directions where it has them (the sphere scenes' torsional
             // cones), else a uniform polygon of 8.
@@ -77,14 +79,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
             ),
             "tp" => Formulation::TzitzourisPang,
             _ => Formulation::Cone,
-        };
-        // The scene's own solver may belong to another formulation's family (a cone solver
-        // for the LCP of `st`): then the new formulation's default solver takes over.
-        let family = opts.formulation.family();
-        if opts.solver.as_deref().is_some_and(|s| !perp::catalogue::names(family).contains(&s)) {
-            opts.solver = None;
-            opts.params = Params::new();
-        }
+        });
     }
     if a.solver.is_some() {
         opts.solver = a.solver.clone();

@@ -69,7 +69,8 @@ impl Formulation {
     /// solver is skipped in its own chain.
     pub fn default_fallback(&self) -> &'static [&'static str] {
         match self {
-            Formulation::GlockerStuder | Formulation::StewartTrinkle(_) => &["lemke", "pgs"],
+            // Not pgs: these LCPs have zero diagonal entries, which it refuses.
+            Formulation::GlockerStuder | Formulation::StewartTrinkle(_) => &["lemke", "bdiff-newton"],
             Formulation::Cone => &["prox", "ac-newton"],
             Formulation::TzitzourisPang => &["bdiff-newton", "fb-newton"],
         }
@@ -133,6 +134,32 @@ pub struct StepOptions {
     /// limit is what is left of it, or the settings' own limit when smaller); `None`:
     /// unlimited. A time limit makes runs depend on the machine's speed.
     pub step_budget: Option<std::time::Duration>,
+}
+
+impl StepOptions {
+    /// Switches to the formulation `f` (e.g. a scene's options run with another method): a
+    /// chosen solver of another family gives way, with its parameters, to `f`'s default
+    /// solver, and when the family changes the fallback chain becomes `f`'s default chain
+    /// ([`Formulation::default_fallback`]): a scene's chain was chosen for its own method.
+    ///
+    /// ```
+    /// use perp_dynamics::{Directions, Formulation, StepOptions};
+    /// let mut o = StepOptions { solver: Some("nsgs".into()), ..StepOptions::default() };
+    /// o.set_formulation(Formulation::StewartTrinkle(Directions::Uniform(8)));
+    /// assert_eq!((o.solver, o.fallback), (None, vec!["lemke".to_string(), "bdiff-newton".to_string()]));
+    /// ```
+    pub fn set_formulation(&mut self, f: Formulation) {
+        let changed = f.family() != self.formulation.family();
+        self.formulation = f;
+        let names = perp_catalogue::names(self.formulation.family());
+        if self.solver.as_deref().is_some_and(|s| !names.contains(&s)) {
+            self.solver = None;
+            self.params = Params::new();
+        }
+        if changed || self.fallback.iter().any(|s| !names.contains(&s.as_str())) {
+            self.fallback = self.formulation.default_fallback().iter().map(|s| s.to_string()).collect();
+        }
+    }
 }
 
 impl Default for StepOptions {

@@ -61,3 +61,32 @@ fn a_step_budget_ends_the_chain() {
     assert_eq!(sim.stats.fallbacks, 0);
     assert!(sim.stats.unsolved > 0);
 }
+
+/// The Stewart–Trinkle LCP of a sphere at rest on a plane (sphere-spin after its spin has
+/// stopped, dt = 1e-4) is degenerate: Lemke ends `NumericalFailure` there (recomputed error
+/// 1.5e-10 against tol 1e-10) for 2 000 steps in a row. PGS, the chain's old second solver,
+/// refuses these LCPs (zero diagonal entries); bdiff-newton solves them, and the steps after
+/// the first rescue are solved by Lemke warm-started from its answer.
+#[test]
+fn the_lcp_formulations_default_chain_rescues_a_degenerate_step() {
+    let scene = scenes::scene("sphere-spin", None).unwrap();
+    let (q0, u0) = scene.initial_state();
+    let sys: &dyn System = scene.as_ref();
+    let mut opts = scene.default_options();
+    opts.set_formulation(perp_dynamics::Formulation::StewartTrinkle(scene.stewart_directions().unwrap()));
+    assert_eq!(opts.fallback, ["lemke", "bdiff-newton"]);
+    let without = StepOptions { fallback: Vec::new(), ..opts.clone() };
+    let steps = 12_000;
+    let run = |o: StepOptions| {
+        let mut sim = Simulator::new(sys, q0.clone(), u0.clone(), 1e-4, o).unwrap();
+        for _ in 0..steps {
+            sim.step().unwrap();
+        }
+        sim.stats
+    };
+    let bare = run(without);
+    assert!(bare.unsolved >= 1000, "Lemke alone: {bare:?}");
+    let chained = run(opts);
+    assert_eq!(chained.unsolved, 0, "{chained:?}");
+    assert!(chained.rescued >= 1 && chained.rescued == chained.fallbacks, "{chained:?}");
+}
