@@ -487,34 +487,34 @@ pub fn stewart_trinkle_lcp(p: &LocalProblem, dirs: &Directions) -> Result<(Lcp, 
         layout.m.push(m);
         layout.d.push(d);
     }
-    // Local row (contact a, component k) → LCP rows/cols with weights.
-    let targets = |a: usize, k: usize| -> Vec<(usize, f64)> {
-        let s = layout.start[a];
-        if k == 0 {
-            vec![(s, 1.0)]
-        } else {
-            let dk = p.contacts[a].dim() - 1;
-            (0..layout.m[a])
-                .map(|j| (s + 1 + j, layout.d[a][j * dk + k - 1]))
-                .filter(|x| x.1 != 0.0)
-                .collect()
+    // Local row i (contact a, component k) → LCP rows/cols with weights, listed once:
+    // `targets[tptr[i]..tptr[i + 1]]`.
+    let (mut tptr, mut targets) = (vec![0usize], Vec::<(usize, f64)>::new());
+    for (a, c) in p.contacts.iter().enumerate() {
+        let (s, dk) = (layout.start[a], c.dim() - 1);
+        for k in 0..c.dim() {
+            if k == 0 {
+                targets.push((s, 1.0));
+            } else {
+                let weights = (0..layout.m[a]).map(|j| (s + 1 + j, layout.d[a][j * dk + k - 1]));
+                targets.extend(weights.filter(|x| x.1 != 0.0));
+            }
+            tptr.push(targets.len());
         }
-    };
-    let comp: Vec<(usize, usize)> =
-        p.contacts.iter().enumerate().flat_map(|(a, c)| (0..c.dim()).map(move |k| (a, k))).collect();
+    }
+    let row = |i: usize| &targets[tptr[i]..tptr[i + 1]];
     let mut t = Builder::new(layout.size);
     for_each_entry(&p.w, |i, j, v| {
-        let (ti, tj) = (targets(comp[i].0, comp[i].1), targets(comp[j].0, comp[j].1));
-        for &(r, wr) in &ti {
-            for &(c, wc) in &tj {
+        for &(r, wr) in row(i) {
+            for &(c, wc) in row(j) {
                 t.add(r, c, wr * v * wc);
             }
         }
     });
     let mut q = vec![0.0; layout.size];
-    for (i, &(a, k)) in comp.iter().enumerate() {
-        for (r, w) in targets(a, k) {
-            q[r] += w * p.b[i];
+    for (i, b) in p.b.iter().enumerate() {
+        for &(r, w) in row(i) {
+            q[r] += w * b;
         }
     }
     for (a, c) in p.contacts.iter().enumerate() {
