@@ -230,13 +230,48 @@ fn set_message(m: String) {
     LAST_ERROR.with(|e| *e.borrow_mut() = m);
 }
 
-/// `len` elements at `p`, copied, or a refusal naming `what` if `p` is NULL or misaligned.
-unsafe fn read<T: Copy>(what: &str, p: *const T, len: usize) -> Result<Vec<T>, Refusal> {
+/// `len` elements at `p`, borrowed, or a refusal naming `what()` if `p` is NULL or misaligned
+/// (the name is made only then: a kept solver's call allocates nothing).
+unsafe fn view<'a, T>(what: impl Fn() -> String, p: *const T, len: usize) -> Result<&'a [T], Refusal> {
     if p.is_null() || !p.is_aligned() {
-        return Err(Refusal::Null(what.into()));
+        return Err(Refusal::Null(what()));
     }
     // SAFETY: checked non-null and aligned; the caller promises `len` readable elements.
-    Ok(unsafe { std::slice::from_raw_parts(p, len) }.to_vec())
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
+}
+
+/// [`view`] copied.
+unsafe fn read<T: Copy>(what: &str, p: *const T, len: usize) -> Result<Vec<T>, Refusal> {
+    Ok(unsafe { view(|| what.into(), p, len)? }.to_vec())
+}
+
+/// The `PerpMatrix` argument behind `m` (plain data), or a refusal naming it.
+unsafe fn matrix_arg(m: *const PerpMatrix, name: &str) -> Result<PerpMatrix, Refusal> {
+    if m.is_null() || !m.is_aligned() {
+        return Err(Refusal::Null(name.into()));
+    }
+    // SAFETY: checked non-null and aligned; PerpMatrix is plain data (its format is an i32).
+    Ok(unsafe { *m })
+}
+
+/// The warm start at `p` (`n` finite values), or `None` for NULL.
+unsafe fn warm_view<'a>(p: *const f64, n: usize) -> Result<Option<&'a [f64]>, Refusal> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    let w = unsafe { view(|| "warm".into(), p, n)? };
+    Error::check_finite("warm", w)?;
+    Ok(Some(w))
+}
+
+/// `dim · n_contacts` for a frictional call, with `dim` checked (2 or 3).
+fn friction_size(dim: usize, n_contacts: usize) -> Result<usize, Refusal> {
+    if !(2..=3).contains(&dim) {
+        return Err(Error::setting("dim", dim, "the contact dimension must be 2 or 3").into());
+    }
+    Ok(dim
+        .checked_mul(n_contacts)
+        .ok_or_else(|| Error::setting("n_contacts", n_contacts, "dim * n_contacts overflows"))?)
 }
 
 fn check_out(what: &str, p: *mut f64) -> Result<(), Refusal> {
@@ -253,11 +288,7 @@ unsafe fn write(p: *mut f64, v: &[f64]) {
 }
 
 unsafe fn matrix(m: *const PerpMatrix, name: &str) -> Result<Matrix, Refusal> {
-    if m.is_null() || !m.is_aligned() {
-        return Err(Refusal::Null(name.into()));
-    }
-    // SAFETY: checked non-null and aligned; PerpMatrix is plain data (its format is an i32).
-    let m = unsafe { *m };
+    let m = unsafe { matrix_arg(m, name)? };
     let (r, c) = (m.nrows, m.ncols);
     if m.format == PerpFormat::DenseColMajor as i32 {
         let len = r.checked_mul(c).ok_or_else(|| {
@@ -379,12 +410,7 @@ unsafe fn solver_name<'a>(p: *const c_char, family: Family) -> Result<&'a str, R
 }
 
 fn warm_start(p: *const f64, n: usize) -> Result<Option<Vec<f64>>, Refusal> {
-    if p.is_null() {
-        return Ok(None);
-    }
-    let w = unsafe { read("warm", p, n)? };
-    Error::check_finite("warm", &w)?;
-    Ok(Some(w))
+    Ok(unsafe { warm_view(p, n)? }.map(<[f64]>::to_vec))
 }
 
 /// The default settings: tolerance 1e-8, the solver's own iteration limit, no time limit,
@@ -495,12 +521,7 @@ pub unsafe extern "C" fn perp_solve_friction(
 ) -> PerpStatus {
     guard("perp_solve_friction", report, || unsafe {
         let name = solver_name(solver, Family::Friction)?;
-        if !(2..=3).contains(&dim) {
-            return Err(Error::setting("dim", dim, "the contact dimension must be 2 or 3").into());
-        }
-        let size = dim
-            .checked_mul(n_contacts)
-            .ok_or_else(|| Error::setting("n_contacts", n_contacts, "dim * n_contacts overflows"))?;
+        let size = friction_size(dim, n_contacts)?;
         let w = matrix(w_mat, "W")?;
         let q = read("q", q, size)?;
         let mu = read("mu", mu, n_contacts)?;
@@ -540,8 +561,9 @@ pub struct PerpSolver {
 }
 
 impl PerpSolver {
-    /// Solves the kept problem (from `start` when given) on the prepared path and writes the
-    /// answer to the caller's buffers `x_out` and `y_out` (checked by `check_out`).
+    /// Solves the kept problem (from `start`, checked by `warm_view`, when given) on the
+    /// prepared path and writes the answer to the caller's buffers `x_out` and `y_out`
+    /// (checked by `check_out`).
     unsafe fn solve_kept(
         &mut self,
         start: Option<&[f64]>,
@@ -551,7 +573,6 @@ impl PerpSolver {
         let p = self.problem.as_ref().expect("the caller has just kept or built it");
         let n = p.n();
         if let Some(v) = start {
-            Error::check_finite("warm", v)?;
             self.x.clear();
             self.x.extend_from_slice(v);
         }
@@ -569,16 +590,6 @@ impl PerpSolver {
         }
         Ok(PerpReport::of(&self.report))
     }
-}
-
-/// `len` elements at `p`, borrowed, or a refusal naming `what()` if `p` is NULL or misaligned
-/// (the name is made only then: a kept solver's call allocates nothing).
-unsafe fn view<'a, T>(what: impl Fn() -> String, p: *const T, len: usize) -> Result<&'a [T], Refusal> {
-    if p.is_null() || !p.is_aligned() {
-        return Err(Refusal::Null(what()));
-    }
-    // SAFETY: checked non-null and aligned; the caller promises `len` readable elements.
-    Ok(unsafe { std::slice::from_raw_parts(p, len) })
 }
 
 /// The values of `m` when it has the shape of `kept` (same size, dense; or CSR with the same
@@ -711,12 +722,9 @@ pub unsafe extern "C" fn perp_solver_lcp(
 ) -> PerpStatus {
     guard("perp_solver_lcp", report, || unsafe {
         let h = handle(s, Family::Lcp)?;
-        if m.is_null() || !m.is_aligned() {
-            return Err(Refusal::Null("M".into()));
-        }
-        let mm = *m;
+        let mm = matrix_arg(m, "M")?;
         let qs = view(|| "q".into(), q, n)?;
-        let start = if warm.is_null() { None } else { Some(view(|| "warm".into(), warm, n)?) };
+        let start = warm_view(warm, n)?;
         check_out("z", z)?;
         check_out("w", w)?;
         let kept = match &mut h.problem {
@@ -770,19 +778,11 @@ pub unsafe extern "C" fn perp_solver_friction(
 ) -> PerpStatus {
     guard("perp_solver_friction", report, || unsafe {
         let h = handle(s, Family::Friction)?;
-        if !(2..=3).contains(&dim) {
-            return Err(Error::setting("dim", dim, "the contact dimension must be 2 or 3").into());
-        }
-        let size = dim
-            .checked_mul(n_contacts)
-            .ok_or_else(|| Error::setting("n_contacts", n_contacts, "dim * n_contacts overflows"))?;
-        if w_mat.is_null() || !w_mat.is_aligned() {
-            return Err(Refusal::Null("W".into()));
-        }
-        let wm = *w_mat;
+        let size = friction_size(dim, n_contacts)?;
+        let wm = matrix_arg(w_mat, "W")?;
         let qs = view(|| "q".into(), q, size)?;
         let mus = view(|| "mu".into(), mu, n_contacts)?;
-        let start = if warm.is_null() { None } else { Some(view(|| "warm".into(), warm, size)?) };
+        let start = warm_view(warm, size)?;
         check_out("r", r)?;
         check_out("u", u)?;
         // The values are checked by the solve (`solve_into` validates the problem).
