@@ -188,7 +188,7 @@ impl Solver {
     }
 
     /// [`Solver::solve`] into the caller's buffers, kept from call to call: `x` (z, or r)
-    /// holds the start when `warm` and the answer on return, `y` the matching w (or u), and
+    /// holds the start when `warm` (of the problem's size) and the answer on return, `y` the matching w (or u), and
     /// `report` is overwritten in place. For LCPs and local frictional problems this is the
     /// solver's prepared `solve_into`: once it has solved a problem of the same structure, a
     /// call allocates nothing, and the answer equals [`Solver::solve`]'s bit for bit. Other
@@ -206,6 +206,10 @@ impl Solver {
             return Err(Error::unknown_solver(self.name(), problem.solvers()));
         }
         let n = problem.n();
+        if warm {
+            // A warm start of another length is refused, not padded.
+            Error::check_len("warm start", x, n)?;
+        }
         match (self, problem) {
             (Solver::Lcp(sv), Problem::Lcp(p)) => {
                 x.resize(n, 0.0);
