@@ -201,23 +201,38 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 /// Lemke on the tied identity, the perturbed identity and the `spd` problem, each beside a
-/// dense LU of its M, timed in turn (LU, tied, perturbed, LU of spd's M, spd) for [`ROUNDS`]
-/// rounds after one warm-up round; prints the medians and their ratios. Interleaving keeps the
-/// ratios meaningful on a machine whose speed drifts.
+/// dense LU of its M, timed in turn for [`ROUNDS`] rounds after one warm-up round; prints the
+/// medians and their ratios. Each problem is solved twice: by the default Lemke (with its
+/// crash, which solves all three without a pivot) and from the all-w start (`crash: 0`), whose
+/// tie-break the tied identity exercises. Interleaving keeps the ratios meaningful on a
+/// machine whose speed drifts.
 fn ties_interleaved() {
+    use perp::lcp::{lemke::Lemke, LcpSolver};
     let s = Settings { tol: 1e-10, ..Settings::default() };
-    println!("\ninterleaved, {ROUNDS} rounds, medians (lemke-ties; spd for the LU-equivalents goal)");
+    println!("\ninterleaved, {ROUNDS} rounds, medians (lemke-ties; spd for the LU-equivalents goal; \"all-w\": crash 0)");
     println!(
-        "{:>6} {:>11} {:>11} {:>11} {:>11} {:>11} {:>9} {:>9} {:>9} {:>9}",
-        "n", "lu(I)", "tied", "perturbed", "lu(spd)", "spd", "tied/pt", "tied/lu", "pt/lu", "spd/lu"
+        "{:>6} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>9} {:>10} {:>9} {:>9}",
+        "n",
+        "lu(I)",
+        "tied",
+        "tied all-w",
+        "pt all-w",
+        "lu(spd)",
+        "spd",
+        "spd all-w",
+        "tied/lu",
+        "all-w t/pt",
+        "spd/lu",
+        "all-w/lu"
     );
     for &n in TIE_SIZES {
         let tied = identity_lcp(n, false);
         let pert = identity_lcp(n, true);
         let spd = perp::suite::generate::spd(n, 42);
         let (di, ds) = (tied.m().to_dense(), spd.m().to_dense());
-        let mut sv = perp::lcp::solver("lemke").unwrap();
-        let mut t = [(); 5].map(|_| Vec::with_capacity(ROUNDS));
+        let mut sv = Lemke::new();
+        let mut all_w = Lemke { crash: 0, ..Lemke::new() };
+        let mut t = [(); 7].map(|_| Vec::with_capacity(ROUNDS));
         for round in 0..=ROUNDS {
             let time = |f: &mut dyn FnMut()| {
                 let start = Instant::now();
@@ -227,21 +242,23 @@ fn ties_interleaved() {
             let x = [
                 time(&mut || drop(black_box(di.partial_piv_lu()))),
                 time(&mut || drop(black_box(sv.solve(&tied, None, &s).unwrap()))),
-                time(&mut || drop(black_box(sv.solve(&pert, None, &s).unwrap()))),
+                time(&mut || drop(black_box(all_w.solve(&tied, None, &s).unwrap()))),
+                time(&mut || drop(black_box(all_w.solve(&pert, None, &s).unwrap()))),
                 time(&mut || drop(black_box(ds.partial_piv_lu()))),
                 time(&mut || drop(black_box(sv.solve(&spd, None, &s).unwrap()))),
+                time(&mut || drop(black_box(all_w.solve(&spd, None, &s).unwrap()))),
             ];
             if round > 0 {
                 t.iter_mut().zip(x).for_each(|(v, x)| v.push(x));
             }
         }
-        let [lu_i, ti, pt, lu_s, sp] = t.map(|mut v| median(&mut v));
+        let [lu_i, ti, ti_w, pt_w, lu_s, sp, sp_w] = t.map(|mut v| median(&mut v));
         println!(
-            "{n:>6} {lu_i:>9.3e} s {ti:>9.3e} s {pt:>9.3e} s {lu_s:>9.3e} s {sp:>9.3e} s {:>9.2} {:>9.2} {:>9.2} {:>9.2}",
-            ti / pt,
+            "{n:>6} {lu_i:>9.3e} s {ti:>9.3e} s {ti_w:>9.3e} s {pt_w:>9.3e} s {lu_s:>9.3e} s {sp:>9.3e} s {sp_w:>9.3e} s {:>9.2} {:>10.2} {:>9.2} {:>9.2}",
             ti / lu_i,
-            pt / lu_i,
-            sp / lu_s
+            ti_w / pt_w,
+            sp / lu_s,
+            sp_w / lu_s
         );
     }
 }

@@ -144,8 +144,16 @@ fn pgs_from(p: &Resolved) -> Box<dyn LcpSolver> {
     Box::new(s)
 }
 
-const LEMKE_PARAMS: [Param; 1] =
-    [Param::int("restarts", 4, 0, 100, "attempts with other covering vectors after a ray termination")];
+const LEMKE_PARAMS: [Param; 2] = [
+    Param::int("restarts", 4, 0, 100, "attempts with other covering vectors after a ray termination"),
+    Param::int(
+        "crash",
+        8,
+        0,
+        100,
+        "block principal pivoting rounds guessing the support before a cold start (n >= 64; 0: the all-w start)",
+    ),
+];
 
 const PROJECTED_NEWTON_PARAMS: [Param; 7] = [
     Param::real("sigma", 1e-4, Bound::Excl(0.0), Bound::Excl(0.5), "Armijo constant σ"),
@@ -428,11 +436,12 @@ pub const ENTRIES: &[Entry] = &[
         name: "lemke",
         family: Family::Lcp,
         summary: "complementary pivoting with lexicographic degeneracy resolution; ray termination reported",
-        citation: "Lemke 1965; Cottle–Pang–Stone 1992 §4.4 (Algorithm 4.4.5), §4.9",
+        citation: "Lemke 1965; Cottle–Pang–Stone 1992 §4.4 (Algorithm 4.4.5), §4.9; crash: Júdice–Pires 1994",
         params: &LEMKE_PARAMS,
         build: Build::Lcp(|p| {
             let mut s = Lemke::new();
             s.restarts = p.int("restarts");
+            s.crash = p.int("crash");
             Box::new(s)
         }),
     },
