@@ -334,6 +334,20 @@ impl Lcp {
         let (error, residual_inf) = self.errors(z, w);
         report.error = error;
         report.residual_inf = residual_inf;
+        self.finish_measured(z, w, report, tol, spare);
+    }
+
+    /// The checks of [`Lcp::finish`] on an answer whose `w = Mz + q` and error measures the
+    /// solver has just computed itself (in `w` and the report): [`SolveReport::verify_with`],
+    /// then the physical check.
+    pub(crate) fn finish_measured(
+        &self,
+        z: &[f64],
+        w: &[f64],
+        report: &mut SolveReport,
+        tol: f64,
+        spare: &mut String,
+    ) {
         report.verify_with(tol, spare);
         // The physical check (issue 15): the peer measure compares z with w as if they had one
         // unit; a `Solved` answer must also be right in the problem's own scales.

@@ -431,6 +431,14 @@ impl Lemke {
                         format_args!("solved by the crash ({rounds} block-pivoting rounds)"),
                     );
                 }
+                // w and the error measures are those of the basis just tried.
+                if finish {
+                    p.finish_measured(z_out, w_out, report, s.tol, spare);
+                }
+                if self.keep_ready {
+                    ws.engine.reserve_refactor();
+                }
+                return Ok(());
             }
             Some(End::Solved) => {
                 ws.engine.solution_into(&ws.m, p.q(), z_out);
