@@ -462,3 +462,49 @@ fn harris_ratio_test_finds_the_same_answers() {
         }
     }
 }
+
+/// A dense, strictly diagonally dominant (so P-) matrix of size n with a q of mixed signs.
+fn dominant(n: usize) -> Lcp {
+    let mut m = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            m[i * n + j] = if i == j { n as f64 } else { (((i * 31 + j * 17) % 13) as f64 - 6.0) / 13.0 };
+        }
+    }
+    let q: Vec<f64> = (0..n).map(|i| ((i * 7919) % 23) as f64 / 11.0 - 1.0).collect();
+    lcp(n, &m, &q)
+}
+
+#[test]
+fn the_crash_and_a_warm_basis_answer_with_every_check_of_a_pivoted_answer() {
+    let p = dominant(80);
+    let s = Settings { tol: 1e-12, ..Settings::default() };
+    let cold = solve(&p, &s);
+    assert_eq!(cold.report.status, Status::Solved);
+    assert_eq!(cold.report.pivots, 0, "{:?}", cold.report);
+    assert!(cold.report.message.as_deref().unwrap().starts_with("solved by the crash"));
+    assert!(cold.report.physical_error.is_some_and(|e| e < 1e-12), "{:?}", cold.report);
+    let textbook = Lemke { crash: 0, ..Lemke::new() }.solve(&p, None, &s).unwrap();
+    assert!(textbook.report.pivots > 0);
+    for (a, b) in cold.z.iter().zip(&textbook.z) {
+        assert!((a - b).abs() < 1e-12, "{a} against {b}");
+    }
+    let warm = Lemke::new().solve(&p, Some(&cold.z), &s).unwrap();
+    assert_eq!((warm.report.status, warm.report.pivots), (Status::Solved, 0));
+    assert!(warm.report.physical_error.is_some(), "{:?}", warm.report);
+    // A warm start with one index too many pivots from its basis, not from scratch.
+    let mut z = cold.z.clone();
+    let extra = z.iter().position(|&v| v == 0.0).unwrap();
+    z[extra] = 1.0;
+    let near = Lemke::new().solve(&p, Some(&z), &s).unwrap();
+    assert_eq!(near.report.status, Status::Solved);
+    assert!(
+        near.report.pivots < textbook.report.pivots / 4,
+        "{:?} against {:?}",
+        near.report,
+        textbook.report
+    );
+    for (a, b) in near.z.iter().zip(&textbook.z) {
+        assert!((a - b).abs() < 1e-12, "{a} against {b}");
+    }
+}
