@@ -63,7 +63,9 @@
 //!
 //! # Crash
 //!
-//! A cold start on n ≥ [`CRASH_MIN_N`] variables first guesses the solution's support by
+//! A cold start on n ≥ [`CRASH_MIN_N`] variables, when every diagonal entry of M is positive
+//! (not on a Stewart–Trinkle or pyramid LCP, whose friction-cone rows have a zero diagonal and
+//! make most guesses singular), first guesses the solution's support by
 //! block principal pivoting (Júdice & Pires 1994; see [`Lemke::crash`]): each round one dense
 //! LU of `M_SS`, every infeasible index exchanged at once. A guess that solves the problem is
 //! returned after 0 pivots (its error checked against `tol`, as a warm basis is); otherwise
@@ -159,7 +161,8 @@ pub struct Lemke {
     /// lemke-pyramid retries with it when a plain run ends on a basis whose answer is off.
     pub harris: bool,
     /// Rounds of the crash before a cold start on a problem of at least [`CRASH_MIN_N`]
-    /// variables (default 8; 0: none, Lemke from the all-w basis as in the textbook). Block
+    /// variables whose M has a positive diagonal (default 8; 0: none, Lemke from the all-w
+    /// basis as in the textbook). Block
     /// principal pivoting (Júdice & Pires 1994) guesses the solution's support, one dense LU of
     /// `M_SS` a round; a guess that solves the problem is returned after 0 pivots, otherwise
     /// Lemke starts from the complementary basis of the best guess with covering vector B·e
@@ -621,7 +624,10 @@ impl IterativeMethod for Pivoting<'_> {
                     restart_supports(&ws.m, p.q(), self.restarts, &mut ws.order, &mut ws.supports);
                     self.attempts = 1 + ws.supports.len();
                     self.phase = Phase::Start(0);
-                    if self.crash > 0 {
+                    // A zero or negative diagonal entry (the friction-cone rows of a
+                    // Stewart–Trinkle or pyramid LCP) makes most guesses singular: no crash.
+                    let positive_diagonal = (0..p.n()).all(|i| ws.m.at(i, i) > 0.0);
+                    if self.crash > 0 && positive_diagonal {
                         ws.crash.rounds = std::mem::take(&mut self.crash);
                         let found = crash(
                             p,
