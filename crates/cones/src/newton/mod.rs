@@ -230,7 +230,7 @@ pub(crate) struct Workspace {
     map_mu: Vec<u64>,
     linear: Option<Linear>,
     rho: Vec<(f64, f64)>,
-    vecs: [Vec<f64>; 16],
+    vecs: [Vec<f64>; 17],
     merit_memory: Vec<f64>,
 }
 
@@ -251,6 +251,7 @@ const V_JD: usize = 12;
 const V_WD: usize = 13;
 const V_TRIAL_JR: usize = 14;
 const V_TRIAL_JU: usize = 15;
+const V_R_INNER: usize = 16;
 
 /// `v` emptied and refilled with `len` zeros (no allocation once its capacity suffices).
 fn zeroed(v: &mut Vec<f64>, len: usize) -> Vec<f64> {
@@ -351,6 +352,13 @@ struct ProxState {
     sigma_min: f64,
     sigma_max: f64,
     r_ref: Vec<f64>,
+    /// The inner iterate with the smallest ‖Φ_σ‖ since the centre last moved, and that norm.
+    r_inner: Vec<f64>,
+    phi_inner: f64,
+    /// The factor σ shrinks by after a quick inner solve: ν, its square root after each
+    /// failed inner solve (so that σ does not return to where the inner Newton failed at the
+    /// same pace, which repeats the same cycle).
+    nu_down: f64,
     inner: usize,
     phi_start: f64,
     updates: usize,
@@ -543,15 +551,30 @@ impl Method<'_> {
         let nphi = Self::merit(&self.phi).sqrt();
         let Some(ps) = &mut self.prox else { return };
         ps.inner += 1;
+        if nphi < ps.phi_inner {
+            ps.phi_inner = nphi;
+            ps.r_inner.copy_from_slice(&self.r);
+        }
         let solved = nphi <= 1e-2 * ps.phi_start;
         if !(solved || ps.inner >= ps.params.inner_max) {
             return;
         }
+        if !solved {
+            // A failed inner solve: the centre moves to its best iterate if that one made
+            // progress on the inner problem, else stays. Its last iterate need not be near a
+            // solution of the subproblem (an undamped Newton iteration can cycle), and moving
+            // the centre there made prox cycle too: on `friction_contact(2, 5, 298)` σ went
+            // up and down by ν with the same 24 errors over and over.
+            let back = if ps.phi_inner < ps.phi_start { &ps.r_inner } else { &ps.r_ref };
+            self.r.copy_from_slice(back);
+        }
+        ps.phi_inner = f64::INFINITY;
         let old = ps.sigma;
         if solved && ps.inner <= 2 {
-            ps.sigma = (ps.sigma / ps.params.nu).max(ps.sigma_min);
+            ps.sigma = (ps.sigma / ps.nu_down).max(ps.sigma_min);
         } else if !solved {
             ps.sigma = (ps.sigma * ps.params.nu).min(ps.sigma_max);
+            ps.nu_down = ps.nu_down.sqrt();
         }
         ps.sigma_peak = ps.sigma_peak.max(ps.sigma);
         ps.r_ref.copy_from_slice(&self.r);
@@ -1045,12 +1068,17 @@ pub(crate) fn run(
         let sigma = params.sigma0 * wmax;
         let mut r_ref = zeroed(&mut ws.vecs[V_R_REF], 0);
         r_ref.extend_from_slice(r);
+        let mut r_inner = zeroed(&mut ws.vecs[V_R_INNER], 0);
+        r_inner.extend_from_slice(r);
         ProxState {
             params,
             sigma,
             sigma_min: if iterative { PROX_SIGMA_MIN_ITERATIVE } else { PROX_SIGMA_MIN } * wmax,
             sigma_max: PROX_SIGMA_MAX * wmax,
             r_ref,
+            r_inner,
+            phi_inner: f64::INFINITY,
+            nu_down: params.nu,
             inner: 0,
             phi_start: f64::INFINITY,
             updates: 0,
@@ -1152,6 +1180,7 @@ pub(crate) fn run(
     (v[V_TRIAL_JR], v[V_TRIAL_JU]) = (m.trial_jr, m.trial_ju);
     if let Some(ps) = m.prox {
         v[V_R_REF] = ps.r_ref;
+        v[V_R_INNER] = ps.r_inner;
     }
     (ws.rho, ws.merit_memory) = (m.rho, m.merit_memory);
     Ok(())
