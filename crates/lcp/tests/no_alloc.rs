@@ -93,7 +93,7 @@ fn steady_state_solve_into_allocates_nothing() {
 }
 
 /// Lemke's rarer paths allocate nothing either once prepared: ties (lexicographic rule),
-/// restarts after a ray, the ray itself, the pivot limit.
+/// restarts after a ray, the ray itself, the pivot limit, the crash.
 #[test]
 fn lemke_ties_rays_and_limits_allocate_nothing() {
     let n = 5;
@@ -102,7 +102,13 @@ fn lemke_ties_rays_and_limits_allocate_nothing() {
     let ray =
         Lcp::new(Matrix::from_row_major(2, 2, &[-1.0, 0.0, 0.0, -1.0]).unwrap(), vec![-1.0, -1.0]).unwrap();
     let limited = Settings { max_iter: 3, ..Settings::default() };
-    let cases = [(degenerate, Settings::default()), (ray, Settings::default()), (dense_spd(12, 5), limited)];
+    // n = 80 ≥ CRASH_MIN_N: the crash's block-pivoting rounds.
+    let cases = [
+        (degenerate, Settings::default()),
+        (ray, Settings::default()),
+        (dense_spd(12, 5), limited),
+        (dense_spd(80, 3), Settings::default()),
+    ];
     for (p, s) in &cases {
         let n = p.n();
         let mut lemke = Lemke::new();
@@ -119,6 +125,9 @@ fn lemke_ties_rays_and_limits_allocate_nothing() {
                 (bits(&sol.z), sol.report.status, sol.report.pivots)
             );
             assert_eq!(report.message, sol.report.message);
+            if n >= perp_lcp::lemke::CRASH_MIN_N {
+                assert!(report.message.as_deref().is_some_and(|m| m.contains("crash")), "{report:?}");
+            }
             let r = lemke.last_ray().map(|r| r.to_ray());
             assert_eq!(r.is_some(), sol.ray.is_some());
             if let (Some(a), Some(b)) = (r, sol.ray) {
