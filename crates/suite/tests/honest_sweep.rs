@@ -286,8 +286,9 @@ fn no_false_solved_on_small_siconos_files() {
 /// tol 1e-6 on the peer measure with a penetration the physical check refuses (figures 1e-3
 /// to 3e-3). The solvers then go on, warm, at a tighter tolerance
 /// (`refine_physics` in perp-cones): nsgs and apgd end `Solved`, physically right by this
-/// file's own [`check`]; fb-newton, which stalls there, stays refused. Every `Solved` answer
-/// passes [`check`].
+/// file's own [`check`]. fb-newton used to stall there (7.4e-7 after 200 iterations at tol
+/// 1e-8) and stay refused; since its FB function pairs r with û/w̄ it solves it. Every
+/// `Solved` answer passes [`check`].
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn large_r_small_q_refines_until_physically_right() {
@@ -304,8 +305,10 @@ fn large_r_small_q_refines_until_physically_right() {
         if a.report.status == Status::Solved {
             assert!(fig <= BOUND, "{name} solved Confeti-ex03 with figure {fig:.2e}");
         }
-        if ["nsgs", "apgd"].contains(name) {
+        if ["nsgs", "apgd", "fb-newton", "ac-newton", "prox"].contains(name) {
             assert_eq!(a.report.status, Status::Solved, "{name}: {msg}");
+        }
+        if ["nsgs", "apgd"].contains(name) {
             assert!(msg.contains("refined in"), "{name} needed no refinement: {msg}");
         }
     }
