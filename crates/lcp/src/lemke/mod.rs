@@ -162,13 +162,13 @@ pub struct Lemke {
     pub harris: bool,
     /// Rounds of the crash before a cold start on a problem of at least [`CRASH_MIN_N`]
     /// variables whose M has a positive diagonal (default 8; 0: none, Lemke from the all-w
-    /// basis as in the textbook). Block
-    /// principal pivoting (Júdice & Pires 1994) guesses the solution's support, one dense LU of
-    /// `M_SS` a round; a guess that solves the problem is returned after 0 pivots, otherwise
-    /// Lemke starts from the complementary basis of the best guess with covering vector B·e
-    /// (the start of the restarts), and from the all-w basis if that run ends on a ray or a
-    /// singular basis. So every guarantee of the all-w start stays; the crash is in the spirit
-    /// of PATH's crash (Dirkse & Ferris 1995, "The PATH solver", Optim. Methods Softw. 5).
+    /// basis as in the textbook). Block principal pivoting (Júdice & Pires 1994) guesses the
+    /// solution's support, one dense LU of `M_SS` a round; a guess that solves the problem is
+    /// returned after 0 pivots, otherwise Lemke starts from the complementary basis of the best
+    /// guess with covering vector B·e (the start of the restarts), and from the all-w basis if
+    /// that run ends on a ray, a singular basis or an answer that fails its check. So every
+    /// guarantee of the all-w start stays; the crash is in the spirit of PATH's crash (Dirkse
+    /// & Ferris 1995, "The PATH solver", Optim. Methods Softw. 5).
     pub crash: usize,
     /// Storage reused across solves (sized once per n): a fresh one is
     /// `Workspace::default()`. It also holds the secondary ray of the last solve
