@@ -98,6 +98,29 @@ impl LuScratch {
         }
     }
 
+    /// The principal system of the support `idx` (k = its length) into the scratch: `M_SS`
+    /// column-major in `a[..k²]` (entries from `entry(i, j)`), `−q_S` in `x[..k]`. Sized by
+    /// [`LuScratch::reserve`] beforehand.
+    pub(super) fn gather_principal(&mut self, idx: &[usize], q: &[f64], entry: impl Fn(usize, usize) -> f64) {
+        let k = idx.len();
+        for (c, &j) in idx.iter().enumerate() {
+            for (r, &i) in idx.iter().enumerate() {
+                self.a[c * k + r] = entry(i, j);
+            }
+            self.x[c] = -q[j];
+        }
+    }
+
+    /// [`LuScratch::gather_principal`], then its solution `M_SS⁻¹(−q_S)` by the dense LU into
+    /// `x[..k]` (non-finite when `M_SS` is singular). No allocation.
+    pub(super) fn solve_principal(&mut self, idx: &[usize], q: &[f64], entry: impl Fn(usize, usize) -> f64) {
+        let k = idx.len();
+        self.gather_principal(idx, q, entry);
+        let (mut a, mut x) = (std::mem::take(&mut self.a), std::mem::take(&mut self.x));
+        self.solve(k, &mut a, MatMut::from_column_major_slice_mut(&mut x[..k], k, 1));
+        (self.a, self.x) = (a, x);
+    }
+
     /// Solves `A X = rhs` in place in `rhs` (k rows), factoring the k × k column-major `a`
     /// (stride k) in place. No allocation.
     pub(super) fn solve(&mut self, k: usize, a: &mut [f64], rhs: MatMut<'_, f64>) {

@@ -423,18 +423,25 @@ impl Lemke {
         out.record(report);
         let spare = &mut ws.spare;
         match end {
-            Some(End::Warm(error, residual_inf)) => {
+            Some(End::Measured(error, residual_inf)) => {
                 z_out.copy_from_slice(&ws.zs);
                 report.error = error;
                 report.residual_inf = residual_inf;
-                if !warm {
-                    let rounds = ws.crash.rounds;
+                let rounds = ws.crash.rounds;
+                // A warm start that pivots from its own basis, the usual case of a simulator's
+                // steps, says nothing (as one whose basis solves).
+                if guessing && !warm_guess {
+                    let k = ws.crash.guess.len();
+                    report.write_message(spare, format_args!(
+                        "pivoted from the complementary basis of the crash's guess ({k} indices, after {rounds} block-pivoting rounds)"
+                    ));
+                } else if !warm {
                     report.write_message(
                         spare,
                         format_args!("solved by the crash ({rounds} block-pivoting rounds)"),
                     );
                 }
-                // w and the error measures are those of the basis just tried.
+                // w and the error measures are those of the answer just checked.
                 if finish {
                     p.finish_measured(z_out, w_out, report, s.tol, spare);
                 }
@@ -445,14 +452,7 @@ impl Lemke {
             }
             Some(End::Solved) => {
                 ws.engine.solution_into(&ws.m, p.q(), z_out);
-                // A warm start that pivots from its own basis, the usual case of a simulator's
-                // steps, says nothing (as one whose basis solves).
-                if guessing && !warm_guess {
-                    let (rounds, k) = (ws.crash.rounds, ws.crash.guess.len());
-                    report.write_message(spare, format_args!(
-                        "pivoted from the complementary basis of the crash's guess ({k} indices, after {rounds} block-pivoting rounds)"
-                    ));
-                } else if attempt > 0 {
+                if attempt > 0 {
                     let sup = ws.supports[attempt - 1].as_slice();
                     report.write_message(spare, format_args!(
                         "ended on a secondary ray from the all-w start; solved by restart {attempt} from the complementary basis of support {sup:?}"
@@ -528,8 +528,9 @@ enum Phase {
 /// How the pivoting itself ended (the loop's limits and observer aside).
 #[derive(Clone, Copy, Debug)]
 enum End {
-    /// The warm basis solved the problem: (error, residual) of its solution, in `zs`.
-    Warm(f64, f64),
+    /// An answer already measured: in `zs`, with `w = M zs + q` in the output and its
+    /// (error, residual). The warm basis, the crash, or a run from a guess (after its check).
+    Measured(f64, f64),
     /// z₀ left the basis (or a starting basis was feasible) in the current attempt.
     Solved,
     /// The all-w start met an unusable pivot element.
@@ -555,7 +556,7 @@ struct Pivoting<'a> {
     z: &'a mut [f64],
     w: &'a mut [f64],
     phase: Phase,
-    /// Rounds of the crash still to run (0 once run, or when there is none).
+    /// Rounds of the crash (0: none; the setup, which runs once, runs it).
     crash: usize,
     /// The current run started from the crash's guess (or the warm start's support).
     guessing: bool,
@@ -573,10 +574,11 @@ struct Pivoting<'a> {
 }
 
 impl Pivoting<'_> {
-    /// Whether the answer of a run from the crash's guess meets the tolerance. Its basis can
-    /// be ill-conditioned where the all-w path's is not (a guess on a nearly singular M_SS of
-    /// a semidefinite M): then the all-w start runs.
-    fn guess_holds(&mut self) -> bool {
+    /// The answer of a run from a guess (the crash's or the warm start's), measured into `zs`
+    /// and the output w: `Some((error, residual))` if it meets the tolerance. Its basis can be
+    /// ill-conditioned where the all-w path's is not (a guess on a nearly singular M_SS of a
+    /// semidefinite M): then the all-w start runs.
+    fn guess_holds(&mut self) -> Option<(f64, f64)> {
         let ws = &mut *self.ws;
         let q = self.p.q();
         ws.engine.solution_into(&ws.m, q, &mut ws.zs);
@@ -584,7 +586,8 @@ impl Pivoting<'_> {
         for (wi, qi) in self.w.iter_mut().zip(q) {
             *wi += qi;
         }
-        self.p.errors(&ws.zs, self.w).0 <= self.tol
+        let (error, residual) = self.p.errors(&ws.zs, self.w);
+        (error <= self.tol).then_some((error, residual))
     }
 }
 
@@ -606,7 +609,7 @@ impl IterativeMethod for Pivoting<'_> {
                         &mut ws.engine.lu,
                     );
                     if let Some((error, residual_inf)) = tried {
-                        self.end = Some(End::Warm(error, residual_inf));
+                        self.end = Some(End::Measured(error, residual_inf));
                         return Some(Status::Solved);
                     }
                     // Pivot from the warm basis rather than from scratch.
@@ -626,9 +629,7 @@ impl IterativeMethod for Pivoting<'_> {
                     self.phase = Phase::Start(0);
                     // A zero or negative diagonal entry (the friction-cone rows of a
                     // Stewart–Trinkle or pyramid LCP) makes most guesses singular: no crash.
-                    let positive_diagonal = (0..p.n()).all(|i| ws.m.at(i, i) > 0.0);
-                    if self.crash > 0 && positive_diagonal {
-                        ws.crash.rounds = std::mem::take(&mut self.crash);
+                    if self.crash > 0 && (0..p.n()).all(|i| ws.m.at(i, i) > 0.0) {
                         let found = crash(
                             p,
                             &ws.m,
@@ -636,13 +637,14 @@ impl IterativeMethod for Pivoting<'_> {
                             &mut ws.zs,
                             self.w,
                             &mut ws.idx,
+                            self.crash,
                             &mut ws.crash,
                             &mut ws.engine.lu,
                             &mut self.factorizations,
                         );
                         match found {
                             Crash::Solved(error, residual_inf) => {
-                                self.end = Some(End::Warm(error, residual_inf));
+                                self.end = Some(End::Measured(error, residual_inf));
                                 return Some(Status::Solved);
                             }
                             Crash::Guess => self.phase = Phase::Guess,
@@ -655,11 +657,13 @@ impl IterativeMethod for Pivoting<'_> {
                 Phase::Guess => {
                     basis_times_e(&ws.m, &ws.crash.guess, &mut ws.guess_d);
                     match ws.engine.start(&ws.m, p.q(), Start::Support(&ws.crash.guess, &ws.guess_d)) {
-                        Started::Solved if self.guess_holds() => {
-                            self.end = Some(End::Solved);
-                            return Some(Status::Solved);
-                        }
-                        Started::Solved => self.phase = Phase::Start(0),
+                        Started::Solved => match self.guess_holds() {
+                            Some((error, residual_inf)) => {
+                                self.end = Some(End::Measured(error, residual_inf));
+                                return Some(Status::Solved);
+                            }
+                            None => self.phase = Phase::Start(0),
+                        },
                         Started::Singular => self.phase = Phase::Start(0),
                         Started::Ready => {
                             self.guessing = true;
@@ -738,9 +742,13 @@ impl IterativeMethod for Pivoting<'_> {
         let solved = ws.engine.make_pivot(&ws.m, self.p.q(), d, next);
         let z0 = ws.engine.z0();
         if solved {
-            if self.guessing && !self.guess_holds() {
-                self.phase = Phase::Start(0);
-                return StepResult::go(z0);
+            if self.guessing {
+                let Some((error, residual_inf)) = self.guess_holds() else {
+                    self.phase = Phase::Start(0);
+                    return StepResult::go(z0);
+                };
+                self.end = Some(End::Measured(error, residual_inf));
+                return StepResult { error: z0, stop: Some(Status::Solved) };
             }
             self.end = Some(End::Solved);
             return StepResult { error: z0, stop: Some(Status::Solved) };

@@ -1,8 +1,6 @@
 //! Where a run starts: the restart supports of the first Lemke–Howson pivot and their
 //! covering vectors, and the warm start that solves a guessed basis directly.
 
-use faer::MatMut;
-
 use super::dense::{small_lu_solve, DenseCols, LuScratch, SMALL_BASIS};
 use super::engine::Support;
 use crate::Lcp;
@@ -76,44 +74,20 @@ pub(super) fn try_warm_basis(
     zs.fill(0.0);
     if k > 0 {
         *factorizations += 1;
+        lu.reserve(p.n());
+        idx.clear();
+        idx.extend((0..p.n()).filter(|&i| z[i] > 0.0));
         if k <= SMALL_BASIS {
             // Contact steps warm-start tiny LCPs thousands of times per second: the LU of the
             // stack solver, on the first k² entries of the kept scratch (no zeroing of a
             // stack array a call).
-            lu.reserve(p.n());
-            idx.clear();
-            idx.extend((0..p.n()).filter(|&i| z[i] > 0.0));
-            let (a, x) = (&mut lu.a[..k * k], &mut lu.x[..k]);
-            for (c, &j) in idx.iter().enumerate() {
-                for (r, &i) in idx.iter().enumerate() {
-                    a[c * k + r] = m.get(i, j);
-                }
-                x[c] = -p.q()[j];
-            }
-            small_lu_solve(a, x, k)?;
-            for (r, &i) in idx.iter().enumerate() {
-                zs[i] = x[r];
-            }
+            lu.gather_principal(idx, p.q(), |i, j| m.get(i, j));
+            small_lu_solve(&mut lu.a[..k * k], &mut lu.x[..k], k)?;
         } else {
-            lu.reserve(p.n());
-            idx.clear();
-            idx.extend((0..p.n()).filter(|&i| z[i] > 0.0));
-            let support = &idx[..];
-            for c in 0..k {
-                for r in 0..k {
-                    lu.a[c * k + r] = m.get(support[r], support[c]);
-                }
-            }
-            for (r, &i) in support.iter().enumerate() {
-                lu.x[r] = -p.q()[i];
-            }
-            let LuScratch { a, x, .. } = lu;
-            let (mut a, mut x) = (std::mem::take(a), std::mem::take(x));
-            lu.solve(k, &mut a, MatMut::from_column_major_slice_mut(&mut x[..k], k, 1));
-            for (r, &i) in support.iter().enumerate() {
-                zs[i] = x[r];
-            }
-            (lu.a, lu.x) = (a, x);
+            lu.solve_principal(idx, p.q(), |i, j| m.get(i, j));
+        }
+        for (r, &i) in idx.iter().enumerate() {
+            zs[i] = lu.x[r];
         }
     }
     if zs.iter().any(|v| !v.is_finite() || *v < 0.0) {
@@ -149,6 +123,7 @@ pub(super) enum Crash {
 pub(super) struct CrashScratch {
     pub(super) guess: Vec<usize>,
     pub(super) in_s: Vec<bool>,
+    /// The rounds the last crash ran.
     pub(super) rounds: usize,
 }
 
@@ -171,6 +146,7 @@ pub(super) fn crash(
     zs: &mut [f64],
     w: &mut [f64],
     idx: &mut Vec<usize>,
+    rounds: usize,
     cs: &mut CrashScratch,
     lu: &mut LuScratch,
     factorizations: &mut usize,
@@ -180,7 +156,6 @@ pub(super) fn crash(
     cs.in_s.extend(q.iter().map(|&x| x < 0.0));
     cs.guess.clear();
     let (mut best, mut stalled) = (usize::MAX, 0);
-    let rounds = cs.rounds;
     cs.rounds = 0;
     lu.reserve(n);
     for _ in 0..rounds {
@@ -192,31 +167,18 @@ pub(super) fn crash(
         }
         cs.rounds += 1;
         *factorizations += 1;
-        for (c, &j) in idx.iter().enumerate() {
-            let col = m.col(j);
-            for (r, &i) in idx.iter().enumerate() {
-                lu.a[c * k + r] = col[i];
-            }
-            lu.x[c] = -q[j];
+        lu.solve_principal(idx, q, |i, j| m.at(i, j));
+        let x = &lu.x[..k];
+        if !x.iter().all(|v| v.is_finite()) {
+            break;
         }
-        let LuScratch { a, x, .. } = lu;
-        let (mut a, mut x) = (std::mem::take(a), std::mem::take(x));
-        lu.solve(k, &mut a, MatMut::from_column_major_slice_mut(&mut x[..k], k, 1));
-        let finite = x[..k].iter().all(|v| v.is_finite());
         zs.fill(0.0);
         w.copy_from_slice(q);
-        if finite {
-            for (r, &j) in idx.iter().enumerate() {
-                zs[j] = x[r];
-                let xr = x[r];
-                for (wi, mij) in w.iter_mut().zip(m.col(j)) {
-                    *wi += mij * xr;
-                }
+        for (&xr, &j) in x.iter().zip(idx.iter()) {
+            zs[j] = xr;
+            for (wi, mij) in w.iter_mut().zip(m.col(j)) {
+                *wi += mij * xr;
             }
-        }
-        (lu.a, lu.x) = (a, x);
-        if !finite {
-            break;
         }
         // Round-off is not infeasibility: on a degenerate problem (zᵢ = wᵢ = 0) an exchange
         // on the sign of a rounding error would cycle.
