@@ -305,7 +305,7 @@ struct Method<'a> {
     /// zeros (K* is a cone) with both arguments in the units of r; 1 otherwise. Where ‖r‖ is
     /// far from ‖u‖ (Confeti-ex03: ‖r‖ ≈ 6e5) the unscaled FB merit was flat along the Newton
     /// directions and the line search crept: 200 iterations to 7.4e-7 there, 9 scaled; the
-    /// Rover files take 6–7 iterations instead of 11–17, BoxesStack1 49 instead of 183.
+    /// Rover files take 5–7 iterations instead of 8–17, BoxesStack1 49 instead of 183.
     /// Not with BiCGSTAB (the iterative path of large problems): its block-Jacobi
     /// preconditioned solves of the scaled systems needed so many more inner iterations that
     /// 4 of 8 generated 10 000-contact problems ran out of a 10 s limit they met unscaled.
