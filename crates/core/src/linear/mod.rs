@@ -240,20 +240,18 @@ const SMALL_LU: usize = 16;
 /// choice: the first largest `|a_ik|`). A zero pivot column is left as it is (the caller sees
 /// the zero pivot).
 fn small_lu_in_place(mut a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usize]) {
+    const S: usize = SMALL_LU;
     let n = a.nrows();
-    // A contiguous column-major copy: plain slices for the inner loops.
-    let mut v = [0.0; SMALL_LU * SMALL_LU];
-    let v = &mut v[..n * n];
+    // A column-major copy of stride S: plain slices for the inner loops.
+    let mut v = [0.0; S * S];
     for j in 0..n {
-        for i in 0..n {
-            v[j * n + i] = a[(i, j)];
-        }
+        v[j * S..j * S + n].copy_from_slice(&col(a.as_ref(), j)[..n]);
     }
     for (i, p) in perm.iter_mut().enumerate() {
         *p = i;
     }
     for k in 0..n {
-        let col = &v[k * n..(k + 1) * n];
+        let col = &v[k * S..k * S + n];
         let (mut p, mut m) = (k, col[k].abs());
         for (i, x) in col.iter().enumerate().skip(k + 1) {
             if x.abs() > m {
@@ -261,36 +259,46 @@ fn small_lu_in_place(mut a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut 
             }
         }
         if p != k {
-            for j in 0..n {
-                v.swap(j * n + k, j * n + p);
+            for c in v.chunks_exact_mut(S).take(n) {
+                c.swap(k, p);
             }
             perm.swap(k, p);
         }
-        let pivot = v[k * n + k];
+        let pivot = v[k * S + k];
         if pivot == 0.0 {
             continue;
         }
         let inv = pivot.recip();
-        for x in &mut v[k * n + k + 1..(k + 1) * n] {
+        for x in &mut v[k * S + k + 1..k * S + n] {
             *x *= inv;
         }
-        let (left, right) = v.split_at_mut((k + 1) * n);
-        let l = &left[k * n + k + 1..];
-        for cj in right.chunks_exact_mut(n) {
+        let (left, right) = v.split_at_mut((k + 1) * S);
+        let l = &left[k * S + k + 1..k * S + n];
+        for cj in right.chunks_exact_mut(S).take(n - k - 1) {
             let u = cj[k];
-            for (x, lk) in cj[k + 1..].iter_mut().zip(l) {
+            for (x, lk) in cj[k + 1..n].iter_mut().zip(l) {
                 *x -= lk * u;
             }
         }
     }
     for j in 0..n {
-        for i in 0..n {
-            a[(i, j)] = v[j * n + i];
-        }
+        col_mut(a.as_mut(), j)[..n].copy_from_slice(&v[j * S..j * S + n]);
     }
     for (i, &p) in perm.iter().enumerate() {
         perm_inv[p] = i;
     }
+}
+
+/// Column `j` of a column-major `m` as a slice.
+#[inline]
+fn col(m: MatRef<'_, f64>, j: usize) -> &[f64] {
+    m.col(j).try_as_col_major().expect("contiguous column").as_slice()
+}
+
+/// Column `j` of a column-major `m` as a mutable slice.
+#[inline]
+fn col_mut(m: MatMut<'_, f64>, j: usize) -> &mut [f64] {
+    m.col_mut(j).try_as_col_major_mut().expect("contiguous column").as_slice_mut()
 }
 
 /// Solves `A X = B` in place with the factors of [`small_lu_in_place`]: `X = U⁻¹ L⁻¹ P B`.
@@ -299,25 +307,28 @@ fn small_lu_solve_in_place(f: MatRef<'_, f64>, perm: &[usize], mut b: MatMut<'_,
     let mut y = [0.0; SMALL_LU];
     let y = &mut y[..n];
     for c in 0..b.ncols() {
-        for (i, yi) in y.iter_mut().enumerate() {
-            *yi = b[(perm[i], c)];
+        {
+            let bc = col(b.as_ref(), c);
+            for (yi, &p) in y.iter_mut().zip(perm) {
+                *yi = bc[p];
+            }
         }
         for j in 0..n {
             let yj = y[j];
-            for i in j + 1..n {
-                y[i] -= f[(i, j)] * yj;
+            let fj = &col(f, j)[..n];
+            for (yi, fij) in y[j + 1..].iter_mut().zip(&fj[j + 1..]) {
+                *yi -= fij * yj;
             }
         }
         for j in (0..n).rev() {
-            y[j] /= f[(j, j)];
+            let fj = &col(f, j)[..n];
+            y[j] /= fj[j];
             let yj = y[j];
-            for i in 0..j {
-                y[i] -= f[(i, j)] * yj;
+            for (yi, fij) in y[..j].iter_mut().zip(&fj[..j]) {
+                *yi -= fij * yj;
             }
         }
-        for (i, yi) in y.iter().enumerate() {
-            b[(i, c)] = *yi;
-        }
+        col_mut(b.as_mut(), c)[..n].copy_from_slice(y);
     }
 }
 
