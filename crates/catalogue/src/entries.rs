@@ -9,7 +9,7 @@
 //! facade's `solver(…)` functions all read this table.
 
 use crate::params::{Bound, Param, Resolved};
-use perp_cones::admm::RhoStrategy;
+use perp_cones::admm::{RhoStrategy, Shift};
 use perp_cones::lemke_pyramid::LemkePyramid;
 use perp_cones::{Admm, Apgd, FrictionSolver, LinearSolver, LocalSolver, Nsgs, Prox, SemismoothNewton};
 use perp_core::Error;
@@ -226,7 +226,7 @@ fn fb_newton_from(p: &Resolved) -> FbNewton {
     s
 }
 
-const ADMM_PARAMS: [Param; 7] = [
+const ADMM_PARAMS: [Param; 8] = [
     Param::real("rho0", 1.0, Bound::Excl(0.0), Bound::Open, "ρ₀ relative to the mean diagonal entry of W"),
     Param::choice(
         "rho_strategy",
@@ -239,6 +239,12 @@ const ADMM_PARAMS: [Param; 7] = [
     Param::int("adapt_every", 20, 1, usize::MAX, "reconsider ρ every this many iterations"),
     Param::flag("acceleration", true, "Nesterov acceleration with restart (Goldstein et al. 2014 §4.3)"),
     Param::real("eta", 0.999, Bound::Excl(0.0), Bound::Incl(1.0), "restart threshold η"),
+    Param::choice(
+        "shift",
+        "multiplier",
+        &["multiplier", "velocity"],
+        "De Saxcé shift from the multiplier's velocity −ρξ, or from u = W r + q (Siconos)",
+    ),
 ];
 
 fn admm_from(p: &Resolved) -> Box<dyn FrictionSolver> {
@@ -253,6 +259,10 @@ fn admm_from(p: &Resolved) -> Box<dyn FrictionSolver> {
     s.adapt_every = p.int("adapt_every");
     s.acceleration = p.flag("acceleration");
     s.eta = p.real("eta");
+    s.shift = match p.choice("shift") {
+        "velocity" => Shift::Velocity,
+        _ => Shift::Multiplier,
+    };
     Box::new(s)
 }
 

@@ -15,9 +15,11 @@
 //!     r⁺ = (W + ρI)⁻¹ (−q_s + ρ (ẑ − ξ̂)),     z⁺ = P_K(r⁺ + ξ̂),     ξ⁺ = ξ̂ + r⁺ − z⁺,
 //! ```
 //!
-//! then `s` is recomputed from `u = W r⁺ + q`. At a fixed point `r = z ∈ K` and
-//! `ũ = W r + q_s = −ρ ξ ∈ K*` with `ξ ∈ N_K(z)`, `ξ ⊥ z`: r solves the Coulomb problem in
-//! De Saxcé's form (not the associated law), since `ũ_i = u_i + h_i(u_{i,T}) e_N` exactly.
+//! then `s` is recomputed from the tangential part of `−ρξ⁺` ([`Shift::Multiplier`], the
+//! default) or, as Siconos does, of `u = W r⁺ + q` ([`Shift::Velocity`]). At a fixed point
+//! `r = z ∈ K` and `ũ = W r + q_s = −ρ ξ ∈ K*` with `ξ ∈ N_K(z)`, `ξ ⊥ z`, and the two
+//! tangential parts agree: r solves the Coulomb problem in De Saxcé's form (not the
+//! associated law), since `ũ_i = u_i + h_i(u_{i,T}) e_N` exactly.
 //! Any [`Cone`] works: the method needs only its projection and its maximal dissipation.
 //!
 //! Options, as Siconos: Nesterov acceleration with restart (Goldstein, O'Donoghue, Setzer &
@@ -63,11 +65,29 @@ pub enum RhoStrategy {
     Balancing,
 }
 
+/// Where [`Admm`] takes the De Saxcé shift `s_i = h_i(v_{i,T})` from at each iteration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shift {
+    /// `v = −ρξ`, the modified velocity the scaled multiplier stands for (the default). At a
+    /// fixed point `W r + q_s = −ρξ`, and its tangential part is `u_T`, so the fixed points are
+    /// those of [`Shift::Velocity`]. Before one, a contact whose `r + ξ̂` lies inside its cone
+    /// has `ξ = 0` and no shift, where `u_T` of the iterate is not yet 0: at a large μ the
+    /// velocity's shift `μ‖u_T‖` pushes a sticking contact off its cone and the iterates creep
+    /// (W = I, q = (−1, 2, 0): 20 000 iterations unsolved at μ = 1e3, Siconos' ADMM 6 543;
+    /// from the multiplier 27, and 34 at μ = 1e6).
+    Multiplier,
+    /// `v = u = W r + q` at the current iterate (Siconos' `fc3d_admm.c`).
+    Velocity,
+}
+
 /// ADMM. Defaults: ρ₀ = 1 × the mean diagonal entry of W, residual balancing with τ = 2,
 /// φ = 3 reconsidered every 20 iterations, acceleration with restart (η = 0.999), 20 000
 /// iterations. Measured on the Siconos fc3d files at tol 1e-6 (iterations summed over the ten
 /// files that need more than 40): balancing at every iteration with φ = 10 took 8 100, a
 /// constant ρ failed two files (OneObject-i1028, BoxesStack1), φ = 3 every 20 took 4 100.
+/// The shift from the multiplier ([`Shift`]): on the 29 Siconos fc2d/fc3d files and the 6
+/// generated ones, 13 501 iterations in all at 1e-6 instead of 17 053 from the velocity
+/// (26 179 instead of 34 150 at 1e-8), every file solved either way.
 #[derive(Clone, Debug)]
 pub struct Admm {
     /// ρ₀ relative to the mean diagonal entry of W (> 0).
@@ -84,6 +104,8 @@ pub struct Admm {
     pub acceleration: bool,
     /// Restart threshold η ∈ (0, 1]: accelerate while the residual falls below η × the last.
     pub eta: f64,
+    /// Where the De Saxcé shift is taken from.
+    pub shift: Shift,
     /// The state kept between calls to [`FrictionSolver::solve_into`] (opaque).
     pub prepared: Prepared,
 }
@@ -98,6 +120,7 @@ impl Default for Admm {
             adapt_every: 20,
             acceleration: true,
             eta: 0.999,
+            shift: Shift::Multiplier,
             prepared: Prepared::default(),
         }
     }
@@ -385,17 +408,26 @@ struct Method<'a> {
 }
 
 /// How far past the problem's force scale an iterate may go before ADMM declares that it
-/// diverged. At a large μ the De Saxcé shift, recomputed from every iterate, can drive the
-/// iterates off geometrically (W = I-like data at μ = 1e3: ‖r‖ ≈ 1e51 after the 20 000
-/// iterations, while the peer measure, relative to ‖r‖, reads 2e-9); a converging run stays
-/// within a few times the scale.
+/// diverged. At a large μ the De Saxcé shift taken from every iterate's velocity
+/// ([`Shift::Velocity`]) can drive the iterates off geometrically (W = I-like data at
+/// μ = 1e3: ‖r‖ ≈ 1e51 after the 20 000 iterations, while the peer measure, relative to ‖r‖,
+/// reads 2e-9); a converging run stays within a few times the scale.
 const DIVERGED: f64 = 1e15;
 
 impl Method<'_> {
     /// `u = W r + q`, the shift for the next iteration, and the error at r.
     fn velocity_and_error(&mut self) -> f64 {
         self.blocks.velocity(self.r, &self.p.q, self.u);
-        shifted_q(self.p, self.cones, self.coulomb, self.u, &mut self.v[QS]);
+        if self.opts.shift == Shift::Multiplier {
+            // ũ = −ρξ at a fixed point (see `Shift`).
+            let [_, _, _, xi, _, _, qs, tmp, _] = &mut *self.v;
+            for k in 0..tmp.len() {
+                tmp[k] = -self.rho * xi[k];
+            }
+            shifted_q(self.p, self.cones, self.coulomb, tmp, qs);
+        } else {
+            shifted_q(self.p, self.cones, self.coulomb, self.u, &mut self.v[QS]);
+        }
         self.p.error_with(self.cones, self.r, self.u)
     }
 }
@@ -580,6 +612,19 @@ impl Admm {
             blocks.mul(r, tmp);
             for k in 0..n {
                 xi[k] = -(tmp[k] + qs[k]) / rho;
+            }
+            if self.shift == Shift::Multiplier {
+                // A contact without force that penetrates at r₀ is not at its solution, and
+                // its multiplier (a take-off's) is wrong: it starts at 0, as in a cold start,
+                // rather than bring the shift μ‖u_T‖ of a velocity the solution does not have
+                // (at μ = 1e8 on W = I that shift holds the iterates at r ≈ 0 for 20 000
+                // iterations). Contacts with a force keep theirs.
+                let scale = norm(&p.q).max(norm(u));
+                for (c, xc) in xi.chunks_mut(p.dim).enumerate() {
+                    if r[c * p.dim] <= 0.0 && u[c * p.dim] < -1e-12 * scale {
+                        xc.fill(0.0);
+                    }
+                }
             }
             z_hat.copy_from_slice(z);
             z_k.copy_from_slice(z);

@@ -2,7 +2,7 @@
 //! solutions), a few coupled contacts against `nsgs`, an elliptic law and a custom (plug-in)
 //! cone, warm starts, the time limit, and bad parameters.
 
-use perp_cones::admm::RhoStrategy;
+use perp_cones::admm::{RhoStrategy, Shift};
 use perp_cones::{Admm, Apgd, ConeSpec, Coulomb, FrictionContactProblem, FrictionSolver, Matrix, Nsgs};
 use perp_cones::{Settings, Status};
 use rand::{Rng, SeedableRng};
@@ -296,11 +296,13 @@ fn history_and_observer_go_through_the_shared_loop() {
     }
 }
 
-/// Issue 15: at μ = 1e3 the De Saxcé shift, recomputed from each iterate, drives ADMM's
-/// iterates off geometrically (‖r‖ ≈ 1e51 after its 20 000 iterations, where the peer
-/// measure, relative to ‖r‖, read 2e-9). ADMM now stops at the first iterate beyond 1e15
-/// times the problem's force scale, says so, and returns its best iterate, not the runaway
-/// one; `nsgs` solves the same problem. At μ = 0.3 the same data converges untouched.
+/// Issue 15: at μ = 1e3 the De Saxcé shift taken from each iterate's velocity (Siconos'
+/// choice, `Shift::Velocity`) drives ADMM's iterates off geometrically (‖r‖ ≈ 1e51 after its
+/// 20 000 iterations, where the peer measure, relative to ‖r‖, read 2e-9). ADMM stops at the
+/// first iterate beyond 1e15 times the problem's force scale, says so, and returns its best
+/// iterate, not the runaway one; `nsgs` solves the same problem, and so does the default
+/// ADMM, whose shift comes from the multiplier (to nsgs' answer). At μ = 0.3 the same data
+/// converges untouched.
 #[test]
 fn admm_stops_when_its_iterates_run_off() {
     let mut w = [0.0; 36];
@@ -323,7 +325,7 @@ fn admm_stops_when_its_iterates_run_off() {
         let calm = Admm::new().solve(&problem(0.3), None, &s).unwrap();
         assert_eq!(calm.report.status, Status::Solved, "c = {c:e}: {:?}", calm.report);
         let p = problem(1e3);
-        let sol = Admm::new().solve(&p, None, &s).unwrap();
+        let sol = Admm { shift: Shift::Velocity, ..Admm::new() }.solve(&p, None, &s).unwrap();
         let msg = sol.report.message.clone().unwrap_or_default();
         assert_eq!(sol.report.status, Status::NumericalFailure, "c = {c:e}: {msg}");
         assert!(msg.contains("diverged"), "c = {c:e}: {msg}");
@@ -332,5 +334,38 @@ fn admm_stops_when_its_iterates_run_off() {
         assert!(rn.is_finite() && rn < 1e3, "c = {c:e}: the runaway iterate came back, ‖r‖ = {rn:e}");
         let good = Nsgs::new().solve(&p, None, &s).unwrap();
         assert_eq!(good.report.status, Status::Solved, "nsgs, c = {c:e}: {:?}", good.report);
+        let admm = Admm::new().solve(&p, None, &s).unwrap();
+        assert_eq!(admm.report.status, Status::Solved, "admm, c = {c:e}: {:?}", admm.report);
+        // To 1e-3: at μ = 1e3 the peer measure at 1e-8 leaves r free to ~1e-4 here (nsgs and
+        // admm, both solved, differ by 5e-5 at c = 1e-8).
+        let scale = good.r.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+        assert!(
+            close(&admm.r, &good.r, 1e-3 * scale),
+            "c = {c:e}: admm {:?} against nsgs {:?}",
+            admm.r,
+            good.r
+        );
+    }
+}
+
+/// Issue 15: one sticking contact at a large μ (W = I, q = (−1, 2, 0): r = (1, −2, 0),
+/// u = 0). With the shift from the velocity, ADMM crept at μ ≥ 1e3 (20 000 iterations, error
+/// 4.5e-4 at μ = 1e3; Siconos' ADMM needs 6 543 there and fails from 1e4): the shift μ‖u_T‖
+/// of a not yet converged u_T pushed the contact off its cone at every iteration. From the
+/// multiplier, whose tangential part is 0 while r + ξ̂ lies inside the cone, it solves in a
+/// few dozen iterations up to μ = 1e6, cold and warm from r = 0 (whose multiplier, the contact
+/// penetrating there, starts at 0). At μ = 1e8 the peer measure asks ‖u_T‖ ≲ 1e-16·‖r‖, below
+/// what ADMM's iterates reach, and it is left unsolved.
+#[test]
+fn admm_solves_a_sticking_contact_at_large_mu() {
+    let s = Settings { tol: 1e-8, ..Settings::default() };
+    for mu in [1e3, 1e4, 1e6] {
+        let p = FrictionContactProblem::new(3, diag3(1.0, 1.0, 1.0), vec![-1.0, 2.0, 0.0], vec![mu]).unwrap();
+        for warm in [None, Some(&[0.0; 3][..])] {
+            let sol = Admm::new().solve(&p, warm, &s).unwrap();
+            assert_eq!(sol.report.status, Status::Solved, "μ = {mu:e}, warm {warm:?}: {:?}", sol.report);
+            assert!(sol.report.iterations < 200, "μ = {mu:e}: {} iterations", sol.report.iterations);
+            assert!(close(&sol.r, &[1.0, -2.0, 0.0], 1e-7), "μ = {mu:e}: r = {:?}", sol.r);
+        }
     }
 }
