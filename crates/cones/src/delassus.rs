@@ -243,9 +243,20 @@ impl Blocks {
         // The first m entries of every row, interleaved (independent sums), then the rest.
         let vs: [&[f64]; G] = std::array::from_fn(|a| &val[ip[a]..ip[a] + m]);
         let is: [&[usize]; G] = std::array::from_fn(|a| &idx[ip[a]..ip[a] + m]);
-        for t in 0..m {
-            for a in 0..G {
-                s[a] += vs[a][t] * r[is[a][t]];
+        if m == r.len() {
+            // Full rows (a dense W without zeros): the columns are 0..n in order, so the same
+            // sums without the index gathers.
+            let r = &r[..m];
+            for t in 0..m {
+                for a in 0..G {
+                    s[a] += vs[a][t] * r[t];
+                }
+            }
+        } else {
+            for t in 0..m {
+                for a in 0..G {
+                    s[a] += vs[a][t] * r[is[a][t]];
+                }
             }
         }
         for a in 0..G {
