@@ -88,3 +88,17 @@ fn nsgs_solves_every_file_at_1e4() {
     }
     assert!(failed.is_empty(), "nsgs at 1e-4 fails on {failed:?}");
 }
+
+/// Issue 15: apgd stalled on Capsules-i101-404 at 1e-8 (20 000 iterations). With the stick
+/// test of its shift updates (`Apgd::stick_test`) it solves it (2 519 iterations measured).
+#[test]
+#[ignore = "needs PERP_SUITES"]
+fn apgd_solves_capsules_i101_at_1e8() {
+    let f = perp::suite::suites_dir().join("siconos/fc3d/Capsules-i101-404.dat");
+    let p = read(&f);
+    let s = Settings { tol: 1e-8, time_limit: Some(Duration::from_secs(30)), ..Settings::default() };
+    let sol = solver("apgd").unwrap().solve(&p, None, &s).unwrap();
+    assert_eq!(sol.report.status, Status::Solved, "{:?}", sol.report);
+    let e = perp::core::measures::friction_contact_error(p.dim, &p.q, &p.mu, &sol.r, &p.velocity(&sol.r));
+    assert!(e <= 1e-8, "recomputed error {e:e}");
+}

@@ -266,7 +266,7 @@ fn admm_from(p: &Resolved) -> Box<dyn FrictionSolver> {
     Box::new(s)
 }
 
-const APGD_PARAMS: [Param; 3] = [
+const APGD_PARAMS: [Param; 4] = [
     Param::real(
         "s_ratio",
         0.1,
@@ -282,6 +282,11 @@ const APGD_PARAMS: [Param; 3] = [
         Bound::Incl(1.0),
         "Lipschitz estimate × this after each iteration",
     ),
+    Param::flag(
+        "stick_test",
+        true,
+        "no De Saxcé shift for a contact whose gradient step stays inside its cone",
+    ),
 ];
 
 fn apgd_from(p: &Resolved) -> Box<dyn FrictionSolver> {
@@ -289,6 +294,7 @@ fn apgd_from(p: &Resolved) -> Box<dyn FrictionSolver> {
     s.s_ratio = p.real("s_ratio");
     s.s_every = p.int("s_every");
     s.l_shrink = p.real("l_shrink");
+    s.stick_test = p.flag("stick_test");
     Box::new(s)
 }
 
