@@ -440,9 +440,16 @@ const PROX_PARAMS: [Param; 8] = [
     ),
 ];
 
-const LEMKE_PYRAMID_PARAMS: [Param; 2] = [
+const LEMKE_PYRAMID_PARAMS: [Param; 3] = [
     Param::int("facets", 8, 3, 4096, "generators of each contact's base pyramid"),
     Param::int("refine", 20, 0, 10_000, "alignment rounds after the first solve"),
+    Param::int(
+        "max_facets",
+        32,
+        0,
+        4096,
+        "a solve stalled at the linearisation error is repeated with twice the facets up to this",
+    ),
 ];
 
 /// Every solver, LCP first, then MCP, then frictional; within a family in the order
@@ -590,6 +597,7 @@ pub const ENTRIES: &[Entry] = &[
             let mut s = LemkePyramid::new();
             s.facets = p.int("facets");
             s.refine = p.int("refine");
+            s.max_facets = p.int("max_facets");
             Box::new(s)
         }),
     },

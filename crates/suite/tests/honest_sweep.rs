@@ -534,21 +534,23 @@ fn no_false_solved_on_scaled_mlcps() {
 /// (issue 15): with the Harris retry the error falls from 0.24, 0.099, 0.021 and 0.42 (plain
 /// Lemke, recomputed LCP errors up to 4.5e10) to 3.0e-4, 3.6e-4, 1.1e-4 and 8.0e-6 at tol
 /// 1e-6. Where both fail, proximal rounds on the pyramid LCP regularized on its force block
-/// (`proximal_lemke`) solve BoxesStack1 and Capsules-i101-404 (7.4e-7, 8 s); Capsules-i100
-/// (the pyramid's linearisation error) and Capsules-i125 stay refused, honestly.
+/// (`proximal_lemke`) solve BoxesStack1 and Capsules-i101-404 (7.4e-7, 8 s); a solve stalled at
+/// the pyramid's linearisation error (or failed) is repeated with twice the facets
+/// (`max_facets`), which solves Capsules-i100 (16 facets, 13 s). Capsules-i125 needs 16 facets
+/// and about 35 s here: within this test's 60 s limit on a quiet machine, not asserted.
 #[test]
 #[ignore = "needs PERP_SUITES; slow (run with --release)"]
 fn lemke_pyramid_survives_the_round_off_files() {
     let root = perp_suite::suites_dir().join("siconos/fc3d");
     for (f, before, solved) in [
         ("Capsules-i101-404.dat", 0.24, true),
-        ("Capsules-i100-1090.dat", 0.099, false),
+        ("Capsules-i100-1090.dat", 0.099, true),
         ("Capsules-i125-1213.hdf5", 0.021, false),
         ("BoxesStack1-i100000-32.hdf5.dat", 0.42, true),
     ] {
         let p = perp_suite::read_friction_contact(&root.join(f)).unwrap();
         let mut solver = build(Family::Friction, "lemke-pyramid", &Params::new()).unwrap();
-        let s = Settings { tol: 1e-6, time_limit: Some(Duration::from_secs(20)), ..Settings::default() };
+        let s = Settings { tol: 1e-6, time_limit: Some(Duration::from_secs(60)), ..Settings::default() };
         let a = solver.solve(&Problem::Friction(p.clone()), None, &s).unwrap();
         println!(
             "{f}: {} error {:.2e} (before {before:.2e}), physical {:.2e}; {}",

@@ -81,9 +81,10 @@
 //! BoxesStack1 become 3.0e-4, 3.6e-4, 1.1e-4, 8.0e-6 — better, not yet solved. When that
 //! fails too, proximal rounds on the LCP regularized on its force block ([`proximal_lemke`]:
 //! `M + εI`, `q − ε z_k`, Lemke warm from `z_k`, ε raised ×10 while Lemke fails on it) solve
-//! BoxesStack1 (0.03 s) and Capsules-i101-404 (8 s) at 1e-6; Capsules-i100 (linearisation
-//! error) and -i125 stay unsolved, and Confeti-ex03, whose LCP error stops at 2.4e-6 (its
-//! z is large against q), too.
+//! BoxesStack1 (0.02 s) and Capsules-i101-404 (8 s) at 1e-6. A solve that ends stalled (at
+//! the pyramid's linearisation error) or failed is repeated with twice the facets, warm from
+//! its best answer, up to `max_facets`: Capsules-i100 (13 s) and -i125 (36 s) are solved with
+//! 16. Confeti-ex03, whose LCP error stops at 2.4e-6 (its z is large against q), is not.
 //!
 //! Also a one-shot Stewart–Trinkle solver: `refine: 0`.
 //!
@@ -123,6 +124,10 @@ const LCP_ACCEPT: f64 = 1e-6;
 ///   above; 2-D contacts always use the two directions ±t, which are exact).
 /// * `refine` — at most this many alignment rounds after the first LCP solve (default 20;
 ///   0 gives Stewart–Trinkle's plain linearised answer).
+/// * `max_facets` — when alignment stops at the pyramid's linearisation error (`Stalled`),
+///   the solve is repeated with twice the facets, warm from the best answer, while that stays
+///   at most `max_facets` (default 32; `facets` or less: never), the time limit allows and the
+///   error improves. Capsules-i100-1090 and -i125-1213 need 16 at 1e-6.
 ///
 /// Settings: `tol` on the problem's error; `max_iter` is the total pivot budget over all LCP
 /// solves (0: Lemke's default `100·(n+1)` per solve); the rounds run through the shared loop
@@ -150,16 +155,20 @@ pub struct LemkePyramid {
     pub facets: usize,
     /// Alignment rounds after the first solve (default 20).
     pub refine: usize,
+    /// Facets up to which a solve stalled at the linearisation error is repeated with twice
+    /// the facets (default 32).
+    pub max_facets: usize,
 }
 
 impl Default for LemkePyramid {
     fn default() -> Self {
-        LemkePyramid { facets: 8, refine: 20 }
+        LemkePyramid { facets: 8, refine: 20, max_facets: 32 }
     }
 }
 
 impl LemkePyramid {
-    /// 8 facets, at most 20 alignment rounds.
+    /// 8 facets (up to 32 when the linearisation error stops alignment), at most 20 alignment
+    /// rounds.
     pub fn new() -> Self {
         Self::default()
     }
@@ -632,7 +641,51 @@ impl FrictionSolver for LemkePyramid {
         warm: Option<&[f64]>,
         s: &Settings,
     ) -> Result<FrictionSolution, Error> {
-        self.run(p, warm, s)
+        let t0 = Instant::now();
+        let mut sol = self.run(p, warm, s)?;
+        let mut facets = self.facets;
+        // Stalled: alignment stopped at the pyramid's linearisation error; a numerical failure:
+        // Lemke's bases broke down on this pyramid (a finer one has other bases).
+        let retry = |st: Status| matches!(st, Status::Stalled | Status::NumericalFailure);
+        while retry(sol.report.status) && self.refine > 0 && 2 * facets <= self.max_facets {
+            let time_limit = match s.time_limit {
+                Some(t) => match t.checked_sub(t0.elapsed()) {
+                    Some(left) if !left.is_zero() => Some(left),
+                    _ => break,
+                },
+                None => None,
+            };
+            let max_iter = if s.max_iter > 0 {
+                match s.max_iter.checked_sub(sol.report.iterations) {
+                    Some(left) if left > 0 => left,
+                    _ => break,
+                }
+            } else {
+                0
+            };
+            facets *= 2;
+            let finer = LemkePyramid { facets, ..self.clone() };
+            let mut next = finer.run(p, Some(&sol.r), &Settings { time_limit, max_iter, ..s.clone() })?;
+            let better = next.report.error < sol.report.error;
+            let (pivots, its, facts) = (sol.report.pivots, sol.report.iterations, sol.report.factorizations);
+            let before = sol.report.error;
+            if better {
+                std::mem::swap(&mut sol, &mut next);
+            }
+            sol.report.pivots = pivots + next.report.pivots;
+            sol.report.iterations = its + next.report.iterations;
+            sol.report.factorizations = facts + next.report.factorizations;
+            sol.report.elapsed = t0.elapsed();
+            let note = format!("after {} facets ended at error {before:.1e}, {facets} facets", facets / 2);
+            sol.report.message = Some(match sol.report.message.take() {
+                Some(m) if !m.is_empty() => format!("{m}; {note}"),
+                _ => note,
+            });
+            if !better {
+                break;
+            }
+        }
+        Ok(sol)
     }
 }
 

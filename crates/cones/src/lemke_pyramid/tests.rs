@@ -308,7 +308,9 @@ fn unaligned_error_falls_like_one_over_m() {
         let p =
             FrictionContactProblem::new(3, Matrix::from_row_major(3, 3, &w).unwrap(), q, vec![0.3]).unwrap();
         for (k, &facets) in ms.iter().enumerate() {
-            let sol = LemkePyramid { facets, refine: 0 }.solve(&p, None, &settings(1e-12)).unwrap();
+            let sol = LemkePyramid { facets, refine: 0, ..LemkePyramid::new() }
+                .solve(&p, None, &settings(1e-12))
+                .unwrap();
             assert!(sol.report.status != Status::Solved || sol.report.error <= 1e-12);
             mean[k] += sol.report.error / 60.0;
         }
@@ -319,7 +321,9 @@ fn unaligned_error_falls_like_one_over_m() {
     }
     // One sliding contact: Stalled with the linearisation message, then alignment removes it.
     let p = one_sliding_contact();
-    let sol = LemkePyramid { facets: 8, refine: 0 }.solve(&p, None, &settings(1e-12)).unwrap();
+    let sol = LemkePyramid { facets: 8, refine: 0, ..LemkePyramid::new() }
+        .solve(&p, None, &settings(1e-12))
+        .unwrap();
     assert_eq!(sol.report.status, Status::Stalled, "{:?}", sol.report);
     assert!(sol.report.message.as_deref().unwrap_or("").contains("linearisation error"));
     assert!(sliding(&p, &sol, 0) && sol.report.error > 1e-4);
@@ -452,8 +456,8 @@ fn four_d_round_law_is_aligned_too() {
     let cone: Arc<dyn Cone> = Arc::new(Ball { d: 4 });
     let p = p.with_cones(vec![ConeSpec::Custom(cone); 6]).unwrap();
     let s = Settings { tol: 1e-10, record_history: true, ..Settings::default() };
-    let plain = LemkePyramid { facets: 20, refine: 0 }.solve(&p, None, &s).unwrap();
-    let aligned = LemkePyramid { facets: 20, refine: 20 }.solve(&p, None, &s).unwrap();
+    let plain = LemkePyramid { facets: 20, refine: 0, ..LemkePyramid::new() }.solve(&p, None, &s).unwrap();
+    let aligned = LemkePyramid { facets: 20, refine: 20, ..LemkePyramid::new() }.solve(&p, None, &s).unwrap();
     assert!((0..6).any(|i| sliding(&p, &plain, i)));
     assert!(plain.report.error > 1e-4 && plain.report.status == Status::Stalled, "{:?}", plain.report);
     eprintln!(
@@ -491,7 +495,9 @@ fn wrong_warm_start_and_bad_facets_are_errors() {
     let p = one_sliding_contact();
     let e = LemkePyramid::new().solve(&p, Some(&[1.0, 0.0]), &Settings::default()).unwrap_err();
     assert!(e.to_string().contains("warm start"), "{e}");
-    let e = LemkePyramid { facets: 2, refine: 0 }.solve(&p, None, &Settings::default()).unwrap_err();
+    let e = LemkePyramid { facets: 2, refine: 0, ..LemkePyramid::new() }
+        .solve(&p, None, &Settings::default())
+        .unwrap_err();
     assert!(e.to_string().contains("facets"), "{e}");
 }
 
@@ -518,7 +524,9 @@ fn never_solved_above_tol_and_limits_are_honoured() {
     let p = random_problem(500, 3, 8, 12, 1.0, false);
     for tol in [1e-2, 1e-6, 1e-12, 0.0] {
         for (facets, refine) in [(3, 0), (8, 0), (8, 2), (16, 20)] {
-            let sol = LemkePyramid { facets, refine }.solve(&p, None, &settings(tol)).unwrap();
+            let sol = LemkePyramid { facets, refine, ..LemkePyramid::new() }
+                .solve(&p, None, &settings(tol))
+                .unwrap();
             assert!(sol.report.status != Status::Solved || sol.report.error <= tol, "{:?}", sol.report);
             let again = p.error(&sol.r, &p.velocity(&sol.r));
             assert_eq!(again, sol.report.error);
