@@ -124,10 +124,11 @@ const LCP_ACCEPT: f64 = 1e-6;
 ///   above; 2-D contacts always use the two directions ±t, which are exact).
 /// * `refine` — at most this many alignment rounds after the first LCP solve (default 20;
 ///   0 gives Stewart–Trinkle's plain linearised answer).
-/// * `max_facets` — when alignment stops at the pyramid's linearisation error (`Stalled`),
-///   the solve is repeated with twice the facets, warm from the best answer, while that stays
-///   at most `max_facets` (default 32; `facets` or less: never), the time limit allows and the
-///   error improves. Capsules-i100-1090 and -i125-1213 need 16 at 1e-6.
+/// * `max_facets` — when alignment stops at the pyramid's linearisation error (`Stalled`) or
+///   Lemke fails (`NumericalFailure`), the solve is repeated with twice the facets, warm from
+///   the best answer, while that stays at most `max_facets` (default 32; `facets` or less:
+///   never), the time limit and the pivot budget allow and the error improves.
+///   Capsules-i100-1090 and -i125-1213 need 16 at 1e-6.
 ///
 /// Settings: `tol` on the problem's error; `max_iter` is the total pivot budget over all LCP
 /// solves (0: Lemke's default `100·(n+1)` per solve); the rounds run through the shared loop
@@ -155,8 +156,8 @@ pub struct LemkePyramid {
     pub facets: usize,
     /// Alignment rounds after the first solve (default 20).
     pub refine: usize,
-    /// Facets up to which a solve stalled at the linearisation error is repeated with twice
-    /// the facets (default 32).
+    /// Facets up to which a stalled or failed solve is repeated with twice the facets
+    /// (default 32).
     pub max_facets: usize,
 }
 
@@ -710,10 +711,11 @@ fn proximal_lemke(
     let deadline = s.time_limit.map(|t| Instant::now() + t);
     let (mut best, mut z) = (start.clone(), start.z);
     let mut pivots = best.report.pivots;
-    let (mut scale, mut sub): (f64, Option<perp_lcp::Lcp>) = (1e-6, None);
+    // ε = 10^(level − 6)·max|M|, level 0 to 5.
+    let (mut level, mut sub): (i32, Option<perp_lcp::Lcp>) = (0, None);
     let mut qk = vec![0.0; n];
     for _ in 0..PROX_ROUNDS {
-        let eps = scale * mmax;
+        let eps = 10f64.powi(level - 6) * mmax;
         if sub.is_none() {
             let mut m = lcp.m().to_dense();
             for i in 0..n1 {
@@ -740,10 +742,10 @@ fn proximal_lemke(
         pivots += sol.report.pivots;
         if sol.report.status != Status::Solved {
             // Too ill-conditioned still: regularize more (the iterate stays).
-            if scale >= 1e-1 {
+            if level == 5 {
                 break;
             }
-            scale *= 10.0;
+            level += 1;
             sub = None;
             continue;
         }
