@@ -669,7 +669,7 @@ impl FrictionSolver for LemkePyramid {
             let mut next = finer.run(p, Some(&sol.r), &Settings { time_limit, max_iter, ..s.clone() })?;
             let better = next.report.error < sol.report.error;
             let (pivots, its, facts) = (sol.report.pivots, sol.report.iterations, sol.report.factorizations);
-            let before = sol.report.error;
+            let (before, after) = (sol.report.error, next.report.error);
             if better {
                 std::mem::swap(&mut sol, &mut next);
             }
@@ -677,7 +677,11 @@ impl FrictionSolver for LemkePyramid {
             sol.report.iterations = its + next.report.iterations;
             sol.report.factorizations = facts + next.report.factorizations;
             sol.report.elapsed = t0.elapsed();
-            let note = format!("after {} facets ended at error {before:.1e}, {facets} facets", facets / 2);
+            let note = if better {
+                format!("answer from {facets} facets ({} ended at error {before:.1e})", facets / 2)
+            } else {
+                format!("{facets} facets tried, no better (error {after:.1e})")
+            };
             sol.report.message = Some(match sol.report.message.take() {
                 Some(m) if !m.is_empty() => format!("{m}; {note}"),
                 _ => note,
