@@ -365,13 +365,25 @@ fn siconos_fc3d_suite_gives_the_four_outputs() {
 }
 
 /// Ctrl-C (SIGINT) stops `perp bench`: exit 130, and the four outputs are written from the
-/// runs that finished, marked as interrupted.
+/// runs that finished (at least the one seen in `results.csv` before the signal), marked as
+/// interrupted.
 #[cfg(target_os = "linux")]
 #[test]
 fn ctrl_c_writes_what_finished_and_exits_130() {
     let out = temp_dir("sigint");
     let child = perp()
-        .args(["bench", "builtin", "--repeat", "300", "--out", out.to_str().unwrap()])
+        .args([
+            "bench",
+            "builtin",
+            "--kind",
+            "lcp",
+            "--solvers",
+            "lemke,pgs",
+            "--repeat",
+            "1000",
+            "--out",
+            out.to_str().unwrap(),
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -389,7 +401,14 @@ fn ctrl_c_writes_what_finished_and_exits_130() {
     while catches().is_none_or(|m| m & 2 == 0) && t.elapsed() < std::time::Duration::from_secs(60) {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // `results.csv` grows as problems finish: interrupt once it holds the first (spd-100, the
+    // smallest of the LCPs; the others take far longer), so that the outputs written on Ctrl-C
+    // must carry it.
+    let csv_path = out.join("results.csv");
+    let rows = || std::fs::read_to_string(&csv_path).map_or(0, |t| t.lines().count());
+    while rows() < 2 && t.elapsed() < std::time::Duration::from_secs(120) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     assert!(killed.success());
     let o = child.wait_with_output().unwrap();
@@ -403,6 +422,7 @@ fn ctrl_c_writes_what_finished_and_exits_130() {
     let csv = read(&out, "results.csv");
     assert!(csv.lines().skip(1).all(|l| !l.contains(",interrupted,")), "{csv}");
     assert_eq!(v["records"].as_array().unwrap().len(), csv.lines().count() - 1);
+    assert!(csv.lines().count() >= 2, "the run that finished before Ctrl-C is missing: {csv}");
     std::fs::remove_dir_all(&out).unwrap();
 }
 

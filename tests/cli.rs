@@ -221,6 +221,27 @@ fn a_closed_stdout_ends_the_command_quietly_and_a_full_disk_is_a_write_error() {
     let f = temp_file("deudeu-pipe.dat", DEUDEU);
     let o = with_closed_stdout(&["solve", f.to_str().unwrap(), "--json"], 10);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    // The same with an answer far larger than the pipe's buffer (64 KiB), so that the writes
+    // after the reader has gone do meet the closed pipe: a 20 000-variable LCP (M = I, sparse).
+    let n = 20_000;
+    let triplets: Vec<String> = (0..n).map(|i| format!("[{i},{i},1]")).collect();
+    let q: Vec<String> = (0..n).map(|i| format!("-{}.{:06}", 1 + i % 7, i)).collect();
+    let big = temp_file(
+        "big-pipe.json",
+        &format!(
+            r#"{{"kind":"lcp","n":{n},"M":{{"nrows":{n},"ncols":{n},"triplets":[{}]}},"q":[{}]}}"#,
+            triplets.join(","),
+            q.join(",")
+        ),
+    );
+    let args = ["solve", big.to_str().unwrap(), "--solver", "pgs", "--json"];
+    let whole = perp().args(args).output().unwrap();
+    assert_eq!(whole.status.code(), Some(0), "{}", String::from_utf8_lossy(&whole.stderr));
+    assert!(whole.stdout.len() > 2 << 16, "{} bytes: not twice the pipe's buffer", whole.stdout.len());
+    let o = with_closed_stdout(&args, 10);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
     // `perp list > /dev/full`: a write error, exit 2 with one line naming stdout.
     if let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") {
         let o = perp().arg("list").stdout(full).output().unwrap();

@@ -152,6 +152,27 @@ fn converting_a_global_problem_says_what_is_dropped() {
     assert!(!String::from_utf8_lossy(&o.stderr).contains("global"));
 }
 
+/// The same for a global FCLIB file (`Box_Stacks-i0122-82-5.hdf5` holds M, H, f, w): the
+/// `.dat` written is its local form, and the command says so.
+#[test]
+#[ignore = "needs PERP_SUITES"]
+fn converting_a_global_fclib_file_says_what_is_dropped() {
+    let input = perp::suite::suites_dir().join("siconos/fc3d/Box_Stacks-i0122-82-5.hdf5");
+    let out = scratch("global-fclib").join("box.dat");
+    let o = perp(&["convert", input.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("global frictional problem") && err.contains("M, H and f are not written"), "{err}");
+    // What was written is the local problem the global one reduces to, solved the same.
+    let solve = |f: &str| {
+        let o = perp(&["solve", f, "--solver", "ac-newton", "--json"]);
+        assert_eq!(o.status.code(), Some(0), "{f}: {}", text(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        (v["status"].clone(), v["iterations"].clone(), v["n"].clone())
+    };
+    assert_eq!(solve(input.to_str().unwrap()), solve(out.to_str().unwrap()));
+}
+
 /// A built-in problem's name (`perp list`) is an input like a file: `solve` solves it and
 /// `convert` writes it, and the written file solves the same; a name that is neither a file
 /// nor a built-in problem is refused with both possibilities named.

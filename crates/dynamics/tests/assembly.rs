@@ -257,3 +257,48 @@ fn assembling_in_place_equals_a_fresh_local_problem() {
     ws.active.pop();
     assert!(ws.assemble(&factor, &u0, &sys.f, 0.01, &[]).is_err(), "active and contacts must match");
 }
+
+/// Three penetrating contacts (gap −0.1, normals e₀, e₁, e₂, M = I) that the system keeps
+/// reporting whatever q is, stepped by Stewart–Trinkle's Euler scheme with and without the
+/// position projection.
+fn penetrating(project: bool, settings: Settings) -> Result<Vec<f64>, Error> {
+    let n = 4;
+    let unit = |i: usize| {
+        let mut v = vec![0.0; n];
+        v[i] = 1.0;
+        Row::dense(&v)
+    };
+    let contacts = (0..3).map(|i| Contact::new(-0.1, unit(i), vec![unit(3)], 0.5)).collect();
+    let mut eye = vec![0.0; n * n];
+    (0..n).for_each(|i| eye[i * n + i] = 1.0);
+    let m = Matrix::from_row_major(n, n, &eye)?;
+    let sys = Fixed { m, f: vec![0.0; n], contacts, bilaterals: vec![] };
+    let opts = StepOptions {
+        scheme: Scheme::Euler { fixed_point: 0, project },
+        formulation: Formulation::StewartTrinkle(Directions::Uniform(4)),
+        settings,
+        warm_start: false,
+        fallback: vec![],
+        ..StepOptions::default()
+    };
+    let mut sim = Simulator::new(&sys, vec![0.0; n], vec![0.0; n], 0.01, opts)?;
+    sim.step()?;
+    Ok(sim.q.clone())
+}
+
+/// Issue 15: the projection applied Lemke's z without looking at its status. The projection
+/// moves q by `M⁻¹ J_Nᵀ λ` with `λ = −g` here (W = I), and a projection LCP that Lemke does not
+/// solve (one pivot allowed, three needed) fails the step with an error naming the projection
+/// instead of moving q by a wrong Δ.
+#[test]
+fn the_position_projection_moves_q_by_its_lcp_answer_or_fails_the_step() {
+    let plain = penetrating(false, Settings::default()).unwrap();
+    let projected = penetrating(true, Settings::default()).unwrap();
+    let moved: Vec<f64> = projected.iter().zip(&plain).map(|(a, b)| a - b).collect();
+    for (i, (m, want)) in moved.iter().zip([0.1, 0.1, 0.1, 0.0]).enumerate() {
+        assert!((m - want).abs() < 1e-12, "q[{i}] moved by {m}, expected {want}");
+    }
+    let err = penetrating(true, Settings { max_iter: 1, ..Settings::default() }).unwrap_err().to_string();
+    assert!(err.contains("projection of q") && err.contains("3 penetrating contacts"), "{err}");
+    assert!(err.contains("max_iterations"), "{err}");
+}
