@@ -26,13 +26,14 @@
 //! ‖Φ_σ‖ alternating between 0.23 and 0.27 at σ = max diag W; σ then grew ×100 after every
 //! inner failure up to 10⁴⁰, and 162 of 193 solves failed).
 
-use crate::newton::{run, ProxParams, SemismoothNewton, Workspace, DEFAULT_MAX_ITER};
+use crate::newton::{run, ProxParams, SemismoothNewton, Workspace, PROX_MAX_ITER};
 use crate::problem::{
     solve_by_into, solve_refined, FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared,
 };
 use perp_core::{Error, Settings, SolveReport};
 
-/// Proximal-point method; defaults σ₀ = 1·max diag W, ν = 100, 10 inner iterations, inner
+/// Proximal-point method; defaults σ₀ = 1·max diag W, ν = 100, 10 inner iterations, at most
+/// 1 000 Newton iterations in all (`settings.max_iter` = 0), inner
 /// method Alart–Curnier Newton (with its regularised Newton matrix, see [`crate::newton`])
 /// taking full steps. Measured: an Armijo search in the inner loop doubles prox's iterations
 /// on the Siconos Capsules files and did not reduce the failures on the scene suites.
@@ -99,7 +100,7 @@ impl FrictionSolver for Prox {
         }
         let params = ProxParams { sigma0: self.sigma0, nu: self.nu, inner_max: self.inner_max };
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = solve_refined(warm, r, u, report, s, DEFAULT_MAX_ITER, |warm, r, u, rep, s| {
+        let out = solve_refined(warm, r, u, report, s, PROX_MAX_ITER, |warm, r, u, rep, s| {
             run(&self.inner, &mut ws, Some(params), p, warm, r, u, rep, s)
         });
         *self.prepared.get::<Workspace>() = ws;
