@@ -156,12 +156,18 @@ struct Method<'a> {
     outlook: Option<Outlook>,
     max_sweeps: usize,
     time_limit: Option<(Duration, Instant)>,
+    /// The full error of the current r when `u` holds its `W r + q` (measured by
+    /// [`Method::full_error`] and r not changed since): the answer's report takes both as they
+    /// are instead of computing them again.
+    measured: Option<f64>,
 }
 
 impl Method<'_> {
     fn full_error(&mut self) -> f64 {
         self.blocks.velocity_with(self.r, &self.p.q, self.u, &self.par);
-        self.p.error_with(self.cones, self.r, self.u)
+        let e = self.p.error_with(self.cones, self.r, self.u);
+        self.measured = Some(e);
+        e
     }
 
     /// Records a full `error` and, every [`FORECAST_EVERY`] sweeps, whether the tolerance is
@@ -418,6 +424,7 @@ impl IterativeMethod for Method<'_> {
     }
 
     fn step(&mut self) -> StepResult {
+        self.measured = None;
         if let Some(rng) = &mut self.rng {
             self.order.shuffle(rng);
         }
@@ -531,6 +538,7 @@ impl Nsgs {
             outlook: self.forecast.then_some(outlook),
             max_sweeps,
             time_limit: s.time_limit.map(|t| (t, Instant::now())),
+            measured: None,
         };
         let out = iteration::run(&mut m, s, DEFAULT_SWEEPS);
         reset_report(report, "nsgs");
@@ -553,9 +561,12 @@ impl Nsgs {
                 }
             );
         }
-        let Method { r, u, order, local_r, outlook, .. } = m;
+        let Method { r, u, order, local_r, outlook, measured, .. } = m;
         ws.outlook = outlook.unwrap_or_default();
-        p.solution_with(&ws.cones.cones, r, u, report, s.tol);
+        match measured {
+            Some(error) => p.solution_measured(&ws.cones.cones, r, u, error, report, s.tol),
+            None => p.solution_with(&ws.cones.cones, r, u, report, s.tol),
+        }
         ws.order = order;
         ws.local_r = local_r;
         Ok(())

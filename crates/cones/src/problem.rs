@@ -335,11 +335,27 @@ impl FrictionContactProblem {
         // The same arithmetic as `velocity`.
         self.w.mul_vec(r, u);
         u.iter_mut().zip(&self.q).for_each(|(a, b)| *a += b);
-        report.error = if (self.is_coulomb() && self.dim <= 3) || cones.len() == self.contacts() {
+        let error = if (self.is_coulomb() && self.dim <= 3) || cones.len() == self.contacts() {
             self.error_with(cones, r, u)
         } else {
             f64::NAN
         };
+        self.solution_measured(cones, r, u, error, report, tol);
+    }
+
+    /// The end of [`FrictionContactProblem::solution_with`] for a solver that has just measured
+    /// its answer: `u` holds `W r + q` as `velocity` computes it (up to the sign of zeros, e.g.
+    /// by `Blocks::velocity_with`) and `error` is `error_with(cones, r, u)`. Same report.
+    pub(crate) fn solution_measured(
+        &self,
+        cones: &[Arc<dyn Cone>],
+        r: &[f64],
+        u: &[f64],
+        error: f64,
+        report: &mut SolveReport,
+        tol: f64,
+    ) {
+        report.error = error;
         report.residual_inf = report.error;
         if !report.error.is_finite() && report.status == Status::Solved {
             report.status = Status::NumericalFailure;
