@@ -180,6 +180,69 @@ pub fn lcp_physical_error(m_max_abs: f64, q: &[f64], z: &[f64], w: &[f64]) -> f6
     max_abs(z.iter().zip(w).map(|(&a, &b)| rel(a, zn).min(rel(b, v))))
 }
 
+/// The physical figure of a box-LCP answer (`l ≤ z ≤ u`, `w = Mz + q` in the normal cone of
+/// the box at z), in the problem's own scales, as [`lcp_physical_error`] is for the LCP (to
+/// which it reduces for `l = 0`, `u = ∞`): per index the bound violation `/Z`, and the
+/// smallest of the three ways to be complementary — at the lower bound (`(z − l)/Z` and
+/// `w⁻/V`), at the upper bound (`(u − z)/Z` and `w⁺/V`) or inside (`|w|/V`); the largest over
+/// the indices. `Z = max(‖z‖, max |finite bound|)`, `V = max(‖q‖, ‖w‖, max|M|·‖z‖)`; absolute
+/// when `V ≤ ε`. Unchanged under `M → s_M M`, `q → s_q q`, bounds `→ (s_q/s_M)·bounds`, unlike
+/// [`box_lcp_error`], which compares z with w as if they had one unit.
+///
+/// ```
+/// use perp_core::measures::box_lcp_physical_error;
+/// let inf = f64::INFINITY;
+/// // M = 1e8·I, q = (−2e8, 1), z in [−1, 1] × [0, ∞): z = (1, 0) with w = (−1e8, 1) is the answer
+/// // (at the upper bound, w ≤ 0); z = (0.5, 0) is inside with w ≠ 0: half wrong.
+/// let (lo, hi) = ([-1.0, 0.0], [1.0, inf]);
+/// assert_eq!(box_lcp_physical_error(1e8, &[-2e8, 1.0], &lo, &hi, &[1.0, 0.0], &[-1e8, 1.0]), 0.0);
+/// let half = box_lcp_physical_error(1e8, &[-2e8, 1.0], &lo, &hi, &[0.5, 0.0], &[-1.5e8, 1.0]);
+/// assert!(half > 0.4, "{half}");
+/// ```
+pub fn box_lcp_physical_error(
+    m_max_abs: f64,
+    q: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    z: &[f64],
+    w: &[f64],
+) -> f64 {
+    let zn = norm2(z);
+    let finite = lo.iter().chain(hi).filter(|b| b.is_finite()).fold(0.0_f64, |a, b| a.max(b.abs()));
+    let zs = zn.max(finite);
+    let v = norm2(q).max(norm2(w)).max(m_max_abs * zn);
+    // A scale that overflows belongs to an answer that ran off, not to a solution.
+    if !(zs.is_finite() && v.is_finite()) {
+        return f64::NAN;
+    }
+    let dust = v <= f64::EPSILON;
+    let rel = |x: f64, s: f64| {
+        if x.is_nan() {
+            f64::NAN
+        } else if x <= 0.0 {
+            0.0
+        } else if dust || s <= 0.0 {
+            x
+        } else {
+            x / s
+        }
+    };
+    let mut worst = 0.0_f64;
+    for i in 0..z.len() {
+        let infeasible = rel(lo[i] - z[i], zs).max(rel(z[i] - hi[i], zs));
+        let at_lower =
+            if lo[i].is_finite() { rel(z[i] - lo[i], zs).max(rel(-w[i], v)) } else { f64::INFINITY };
+        let at_upper =
+            if hi[i].is_finite() { rel(hi[i] - z[i], zs).max(rel(w[i], v)) } else { f64::INFINITY };
+        let fig = infeasible.max(at_lower.min(at_upper).min(rel(w[i].abs(), v)));
+        if fig.is_nan() {
+            return f64::NAN;
+        }
+        worst = worst.max(fig);
+    }
+    worst
+}
+
 /// `err / scale` when `scale > ε` (machine epsilon), else `err`: the normalisation Siconos applies.
 pub fn normalize(err: f64, scale: f64) -> f64 {
     if scale > f64::EPSILON {
@@ -202,6 +265,24 @@ mod tests {
         let alt: Vec<f64> = z.iter().zip(&w).map(|(a, b)| a - (a - b).max(0.0)).collect();
         assert!((lcp_error(&q, &z, &w) - norm2(&alt) / 2.0).abs() < 1e-15);
         assert_eq!(lcp_residual_inf(&z, &w), 1.0);
+    }
+
+    /// With bounds 0 and ∞ the box-LCP figure is the LCP's, bit for bit.
+    #[test]
+    fn box_figure_reduces_to_the_lcp_figure() {
+        let n = 7;
+        for seed in 0..50_u64 {
+            let val = |i: usize, k: u64| {
+                (((seed * 31 + k) * 7919 + i as u64 * 104_729) % 2001) as f64 / 1000.0 - 1.0
+            };
+            let z: Vec<f64> = (0..n).map(|i| val(i, 1)).collect();
+            let w: Vec<f64> = (0..n).map(|i| 1e3 * val(i, 2)).collect();
+            let q: Vec<f64> = (0..n).map(|i| val(i, 3)).collect();
+            let (lo, hi) = (vec![0.0; n], vec![f64::INFINITY; n]);
+            let a = lcp_physical_error(2.5, &q, &z, &w);
+            let b = box_lcp_physical_error(2.5, &q, &lo, &hi, &z, &w);
+            assert_eq!(a.to_bits(), b.to_bits(), "seed {seed}: {a} vs {b}");
+        }
     }
 
     #[test]

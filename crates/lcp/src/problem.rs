@@ -351,10 +351,11 @@ impl Lcp {
         report.verify_with(tol, spare);
         // The physical check (issue 15): the peer measure compares z with w as if they had one
         // unit; a `Solved` answer must also be right in the problem's own scales.
-        if self.bounds.is_none() {
-            let phys = measures::lcp_physical_error(self.m_max, &self.q, z, w);
-            report.check_physics_with(phys, tol, "infeasibility or complementarity of z and w", spare);
-        }
+        let phys = match &self.bounds {
+            None => measures::lcp_physical_error(self.m_max, &self.q, z, w),
+            Some((lo, hi)) => measures::box_lcp_physical_error(self.m_max, &self.q, lo, hi, z, w),
+        };
+        report.check_physics_with(phys, tol, "infeasibility or complementarity of z and w", spare);
     }
 
     /// The buffer checks of `solve_into`: with `warm`, `z` is checked as a warm start (length n,

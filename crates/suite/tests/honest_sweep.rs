@@ -383,6 +383,89 @@ fn no_false_solved_on_scaled_lcps() {
     assert!(false_solved.is_empty(), "{} false Solved:\n{}", false_solved.len(), false_solved.join("\n"));
 }
 
+/// The box-LCP's figure, as [`lcp_check`] (which it reduces to for bounds 0 and ∞): per
+/// index the bound violation `/Z`, and the smallest of the three ways to be complementary — at
+/// the lower bound (`(z − l)/Z` and `w⁻/V`), at the upper bound (`(u − z)/Z` and `w⁺/V`), or
+/// inside (`|w|/V`), with `Z = max(‖z‖, max |finite bound|)` and `V = max(‖q‖, max|M|·‖z‖)`.
+fn box_check(p: &Lcp, z: &[f64]) -> f64 {
+    let (lo, hi) = p.bounds().expect("a box-LCP");
+    let w = p.w(z);
+    let finite = lo.iter().chain(hi).filter(|b| b.is_finite()).fold(0.0_f64, |a, b| a.max(b.abs()));
+    let zs = norm(z).max(finite);
+    let v = norm(p.q()).max(p.m().max_abs() * norm(z));
+    let rel = |x: f64, s: f64| if x <= 0.0 { 0.0 } else { x / s.max(1e-300) };
+    (0..z.len())
+        .map(|i| {
+            let infeasible = rel(lo[i] - z[i], zs).max(rel(z[i] - hi[i], zs));
+            let at_lower =
+                if lo[i].is_finite() { rel(z[i] - lo[i], zs).max(rel(-w[i], v)) } else { f64::INFINITY };
+            let at_upper =
+                if hi[i].is_finite() { rel(hi[i] - z[i], zs).max(rel(w[i], v)) } else { f64::INFINITY };
+            infeasible.max(at_lower.min(at_upper).min(rel(w[i].abs(), v)))
+        })
+        .fold(0.0, f64::max)
+}
+
+/// Box-LCPs (issue 15, "the same thinking for LCP"): generated LCPs given bounds of every kind
+/// (`[−0.5, 0.7]`, `[0, ∞)`, `(−∞, ∞)`, `(−∞, 0.4]`), scaled as `M → s_M M`, `q → s_q q`, bounds
+/// `→ (s_q/s_M)·bounds` (the solutions scale by `s_q/s_M`) or kept (other problems, with other
+/// active bounds), for `s_M, s_q ∈ {1e-8, 1, 1e8}`:
+/// no LCP solver may call an answer `Solved` that fails [`box_check`]. A solver that takes no
+/// bounds must refuse them with a `Requirement` error. The box error, `‖z − mid(l, u, z − w)‖ /
+/// ‖q‖`, compares z with w as if they had one unit: with M scaled by 1e8 an answer 50 % off
+/// reads 1e-8.
+#[test]
+fn no_false_solved_on_scaled_box_lcps() {
+    use perp_suite::generate;
+    let bases = [("spd(12, 3)", generate::spd(12, 3)), ("contact(4, 5)", generate::contact(4, 5))];
+    let mut false_solved = Vec::new();
+    for name in LCP_NAMES {
+        let mut solver = build(Family::Lcp, name, &Params::new()).unwrap();
+        let (mut runs, mut solved, mut refused, mut worst) = (0, 0, 0, 0.0_f64);
+        for (label, base) in &bases {
+            let n = base.n();
+            let kinds = [
+                (-0.5, 0.7),
+                (0.0, f64::INFINITY),
+                (f64::NEG_INFINITY, f64::INFINITY),
+                (f64::NEG_INFINITY, 0.4),
+            ];
+            for sm in SCALES {
+                for (sq, k) in SCALES.iter().flat_map(|&sq| [(sq, sq / sm), (sq, 1.0)]) {
+                    let lo: Vec<f64> = (0..n).map(|i| kinds[i % 4].0 * k).collect();
+                    let hi: Vec<f64> = (0..n).map(|i| kinds[i % 4].1 * k).collect();
+                    let q: Vec<f64> = base.q().iter().map(|v| v * sq).collect();
+                    let p = Lcp::with_bounds(scaled(base.m(), sm), q, lo, hi).unwrap();
+                    runs += 1;
+                    let a = match solver.solve(&Problem::Lcp(p.clone()), None, &settings()) {
+                        Ok(a) => a,
+                        Err(perp_core::Error::Requirement { .. }) => {
+                            refused += 1;
+                            continue;
+                        }
+                        Err(e) => panic!("{name} on {label} s_M={sm:e} s_q={sq:e}: {e}"),
+                    };
+                    if a.report.status != Status::Solved {
+                        continue;
+                    }
+                    solved += 1;
+                    let fig = box_check(&p, &a.z);
+                    worst = worst.max(fig);
+                    if above(fig, BOUND) {
+                        false_solved.push(format!(
+                            "{name} on {label} s_M={sm:e} s_q={sq:e}: figure {fig:.2e}, error {:.2e}",
+                            a.report.error
+                        ));
+                    }
+                }
+            }
+        }
+        println!("box {name:16} solved {solved:3} of {runs:3}, refused {refused:3}; worst solved figure {worst:.2e}");
+        assert!(refused == 0 || refused == runs, "{name} refuses some box-LCPs and not others");
+    }
+    assert!(false_solved.is_empty(), "{} false Solved:\n{}", false_solved.len(), false_solved.join("\n"));
+}
+
 /// Solving must not depend on units: every LCP solver that solves a problem solves every
 /// scaled copy `M → s_M M`, `q → s_q q` (`s_M, s_q ∈ {1e-8, 1, 1e8}`) too. Before the data
 /// were brought near 1 (`Lcp::unit_scaling`), Lemke ended on rays for 8 of 10 built-in LCPs
