@@ -624,21 +624,21 @@ fn no_false_solved_on_scaled_mlcps() {
 /// 1e-6. Where both fail, proximal rounds on the pyramid LCP regularized on its force block
 /// (`proximal_lemke`) solve BoxesStack1 and Capsules-i101-404 (7.4e-7, 8 s); a solve stalled at
 /// the pyramid's linearisation error (or failed) is repeated with twice the facets
-/// (`max_facets`), which solves Capsules-i100 (16 facets, 13 s). Capsules-i125 needs 16 facets
-/// and about 35 s here: within this test's 60 s limit on a quiet machine, not asserted.
+/// (`max_facets`), which solves Capsules-i100 (16 facets, 13 s) and Capsules-i125 (16 facets,
+/// 43.5 s measured on a quiet machine, 2026-11-26; it gets 150 s here, for a loaded one).
 #[test]
 #[ignore = "needs PERP_SUITES; slow (run with --release)"]
 fn lemke_pyramid_survives_the_round_off_files() {
     let root = perp_suite::suites_dir().join("siconos/fc3d");
-    for (f, before, solved) in [
-        ("Capsules-i101-404.dat", 0.24, true),
-        ("Capsules-i100-1090.dat", 0.099, true),
-        ("Capsules-i125-1213.hdf5", 0.021, false),
-        ("BoxesStack1-i100000-32.hdf5.dat", 0.42, true),
+    for (f, before, limit) in [
+        ("Capsules-i101-404.dat", 0.24, 60),
+        ("Capsules-i100-1090.dat", 0.099, 60),
+        ("Capsules-i125-1213.hdf5", 0.021, 150),
+        ("BoxesStack1-i100000-32.hdf5.dat", 0.42, 60),
     ] {
         let p = perp_suite::read_friction_contact(&root.join(f)).unwrap();
         let mut solver = build(Family::Friction, "lemke-pyramid", &Params::new()).unwrap();
-        let s = Settings { tol: 1e-6, time_limit: Some(Duration::from_secs(60)), ..Settings::default() };
+        let s = Settings { tol: 1e-6, time_limit: Some(Duration::from_secs(limit)), ..Settings::default() };
         let a = solver.solve(&Problem::Friction(p.clone()), None, &s).unwrap();
         println!(
             "{f}: {} error {:.2e} (before {before:.2e}), physical {:.2e}; {}",
@@ -649,10 +649,8 @@ fn lemke_pyramid_survives_the_round_off_files() {
         );
         assert!(a.report.error <= 1e-3, "{f}: error {:.2e}", a.report.error);
         assert!(a.report.status != Status::Solved || check(&p, &a.z) <= BOUND, "{f}");
-        if solved {
-            assert_eq!(a.report.status, Status::Solved, "{f}: {:?}", a.report);
-        }
-        if f.starts_with("Capsules-i100") {
+        assert_eq!(a.report.status, Status::Solved, "{f}: {:?}", a.report);
+        if f.starts_with("Capsules-i100") || f.starts_with("Capsules-i125") {
             let msg = a.report.message.as_deref().unwrap_or("");
             assert!(msg.contains("answer from 16 facets"), "{f}: {msg}");
         }
