@@ -225,17 +225,7 @@ impl FrictionContactProblem {
         // velocities are round-off dust (nothing to be relative to) or a scale is 0 (then the
         // measured quantity is 0 too, up to underflow).
         let dust = un <= f64::EPSILON;
-        let rel = |x: f64, scale: f64| {
-            if x.is_nan() {
-                f64::NAN
-            } else if x <= 0.0 {
-                0.0
-            } else if dust || scale <= 0.0 {
-                x
-            } else {
-                x / scale
-            }
-        };
+        let rel = |x: f64, scale: f64| measures::relative_part(x, scale, dust);
         let (mut pen, mut cone_out, mut comp, mut ut_sq) = (0.0_f64, 0.0_f64, 0.0_f64, 0.0_f64);
         let (mut ut, mut pr) = ([0.0; MAX_DIM], [0.0; MAX_DIM]);
         for i in 0..self.contacts() {

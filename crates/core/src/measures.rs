@@ -216,17 +216,7 @@ pub fn box_lcp_physical_error(
         return f64::NAN;
     }
     let dust = v <= f64::EPSILON;
-    let rel = |x: f64, s: f64| {
-        if x.is_nan() {
-            f64::NAN
-        } else if x <= 0.0 {
-            0.0
-        } else if dust || s <= 0.0 {
-            x
-        } else {
-            x / s
-        }
-    };
+    let rel = |x: f64, s: f64| relative_part(x, s, dust);
     let mut worst = 0.0_f64;
     for i in 0..z.len() {
         let infeasible = rel(lo[i] - z[i], zs).max(rel(z[i] - hi[i], zs));
@@ -241,6 +231,21 @@ pub fn box_lcp_physical_error(
         worst = worst.max(fig);
     }
     worst
+}
+
+/// The positive part of a violation `x` relative to `scale`, as the physical figures measure
+/// it: NaN stays NaN, `x ≤ 0` (no violation) is 0, and `x` stays absolute when the problem is
+/// round-off dust (`dust`) or the scale is 0 (then x is 0 too, up to underflow).
+pub fn relative_part(x: f64, scale: f64, dust: bool) -> f64 {
+    if x.is_nan() {
+        f64::NAN
+    } else if x <= 0.0 {
+        0.0
+    } else if dust || scale <= 0.0 {
+        x
+    } else {
+        x / scale
+    }
 }
 
 /// `err / scale` when `scale > ε` (machine epsilon), else `err`: the normalisation Siconos applies.
