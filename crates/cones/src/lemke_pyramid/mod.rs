@@ -87,7 +87,8 @@
 //! BoxesStack1 (0.02 s) and Capsules-i101-404 (8 s) at 1e-6. A solve that ends stalled (at
 //! the pyramid's linearisation error) or failed is repeated with twice the facets, warm from
 //! its best answer, up to `max_facets`: Capsules-i100 (13 s) and -i125 (36–44 s) are solved
-//! with 16 (`lemke_pyramid_survives_the_round_off_files` in perp-suite's `honest_sweep`). Confeti-ex03, whose LCP error stops at 2.4e-6 (its z is large against q), is not.
+//! with 16 (`lemke_pyramid_survives_the_round_off_files` in perp-suite's `honest_sweep`).
+//! Confeti-ex03, whose LCP error stops at 2.4e-6 (its z is large against q), is not.
 //!
 //! Also a one-shot Stewart–Trinkle solver: `refine: 0`.
 //!
