@@ -238,51 +238,75 @@ const SMALL_LU: usize = 16;
 /// Right-looking LU with partial pivoting of a small `a` in place, in faer's convention (the
 /// same packed factors and row permutation `perm`/`perm_inv` as `lu_in_place`, the same pivot
 /// choice: the first largest `|a_ik|`). A zero pivot column is left as it is (the caller sees
-/// the zero pivot).
-fn small_lu_in_place(mut a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usize]) {
-    const S: usize = SMALL_LU;
-    let n = a.nrows();
-    // A column-major copy of stride S: plain slices for the inner loops.
-    let mut v = [0.0; S * S];
-    for j in 0..n {
-        v[j * S..j * S + n].copy_from_slice(&col(a.as_ref(), j)[..n]);
+/// the zero pivot). Dispatched on the order to [`small_lu_fixed`], whose loops have
+/// compile-time bounds.
+fn small_lu_in_place(a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usize]) {
+    match a.nrows() {
+        0 => {}
+        1 => small_lu_fixed::<1>(a, perm, perm_inv),
+        2 => small_lu_fixed::<2>(a, perm, perm_inv),
+        3 => small_lu_fixed::<3>(a, perm, perm_inv),
+        4 => small_lu_fixed::<4>(a, perm, perm_inv),
+        5 => small_lu_fixed::<5>(a, perm, perm_inv),
+        6 => small_lu_fixed::<6>(a, perm, perm_inv),
+        7 => small_lu_fixed::<7>(a, perm, perm_inv),
+        8 => small_lu_fixed::<8>(a, perm, perm_inv),
+        9 => small_lu_fixed::<9>(a, perm, perm_inv),
+        10 => small_lu_fixed::<10>(a, perm, perm_inv),
+        11 => small_lu_fixed::<11>(a, perm, perm_inv),
+        12 => small_lu_fixed::<12>(a, perm, perm_inv),
+        13 => small_lu_fixed::<13>(a, perm, perm_inv),
+        14 => small_lu_fixed::<14>(a, perm, perm_inv),
+        15 => small_lu_fixed::<15>(a, perm, perm_inv),
+        _ => small_lu_fixed::<SMALL_LU>(a, perm, perm_inv),
+    }
+}
+
+/// [`small_lu_in_place`] for order `N` on a column-major copy `v[j][i]`: the same operations in
+/// the same order (so the same bits) as a loop over a runtime order, with every bound known.
+fn small_lu_fixed<const N: usize>(mut a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usize]) {
+    debug_assert!(a.nrows() == N && a.ncols() == N);
+    let (perm, perm_inv): (&mut [usize; N], &mut [usize; N]) =
+        (perm.try_into().expect("perm of length n"), perm_inv.try_into().expect("perm_inv of length n"));
+    let mut v = [[0.0; N]; N];
+    for (j, c) in v.iter_mut().enumerate() {
+        c.copy_from_slice(&col(a.as_ref(), j)[..N]);
     }
     for (i, p) in perm.iter_mut().enumerate() {
         *p = i;
     }
-    for k in 0..n {
-        let col = &v[k * S..k * S + n];
-        let (mut p, mut m) = (k, col[k].abs());
-        for (i, x) in col.iter().enumerate().skip(k + 1) {
-            if x.abs() > m {
-                (p, m) = (i, x.abs());
+    for k in 0..N {
+        let (mut p, mut m) = (k, v[k][k].abs());
+        for i in k + 1..N {
+            if v[k][i].abs() > m {
+                (p, m) = (i, v[k][i].abs());
             }
         }
         if p != k {
-            for c in v.chunks_exact_mut(S).take(n) {
+            for c in v.iter_mut() {
                 c.swap(k, p);
             }
             perm.swap(k, p);
         }
-        let pivot = v[k * S + k];
+        let pivot = v[k][k];
         if pivot == 0.0 {
             continue;
         }
         let inv = pivot.recip();
-        for x in &mut v[k * S + k + 1..k * S + n] {
+        for x in &mut v[k][k + 1..] {
             *x *= inv;
         }
-        let (left, right) = v.split_at_mut((k + 1) * S);
-        let l = &left[k * S + k + 1..k * S + n];
-        for cj in right.chunks_exact_mut(S).take(n - k - 1) {
+        let (left, right) = v.split_at_mut(k + 1);
+        let l = &left[k];
+        for cj in right.iter_mut() {
             let u = cj[k];
-            for (x, lk) in cj[k + 1..n].iter_mut().zip(l) {
-                *x -= lk * u;
+            for i in k + 1..N {
+                cj[i] -= l[i] * u;
             }
         }
     }
-    for j in 0..n {
-        col_mut(a.as_mut(), j)[..n].copy_from_slice(&v[j * S..j * S + n]);
+    for (j, c) in v.iter().enumerate() {
+        col_mut(a.as_mut(), j)[..N].copy_from_slice(c);
     }
     for (i, &p) in perm.iter().enumerate() {
         perm_inv[p] = i;
