@@ -264,6 +264,9 @@ fn small_lu_in_place(a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usi
 
 /// [`small_lu_in_place`] for order `N` on a column-major copy `v[j][i]`: the same operations in
 /// the same order (so the same bits) as a loop over a runtime order, with every bound known.
+/// Indexed loops: with the bounds known the checks go, and they measured 3 % fewer
+/// instructions than the iterator form on ac-newton's 12×12 LUs.
+#[allow(clippy::needless_range_loop)]
 fn small_lu_fixed<const N: usize>(mut a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usize]) {
     debug_assert!(a.nrows() == N && a.ncols() == N);
     let (perm, perm_inv): (&mut [usize; N], &mut [usize; N]) =
