@@ -32,9 +32,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let scene = scenes::scene(name, size)?;
     let mut opts = scene.default_options();
     opts.keep_problem = true;
-    let scene_chain: Vec<String> = std::iter::once(opts.solver.clone().unwrap_or_else(|| "nsgs".into()))
-        .chain(opts.fallback.iter().cloned())
-        .collect();
+    let scene_chain: Vec<String> =
+        std::iter::once(opts.solver.clone().unwrap_or_else(|| opts.formulation.default_solver().into()))
+            .chain(opts.fallback.iter().cloned())
+            .collect();
     let chain: Vec<(String, Params)> = match replay {
         None => scene_chain.into_iter().map(|n| (n, Params::new())).collect(),
         Some(text) => text
