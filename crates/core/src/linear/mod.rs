@@ -241,6 +241,18 @@ const SMALL_LU: usize = 16;
 /// the zero pivot). Dispatched on the order to [`small_lu_fixed`], whose loops have
 /// compile-time bounds.
 fn small_lu_in_place(a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usize]) {
+    // Compiled for the machine's widest vectors too (AVX2 where the CPU has them, chosen at
+    // run time): each operation is the scalar one lane by lane (no fused multiply-adds), so
+    // the factors are the same on every machine.
+    pulp::Arch::new().dispatch(
+        #[inline(always)]
+        || small_lu_dispatch(a, perm, perm_inv),
+    )
+}
+
+/// [`small_lu_fixed`] for the order of `a` as a compile-time constant.
+#[inline(always)]
+fn small_lu_dispatch(a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usize]) {
     match a.nrows() {
         0 => {}
         1 => small_lu_fixed::<1>(a, perm, perm_inv),
@@ -267,6 +279,7 @@ fn small_lu_in_place(a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usi
 /// Indexed loops: with the bounds known the checks go, and they measured 3 % fewer
 /// instructions than the iterator form on ac-newton's 12×12 LUs.
 #[allow(clippy::needless_range_loop)]
+#[inline(always)]
 fn small_lu_fixed<const N: usize>(mut a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usize]) {
     debug_assert!(a.nrows() == N && a.ncols() == N);
     let (perm, perm_inv): (&mut [usize; N], &mut [usize; N]) =
@@ -296,14 +309,23 @@ fn small_lu_fixed<const N: usize>(mut a: MatMut<'_, f64>, perm: &mut [usize], pe
             continue;
         }
         let inv = pivot.recip();
-        for x in &mut v[k][k + 1..] {
-            *x *= inv;
+        // The multipliers (rows > k of column k over the pivot) padded with zeros to the full
+        // column, so that every loop below runs over all N rows (fixed-length, vectorized):
+        // rows ≤ k subtract 0 · u, which leaves them as they are up to the sign of a zero (u
+        // is finite wherever the factors mean anything). On ac-newton's 12×12 LUs this and
+        // the wide vectors take 2.9k instructions instead of 6.1k.
+        let mut l = [0.0; N];
+        for i in 0..N {
+            l[i] = if i > k { v[k][i] * inv } else { 0.0 };
         }
-        let (left, right) = v.split_at_mut(k + 1);
-        let l = &left[k];
-        for cj in right.iter_mut() {
+        for i in 0..N {
+            if i > k {
+                v[k][i] = l[i];
+            }
+        }
+        for cj in v[k + 1..].iter_mut() {
             let u = cj[k];
-            for i in k + 1..N {
+            for i in 0..N {
                 cj[i] -= l[i] * u;
             }
         }
@@ -960,6 +982,65 @@ mod tests {
         let mut y = [a[(0, 0)] + a[(0, 1)], a[(1, 0)] + a[(1, 1)]];
         lu.solve_in_place(&mut y);
         assert!((y[0] - 1.0).abs() < 1e-14 && (y[1] - 1.0).abs() < 1e-14);
+    }
+
+    /// The small-order kernel, compiled for the machine's widest vectors and run-time
+    /// dispatched, gives the bits of the same kernel compiled for the baseline target and of
+    /// the textbook loop over a runtime order (its rows ≤ k untouched at step k); zeros
+    /// compared by value (the padded update may flip a zero's sign).
+    #[test]
+    fn wide_small_lu_matches_the_baseline_and_the_textbook_loop() {
+        let mut seed = 11_u64;
+        let mut rnd = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1_u64 << 53) as f64 - 0.5
+        };
+        for n in 1..=SMALL_LU {
+            for _ in 0..20 {
+                let a = Mat::<f64>::from_fn(n, n, |_, _| rnd());
+                let (mut wide, mut base, mut text) = (a.clone(), a.clone(), a.clone());
+                let (mut p1, mut q1, mut p2, mut q2) = (vec![0; n], vec![0; n], vec![0; n], vec![0; n]);
+                small_lu_in_place(wide.as_mut(), &mut p1, &mut q1);
+                small_lu_dispatch(base.as_mut(), &mut p2, &mut q2);
+                assert_eq!((&p1, &q1), (&p2, &q2), "n = {n}");
+                // The textbook right-looking loop.
+                let mut p3: Vec<usize> = (0..n).collect();
+                for k in 0..n {
+                    let mut piv = k;
+                    for i in k + 1..n {
+                        if text[(i, k)].abs() > text[(piv, k)].abs() {
+                            piv = i;
+                        }
+                    }
+                    if piv != k {
+                        for j in 0..n {
+                            let t = text[(k, j)];
+                            text[(k, j)] = text[(piv, j)];
+                            text[(piv, j)] = t;
+                        }
+                        p3.swap(k, piv);
+                    }
+                    let inv = text[(k, k)].recip();
+                    for i in k + 1..n {
+                        text[(i, k)] *= inv;
+                    }
+                    for j in k + 1..n {
+                        let u = text[(k, j)];
+                        for i in k + 1..n {
+                            let l = text[(i, k)];
+                            text[(i, j)] -= l * u;
+                        }
+                    }
+                }
+                assert_eq!(p1, p3, "n = {n}");
+                for j in 0..n {
+                    for i in 0..n {
+                        let (x, y, z) = (wide[(i, j)], base[(i, j)], text[(i, j)]);
+                        assert!(x == y && x == z, "n = {n} ({i}, {j}): {x:e} {y:e} {z:e}");
+                    }
+                }
+            }
+        }
     }
 
     /// The small-order kernel gives faer's factorization (same pivots and permutation, the
