@@ -194,11 +194,15 @@ const MAX_HALVINGS: usize = 30;
 /// Length of the non-monotone memory.
 const MEMORY: usize = 5;
 
+#[allow(clippy::large_enum_variant)] // one per prepared solver, never moved in a loop
 enum Linear {
-    /// W dense, and the Newton matrix J with its LU in place ([`DenseLu`]), sized once for n.
+    /// W dense, and the Newton matrix J with its LU in place ([`DenseLu`]), sized once for n;
+    /// `j` keeps J itself by columns (before any regularization), for the residual check of
+    /// the direction (one dense product instead of W Δ and the blocks).
     Dense {
         w: Mat<f64>,
         lu: DenseLu,
+        j: Vec<f64>,
     },
     Sparse(Box<SparseJ>),
 }
@@ -208,7 +212,7 @@ impl Linear {
     fn dense(n: usize) -> Linear {
         let mut lu = DenseLu::new();
         lu.resize(n, 1);
-        Linear::Dense { w: Mat::zeros(n, n), lu }
+        Linear::Dense { w: Mat::zeros(n, n), lu, j: vec![0.0; n * n] }
     }
 }
 
@@ -698,13 +702,16 @@ impl Method<'_> {
                     sj.assemble(d, &self.jr_eff, &self.ju);
                     sj.solve(eps, &mut self.dir)
                 }
-                Linear::Dense { w, lu } => {
+                Linear::Dense { w, lu, j: kept } => {
                     self.factorizations += 1;
                     for k in 0..n {
                         self.dir[k] = -self.phi[k];
                     }
                     let mut j = lu.matrix_mut();
                     dense_assemble(d, w, &self.jr_eff, &self.ju, j.rb_mut());
+                    for (c, kc) in kept.chunks_exact_mut(n).enumerate() {
+                        kc.copy_from_slice(col_slice(&mut j, c));
+                    }
                     for k in 0..n {
                         j[(k, k)] += eps;
                     }
@@ -747,21 +754,16 @@ impl Method<'_> {
     /// least a descent direction of ½‖Φ‖² (`Φᵀ J Δ < 0`).
     fn residual_ok(&mut self, regularized: bool) -> bool {
         let n = self.r.len();
-        let (mut jd, mut wd) = (std::mem::take(&mut self.jd), std::mem::take(&mut self.wd));
+        let mut jd = std::mem::take(&mut self.jd);
         match &*self.linear {
             Linear::Sparse(sj) => sj.mul(&self.dir, &mut jd),
-            Linear::Dense { .. } => {
-                // J was overwritten by its LU: recompute J Δ blockwise.
-                let d = self.p.dim;
-                self.blocks.mul(&self.dir, &mut wd);
-                for i in 0..n / d {
-                    for a in 0..d {
-                        let mut s = 0.0;
-                        for k in 0..d {
-                            s += self.jr_eff[i * d * d + a * d + k] * self.dir[d * i + k]
-                                + self.ju[i * d * d + a * d + k] * wd[d * i + k];
-                        }
-                        jd[d * i + a] = s;
+            Linear::Dense { j, .. } => {
+                // J Δ with the copy of J kept (by columns) before its LU overwrote it.
+                let jd = &mut jd[..n];
+                jd.fill(0.0);
+                for (jc, x) in j.chunks_exact(n).zip(&self.dir) {
+                    for (y, a) in jd.iter_mut().zip(jc) {
+                        *y += a * x;
                     }
                 }
             }
@@ -769,7 +771,7 @@ impl Method<'_> {
         let res: f64 = jd.iter().zip(&self.phi).map(|(a, b)| (a + b) * (a + b)).sum::<f64>().sqrt();
         let nphi = self.phi.iter().map(|v| v * v).sum::<f64>().sqrt();
         let slope: f64 = jd.iter().zip(&self.phi).map(|(a, b)| a * b).sum();
-        (self.jd, self.wd) = (jd, wd);
+        self.jd = jd;
         res <= 1e-6 * nphi.max(f64::MIN_POSITIVE) || (regularized && slope < 0.0)
     }
 

@@ -231,15 +231,19 @@ impl DenseLu {
 }
 
 /// Orders up to which [`DenseLu`] factors and solves with [`small_lu_in_place`] rather than
-/// faer's recursive LU, whose dispatch costs more than the arithmetic on tiny matrices (the
-/// Newton matrices of problems of a few contacts; the two cross near n = 20 here).
-const SMALL_LU: usize = 16;
+/// faer's recursive LU, whose dispatch costs more than the arithmetic on small matrices (the
+/// Newton matrices of problems of up to about a dozen contacts). Factor and solve of a random
+/// matrix (`crates/core/examples/dense_small.rs`), this kernel against faer's: n = 16
+/// 0.91 µs, n = 21 1.7 against 2.8, n = 27 2.7 against 4.5, n = 36 5.7 against 7.5, n = 40
+/// 6.8 (faer 8.7 at n = 42).
+const SMALL_LU: usize = 40;
 
 /// Right-looking LU with partial pivoting of a small `a` in place, in faer's convention (the
 /// same packed factors and row permutation `perm`/`perm_inv` as `lu_in_place`, the same pivot
 /// choice: the first largest `|a_ik|`). A zero pivot column is left as it is (the caller sees
 /// the zero pivot). Dispatched on the order to [`small_lu_fixed`], whose loops have
-/// compile-time bounds.
+/// compile-time bounds: the order itself up to 16, then the next multiple of 4 (zero rows
+/// padding the columns).
 fn small_lu_in_place(a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usize]) {
     // Compiled for the machine's widest vectors too (AVX2 where the CPU has them, chosen at
     // run time): each operation is the scalar one lane by lane (no fused multiply-adds), so
@@ -250,7 +254,8 @@ fn small_lu_in_place(a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usi
     )
 }
 
-/// [`small_lu_fixed`] for the order of `a` as a compile-time constant.
+/// [`small_lu_fixed`] for the order of `a`, or the next multiple of 4 above 16, as a
+/// compile-time constant.
 #[inline(always)]
 fn small_lu_dispatch(a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usize]) {
     match a.nrows() {
@@ -270,36 +275,44 @@ fn small_lu_dispatch(a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usi
         13 => small_lu_fixed::<13>(a, perm, perm_inv),
         14 => small_lu_fixed::<14>(a, perm, perm_inv),
         15 => small_lu_fixed::<15>(a, perm, perm_inv),
+        16 => small_lu_fixed::<16>(a, perm, perm_inv),
+        17..=20 => small_lu_fixed::<20>(a, perm, perm_inv),
+        21..=24 => small_lu_fixed::<24>(a, perm, perm_inv),
+        25..=28 => small_lu_fixed::<28>(a, perm, perm_inv),
+        29..=32 => small_lu_fixed::<32>(a, perm, perm_inv),
+        33..=36 => small_lu_fixed::<36>(a, perm, perm_inv),
         _ => small_lu_fixed::<SMALL_LU>(a, perm, perm_inv),
     }
 }
 
-/// [`small_lu_in_place`] for order `N` on a column-major copy `v[j][i]`: the same operations in
-/// the same order (so the same bits) as a loop over a runtime order, with every bound known.
-/// Indexed loops: with the bounds known the checks go, and they measured 3 % fewer
-/// instructions than the iterator form on ac-newton's 12×12 LUs.
+/// [`small_lu_in_place`] for an order `n ≤ N` on a column-major copy `v[j][i]` of `N` rows
+/// (rows `n..N` zero): the same operations in the same order (so the same bits) as a loop
+/// over a runtime order, with every bound known. The zero rows make each column operation one
+/// fixed-length loop of N (vectorized) without changing rows `< n` (they subtract 0 · u) or
+/// the pivot choice (a zero never beats the first largest `|a_ik|`). Indexed loops: with the
+/// bounds known the checks go, and they measured 3 % fewer instructions than the iterator
+/// form on ac-newton's 12×12 LUs.
 #[allow(clippy::needless_range_loop)]
 #[inline(always)]
 fn small_lu_fixed<const N: usize>(mut a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usize]) {
-    debug_assert!(a.nrows() == N && a.ncols() == N);
-    let (perm, perm_inv): (&mut [usize; N], &mut [usize; N]) =
-        (perm.try_into().expect("perm of length n"), perm_inv.try_into().expect("perm_inv of length n"));
+    let n = a.nrows();
+    debug_assert!(n <= N && a.ncols() == n && perm.len() == n && perm_inv.len() == n);
     let mut v = [[0.0; N]; N];
-    for (j, c) in v.iter_mut().enumerate() {
-        c.copy_from_slice(&col(a.as_ref(), j)[..N]);
+    for (j, c) in v[..n].iter_mut().enumerate() {
+        c[..n].copy_from_slice(&col(a.as_ref(), j)[..n]);
     }
     for (i, p) in perm.iter_mut().enumerate() {
         *p = i;
     }
-    for k in 0..N {
+    for k in 0..n {
         let (mut p, mut m) = (k, v[k][k].abs());
-        for i in k + 1..N {
+        for i in k + 1..n {
             if v[k][i].abs() > m {
                 (p, m) = (i, v[k][i].abs());
             }
         }
         if p != k {
-            for c in v.iter_mut() {
+            for c in v[..n].iter_mut() {
                 c.swap(k, p);
             }
             perm.swap(k, p);
@@ -323,15 +336,15 @@ fn small_lu_fixed<const N: usize>(mut a: MatMut<'_, f64>, perm: &mut [usize], pe
                 v[k][i] = l[i];
             }
         }
-        for cj in v[k + 1..].iter_mut() {
+        for cj in v[k + 1..n].iter_mut() {
             let u = cj[k];
             for i in 0..N {
                 cj[i] -= l[i] * u;
             }
         }
     }
-    for (j, c) in v.iter().enumerate() {
-        col_mut(a.as_mut(), j)[..N].copy_from_slice(c);
+    for (j, c) in v[..n].iter().enumerate() {
+        col_mut(a.as_mut(), j)[..n].copy_from_slice(&c[..n]);
     }
     for (i, &p) in perm.iter().enumerate() {
         perm_inv[p] = i;
