@@ -707,10 +707,18 @@ impl Method<'_> {
                     for k in 0..n {
                         self.dir[k] = -self.phi[k];
                     }
+                    // J is assembled once and kept; a regularized retry starts from the copy
+                    // (the previous attempt's LU overwrote the matrix).
                     let mut j = lu.matrix_mut();
-                    dense_assemble(d, w, &self.jr_eff, &self.ju, j.rb_mut());
-                    for (c, kc) in kept.chunks_exact_mut(n).enumerate() {
-                        kc.copy_from_slice(col_slice(&mut j, c));
+                    if eps_k == 0 {
+                        dense_assemble(d, w, &self.jr_eff, &self.ju, j.rb_mut());
+                        for (c, kc) in kept.chunks_exact_mut(n).enumerate() {
+                            kc.copy_from_slice(col_slice(&mut j, c));
+                        }
+                    } else {
+                        for (c, kc) in kept.chunks_exact(n).enumerate() {
+                            col_slice(&mut j, c).copy_from_slice(kc);
+                        }
                     }
                     for k in 0..n {
                         j[(k, k)] += eps;
