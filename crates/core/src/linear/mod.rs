@@ -234,8 +234,8 @@ impl DenseLu {
 /// faer's recursive LU, whose dispatch costs more than the arithmetic on small matrices (the
 /// Newton matrices of problems of up to about a dozen contacts). Factor and solve of a random
 /// matrix (`crates/core/examples/dense_small.rs`), this kernel against faer's: n = 16
-/// 0.91 µs, n = 21 1.7 against 2.8, n = 27 2.7 against 4.5, n = 36 5.7 against 7.5, n = 40
-/// 6.8 (faer 8.7 at n = 42).
+/// 1.0 µs, n = 21 1.6 against 2.8, n = 27 2.5 against 4.5, n = 36 4.7 against 7.5, n = 40
+/// 5.9 (faer 8.8 at n = 42).
 const SMALL_LU: usize = 40;
 
 /// Right-looking LU with partial pivoting of a small `a` in place, in faer's convention (the
@@ -245,14 +245,24 @@ const SMALL_LU: usize = 40;
 /// compile-time bounds: the order itself up to 16, then the next multiple of 4 (zero rows
 /// padding the columns).
 fn small_lu_in_place(a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usize]) {
-    // Compiled for the machine's widest vectors too (AVX2 where the CPU has them, chosen at
-    // run time): each operation is the scalar one lane by lane (no fused multiply-adds), so
-    // the factors are the same on every machine.
-    pulp::Arch::new().dispatch(
-        #[inline(always)]
-        || small_lu_dispatch(a, perm, perm_inv),
-    )
+    // Above WIDE_MIN also compiled for the machine's widest vectors (AVX2 where the CPU has
+    // them, chosen at run time): each operation is the scalar one lane by lane (no fused
+    // multiply-adds), so the factors are the same on every machine and either way.
+    if a.nrows() <= WIDE_MIN {
+        small_lu_dispatch(a, perm, perm_inv)
+    } else {
+        pulp::Arch::new().dispatch(
+            #[inline(always)]
+            || small_lu_dispatch(a, perm, perm_inv),
+        )
+    }
 }
+
+/// Orders above which [`small_lu_in_place`] runs its AVX2 build: below, the wide build was
+/// slower per call in interleaved runs (ac-newton on Confeti-ex13, n = 12, one LU a solve:
+/// 7.3 µs against 5.0 µs; FC3D_Example1, n = 9: 3.3 against 2.9 µs), above it faster
+/// (NESpheres_10_1, n = 27: 14.5 against 17.1 µs).
+const WIDE_MIN: usize = 16;
 
 /// [`small_lu_fixed`] for the order of `a`, or the next multiple of 4 above 16, as a
 /// compile-time constant.
@@ -325,8 +335,9 @@ fn small_lu_fixed<const N: usize>(mut a: MatMut<'_, f64>, perm: &mut [usize], pe
         // The multipliers (rows > k of column k over the pivot) padded with zeros to the full
         // column, so that every loop below runs over all N rows (fixed-length, vectorized):
         // rows ≤ k subtract 0 · u, which leaves them as they are up to the sign of a zero (u
-        // is finite wherever the factors mean anything). On ac-newton's 12×12 LUs this and
-        // the wide vectors take 2.9k instructions instead of 6.1k.
+        // is finite wherever the factors mean anything). On ac-newton's 12×12 LUs this takes
+        // 4.3k instructions instead of 6.1k (2.9k in the wide build, slower per call there:
+        // WIDE_MIN).
         let mut l = [0.0; N];
         for i in 0..N {
             l[i] = if i > k { v[k][i] * inv } else { 0.0 };
@@ -997,10 +1008,11 @@ mod tests {
         assert!((y[0] - 1.0).abs() < 1e-14 && (y[1] - 1.0).abs() < 1e-14);
     }
 
-    /// The small-order kernel, compiled for the machine's widest vectors and run-time
-    /// dispatched, gives the bits of the same kernel compiled for the baseline target and of
-    /// the textbook loop over a runtime order (its rows ≤ k untouched at step k); zeros
-    /// compared by value (the padded update may flip a zero's sign).
+    /// The small-order kernel as `DenseLu` runs it (above [`WIDE_MIN`] compiled for the
+    /// machine's widest vectors and run-time dispatched) gives the bits of the same kernel
+    /// compiled for the baseline target and of the textbook loop over a runtime order (its
+    /// rows ≤ k untouched at step k); zeros compared by value (the padded update may flip a
+    /// zero's sign).
     #[test]
     fn wide_small_lu_matches_the_baseline_and_the_textbook_loop() {
         let mut seed = 11_u64;
