@@ -22,8 +22,8 @@ pub(crate) struct Blocks {
     /// For each entry of `diag`, its position in the CSR values (`usize::MAX`: not stored, 0),
     /// so that a refresh of the values refills the blocks without searching the rows.
     diag_at: Vec<usize>,
-    /// Scratch of [`Blocks::refresh_values`] for a dense W: the values in CSR order, and the
-    /// next CSR position of every row.
+    /// Scratch for a dense W: the values in CSR order ([`Blocks::refresh_values`]), and the
+    /// next CSR position of every row (while the blocks are built).
     stage: Vec<f64>,
     next: Vec<usize>,
 }
@@ -91,8 +91,6 @@ impl Blocks {
         fill_diag(csr.data(), &diag_at, &mut diag);
         stage.clear();
         stage.resize(csr.nnz(), 0.0);
-        next.clear();
-        next.resize(n, 0);
         Blocks { d, csr, diag, diag_at, stage, next }
     }
 
@@ -137,31 +135,29 @@ impl Blocks {
         }
         match w {
             Matrix::Dense(m) => {
-                // Walk W by columns (its storage order), each row's nonzeros checked against
-                // the cached columns at the row's next CSR position and staged there.
+                // The same pattern when W has as many nonzeros as the cached pattern and is
+                // nonzero at each of its places: counted down the columns (the storage order,
+                // without a branch per entry), then the values read at the cached places and
+                // staged in CSR order.
                 let ip = self.csr.indptr();
                 let ip = ip.raw_storage();
                 let idx = self.csr.indices();
-                if self.stage.len() != idx.len() || self.next.len() != n {
+                if self.stage.len() != idx.len() {
                     return false;
                 }
-                self.next.copy_from_slice(&ip[..n]);
-                for j in 0..n {
-                    let col = m.col_as_slice(j);
-                    for i in 0..n {
-                        let v = col[i];
-                        if v != 0.0 {
-                            let k = self.next[i];
-                            if k == ip[i + 1] || idx[k] != j {
-                                return false;
-                            }
-                            self.stage[k] = v;
-                            self.next[i] = k + 1;
+                let nonzeros: usize =
+                    (0..n).map(|j| m.col_as_slice(j).iter().map(|v| usize::from(*v != 0.0)).sum::<usize>()).sum();
+                if nonzeros != idx.len() {
+                    return false;
+                }
+                for i in 0..n {
+                    for k in ip[i]..ip[i + 1] {
+                        let v = m[(i, idx[k])];
+                        if v == 0.0 {
+                            return false;
                         }
+                        self.stage[k] = v;
                     }
-                }
-                if self.next.iter().zip(&ip[1..]).any(|(k, end)| k != end) {
-                    return false;
                 }
                 self.csr.data_mut().copy_from_slice(&self.stage);
             }
@@ -361,14 +357,23 @@ mod tests {
                 Matrix::from_row_major(n, n, &v).unwrap()
             };
             assert!(Blocks::refresh(&mut slot, &dense(&mut rng, &pattern), d));
-            for round in 0..4 {
+            // Rounds 0-2 keep the pattern; round 3 flips an entry (one nonzero more or less);
+            // rounds 4 and 5 move a nonzero of round 3's pattern to a zero's place (as many
+            // nonzeros as the cached pattern, at other places).
+            for round in 0..6 {
                 let mut pat = pattern.clone();
-                if round == 3 {
+                if round >= 3 {
                     pat[n * n - 1] = !pat[n * n - 1];
+                }
+                if round >= 4 {
+                    let on = pat.iter().position(|&b| b).unwrap();
+                    let off = pat.iter().position(|&b| !b).unwrap();
+                    pat.swap(on, off);
                 }
                 let w = dense(&mut rng, &pat);
                 let fresh = Blocks::new(&w, d);
-                assert_eq!(Blocks::refresh(&mut slot, &w, d), round == 3, "n = {n}, round {round}");
+                let new_pattern = round == 3 || round == 4;
+                assert_eq!(Blocks::refresh(&mut slot, &w, d), new_pattern, "n = {n}, round {round}");
                 let b = slot.as_ref().unwrap();
                 assert_eq!(b.csr, fresh.csr);
                 // Built in reused storage or afresh, the CSR copy is `to_csr`'s.

@@ -545,7 +545,8 @@ impl Nsgs {
         let stalled = out.status == Status::Stalled;
         out.record(report);
         let msg = message_buffer(report);
-        let _ = write!(msg, "{} local iterations", m.local_iterations);
+        msg.push_str(itoa::Buffer::new().format(m.local_iterations));
+        msg.push_str(" local iterations");
         if let (true, Some(o)) = (stalled, &m.outlook) {
             let more = o.needed(s.tol).unwrap_or(f64::INFINITY);
             let _ = write!(

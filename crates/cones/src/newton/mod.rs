@@ -656,9 +656,15 @@ impl Method<'_> {
         for ((e, a), b) in self.jr_eff.iter_mut().zip(&self.jr).zip(&self.ju) {
             *e = a + shift * b;
         }
-        let scale = self.jr_eff.iter().chain(&self.ju).fold(1.0_f64, |m, v| m.max(v.abs()));
-        let nphi = self.phi.iter().map(|v| v * v).sum::<f64>().sqrt();
-        let eta = self.forcing_term(nphi);
+        // The forcing term steers the Krylov solves, which only a sparse J can switch to; a
+        // dense J is solved directly and does not need it.
+        let eta = match &*self.linear {
+            Linear::Sparse(_) => {
+                let nphi = self.phi.iter().map(|v| v * v).sum::<f64>().sqrt();
+                self.forcing_term(nphi)
+            }
+            Linear::Dense { .. } => ETA_MAX,
+        };
         if let Linear::Sparse(sj) = &mut *self.linear {
             if !sj.iterative && self.deadline.is_some() && n >= AUTO_MIN_N {
                 // Do not start a factorization predicted to end after the time limit.
@@ -672,8 +678,16 @@ impl Method<'_> {
                 }
             }
         }
+        // The regularizations' scale, computed only when the plain system fails.
+        let mut scale = None;
         for eps_k in 0..4 {
-            let eps = if eps_k == 0 { 0.0 } else { scale * 10f64.powi(-12 + 3 * eps_k) };
+            let eps = if eps_k == 0 {
+                0.0
+            } else {
+                let scale = *scale
+                    .get_or_insert_with(|| self.jr_eff.iter().chain(&self.ju).fold(1.0_f64, |m, v| m.max(v.abs())));
+                scale * 10f64.powi(-12 + 3 * eps_k)
+            };
             let mut iterative = false;
             let ok = match &mut *self.linear {
                 Linear::Sparse(sj) if sj.iterative => {
@@ -1194,7 +1208,7 @@ pub(crate) fn run(
             }
         }
         _ => {
-            let _ = write!(msg, "{} LU", if sparse { "sparse" } else { "dense" });
+            msg.push_str(if sparse { "sparse LU" } else { "dense LU" });
         }
     }
     if let Some(ps) = &m.prox {

@@ -215,7 +215,7 @@ impl DenseLu {
         assert!(rhs.nrows() == n && rhs.ncols() <= self.store.rhs_cap, "right-hand side does not fit");
         let f = self.store.a.as_ref().submatrix(0, 0, n, n);
         if n <= SMALL_LU {
-            small_lu_solve_in_place(f, &self.perm[..n], rhs);
+            small_lu_solve_dispatch(f, &self.perm[..n], rhs);
             return;
         }
         let perm = PermRef::new_checked(&self.perm[..n], &self.perm_inv[..n], n);
@@ -372,6 +372,68 @@ fn col(m: MatRef<'_, f64>, j: usize) -> &[f64] {
 #[inline]
 fn col_mut(m: MatMut<'_, f64>, j: usize) -> &mut [f64] {
     m.col_mut(j).try_as_col_major_mut().expect("contiguous column").as_slice_mut()
+}
+
+/// [`small_factored_solve`] for orders up to 16, [`small_lu_solve_in_place`] above.
+#[inline(always)]
+fn small_lu_solve_dispatch(f: MatRef<'_, f64>, perm: &[usize], b: MatMut<'_, f64>) {
+    match f.nrows() {
+        1 => small_factored_solve::<1>(f, perm, b),
+        2 => small_factored_solve::<2>(f, perm, b),
+        3 => small_factored_solve::<3>(f, perm, b),
+        4 => small_factored_solve::<4>(f, perm, b),
+        5 => small_factored_solve::<5>(f, perm, b),
+        6 => small_factored_solve::<6>(f, perm, b),
+        7 => small_factored_solve::<7>(f, perm, b),
+        8 => small_factored_solve::<8>(f, perm, b),
+        9 => small_factored_solve::<9>(f, perm, b),
+        10 => small_factored_solve::<10>(f, perm, b),
+        11 => small_factored_solve::<11>(f, perm, b),
+        12 => small_factored_solve::<12>(f, perm, b),
+        13 => small_factored_solve::<13>(f, perm, b),
+        14 => small_factored_solve::<14>(f, perm, b),
+        15 => small_factored_solve::<15>(f, perm, b),
+        16 => small_factored_solve::<16>(f, perm, b),
+        _ => small_lu_solve_in_place(f, perm, b),
+    }
+}
+
+/// [`small_lu_solve_in_place`] for the order `N`, known at compile time: the same operations
+/// in the same order (the same bits), the triangles' bounds as tests on constant indices.
+#[allow(clippy::needless_range_loop)]
+#[inline(always)]
+fn small_factored_solve<const N: usize>(f: MatRef<'_, f64>, perm: &[usize], mut b: MatMut<'_, f64>) {
+    debug_assert!(f.nrows() == N && perm.len() == N);
+    let perm: &[usize; N] = perm.try_into().unwrap_or_else(|_| unreachable!("perm of the order"));
+    for c in 0..b.ncols() {
+        let mut y = [0.0; N];
+        {
+            let bc = col(b.as_ref(), c);
+            for i in 0..N {
+                y[i] = bc[perm[i]];
+            }
+        }
+        for j in 0..N {
+            let fj: &[f64; N] = col(f, j)[..N].try_into().unwrap_or_else(|_| unreachable!());
+            let yj = y[j];
+            for i in 0..N {
+                if i > j {
+                    y[i] -= fj[i] * yj;
+                }
+            }
+        }
+        for j in (0..N).rev() {
+            let fj: &[f64; N] = col(f, j)[..N].try_into().unwrap_or_else(|_| unreachable!());
+            y[j] /= fj[j];
+            let yj = y[j];
+            for i in 0..N {
+                if i < j {
+                    y[i] -= fj[i] * yj;
+                }
+            }
+        }
+        col_mut(b.as_mut(), c)[..N].copy_from_slice(&y);
+    }
 }
 
 /// Solves `A X = B` in place with the factors of [`small_lu_in_place`]: `X = U⁻¹ L⁻¹ P B`.
@@ -1012,7 +1074,7 @@ mod tests {
     /// machine's widest vectors and run-time dispatched) gives the bits of the same kernel
     /// compiled for the baseline target and of the textbook loop over a runtime order (its
     /// rows ≤ k untouched at step k); zeros compared by value (the padded update may flip a
-    /// zero's sign).
+    /// zero's sign). The fixed-order solves give the bits of the runtime-order one.
     #[test]
     fn wide_small_lu_matches_the_baseline_and_the_textbook_loop() {
         let mut seed = 11_u64;
@@ -1062,6 +1124,17 @@ mod tests {
                     for i in 0..n {
                         let (x, y, z) = (wide[(i, j)], base[(i, j)], text[(i, j)]);
                         assert!(x == y && x == z, "n = {n} ({i}, {j}): {x:e} {y:e} {z:e}");
+                    }
+                }
+                // The solve for the order as a constant (n ≤ 16) gives the bits of the loop
+                // over a runtime order, for two right-hand sides.
+                let b = Mat::<f64>::from_fn(n, 2, |_, _| rnd());
+                let (mut fixed, mut generic) = (b.clone(), b.clone());
+                small_lu_solve_dispatch(wide.as_ref(), &p1, fixed.as_mut());
+                small_lu_solve_in_place(wide.as_ref(), &p1, generic.as_mut());
+                for c in 0..2 {
+                    for i in 0..n {
+                        assert_eq!(fixed[(i, c)].to_bits(), generic[(i, c)].to_bits(), "n = {n} ({i}, {c})");
                     }
                 }
             }
