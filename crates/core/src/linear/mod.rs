@@ -258,11 +258,15 @@ fn small_lu_in_place(a: MatMut<'_, f64>, perm: &mut [usize], perm_inv: &mut [usi
     }
 }
 
-/// Orders above which [`small_lu_in_place`] runs its AVX2 build: below, the wide build was
-/// slower per call in interleaved runs (ac-newton on Confeti-ex13, n = 12, one LU a solve:
-/// 7.3 µs against 5.0 µs; FC3D_Example1, n = 9: 3.3 against 2.9 µs), above it faster
-/// (NESpheres_10_1, n = 27: 14.5 against 17.1 µs).
-const WIDE_MIN: usize = 16;
+/// Orders above which [`small_lu_in_place`] runs its AVX2 build. Fill, factor and solve of a
+/// random matrix (`examples/dense_small.rs`, three interleaved runs of each build): at n = 3
+/// the baseline build takes 59 ns against 77, at n = 6 both 158 ns, at n = 12 533 against
+/// 484 and at n = 16 1 000 against 850. ac-newton, 10 interleaved rounds of `perp bench
+/// --repeat 300`: Rover1041 (n = 15) 13.3 against 12.6 µs, Rover4144 (n = 12) 9.1 against
+/// 8.7, FC3D_Example1 (n = 9) 2.48 against 2.41, Confeti-ex13 (n = 12) alike. An earlier
+/// reading that the wide build was slower below 17 (Confeti-ex13 7.3 against 5.0 µs) was
+/// the shared machine's two speeds, which these runs did not meet.
+const WIDE_MIN: usize = 6;
 
 /// [`small_lu_fixed`] for the order of `a`, or the next multiple of 4 above 16, as a
 /// compile-time constant.
@@ -336,8 +340,7 @@ fn small_lu_fixed<const N: usize>(mut a: MatMut<'_, f64>, perm: &mut [usize], pe
         // column, so that every loop below runs over all N rows (fixed-length, vectorized):
         // rows ≤ k subtract 0 · u, which leaves them as they are up to the sign of a zero (u
         // is finite wherever the factors mean anything). On ac-newton's 12×12 LUs this takes
-        // 4.3k instructions instead of 6.1k (2.9k in the wide build, slower per call there:
-        // WIDE_MIN).
+        // 4.3k instructions instead of 6.1k (2.9k in the wide build: WIDE_MIN).
         let mut l = [0.0; N];
         for i in 0..N {
             l[i] = if i > k { v[k][i] * inv } else { 0.0 };
