@@ -383,7 +383,12 @@ const LINEAR: Param = Param::choice(
 );
 
 const NEWTON_PARAMS: [Param; 5] = [
-    Param::choice("sparse", "auto", &["auto", "yes", "no"], "sparse LU (yes), dense LU (no), or by W's fill"),
+    Param::choice(
+        "sparse",
+        "auto",
+        &["auto", "yes", "no"],
+        "sparse LU (yes), dense LU (no), or by size and W's fill",
+    ),
     LINEAR,
     Param::real("rho_scale", 1.0, Bound::Excl(0.0), Bound::Open, "scale of every ρ"),
     Param::flag("line_search", true, "Armijo backtracking on ½‖Φ‖²"),
@@ -426,7 +431,7 @@ const PROX_PARAMS: [Param; 8] = [
         "sparse",
         "auto",
         &["auto", "yes", "no"],
-        "inner Newton: sparse LU (yes), dense (no), or by fill",
+        "inner Newton: sparse LU (yes), dense (no), or by size and fill",
     ),
     LINEAR,
     Param::real("rho_scale", 1.0, Bound::Excl(0.0), Bound::Open, "inner Newton: scale of every ρ"),

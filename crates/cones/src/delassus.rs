@@ -145,8 +145,9 @@ impl Blocks {
                 if self.stage.len() != idx.len() {
                     return false;
                 }
-                let nonzeros: usize =
-                    (0..n).map(|j| m.col_as_slice(j).iter().map(|v| usize::from(*v != 0.0)).sum::<usize>()).sum();
+                let nonzeros: usize = (0..n)
+                    .map(|j| m.col_as_slice(j).iter().map(|v| usize::from(*v != 0.0)).sum::<usize>())
+                    .sum();
                 if nonzeros != idx.len() {
                     return false;
                 }

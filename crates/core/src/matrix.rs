@@ -470,7 +470,11 @@ mod tests {
                     d[(at / cols, at % cols)] = bad;
                     let d = Matrix::Dense(d);
                     assert_eq!(d.check_finite("W").is_ok(), bad.is_finite(), "{rows}x{cols}, {bad} at {at}");
-                    assert_eq!(d.max_abs().to_bits(), plain_max(&v).to_bits(), "{rows}x{cols}, {bad} at {at}");
+                    assert_eq!(
+                        d.max_abs().to_bits(),
+                        plain_max(&v).to_bits(),
+                        "{rows}x{cols}, {bad} at {at}"
+                    );
                 }
             }
         }

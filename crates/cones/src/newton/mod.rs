@@ -100,6 +100,15 @@ pub enum LinearSolver {
     Iterative,
 }
 
+/// Up to this many unknowns the Newton systems are dense whatever W's storage (unless
+/// `sparse` says otherwise): there the sparse LU's analysis and dispatch cost more than the
+/// dense arithmetic, and the dense direction solves only for the contacts not taking off. ac-newton, `perp bench --repeat 10`, sparse against dense: the
+/// generated fc3d-contact-40 (n = 120) 430 against 180–265 µs, OneObject-i1028 (69) 344
+/// against 206, OneObject-i100000 (75) 268 against 191, Confeti-ex13 (12) 5.1 against 2.2;
+/// above it dense lost: BoxesStack1 (156) 1 446 against 2 576, Box_Stacks-i0122 (246) 272
+/// against 2 226, Confeti-ex03 (162) alike.
+pub const DENSE_MAX_N: usize = 128;
+
 /// Below this many unknowns the sparse Newton systems are always factorized (the automatic
 /// choice never changes small problems).
 pub const AUTO_MIN_N: usize = 3000;
@@ -126,7 +135,8 @@ pub struct SemismoothNewton {
     /// The function Φ is built from.
     pub function: NewtonFunction,
     /// `Some(true)` forces the sparse LU, `Some(false)` the dense one; `None` picks sparse when
-    /// W is stored sparse or has fewer than 30 % nonzeros.
+    /// there are more than [`DENSE_MAX_N`] unknowns and W is stored sparse or has fewer than
+    /// 30 % nonzeros.
     pub sparse: Option<bool>,
     /// Scale of all ρ's (1 = the diagonal-based choice above).
     pub rho_scale: f64,
@@ -199,10 +209,19 @@ enum Linear {
     /// W dense, and the Newton matrix J with its LU in place ([`DenseLu`]), sized once for n;
     /// `j` keeps J itself by columns (before any regularization), for the residual check of
     /// the direction (one dense product instead of W Δ and the blocks).
+    ///
+    /// When some contacts' rows of J are `[I 0]` (an Alart–Curnier contact taking off: its Φ
+    /// is r, Jr = I, Ju = 0), the first attempt solves only for the others (`reduced`; the
+    /// contacts in `active`, J_AA in `lu` and in `j`, the right-hand side in `rhs`, `x`
+    /// scratch): see [`reduced_direction`].
     Dense {
         w: Mat<f64>,
         lu: DenseLu,
         j: Vec<f64>,
+        reduced: bool,
+        active: Vec<usize>,
+        rhs: Vec<f64>,
+        x: Vec<f64>,
     },
     Sparse(Box<SparseJ>),
 }
@@ -212,7 +231,16 @@ impl Linear {
     fn dense(n: usize) -> Linear {
         let mut lu = DenseLu::new();
         lu.resize(n, 1);
-        Linear::Dense { w: Mat::zeros(n, n), lu, j: vec![0.0; n * n] }
+        Linear::Dense {
+            w: Mat::zeros(n, n),
+            lu,
+            j: vec![0.0; n * n],
+            reduced: false,
+            // At most n contacts: no allocation at a later solve.
+            active: Vec::with_capacity(n),
+            rhs: vec![0.0; n],
+            x: vec![0.0; n],
+        }
     }
 }
 
@@ -684,8 +712,9 @@ impl Method<'_> {
             let eps = if eps_k == 0 {
                 0.0
             } else {
-                let scale = *scale
-                    .get_or_insert_with(|| self.jr_eff.iter().chain(&self.ju).fold(1.0_f64, |m, v| m.max(v.abs())));
+                let scale = *scale.get_or_insert_with(|| {
+                    self.jr_eff.iter().chain(&self.ju).fold(1.0_f64, |m, v| m.max(v.abs()))
+                });
                 scale * 10f64.powi(-12 + 3 * eps_k)
             };
             let mut iterative = false;
@@ -716,32 +745,52 @@ impl Method<'_> {
                     sj.assemble(d, &self.jr_eff, &self.ju);
                     sj.solve(eps, &mut self.dir)
                 }
-                Linear::Dense { w, lu, j: kept } => {
+                Linear::Dense { w, lu, j: kept, reduced, active, rhs, x } => {
                     self.factorizations += 1;
                     for k in 0..n {
                         self.dir[k] = -self.phi[k];
                     }
-                    // J is assembled once and kept; a regularized retry starts from the copy
-                    // (the previous attempt's LU overwrote the matrix).
-                    let mut j = lu.matrix_mut();
-                    if eps_k == 0 {
-                        dense_assemble(d, w, &self.jr_eff, &self.ju, j.rb_mut());
-                        for (c, kc) in kept.chunks_exact_mut(n).enumerate() {
-                            kc.copy_from_slice(col_slice(&mut j, c));
-                        }
+                    *reduced = eps_k == 0 && active_contacts(d, &self.jr_eff, &self.ju, active) < n / d;
+                    if *reduced {
+                        reduced_direction(
+                            d,
+                            w,
+                            &self.jr_eff,
+                            &self.ju,
+                            &self.phi,
+                            active,
+                            lu,
+                            kept,
+                            rhs,
+                            x,
+                            &mut self.dir,
+                        )
                     } else {
-                        for (c, kc) in kept.chunks_exact(n).enumerate() {
-                            col_slice(&mut j, c).copy_from_slice(kc);
+                        if lu.n() != n {
+                            lu.resize(n, 1);
                         }
-                    }
-                    for k in 0..n {
-                        j[(k, k)] += eps;
-                    }
-                    // LU with partial pivoting in place (perp_core::linear; J is overwritten
-                    // by L and U), then the solve; a breakdown or a non-finite Δ is refused.
-                    lu.factor().is_ok() && {
-                        lu.solve_in_place(&mut self.dir);
-                        self.dir.iter().all(|v| v.is_finite())
+                        // J is assembled once and kept; a regularized retry starts from the copy
+                        // (the previous attempt's LU overwrote the matrix).
+                        let mut j = lu.matrix_mut();
+                        if eps_k == 0 {
+                            dense_assemble(d, w, &self.jr_eff, &self.ju, j.rb_mut());
+                            for (c, kc) in kept.chunks_exact_mut(n).enumerate() {
+                                kc.copy_from_slice(col_slice(&mut j, c));
+                            }
+                        } else {
+                            for (c, kc) in kept.chunks_exact(n).enumerate() {
+                                col_slice(&mut j, c).copy_from_slice(kc);
+                            }
+                        }
+                        for k in 0..n {
+                            j[(k, k)] += eps;
+                        }
+                        // LU with partial pivoting in place (perp_core::linear; J is overwritten
+                        // by L and U), then the solve; a breakdown or a non-finite Δ is refused.
+                        lu.factor().is_ok() && {
+                            lu.solve_in_place(&mut self.dir);
+                            self.dir.iter().all(|v| v.is_finite())
+                        }
                     }
                 }
             };
@@ -777,8 +826,29 @@ impl Method<'_> {
     fn residual_ok(&mut self, regularized: bool) -> bool {
         let n = self.r.len();
         let mut jd = std::mem::take(&mut self.jd);
-        match &*self.linear {
+        match &mut *self.linear {
             Linear::Sparse(sj) => sj.mul(&self.dir, &mut jd),
+            Linear::Dense { j, reduced: true, active, rhs, x, .. } => {
+                // Rows [I 0]: (J Δ)_i = Δ_i (= −Φ_i); the others, with J_AA kept by columns:
+                // (J Δ)_A = J_AA Δ_A + J_AT Δ_T = J_AA Δ_A − rhs_A − Φ_A.
+                let d = self.p.dim;
+                let m = active.len() * d;
+                jd[..n].copy_from_slice(&self.dir);
+                let y = &mut x[..m];
+                y.fill(0.0);
+                // (m = 0, every contact taking off: no columns.)
+                for (lc, jc) in j[..m * m].chunks_exact(m.max(1)).enumerate() {
+                    let xc = self.dir[d * active[lc / d] + lc % d];
+                    for (yr, a) in y.iter_mut().zip(jc) {
+                        *yr += a * xc;
+                    }
+                }
+                for (ci, &i) in active.iter().enumerate() {
+                    for a in 0..d {
+                        jd[d * i + a] = y[d * ci + a] - rhs[d * ci + a] - self.phi[d * i + a];
+                    }
+                }
+            }
             Linear::Dense { j, .. } => {
                 // J Δ with the copy of J kept (by columns) before its LU overwrote it.
                 let jd = &mut jd[..n];
@@ -860,6 +930,113 @@ fn fits_before(now: Instant, predicted: f64, deadline: Option<Instant>) -> bool 
 /// Column `c` of `j` as a slice (the columns of a faer matrix are contiguous).
 fn col_slice<'a>(j: &'a mut MatMut<'_, f64>, c: usize) -> &'a mut [f64] {
     j.rb_mut().col_mut(c).try_as_col_major_mut().expect("contiguous column").as_slice_mut()
+}
+
+/// Fills `active` with the contacts whose rows of J are not `[I 0]` (their `jr` block the
+/// identity and their `ju` block zero, exactly) and returns how many there are.
+fn active_contacts(d: usize, jr: &[f64], ju: &[f64], active: &mut Vec<usize>) -> usize {
+    let dd = d * d;
+    let nc = ju.len() / dd;
+    active.clear();
+    for i in 0..nc {
+        let (r, u) = (&jr[i * dd..(i + 1) * dd], &ju[i * dd..(i + 1) * dd]);
+        let identity = r.iter().enumerate().all(|(k, v)| *v == if k % (d + 1) == 0 { 1.0 } else { 0.0 });
+        if !(identity && u.iter().all(|v| *v == 0.0)) {
+            active.push(i);
+        }
+    }
+    active.len()
+}
+
+/// The Newton direction when the contacts outside `active` (the set T) have rows `[I 0]` of
+/// J: their Δ_T = −Φ_T (already in `dir`, which holds −Φ), and the others solve the reduced
+/// system `J_AA Δ_A = rhs_A = −Φ_A − J_AT Δ_T`, with `J_AA = Jr_A + Ju_A W_AA` and
+/// `J_AT Δ_T = Ju_A (W_AT Δ_T)`: the same direction as the whole system in exact arithmetic,
+/// for the LU of |A|·d unknowns instead of n (an Alart–Curnier contact taking off has Φ = r,
+/// Jr = I, Ju = 0; on the generated fc3d-contact-40 more than half of the contacts are so at
+/// every iteration). `J_AA` is kept by columns in `kept` for the residual check, whose
+/// entries have the bits of the same entries of the whole J ([`dense_assemble`]'s sums).
+/// False on a breakdown of the LU or a non-finite Δ.
+#[allow(clippy::too_many_arguments)]
+fn reduced_direction(
+    d: usize,
+    w: &Mat<f64>,
+    jr: &[f64],
+    ju: &[f64],
+    phi: &[f64],
+    active: &[usize],
+    lu: &mut DenseLu,
+    kept: &mut [f64],
+    rhs: &mut [f64],
+    x: &mut [f64],
+    dir: &mut [f64],
+) -> bool {
+    let (m, dd, nc) = (active.len() * d, d * d, ju.len() / (d * d));
+    if m == 0 {
+        return true;
+    }
+    // v = W_AT Δ_T, into x, column by column over T (W is stored by columns).
+    let v = &mut x[..m];
+    v.fill(0.0);
+    let mut next = 0;
+    for jc in 0..nc {
+        if next < active.len() && active[next] == jc {
+            next += 1;
+            continue;
+        }
+        for k in 0..d {
+            let xc = dir[d * jc + k];
+            let wc = w.col_as_slice(d * jc + k);
+            for (ci, &i) in active.iter().enumerate() {
+                for a in 0..d {
+                    v[d * ci + a] += wc[d * i + a] * xc;
+                }
+            }
+        }
+    }
+    for (ci, &i) in active.iter().enumerate() {
+        let jui = &ju[i * dd..(i + 1) * dd];
+        for a in 0..d {
+            let mut s = 0.0;
+            for k in 0..d {
+                s += jui[a * d + k] * v[d * ci + k];
+            }
+            rhs[d * ci + a] = -phi[d * i + a] - s;
+        }
+    }
+    if lu.n() != m {
+        lu.resize(m, 1);
+    }
+    let mut j = lu.matrix_mut();
+    for (cc, &cj) in active.iter().enumerate() {
+        for k in 0..d {
+            let wc = w.col_as_slice(d * cj + k);
+            let jc = col_slice(&mut j, d * cc + k);
+            for (rc, &ri) in active.iter().enumerate() {
+                let jui = &ju[ri * dd..(ri + 1) * dd];
+                for a in 0..d {
+                    let mut s = 0.0;
+                    for kk in 0..d {
+                        s += jui[a * d + kk] * wc[d * ri + kk];
+                    }
+                    jc[d * rc + a] = s;
+                }
+            }
+            for a in 0..d {
+                jc[d * cc + a] += jr[cj * dd + a * d + k];
+            }
+            kept[(d * cc + k) * m..(d * cc + k + 1) * m].copy_from_slice(&jc[..m]);
+        }
+    }
+    let x = &mut x[..m];
+    x.copy_from_slice(&rhs[..m]);
+    lu.factor().is_ok() && {
+        lu.solve_in_place(x);
+        for (ci, &i) in active.iter().enumerate() {
+            dir[d * i..d * (i + 1)].copy_from_slice(&x[d * ci..d * (ci + 1)]);
+        }
+        dir.iter().all(|v| v.is_finite())
+    }
 }
 
 /// `J = jr + ju W` (block-diagonal `jr`, `ju`), column by column on W's contiguous columns:
@@ -1085,7 +1262,8 @@ pub(crate) fn run(
     let diagonal = (0..n).map(|k| blocks.diag[(k / d) * d * d + (k % d) * (d + 1)]);
     let w_mean = diagonal.clone().map(|v| v.abs()).sum::<f64>() / n.max(1) as f64;
     let sparse = opts.sparse.unwrap_or_else(|| {
-        opts.linear == LinearSolver::Iterative || p.w.is_sparse() || (p.w.nnz() as f64) < 0.3 * (n * n) as f64
+        opts.linear == LinearSolver::Iterative
+            || (n > DENSE_MAX_N && (p.w.is_sparse() || (p.w.nnz() as f64) < 0.3 * (n * n) as f64))
     });
     if sparse {
         // The pattern and symbolic LU are kept while W's pattern is; W's values are refreshed.
@@ -1260,6 +1438,97 @@ mod tests {
         let w = Matrix::from_triplets(6, 6, &t).unwrap();
         let q = vec![-1.0, 0.2, 0.0, -1.0, 0.2, 0.0];
         FrictionContactProblem::new(3, w, q, vec![0.5, 0.5]).unwrap()
+    }
+
+    /// The reduced dense direction (contacts with rows `[I 0]` eliminated) against the LU of
+    /// the whole J, for every subset of eliminated contacts of a 5-contact problem: the same
+    /// Δ to rounding, and the J_AA it keeps has the bits of the whole J's entries.
+    #[test]
+    fn reduced_direction_equals_the_whole_systems() {
+        let (d, nc) = (3, 5);
+        let n = d * nc;
+        let mut seed = 5_u64;
+        let mut rnd = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1_u64 << 53) as f64 - 0.5
+        };
+        // W = A Aᵀ + I (dense, symmetric positive definite).
+        let a = Mat::<f64>::from_fn(n, n, |_, _| rnd());
+        let w = Mat::<f64>::from_fn(n, n, |i, j| {
+            (0..n).map(|k| a[(i, k)] * a[(j, k)]).sum::<f64>() + if i == j { 1.0 } else { 0.0 }
+        });
+        for mask in 0..(1_u32 << nc) {
+            let taking_off = |i: usize| mask & (1 << i) != 0;
+            let (mut jr, mut ju) = (vec![0.0; n * d], vec![0.0; n * d]);
+            for i in 0..nc {
+                for k in 0..d * d {
+                    if taking_off(i) {
+                        jr[i * d * d + k] = if k % (d + 1) == 0 { 1.0 } else { 0.0 };
+                    } else {
+                        jr[i * d * d + k] = rnd();
+                        ju[i * d * d + k] = rnd() + if k % (d + 1) == 0 { 2.0 } else { 0.0 };
+                    }
+                }
+            }
+            let phi: Vec<f64> = (0..n).map(|_| rnd()).collect();
+            // The whole system.
+            let mut lu = DenseLu::new();
+            lu.resize(n, 1);
+            let mut whole = Mat::<f64>::zeros(n, n);
+            dense_assemble(d, &w, &jr, &ju, whole.as_mut());
+            lu.matrix_mut().copy_from(whole.as_ref());
+            lu.factor().unwrap();
+            let mut want: Vec<f64> = phi.iter().map(|v| -v).collect();
+            lu.solve_in_place(&mut want);
+            // The reduced one.
+            let mut active = Vec::new();
+            let m = active_contacts(d, &jr, &ju, &mut active) * d;
+            assert_eq!(active, (0..nc).filter(|&i| !taking_off(i)).collect::<Vec<_>>());
+            let (mut kept, mut rhs, mut x) = (vec![0.0; n * n], vec![0.0; n], vec![0.0; n]);
+            let mut dir: Vec<f64> = phi.iter().map(|v| -v).collect();
+            let mut rlu = DenseLu::new();
+            assert!(reduced_direction(
+                d, &w, &jr, &ju, &phi, &active, &mut rlu, &mut kept, &mut rhs, &mut x, &mut dir
+            ));
+            let scale = want.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+            for k in 0..n {
+                assert!(
+                    (dir[k] - want[k]).abs() <= 1e-12 * scale,
+                    "mask {mask:b}, {k}: {} {}",
+                    dir[k],
+                    want[k]
+                );
+            }
+            for (lc, col) in kept[..m * m].chunks_exact(m.max(1)).enumerate() {
+                let gc = d * active[lc / d] + lc % d;
+                for (lr, v) in col.iter().enumerate() {
+                    let gr = d * active[lr / d] + lr % d;
+                    assert_eq!(v.to_bits(), whole[(gr, gc)].to_bits(), "mask {mask:b} ({gr}, {gc})");
+                }
+            }
+        }
+    }
+
+    /// Every contact taking off at a warm start (the reduced system is empty): one step to
+    /// r = 0, with the residual check of the empty system.
+    #[test]
+    fn every_contact_taking_off_is_one_reduced_step() {
+        let w = Matrix::from_row_major(
+            6,
+            6,
+            &(0..36).map(|k| if k % 7 == 0 { 1.0 } else { 0.0 }).collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let p =
+            FrictionContactProblem::new(3, w, vec![1.0, 0.2, 0.0, 2.0, 0.0, 0.1], vec![0.5, 0.5]).unwrap();
+        let warm = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0];
+        let s = Settings { tol: 1e-12, ..Settings::default() };
+        for mut sv in [SemismoothNewton::alart_curnier(), SemismoothNewton::natural_map()] {
+            let sol = sv.solve(&p, Some(&warm), &s).unwrap();
+            assert_eq!(sol.report.status, Status::Solved, "{}: {:?}", sv.name(), sol.report);
+            assert_eq!(sol.r, vec![0.0; 6], "{}", sv.name());
+            assert!(!sol.report.message.unwrap_or_default().contains("regularised"));
+        }
     }
 
     #[test]
