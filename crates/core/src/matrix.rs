@@ -375,6 +375,7 @@ struct Lanes {
 impl Lanes {
     /// Adds `v · 0` of every entry: 0 for a finite entry and NaN otherwise (no branch per
     /// entry).
+    #[allow(clippy::needless_range_loop)] // lane k of the chunk onto accumulator k
     fn finite(&mut self, v: &[f64]) {
         let mut chunks = v.chunks_exact(LANES);
         for c in &mut chunks {
@@ -393,6 +394,7 @@ impl Lanes {
     /// Keeps the largest `|v_i|`: `f64::max` written as the compare-and-select it is here
     /// (the accumulators are never NaN, and a NaN entry fails the test and is skipped), which
     /// maps onto one vector max.
+    #[allow(clippy::needless_range_loop)] // lane k of the chunk onto accumulator k
     fn max_abs(&mut self, v: &[f64]) {
         let mut chunks = v.chunks_exact(LANES);
         for c in &mut chunks {
