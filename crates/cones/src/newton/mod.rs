@@ -997,11 +997,7 @@ fn reduced_direction(
     for (ci, &i) in active.iter().enumerate() {
         let jui = &ju[i * dd..(i + 1) * dd];
         for a in 0..d {
-            let mut s = 0.0;
-            for k in 0..d {
-                s += jui[a * d + k] * v[d * ci + k];
-            }
-            rhs[d * ci + a] = -phi[d * i + a] - s;
+            rhs[d * ci + a] = -phi[d * i + a] - block_row_dot(jui, a, &v[d * ci..d * (ci + 1)]);
         }
     }
     if lu.n() != m {
@@ -1015,11 +1011,7 @@ fn reduced_direction(
             for (rc, &ri) in active.iter().enumerate() {
                 let jui = &ju[ri * dd..(ri + 1) * dd];
                 for a in 0..d {
-                    let mut s = 0.0;
-                    for kk in 0..d {
-                        s += jui[a * d + kk] * wc[d * ri + kk];
-                    }
-                    jc[d * rc + a] = s;
+                    jc[d * rc + a] = block_row_dot(jui, a, &wc[d * ri..d * (ri + 1)]);
                 }
             }
             for a in 0..d {
@@ -1037,6 +1029,14 @@ fn reduced_direction(
         }
         dir.iter().all(|v| v.is_finite())
     }
+}
+
+/// Row `a` of the `d×d` row-major block `b` times `x` (`d = x.len()`), summed from 0 in
+/// order: the sums of [`dense_assemble`].
+#[inline]
+fn block_row_dot(b: &[f64], a: usize, x: &[f64]) -> f64 {
+    let d = x.len();
+    b[a * d..(a + 1) * d].iter().zip(x).fold(0.0, |s, (bk, xk)| s + bk * xk)
 }
 
 /// `J = jr + ju W` (block-diagonal `jr`, `ju`), column by column on W's contiguous columns:
