@@ -223,7 +223,7 @@ fn csr_symmetric(b: &Blocks, tol: f64) -> bool {
 /// `W + ρI` and its factorization.
 #[derive(Default)]
 struct Linear {
-    /// Dense storage (by W's fill, as the Newton methods choose) or sparse.
+    /// Dense storage (W stored dense with at least 30 % nonzeros) or sparse.
     dense: bool,
     /// W is symmetric: Cholesky (falls back to LU on breakdown).
     symmetric: bool,
