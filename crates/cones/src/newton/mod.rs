@@ -102,8 +102,8 @@ pub enum LinearSolver {
 
 /// Up to this many unknowns the Newton systems are dense whatever W's storage (unless
 /// `sparse` says otherwise): there the sparse LU's analysis and dispatch cost more than the
-/// dense arithmetic, and the dense direction solves only for the contacts not taking off. ac-newton, `perp bench --repeat 10`, sparse against dense: the
-/// generated fc3d-contact-40 (n = 120) 430 against 180–265 µs, OneObject-i1028 (69) 344
+/// dense arithmetic, and the dense direction solves only for the contacts not taking off.
+/// ac-newton, `perp bench --repeat 10`, sparse against dense: the generated fc3d-contact-40 (n = 120) 430 against 180–265 µs, OneObject-i1028 (69) 344
 /// against 206, OneObject-i100000 (75) 268 against 191, Confeti-ex13 (12) 5.1 against 2.2;
 /// above it dense lost: BoxesStack1 (156) 1 446 against 2 576, Box_Stacks-i0122 (246) 272
 /// against 2 226, Confeti-ex03 (162) alike.
@@ -750,6 +750,8 @@ impl Method<'_> {
                     for k in 0..n {
                         self.dir[k] = -self.phi[k];
                     }
+                    // A retry after a reduced attempt assembles the whole J: `kept` holds J_AA.
+                    let kept_is_whole = !*reduced;
                     *reduced = eps_k == 0 && active_contacts(d, &self.jr_eff, &self.ju, active) < n / d;
                     if *reduced {
                         reduced_direction(
@@ -772,7 +774,7 @@ impl Method<'_> {
                         // J is assembled once and kept; a regularized retry starts from the copy
                         // (the previous attempt's LU overwrote the matrix).
                         let mut j = lu.matrix_mut();
-                        if eps_k == 0 {
+                        if eps_k == 0 || !kept_is_whole {
                             dense_assemble(d, w, &self.jr_eff, &self.ju, j.rb_mut());
                             for (c, kc) in kept.chunks_exact_mut(n).enumerate() {
                                 kc.copy_from_slice(col_slice(&mut j, c));
