@@ -75,7 +75,7 @@ fn one_and_two_threads_give_the_same_records() {
 
 /// Test solvers: `boom` panics, `sleepy` ignores the time limit for 30 s, `slow` answers
 /// "solved" after 150 ms, `steps` sleeps 0, 40 and 2000 ms on its calls 1, 2, 3 (then 0),
-/// anything else goes to the registry.
+/// `quick` answers at once (see `solve_repeated`), anything else goes to the registry.
 struct TestSolvers {
     sleepy_finished: Arc<AtomicBool>,
     calls: AtomicUsize,
@@ -91,7 +91,7 @@ fn solved_report(name: &str) -> SolveReport {
 
 impl SolverSet for TestSolvers {
     fn applies(&self, solver: &str, problem: &Instance) -> bool {
-        matches!(solver, "boom" | "sleepy" | "slow" | "steps") || problem.accepts(solver)
+        matches!(solver, "boom" | "sleepy" | "slow" | "steps" | "quick") || problem.accepts(solver)
     }
 
     fn solve(&self, solver: &str, problem: &Instance, settings: &Settings) -> Result<SolveReport, Error> {
@@ -113,6 +113,36 @@ impl SolverSet for TestSolvers {
                 Ok(solved_report(solver))
             }
             _ => Registry.solve(solver, problem, settings),
+        }
+    }
+
+    /// `quick` answers after 20 ms, then at once, and says its first solve took 0.5 ms and every later one 1 µs
+    /// (so the worker runs its repeats back to back, without waiting for the runner); the
+    /// others solve as the default does, a fresh solve per repeat.
+    fn solve_repeated(
+        &self,
+        solver: &str,
+        problem: &Instance,
+        settings: &Settings,
+        repeat: usize,
+        each: &mut dyn FnMut(Result<SolveReport, Error>, f64) -> bool,
+    ) {
+        for k in 0..repeat {
+            let (r, seconds) = if solver == "quick" {
+                self.calls.fetch_add(1, Ordering::SeqCst);
+                if k == 0 {
+                    // The runner goes to sleep waiting for the first answer, and wakes up
+                    // late for the others.
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                (Ok(solved_report(solver)), if k == 0 { 5e-4 } else { 1e-6 })
+            } else {
+                let t = std::time::Instant::now();
+                (self.solve(solver, problem, settings), t.elapsed().as_secs_f64())
+            };
+            if !each(r, seconds) {
+                break;
+            }
         }
     }
 }
@@ -189,6 +219,20 @@ fn repeats_record_the_median_time_and_the_first_outcome() {
     let three =
         bench::run(&two_lcps(), &solvers, &BenchConfig { repeat: 3, ..config(1) }, &|_, _| {}).unwrap();
     assert_same_outcomes(&one, &three);
+}
+
+#[test]
+fn quick_repeats_are_all_read_although_the_worker_finished_first() {
+    // The worker runs quick solves back to back and can finish all of them before the runner
+    // reads the second answer; the runner still reads every queued answer, so the median is
+    // of the 200 solves (1 µs), not of the first few (once: of 0.5 ms and 1 µs).
+    let set = Arc::new(TestSolvers { sleepy_finished: Arc::new(AtomicBool::new(false)), calls: 0.into() });
+    let c = BenchConfig { repeat: 200, ..config(1) };
+    let recs =
+        bench::run_with(set.clone(), &two_lcps()[..1], &["quick".to_string()], &c, &|_, _| {}).unwrap();
+    assert_eq!(set.calls.load(Ordering::SeqCst), 200);
+    assert!(recs[0].solved(), "{:?}", recs[0]);
+    assert_eq!(recs[0].seconds, 1e-6);
 }
 
 fn strip_seconds(csv: &str) -> Vec<String> {

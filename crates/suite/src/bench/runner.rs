@@ -167,7 +167,10 @@ impl Worker {
         config: &BenchConfig,
     ) -> Option<(Outcome, f64)> {
         if !first {
-            self.go.as_ref()?.send(()).ok()?;
+            // A worker on quick solves does not wait for this word and may have finished all
+            // its repeats already: its answers still queue in the channel, so a failed send
+            // does not end the reading (the queue's end does, `Disconnected` below).
+            let _ = self.go.as_ref()?.send(());
         }
         let started = Instant::now();
         // Wait in slices of at most 0.1 s so that a cancelled run stops waiting soon.
