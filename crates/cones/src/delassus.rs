@@ -22,9 +22,12 @@ pub(crate) struct Blocks {
     /// For each entry of `diag`, its position in the CSR values (`usize::MAX`: not stored, 0),
     /// so that a refresh of the values refills the blocks without searching the rows.
     diag_at: Vec<usize>,
-    /// Scratch for a dense W: the values in CSR order ([`Blocks::refresh_values`]), and the
-    /// next CSR position of every row (while the blocks are built).
-    stage: Vec<f64>,
+    /// For a dense W, its nonzeros column by column (its storage order), each as (row, CSR
+    /// position), and where each column's end in that list, so that
+    /// [`Blocks::refresh_values`] reads W's columns and writes the CSR values directly; the
+    /// next CSR position of every row (scratch while the blocks are built).
+    places: Vec<(usize, usize)>,
+    col_end: Vec<usize>,
     next: Vec<usize>,
 }
 
@@ -36,7 +39,8 @@ struct Storage {
     val: Vec<f64>,
     diag: Vec<f64>,
     diag_at: Vec<usize>,
-    stage: Vec<f64>,
+    places: Vec<(usize, usize)>,
+    col_end: Vec<usize>,
     next: Vec<usize>,
 }
 
@@ -49,7 +53,7 @@ impl Blocks {
                 let (mut diag, mut diag_at) = (Vec::new(), Vec::new());
                 diag_positions(&csr, d, &mut diag_at);
                 fill_diag(csr.data(), &diag_at, &mut diag);
-                Blocks { d, csr, diag, diag_at, stage: Vec::new(), next: Vec::new() }
+                Blocks { d, csr, diag, diag_at, places: Vec::new(), col_end: Vec::new(), next: Vec::new() }
             }
         }
     }
@@ -59,7 +63,8 @@ impl Blocks {
     /// `old` held a pattern at least as large.
     fn dense_in(m: faer::MatRef<'_, f64>, d: usize, old: Storage) -> Blocks {
         let (n, nc) = (m.nrows(), m.ncols());
-        let Storage { mut ip, mut idx, mut val, mut diag, mut diag_at, mut stage, mut next } = old;
+        let Storage { mut ip, mut idx, mut val, mut diag, mut diag_at, mut places, mut col_end, mut next } =
+            old;
         // Two walks down the columns (the storage order): the row counts, then the entries,
         // each row's in ascending column order.
         ip.clear();
@@ -78,20 +83,22 @@ impl Blocks {
         val.clear();
         idx.resize(ip[n], 0);
         val.resize(ip[n], 0.0);
+        places.clear();
+        col_end.clear();
         for j in 0..nc {
             for (i, &v) in m.col(j).iter().enumerate() {
                 if v != 0.0 {
                     (idx[next[i]], val[next[i]]) = (j, v);
+                    places.push((i, next[i]));
                     next[i] += 1;
                 }
             }
+            col_end.push(places.len());
         }
         let csr = CsMat::new((n, nc), ip, idx, val);
         diag_positions(&csr, d, &mut diag_at);
         fill_diag(csr.data(), &diag_at, &mut diag);
-        stage.clear();
-        stage.resize(csr.nnz(), 0.0);
-        Blocks { d, csr, diag, diag_at, stage, next }
+        Blocks { d, csr, diag, diag_at, places, col_end, next }
     }
 
     /// Makes `slot` hold the blocks of `w`: when it already holds blocks of the same
@@ -116,7 +123,8 @@ impl Blocks {
                     val,
                     diag: old.diag,
                     diag_at: old.diag_at,
-                    stage: old.stage,
+                    places: old.places,
+                    col_end: old.col_end,
                     next: old.next,
                 };
                 Blocks::dense_in(m.as_ref(), d, storage)
@@ -127,7 +135,8 @@ impl Blocks {
     }
 
     /// Copies the values of `w` into the CSR data when its pattern is the cached one and
-    /// recomputes the diagonal blocks; `false` (nothing changed) otherwise.
+    /// recomputes the diagonal blocks; `false` otherwise, when the values may be partly
+    /// overwritten (the caller, [`Blocks::refresh`], then builds the blocks afresh).
     fn refresh_values(&mut self, w: &Matrix) -> bool {
         let n = self.csr.rows();
         if w.nrows() != n || w.ncols() != self.csr.cols() {
@@ -135,32 +144,31 @@ impl Blocks {
         }
         match w {
             Matrix::Dense(m) => {
-                // The same pattern when W has as many nonzeros as the cached pattern and is
-                // nonzero at each of its places: counted down the columns (the storage order,
-                // without a branch per entry), then the values read at the cached places and
-                // staged in CSR order.
-                let ip = self.csr.indptr();
-                let ip = ip.raw_storage();
-                let idx = self.csr.indices();
-                if self.stage.len() != idx.len() {
+                // The same pattern when each column of W has as many nonzeros as the cached
+                // pattern's and is nonzero at each of its places: counted down the column (the
+                // storage order, without a branch per entry), then the values read at the
+                // cached places straight into the CSR values. A differing pattern returns at
+                // once; the caller then builds the blocks afresh, values included.
+                if self.col_end.len() != self.csr.cols() || self.places.len() != self.csr.nnz() {
                     return false;
                 }
-                let nonzeros: usize = (0..n)
-                    .map(|j| m.col_as_slice(j).iter().map(|v| usize::from(*v != 0.0)).sum::<usize>())
-                    .sum();
-                if nonzeros != idx.len() {
-                    return false;
-                }
-                for i in 0..n {
-                    for k in ip[i]..ip[i + 1] {
-                        let v = m[(i, idx[k])];
+                let data = self.csr.data_mut();
+                let mut start = 0;
+                for (j, &end) in self.col_end.iter().enumerate() {
+                    let col = m.col_as_slice(j);
+                    let nonzeros: usize = col.iter().map(|v| usize::from(*v != 0.0)).sum();
+                    if nonzeros != end - start {
+                        return false;
+                    }
+                    for &(i, k) in &self.places[start..end] {
+                        let v = col[i];
                         if v == 0.0 {
                             return false;
                         }
-                        self.stage[k] = v;
+                        data[k] = v;
                     }
+                    start = end;
                 }
-                self.csr.data_mut().copy_from_slice(&self.stage);
             }
             Matrix::Sparse(s) => {
                 let same = s.is_csr()
@@ -314,9 +322,15 @@ fn diag_positions(csr: &CsMat<f64>, d: usize, at: &mut Vec<usize>) {
 /// The diagonal blocks from the CSR values and [`diag_positions`]: one read per block entry,
 /// where scanning the rows for them was a tenth of an nsgs call on a 4-contact dense W.
 fn fill_diag(val: &[f64], at: &[usize], diag: &mut Vec<f64>) {
-    diag.clear();
     // `0.0 + v`: a stored −0.0 reads +0.0, as when the blocks were summed from zero.
-    diag.extend(at.iter().map(|&k| if k == usize::MAX { 0.0 } else { 0.0 + val[k] }));
+    let read = |k: usize| if k == usize::MAX { 0.0 } else { 0.0 + val[k] };
+    if diag.len() == at.len() {
+        // A refresh: written in place (`extend` cost more than the reads on small W).
+        diag.iter_mut().zip(at).for_each(|(o, &k)| *o = read(k));
+    } else {
+        diag.clear();
+        diag.extend(at.iter().map(|&k| read(k)));
+    }
 }
 
 #[cfg(test)]
@@ -360,8 +374,9 @@ mod tests {
             assert!(Blocks::refresh(&mut slot, &dense(&mut rng, &pattern), d));
             // Rounds 0-2 keep the pattern; round 3 flips an entry (one nonzero more or less);
             // rounds 4 and 5 move a nonzero of round 3's pattern to a zero's place (as many
-            // nonzeros as the cached pattern, at other places).
-            for round in 0..6 {
+            // nonzeros as the cached pattern, at other places); round 6 also moves one within
+            // its column (every column keeps its count).
+            for round in 0..7 {
                 let mut pat = pattern.clone();
                 if round >= 3 {
                     pat[n * n - 1] = !pat[n * n - 1];
@@ -371,9 +386,16 @@ mod tests {
                     let off = pat.iter().position(|&b| !b).unwrap();
                     pat.swap(on, off);
                 }
+                if round == 6 {
+                    let within = (0..n * n)
+                        .flat_map(|x| (0..n * n).map(move |y| (x, y)))
+                        .find(|&(x, y)| x % n == y % n && pat[x] && !pat[y]);
+                    let (on, off) = within.expect("a column with a nonzero and a zero");
+                    pat.swap(on, off);
+                }
                 let w = dense(&mut rng, &pat);
                 let fresh = Blocks::new(&w, d);
-                let new_pattern = round == 3 || round == 4;
+                let new_pattern = matches!(round, 3 | 4 | 6);
                 assert_eq!(Blocks::refresh(&mut slot, &w, d), new_pattern, "n = {n}, round {round}");
                 let b = slot.as_ref().unwrap();
                 assert_eq!(b.csr, fresh.csr);
