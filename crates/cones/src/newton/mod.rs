@@ -109,6 +109,14 @@ pub enum LinearSolver {
 /// against 2 226, Confeti-ex03 (162) alike.
 pub const DENSE_MAX_N: usize = 128;
 
+/// [`DENSE_MAX_N`] for the Fischer–Burmeister function, whose contacts taking off keep whole
+/// rows of J (no reduced direction), so that its dense LU is of all n unknowns. fb-newton,
+/// three interleaved rounds of `perp bench --repeat 10`, fastest rounds, dense over sparse on
+/// generated problems (`examples/gen_fc.rs`, two seeds each): n = 72 0.53 and 0.56, 84 0.57
+/// and 1.19, 96 1.02 and 1.01, 108 1.11 and 1.10, 120 1.15 and 1.21 (fc3d-contact-40 read
+/// 0.93× after it went dense at 128).
+pub const DENSE_MAX_N_FB: usize = 96;
+
 /// Below this many unknowns the sparse Newton systems are always factorized (the automatic
 /// choice never changes small problems).
 pub const AUTO_MIN_N: usize = 3000;
@@ -135,8 +143,8 @@ pub struct SemismoothNewton {
     /// The function Φ is built from.
     pub function: NewtonFunction,
     /// `Some(true)` forces the sparse LU, `Some(false)` the dense one; `None` picks sparse when
-    /// there are more than [`DENSE_MAX_N`] unknowns and W is stored sparse or has fewer than
-    /// 30 % nonzeros.
+    /// there are more than [`DENSE_MAX_N`] unknowns ([`DENSE_MAX_N_FB`] for Fischer–Burmeister)
+    /// and W is stored sparse or has fewer than 30 % nonzeros.
     pub sparse: Option<bool>,
     /// Scale of all ρ's (1 = the diagonal-based choice above).
     pub rho_scale: f64,
@@ -1263,9 +1271,11 @@ pub(crate) fn run(
     // The diagonal of W, read from the diagonal blocks.
     let diagonal = (0..n).map(|k| blocks.diag[(k / d) * d * d + (k % d) * (d + 1)]);
     let w_mean = diagonal.clone().map(|v| v.abs()).sum::<f64>() / n.max(1) as f64;
+    let dense_max =
+        if opts.function == NewtonFunction::FischerBurmeister { DENSE_MAX_N_FB } else { DENSE_MAX_N };
     let sparse = opts.sparse.unwrap_or_else(|| {
         opts.linear == LinearSolver::Iterative
-            || (n > DENSE_MAX_N && (p.w.is_sparse() || (p.w.nnz() as f64) < 0.3 * (n * n) as f64))
+            || (n > dense_max && (p.w.is_sparse() || (p.w.nnz() as f64) < 0.3 * (n * n) as f64))
     });
     if sparse {
         // The pattern and symbolic LU are kept while W's pattern is; W's values are refreshed.
