@@ -6,7 +6,8 @@
 For each Siconos `.dat` FrictionContact file, ROUNDS times (alternating which side goes
 first): `PERP bench FILE --tol TOL --repeat R` (every fc3d solver of perp) and
 `SICBENCH fc3d FILE ID TOL 10000 R` for each Siconos solver ID below, where R (solves per
-call; both sides record the median) is 200 for n <= 30, 20 for n < 500 and 5 above. A solve
+call; both sides record the median) is 200 for n <= 30, 20 for n < 500 and 5 above (files
+with n <= 30 get 3 x ROUNDS rounds: see `rounds_for`). A solve
 counts when its status is `solved` (perp) or `info` is 0 and `err <= TOL` (Siconos). Per
 file, each solver's time is the median over the rounds, each side's figure is its best solver
 and the ratio is perp/Siconos; the script prints them, then the median ratio per size class
@@ -40,6 +41,14 @@ tmp = tempfile.mkdtemp(prefix='vs-siconos-')
 
 def repeats(n):
     return 200 if n <= 30 else 20 if n < 500 else 5
+
+
+def rounds_for(n):
+    """ROUNDS, three times over for n <= 30: their solves take microseconds, so a round is
+    mostly process start-up, and the shared machine's noise comes by the process: a process
+    tends to run at one of two speeds, about 1.5x apart, for its whole life (seen with
+    `crates/suite/examples/small_fc3d.rs`, run after run)."""
+    return 3 * rounds if n <= 30 else rounds
 
 
 def run_perp(f, r, k):
@@ -86,7 +95,7 @@ for i, f in enumerate(files):
     _, n = run_perp(f, 1, f'probe{i}')
     r = repeats(n)
     ps, ss = [], []
-    for rd in range(rounds):
+    for rd in range(rounds_for(n)):
         if rd % 2 == 0:
             ps.append(run_perp(f, r, f'{i}-{rd}')[0])
             ss.append(run_siconos(f, r))
