@@ -323,13 +323,10 @@ fn diag_positions(csr: &CsMat<f64>, d: usize, at: &mut Vec<usize>) {
 /// where scanning the rows for them was a tenth of an nsgs call on a 4-contact dense W.
 fn fill_diag(val: &[f64], at: &[usize], diag: &mut Vec<f64>) {
     // `0.0 + v`: a stored −0.0 reads +0.0, as when the blocks were summed from zero.
-    let read = |k: usize| if k == usize::MAX { 0.0 } else { 0.0 + val[k] };
-    if diag.len() == at.len() {
-        // A refresh: written in place (`extend` cost more than the reads on small W).
-        diag.iter_mut().zip(at).for_each(|(o, &k)| *o = read(k));
-    } else {
-        diag.clear();
-        diag.extend(at.iter().map(|&k| read(k)));
+    // Written in place (a refresh keeps the length; `extend` cost more than the reads).
+    diag.resize(at.len(), 0.0);
+    for (o, &k) in diag.iter_mut().zip(at) {
+        *o = if k == usize::MAX { 0.0 } else { 0.0 + val[k] };
     }
 }
 

@@ -103,8 +103,9 @@ pub enum LinearSolver {
 /// Up to this many unknowns the Newton systems are dense whatever W's storage (unless
 /// `sparse` says otherwise): there the sparse LU's analysis and dispatch cost more than the
 /// dense arithmetic, and the dense direction solves only for the contacts not taking off.
-/// ac-newton, `perp bench --repeat 10`, sparse against dense: the generated fc3d-contact-40 (n = 120) 430 against 180–265 µs, OneObject-i1028 (69) 344
-/// against 206, OneObject-i100000 (75) 268 against 191, Confeti-ex13 (12) 5.1 against 2.2;
+/// ac-newton, `perp bench --repeat 10`, sparse against dense: the generated fc3d-contact-40
+/// (n = 120) 430 against 180–265 µs, OneObject-i1028 (69) 344 against 206,
+/// OneObject-i100000 (75) 268 against 191, Confeti-ex13 (12) 5.1 against 2.2;
 /// above it dense lost: BoxesStack1 (156) 1 446 against 2 576, Box_Stacks-i0122 (246) 272
 /// against 2 226, Confeti-ex03 (162) alike.
 pub const DENSE_MAX_N: usize = 128;
