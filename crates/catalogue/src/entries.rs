@@ -382,7 +382,7 @@ const LINEAR: Param = Param::choice(
     "sparse Newton systems: LU (direct), BiCGSTAB (iterative), or by size and predicted fill",
 );
 
-const NEWTON_PARAMS: [Param; 5] = [
+const NEWTON_PARAMS: [Param; 6] = [
     Param::choice(
         "sparse",
         "auto",
@@ -399,7 +399,20 @@ const NEWTON_PARAMS: [Param; 5] = [
         Bound::Open,
         "c of the regularised Newton matrix D_r + D_u (W + σI); 0 = plain",
     ),
+    Param::int(
+        "stall_iterations",
+        perp_cones::newton::STALL_ITERATIONS,
+        0,
+        usize::MAX,
+        "iterations without halving the best error (or a failed line search) after which it goes on as prox from its best iterate; 0 = never",
+    ),
 ];
+
+/// [`newton_knobs`] and the stagnation rule, which `prox` (already proximal) does not have.
+fn newton_and_stall_knobs(s: &mut SemismoothNewton, p: &Resolved) {
+    newton_knobs(s, p);
+    s.stall_iterations = p.int("stall_iterations");
+}
 
 fn newton_knobs(s: &mut SemismoothNewton, p: &Resolved) {
     s.sparse = match p.choice("sparse") {
@@ -561,7 +574,7 @@ pub const ENTRIES: &[Entry] = &[
         params: &NEWTON_PARAMS,
         build: Build::Friction(|p| {
             let mut s = SemismoothNewton::alart_curnier();
-            newton_knobs(&mut s, p);
+            newton_and_stall_knobs(&mut s, p);
             Box::new(s)
         }),
     },
@@ -573,7 +586,7 @@ pub const ENTRIES: &[Entry] = &[
         params: &NEWTON_PARAMS,
         build: Build::Friction(|p| {
             let mut s = SemismoothNewton::fischer_burmeister();
-            newton_knobs(&mut s, p);
+            newton_and_stall_knobs(&mut s, p);
             Box::new(s)
         }),
     },

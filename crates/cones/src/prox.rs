@@ -26,7 +26,7 @@
 //! ‖Φ_σ‖ alternating between 0.23 and 0.27 at σ = max diag W; σ then grew ×100 after every
 //! inner failure up to 10⁴⁰, and 162 of 193 solves failed).
 
-use crate::newton::{run, ProxParams, SemismoothNewton, Workspace, PROX_MAX_ITER};
+use crate::newton::{run, ProxParams, SemismoothNewton, Workspace, PROX_DEFAULTS, PROX_MAX_ITER};
 use crate::problem::{
     solve_by_into, solve_refined, FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared,
 };
@@ -55,7 +55,8 @@ impl Default for Prox {
     fn default() -> Self {
         let mut inner = SemismoothNewton::alart_curnier();
         inner.line_search = false;
-        Prox { sigma0: 1.0, nu: 100.0, inner_max: 10, inner, prepared: Prepared::default() }
+        let ProxParams { sigma0, nu, inner_max } = PROX_DEFAULTS;
+        Prox { sigma0, nu, inner_max, inner, prepared: Prepared::default() }
     }
 }
 

@@ -159,6 +159,12 @@ pub struct SemismoothNewton {
     /// Direct or iterative solves of the sparse Newton systems (default: by size and predicted
     /// fill, [`LinearSolver::Auto`]).
     pub linear: LinearSolver,
+    /// Stagnation rule ([`STALL_ITERATIONS`] by default; 0 = never): after this many
+    /// iterations without halving the best error, or at once when the line search finds no
+    /// decrease, the method goes on in proximal-point mode from its best iterate (`prox`'s
+    /// defaults: Φ at `u + σ(r − r_ref)` with full steps, the centre moving as in
+    /// [`crate::Prox`]). Not used by `prox` itself.
+    pub stall_iterations: usize,
     name: &'static str,
     prepared: Prepared,
 }
@@ -170,6 +176,19 @@ pub struct SemismoothNewton {
 /// iterations, and 0.1 makes `fb-newton` fail `BoxesStack1`.
 pub const REGULARIZATION: f64 = 0.01;
 
+/// Default [`SemismoothNewton::stall_iterations`]. The Alart–Curnier merit ½‖Φ‖² has local
+/// minima that are not solutions, where the Newton iteration stalls or cycles: 5 of 160
+/// generated problems (`examples/gen_fc 3 {12,24,36,48,64} 9..40`) and `gen_fc 3 36 1`
+/// ended with errors of 10⁻⁴ to 10⁻² at the iteration limit (or stalled with 3 000
+/// iterations allowed), which `prox` solves in 9 to 36 iterations. Siconos offers hybrid
+/// strategies for NSN_AC for the same reason (`SICONOS_FRICTION_3D_NSN_HYBRID_STRATEGY`);
+/// its own full Newton step on a failed line search did not help here.
+pub const STALL_ITERATIONS: usize = 20;
+
+/// `prox`'s defaults (σ₀ = max diag W, ν = 100, 10 inner iterations per centre), also those
+/// of a Newton method gone proximal on stagnation.
+pub(crate) const PROX_DEFAULTS: ProxParams = ProxParams { sigma0: 1.0, nu: 100.0, inner_max: 10 };
+
 impl SemismoothNewton {
     fn with(function: NewtonFunction, name: &'static str) -> Self {
         SemismoothNewton {
@@ -179,6 +198,7 @@ impl SemismoothNewton {
             line_search: true,
             regularization: REGULARIZATION,
             linear: LinearSolver::Auto,
+            stall_iterations: STALL_ITERATIONS,
             name,
             prepared: Prepared::default(),
         }
@@ -371,6 +391,19 @@ struct Method<'a> {
     short_directions: usize,
     /// The automatic choice went iterative because a factorization would end too late.
     switched_for_time: bool,
+    /// Stagnation ([`SemismoothNewton::stall_iterations`]): iterations since the best error
+    /// last halved, the error it halved to, and the iteration at which the method went
+    /// proximal, with why.
+    stalled_for: usize,
+    progress_mark: f64,
+    went_proximal: Option<(usize, &'static str)>,
+    iterations: usize,
+    /// The largest diagonal entry of W (the scale of σ) and whether the sparse systems are
+    /// solved iteratively, for a proximal start.
+    w_max: f64,
+    iterative: bool,
+    /// Storage of `r_ref` and `r_inner` for a proximal start (taken from the workspace).
+    spare: Option<(Vec<f64>, Vec<f64>)>,
 }
 
 /// What [`Method::direction`] found.
@@ -421,6 +454,40 @@ struct ProxState {
     updates: usize,
     /// The largest σ reached.
     sigma_peak: f64,
+}
+
+impl ProxState {
+    /// The proximal state centred at r: σ = σ₀ · `w_max` within its bounds (relative to
+    /// `w_max`, the larger lower bound with iterative solves), `r_ref` and `r_inner` in the
+    /// storage given.
+    fn new(
+        params: ProxParams,
+        w_max: f64,
+        iterative: bool,
+        r: &[f64],
+        storage: (Vec<f64>, Vec<f64>),
+    ) -> Self {
+        let sigma = params.sigma0 * w_max;
+        let (mut r_ref, mut r_inner) = storage;
+        r_ref.clear();
+        r_ref.extend_from_slice(r);
+        r_inner.clear();
+        r_inner.extend_from_slice(r);
+        ProxState {
+            params,
+            sigma,
+            sigma_min: if iterative { PROX_SIGMA_MIN_ITERATIVE } else { PROX_SIGMA_MIN } * w_max,
+            sigma_max: PROX_SIGMA_MAX * w_max,
+            r_ref,
+            r_inner,
+            phi_inner: f64::INFINITY,
+            nu_down: params.nu,
+            inner: 0,
+            phi_start: f64::INFINITY,
+            updates: 0,
+            sigma_peak: sigma,
+        }
+    }
 }
 
 /// `(ρ_N, ρ_T)` of every contact for the operator `W + σI`: `ρ_N = 1/(W_ii[N,N] + σ)`,
@@ -609,6 +676,30 @@ impl Method<'_> {
             Some(ps) => ps.sigma + reg,
             None => reg,
         }
+    }
+
+    /// The stagnation rule ([`SemismoothNewton::stall_iterations`]): a Newton method (not yet
+    /// proximal, the rule on) continues in proximal mode from its best iterate, with `prox`'s
+    /// defaults. False when it does not apply.
+    fn go_proximal(&mut self, why: &'static str) -> bool {
+        if self.opts.stall_iterations == 0 || self.went_proximal.is_some() {
+            return false;
+        }
+        let Some(storage) = self.spare.take() else { return false };
+        self.went_proximal = Some((self.iterations, why));
+        if self.best.1 < self.error {
+            self.r.copy_from_slice(&self.best.0);
+        }
+        let ps = ProxState::new(PROX_DEFAULTS, self.w_max, self.iterative, &self.r, storage);
+        rho_into(self.blocks, self.p.contacts(), ps.sigma, self.opts.rho_scale, &mut self.rho);
+        self.prox = Some(ps);
+        self.merit_memory.clear();
+        self.phi_prev = None;
+        self.refresh();
+        if let Some(ps) = &mut self.prox {
+            ps.phi_start = Self::merit(&self.phi).sqrt();
+        }
+        true
     }
 
     /// Prox mode: moves the centre to r when the inner problem is solved well enough (‖Φ_σ‖
@@ -886,7 +977,7 @@ impl Method<'_> {
     fn line_search(&mut self, psi0: f64, reference: f64) -> Option<(f64, bool)> {
         let n = self.r.len();
         let mut best: Option<(f64, f64)> = None;
-        let take_any = !self.opts.line_search;
+        let take_any = !self.opts.line_search || self.went_proximal.is_some();
         // The shared backtracking (halving, at most MAX_HALVINGS trials) with this method's
         // non-monotone test `ψ(t) ≤ (1 − 2σt)·reference`, σ = 1e-4, written as before.
         let search = Backtracking { min_step: 0.0, max_trials: MAX_HALVINGS, ..Backtracking::default() };
@@ -1158,7 +1249,11 @@ impl IterativeMethod for Method<'_> {
                 return StepResult { error: self.error, stop: Some(Status::TimeLimit) };
             }
         }
+        self.iterations += 1;
         let Some((t, last)) = self.line_search(psi0, reference) else {
+            if self.go_proximal("the line search found no decrease of ½‖Φ‖²") {
+                return StepResult::go(self.error);
+            }
             self.fail = Some((Status::Stalled, "the line search found no decrease of ½‖Φ‖²"));
             return StepResult { error: self.error, stop: Some(Status::Stalled) };
         };
@@ -1176,6 +1271,15 @@ impl IterativeMethod for Method<'_> {
         self.merit_memory.push(psi0);
         if self.error > 0.0 {
             self.prox_update();
+        }
+        if self.error <= 0.5 * self.progress_mark {
+            (self.progress_mark, self.stalled_for) = (self.error, 0);
+        } else {
+            self.stalled_for += 1;
+            if self.stalled_for >= self.opts.stall_iterations {
+                let why = "no halving of the error in stall_iterations iterations";
+                self.go_proximal(why);
+            }
         }
         StepResult::go(self.error)
     }
@@ -1307,28 +1411,12 @@ pub(crate) fn run(
     let iterative = matches!(linear, Linear::Sparse(sj) if sj.iterative);
     let fb_scaled = opts.function == NewtonFunction::FischerBurmeister && !iterative;
     let u_scale = if fb_scaled && w_mean > 0.0 && w_mean.is_finite() { 1.0 / w_mean } else { 1.0 };
-    let prox = prox.map(|params| {
-        let wmax = diagonal.fold(0.0_f64, |m, v| m.max(v.abs())).max(f64::MIN_POSITIVE);
-        let sigma = params.sigma0 * wmax;
-        let mut r_ref = zeroed(&mut ws.vecs[V_R_REF], 0);
-        r_ref.extend_from_slice(r);
-        let mut r_inner = zeroed(&mut ws.vecs[V_R_INNER], 0);
-        r_inner.extend_from_slice(r);
-        ProxState {
-            params,
-            sigma,
-            sigma_min: if iterative { PROX_SIGMA_MIN_ITERATIVE } else { PROX_SIGMA_MIN } * wmax,
-            sigma_max: PROX_SIGMA_MAX * wmax,
-            r_ref,
-            r_inner,
-            phi_inner: f64::INFINITY,
-            nu_down: params.nu,
-            inner: 0,
-            phi_start: f64::INFINITY,
-            updates: 0,
-            sigma_peak: sigma,
-        }
-    });
+    let w_max = diagonal.fold(0.0_f64, |m, v| m.max(v.abs())).max(f64::MIN_POSITIVE);
+    let storage = (std::mem::take(&mut ws.vecs[V_R_REF]), std::mem::take(&mut ws.vecs[V_R_INNER]));
+    let (prox, spare) = match prox {
+        Some(params) => (Some(ProxState::new(params, w_max, iterative, r, storage)), None),
+        None => (None, Some(storage)),
+    };
     let mut rho = std::mem::take(&mut ws.rho);
     rho_into(blocks, nc, prox.as_ref().map_or(0.0, |ps| ps.sigma), opts.rho_scale, &mut rho);
     let mut r0 = zeroed(&mut ws.vecs[V_R], 0);
@@ -1376,6 +1464,13 @@ pub(crate) fn run(
         krylov_iterations: 0,
         short_directions: 0,
         switched_for_time: false,
+        stalled_for: 0,
+        progress_mark: f64::INFINITY,
+        went_proximal: None,
+        iterations: 0,
+        w_max,
+        iterative,
+        spare,
     };
     m.refresh();
     if let Some(ps) = &mut m.prox {
@@ -1412,6 +1507,9 @@ pub(crate) fn run(
     if m.regularized > 0 {
         let _ = write!(msg, "; {} regularised Newton systems", m.regularized);
     }
+    if let Some((k, why)) = m.went_proximal {
+        let _ = write!(msg, "; proximal from iteration {k} ({why})");
+    }
     if let Some((_, why)) = m.fail.take() {
         let _ = write!(msg, "; {why}");
     }
@@ -1427,6 +1525,8 @@ pub(crate) fn run(
     if let Some(ps) = m.prox {
         v[V_R_REF] = ps.r_ref;
         v[V_R_INNER] = ps.r_inner;
+    } else if let Some((a, b)) = m.spare {
+        (v[V_R_REF], v[V_R_INNER]) = (a, b);
     }
     (ws.rho, ws.merit_memory) = (m.rho, m.merit_memory);
     Ok(())
@@ -1665,6 +1765,13 @@ mod tests {
             krylov_iterations: 0,
             short_directions: 0,
             switched_for_time: false,
+            stalled_for: 0,
+            progress_mark: f64::INFINITY,
+            went_proximal: None,
+            iterations: 0,
+            w_max: 1.0,
+            iterative: false,
+            spare: None,
         };
         assert_eq!(m.forcing_term(1.0), ETA0);
         // ‖Φ‖ down by 10: γ (0.1)² = 0.009, the safeguard γ η² = 0.009 is below 0.1.
