@@ -398,10 +398,8 @@ struct Method<'a> {
     progress_mark: f64,
     went_proximal: Option<(usize, &'static str)>,
     iterations: usize,
-    /// The largest diagonal entry of W (the scale of σ) and whether the sparse systems are
-    /// solved iteratively, for a proximal start.
+    /// The largest diagonal entry of W, the scale of σ for a proximal start.
     w_max: f64,
-    iterative: bool,
     /// Storage of `r_ref` and `r_inner` for a proximal start (taken from the workspace).
     spare: Option<(Vec<f64>, Vec<f64>)>,
 }
@@ -690,7 +688,8 @@ impl Method<'_> {
         if self.best.1 < self.error {
             self.r.copy_from_slice(&self.best.0);
         }
-        let ps = ProxState::new(PROX_DEFAULTS, self.w_max, self.iterative, &self.r, storage);
+        let iterative = matches!(&*self.linear, Linear::Sparse(sj) if sj.iterative);
+        let ps = ProxState::new(PROX_DEFAULTS, self.w_max, iterative, &self.r, storage);
         rho_into(self.blocks, self.p.contacts(), ps.sigma, self.opts.rho_scale, &mut self.rho);
         self.prox = Some(ps);
         self.merit_memory.clear();
@@ -1469,7 +1468,6 @@ pub(crate) fn run(
         went_proximal: None,
         iterations: 0,
         w_max,
-        iterative,
         spare,
     };
     m.refresh();
@@ -1770,7 +1768,6 @@ mod tests {
             went_proximal: None,
             iterations: 0,
             w_max: 1.0,
-            iterative: false,
             spare: None,
         };
         assert_eq!(m.forcing_term(1.0), ETA0);
