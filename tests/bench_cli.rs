@@ -209,7 +209,9 @@ fn bad_usage_and_missing_folders_exit_2() {
 
 #[test]
 fn merging_two_shards_gives_the_unsharded_results() {
-    let args = ["builtin", "--kind", "ncp,fc2d,mlcp", "--threads", "2"];
+    // A generous time limit (the built-in default is 2 s): no result may depend on the clock
+    // (issue 37).
+    let args = ["builtin", "--kind", "ncp,fc2d,mlcp", "--threads", "2", "--time-limit", "600"];
     let whole = temp_dir("whole");
     let o = bench(&[&args[..], &["--out", whole.to_str().unwrap()]].concat());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

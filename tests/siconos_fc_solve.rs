@@ -9,7 +9,6 @@
 use perp::cones::{solver, FrictionContactProblem, SOLVER_NAMES};
 use perp::core::{Settings, Status};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 fn files() -> Vec<PathBuf> {
     let root = perp::suite::suites_dir().join("siconos");
@@ -28,7 +27,9 @@ fn read(f: &Path) -> FrictionContactProblem {
 }
 
 fn settings(tol: f64) -> Settings {
-    Settings { tol, time_limit: Some(Duration::from_secs(10)), ..Settings::default() }
+    // No time limit (issue 37): the solvers' own iteration limits bound each solve, so the
+    // outcome does not depend on the machine's speed or load.
+    Settings { tol, ..Settings::default() }
 }
 
 #[test]
@@ -96,7 +97,7 @@ fn nsgs_solves_every_file_at_1e4() {
 fn apgd_solves_capsules_i101_at_1e8() {
     let f = perp::suite::suites_dir().join("siconos/fc3d/Capsules-i101-404.dat");
     let p = read(&f);
-    let s = Settings { tol: 1e-8, time_limit: Some(Duration::from_secs(30)), ..Settings::default() };
+    let s = Settings { tol: 1e-8, ..Settings::default() };
     let sol = solver("apgd").unwrap().solve(&p, None, &s).unwrap();
     assert_eq!(sol.report.status, Status::Solved, "{:?}", sol.report);
     let e = perp::core::measures::friction_contact_error(p.dim, &p.q, &p.mu, &sol.r, &p.velocity(&sol.r));

@@ -103,7 +103,8 @@ fn check_ray(p: &Lcp, ray: &perp::core::Ray) {
 fn no_solver_claims_solved_above_tolerance_on_any_file() {
     let mut table = String::new();
     for tol in [1e-6, 1e-10] {
-        let s = Settings { tol, time_limit: Some(std::time::Duration::from_secs(5)), ..Settings::default() };
+        // No time limit (issue 37): iteration limits alone, so no outcome depends on the clock.
+        let s = Settings { tol, ..Settings::default() };
         for f in files() {
             let p = perp::suite::read_lcp(&f).unwrap();
             for name in SOLVER_NAMES {

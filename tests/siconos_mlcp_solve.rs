@@ -9,7 +9,6 @@ use perp::core::{Settings, Solution, Status};
 use perp::ncp::Mcp;
 use perp::suite::Problem;
 use std::path::PathBuf;
-use std::time::Duration;
 
 fn files() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(perp::suite::suites_dir().join("siconos").join("mlcp"))
@@ -44,7 +43,8 @@ const SINGULAR_EQUATIONS: &[&str] =
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn newton_solvers_on_every_mlcp_file() {
-    let s = Settings { tol: 1e-10, time_limit: Some(Duration::from_secs(20)), ..Settings::default() };
+    // No time limit (issue 37): iteration limits alone, so no outcome depends on the clock.
+    let s = Settings { tol: 1e-10, ..Settings::default() };
     let mut table = String::new();
     for f in files() {
         let name = stem(&f);
