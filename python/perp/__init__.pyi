@@ -56,7 +56,7 @@ class Result:
     def solver(self) -> str: ...
     @property
     def status(self) -> str:
-        """solved, max_iterations, time_limit, stalled, ray_termination, infeasible,
+        """solved, max_iterations, time_limit, stalled, ray_termination, infeasible, diverged,
         numerical_failure or interrupted."""
     @property
     def solved(self) -> bool:

@@ -43,7 +43,7 @@ pub struct Solution {
     /// The solver's name.
     #[pyo3(get)]
     solver: String,
-    /// `solved`, `max_iterations`, `time_limit`, `stalled`, `ray_termination`, `infeasible`,
+    /// `solved`, `max_iterations`, `time_limit`, `stalled`, `ray_termination`, `infeasible`, `diverged`,
     /// `numerical_failure` or `interrupted`.
     #[pyo3(get)]
     status: String,

@@ -104,6 +104,21 @@ def test_one_contact_sticking_and_sliding(solver, case):
     np.testing.assert_array_equal(res.z, res.r)
 
 
+# Issue 36: a particle squeezed between two walls that both push in has no solution; the
+# reactions grow without bound while u_N stays at -1. prox (the default) used to call
+# r = 1e8 "solved".
+SQUEEZED_H = np.array([[1.0, 0, 0], [0, 1, 0], [0, 0, 1], [-1, 0, 0], [0, 1, 0], [0, 0, -1]])
+
+
+@pytest.mark.parametrize("solver", ["prox", "ac-newton", "fb-newton", "admm", "apgd", "nsgs"])
+def test_a_problem_without_a_solution_is_not_solved(solver):
+    w = SQUEEZED_H @ SQUEEZED_H.T
+    res = perp.solve_friction(w, [-1.0, 0, 0, -1.0, 0, 0], [0.3, 0.3], solver=solver, tol=1e-8)
+    assert not res.solved and res.status != "solved", res
+    if solver in ("prox", "ac-newton", "admm", "apgd"):
+        assert res.status == "diverged", res
+
+
 def test_two_dimensional_contact():
     # u = r + q, q = (-1, 3), mu = 0.2: slides, r = (1, -0.2).
     res = perp.solve_friction(np.eye(2), [-1.0, 3.0], [0.2], dim=2, solver="nsgs")

@@ -27,6 +27,9 @@ typedef enum PerpStatus {
   PERP_STATUS_INTERRUPTED = 7,
   // A status of the Rust library that this C API has no code for yet (none today).
   PERP_STATUS_OTHER = 8,
+  // The reactions grew without bound while the residual at the data's scale did not fall:
+  // the problem most likely has no solution (the message gives the evidence).
+  PERP_STATUS_DIVERGED = 9,
   // Bad input: an unknown solver or parameter, a value out of range, sizes that disagree,
   // a NaN or infinite entry, a malformed CSR structure. The message names the field and
   // the value.

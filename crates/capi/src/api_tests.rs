@@ -416,6 +416,7 @@ fn status_names_are_the_rust_library_names() {
         Status::Stalled,
         Status::RayTermination,
         Status::Infeasible,
+        Status::Diverged,
         Status::NumericalFailure,
         Status::Interrupted,
     ] {

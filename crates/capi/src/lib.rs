@@ -58,6 +58,9 @@ pub enum PerpStatus {
     Interrupted = 7,
     /// A status of the Rust library that this C API has no code for yet (none today).
     Other = 8,
+    /// The reactions grew without bound while the residual at the data's scale did not fall:
+    /// the problem most likely has no solution (the message gives the evidence).
+    Diverged = 9,
     /// Bad input: an unknown solver or parameter, a value out of range, sizes that disagree,
     /// a NaN or infinite entry, a malformed CSR structure. The message names the field and
     /// the value.
@@ -77,6 +80,7 @@ impl From<Status> for PerpStatus {
             Status::Stalled => PerpStatus::Stalled,
             Status::RayTermination => PerpStatus::RayTermination,
             Status::Infeasible => PerpStatus::Infeasible,
+            Status::Diverged => PerpStatus::Diverged,
             Status::NumericalFailure => PerpStatus::NumericalFailure,
             Status::Interrupted => PerpStatus::Interrupted,
             _ => PerpStatus::Other,
@@ -864,6 +868,7 @@ pub extern "C" fn perp_status_name(status: i32) -> *const c_char {
         6 => c"numerical_failure",
         7 => c"interrupted",
         8 => c"other",
+        9 => c"diverged",
         -1 => c"invalid_input",
         -2 => c"null_pointer",
         -3 => c"internal_error",

@@ -564,7 +564,7 @@ impl FrictionSolver for Admm {
         let start = Instant::now();
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
         let mut start = Some(start);
-        let out = solve_refined(warm, r, u, report, s, DEFAULT_MAX_ITER, |warm, r, u, rep, s| {
+        let out = solve_refined(p, warm, r, u, report, s, DEFAULT_MAX_ITER, |warm, r, u, rep, s| {
             // The first round's clock started before the workspace was taken.
             self.solve_with(&mut ws, start.take().unwrap_or_else(Instant::now), p, warm, r, u, rep, s)
         });

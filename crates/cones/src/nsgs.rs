@@ -477,7 +477,7 @@ impl FrictionSolver for Nsgs {
         s: &Settings,
     ) -> Result<(), Error> {
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = solve_refined(warm, r, u, report, s, DEFAULT_SWEEPS, |warm, r, u, rep, s| {
+        let out = solve_refined(p, warm, r, u, report, s, DEFAULT_SWEEPS, |warm, r, u, rep, s| {
             self.solve_with(&mut ws, p, warm, r, u, rep, s)
         });
         *self.prepared.get::<Workspace>() = ws;

@@ -181,8 +181,9 @@ impl FrictionContactProblem {
     /// The answer checked against the physics in the problem's own scale, so that no choice
     /// of units and no μ lets a penetrating answer pass: the largest of
     ///
-    /// * penetration `max_i max(0, −u_{N,i}) / V`, `V = max(‖q‖, ‖u‖, max|W|·‖r‖)` (what
-    ///   u = W r + q is made of, so its round-off level) — for every De Saxcé law
+    /// * penetration `max_i max(0, −u_{N,i}) / V`, `V = ‖q‖ + ρ`, the data's velocity scale
+    ///   plus the rounding ρ that computing u = W r + q leaves in u
+    ///   ([`Matrix::rounding_bound`](perp_core::Matrix::rounding_bound)) — for every De Saxcé law
     ///   `ũ ∈ K*` is exactly `u_N ≥ 0` (ũ_T = u_T and K* = {v : v_N ≥ h(v_T)}, h the
     ///   maximal dissipation that ũ adds to u_N);
     /// * a force outside its cone, `max_i ‖r_i − P_{K_i}(r_i)‖ / F`, `F = ‖r‖`;
@@ -193,6 +194,13 @@ impl FrictionContactProblem {
     ///   slack divided by `√(1 + μ²)` (the distance of r to the cone's boundary), so that a
     ///   sticking contact whose u_T is round-off is not refused at μ = 1e12 (`|r·ũ|` grows like
     ///   μ there). Other laws: `max_i |r_i·ũ_i| / (F max(‖ũ‖, V))`.
+    ///
+    /// V is the data's scale, not the iterate's (issue 36): until then it was
+    /// `max(‖q‖, ‖u‖, max|W|·‖r‖)`, and on a problem with no solution (a particle squeezed
+    /// between two walls that both push in) the reactions grew without bound along W's null
+    /// space while u_N stayed at −1, so that every figure fell like 1/‖r‖ and prox called
+    /// r = 1e8 `Solved`. ρ keeps answers whose large reactions are legitimate (redundant
+    /// contacts carrying internal forces) from being refused for their arithmetic alone.
     ///
     /// Every figure is relative to F and V however small they are (the problem is positively
     /// homogeneous: W → s_W W, q → s_q q moves the answer to r s_q/s_W, u s_q, and this figure
@@ -212,11 +220,14 @@ impl FrictionContactProblem {
         if !closed_form && cones.len() != self.contacts() {
             return f64::NAN;
         }
-        // The velocities' scale: what u = W r + q is made of, |q| and |W|·|r| (the level of
-        // round-off in u), and u itself.
+        // The velocities' scale is the data's, ‖q‖, plus the rounding that computing
+        // u = W r + q can leave in it (Matrix::rounding_bound: the arithmetic actually done,
+        // summed per row unless its cheap bound is already negligible next to ‖q‖). Not ‖u‖
+        // nor max|W|·‖r‖: reactions that grow without bound along W's null space (a problem
+        // with no solution) would make any figure relative to them vanish like 1/‖r‖.
         let rn = measures::norm2(r);
-        let w_max = self.w.max_abs();
-        let un = measures::norm2(&self.q).max(measures::norm2(u)).max(w_max * rn);
+        let qn = measures::norm2(&self.q);
+        let un = qn + self.w.rounding_bound(r, 1e-6 * qn);
         // A scale that overflows belongs to an answer that ran off, not to a solution.
         if !(rn.is_finite() && un.is_finite()) {
             return f64::NAN;
@@ -267,6 +278,48 @@ impl FrictionContactProblem {
     ) {
         let phys = self.physical_error(cones, r, u);
         report.check_physics(phys, tol, "penetration, cone or complementarity violation");
+    }
+
+    /// The worst penetration `max_i max(0, −u_{N,i})` of velocities `u` (0 for none; NaN if a
+    /// normal velocity is NaN).
+    pub fn penetration(&self, u: &[f64]) -> f64 {
+        u.iter().step_by(self.dim).fold(0.0_f64, |a, &un| {
+            if un.is_nan() || a.is_nan() {
+                f64::NAN
+            } else {
+                a.max(-un)
+            }
+        })
+    }
+
+    /// Whether an answer `(r, u)` reached by warm refinement rounds at ever tighter tolerances
+    /// (`solve_refined`) from `(‖r‖, penetration)` = `from` is running off rather than
+    /// converging: the reactions grew at least tenfold while the worst penetration did not even
+    /// halve. Along W's null space a tighter tolerance then only buys a larger r (the peer
+    /// measure falls like 1/‖r‖).
+    fn runs_off(&self, from: (f64, f64), r: &[f64], u: &[f64]) -> bool {
+        let (r0, pen0) = from;
+        let (r1, pen1) = (measures::norm2(r), self.penetration(u));
+        // A NaN penetration counts as not halved.
+        let halved = pen1 < 0.5 * pen0;
+        r0 > 0.0 && (r1 >= 10.0 * r0 || !r1.is_finite()) && pen0 > 0.0 && !halved
+    }
+
+    /// The report of an answer that [runs off](Self::runs_off) becomes [`Status::Diverged`],
+    /// whatever the last round's checks said, its message giving the evidence.
+    fn mark_diverged(&self, from: (f64, f64), r: &[f64], u: &[f64], rounds: usize, report: &mut SolveReport) {
+        let (r0, r1, pen1) = (from.0, measures::norm2(r), self.penetration(u));
+        report.status = Status::Diverged;
+        let qn = measures::norm2(&self.q);
+        let msg = report.message.get_or_insert_with(String::new);
+        let _ = std::fmt::Write::write_fmt(
+            msg,
+            format_args!(
+                "; diverged: ‖r‖ grew from {r0:.2e} to {r1:.2e} over {rounds} refinement round(s) while the \
+                 worst penetration stayed at {pen1:.2e} (‖q‖ = {qn:.2e}): no bounded r seems to satisfy the \
+                 law, the problem probably has no solution"
+            ),
+        );
     }
 
     /// Packs a solver's answer: recomputes `u = W r + q` and the error from `r` alone, then
@@ -614,7 +667,9 @@ pub(crate) fn prepare(
 /// report adds up the rounds' iterations, counters, time and history, and
 /// [`SolveReport::end_refinement`] says so and judges the answer at the caller's `tol`. A solve
 /// the check did not refuse is `solve` alone.
+#[allow(clippy::too_many_arguments)] // solve_into's arguments, the default limit and the solve
 pub(crate) fn solve_refined(
+    p: &FrictionContactProblem,
     warm: bool,
     r: &mut [f64],
     u: &mut [f64],
@@ -629,6 +684,7 @@ pub(crate) fn solve_refined(
     }
     let limit = if s.max_iter == 0 { default_max } else { s.max_iter };
     let first = (report.error, report.physical_error.unwrap_or(f64::NAN));
+    let grown_from = (measures::norm2(r), p.penetration(u));
     let (mut tol, mut rounds) = (s.tol, 0);
     while rounds < REFINE_ROUNDS && report.refused_by_physics(tol) {
         let left = limit.saturating_sub(report.iterations);
@@ -655,8 +711,14 @@ pub(crate) fn solve_refined(
         report.history = history;
         tol = next;
         rounds += 1;
+        if p.runs_off(grown_from, r, u) {
+            break;
+        }
     }
     report.end_refinement(s.tol, rounds, tol, first);
+    if rounds > 0 && p.runs_off(grown_from, r, u) {
+        p.mark_diverged(grown_from, r, u, rounds, report);
+    }
     Ok(())
 }
 

@@ -101,7 +101,7 @@ impl FrictionSolver for Prox {
         }
         let params = ProxParams { sigma0: self.sigma0, nu: self.nu, inner_max: self.inner_max };
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = solve_refined(warm, r, u, report, s, PROX_MAX_ITER, |warm, r, u, rep, s| {
+        let out = solve_refined(p, warm, r, u, report, s, PROX_MAX_ITER, |warm, r, u, rep, s| {
             run(&self.inner, &mut ws, Some(params), p, warm, r, u, rep, s)
         });
         *self.prepared.get::<Workspace>() = ws;

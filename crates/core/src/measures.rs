@@ -155,22 +155,26 @@ pub fn physical_bound(tol: f64) -> f64 {
 }
 
 /// The physical figure of an LCP answer (`0 ≤ z ⊥ w = Mz + q ≥ 0`), in the problem's own
-/// scales: `max_i |min(z_i / Z, w_i / V)|` with `Z = ‖z‖` and `V = max(‖q‖, ‖w‖, max|M|·‖z‖)`
-/// (what w is made of, so its round-off level). Negative parts are infeasibility, positive ones
-/// a pair that is not complementary, each in its own unit. Unchanged under `M → s_M M`,
-/// `q → s_q q` (the answer moves to `z s_q/s_M`), unlike Siconos' `‖min(z, w)‖/‖q‖`, which
-/// compares z with w as if they had one unit: with M scaled by 1e8, fb-newton's answers 20–50 %
-/// off in z pass it at 1e-9 (issue 15). Absolute when `V ≤ ε` (a problem of round-off dust).
+/// scales: `max_i |min(z_i / Z, w_i / V)|` with `Z = ‖z‖` and `V = max(‖q‖, ‖w‖) + ρ`, ρ the
+/// rounding that computing w = Mz + q may leave in w (`rounding`, from
+/// [`Matrix::rounding_bound`](crate::Matrix::rounding_bound)). Negative parts are
+/// infeasibility, positive ones a pair that is not complementary, each in its own unit.
+/// Unchanged under `M → s_M M`, `q → s_q q` (the answer moves to `z s_q/s_M`), unlike Siconos'
+/// `‖min(z, w)‖/‖q‖`, which compares z with w as if they had one unit: with M scaled by 1e8,
+/// fb-newton's answers 20–50 % off in z pass it at 1e-9 (issue 15). Absolute when `V ≤ ε` (a
+/// problem of round-off dust). V is the data's scale, not the iterate's: until issue 36 it
+/// held `max|M|·‖z‖`, which grows with a z running off along M's null space (an LCP without
+/// a solution) and made every figure vanish like 1/‖z‖.
 ///
 /// ```
 /// use perp_core::measures::lcp_physical_error;
 /// // M = 1e8·I, q = (−1e8, 1): z = (1, 0) is the answer; z = (0.5, 0) is half wrong.
-/// assert_eq!(lcp_physical_error(1e8, &[-1e8, 1.0], &[1.0, 0.0], &[0.0, 1.0]), 0.0);
-/// assert!((lcp_physical_error(1e8, &[-1e8, 1.0], &[0.5, 0.0], &[-0.5e8, 1.0]) - 0.5).abs() < 1e-12);
+/// assert_eq!(lcp_physical_error(0.0, &[-1e8, 1.0], &[1.0, 0.0], &[0.0, 1.0]), 0.0);
+/// assert!((lcp_physical_error(0.0, &[-1e8, 1.0], &[0.5, 0.0], &[-0.5e8, 1.0]) - 0.5).abs() < 1e-12);
 /// ```
-pub fn lcp_physical_error(m_max_abs: f64, q: &[f64], z: &[f64], w: &[f64]) -> f64 {
+pub fn lcp_physical_error(rounding: f64, q: &[f64], z: &[f64], w: &[f64]) -> f64 {
     let zn = norm2(z);
-    let v = norm2(q).max(norm2(w)).max(m_max_abs * zn);
+    let v = norm2(q).max(norm2(w)) + rounding;
     // A scale that overflows belongs to an answer that ran off, not to a solution.
     if !(zn.is_finite() && v.is_finite()) {
         return f64::NAN;
@@ -185,8 +189,8 @@ pub fn lcp_physical_error(m_max_abs: f64, q: &[f64], z: &[f64], w: &[f64]) -> f6
 /// which it reduces for `l = 0`, `u = ∞`): per index the bound violation `/Z`, and the
 /// smallest of the three ways to be complementary — at the lower bound (`(z − l)/Z` and
 /// `w⁻/V`), at the upper bound (`(u − z)/Z` and `w⁺/V`) or inside (`|w|/V`); the largest over
-/// the indices. `Z = max(‖z‖, max |finite bound|)`, `V = max(‖q‖, ‖w‖, max|M|·‖z‖)`; absolute
-/// when `V ≤ ε`. Unchanged under `M → s_M M`, `q → s_q q`, bounds `→ (s_q/s_M)·bounds`, unlike
+/// the indices. `Z = max(‖z‖, max |finite bound|)`, `V = max(‖q‖, ‖w‖) + ρ` (`rounding`, as in
+/// [`lcp_physical_error`]); absolute when `V ≤ ε`. Unchanged under `M → s_M M`, `q → s_q q`, bounds `→ (s_q/s_M)·bounds`, unlike
 /// [`box_lcp_error`], which compares z with w as if they had one unit.
 ///
 /// ```
@@ -195,22 +199,15 @@ pub fn lcp_physical_error(m_max_abs: f64, q: &[f64], z: &[f64], w: &[f64]) -> f6
 /// // M = 1e8·I, q = (−2e8, 1), z in [−1, 1] × [0, ∞): z = (1, 0) with w = (−1e8, 1) is the answer
 /// // (at the upper bound, w ≤ 0); z = (0.5, 0) is inside with w ≠ 0: half wrong.
 /// let (lo, hi) = ([-1.0, 0.0], [1.0, inf]);
-/// assert_eq!(box_lcp_physical_error(1e8, &[-2e8, 1.0], &lo, &hi, &[1.0, 0.0], &[-1e8, 1.0]), 0.0);
-/// let half = box_lcp_physical_error(1e8, &[-2e8, 1.0], &lo, &hi, &[0.5, 0.0], &[-1.5e8, 1.0]);
+/// assert_eq!(box_lcp_physical_error(0.0, &[-2e8, 1.0], &lo, &hi, &[1.0, 0.0], &[-1e8, 1.0]), 0.0);
+/// let half = box_lcp_physical_error(0.0, &[-2e8, 1.0], &lo, &hi, &[0.5, 0.0], &[-1.5e8, 1.0]);
 /// assert!(half > 0.4, "{half}");
 /// ```
-pub fn box_lcp_physical_error(
-    m_max_abs: f64,
-    q: &[f64],
-    lo: &[f64],
-    hi: &[f64],
-    z: &[f64],
-    w: &[f64],
-) -> f64 {
+pub fn box_lcp_physical_error(rounding: f64, q: &[f64], lo: &[f64], hi: &[f64], z: &[f64], w: &[f64]) -> f64 {
     let zn = norm2(z);
     let finite = lo.iter().chain(hi).filter(|b| b.is_finite()).fold(0.0_f64, |a, b| a.max(b.abs()));
     let zs = zn.max(finite);
-    let v = norm2(q).max(norm2(w)).max(m_max_abs * zn);
+    let v = norm2(q).max(norm2(w)) + rounding;
     // A scale that overflows belongs to an answer that ran off, not to a solution.
     if !(zs.is_finite() && v.is_finite()) {
         return f64::NAN;
@@ -284,8 +281,8 @@ mod tests {
             let w: Vec<f64> = (0..n).map(|i| 1e3 * val(i, 2)).collect();
             let q: Vec<f64> = (0..n).map(|i| val(i, 3)).collect();
             let (lo, hi) = (vec![0.0; n], vec![f64::INFINITY; n]);
-            let a = lcp_physical_error(2.5, &q, &z, &w);
-            let b = box_lcp_physical_error(2.5, &q, &lo, &hi, &z, &w);
+            let a = lcp_physical_error(2.5e-15, &q, &z, &w);
+            let b = box_lcp_physical_error(2.5e-15, &q, &lo, &hi, &z, &w);
             assert_eq!(a.to_bits(), b.to_bits(), "seed {seed}: {a} vs {b}");
         }
     }

@@ -21,6 +21,11 @@ pub enum Status {
     RayTermination,
     /// The problem was shown to have no solution.
     Infeasible,
+    /// The iterates grew without bound while the residual at the data's scale did not fall:
+    /// a measure relative to the iterate read small only because the iterate was large (the
+    /// relative error falling like 1/‖r‖). The problem most likely has no solution; the
+    /// message gives the evidence.
+    Diverged,
     /// Arithmetic broke down (singular pivot, NaN), or the returned point failed the final
     /// accuracy check although the method's own test had passed.
     NumericalFailure,
@@ -38,6 +43,7 @@ impl Status {
             Status::Stalled => "stalled",
             Status::RayTermination => "ray_termination",
             Status::Infeasible => "infeasible",
+            Status::Diverged => "diverged",
             Status::NumericalFailure => "numerical_failure",
             Status::Interrupted => "interrupted",
         }

@@ -351,9 +351,11 @@ impl Lcp {
         report.verify_with(tol, spare);
         // The physical check (issue 15): the peer measure compares z with w as if they had one
         // unit; a `Solved` answer must also be right in the problem's own scales.
+        // Velocities at the data's scale plus what computing w = Mz + q may round (issue 36).
+        let rounding = self.m.rounding_bound_with(self.m_max, z, 1e-6 * measures::norm2(&self.q));
         let phys = match &self.bounds {
-            None => measures::lcp_physical_error(self.m_max, &self.q, z, w),
-            Some((lo, hi)) => measures::box_lcp_physical_error(self.m_max, &self.q, lo, hi, z, w),
+            None => measures::lcp_physical_error(rounding, &self.q, z, w),
+            Some((lo, hi)) => measures::box_lcp_physical_error(rounding, &self.q, lo, hi, z, w),
         };
         report.check_physics_with(phys, tol, "infeasibility or complementarity of z and w", spare);
     }

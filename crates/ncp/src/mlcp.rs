@@ -98,14 +98,17 @@ impl Mlcp {
 
     /// The physical figure of an answer (issue 15), in the problem's own scales as for the
     /// LCP (`perp_core::measures::lcp_physical_error`): with `Z = ‖z‖` and
-    /// `V = max(‖q‖, ‖w‖, max|M|·‖z‖)`, the largest of `|w_i|/V` over the equality rows and
+    /// `V = max(‖q‖, ‖w‖) + ρ` (ρ what computing w = Mz + q may round,
+    /// `Matrix::rounding_bound`; not `max|M|·‖z‖`, which grows with a z running off, issue 36),
+    /// the largest of `|w_i|/V` over the equality rows and
     /// `|min(z_i/Z, w_i/V)|` over the complementarity rows; absolute when `V ≤ ε`. Unchanged
     /// under `M → s_M M`, `q → s_q q`; the MCP measure the solvers stop on is not: with M
     /// scaled by 1e8, fb-newton's and bdiff-newton's answers 30 % off passed it at 1.6e-9.
     pub fn physical_error(&self, z: &[f64], w: &[f64]) -> f64 {
         let norm = perp_core::measures::norm2;
         let zn = norm(z);
-        let v = norm(self.q()).max(norm(w)).max(self.m().max_abs() * zn);
+        let qn = norm(self.q());
+        let v = qn.max(norm(w)) + self.m().rounding_bound(z, 1e-6 * qn);
         // A scale that overflows belongs to an answer that ran off, not to a solution.
         if !(zn.is_finite() && v.is_finite()) {
             return f64::NAN;

@@ -129,11 +129,13 @@ impl<'a> Mcp<'a> {
 
     #[inline]
     fn residual_at(&self, i: usize, z: &[f64], f: &[f64]) -> f64 {
-        let v = z[i] - f[i];
-        if v.is_nan() {
+        // z − mid(l, u, z − F) computed as mid(z − u, z − l, F): the same number, without the
+        // cancellation of z − (z − F) that reads F as 0 once |z| ≫ |F|/ε (a z running off to
+        // 1e16 with F = −0.5 measured 0, issue 36). For l = 0, u = ∞ it is min(z, F) exactly.
+        if z[i].is_nan() || f[i].is_nan() {
             f64::NAN
         } else {
-            z[i] - v.max(self.lower[i]).min(self.upper[i])
+            f[i].max(z[i] - self.upper[i]).min(z[i] - self.lower[i])
         }
     }
 
@@ -210,25 +212,36 @@ impl<'a> Mcp<'a> {
         Solution { z, w, report, ray: None }
     }
 
-    /// The largest entry of `|∇F(z)|`: from the affine data or the sparse Jacobian when the
-    /// function has them, else from [`NcpFunction::jacobian`] (one n×n evaluation).
-    fn jacobian_scale(&self, z: &[f64]) -> f64 {
-        if let Some((m, _)) = self.f.affine() {
-            return m.max_abs();
+    /// The velocity-like scale V of [`Mcp::physical_error`] at z with `fnorm = ‖F(z)‖`. For an
+    /// affine F = Mz + q, the data's: `max(‖q‖, ‖F(z)‖) + ρ`, ρ what computing Mz + q may round
+    /// ([`perp_core::Matrix::rounding_bound`]), as for the LCP and the MLCP (issue 36: not
+    /// `max|M|·‖z‖`, which grows with a z running off along M's null space and made every
+    /// figure vanish like 1/‖z‖). A nonlinear F has no data apart from the iterate: there V is
+    /// `max(‖F(z)‖, max|∇F(z)|·‖z‖)`, what F is made of near z (its round-off level; ‖F(z)‖
+    /// alone is 0 at an interior solution).
+    fn velocity_scale(&self, z: &[f64], fnorm: f64) -> f64 {
+        use perp_core::measures::norm2;
+        if let Some((m, q)) = self.f.affine() {
+            let qn = norm2(q);
+            return qn.max(fnorm) + m.rounding_bound(z, 1e-6 * qn);
         }
-        if let Some(j) = self.f.sparse_jacobian(z) {
-            return perp_core::Matrix::Sparse(j).max_abs();
-        }
-        let n = self.n();
-        let mut j = faer::Mat::<f64>::zeros(n, n);
-        self.f.jacobian(z, j.as_mut());
-        perp_core::Matrix::Dense(j).max_abs()
+        let jmax = if let Some(j) = self.f.sparse_jacobian(z) {
+            perp_core::Matrix::Sparse(j).max_abs()
+        } else {
+            let n = self.n();
+            let mut j = faer::Mat::<f64>::zeros(n, n);
+            self.f.jacobian(z, j.as_mut());
+            perp_core::Matrix::Dense(j).max_abs()
+        };
+        fnorm.max(jmax * norm2(z))
     }
 
     /// The answer checked in the problem's own scales, as `Lcp`'s and `Mlcp`'s are (issue 15):
     /// the natural residual `zᵢ − mid(lᵢ, uᵢ, zᵢ − Fᵢ) = mid(zᵢ − uᵢ, zᵢ − lᵢ, Fᵢ)` with its
     /// distances to the bounds divided by `Z = max(‖z‖, ‖finite bounds‖)` and F by
-    /// `V = max(‖F(z)‖, max|∇F(z)|·‖z‖)` (what F is made of near z, so its round-off level):
+    /// V the data's scale for an affine F, `max(‖q‖, ‖F(z)‖)` plus what computing F may round,
+    /// and `max(‖F(z)‖, max|∇F(z)|·‖z‖)` (what F is made of near z, so its round-off level)
+    /// for a nonlinear F (see `velocity_scale`):
     /// `max_i |mid((zᵢ − uᵢ)/Z, (zᵢ − lᵢ)/Z, Fᵢ/V)|`. Unchanged under `F → s_F F` and
     /// `z → z/s_z` (bounds too), unlike the MCP measure the Newton methods stop on, which adds z
     /// and F as if they had one unit. Absolute when `V ≤ ε` (round-off dust); NaN when a scale
@@ -238,12 +251,12 @@ impl<'a> Mcp<'a> {
     /// use perp_core::Matrix;
     /// use perp_ncp::{AffineFunction, Mcp};
     /// // F(z) = 1e-8 z − 1e-8: the answer is z = 1. At z = 0.5, F = −5e-9 and the MCP measure
-    /// // |min(z, F)| = 5e-9 meets tol 1e-8, but F is as large as its own scale: figure 1.
+    /// // |min(z, F)| = 5e-9 meets tol 1e-8, but F is half the data's scale ‖q‖: figure 0.5.
     /// let f = AffineFunction::new(Matrix::from_row_major(1, 1, &[1e-8]).unwrap(), vec![-1e-8]).unwrap();
     /// let p = Mcp::ncp(&f);
     /// assert_eq!(p.physical_error(&[1.0], &[0.0]), 0.0);
     /// assert!(p.error(&[0.5], &[-0.5e-8]) < 1e-8);
-    /// assert_eq!(p.physical_error(&[0.5], &[-0.5e-8]), 1.0);
+    /// assert_eq!(p.physical_error(&[0.5], &[-0.5e-8]), 0.5);
     /// ```
     pub fn physical_error(&self, z: &[f64], f: &[f64]) -> f64 {
         use perp_core::measures::norm2;
@@ -252,7 +265,7 @@ impl<'a> Mcp<'a> {
             .filter(|b| b.is_finite())
             .fold(0.0_f64, |a, b| a.hypot(b));
         let zn = norm2(z).max(bounds);
-        let v = norm2(f).max(self.jacobian_scale(z) * norm2(z));
+        let v = self.velocity_scale(z, norm2(f));
         if !(zn.is_finite() && v.is_finite()) {
             return f64::NAN;
         }

@@ -24,7 +24,6 @@ use perp_catalogue::{build, Family, Params, Problem, FRICTION_NAMES, LCP_NAMES};
 use perp_cones::FrictionContactProblem;
 use perp_core::{Matrix, Settings, Status};
 use perp_lcp::Lcp;
-use std::time::Duration;
 
 /// The friction coefficients of the sweep (every contact gets the same).
 const MUS: [f64; 7] = [0.0, 1e-3, 0.3, 1.0, 1e3, 1e8, 1e12];
@@ -50,8 +49,11 @@ fn norm(v: &[f64]) -> f64 {
 /// The physical figure of an answer `(r, u)`, `u = W r + q` recomputed here, computed without
 /// the library's measures. Scale invariance: under `W → s_W·W, q → s_q·q` the exact answer
 /// moves to `r·s_q/s_W`, `u·s_q`, so forces are measured against the force scale
-/// `F = ‖r‖` and velocities against the velocity scale `V = max(‖q‖, max|W|·‖r‖)` (what
-/// `u = W r + q` is made of, hence its round-off level; it scales as `s_q`). Per contact,
+/// `F = ‖r‖` and velocities against the data's velocity scale `V = ‖q‖ + ρ`, ρ the rounding
+/// that computing `u = W r + q` may leave in u, `(n + 1) ε max_i Σ_j |W_ij r_j|` (it scales as
+/// `s_q`). Not `max|W|·‖r‖` (issue 36): on a problem without a solution the reactions grow
+/// without bound while u_N stays at −1, and a scale growing with them hid the penetration. Per
+/// contact,
 /// with `K` the Coulomb cone of coefficient μ and `û = u + μ‖u_T‖e_N` (De Saxcé):
 ///
 /// * `r ∈ K`: `max(0, −r_N, ‖r_T‖ − μ r_N) / F` (for μ = 0, `‖r_T‖/F`);
@@ -77,7 +79,14 @@ fn check(p: &FrictionContactProblem, r: &[f64]) -> f64 {
     p.w.mul_vec(r, &mut u);
     u.iter_mut().zip(&p.q).for_each(|(a, b)| *a += b);
     let f = norm(r);
-    let v = norm(&p.q).max(p.w.max_abs() * f);
+    let csr = p.w.to_csr();
+    let rho = csr
+        .outer_iterator()
+        .map(|row| row.iter().map(|(j, w)| (w * r[j]).abs()).sum::<f64>())
+        .fold(0.0, f64::max)
+        * (p.size() + 1) as f64
+        * f64::EPSILON;
+    let v = norm(&p.q) + rho;
     let dust = v <= f64::EPSILON;
     let rel = |x: f64, s: f64| {
         if x <= 0.0 {
@@ -122,7 +131,9 @@ fn scaled(m: &Matrix, s: f64) -> Matrix {
 }
 
 fn settings() -> Settings {
-    Settings { tol: TOL, time_limit: Some(Duration::from_secs(2)), ..Settings::default() }
+    // No time limit (issue 37): each solver's own iteration limit bounds a solve, so the outcome
+    // does not depend on the machine's speed or load.
+    Settings { tol: TOL, ..Settings::default() }
 }
 
 /// Per solver: variants run, solved, and the worst figure of a solved answer with its label.
@@ -625,20 +636,21 @@ fn no_false_solved_on_scaled_mlcps() {
 /// (`proximal_lemke`) solve BoxesStack1 and Capsules-i101-404 (7.4e-7, 8 s); a solve stalled at
 /// the pyramid's linearisation error (or failed) is repeated with twice the facets
 /// (`max_facets`), which solves Capsules-i100 (16 facets, 13 s) and Capsules-i125 (16 facets,
-/// 43.5 s measured on a quiet machine, 2026-11-26; it gets 150 s here, for a loaded one).
+/// 43.5 s measured on a quiet machine, 2026-11-26). No time limit (issue 37): this test once
+/// gave the files 60 to 150 s, and on a loaded machine the outcome depended on the clock.
 #[test]
 #[ignore = "needs PERP_SUITES; slow (run with --release)"]
 fn lemke_pyramid_survives_the_round_off_files() {
     let root = perp_suite::suites_dir().join("siconos/fc3d");
-    for (f, before, limit) in [
-        ("Capsules-i101-404.dat", 0.24, 60),
-        ("Capsules-i100-1090.dat", 0.099, 60),
-        ("Capsules-i125-1213.hdf5", 0.021, 150),
-        ("BoxesStack1-i100000-32.hdf5.dat", 0.42, 60),
+    for (f, before) in [
+        ("Capsules-i101-404.dat", 0.24),
+        ("Capsules-i100-1090.dat", 0.099),
+        ("Capsules-i125-1213.hdf5", 0.021),
+        ("BoxesStack1-i100000-32.hdf5.dat", 0.42),
     ] {
         let p = perp_suite::read_friction_contact(&root.join(f)).unwrap();
         let mut solver = build(Family::Friction, "lemke-pyramid", &Params::new()).unwrap();
-        let s = Settings { tol: 1e-6, time_limit: Some(Duration::from_secs(limit)), ..Settings::default() };
+        let s = Settings { tol: 1e-6, ..Settings::default() };
         let a = solver.solve(&Problem::Friction(p.clone()), None, &s).unwrap();
         println!(
             "{f}: {} error {:.2e} (before {before:.2e}), physical {:.2e}; {}",

@@ -1308,7 +1308,7 @@ impl FrictionSolver for SemismoothNewton {
         s: &Settings,
     ) -> Result<(), Error> {
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = solve_refined(warm, r, u, report, s, DEFAULT_MAX_ITER, |warm, r, u, rep, s| {
+        let out = solve_refined(p, warm, r, u, report, s, DEFAULT_MAX_ITER, |warm, r, u, rep, s| {
             run(self, &mut ws, None, p, warm, r, u, rep, s)
         });
         *self.prepared.get::<Workspace>() = ws;
