@@ -143,7 +143,9 @@ pub fn settings(tol: f64, max_iter: Option<i64>, time_limit: Option<f64>) -> PyR
     let time_limit = match time_limit {
         None => None,
         // Beyond what a `Duration` holds (2e19): no limit.
-        Some(t) if t.is_finite() && t > 0.0 => Settings::limit_from_secs("time_limit", t).map_err(crate::to_py)?,
+        Some(t) if t.is_finite() && t > 0.0 => {
+            Settings::limit_from_secs("time_limit", t).map_err(crate::to_py)?
+        }
         Some(t) => return Err(perp_error(format!("time_limit = {t}: must be a positive number of seconds"))),
     };
     Ok(Settings { tol, max_iter, time_limit, ..Settings::default() })
