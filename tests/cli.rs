@@ -291,3 +291,52 @@ fn solver_parameters_are_checked_against_the_catalogue() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("unknown solver 'nsgs'") && err.contains("lemke, pgs"), "{err}");
 }
+
+mod settings_values {
+    use super::{perp, temp_file, DEUDEU};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// Issue 36: `--time-limit 1e300` exited 101 ("cannot convert float seconds to Duration").
+        /// Any value of the settings is solved (0, 1) or refused (2) naming the option, never a
+        /// panic; a limit beyond what a `Duration` holds is no limit.
+        #[test]
+        fn any_time_limit_and_tol_is_solved_or_refused_by_name(
+            time_limit in prop_oneof![
+                proptest::num::f64::ANY,
+                (0i32..=308).prop_map(|e| 10f64.powi(e)),
+                Just(1e300),
+                Just(f64::MAX),
+            ],
+            tol in prop_oneof![proptest::num::f64::ANY, 0.0..1.0f64],
+        ) {
+            let f = temp_file("deudeu-prop.dat", DEUDEU);
+            let out = perp()
+                .args(["solve", f.to_str().unwrap(), "--solver", "lemke"])
+                .arg(format!("--time-limit={time_limit:e}"))
+                .arg(format!("--tol={tol:e}"))
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            let code = out.status.code();
+            prop_assert!(matches!(code, Some(0..=2)), "{:?}: {}", code, err);
+            if !(time_limit.is_finite() && time_limit > 0.0) {
+                prop_assert!(code == Some(2) && err.contains("--time-limit"), "{}", err);
+            } else if !(tol.is_finite() && tol >= 0.0) {
+                prop_assert!(code == Some(2) && err.contains("tol"), "{}", err);
+            } else {
+                prop_assert!(code == Some(0) || code == Some(1), "{:?}: {}", code, err);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_time_limit_beyond_a_duration_is_no_limit() {
+    let f = temp_file("deudeu-limit.dat", DEUDEU);
+    for t in ["1e300", "2e19", "1.7976931348623157e308"] {
+        let out = perp().args(["solve", f.to_str().unwrap(), "--time-limit", t]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{t}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}

@@ -177,3 +177,46 @@ fn coloured_ball_pile_trajectory_file_is_the_same_on_1_2_3_threads() {
         assert!(run(threads) == one, "the trajectory on {threads} threads differs");
     }
 }
+
+/// Issue 36: `--every 0` was taken as 1, `ball-pile 1000000000` spun or aborted; both are now
+/// refused with one line naming the option and the value.
+#[test]
+fn every_0_and_absurd_scene_sizes_are_refused_by_name() {
+    for (args, want) in [
+        (vec!["simulate", "woodpecker", "--every", "0"], "--every = 0: must be at least 1"),
+        (vec!["simulate", "ball-pile", "1000000000"], "scene ball-pile: size = 1000000000: at most 524288"),
+        (
+            vec!["simulate", "box-stack", "18446744073709551615"],
+            "scene box-stack: size = 18446744073709551615",
+        ),
+    ] {
+        let t = std::time::Instant::now();
+        let out = perp().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(t.elapsed().as_secs() < 10, "{args:?}: refused only after {:?}", t.elapsed());
+    }
+}
+
+/// Issue 36: `--step-budget 1e300` panicked (exit 101) converting to a `Duration`: a budget
+/// beyond what a `Duration` holds is no budget.
+#[test]
+fn a_step_budget_beyond_a_duration_is_no_budget() {
+    for b in ["1e300", "1.8e19", "1.7976931348623157e308"] {
+        let out =
+            perp().args(["simulate", "woodpecker", "--t-end", "0.005", "--step-budget", b]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{b}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    for b in ["inf", "NaN", "-1", "0"] {
+        let out = perp()
+            .args(["simulate", "woodpecker", "--t-end", "0.005"])
+            .arg(format!("--step-budget={b}"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{b}: {err}");
+        assert!(err.contains("--step-budget"), "{b}: {err}");
+    }
+}

@@ -9,7 +9,6 @@ use perp_catalogue::Params;
 use perp_core::{Matrix, Settings};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-use std::time::Duration;
 
 /// `numpy.ascontiguousarray(obj, dtype=float64)`, with numpy's own complaint turned into a
 /// `perp.Error` naming `field`.
@@ -143,7 +142,10 @@ pub fn settings(tol: f64, max_iter: Option<i64>, time_limit: Option<f64>) -> PyR
     };
     let time_limit = match time_limit {
         None => None,
-        Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
+        // Beyond what a `Duration` holds (2e19): no limit.
+        Some(t) if t.is_finite() && t > 0.0 => {
+            Settings::limit_from_secs("time_limit", t).map_err(crate::to_py)?
+        }
         Some(t) => return Err(perp_error(format!("time_limit = {t}: must be a positive number of seconds"))),
     };
     Ok(Settings { tol, max_iter, time_limit, ..Settings::default() })

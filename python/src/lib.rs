@@ -21,8 +21,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use result::{Problem, Simulation, Solution};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 pyo3::create_exception!(
     perp,
@@ -41,28 +42,64 @@ pub(crate) fn to_py(e: perp_core::Error) -> PyErr {
     perp_error(e.to_string())
 }
 
-/// Adds to `s` an observer that checks for Ctrl-C every 50 ms (taking the GIL for that
-/// moment) and stops the solve, keeping the `KeyboardInterrupt` in `failure`.
-fn interruptible(mut s: Settings, failure: &Failure) -> Settings {
-    let failure = failure.clone();
-    let last = AtomicU64::new(0);
-    s.observer = Some(Arc::new(move |p: &Progress| {
-        let ms = p.elapsed.as_millis() as u64;
-        if ms < last.load(Ordering::Relaxed) + 50 {
-            return Control::Continue;
+/// The Ctrl-C check of a call that runs with the GIL released: [`Interrupt::poll`] takes the
+/// GIL at most every 50 ms to run Python's signal handlers, and keeps the exception they
+/// raise (`KeyboardInterrupt`) in `failure`, to be raised when the call returns.
+#[derive(Clone)]
+pub(crate) struct Interrupt {
+    failure: Failure,
+    start: Instant,
+    /// Milliseconds after `start` of the last check.
+    last: Arc<AtomicU64>,
+    /// Set once a signal handler raised: every later poll says stop at once.
+    raised: Arc<AtomicBool>,
+}
+
+impl Interrupt {
+    pub(crate) fn new(failure: &Failure) -> Interrupt {
+        Interrupt {
+            failure: failure.clone(),
+            start: Instant::now(),
+            last: Arc::new(AtomicU64::new(0)),
+            raised: Arc::new(AtomicBool::new(false)),
         }
-        last.store(ms, Ordering::Relaxed);
+    }
+
+    /// Whether the call is to stop: a signal handler raised now or at an earlier poll.
+    pub(crate) fn poll(&self) -> bool {
+        if self.raised.load(Ordering::Relaxed) {
+            return true;
+        }
+        let ms = self.start.elapsed().as_millis() as u64;
+        if ms < self.last.load(Ordering::Relaxed) + 50 {
+            return false;
+        }
+        self.last.store(ms, Ordering::Relaxed);
         match Python::attach(|py| py.check_signals()) {
-            Ok(()) => Control::Continue,
+            Ok(()) => false,
             Err(e) => {
-                if let Ok(mut f) = failure.lock() {
+                if let Ok(mut f) = self.failure.lock() {
                     f.get_or_insert(e);
                 }
-                Control::Stop
+                self.raised.store(true, Ordering::Relaxed);
+                true
             }
         }
-    }));
-    s
+    }
+
+    /// `s` with an observer that stops the solve when [`Interrupt::poll`] says so.
+    pub(crate) fn settings(&self, mut s: Settings) -> Settings {
+        let me = self.clone();
+        s.observer =
+            Some(Arc::new(move |_: &Progress| if me.poll() { Control::Stop } else { Control::Continue }));
+        s
+    }
+}
+
+/// Adds to `s` an observer that checks for Ctrl-C every 50 ms (taking the GIL for that
+/// moment) and stops the solve, keeping the `KeyboardInterrupt` in `failure`.
+fn interruptible(s: Settings, failure: &Failure) -> Settings {
+    Interrupt::new(failure).settings(s)
 }
 
 /// Solves `problem` with the GIL released; a Python error kept by a cone or the interrupt
@@ -311,6 +348,10 @@ fn scenes() -> Vec<&'static str> {
 ///
 /// Returns a `Simulation`: `data` (steps × `columns`), `t`, `q`, `u`, `impulses`,
 /// `iterations` as numpy arrays, and the run's statistics.
+///
+/// Ctrl-C (SIGINT) is checked between steps and inside the solves, at most every 50 ms: it
+/// stops the run and raises `KeyboardInterrupt`; nothing is kept (the steps done so far are
+/// discarded).
 #[pyfunction]
 #[pyo3(signature = (scene, size=None, dt=None, t_end=None, solver=None, formulation=None, every=1,
                     warm_start=true, activation=None, tol=None, params=None))]

@@ -8,7 +8,7 @@ use numpy::{PyArray1, PyArrayMethods};
 use perp_catalogue::{Answer, Family, Params, Problem as Any};
 use perp_core::SolveReport;
 use perp_dynamics::scenes;
-use perp_dynamics::{Activation, Directions, Formulation, Simulator};
+use perp_dynamics::{Activation, Directions, Formulation, Simulator, Trajectory};
 use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -421,6 +421,8 @@ pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
         Some(t) => Some(convert::settings(t, None, None)?),
         None => None,
     };
+    let failure = crate::new_failure();
+    let interrupt = crate::Interrupt::new(&failure);
     let run = move || -> Result<Simulation, perp_core::Error> {
         let scene = scenes::scene(&a.scene, a.size)?;
         let mut opts = scene.default_options();
@@ -461,10 +463,27 @@ pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
         let (q0, u0) = scene.initial_state();
         let (nq, nu) = (q0.len(), u0.len());
         let sys: &dyn perp_dynamics::System = scene.as_ref();
+        // Ctrl-C stops a long solve (the observer) and the run between steps.
+        opts.settings = interrupt.settings(std::mem::take(&mut opts.settings));
         let mut sim = Simulator::new(sys, q0, u0, dt, opts)?;
         let (qn, un) = scene.state_names();
         let start = Instant::now();
-        let traj = sim.run(t_end, a.every, Some((&qn, &un)))?;
+        let mut traj = Trajectory::new(sim.columns(Some((&qn, &un))));
+        sim.run_observed(
+            t_end,
+            a.every,
+            &mut |row| {
+                traj.push(row.to_vec());
+                Ok(())
+            },
+            &mut |_, _| {
+                if interrupt.poll() {
+                    Err(perp_core::Error::setting("simulate", "interrupted", "KeyboardInterrupt"))
+                } else {
+                    Ok(())
+                }
+            },
+        )?;
         let st = &sim.stats;
         Ok(Simulation {
             columns: traj.columns,
@@ -479,5 +498,10 @@ pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
             seconds: start.elapsed().as_secs_f64(),
         })
     };
-    py.detach(run).map_err(to_py)
+    let out = py.detach(run);
+    // The KeyboardInterrupt first: the run's own error, if any, is its consequence.
+    if let Some(e) = failure.lock().ok().and_then(|mut f| f.take()) {
+        return Err(e);
+    }
+    out.map_err(to_py)
 }

@@ -541,3 +541,65 @@ def _ctrl_c_stops_a_long_solve(_thread, threading, time):
         perp.solve_lcp(m, q, solver="pgs", tol=0.0, max_iter=10**9, time_limit=60.0)
     timer.join()
     assert time.perf_counter() - start < 5.0
+
+
+# --------------------------------------------------------------------------- issue 36
+
+
+def test_any_time_limit_is_solved_or_refused_never_a_panic():
+    # time_limit = 2e19 panicked ("cannot convert float seconds to Duration"): a limit beyond
+    # what the library's clock holds is no limit. A sweep over the range of doubles, and a
+    # random sample, as a property test.
+    m, q = np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([-5.0, -6.0])
+    rng = np.random.default_rng(36)
+    good = [1e-3, 1.0, 1e10, 1.8e19, 2e19, 1e300, np.finfo(float).max]
+    good += [10.0 ** e for e in range(-3, 309, 7)]
+    good += list(np.exp(rng.uniform(-5, 709, 30)))
+    for t in good:
+        res = perp.solve_lcp(m, q, solver="lemke", time_limit=float(t))
+        assert res.solved, t
+        res = perp.solve_friction(np.eye(3), [-1.0, 0.5, 0.0], 0.3, solver="nsgs", time_limit=float(t))
+        assert res.solved, t
+    for t in [0.0, -1.0, -1e300, float("nan"), float("inf"), float("-inf")]:
+        with pytest.raises(perp.Error, match="time_limit"):
+            perp.solve_lcp(m, q, time_limit=t)
+
+
+def test_absurd_scene_sizes_are_refused_by_name():
+    # ball-pile 1000000000 spun in a quadratic search or aborted on an allocation.
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(perp.Error, match="ball-pile: size = 1000000000: at most 524288"):
+        perp.simulate("ball-pile", size=10**9)
+    with pytest.raises(perp.Error, match="box-stack: size"):
+        perp.simulate("box-stack", size=2**62)
+    assert time.perf_counter() - start < 5.0
+
+
+def test_ctrl_c_stops_a_long_simulation():
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _ctrl_c_stops_a_long_simulation(signal)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _ctrl_c_stops_a_long_simulation(signal):
+    import threading
+    import time
+
+    # A real SIGINT sent to this process from another thread while simulate runs with the GIL
+    # released: hours of woodpecker steps (recorded only at the end), stopped within a second.
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        perp.simulate("woodpecker", t_end=1e6, every=2**62)
+    timer.join()
+    assert time.perf_counter() - start < 5.0
+    # The package still works after the interrupt.
+    sim = perp.simulate("woodpecker", t_end=0.01)
+    assert len(sim) > 1

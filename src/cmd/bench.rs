@@ -96,7 +96,8 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         None => (1, 1),
     };
     let mut s = settings(&a.common, a.max_iter)?;
-    if s.time_limit.is_none() {
+    // The default limit only when none was given (`--time-limit 1e300` is no limit).
+    if a.common.time_limit.is_none() {
         let only_builtin = inputs.iter().all(|i| i == "builtin");
         let t = if only_builtin { BUILTIN_TIME_LIMIT } else { FILE_TIME_LIMIT };
         s.time_limit = Some(Duration::from_secs_f64(t));

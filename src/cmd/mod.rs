@@ -18,7 +18,6 @@ pub mod solve;
 use perp::catalogue::{Problem, ProblemKind};
 use perp::core::{Error, Settings};
 use std::path::Path;
-use std::time::Duration;
 
 /// The problem `input` names: a problem file, or, when no such file exists and the name has
 /// no extension, a built-in problem of `perp list` (`fc3d-contact-200`, `spd-500`, …), so that
@@ -78,7 +77,8 @@ pub fn threads(given: Option<usize>) -> Result<usize, Error> {
 pub fn settings(common: &Common, max_iter: usize) -> Result<Settings, Error> {
     let time_limit = match common.time_limit {
         None => None,
-        Some(t) if t.is_finite() && t > 0.0 => Some(Duration::from_secs_f64(t)),
+        // Beyond what a `Duration` holds (1e300): no limit.
+        Some(t) if t.is_finite() && t > 0.0 => Settings::limit_from_secs("--time-limit", t)?,
         Some(t) => return Err(Error::setting("--time-limit", t, "must be a positive number of seconds")),
     };
     let s = Settings { tol: common.tol, max_iter, time_limit, ..Settings::default() };

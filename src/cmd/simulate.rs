@@ -32,7 +32,7 @@ pub struct Args {
     /// cone (exact cones), tp (Tzitzouris–Pang NCP). Default: the scene's.
     #[arg(long, value_parser = ["gs", "st", "cone", "tp"])]
     formulation: Option<String>,
-    /// Record every N-th step.
+    /// Record every N-th step (N >= 1).
     #[arg(long, default_value_t = 1)]
     every: usize,
     /// Turn off warm starts.
@@ -65,6 +65,9 @@ pub struct Args {
 
 /// Runs `perp simulate`.
 pub fn run(a: Args) -> Result<ExitCode, Error> {
+    if a.every == 0 {
+        return Err(Error::setting("--every", 0, "must be at least 1 (record every N-th step)"));
+    }
     let scene = scenes::scene(&a.scene, a.size)?;
     let mut opts = scene.default_options();
     if let Some(f) = &a.formulation {
@@ -104,7 +107,8 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         if !(b.is_finite() && b > 0.0) {
             return Err(Error::setting("--step-budget", b, "must be a positive number of seconds"));
         }
-        opts.step_budget = Some(std::time::Duration::from_secs_f64(b));
+        // Beyond what a `Duration` holds (1e300): no budget.
+        opts.step_budget = perp::core::Settings::limit_from_secs("--step-budget", b)?;
     }
     let dt = a.dt.unwrap_or_else(|| scene.default_dt());
     let t_end = a.t_end.unwrap_or_else(|| scene.default_t_end());
@@ -127,10 +131,10 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     // A progress bar on stderr once the run has taken a second (indicatif draws only on a
     // terminal).
     let mut bar: Option<indicatif::ProgressBar> = None;
-    let mut progress = |k: usize, steps: usize| {
+    let mut progress = |k: usize, steps: usize| -> Result<(), Error> {
         // Every 64th step: a clock read per step costs the woodpecker (~1 µs a step) 3 %.
         if !k.is_multiple_of(64) && k < steps {
-            return;
+            return Ok(());
         }
         if bar.is_none() && start.elapsed().as_secs_f64() > 1.0 && k < steps {
             let b = indicatif::ProgressBar::with_draw_target(
@@ -146,6 +150,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         if let Some(b) = &bar {
             b.set_position(k as u64);
         }
+        Ok(())
     };
     let mut sink = |row: &[f64]| -> Result<(), Error> {
         if let Some(w) = csv.as_mut() {

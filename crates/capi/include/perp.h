@@ -74,13 +74,15 @@ typedef struct PerpSettings {
   double tol;
   // Iteration (pivot, sweep, Newton step) limit; 0 (the default) means the solver's own.
   size_t max_iter;
-  // Wall-clock limit in seconds; 0 (the default) means none; valid: finite and >= 0.
+  // Wall-clock limit in seconds; 0 (the default) means none, and so does a limit beyond
+  // what the library's clock holds (above 1.8e19 s, e.g. 1e300); valid: finite and >= 0.
   double time_limit;
   // Solver parameters as `n_params` strings `"name=value"` (e.g. `"omega=1.3"`), checked
-  // against the solver's declared parameters and ranges (`perp list` shows them). May be
-  // NULL when `n_params` is 0.
+  // against the solver's declared parameters and ranges (`perp list` shows them); a name
+  // given twice is refused. May be NULL when `n_params` is 0.
   const char *const *params;
-  // Number of strings in `params`.
+  // Number of strings in `params`: at most the solver's number of parameters (checked
+  // before `params` is read).
   size_t n_params;
 } PerpSettings;
 
@@ -139,7 +141,8 @@ struct PerpMatrix perp_matrix_csr(size_t nrows,
 //
 // * `solver`: a catalogue LCP solver name (`lemke`, `pgs`, `psor`, … — see
 //   `perp_solver_names`), or NULL for `lemke`;
-// * `m`: the `n`×`n` matrix M; `q`: `n` values;
+// * `m`: the `n`×`n` matrix M (`n` other than its order is refused before q is read);
+//   `q`: `n` values;
 // * `warm`: `n` values to start from, or NULL for a cold start;
 // * `settings`: NULL for `perp_settings_default()`;
 // * `z`, `w`: the caller's buffers of `n` values, written when the result is >= 0;
@@ -161,8 +164,9 @@ enum PerpStatus perp_solve_lcp(const char *solver,
 //
 // * `solver`: a catalogue frictional solver name (`nsgs`, `prox`, `ac-newton`, … — see
 //   `perp_solver_names`), or NULL for `prox`;
-// * `w_mat`: the `size`×`size` Delassus matrix W; `q`: `size` values; `mu`: `n_contacts`
-//   friction coefficients (>= 0);
+// * `w_mat`: the `size`×`size` Delassus matrix W (a `size` other than its order is refused
+//   before q and mu are read); `q`: `size` values; `mu`: `n_contacts` friction coefficients
+//   (>= 0);
 // * `warm`: `size` reactions to start from, or NULL for a cold start;
 // * `settings`: NULL for `perp_settings_default()`;
 // * `r`, `u`: the caller's buffers of `size` values (reactions, local velocities), written

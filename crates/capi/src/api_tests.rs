@@ -276,7 +276,7 @@ fn sizes_that_disagree_are_refused() {
     // q and z of length 1 for a 2x2 M.
     let r = solve_lcp(c"lemke", &m, &Q, 1, None);
     assert_eq!(r.status, PerpStatus::InvalidInput);
-    assert!(last_error().contains("q has length 1, expected 2"), "{}", last_error());
+    assert!(last_error().contains("n = 1: M is 2x2; n must be its order"), "{}", last_error());
     let rect = perp_matrix_dense(1, 2, M.as_ptr());
     assert_eq!(solve_lcp(c"lemke", &rect, &Q, 1, None).status, PerpStatus::InvalidInput);
     assert!(last_error().contains("M must be square, got 1x2"), "{}", last_error());
@@ -315,7 +315,7 @@ fn sizes_that_disagree_are_refused() {
     let (q, mu) = ([-1.0, 0.0, 0.0, -1.0, 0.0, 0.0], [0.3, 0.3]);
     let mut r = [0.0; 6];
     let mut u = [0.0; 6];
-    for (dim, nc, want) in [(3, 2, "q has length 6, expected 3"), (4, 1, "dim = 4")] {
+    for (dim, nc, want) in [(3, 2, "dim * n_contacts = 6: W is 3x3"), (4, 1, "dim = 4")] {
         let s = unsafe {
             perp_solve_friction(
                 null(),
@@ -699,5 +699,188 @@ fn a_kept_solver_refuses_bad_use_naming_it() {
         perp_solver_free(hf);
         perp_solver_free(h);
         perp_solver_free(null_mut());
+    }
+}
+
+/// `perp_solve_lcp` with `n` for a 2×2 M (2-element q, z and w that must not be touched).
+fn lcp_with_n(m: &PerpMatrix, n: usize) -> PerpStatus {
+    let (mut z, mut w) = ([f64::NAN; 2], [f64::NAN; 2]);
+    let st = unsafe {
+        perp_solve_lcp(null(), m, Q.as_ptr(), n, null(), null(), z.as_mut_ptr(), w.as_mut_ptr(), null_mut())
+    };
+    assert!(z.iter().chain(&w).all(|x| x.is_nan()), "written after a refusal: {z:?} {w:?}");
+    st
+}
+
+/// `perp_solve_friction` (`kept`: `perp_solver_friction` on `kept`) with `n_contacts` for a
+/// 3×3 W (3-element q, r and u, one μ).
+fn friction_with(kept: Option<*mut PerpSolver>, n_contacts: usize) -> PerpStatus {
+    let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+    let wm = perp_matrix_dense(3, 3, eye.as_ptr());
+    let (q, mu) = ([-1.0, 0.5, 0.0], [0.3]);
+    let (mut r, mut u) = ([f64::NAN; 3], [f64::NAN; 3]);
+    let (qp, mp, rp, up) = (q.as_ptr(), mu.as_ptr(), r.as_mut_ptr(), u.as_mut_ptr());
+    let st = unsafe {
+        match kept {
+            None => {
+                perp_solve_friction(null(), 3, &wm, qp, mp, n_contacts, null(), null(), rp, up, null_mut())
+            }
+            Some(h) => perp_solver_friction(h, 3, &wm, qp, mp, n_contacts, null(), rp, up, null_mut()),
+        }
+    };
+    if (st as i32) < 0 {
+        assert!(r.iter().chain(&u).all(|x| x.is_nan()), "written after a refusal: {r:?} {u:?}");
+    }
+    st
+}
+
+/// Issue 36: a 2×2 M with n = 1e8 read q past its end (a segfault), n = 2⁴⁰ aborted on the
+/// copy's allocation; the frictional calls the same with a huge `n_contacts`. Every size is
+/// now checked against the matrix's own before any array is read.
+#[test]
+fn huge_sizes_are_refused_before_any_array_is_read() {
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    for n in [100_000_000usize, 1 << 40, usize::MAX] {
+        assert_eq!(lcp_with_n(&m, n), PerpStatus::InvalidInput);
+        assert_eq!(
+            last_error(),
+            format!("perp_solve_lcp: invalid setting n = {n}: M is 2x2; n must be its order")
+        );
+    }
+    for nc in [100_000_000usize, 1 << 40] {
+        assert_eq!(friction_with(None, nc), PerpStatus::InvalidInput);
+        let e = last_error();
+        assert!(e.contains(&format!("dim * n_contacts = {}: W is 3x3", 3 * nc)), "{e}");
+    }
+    assert_eq!(friction_with(None, usize::MAX), PerpStatus::InvalidInput);
+    assert!(last_error().contains(&format!("n_contacts = {}: dim * n_contacts overflows", usize::MAX)));
+    // The kept solvers, before and after a first solve (the kept problem's path).
+    let hl = unsafe { perp_solver_new(PerpFamily::Lcp as i32, null(), null()) };
+    let hf = unsafe { perp_solver_new(PerpFamily::Friction as i32, c"nsgs".as_ptr(), null()) };
+    let kept_lcp = |n: usize| {
+        let (mut z, mut w) = ([f64::NAN; 2], [f64::NAN; 2]);
+        unsafe { perp_solver_lcp(hl, &m, Q.as_ptr(), n, null(), z.as_mut_ptr(), w.as_mut_ptr(), null_mut()) }
+    };
+    for round in 0..2 {
+        for n in [100_000_000usize, 1 << 40] {
+            assert_eq!(kept_lcp(n), PerpStatus::InvalidInput, "round {round}");
+            assert!(last_error().starts_with(&format!("perp_solver_lcp: invalid setting n = {n}: M is 2x2")));
+            assert_eq!(friction_with(Some(hf), n), PerpStatus::InvalidInput, "round {round}");
+            let e = last_error();
+            assert!(
+                e.starts_with(&format!("perp_solver_friction: invalid setting dim * n_contacts = {}", 3 * n))
+            );
+        }
+        assert_eq!(friction_with(Some(hf), usize::MAX), PerpStatus::InvalidInput);
+        assert_eq!(kept_lcp(2), PerpStatus::Solved, "{}", last_error());
+        assert_eq!(friction_with(Some(hf), 1), PerpStatus::Solved, "{}", last_error());
+    }
+    unsafe {
+        perp_solver_free(hl);
+        perp_solver_free(hf);
+    }
+}
+
+/// A matrix's own sizes: `nrows · ncols` that overflows, or that no memory holds, and more CSR
+/// entries than the matrix has places, are refused before its arrays are read.
+#[test]
+fn matrix_sizes_beyond_memory_are_refused() {
+    let big = 1usize << 33;
+    let m = perp_matrix_dense(big, big, M.as_ptr());
+    assert_eq!(lcp_with_n(&m, big), PerpStatus::InvalidInput);
+    assert!(
+        last_error().contains(&format!("M.nrows * M.ncols = {big} * {big}: overflows")),
+        "{}",
+        last_error()
+    );
+    let half = 1usize << 31;
+    let m = perp_matrix_dense(half, half, M.as_ptr());
+    assert_eq!(lcp_with_n(&m, half), PerpStatus::InvalidInput);
+    assert!(
+        last_error()
+            .contains(&format!("length of M.values = {}: is more elements than memory holds", half * half)),
+        "{}",
+        last_error()
+    );
+    let (row_ptr, col_idx, values) = ([0usize, 1, 2], [0usize, 1], [2.0, 2.0]);
+    let csr = perp_matrix_csr(2, 2, 5, row_ptr.as_ptr(), col_idx.as_ptr(), values.as_ptr());
+    assert_eq!(lcp_with_n(&csr, 2), PerpStatus::InvalidInput);
+    assert!(last_error().contains("M.nnz = 5: is more entries than a 2x2 matrix has"), "{}", last_error());
+    let csr = perp_matrix_csr(usize::MAX, usize::MAX, 0, row_ptr.as_ptr(), col_idx.as_ptr(), values.as_ptr());
+    assert_eq!(lcp_with_n(&csr, usize::MAX), PerpStatus::InvalidInput);
+    assert!(last_error().contains("M.nrows = "), "{}", last_error());
+}
+
+/// Issue 36: a parameter given twice was taken silently (the last one won); a huge
+/// `n_params` was copied before anything was checked.
+#[test]
+fn duplicate_parameters_and_more_than_the_solver_has_are_refused() {
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    let params = [c"omega=1.2".as_ptr(), c"max_sweeps=10".as_ptr(), c" omega = 1.3".as_ptr()];
+    let s = PerpSettings { params: params.as_ptr(), n_params: 3, ..perp_settings_default() };
+    assert_eq!(solve_lcp(c"psor", &m, &Q, 2, Some(&s)).status, PerpStatus::InvalidInput);
+    assert_eq!(
+        last_error(),
+        "perp_solve_lcp: invalid setting settings.params[2] =  omega = 1.3: parameter omega is given twice \
+         (settings.params[0] too)"
+    );
+    let h = unsafe { perp_solver_new(PerpFamily::Lcp as i32, c"psor".as_ptr(), &s) };
+    assert!(h.is_null());
+    assert!(last_error().contains("parameter omega is given twice"), "{}", last_error());
+    // lemke has 2 parameters: 3 strings cannot all be distinct names of its own.
+    let s = PerpSettings { params: params.as_ptr(), n_params: 100_000_000, ..perp_settings_default() };
+    assert_eq!(solve_lcp(c"lemke", &m, &Q, 2, Some(&s)).status, PerpStatus::InvalidInput);
+    assert_eq!(
+        last_error(),
+        "perp_solve_lcp: invalid setting settings.n_params = 100000000: lemke has 2 parameter(s), each to be \
+         given at most once"
+    );
+}
+
+/// Issue 36: `settings.time_limit = 1e300` panicked converting to a `Duration`; a limit
+/// beyond what a `Duration` holds is no limit.
+#[test]
+fn a_time_limit_beyond_a_duration_is_no_limit() {
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    for t in [1e300, 2e19, f64::MAX] {
+        let s = PerpSettings { time_limit: t, ..perp_settings_default() };
+        let r = solve_lcp(c"lemke", &m, &Q, 2, Some(&s));
+        assert_eq!(r.status, PerpStatus::Solved, "{t}: {}", last_error());
+        let h = unsafe { perp_solver_new(PerpFamily::Friction as i32, c"prox".as_ptr(), &s) };
+        assert!(!h.is_null(), "{}", last_error());
+        assert_eq!(friction_with(Some(h), 1), PerpStatus::Solved, "{t}: {}", last_error());
+        unsafe { perp_solver_free(h) };
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+    /// Any settings values: the call is solved or refused naming the field, never a panic.
+    #[test]
+    fn any_settings_are_solved_or_refused_by_name(
+        tol in proptest::num::f64::ANY,
+        time_limit in proptest::num::f64::ANY,
+        max_iter in 0usize..1000,
+        friction in proptest::prelude::any::<bool>(),
+    ) {
+        let s = PerpSettings { tol, time_limit, max_iter, ..perp_settings_default() };
+        let status = if friction {
+            let h = unsafe { perp_solver_new(PerpFamily::Friction as i32, c"nsgs".as_ptr(), &s) };
+            let st = if h.is_null() { PerpStatus::InvalidInput } else { friction_with(Some(h), 1) };
+            unsafe { perp_solver_free(h) };
+            st
+        } else {
+            let m = perp_matrix_dense(2, 2, M.as_ptr());
+            solve_lcp(c"pgs", &m, &Q, 2, Some(&s)).status
+        };
+        let e = last_error();
+        proptest::prop_assert_ne!(status, PerpStatus::InternalError, "{}", e);
+        if !(time_limit.is_finite() && time_limit >= 0.0) {
+            proptest::prop_assert!(status == PerpStatus::InvalidInput && e.contains("settings.time_limit"), "{}", e);
+        } else if !(tol.is_finite() && tol >= 0.0) {
+            proptest::prop_assert!(status == PerpStatus::InvalidInput && e.contains("settings.tol"), "{}", e);
+        } else {
+            proptest::prop_assert!(status as i32 >= 0, "{:?}: {}", status, e);
+        }
     }
 }

@@ -21,8 +21,12 @@
 //! Safety rules for callers: every pointer is either NULL (refused with
 //! `PERP_STATUS_NULL_POINTER`, except where an argument is documented as optional) or points
 //! to at least as many readable (writable, for outputs) elements as the sizes passed say.
-//! Sizes that disagree with each other are refused; a buffer shorter than its stated size
-//! cannot be detected.
+//! Sizes are checked before any array is read: `n` (or `dim * n_contacts`, checked for
+//! overflow) against the matrix's own `nrows` and `ncols`, a dense matrix's `nrows * ncols`
+//! against overflow and the address space, a CSR `nnz` against `nrows * ncols`; a size that
+//! disagrees is refused with `PERP_STATUS_INVALID_INPUT` naming the argument and its value,
+//! and a copy that cannot be allocated is refused the same way. A buffer shorter than its
+//! stated size cannot be detected.
 #![warn(missing_docs)]
 // Every pointer argument is checked for NULL and alignment before use; the remaining
 // contract (buffers as long as their stated sizes) is the C caller's, documented above.
@@ -33,7 +37,6 @@ use perp_core::{Error, Matrix, Settings, SolveReport, Status};
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::time::Duration;
 
 /// How a call ended. Non-negative: the solver ran (outputs written). Negative: the call was
 /// refused (outputs untouched; see `perp_last_error_message`).
@@ -140,13 +143,15 @@ pub struct PerpSettings {
     pub tol: f64,
     /// Iteration (pivot, sweep, Newton step) limit; 0 (the default) means the solver's own.
     pub max_iter: usize,
-    /// Wall-clock limit in seconds; 0 (the default) means none; valid: finite and >= 0.
+    /// Wall-clock limit in seconds; 0 (the default) means none, and so does a limit beyond
+    /// what the library's clock holds (above 1.8e19 s, e.g. 1e300); valid: finite and >= 0.
     pub time_limit: f64,
     /// Solver parameters as `n_params` strings `"name=value"` (e.g. `"omega=1.3"`), checked
-    /// against the solver's declared parameters and ranges (`perp list` shows them). May be
-    /// NULL when `n_params` is 0.
+    /// against the solver's declared parameters and ranges (`perp list` shows them); a name
+    /// given twice is refused. May be NULL when `n_params` is 0.
     pub params: *const *const c_char,
-    /// Number of strings in `params`.
+    /// Number of strings in `params`: at most the solver's number of parameters (checked
+    /// before `params` is read).
     pub n_params: usize,
 }
 
@@ -240,13 +245,27 @@ unsafe fn view<'a, T>(what: impl Fn() -> String, p: *const T, len: usize) -> Res
     if p.is_null() || !p.is_aligned() {
         return Err(Refusal::Null(what()));
     }
+    // No buffer is larger than isize::MAX bytes (a slice of more is undefined behaviour).
+    if len.checked_mul(size_of::<T>()).is_none_or(|bytes| bytes > isize::MAX as usize) {
+        return Err(Error::setting(
+            &format!("length of {}", what()),
+            len,
+            "is more elements than memory holds",
+        )
+        .into());
+    }
     // SAFETY: checked non-null and aligned; the caller promises `len` readable elements.
     Ok(unsafe { std::slice::from_raw_parts(p, len) })
 }
 
-/// [`view`] copied.
+/// [`view`] copied; an allocation that fails is a refusal, not an abort.
 unsafe fn read<T: Copy>(what: &str, p: *const T, len: usize) -> Result<Vec<T>, Refusal> {
-    Ok(unsafe { view(|| what.into(), p, len)? }.to_vec())
+    let v = unsafe { view(|| what.into(), p, len)? };
+    let mut out = Vec::new();
+    out.try_reserve_exact(len)
+        .map_err(|_| Error::setting(&format!("length of {what}"), len, "cannot be copied: out of memory"))?;
+    out.extend_from_slice(v);
+    Ok(out)
 }
 
 /// The `PerpMatrix` argument behind `m` (plain data), or a refusal naming it.
@@ -266,6 +285,35 @@ unsafe fn warm_view<'a>(p: *const f64, n: usize) -> Result<Option<&'a [f64]>, Re
     let w = unsafe { view(|| "warm".into(), p, n)? };
     Error::check_finite("warm", w)?;
     Ok(Some(w))
+}
+
+/// Checks, before any array is read, that the size `n` passed as the argument `arg` is the
+/// order of the square matrix `m` (named `name`), and that a dense matrix's `nrows · ncols`
+/// does not overflow (a CSR matrix's own sizes are checked by [`matrix`] before it reads).
+fn check_order(m: &PerpMatrix, name: &str, arg: &str, n: usize) -> Result<(), Refusal> {
+    if m.nrows != m.ncols {
+        return Err(Error::NotSquare { what: name.into(), rows: m.nrows, cols: m.ncols }.into());
+    }
+    if m.nrows != n {
+        return Err(Error::setting(
+            arg,
+            n,
+            &format!("{name} is {}x{}; {arg} must be its order", m.nrows, m.ncols),
+        )
+        .into());
+    }
+    if m.format == PerpFormat::DenseColMajor as i32 {
+        dense_len(m, name)?;
+    }
+    Ok(())
+}
+
+/// `nrows · ncols` of `m`, or a refusal when it overflows.
+fn dense_len(m: &PerpMatrix, name: &str) -> Result<usize, Refusal> {
+    let (r, c) = (m.nrows, m.ncols);
+    Ok(r.checked_mul(c).ok_or_else(|| {
+        Error::setting(&format!("{name}.nrows * {name}.ncols"), format!("{r} * {c}"), "overflows")
+    })?)
 }
 
 /// `dim · n_contacts` for a frictional call, with `dim` checked (2 or 3).
@@ -291,17 +339,23 @@ unsafe fn write(p: *mut f64, v: &[f64]) {
     unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p, v.len()) };
 }
 
-unsafe fn matrix(m: *const PerpMatrix, name: &str) -> Result<Matrix, Refusal> {
-    let m = unsafe { matrix_arg(m, name)? };
+/// The matrix described by `m` (from [`matrix_arg`]), copied.
+unsafe fn matrix(m: &PerpMatrix, name: &str) -> Result<Matrix, Refusal> {
     let (r, c) = (m.nrows, m.ncols);
     if m.format == PerpFormat::DenseColMajor as i32 {
-        let len = r.checked_mul(c).ok_or_else(|| {
-            Error::setting(&format!("{name}.nrows * {name}.ncols"), format!("{r} * {c}"), "overflows")
-        })?;
-        let values = unsafe { read(&format!("{name}.values"), m.values, len)? };
-        Ok(Matrix::from_col_major(r, c, &values).map_err(|e| rename(e, name))?)
+        let len = dense_len(m, name)?;
+        let values = unsafe { view(|| format!("{name}.values"), m.values, len)? };
+        Ok(Matrix::from_col_major(r, c, values).map_err(|e| rename(e, name))?)
     } else if m.format == PerpFormat::Csr as i32 {
         let len = r.checked_add(1).ok_or_else(|| Error::setting(&format!("{name}.nrows"), r, "too large"))?;
+        if dense_len(m, name).is_ok_and(|all| m.nnz > all) {
+            return Err(Error::setting(
+                &format!("{name}.nnz"),
+                m.nnz,
+                &format!("is more entries than a {r}x{c} matrix has"),
+            )
+            .into());
+        }
         let row_ptr = unsafe { read(&format!("{name}.row_ptr"), m.row_ptr, len)? };
         if row_ptr[0] != 0 || row_ptr[r] != m.nnz {
             return Err(Error::setting(
@@ -351,7 +405,12 @@ fn rename(e: Error, name: &str) -> Error {
     }
 }
 
-unsafe fn settings(s: *const PerpSettings) -> Result<(Settings, Params), Refusal> {
+/// The settings behind `s` for the solver `name` of `family`.
+unsafe fn settings(
+    s: *const PerpSettings,
+    family: Family,
+    name: &str,
+) -> Result<(Settings, Params), Refusal> {
     if s.is_null() {
         return Ok((Settings::default(), Params::new()));
     }
@@ -371,7 +430,12 @@ unsafe fn settings(s: *const PerpSettings) -> Result<(Settings, Params), Refusal
     let out = Settings {
         tol: s.tol,
         max_iter: s.max_iter,
-        time_limit: (s.time_limit > 0.0).then(|| Duration::from_secs_f64(s.time_limit)),
+        // 0: none; beyond what a `Duration` holds (1e300): none either.
+        time_limit: if s.time_limit > 0.0 {
+            Settings::limit_from_secs("settings.time_limit", s.time_limit)?
+        } else {
+            None
+        },
         ..Settings::default()
     };
     out.validate().map_err(|e| match e {
@@ -382,13 +446,36 @@ unsafe fn settings(s: *const PerpSettings) -> Result<(Settings, Params), Refusal
     })?;
     let mut params = Params::new();
     if s.n_params > 0 {
-        let texts = unsafe { read("settings.params", s.params, s.n_params)? };
+        // Checked before `params` is read: with each name at most once, no solver takes more
+        // strings than it has parameters.
+        let declared = perp_catalogue::entry(family, name)?.params.len();
+        if s.n_params > declared {
+            return Err(Error::setting(
+                "settings.n_params",
+                s.n_params,
+                &format!("{name} has {declared} parameter(s), each to be given at most once"),
+            )
+            .into());
+        }
+        let texts = unsafe { view(|| "settings.params".into(), s.params, s.n_params)? };
+        let mut names: Vec<&str> = Vec::with_capacity(texts.len());
         for (i, &t) in texts.iter().enumerate() {
             let what = format!("settings.params[{i}]");
             let text = unsafe { c_str(&what, t)? };
-            params = params
-                .push_pair(text)
-                .map_err(|_| Error::setting(&what, text, "must be \"name=value\", e.g. \"omega=1.3\""))?;
+            let Some((key, _)) = text.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
+                return Err(Error::setting(&what, text, "must be \"name=value\", e.g. \"omega=1.3\"").into());
+            };
+            let key = key.trim();
+            if let Some(j) = names.iter().position(|&n| n == key) {
+                return Err(Error::setting(
+                    &what,
+                    text,
+                    &format!("parameter {key} is given twice (settings.params[{j}] too)"),
+                )
+                .into());
+            }
+            names.push(key);
+            params = params.push_pair(text)?;
         }
     }
     Ok((out, params))
@@ -456,7 +543,8 @@ pub extern "C" fn perp_matrix_csr(
 ///
 /// * `solver`: a catalogue LCP solver name (`lemke`, `pgs`, `psor`, … — see
 ///   `perp_solver_names`), or NULL for `lemke`;
-/// * `m`: the `n`×`n` matrix M; `q`: `n` values;
+/// * `m`: the `n`×`n` matrix M (`n` other than its order is refused before q is read);
+///   `q`: `n` values;
 /// * `warm`: `n` values to start from, or NULL for a cold start;
 /// * `settings`: NULL for `perp_settings_default()`;
 /// * `z`, `w`: the caller's buffers of `n` values, written when the result is >= 0;
@@ -477,10 +565,12 @@ pub unsafe extern "C" fn perp_solve_lcp(
 ) -> PerpStatus {
     guard("perp_solve_lcp", report, || unsafe {
         let name = solver_name(solver, Family::Lcp)?;
-        let m = matrix(m, "M")?;
+        let mm = matrix_arg(m, "M")?;
+        check_order(&mm, "M", "n", n)?;
+        let m = matrix(&mm, "M")?;
         let q = read("q", q, n)?;
         let warm = warm_start(warm, n)?;
-        let (s, params) = self::settings(settings)?;
+        let (s, params) = self::settings(settings, Family::Lcp, name)?;
         check_out("z", z)?;
         check_out("w", w)?;
         let lcp = perp_lcp::Lcp::new(m, q)?;
@@ -500,8 +590,9 @@ pub unsafe extern "C" fn perp_solve_lcp(
 ///
 /// * `solver`: a catalogue frictional solver name (`nsgs`, `prox`, `ac-newton`, … — see
 ///   `perp_solver_names`), or NULL for `prox`;
-/// * `w_mat`: the `size`×`size` Delassus matrix W; `q`: `size` values; `mu`: `n_contacts`
-///   friction coefficients (>= 0);
+/// * `w_mat`: the `size`×`size` Delassus matrix W (a `size` other than its order is refused
+///   before q and mu are read); `q`: `size` values; `mu`: `n_contacts` friction coefficients
+///   (>= 0);
 /// * `warm`: `size` reactions to start from, or NULL for a cold start;
 /// * `settings`: NULL for `perp_settings_default()`;
 /// * `r`, `u`: the caller's buffers of `size` values (reactions, local velocities), written
@@ -526,11 +617,13 @@ pub unsafe extern "C" fn perp_solve_friction(
     guard("perp_solve_friction", report, || unsafe {
         let name = solver_name(solver, Family::Friction)?;
         let size = friction_size(dim, n_contacts)?;
-        let w = matrix(w_mat, "W")?;
+        let wm = matrix_arg(w_mat, "W")?;
+        check_order(&wm, "W", "dim * n_contacts", size)?;
+        let w = matrix(&wm, "W")?;
         let q = read("q", q, size)?;
         let mu = read("mu", mu, n_contacts)?;
         let warm = warm_start(warm, size)?;
-        let (s, params) = self::settings(settings)?;
+        let (s, params) = self::settings(settings, Family::Friction, name)?;
         check_out("r", r)?;
         check_out("u", u)?;
         let p = perp_cones::FrictionContactProblem::new(dim, w, q, mu)?;
@@ -606,7 +699,7 @@ unsafe fn same_shape<'a>(m: &PerpMatrix, kept: &Matrix, name: &str) -> Result<Op
     }
     match kept {
         Matrix::Dense(_) if m.format == PerpFormat::DenseColMajor as i32 => {
-            Ok(Some(unsafe { view(|| format!("{name}.values"), m.values, r * c)? }))
+            Ok(Some(unsafe { view(|| format!("{name}.values"), m.values, dense_len(m, name)?)? }))
         }
         Matrix::Sparse(k) if m.format == PerpFormat::Csr as i32 && k.is_csr() && k.nnz() == m.nnz => {
             let row_ptr = unsafe { view(|| format!("{name}.row_ptr"), m.row_ptr, r + 1)? };
@@ -681,7 +774,7 @@ pub unsafe extern "C" fn perp_solver_new(
             .into());
         };
         let name = solver_name(solver, family)?;
-        let (settings, params) = self::settings(settings)?;
+        let (settings, params) = self::settings(settings, family, name)?;
         let solver = perp_catalogue::build(family, name, &params)?;
         let h = PerpSolver {
             solver,
@@ -727,6 +820,7 @@ pub unsafe extern "C" fn perp_solver_lcp(
     guard("perp_solver_lcp", report, || unsafe {
         let h = handle(s, Family::Lcp)?;
         let mm = matrix_arg(m, "M")?;
+        check_order(&mm, "M", "n", n)?;
         let qs = view(|| "q".into(), q, n)?;
         let start = warm_view(warm, n)?;
         check_out("z", z)?;
@@ -751,7 +845,7 @@ pub unsafe extern "C" fn perp_solver_lcp(
         };
         if !kept {
             h.problem = None;
-            let lcp = perp_lcp::Lcp::new(matrix(m, "M")?, qs.to_vec())?;
+            let lcp = perp_lcp::Lcp::new(matrix(&mm, "M")?, qs.to_vec())?;
             if let Matrix::Dense(_) = lcp.m() {
                 // The next call's refill of a dense M goes through this buffer.
                 h.rows.reserve(n * n);
@@ -784,6 +878,7 @@ pub unsafe extern "C" fn perp_solver_friction(
         let h = handle(s, Family::Friction)?;
         let size = friction_size(dim, n_contacts)?;
         let wm = matrix_arg(w_mat, "W")?;
+        check_order(&wm, "W", "dim * n_contacts", size)?;
         let qs = view(|| "q".into(), q, size)?;
         let mus = view(|| "mu".into(), mu, n_contacts)?;
         let start = warm_view(warm, size)?;
@@ -806,7 +901,7 @@ pub unsafe extern "C" fn perp_solver_friction(
         };
         if !kept {
             h.problem = None;
-            let w = matrix(w_mat, "W")?;
+            let w = matrix(&wm, "W")?;
             let p = perp_cones::FrictionContactProblem::new(dim, w, qs.to_vec(), mus.to_vec())?;
             h.problem = Some(Problem::Friction(p));
         }

@@ -3,7 +3,7 @@
 use crate::iteration::{Control, Progress};
 use crate::Error;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A callback told of every iteration of an iterative solver; it may ask the solver to stop.
 ///
@@ -32,7 +32,9 @@ pub struct Settings {
     /// steps for Newton methods). Default `0`, meaning "the solver's own default", which each
     /// solver documents.
     pub max_iter: usize,
-    /// Wall-clock limit for the solve. Default: none.
+    /// Wall-clock limit for the solve. Default: none. Any `Duration` is valid, `Duration::MAX`
+    /// included (a deadline that would overflow an `Instant` is no deadline, see
+    /// [`Settings::deadline`]); front ends convert seconds with [`Settings::limit_from_secs`].
     pub time_limit: Option<Duration>,
     /// Record the error after every iteration in `report.history`. Default `false`.
     pub record_history: bool,
@@ -84,6 +86,33 @@ impl Settings {
         Ok(())
     }
 
+    /// A number of seconds as a time limit or budget: the one conversion of every front end
+    /// (`perp solve --time-limit`, `perp simulate --step-budget`, Python's `time_limit`, C's
+    /// `settings.time_limit`). `Err(InvalidSetting)` naming `name` for NaN, a negative or an
+    /// infinite value; `Ok(None)`, **no limit**, for a finite value beyond what a `Duration`
+    /// holds (`u64::MAX` seconds, some 5.8·10¹¹ years); never panics
+    /// (`Duration::from_secs_f64` does there).
+    ///
+    /// ```
+    /// use perp_core::Settings;
+    /// use std::time::Duration;
+    /// assert_eq!(Settings::limit_from_secs("t", 1.5).unwrap(), Some(Duration::from_millis(1500)));
+    /// assert_eq!(Settings::limit_from_secs("t", 1e300).unwrap(), None);
+    /// assert!(Settings::limit_from_secs("t", -1.0).is_err());
+    /// ```
+    pub fn limit_from_secs(name: &str, secs: f64) -> Result<Option<Duration>, Error> {
+        if !(secs.is_finite() && secs >= 0.0) {
+            return Err(Error::setting(name, secs, "must be a finite number of seconds >= 0"));
+        }
+        Ok(Duration::try_from_secs_f64(secs).ok())
+    }
+
+    /// The instant `start + time_limit`, or `None` without a time limit or when the sum does
+    /// not fit in an `Instant` (`Instant + Duration` panics there): no deadline.
+    pub fn deadline(&self, start: Instant) -> Option<Instant> {
+        self.time_limit.and_then(|t| start.checked_add(t))
+    }
+
     /// `max_iter`, or `default` when it is 0.
     pub fn max_iter_or(&self, default: usize) -> usize {
         if self.max_iter == 0 {
@@ -91,5 +120,52 @@ impl Settings {
         } else {
             self.max_iter
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_finite_number_of_seconds_converts_without_panicking() {
+        // Every binade from the smallest subnormal to the largest double, and its neighbours.
+        let mut secs = f64::from_bits(1);
+        while secs.is_finite() {
+            for x in [secs, secs * 1.5, secs.next_down(), secs.next_up()] {
+                let d = Settings::limit_from_secs("t", x).unwrap();
+                if x < u64::MAX as f64 {
+                    let d = d.unwrap_or_else(|| panic!("{x} s fits in a Duration"));
+                    assert!((d.as_secs_f64() - x).abs() <= 1e-9 + x * 1e-15, "{x} -> {d:?}");
+                }
+                if x > 2f64.powi(64) {
+                    assert_eq!(d, None, "{x} s is beyond a Duration: no limit");
+                }
+                let s = Settings { time_limit: d, ..Settings::default() };
+                let now = Instant::now();
+                assert!(s.deadline(now).is_none_or(|t| t >= now));
+            }
+            secs *= 2.0;
+        }
+        assert_eq!(Settings::limit_from_secs("t", 0.0).unwrap(), Some(Duration::ZERO));
+        assert_eq!(Settings::limit_from_secs("t", f64::MAX).unwrap(), None);
+    }
+
+    #[test]
+    fn nan_negative_and_infinite_seconds_are_refused_by_name() {
+        for x in [f64::NAN, -1.0, -f64::MIN_POSITIVE, f64::INFINITY, f64::NEG_INFINITY] {
+            let e = Settings::limit_from_secs("--time-limit", x).unwrap_err().to_string();
+            assert!(e.contains("--time-limit") && e.contains(&format!("{x}")), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_limit_beyond_an_instant_is_no_deadline() {
+        let now = Instant::now();
+        let s = Settings { time_limit: Some(Duration::MAX), ..Settings::default() };
+        assert_eq!(s.deadline(now), None);
+        let s = Settings { time_limit: Some(Duration::from_secs(1)), ..Settings::default() };
+        assert_eq!(s.deadline(now), Some(now + Duration::from_secs(1)));
+        assert_eq!(Settings::default().deadline(now), None);
     }
 }

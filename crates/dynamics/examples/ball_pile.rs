@@ -27,7 +27,7 @@ fn main() -> Result<(), perp_core::Error> {
     };
     let n = parse(0, 1000)?;
     let steps = parse(1, 60)?;
-    let pile = BallPile::new(n);
+    let pile = BallPile::new(n)?;
     let tol = match args.get(2) {
         None => pile.default_options().settings.tol,
         Some(s) => s.parse().map_err(|_| perp_core::Error::setting("tolerance", s, "expected a number"))?,

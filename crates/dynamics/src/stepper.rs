@@ -865,16 +865,18 @@ impl<'s> Simulator<'s> {
         every: usize,
         sink: &mut dyn FnMut(&[f64]) -> Result<(), Error>,
     ) -> Result<usize, Error> {
-        self.run_observed(t_end, every, sink, &mut |_, _| {})
+        self.run_observed(t_end, every, sink, &mut |_, _| Ok(()))
     }
 
-    /// [`Simulator::run_with`] with a `progress(k, steps)` callback after every step.
+    /// [`Simulator::run_with`] with a `progress(k, steps)` callback after every step. An error
+    /// from `progress` stops the run (after step `k`, its row recorded if due) and is returned:
+    /// a caller's interruption (Python's Ctrl-C check).
     pub fn run_observed(
         &mut self,
         t_end: f64,
         every: usize,
         sink: &mut dyn FnMut(&[f64]) -> Result<(), Error>,
-        progress: &mut dyn FnMut(usize, usize),
+        progress: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
     ) -> Result<usize, Error> {
         let (mut row, mut rep) = (Vec::new(), StepReport::default());
         self.row_into(0, &mut row);
@@ -890,7 +892,7 @@ impl<'s> Simulator<'s> {
                 row[start..start + rep.impulses.len()].copy_from_slice(&rep.impulses);
                 sink(&row)?;
             }
-            progress(k, steps);
+            progress(k, steps)?;
         }
         Ok(steps)
     }

@@ -11,7 +11,7 @@ use perp_dynamics::{Simulator, System};
 
 #[test]
 fn ball_pile_20_settles_without_nan_missed_contacts_or_deep_penetration() {
-    let pile = BallPile::new(20);
+    let pile = BallPile::new(20).unwrap();
     let (q0, u0) = pile.initial_state();
     let e0 = pile.energy(&q0, &u0).unwrap();
     let sys: &dyn System = &pile;
@@ -70,7 +70,7 @@ fn ball_pile_20_settles_without_nan_missed_contacts_or_deep_penetration() {
 
 #[test]
 fn box_stack_3_stays_upright_and_rests_on_the_ground() {
-    let stack = BoxStack::new(3);
+    let stack = BoxStack::new(3).unwrap();
     let (q0, u0) = stack.initial_state();
     let e0 = stack.energy(&q0, &u0).unwrap();
     let sys: &dyn System = &stack;

@@ -16,7 +16,7 @@ type Step = (Vec<u64>, Vec<u64>, usize, u64);
 /// Steps `ball-pile 400` (NSGS, colouring on) on `threads` threads; returns every step's
 /// (q, u, iterations, error) and the largest number of active contacts.
 fn trajectory(threads: usize) -> (Vec<Step>, usize) {
-    let pile = BallPile::new(400);
+    let pile = BallPile::new(400).unwrap();
     let (q0, u0) = pile.initial_state();
     let mut opts = pile.default_options();
     opts.params = Params::new().set("colouring", true);

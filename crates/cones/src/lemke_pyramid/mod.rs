@@ -716,7 +716,8 @@ fn proximal_lemke(
 ) -> perp_core::Solution {
     let (n, q) = (lcp.n(), lcp.q());
     let mmax = lcp.m().max_abs();
-    let deadline = s.time_limit.map(|t| Instant::now() + t);
+    // A limit beyond what an `Instant` holds is no deadline (`Instant + Duration` panics there).
+    let deadline = s.deadline(Instant::now());
     let (mut best, mut z) = (start.clone(), start.z);
     let mut pivots = best.report.pivots;
     // ε = 10^(level − 6)·max|M|, level 0 to 5.

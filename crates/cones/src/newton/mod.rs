@@ -1457,7 +1457,7 @@ pub(crate) fn run(
         u_scale,
         jd: zeroed(&mut v[V_JD], n),
         wd: zeroed(&mut v[V_WD], n),
-        deadline: s.time_limit.and_then(|t| start.checked_add(t)),
+        deadline: s.deadline(start),
         eta: ETA0,
         phi_prev: None,
         krylov_iterations: 0,

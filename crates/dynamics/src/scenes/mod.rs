@@ -106,8 +106,32 @@ pub struct SceneInfo {
     pub description: &'static str,
     /// Whether it takes a size argument (`ball-pile N`) and its default.
     pub default_size: Option<usize>,
-    /// Builds the scene (the size is ignored by fixed scenes).
-    pub build: fn(usize) -> Box<dyn Scene>,
+    /// Builds the scene (the size is ignored by fixed scenes); `Err` for a size beyond the
+    /// scene's maximum.
+    pub build: fn(usize) -> Result<Box<dyn Scene>, Error>,
+}
+
+/// The most memory a built-in scene may need to be stepped, by its estimate per body
+/// (32 GiB): the scalable scenes refuse sizes beyond it before allocating anything
+/// ([`stacks::BallPile::MAX_BALLS`], [`stacks::BoxStack::MAX_BOXES`]).
+pub const MAX_SCENE_BYTES: u64 = 32 << 30;
+
+/// `Err` naming `scene`'s size when `n` bodies of `bytes_per` each exceed `max`.
+fn check_size(scene: &str, n: usize, max: usize, bytes_per: u64) -> Result<(), Error> {
+    if n <= max {
+        return Ok(());
+    }
+    let gib = n as f64 * bytes_per as f64 / f64::from(1u32 << 30);
+    Err(Error::setting(
+        &format!("scene {scene}: size"),
+        n,
+        &format!(
+            "at most {max}: stepping it would need about {gib:.3e} GiB ({} KiB per body), \
+             more than the {} GiB a built-in scene may use",
+            bytes_per >> 10,
+            MAX_SCENE_BYTES >> 30
+        ),
+    ))
 }
 
 /// Every built-in scene.
@@ -136,7 +160,7 @@ pub fn scene(name: &str, size: Option<usize>) -> Result<Box<dyn Scene>, Error> {
             if size == Some(0) {
                 return Err(Error::setting(&format!("scene {name}: size"), 0, "must be at least 1"));
             }
-            Ok((s.build)(size.or(s.default_size).unwrap_or(0)))
+            (s.build)(size.or(s.default_size).unwrap_or(0))
         }
         None => {
             Err(Error::setting("scene", name, &format!("unknown; the scenes are: {}", names().join(", "))))

@@ -664,31 +664,31 @@ pub fn catalog() -> Vec<SceneInfo> {
             name: "painleve-rod",
             description: "Painlevé's rod: sliding stopped by an impulse (seed 000 §1.3, eq. 1.4–1.6)",
             default_size: None,
-            build: |_| Box::new(PainleveRod::new()),
+            build: |_| Ok(Box::new(PainleveRod::new())),
         },
         SceneInfo {
             name: "painleve-impact",
             description: "a spinning rod falls on the table, inelastic frictional impact (seed 000 fig. 2.4)",
             default_size: None,
-            build: |_| Box::new(PainleveImpact::new()),
+            build: |_| Ok(Box::new(PainleveImpact::new())),
         },
         SceneInfo {
             name: "frictional-catastrophe",
             description: "Moreau's frictional catastrophe: sliding, jamming, lift-off (seed 003 ex. 15.3)",
             default_size: None,
-            build: |_| Box::new(FrictionalCatastrophe::new()),
+            build: |_| Ok(Box::new(FrictionalCatastrophe::new())),
         },
         SceneInfo {
             name: "bouncing-ball",
             description: "a ball dropped on the floor, ε_N = 0.8, μ = 0.3",
             default_size: None,
-            build: |_| Box::new(BouncingBall::new()),
+            build: |_| Ok(Box::new(BouncingBall::new())),
         },
         SceneInfo {
             name: "block-incline",
             description: "a block sliding down a 30° incline, μ = 0.3: a = g (sin α − μ cos α)",
             default_size: None,
-            build: |_| Box::new(BlockIncline::default()),
+            build: |_| Ok(Box::new(BlockIncline::default())),
         },
     ]
 }
@@ -700,7 +700,7 @@ mod tests {
     /// Every contact's normal row is the gradient of its gap (central differences).
     #[test]
     fn normal_rows_are_gap_gradients() {
-        let systems: Vec<Box<dyn Scene>> = catalog().iter().map(|s| (s.build)(0)).collect();
+        let systems: Vec<Box<dyn Scene>> = catalog().iter().map(|s| (s.build)(0).unwrap()).collect();
         let q = [0.3, 0.2, -0.7];
         for s in &systems {
             let c = s.contacts(&q, 0.0);

@@ -39,7 +39,7 @@ use crate::rigid::{self, NQ, NU};
 use crate::stepper::{Formulation, Scheme, StepOptions};
 use crate::system::{Contact, Row, System};
 use crate::trajectory::Trajectory;
-use perp_core::{Matrix, Settings};
+use perp_core::{Error, Matrix, Settings};
 use std::collections::HashMap;
 
 /// This module's scenes.
@@ -50,13 +50,13 @@ pub fn catalog() -> Vec<SceneInfo> {
             description:
                 "N spheres dropped on a bumpy floor settle into a pyramid; candidates fixed at the start (scalable suite)",
             default_size: Some(100),
-            build: |n| Box::new(BallPile::new(n)),
+            build: |n| Ok(Box::new(BallPile::new(n)?)),
         },
         SceneInfo {
             name: "box-stack",
             description: "N boxes stacked on the ground, 4 corner contacts per interface (scalable suite)",
             default_size: Some(5),
-            build: |n| Box::new(BoxStack::new(n)),
+            build: |n| Ok(Box::new(BoxStack::new(n)?)),
         },
     ]
 }
@@ -113,8 +113,20 @@ impl BallPile {
     /// touch while their supports hold them.
     pub const CELL: f64 = 2.1 * Self::RADIUS;
 
-    /// The pile of `n ≥ 1` balls (`n = 0` is taken as 1).
-    pub fn new(n: usize) -> BallPile {
+    /// Memory per ball to step a pile (bytes): q, u, some 8 candidate contacts with their
+    /// rows of J, W and its solver's copies. Measured: the peak resident set of `perp
+    /// simulate ball-pile N --t-end 0.6` (60 steps, the pile settled, ~10 contacts a ball
+    /// active) grows by 62 KB a ball from N = 1 000 to 2 000.
+    pub const BYTES_PER_BALL: u64 = 64 << 10;
+    /// The largest pile, [`super::MAX_SCENE_BYTES`] / [`BallPile::BYTES_PER_BALL`]
+    /// (524 288 balls).
+    pub const MAX_BALLS: usize = (super::MAX_SCENE_BYTES / Self::BYTES_PER_BALL) as usize;
+
+    /// The pile of `n ≥ 1` balls (`n = 0` is taken as 1); `Err` above
+    /// [`BallPile::MAX_BALLS`] (by the memory estimate, before anything is allocated).
+    /// Building it takes time linear in `n` (the candidates are found on a grid).
+    pub fn new(n: usize) -> Result<BallPile, Error> {
+        super::check_size("ball-pile", n, Self::MAX_BALLS, Self::BYTES_PER_BALL)?;
         let n = n.max(1);
         let r = Self::RADIUS;
         let cell = Self::CELL;
@@ -159,24 +171,8 @@ impl BallPile {
             }
             layer += 1;
         }
-        let near = |a: [f64; 3], b: [f64; 3]| {
-            (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2) < 9.0 * r * r
-        };
-        let mut candidates = Vec::new();
-        for i in 0..n {
-            let p = rigid::position(&q0, i);
-            for (f, &c) in floor.iter().enumerate() {
-                if near(p, c) {
-                    candidates.push(Candidate::Floor { ball: i, floor: f });
-                }
-            }
-            for j in i + 1..n {
-                if near(p, rigid::position(&q0, j)) {
-                    candidates.push(Candidate::Pair(i, j));
-                }
-            }
-        }
-        BallPile { n, floor, q0, candidates, mu: 0.3 }
+        let candidates = candidates(&floor, &q0, n);
+        Ok(BallPile { n, floor, q0, candidates, mu: 0.3 })
     }
 
     /// Number of balls.
@@ -291,6 +287,56 @@ impl System for BallPile {
     }
 }
 
+/// Whether two centers are less than `3R` apart (a candidate pair of a [`BallPile`]).
+fn near(a: [f64; 3], b: [f64; 3]) -> bool {
+    let r = BallPile::RADIUS;
+    (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2) < 9.0 * r * r
+}
+
+/// The candidates of a pile of `n` balls at `q0` over `floor`: for each ball in turn, the floor
+/// spheres and then the later balls nearer than `3R`, each in index order (the list of the
+/// loop over all pairs, found on a grid of cells of `3R`: two such centers lie in neighbouring
+/// cells).
+fn candidates(floor: &[[f64; 3]], q0: &[f64], n: usize) -> Vec<Candidate> {
+    let cell = 3.0 * BallPile::RADIUS;
+    let key = |p: [f64; 3]| p.map(|x| (x / cell).floor() as i64);
+    let mut floor_grid: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
+    for (f, &c) in floor.iter().enumerate() {
+        floor_grid.entry(key(c)).or_default().push(f);
+    }
+    let mut ball_grid: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
+    for i in 0..n {
+        ball_grid.entry(key(rigid::position(q0, i))).or_default().push(i);
+    }
+    let (mut out, mut found) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let p = rigid::position(q0, i);
+        let k = key(p);
+        for balls in [false, true] {
+            found.clear();
+            let grid = if balls { &ball_grid } else { &floor_grid };
+            for d in 0..27 {
+                let at = [k[0] + d % 3 - 1, k[1] + d / 3 % 3 - 1, k[2] + d / 9 - 1];
+                for &j in grid.get(&at).into_iter().flatten() {
+                    let c = if balls { rigid::position(q0, j) } else { floor[j] };
+                    if (!balls || j > i) && near(p, c) {
+                        found.push(j);
+                    }
+                }
+            }
+            found.sort_unstable();
+            out.extend(found.iter().map(|&j| {
+                if balls {
+                    Candidate::Pair(i, j)
+                } else {
+                    Candidate::Floor { ball: i, floor: j }
+                }
+            }));
+        }
+    }
+    out
+}
+
 /// Kinetic energy per time of a trajectory of `bodies` bodies, with `kinetic(u_k)` per body.
 fn kinetic_panel(
     traj: &Trajectory,
@@ -384,9 +430,18 @@ impl BoxStack {
     /// Gap between the boxes at the start (m).
     pub const GAP: f64 = 0.005;
 
-    /// A stack of `n ≥ 1` boxes (`n = 0` is taken as 1).
-    pub fn new(n: usize) -> BoxStack {
-        BoxStack { n: n.max(1), mu: 0.5 }
+    /// Memory per box to step a stack (bytes): q, u, four contacts, M, W. Measured: the peak
+    /// resident set of `perp simulate box-stack N --t-end 0.1` grows by 10 KB a box from
+    /// N = 400 to 1 600 (few contacts active); 32 KiB allows for all of them.
+    pub const BYTES_PER_BOX: u64 = 32 << 10;
+    /// The tallest stack, [`super::MAX_SCENE_BYTES`] / [`BoxStack::BYTES_PER_BOX`]
+    /// (1 048 576 boxes).
+    pub const MAX_BOXES: usize = (super::MAX_SCENE_BYTES / Self::BYTES_PER_BOX) as usize;
+
+    /// A stack of `n ≥ 1` boxes (`n = 0` is taken as 1); `Err` above [`BoxStack::MAX_BOXES`].
+    pub fn new(n: usize) -> Result<BoxStack, Error> {
+        super::check_size("box-stack", n, Self::MAX_BOXES, Self::BYTES_PER_BOX)?;
+        Ok(BoxStack { n: n.max(1), mu: 0.5 })
     }
 
     /// Number of boxes.
@@ -580,7 +635,7 @@ mod tests {
 
     #[test]
     fn ball_pile_contacts_into_a_used_buffer_equals_fresh_contacts() {
-        let pile = BallPile::new(12);
+        let pile = BallPile::new(12).unwrap();
         let (q0, _) = pile.initial_state();
         let mut q1 = q0.clone();
         q1.iter_mut().enumerate().for_each(|(i, x)| *x += 1e-3 * (i as f64).sin());
@@ -606,7 +661,7 @@ mod tests {
     #[test]
     fn ball_pile_starts_disjoint_with_neighbour_candidates() {
         for n in [1, 20, 27, 64, 200] {
-            let p = BallPile::new(n);
+            let p = BallPile::new(n).unwrap();
             let (q, _) = p.initial_state();
             let cs = p.contacts(&q, 0.0);
             assert_eq!(cs.len(), p.candidates().len());
@@ -617,7 +672,7 @@ mod tests {
         }
         // 20 balls: base 4 (16 balls over a 5 × 5 floor), then 4 of the 9 pockets of layer 1.
         // Ball 16 sits over the pocket of balls 0, 1, 4, 5 and starts DROP from each.
-        let p = BallPile::new(20);
+        let p = BallPile::new(20).unwrap();
         assert_eq!(p.floor().len(), 25);
         let (q, _) = p.initial_state();
         for b in [0, 1, 4, 5] {
@@ -638,8 +693,56 @@ mod tests {
     }
 
     #[test]
+    fn grid_candidates_are_the_all_pairs_list() {
+        for n in [1, 7, 20, 64, 301] {
+            let p = BallPile::new(n).unwrap();
+            let (q, _) = p.initial_state();
+            let mut all = Vec::new();
+            for i in 0..n {
+                let c = rigid::position(&q, i);
+                all.extend(
+                    (0..p.floor().len())
+                        .filter(|&f| near(c, p.floor()[f]))
+                        .map(|f| Candidate::Floor { ball: i, floor: f }),
+                );
+                all.extend(
+                    (i + 1..n).filter(|&j| near(c, rigid::position(&q, j))).map(|j| Candidate::Pair(i, j)),
+                );
+            }
+            assert_eq!(p.candidates(), &all[..], "n = {n}");
+        }
+    }
+
+    /// Issue 36: `ball-pile 1000000000` spun in the quadratic candidate search (or aborted on
+    /// an allocation); sizes beyond the memory estimate are refused by name before anything
+    /// is built.
+    #[test]
+    fn sizes_beyond_the_memory_estimate_are_refused() {
+        assert_eq!(BallPile::MAX_BALLS, 524_288);
+        assert_eq!(BoxStack::MAX_BOXES, 1_048_576);
+        for n in [BallPile::MAX_BALLS + 1, 1_000_000_000, usize::MAX] {
+            let e = BallPile::new(n).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("invalid setting scene ball-pile: size = {n}: at most 524288")),
+                "{e}"
+            );
+            assert!(e.contains("GiB"), "{e}");
+        }
+        for n in [BoxStack::MAX_BOXES + 1, usize::MAX] {
+            let e = BoxStack::new(n).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!("invalid setting scene box-stack: size = {n}: at most 1048576")),
+                "{e}"
+            );
+        }
+        let e = super::super::scene("ball-pile", Some(1_000_000_000)).err().unwrap().to_string();
+        assert!(e.contains("ball-pile: size = 1000000000"), "{e}");
+        assert_eq!(BoxStack::new(BoxStack::MAX_BOXES).unwrap().boxes(), BoxStack::MAX_BOXES);
+    }
+
+    #[test]
     fn missed_overlaps_finds_a_non_candidate_pair() {
-        let p = BallPile::new(20);
+        let p = BallPile::new(20).unwrap();
         let (mut q, _) = p.initial_state();
         // Move ball 19 (on top) onto ball 0 (a bottom corner): not a candidate pair.
         assert!(!p.candidates().contains(&Candidate::Pair(0, 19)));
@@ -651,7 +754,7 @@ mod tests {
 
     #[test]
     fn box_contacts_start_open_and_mass_is_spd_block_diagonal() {
-        let s = BoxStack::new(3);
+        let s = BoxStack::new(3).unwrap();
         let (q, _) = s.initial_state();
         let cs = s.contacts(&q, 0.0);
         assert_eq!(cs.len(), 12);

@@ -393,7 +393,7 @@ pub fn catalog() -> Vec<SceneInfo> {
         name: "woodpecker",
         description: "the woodpecker toy: jamming sleeve, beak impacts, limit cycle (seed 001 §4)",
         default_size: None,
-        build: |_| Box::new(Woodpecker::new()),
+        build: |_| Ok(Box::new(Woodpecker::new())),
     }]
 }
 

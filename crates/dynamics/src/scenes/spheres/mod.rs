@@ -43,31 +43,31 @@ pub fn catalog() -> Vec<SceneInfo> {
             name: "sphere-spin",
             description: "sphere spinning in place on a plane, torsional friction (seed 002 §4.1.1, eq. 4)",
             default_size: None,
-            build: |_| Box::new(SphereOnPlane::spin()),
+            build: |_| Ok(Box::new(SphereOnPlane::spin())),
         },
         SceneInfo {
             name: "sphere-slide",
             description: "sphere sliding then rolling on a plane (seed 002 §4.1.3, eq. 7)",
             default_size: None,
-            build: |_| Box::new(SphereOnPlane::slide()),
+            build: |_| Ok(Box::new(SphereOnPlane::slide())),
         },
         SceneInfo {
             name: "bowling-ball",
             description: "hooking bowling ball on an oiled lane, μ = 0.01 (seed 002 §4.1.5, eq. 8)",
             default_size: None,
-            build: |_| Box::new(SphereOnPlane::bowling()),
+            build: |_| Ok(Box::new(SphereOnPlane::bowling())),
         },
         SceneInfo {
             name: "sphere-two-spheres",
             description: "unit sphere driven along the seam between two fixed spheres (seed 002 §4.2, eq. 9)",
             default_size: None,
-            build: |_| Box::new(SphereTwoSpheres::new()),
+            build: |_| Ok(Box::new(SphereTwoSpheres::new())),
         },
         SceneInfo {
             name: "billiards",
             description: "ball thrown onto a table hits the first of three balls in a line, ε = 0.9 (seed 000 fig. 2.3)",
             default_size: None,
-            build: |_| Box::new(Billiards::new()),
+            build: |_| Ok(Box::new(Billiards::new())),
         },
     ]
 }
