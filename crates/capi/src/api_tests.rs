@@ -118,6 +118,45 @@ fn frictional_contact_is_solved_dense_and_csr() {
     }
 }
 
+/// Issue 36: a particle squeezed between two walls that both push in has no solution (W = H Hᵀ
+/// with opposite normals, q_N = (−1, −1)); prox's reactions grow without bound while u_N stays
+/// at −1. It used to return `Solved` with r = 1e8; now `Diverged`, and the message says why.
+#[test]
+fn a_problem_without_a_solution_is_diverged_not_solved() {
+    #[rustfmt::skip]
+    let w = [
+        1.0, 0.0, 0.0, -1.0, 0.0, 0.0,
+        0.0, 1.0, 0.0, 0.0, 1.0, 0.0,
+        0.0, 0.0, 1.0, 0.0, 0.0, -1.0,
+        -1.0, 0.0, 0.0, 1.0, 0.0, 0.0,
+        0.0, 1.0, 0.0, 0.0, 1.0, 0.0,
+        0.0, 0.0, -1.0, 0.0, 0.0, 1.0,
+    ];
+    let m = perp_matrix_dense(6, 6, w.as_ptr());
+    let (q, mu) = ([-1.0, 0.0, 0.0, -1.0, 0.0, 0.0], [0.3, 0.3]);
+    let s = PerpSettings { tol: 1e-8, ..perp_settings_default() };
+    let (mut r, mut u) = ([0.0; 6], [0.0; 6]);
+    let mut rep = PerpReport { status: PerpStatus::Other, error: 0.0, iterations: 0, seconds: 0.0 };
+    let status = unsafe {
+        perp_solve_friction(
+            c"prox".as_ptr(),
+            3,
+            &m,
+            q.as_ptr(),
+            mu.as_ptr(),
+            2,
+            null(),
+            &s,
+            r.as_mut_ptr(),
+            u.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(status, PerpStatus::Diverged, "r = {r:?}, u = {u:?}");
+    assert_eq!(unsafe { CStr::from_ptr(perp_status_name(status as i32)) }, c"diverged");
+    assert!(u[0] < -0.9 && u[3] < -0.9, "u = {u:?}");
+}
+
 #[test]
 fn a_warm_start_at_the_solution_needs_no_sweep() {
     let m = perp_matrix_dense(2, 2, M.as_ptr());
