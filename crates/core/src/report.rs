@@ -82,8 +82,9 @@ pub struct SolveReport {
     /// Line-search steps (trial step lengths evaluated).
     pub line_search_steps: usize,
     /// The physical check that a `Solved` answer must also pass, relative to the problem's own
-    /// scales (no choice of units lets a wrong answer through; the peer measure in `error`
-    /// can hide one): for frictional answers penetration, friction outside its cone and
+    /// scales — forces to their own size, velocities (w, F) to the data's scale, never to the
+    /// answer's (no choice of units and no answer running off lets a wrong answer through; the
+    /// peer measure in `error` can hide one): for frictional answers penetration, friction outside its cone and
     /// complementarity (`FrictionContactProblem::physical_error` in perp-cones), for standard
     /// LCPs infeasibility and complementarity of z and w each in its own unit
     /// ([`crate::measures::lcp_physical_error`]), for MLCPs solved through the catalogue's

@@ -323,6 +323,17 @@ fn large_r_small_q_refines_until_physically_right() {
             assert!(msg.contains("refined in"), "{name} needed no refinement: {msg}");
         }
     }
+    // Issue 36: at tol 1e-8 apgd stopped with u_N down to −5.8e-3 (1.1e-4 of ‖q‖ = 52) and
+    // called it solved, ‖r‖ = 5.8e5 normalizing the peer measure; measured at the data's scale
+    // it is refused and refined (u_N −4.7e-4). admm's answer there was right.
+    let s = Settings { tol: 1e-8, ..Settings::default() };
+    for name in ["admm", "apgd"] {
+        let mut solver = build(Family::Friction, name, &Params::new()).unwrap();
+        let a = solver.solve(&Problem::Friction(p.clone()), None, &s).unwrap();
+        let fig = check(&p, &a.z);
+        assert_eq!(a.report.status, Status::Solved, "{name} at 1e-8: {:?}", a.report);
+        assert!(fig <= BOUND, "{name} solved Confeti-ex03 at 1e-8 with figure {fig:.2e}");
+    }
 }
 
 /// The LCP's figure, scale invariant as [`check`]: with `Z = ‖z‖` and `V = max(‖q‖,
