@@ -270,7 +270,7 @@ fn difference(kept: &Outcome, fresh: &Outcome, values: bool) -> Option<String> {
 
 /// Runs the kept solver across its family's sequence (twice: the second time round it starts
 /// from the last problem's workspace) and lists every problem where it differs from a fresh
-/// solver; a panic is caught and listed too.
+/// solver; a panic is caught and listed too (and the run goes on with a new kept solver).
 /// Returns how many of the fresh solves ended `Solved`.
 fn run_kept(
     e: &perp_catalogue::Entry,
