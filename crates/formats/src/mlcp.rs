@@ -242,7 +242,8 @@ pub use perp_catalogue::{Problem, ProblemKind};
 ///    is far more specific than the LCP's: an MLCP file's first tokens often read as a small
 ///    nonsense LCP, which the LCP reader then refuses for the data left over, while no LCP
 ///    file of the suite parses as an MLCP); else it is read as an LCP, and if that fails too
-///    the **LCP** error is returned.
+///    the **LCP** error is returned — but the frictional reader's when that reader read a
+///    whole problem and found more data than its header declares and the LCP reader did not.
 ///
 /// ```
 /// use perp_formats::{read_problem, Problem, ProblemKind};
@@ -284,12 +285,21 @@ pub fn read_problem(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, E
                 Ok(p) => Ok(Problem::Mlcp(p)),
                 Err(_) => match crate::parse_lcp(&text, path) {
                     Ok(p) => Ok(Problem::Lcp(p)),
-                    Err(e) if !named_fc => Err(e),
+                    // A file that holds a whole frictional problem and more data than its header
+                    // declares gets that reader's error, unless the LCP reader read it whole too.
+                    Err(e) if !named_fc && (!is_surplus(fc.as_ref().err()) || is_surplus(Some(&e))) => Err(e),
                     Err(_) => fc.map(Problem::Friction),
                 },
             }
         }
     }
+}
+
+/// Whether `e` is a reader's "more data than the header declares" ([`Tokens::expect_end`]).
+///
+/// [`Tokens::expect_end`]: crate::tokens::Tokens::expect_end
+fn is_surplus(e: Option<&Error>) -> bool {
+    matches!(e, Some(Error::Parse { field, .. }) if field == "end of data")
 }
 
 #[cfg(test)]

@@ -157,11 +157,20 @@ fn an_mlcp_file_with_a_larger_m_or_more_values_is_refused_naming_what_was_declar
 fn detection_refuses_the_surplus_file_too() {
     let dir = std::env::temp_dir().join(format!("perp-surplus-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("fc3d_two.dat");
-    std::fs::write(&path, fc3d_holding_two_contacts()).unwrap();
+    // Named as a frictional file or not, the error is the frictional reader's (the LCP
+    // reader's "expected an integer" on the same text would say nothing useful).
+    for name in ["fc3d_two.dat", "two.dat"] {
+        let path = dir.join(name);
+        std::fs::write(&path, fc3d_holding_two_contacts()).unwrap();
+        let e = err(read_problem(&path, None));
+        assert!(e.contains(&format!("{name}: token 21 (end of data)")) && e.contains("W (3x3)"), "{e}");
+        let e = err(perp_formats::read_friction_contact(&path));
+        assert!(e.contains("(end of data)"), "{e}");
+    }
+    // An LCP file with surplus data keeps the LCP reader's error.
+    let path = dir.join("m.dat");
+    std::fs::write(&path, format!("2\n{}-1 -2 -3\n", dense(2, 2, 3))).unwrap();
     let e = err(read_problem(&path, None));
-    assert!(e.contains("fc3d_two.dat: token 21 (end of data)") && e.contains("W (3x3)"), "{e}");
-    let e = err(perp_formats::read_friction_contact(&path));
-    assert!(e.contains("(end of data)"), "{e}");
+    assert!(e.contains("m.dat: token 13 (end of data)") && e.contains("n = 2: M (2x2)"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
