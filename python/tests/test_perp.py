@@ -506,6 +506,42 @@ def test_a_kept_solver_answers_as_the_one_shot_calls_in_a_loop():
         lemke.solve_friction(w, np.zeros(6), 0.5)
 
 
+def _tridiagonal_lcp(n, seed):
+    """A sparse (CSR) diagonally dominant tridiagonal M of order n and a q."""
+    rng = np.random.default_rng(seed)
+    m = np.diag(rng.uniform(3.0, 4.0, n))
+    off = rng.uniform(-1.0, 1.0, n - 1)
+    m += np.diag(off, 1) + np.diag(off, -1)
+    return CsrLike(m), rng.uniform(-1.0, 1.0, n)
+
+
+@pytest.mark.parametrize("solver", ["fb-newton", "lemke", "projected-newton", "pgs"])
+def test_a_kept_lcp_solver_follows_a_sparse_problem_that_shrinks(solver):
+    # Issue 36: a kept fb-newton raised PanicException on a 30-unknown CSR LCP and then a
+    # 10-unknown one (faer's sparse LU kept across sizes).
+    kept = perp.Solver(solver, family="lcp")
+    for n, seed in [(30, 1), (10, 2), (30, 3), (12, 4), (3, 5)]:
+        m, q = _tridiagonal_lcp(n, seed)
+        a = kept.solve_lcp(m, q)
+        b = perp.solve_lcp(m, q, solver=solver)
+        assert a.solved and (a.status, a.iterations) == (b.status, b.iterations), (n, a, b)
+        assert np.array_equal(a.z, b.z) and np.array_equal(a.w, b.w), n
+
+
+def test_a_kept_admm_follows_a_siconos_problem_that_shrinks(siconos):
+    # Issue 36: a kept admm on OneObject-i100000-316 then OneObject-i1028-138 raised
+    # PanicException (its LU of W + rho I, W not symmetric, kept across sizes).
+    kept = perp.Solver("admm", max_iter=50)
+    names = ["OneObject-i100000-316.hdf5.dat", "OneObject-i1028-138.hdf5.dat"]
+    problems = [perp.read(siconos / "fc3d" / name) for name in names]
+    assert problems[0].n > problems[1].n
+    for p in problems + problems[:1]:
+        a = kept.solve(p)
+        b = p.solve(solver="admm", max_iter=50)
+        assert (a.status, a.iterations) == (b.status, b.iterations), (p, a, b)
+        assert np.array_equal(a.r, b.r) and np.array_equal(a.u, b.u)
+
+
 def test_every_public_name_has_a_docstring():
     for name in perp.__all__:
         doc = getattr(perp, name).__doc__

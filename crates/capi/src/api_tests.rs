@@ -619,6 +619,84 @@ fn a_kept_solver_answers_as_the_one_shot_calls() {
     }
 }
 
+/// A CSR M of order n coupling i to i ± 1 (mod n), symmetric and diagonally dominant (row
+/// pointers, columns, values), and q in [−1, 1) (SplitMix64 from `seed`).
+fn cyclic_lcp(n: usize, seed: u64) -> (Vec<usize>, Vec<usize>, Vec<f64>, Vec<f64>) {
+    let mut x = seed;
+    let mut uniform = move |a: f64, b: f64| {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        a + (b - a) * (((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64)
+    };
+    let mut a = vec![0.0; n * n];
+    for i in 0..n {
+        let j = (i + 1) % n;
+        if j != i {
+            let v = uniform(-0.5, 0.5);
+            a[i * n + j] = v;
+            a[j * n + i] = v;
+        }
+    }
+    for i in 0..n {
+        let off: f64 = (0..n).filter(|&j| j != i).map(|j| f64::abs(a[i * n + j])).sum();
+        a[i * n + i] = off + uniform(0.5, 2.0);
+    }
+    let (mut row_ptr, mut col_idx, mut values) = (vec![0], Vec::new(), Vec::new());
+    for i in 0..n {
+        for j in 0..n {
+            if a[i * n + j] != 0.0 {
+                col_idx.push(j);
+                values.push(a[i * n + j]);
+            }
+        }
+        row_ptr.push(col_idx.len());
+    }
+    let q = (0..n).map(|_| uniform(-1.0, 1.0)).collect();
+    (row_ptr, col_idx, values, q)
+}
+
+/// Issue 36: the kept LCP solver returned -3 (a caught panic) when a sparse problem shrank:
+/// faer's sparse LU inside fb-newton was kept across sizes. Now each call of a sequence that
+/// grows and shrinks answers as the one-shot call does, bit for bit.
+#[test]
+fn a_kept_lcp_solver_follows_a_sparse_problem_that_shrinks() {
+    for name in [c"fb-newton", c"pgs", c"lemke"] {
+        let h = unsafe { perp_solver_new(PerpFamily::Lcp as i32, name.as_ptr(), null()) };
+        assert!(!h.is_null(), "{}", last_error());
+        for (call, n) in [30, 10, 30, 12, 3].into_iter().enumerate() {
+            let (row_ptr, col_idx, values, q) = cyclic_lcp(n, call as u64 + 1);
+            let m = perp_matrix_csr(n, n, values.len(), row_ptr.as_ptr(), col_idx.as_ptr(), values.as_ptr());
+            let (mut z1, mut w1, mut z2, mut w2) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            let (mut rep1, mut rep2) = (new_report(), new_report());
+            let st1 = unsafe {
+                perp_solver_lcp(h, &m, q.as_ptr(), n, null(), z1.as_mut_ptr(), w1.as_mut_ptr(), &mut rep1)
+            };
+            assert_eq!(st1, PerpStatus::Solved, "{name:?} call {call} (n = {n}): {}", last_error());
+            let st2 = unsafe {
+                perp_solve_lcp(
+                    name.as_ptr(),
+                    &m,
+                    q.as_ptr(),
+                    n,
+                    null(),
+                    null(),
+                    z2.as_mut_ptr(),
+                    w2.as_mut_ptr(),
+                    &mut rep2,
+                )
+            };
+            assert_eq!(
+                (st1, rep1.iterations, bits(&z1), bits(&w1)),
+                (st2, rep2.iterations, bits(&z2), bits(&w2)),
+                "{name:?} call {call} (n = {n})"
+            );
+        }
+        unsafe { perp_solver_free(h) };
+    }
+}
+
 /// Once a kept solver has solved a problem of a structure, later calls of that structure
 /// allocate nothing (counted on this thread with a counting allocator).
 #[test]

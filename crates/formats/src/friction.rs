@@ -1,15 +1,21 @@
 //! Readers of Siconos frictional contact problem files (`.dat`), local and global, and the
 //! contract entry point [`read_friction_contact`] that also reads FCLIB HDF5 files.
 //!
-//! Token layout (whitespace-separated, read `fscanf` style; anything after the last expected
-//! value is ignored), as Siconos' `frictionContact_printInFile` and
-//! `globalFrictionContact_printInFile` write them (`design/SUITES.md`):
+//! Token layout (whitespace-separated, read `fscanf` style), as Siconos'
+//! `frictionContact_printInFile` and `globalFrictionContact_printInFile` write them
+//! (`design/SUITES.md`):
 //!
 //! ```text
-//! local:   d nc   W (NumericsMatrix, d·nc square)   q (d·nc)   μ (nc)
+//! local:   d nc   W (NumericsMatrix, d·nc square)   q (d·nc)   μ (nc)   [flag]
 //! global:  d nc   M (NumericsMatrix, n_dof square)  H (NumericsMatrix, n_dof × d·nc)
-//!          q (n_dof, the free impulse f)   b (d·nc)   μ (nc)
+//!          q (n_dof, the free impulse f)   b (d·nc)   μ (nc)   [flag]
 //! ```
+//!
+//! `flag` is the optional `isComplete` integer (0 or 1) that older Siconos versions print
+//! last. After it only a comment that does not start with a number may follow: a further
+//! number means the file holds more data than `d` and `nc` declare (a W larger than d·nc
+//! square, say), and is an error naming the file, the token, its line and what was declared
+//! ([`Tokens::expect_end`]) rather than a problem read from the first values.
 //!
 //! The file does not say which form it holds. The first matrix decides: when it is not
 //! `d·nc` square the file is global (and a matrix H of `n_dof` rows and `d·nc` columns must
@@ -180,6 +186,10 @@ fn parse_local_rest(
     let size = d * nc;
     let q = ts.read_vector(size, "q")?;
     let mu = read_mu(ts, nc)?;
+    end_of_data(
+        ts,
+        format_args!("d = {d}, nc = {nc}: W ({size}x{size}), q (length {size}), mu (length {nc})"),
+    )?;
     FrictionContactProblem::new(d, w, q, mu)
 }
 
@@ -231,7 +241,23 @@ fn parse_global_vectors(
     let f = ts.read_vector(n, "q")?;
     let b = ts.read_vector(size, "b")?;
     let mu = read_mu(ts, nc)?;
+    end_of_data(
+        ts,
+        format_args!(
+            "d = {d}, nc = {nc}, n_dof = {n}: M ({n}x{n}), H ({n}x{size}), q (length {n}), b (length {size}), \
+             mu (length {nc})"
+        ),
+    )?;
     GlobalFrictionContactProblem::new(d, m, h, f, b, mu)
+}
+
+/// After μ: the optional `isComplete` flag (0 or 1), then the end of the data
+/// ([`Tokens::expect_end`]; `declared` lists what the header declared).
+fn end_of_data(ts: &mut Tokens, declared: std::fmt::Arguments<'_>) -> Result<(), Error> {
+    if matches!(ts.peek(), Some("0" | "1")) {
+        ts.next_token();
+    }
+    ts.expect_end(format_args!("{declared} and an optional flag 0 or 1"))
 }
 
 /// μ (nc values), each ≥ 0; a negative one is named with its token position.
@@ -276,9 +302,13 @@ mod tests {
         assert!(!f.is_global());
         assert_eq!((f.dim(), f.contacts()), (2, 1));
 
-        // Ambiguous: n_dof = d·nc = 2, q looks like an H header "0 2 2" but the rest is local.
-        let FrictionFile::Local(p) = parse("2 1 0 2 2 2 2 2 0 0 1 0 2 2 0.3").unwrap() else { panic!() };
+        // Ambiguous: n_dof = d·nc = 2, q looks like an H header "0 2 2" but the rest is local
+        // (a comment after μ, where H's sizes would be repeated).
+        let FrictionFile::Local(p) = parse("2 1 0 2 2 2 2 2 0 0 1 0 2 2 # note").unwrap() else { panic!() };
         assert_eq!((p.q.clone(), p.mu.clone()), (vec![0.0, 2.0], vec![2.0]));
+        // With a number there instead it is neither: a local problem with more data than it
+        // declares, or a global one whose H is not one.
+        assert!(parse("2 1 0 2 2 2 2 2 0 0 1 0 2 2 0.3").is_err());
         // Ambiguous the other way: a global problem with n_dof = d·nc.
         let g = "2 1 0 2 2 2 2 2 0 0 2  0 2 2 2 2 1 0 0 1  1 1  0 0  0.1";
         let FrictionFile::Global(g) = parse(g).unwrap() else { panic!("global expected") };

@@ -1,7 +1,9 @@
 //! Reader of Siconos numerics MLCP files (`.dat`, `design/SUITES.md`) and kind detection.
 //!
-//! Token layout (whitespace-separated, read `fscanf` style; anything after the last expected
-//! value is ignored — several files keep a reference solution there):
+//! Token layout (whitespace-separated, read `fscanf` style; after the last expected value, a
+//! reference solution of at most n + 2m numbers (u, v, w), which several of Siconos' files
+//! keep there — those of the suite hold n + 2m − 1 —, then only a comment that does not start
+//! with a number: more numbers are an error saying the file holds more data than it declares):
 //!
 //! ```text
 //! st1 st2 n m                     storage flags (0 or 1, at least one set) and the sizes
@@ -92,6 +94,21 @@ pub fn parse_mlcp(text: &str, file: &Path) -> Result<Mlcp, Error> {
         from_m_q = Some((mm, q, free));
     }
     let from_abcd = if st2 { Some(read_abcd(&mut ts, n, m)?) } else { None };
+    // The reference solution some files keep after the data, then the end.
+    let solution = n.saturating_add(m.saturating_mul(2));
+    let mut kept = 0;
+    while kept < solution && ts.next_is_number() {
+        ts.next_token();
+        kept += 1;
+    }
+    let parts = match (st1, st2) {
+        (true, true) => "block rows, M, q, then A, B, C, D, a, b",
+        (true, false) => "block rows, M and q",
+        _ => "A, B, C, D, a and b",
+    };
+    ts.expect_end(format_args!(
+        "n = {n}, m = {m}: {parts} for n + m = {size}, and a reference solution of at most n + 2m = {solution} values"
+    ))?;
     match from_m_q.or(from_abcd) {
         Some((mm, q, free)) => Mlcp::new(mm, q, free),
         None => Err(ts.error_at(1, "st1 (M/q storage flag)", "neither storage flag is set")),
@@ -222,9 +239,11 @@ pub use perp_catalogue::{Problem, ProblemKind};
 ///    that reader is the one reported for a file whose name says `fc`/`friction`;
 /// 3. otherwise the LCP and MLCP readers are tried: if the MLCP reader accepts the text it is an MLCP
 ///    (its layout — two 0/1 flags, block rows from 0 to n+m, their kinds, an (n+m)-square M —
-///    is far more specific than the LCP's: an MLCP file usually *also* parses as a small
-///    nonsense LCP, while no LCP file of the suite parses as an MLCP); else it is read as an
-///    LCP, and if that fails too the **LCP** error is returned.
+///    is far more specific than the LCP's: an MLCP file's first tokens often read as a small
+///    nonsense LCP, which the LCP reader then refuses for the data left over, while no LCP
+///    file of the suite parses as an MLCP); else it is read as an LCP, and if that fails too
+///    the **LCP** error is returned — but the frictional reader's when that reader read a
+///    whole problem and found more data than its header declares and the LCP reader did not.
 ///
 /// ```
 /// use perp_formats::{read_problem, Problem, ProblemKind};
@@ -266,12 +285,21 @@ pub fn read_problem(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, E
                 Ok(p) => Ok(Problem::Mlcp(p)),
                 Err(_) => match crate::parse_lcp(&text, path) {
                     Ok(p) => Ok(Problem::Lcp(p)),
-                    Err(e) if !named_fc => Err(e),
+                    // A file that holds a whole frictional problem and more data than its header
+                    // declares gets that reader's error, unless the LCP reader read it whole too.
+                    Err(e) if !named_fc && (!is_surplus(fc.as_ref().err()) || is_surplus(Some(&e))) => Err(e),
                     Err(_) => fc.map(Problem::Friction),
                 },
             }
         }
     }
+}
+
+/// Whether `e` is a reader's "more data than the header declares" ([`Tokens::expect_end`]).
+///
+/// [`Tokens::expect_end`]: crate::tokens::Tokens::expect_end
+fn is_surplus(e: Option<&Error>) -> bool {
+    matches!(e, Some(Error::Parse { field, .. }) if field == "end of data")
 }
 
 #[cfg(test)]

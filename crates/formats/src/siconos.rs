@@ -30,8 +30,9 @@ use perp_lcp::Lcp;
 use std::fmt::Display;
 use std::path::Path;
 
-/// Reads an LCP file: `n`, the matrix M (any storage), then q (n values); anything after is
-/// ignored. `n` must equal both sizes of M.
+/// Reads an LCP file: `n`, the matrix M (any storage), then q (n values), and nothing more but
+/// a comment that does not start with a number ([`Tokens::expect_end`]: a further number is
+/// an error saying the file holds more data than it declares). `n` must equal both sizes of M.
 ///
 /// Errors: [`Error::Io`] if the file cannot be read, [`Error::Parse`] (file, token position,
 /// field) if its content is wrong.
@@ -76,6 +77,7 @@ pub fn parse_lcp(text: &str, file: &Path) -> Result<Lcp, Error> {
         ));
     }
     let q = ts.read_vector(n, "q")?;
+    ts.expect_end(format_args!("n = {n}: M ({n}x{n}) and q (length {n})"))?;
     Lcp::new(m, q)
 }
 

@@ -1,9 +1,13 @@
 //! [`Tokens`]: a whitespace-separated token stream over a file's text, read `fscanf` style.
 //!
 //! Every Siconos problem file (`design/SUITES.md`) is a sequence of tokens separated by
-//! whitespace: line breaks carry no meaning and anything after the last expected value is
-//! ignored. The one exception is the CSparse text storage, whose header lines are read whole;
-//! [`Tokens::rest_of_line`] serves it.
+//! whitespace: line breaks carry no meaning. The one exception is the CSparse text storage,
+//! whose header lines are read whole; [`Tokens::rest_of_line`] serves it.
+//!
+//! A reader takes exactly what the file's header declares: after the last declared value (and
+//! the optional trailing section its format allows), [`Tokens::expect_end`] accepts only the
+//! end of the text or a comment that does not start with a number, so a file holding more
+//! data than it declares is an error, never a problem read from its first values.
 //!
 //! Positions are 1-based and count tokens, so an error message such as
 //! `lcp.dat: token 17 (M[2,3]): expected a number, found 'x1'` finds the fault in any editor
@@ -254,6 +258,54 @@ impl<'a> Tokens<'a> {
         t.line
     }
 
+    /// Whether the next token reads as a number (integer or real, NaN and infinities
+    /// included: data, never a comment); `false` at the end of the text.
+    pub fn next_is_number(&self) -> bool {
+        self.peek().is_some_and(|t| t.parse::<f64>().is_ok())
+    }
+
+    /// The end of the data: the rest of the text must be empty or a comment whose first token
+    /// is not a number (`# from Murty (1988)`, `Example 4.4.7 CPS 2009`: Siconos' test files
+    /// keep such notes there). A further number means the file holds more data than its
+    /// header declares; the error names the file, the token, its line and `declared` (what the
+    /// header declared, ending at the last token read).
+    ///
+    /// ```
+    /// use perp_formats::tokens::Tokens;
+    /// use std::path::Path;
+    /// let mut ts = Tokens::new("1\n2.5\n# a comment 3", Path::new("v.dat"));
+    /// let n = ts.read_usize("n").unwrap();
+    /// ts.read_vector(n, "q").unwrap();
+    /// ts.expect_end("n = 1: q (length 1)").unwrap();
+    /// let mut ts = Tokens::new("1\n2.5 7\n", Path::new("v.dat"));
+    /// let n = ts.read_usize("n").unwrap();
+    /// ts.read_vector(n, "q").unwrap();
+    /// let e = ts.expect_end("n = 1: q (length 1)").unwrap_err();
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "v.dat: token 3 (end of data): expected the end of the data after token 2 (line 2) as \
+    ///      declared, n = 1: q (length 1); found the number '7' (line 2): the file holds more data \
+    ///      than its header declares"
+    /// );
+    /// ```
+    pub fn expect_end(&self, declared: impl Display) -> Result<(), Error> {
+        match self.peek() {
+            Some(t) if self.next_is_number() => Err(self.error_at(
+                self.position(),
+                "end of data",
+                format!(
+                    "expected the end of the data after token {} (line {}) as declared, {declared}; \
+                     found the number '{}' (line {}): the file holds more data than its header declares",
+                    self.last_position(),
+                    self.last_line(),
+                    shorten(t),
+                    self.next_line()
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Reads `n` finite reals named `name[0]`, `name[1]`, …, after checking that `n` tokens
     /// are left.
     ///
@@ -337,6 +389,30 @@ mod tests {
         assert!(e.to_string().contains("needs 3 more values but only 2 tokens are left"), "{e}");
         let e = t.expect(":", "separator").unwrap_err();
         assert!(e.to_string().contains("expected ':', found '3'"), "{e}");
+    }
+
+    #[test]
+    fn the_end_of_the_data_takes_blank_lines_and_comments_but_no_number() {
+        for tail in ["", "\n\n  \t\r\n", "\n# note 1 2 3\n", " Remark 4.1.14 CPS 2009"] {
+            let text = format!("1 2{tail}");
+            let mut t = Tokens::new(&text, Path::new("t.dat"));
+            t.read_vector(2, "q").unwrap();
+            t.expect_end("q (length 2)").unwrap_or_else(|e| panic!("{tail:?}: {e}"));
+        }
+        for (tail, found) in [(" 3", "'3'"), ("\n\n-1e-3 x", "'-1e-3'"), (" nan", "'nan'"), ("\n0", "'0'")] {
+            let text = format!("1 2{tail}");
+            let mut t = Tokens::new(&text, Path::new("t.dat"));
+            t.read_vector(2, "q").unwrap();
+            let e = t.expect_end("q (length 2)").unwrap_err().to_string();
+            assert!(
+                e.starts_with("t.dat: token 3 (end of data): expected the end of the data after token 2"),
+                "{e}"
+            );
+            assert!(
+                e.contains("declared, q (length 2)") && e.contains(&format!("found the number {found}")),
+                "{e}"
+            );
+        }
     }
 
     #[test]

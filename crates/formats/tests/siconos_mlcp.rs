@@ -118,13 +118,19 @@ fn deudeu_and_rcd_by_hand() {
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn explicit_kind_is_obeyed() {
-    // Forced to LCP, an MLCP file may even parse (here as n = 1, an empty sparse-block M,
-    // q = (1)): the reason detection looks at the file name first.
-    match read_problem(&path("deudeu_mlcp.dat"), Some(ProblemKind::Lcp)).unwrap() {
-        Problem::Lcp(p) => assert_eq!((p.n(), p.m().nnz(), p.q()), (1, 0, &[1.0][..])),
-        other => panic!("the kind was forced to LCP, got {:?}", other.kind()),
-    }
-    // Unnamed copy: both readers accept it; MLCP is preferred.
+    // Forced to LCP, an MLCP file is refused: its first tokens read as n = 1, an empty
+    // sparse-block M and q = (1) (which the LCP reader used to return), and the rest is more
+    // data than that declares.
+    let e = read_problem(&path("deudeu_mlcp.dat"), Some(ProblemKind::Lcp)).unwrap_err().to_string();
+    assert!(
+        e.ends_with(
+            "deudeu_mlcp.dat: token 7 (end of data): expected the end of the data after token 6 (line 5) as \
+             declared, n = 1: M (1x1) and q (length 1); found the number '2' (line 5): the file holds more \
+             data than its header declares"
+        ),
+        "{e}"
+    );
+    // Unnamed copy: only the MLCP reader accepts it.
     let dir = std::env::temp_dir().join(format!("perp-mlcp-kind-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let copy = dir.join("problem.dat");

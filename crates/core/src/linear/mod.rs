@@ -601,8 +601,9 @@ impl Pattern {
 
 /// Sparse LU of a square matrix given in compressed-column form (`col_ptr`, `row_idx`,
 /// `values`; row indices sorted within each column). The symbolic analysis (fill-reducing
-/// ordering, elimination structure) and the scratch are kept while the pattern stays the
-/// same, so refactorizing new values allocates nothing.
+/// ordering, elimination structure), the numeric factors' storage and the scratch are kept
+/// while the order and the pattern stay the same, so refactorizing new values allocates
+/// nothing; another order or pattern starts all three afresh.
 pub struct SparseLu {
     supernodal: bool,
     pattern: Pattern,
@@ -640,6 +641,7 @@ impl SparseLu {
     /// Forgets the symbolic analysis (the next factorization redoes it).
     pub fn forget(&mut self) {
         self.symbolic = None;
+        self.numeric = NumericLu::new();
         self.factored = false;
     }
 
@@ -656,6 +658,12 @@ impl SparseLu {
         let sym = SymbolicSparseColMatRef::new_checked(n, n, col_ptr, None, row_idx);
         if self.symbolic.is_none() || !self.pattern.matches(n, col_ptr, row_idx) {
             self.symbolic = None;
+            // The numeric factors belong to the old analysis: faer refills a `NumericLu` in
+            // place but never shrinks its column pointers (`resize_vec` keeps the longer
+            // length), so factors of a smaller matrix in the storage of a larger one fail
+            // faer's shape assertions at the solve (issue 36: a kept solver panicked when a
+            // sparse problem shrank). Start from empty factors for each new analysis.
+            self.numeric = NumericLu::new();
             let mut params = LuSymbolicParams::default();
             if self.supernodal {
                 params.supernodal_flop_ratio_threshold = SupernodalThreshold::FORCE_SUPERNODAL;
@@ -1252,6 +1260,75 @@ mod tests {
         }
         let mut lu = SparseLu::new();
         assert_eq!(lu.solve_in_place(&mut [1.0]), Err(Breakdown));
+    }
+
+    /// An `n × n` nonsymmetric, diagonally dominant matrix coupling i to i + k (mod n) for each
+    /// k of `offsets`, and b = A·1.
+    fn banded(n: usize, offsets: &[usize]) -> (Mat<f64>, Vec<f64>) {
+        let a = Mat::from_fn(n, n, |i, j| {
+            if i == j {
+                4.0 + (i % 3) as f64
+            } else if offsets.iter().any(|&k| j == (i + k) % n) {
+                0.5 + 0.1 * ((i + 2 * j) % 5) as f64
+            } else if offsets.iter().any(|&k| i == (j + k) % n) {
+                -0.3
+            } else {
+                0.0
+            }
+        });
+        let b = (0..n).map(|i| (0..n).map(|j| a[(i, j)]).sum()).collect();
+        (a, b)
+    }
+
+    fn ones(x: &[f64]) {
+        assert!(x.iter().all(|v| (v - 1.0).abs() < 1e-12), "{x:?}");
+    }
+
+    /// Issue 36: one kept factorization across orders and patterns (grow, shrink, a new
+    /// pattern of the same order, back) solves each system, the sparse LU bit for bit as a
+    /// fresh one (a sparse LU kept across a shrink used to fail faer's shape assertions at the
+    /// solve).
+    #[test]
+    fn kept_factorizations_follow_changes_of_order_and_pattern() {
+        let shapes: [(usize, &[usize]); 6] =
+            [(30, &[1]), (10, &[1]), (30, &[2, 5]), (12, &[1]), (3, &[1]), (30, &[1])];
+        let mut lus = [SparseLu::new(), SparseLu::supernodal()];
+        let (mut chol, mut dlu, mut dchol) = (SparseCholesky::new(), DenseLu::new(), DenseCholesky::new());
+        for (n, offsets) in shapes {
+            let (a, b) = banded(n, offsets);
+            let (cp, ri, v) = csc(&a, false);
+            for lu in &mut lus {
+                lu.factor(n, &cp, &ri, &v).unwrap();
+                let mut x = b.clone();
+                lu.solve_in_place(&mut x).unwrap();
+                ones(&x);
+                let mut fresh = lu.clone();
+                fresh.factor(n, &cp, &ri, &v).unwrap();
+                let mut y = b.clone();
+                fresh.solve_in_place(&mut y).unwrap();
+                assert_eq!(x, y, "order {n}: kept and fresh LU differ");
+            }
+            dlu.resize(n, 1);
+            dlu.matrix_mut().copy_from(&a);
+            dlu.factor().unwrap();
+            let mut x = b.clone();
+            dlu.solve_in_place(&mut x);
+            ones(&x);
+            // Symmetric positive definite: A + Aᵀ (diagonally dominant).
+            let s = Mat::from_fn(n, n, |i, j| a[(i, j)] + a[(j, i)]);
+            let sb: Vec<f64> = (0..n).map(|i| (0..n).map(|j| s[(i, j)]).sum()).collect();
+            let (cp, ri, v) = csc(&s, true);
+            chol.factor(n, &cp, &ri, &v).unwrap();
+            let mut x = sb.clone();
+            chol.solve_in_place(&mut x, n, 1).unwrap();
+            ones(&x);
+            dchol.resize(n, 1);
+            dchol.matrix_mut().copy_from(&s);
+            dchol.factor().unwrap();
+            let mut x = sb;
+            dchol.solve_in_place(&mut x);
+            ones(&x);
+        }
     }
 
     #[test]
