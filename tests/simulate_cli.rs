@@ -214,7 +214,9 @@ fn every_0_and_absurd_scene_sizes_are_refused_by_name() {
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
-        assert!(t.elapsed().as_secs() < 10, "{args:?}: refused only after {:?}", t.elapsed());
+        // A refusal, not a spin: generous for a debug build on a loaded machine (issue 37); the
+        // size it refuses took hours or aborted before.
+        assert!(t.elapsed().as_secs() < 60, "{args:?}: refused only after {:?}", t.elapsed());
     }
 }
 

@@ -576,7 +576,8 @@ def _ctrl_c_stops_a_long_solve(_thread, threading, time):
         # tol = 0 is never met: only the interrupt (or the 60 s safety limit) ends it.
         perp.solve_lcp(m, q, solver="pgs", tol=0.0, max_iter=10**9, time_limit=60.0)
     timer.join()
-    assert time.perf_counter() - start < 5.0
+    # Generous for a loaded machine (issue 37): unstopped, the run lasts hours.
+    assert time.perf_counter() - start < 30.0
 
 
 # --------------------------------------------------------------------------- issue 36
@@ -610,7 +611,8 @@ def test_absurd_scene_sizes_are_refused_by_name():
         perp.simulate("ball-pile", size=10**9)
     with pytest.raises(perp.Error, match="box-stack: size"):
         perp.simulate("box-stack", size=2**62)
-    assert time.perf_counter() - start < 5.0
+    # Generous for a loaded machine (issue 37): unstopped, the run lasts hours.
+    assert time.perf_counter() - start < 30.0
 
 
 def test_ctrl_c_stops_a_long_simulation():
@@ -635,7 +637,8 @@ def _ctrl_c_stops_a_long_simulation(signal):
     with pytest.raises(KeyboardInterrupt):
         perp.simulate("woodpecker", t_end=1e6, every=2**62)
     timer.join()
-    assert time.perf_counter() - start < 5.0
+    # Generous for a loaded machine (issue 37): unstopped, the run lasts hours.
+    assert time.perf_counter() - start < 30.0
     # The package still works after the interrupt.
     sim = perp.simulate("woodpecker", t_end=0.01)
     assert len(sim) > 1
