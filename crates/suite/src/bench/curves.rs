@@ -44,7 +44,7 @@ impl Curve {
 
 /// The runs whose convergence curves the report shows, as `(index in records, why)`: every
 /// failed run that iterated (not solved, status not `error`, at least one iteration), the
-/// longest first, then the slowest solved run of each kind; at most `max` in all, the slowest
+/// longest first, then the slowest solved run of each kind that iterated; at most `max` in all, the slowest
 /// runs kept first. Re-solving them costs about what they cost when timed (a run that ended on
 /// the time limit costs the limit again).
 pub fn pick(records: &[BenchRecord], max: usize) -> Vec<(usize, &'static str)> {
@@ -63,7 +63,12 @@ pub fn pick(records: &[BenchRecord], max: usize) -> Vec<(usize, &'static str)> {
     }
     for k in kinds {
         let slowest = (0..records.len())
-            .filter(|&i| records[i].kind == k && records[i].solved() && records[i].seconds.is_finite())
+            .filter(|&i| {
+                // Iterated: a solve at its start (a crash guess, a warm start) has no curve, and
+                // picking it left the kind without one whenever it happened to be the slowest.
+                let r = &records[i];
+                r.kind == k && r.solved() && r.iterations > 0 && r.seconds.is_finite()
+            })
             .max_by(|&a, &b| records[a].seconds.total_cmp(&records[b].seconds));
         if let Some(i) = slowest {
             out.push((i, "slowest"));

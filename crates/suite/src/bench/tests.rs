@@ -141,8 +141,11 @@ fn curves_pick_failed_then_slowest_and_thin_long_histories() {
         rec("e", "fc3d", "stalled", 10, 3.0),
         rec("f", "fc3d", "solved", 1, 0.1),
         rec("g", "fc3d", "time_limit", 0, 9.0),
+        // Solved at its start (0 iterations): no curve, although it is the slowest lcp run.
+        rec("h", "lcp", "solved", 0, 5.0),
     ];
-    // Failed runs that iterated, longest first; then the slowest solved run of each kind.
+    // Failed runs that iterated, longest first; then the slowest solved run of each kind that
+    // iterated.
     assert_eq!(pick(&records, 10), vec![(4, "failed"), (2, "failed"), (1, "slowest"), (5, "slowest")]);
     // With little room the slowest of each kind stay and the failed runs give way.
     assert_eq!(pick(&records, 3), vec![(4, "failed"), (1, "slowest"), (5, "slowest")]);
