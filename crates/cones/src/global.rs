@@ -15,18 +15,17 @@
 //!     W = Hᵀ M⁻¹ H,         q = Hᵀ M⁻¹ f + b,         v = M⁻¹ (f + H r).
 //! ```
 //!
-//! [`GlobalFrictionContactProblem::reduce`] factors M once with faer's sparse Cholesky (LLᵀ,
-//! falling back to sparse LU when M is symmetric but not positive definite, or not
-//! symmetric), builds W sparse (CSR) or dense according to its fill, and returns a
-//! [`Reduction`] that keeps the factorisation to recover v from r.
+//! [`GlobalFrictionContactProblem::reduce`] factors M once with the mass factor the dynamics
+//! uses ([`perp_core::linear::MassFactor`]: one dense Cholesky per connected component of M's
+//! sparsity graph — the rigid bodies —, faer's sparse or dense Cholesky otherwise, LU when M
+//! is not symmetric positive definite), builds W by the same Delassus assembly, sparse (CSR)
+//! or dense according to its fill, and returns a [`Reduction`] that keeps the factorisation
+//! to recover v from r.
 
 use crate::cone::MAX_DIM;
 use crate::problem::FrictionContactProblem;
-use faer::linalg::solvers::SolveCore;
-use faer::sparse::linalg::solvers::{Lu, SymbolicLu};
-use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{Conj, Mat, MatMut};
-use perp_core::linear::SparseCholesky;
+use perp_core::linear::mass::{delassus_with, solve_rows, DelassusLayout};
+use perp_core::linear::{MassFactor, Row};
 use perp_core::{measures, Error, Matrix};
 
 /// W is stored dense when more than this fraction of its entries is nonzero.
@@ -35,9 +34,6 @@ pub const DENSE_FILL: f64 = 0.3;
 /// Siconos' threshold below which the global measure is not normalised (`sqrt(DBL_EPSILON)`
 /// in `gfc3d_compute_error`).
 const MIN_RELATIVE_SCALING: f64 = 1.490_116_119_384_765_6e-8;
-
-/// Bytes of right-hand sides solved at once while building `M⁻¹ H` (bounds the workspace).
-const CHUNK_BYTES: usize = 32 << 20;
 
 /// The frictional contact problem in global form: `M v = f + H r`, `u = Hᵀ v + b`, with
 /// Coulomb's law between r and u at every contact (see the [module docs](self)).
@@ -176,12 +172,12 @@ impl GlobalFrictionContactProblem {
     /// The local form `u = W r + q`, `W = Hᵀ M⁻¹ H`, `q = Hᵀ M⁻¹ f + b` (same μ), and the
     /// [`Reduction`] that maps a local solution r back to `v = M⁻¹ (f + H r)`.
     ///
-    /// M is factored once with faer's sparse Cholesky; when M is not symmetric, or its
-    /// Cholesky breaks down (not positive definite), sparse LU is used instead
-    /// ([`Reduction::factorization`] says which). W is built column block by column block
-    /// from `M⁻¹ H` (cost about `dim·nc` solves plus one pass over H per nonzero of `M⁻¹ H`),
-    /// symmetrised when M is, and stored sparse (CSR) unless more than [`DENSE_FILL`] of its
-    /// entries are nonzero.
+    /// M is factored once by [`MassFactor::new_or_lu`]: Cholesky (by blocks when M's sparsity
+    /// graph splits into small components), LU when M is not symmetric or not positive
+    /// definite ([`Reduction::factorization`] says which). W is built from `Y = M⁻¹ H` (sparse
+    /// columns for a block factor: a contact row touches one or two bodies), the upper
+    /// triangle mirrored when M was factored by Cholesky, and stored sparse (CSR) unless more
+    /// than [`DENSE_FILL`] of its entries are nonzero.
     ///
     /// Errors: the problem's own [`validate`](Self::validate) errors, and
     /// [`Error::Requirement`] naming M when M is singular (no factorisation, or a solve that
@@ -190,8 +186,10 @@ impl GlobalFrictionContactProblem {
         self.validate()?;
         let n = self.dofs();
         let m = self.size();
-        let symmetric = self.m.asymmetry(1e-12).is_none();
-        let factor = Factor::new(&self.m, symmetric)?;
+        let factor = MassFactor::new_or_lu(&self.m).map_err(|e| match e {
+            Error::Requirement { requirement, .. } => singular_m(n, &requirement),
+            e => e,
+        })?;
         let red = Reduction { factor, h: self.h.clone(), f: self.f.clone(), n };
 
         // q = Hᵀ M⁻¹ f + b, checking that the solve is sound.
@@ -208,7 +206,7 @@ impl GlobalFrictionContactProblem {
         red.factor.solve(&mut y, n, 1);
         red.check_solve(&self.m, &h1, &y, "H·1")?;
 
-        let w = red.delassus(symmetric && red.factor.is_cholesky())?;
+        let w = red.delassus()?;
         let local = FrictionContactProblem::new(self.dim, w, q, self.mu.clone())?;
         Ok((local, red))
     }
@@ -269,54 +267,6 @@ fn mul_transpose_add(a: &Matrix, x: &[f64], y: &mut [f64]) {
     }
 }
 
-/// The factorisation of M.
-#[derive(Clone, Debug)]
-enum Factor {
-    Cholesky(SparseCholesky),
-    Lu(Box<Lu<usize, f64>>),
-}
-
-impl Factor {
-    /// Sparse Cholesky when `symmetric`, falling back to sparse LU.
-    fn new(m: &Matrix, symmetric: bool) -> Result<Factor, Error> {
-        let n = m.nrows();
-        let csc = m.to_csr().to_csc();
-        let indptr = csc.proper_indptr();
-        let sym = SymbolicSparseColMatRef::new_checked(n, n, &indptr, None, csc.indices());
-        let mat = SparseColMatRef::new(sym, csc.data());
-        let mut why = String::from("M is not symmetric");
-        if symmetric {
-            let mut llt = SparseCholesky::new();
-            match llt.factor(n, &indptr, csc.indices(), csc.data()) {
-                Ok(()) => return Ok(Factor::Cholesky(llt)),
-                Err(e) => why = format!("Cholesky failed ({e}: M is not numerically positive definite)"),
-            }
-        }
-        match SymbolicLu::try_new(sym)
-            .map_err(|e| format!("{e:?}"))
-            .and_then(|s| Lu::try_new_with_symbolic(s, mat).map_err(|e| format!("{e:?}")))
-        {
-            Ok(lu) => Ok(Factor::Lu(Box::new(lu))),
-            Err(e) => Err(singular_m(n, &format!("{why}; sparse LU failed ({e})"))),
-        }
-    }
-
-    fn is_cholesky(&self) -> bool {
-        matches!(self, Factor::Cholesky(_))
-    }
-
-    /// Solves `M X = B` in place, B column-major `n × k`.
-    fn solve(&self, b: &mut [f64], n: usize, k: usize) {
-        match self {
-            // A `Factor::Cholesky` is only made from a successful factorization.
-            Factor::Cholesky(f) => f.solve_in_place(b, n, k).expect("factorized when built"),
-            Factor::Lu(f) => {
-                f.solve_in_place_with_conj(Conj::No, MatMut::from_column_major_slice_mut(b, n, k))
-            }
-        }
-    }
-}
-
 fn singular_m(n: usize, why: &str) -> Error {
     Error::Requirement {
         solver: "global → local reduction".into(),
@@ -329,19 +279,19 @@ fn singular_m(n: usize, why: &str) -> Error {
 /// map reactions back to global velocities.
 #[derive(Clone, Debug)]
 pub struct Reduction {
-    factor: Factor,
+    factor: MassFactor,
     h: Matrix,
     f: Vec<f64>,
     n: usize,
 }
 
 impl Reduction {
-    /// Which factorisation of M is used: `"sparse Cholesky"` or `"sparse LU"`.
+    /// Which factorisation of M is used ([`MassFactor::name`]): `"block Cholesky"` (one
+    /// dense factor per connected component of M's sparsity graph, the rigid bodies of most
+    /// files), `"dense Cholesky"`, `"sparse Cholesky"`, or `"LU"` when M is not symmetric
+    /// positive definite.
     pub fn factorization(&self) -> &'static str {
-        match self.factor {
-            Factor::Cholesky(_) => "sparse Cholesky",
-            Factor::Lu(_) => "sparse LU",
-        }
+        self.factor.name()
     }
 
     /// Solves `M x = rhs` in place. Panics if `rhs.len() != n_dof`.
@@ -384,78 +334,27 @@ impl Reduction {
         Ok(())
     }
 
-    /// `W = Hᵀ M⁻¹ H`, sparse or dense by fill; symmetrised when asked.
-    fn delassus(&self, symmetrize: bool) -> Result<Matrix, Error> {
+    /// `W = Hᵀ M⁻¹ H` by the shared Delassus assembly ([`perp_core::linear::mass`]): the rows
+    /// of J = Hᵀ, `Y = M⁻¹ J` (sparse columns when M splits into small blocks), then
+    /// `W = J Y`, symmetric when M was factored by Cholesky, stored sparse (CSR) unless more
+    /// than [`DENSE_FILL`] of its entries are nonzero.
+    fn delassus(&self) -> Result<Matrix, Error> {
         let (n, m) = (self.n, self.h.ncols());
         let hcsc = self.h.to_csr().to_csc();
-        let hcsr = self.h.to_csr();
-        let chunk = (CHUNK_BYTES / 8 / n.max(1)).clamp(1, 256).min(m.max(1));
-        let mut rhs = vec![0.0; n * chunk];
-        let mut acc = vec![0.0; m];
-        let mut mark = vec![false; m];
-        let mut touched: Vec<usize> = Vec::new();
-        let mut triplets: Vec<(usize, usize, f64)> = Vec::new();
-        let mut j0 = 0;
-        while j0 < m {
-            let k = chunk.min(m - j0);
-            let block = &mut rhs[..n * k];
-            block.fill(0.0);
-            for c in 0..k {
-                if let Some(col) = hcsc.outer_view(j0 + c) {
-                    for (i, &v) in col.iter() {
-                        block[c * n + i] = v;
-                    }
-                }
-            }
-            self.factor.solve(block, n, k);
-            for c in 0..k {
-                let x = &block[c * n..(c + 1) * n];
-                for (row, &xv) in x.iter().enumerate() {
-                    if xv == 0.0 {
-                        continue;
-                    }
-                    if !xv.is_finite() {
-                        return Err(singular_m(
-                            n,
-                            &format!("M⁻¹ H has a non-finite entry in column {}", j0 + c),
-                        ));
-                    }
-                    if let Some(hrow) = hcsr.outer_view(row) {
-                        for (i, &hv) in hrow.iter() {
-                            if !mark[i] {
-                                mark[i] = true;
-                                touched.push(i);
-                            }
-                            acc[i] += hv * xv;
-                        }
-                    }
-                }
-                let j = j0 + c;
-                for &i in &touched {
-                    let v = acc[i];
-                    if symmetrize {
-                        triplets.push((i, j, 0.5 * v));
-                        triplets.push((j, i, 0.5 * v));
-                    } else {
-                        triplets.push((i, j, v));
-                    }
-                    acc[i] = 0.0;
-                    mark[i] = false;
-                }
-                touched.clear();
-            }
-            j0 += k;
+        let rows: Vec<Row> = (0..m)
+            .map(|j| {
+                Row(hcsc.outer_view(j).map(|c| c.iter().map(|(i, &v)| (i, v)).collect()).unwrap_or_default())
+            })
+            .collect();
+        let refs: Vec<&Row> = rows.iter().collect();
+        let y = solve_rows(&self.factor, n, &refs);
+        if let Some((i, j)) = y.first_non_finite() {
+            return Err(singular_m(n, &format!("M⁻¹ H has a non-finite entry at ({i}, {j})")));
         }
-        let w = Matrix::from_triplets(m, m, &triplets)?;
-        let cells = (m as f64) * (m as f64);
-        if m > 0 && w.nnz() as f64 > DENSE_FILL * cells {
-            let csr = w.to_csr();
-            let mut d = Mat::<f64>::zeros(m, m);
-            for (v, (i, j)) in csr.iter() {
-                d[(i, j)] += *v;
-            }
-            return Ok(Matrix::Dense(d));
-        }
+        let layout =
+            DelassusLayout { symmetric: self.factor.is_cholesky(), dense_up_to: 0, dense_fill: DENSE_FILL };
+        let mut w = Matrix::Dense(faer::Mat::zeros(0, 0));
+        delassus_with(&refs, &y, layout, &mut w)?;
         Ok(w)
     }
 }
@@ -463,6 +362,7 @@ impl Reduction {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use faer::Mat;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -488,7 +388,7 @@ mod tests {
         for sparse in [false, true] {
             let g = tiny(sparse);
             let (p, red) = g.reduce().unwrap();
-            assert_eq!(red.factorization(), "sparse Cholesky");
+            assert_eq!(red.factorization(), "block Cholesky");
             // M⁻¹ = [[2/3, −1/3, 0], [−1/3, 2/3, 0], [0, 0, 1/4]]:
             // W = Hᵀ M⁻¹ H = [[11/12, −1/12], [−1/12, 11/12]];
             // M⁻¹ f = (2/3, −1/3, −1/2), q = Hᵀ M⁻¹ f + b = (1/6 + 1/2, −5/6).
@@ -545,7 +445,7 @@ mod tests {
         let g = GlobalFrictionContactProblem::new(2, m, h.clone(), vec![1.0, 1.0], vec![0.0; 2], vec![0.1])
             .unwrap();
         let (p, red) = g.reduce().unwrap();
-        assert_eq!(red.factorization(), "sparse LU");
+        assert_eq!(red.factorization(), "LU");
         // M⁻¹ = [[−1/3, 2/3], [2/3, −1/3]].
         assert!((p.w.get(0, 1) - 2.0 / 3.0).abs() < 1e-14 && (p.w.get(0, 0) + 1.0 / 3.0).abs() < 1e-14);
         // Singular M.

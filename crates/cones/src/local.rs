@@ -210,7 +210,7 @@ impl Local<'_> {
             for a in 0..N {
                 dir[a] = -phi[a];
             }
-            if !small_solve_fixed(&mut j, &mut dir) {
+            if small_solve_fixed(&mut j, &mut dir).is_err() {
                 r[..N].copy_from_slice(&x);
                 return it + self.projection(r, 10 * max_iter);
             }
@@ -311,7 +311,7 @@ impl Local<'_> {
             for a in 0..d {
                 dir[a] = -phi[a];
             }
-            if !small_solve(d, &mut j[..d * d], &mut dir[..d]) {
+            if small_solve(d, &mut j[..d * d], &mut dir[..d]).is_err() {
                 return it + self.projection(r, 10 * max_iter);
             }
             if negligible(&dir[..d], r) {
@@ -360,7 +360,7 @@ impl Local<'_> {
             row.copy_from_slice(&self.w[a * 3..a * 3 + 3]);
         }
         let mut rs = [-b[0], -b[1], -b[2]];
-        if !small_solve_fixed(&mut w, &mut rs) || !rs.iter().all(|v| v.is_finite()) {
+        if small_solve_fixed(&mut w, &mut rs).is_err() {
             return None;
         }
         // Inside the cone, with a margin: a stick answer on the cone's edge is left to Newton,

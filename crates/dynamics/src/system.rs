@@ -9,63 +9,7 @@
 use perp_cones::ConeSpec;
 use perp_core::{Error, Matrix};
 
-/// A constraint row over the velocity coordinates, stored sparsely as `(index, value)` pairs
-/// (a contact between two bodies of a large scene touches 12 of thousands of velocities).
-#[derive(Debug, Default, PartialEq)]
-pub struct Row(pub Vec<(usize, f64)>);
-
-/// `clone_from` reuses the allocation: the stepper copies the active contacts every step.
-impl Clone for Row {
-    fn clone(&self) -> Row {
-        Row(self.0.clone())
-    }
-
-    fn clone_from(&mut self, source: &Row) {
-        self.0.clone_from(&source.0);
-    }
-}
-
-impl Row {
-    /// The row of a dense vector (exact zeros are dropped).
-    pub fn dense(v: &[f64]) -> Row {
-        Row(v.iter().enumerate().filter(|(_, x)| **x != 0.0).map(|(i, x)| (i, *x)).collect())
-    }
-
-    /// Makes this the row of a dense vector in place (as [`Row::dense`], reusing the storage).
-    pub fn set_dense(&mut self, v: &[f64]) {
-        self.0.clear();
-        self.0.extend(v.iter().enumerate().filter(|(_, x)| **x != 0.0).map(|(i, x)| (i, *x)));
-    }
-
-    /// `wᵀ u`.
-    pub fn dot(&self, u: &[f64]) -> f64 {
-        self.0.iter().map(|&(i, v)| v * u[i]).sum()
-    }
-
-    /// `y += a w`.
-    pub fn axpy(&self, a: f64, y: &mut [f64]) {
-        for &(i, v) in &self.0 {
-            y[i] += a * v;
-        }
-    }
-
-    /// `Err` unless every index is below `dofs` and every value is finite.
-    pub fn check(&self, dofs: usize, what: &str) -> Result<(), Error> {
-        for &(i, v) in &self.0 {
-            if i >= dofs {
-                return Err(Error::setting(
-                    what,
-                    format!("an entry at index {i}"),
-                    &format!("rows have length {dofs} (the number of velocities)"),
-                ));
-            }
-            if !v.is_finite() {
-                return Err(Error::NonFinite { what: what.into(), index: i, value: v });
-            }
-        }
-        Ok(())
-    }
-}
+pub use perp_core::linear::Row;
 
 /// One candidate contact, as [`System::contacts`] reports it at a configuration.
 ///

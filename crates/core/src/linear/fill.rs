@@ -76,7 +76,7 @@ pub fn lu_cost(n: usize, col_ptr: &[usize], row_idx: &[usize]) -> Result<FactorC
         SymmetricOrdering::Amd,
         CholeskySymbolicParams::default(),
     )
-    .map_err(|_| Breakdown)?;
+    .map_err(|_| Breakdown::Symbolic)?;
     let mut nnz_l = 0usize;
     let mut flops = 0.0f64;
     match s.raw() {

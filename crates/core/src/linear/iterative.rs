@@ -109,7 +109,7 @@ impl BlockJacobi {
     pub fn build(&mut self, d: usize, a: CsrRef<'_>) -> Result<(), Breakdown> {
         let n = a.n();
         if d == 0 || !n.is_multiple_of(d) {
-            return Err(Breakdown);
+            return Err(Breakdown::NotFactored);
         }
         self.d = d;
         self.inv.clear();
@@ -133,7 +133,7 @@ impl BlockJacobi {
             for c in 0..d {
                 let mut m = block.clone();
                 col_buf.iter_mut().enumerate().for_each(|(k, v)| *v = if k == c { 1.0 } else { 0.0 });
-                if !small_lu_solve(d, &mut m, &mut col_buf) || col_buf.iter().any(|v| !v.is_finite()) {
+                if small_lu_solve(d, &mut m, &mut col_buf).is_err() {
                     ok = false;
                     break;
                 }
@@ -262,15 +262,15 @@ impl Krylov {
     ) -> Result<KrylovOutcome, Breakdown> {
         let n = a.n();
         if b.len() != n || x.len() != n || self.precond.nrows() != n {
-            return Err(Breakdown);
+            return Err(Breakdown::NotFactored);
         }
         let ident = IdentityPrecond { dim: n };
         if self.scratch.is_none() || self.scratch_n < n {
             let req = bicgstab_scratch::<f64>(ident, &self.precond, a, 1, Par::Seq);
-            self.scratch = Some(MemBuffer::try_new(req).map_err(|_| Breakdown)?);
+            self.scratch = Some(MemBuffer::try_new(req).map_err(|_| Breakdown::Memory)?);
             self.scratch_n = n;
         }
-        let Some(buf) = &mut self.scratch else { return Err(Breakdown) };
+        let Some(buf) = &mut self.scratch else { return Err(Breakdown::Memory) };
         x.iter_mut().for_each(|v| *v = 0.0);
         let rhs = MatRef::from_column_major_slice(b, n, 1);
         let mut done = 0;
@@ -311,11 +311,8 @@ impl Krylov {
             let b2: f64 = b.iter().map(|v| v * v).sum();
             rel = if b2 > 0.0 { (r2 / b2).sqrt() } else { r2.sqrt() };
         }
-        if x.iter().all(|v| v.is_finite()) {
-            Ok(KrylovOutcome { stop, iterations: done, rel_residual: rel })
-        } else {
-            Err(Breakdown)
-        }
+        super::finite(x)?;
+        Ok(KrylovOutcome { stop, iterations: done, rel_residual: rel })
     }
 }
 
@@ -394,7 +391,7 @@ mod tests {
         let a = CsrRef { indptr: &ptr, indices: &idx, values: &val, transpose: false };
         let mut m = BlockJacobi::new();
         m.build(3, a).unwrap();
-        assert_eq!(m.build(5, a), Err(Breakdown));
+        assert_eq!(m.build(5, a), Err(Breakdown::NotFactored));
         for blk in 0..4 {
             // inv(D_b) · D_b = I.
             for r in 0..3 {
@@ -426,6 +423,6 @@ mod tests {
         let out = k.solve(a, &b, &mut x, 0.0, 30, None).unwrap();
         assert_eq!((out.stop, out.iterations), (KrylovStop::MaxIterations, 30));
         // A size that does not match the preconditioner is refused.
-        assert_eq!(k.solve(a, &b[1..], &mut x[1..], 1e-8, 10, None), Err(Breakdown));
+        assert_eq!(k.solve(a, &b[1..], &mut x[1..], 1e-8, 10, None), Err(Breakdown::NotFactored));
     }
 }

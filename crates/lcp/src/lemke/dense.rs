@@ -99,13 +99,21 @@ impl LuScratch {
     }
 
     /// The principal system of the support `idx` (k = its length) into the scratch: `M_SS`
-    /// column-major in `a[..k²]` (entries from `entry(i, j)`), `−q_S` in `x[..k]`. Sized by
-    /// [`LuScratch::reserve`] beforehand.
-    pub(super) fn gather_principal(&mut self, idx: &[usize], q: &[f64], entry: impl Fn(usize, usize) -> f64) {
+    /// in `a[..k²]` (entries from `entry(i, j)`), column-major or, with `row_major`, by rows
+    /// (the small kernel's layout), `−q_S` in `x[..k]`. Sized by [`LuScratch::reserve`]
+    /// beforehand.
+    pub(super) fn gather_principal(
+        &mut self,
+        idx: &[usize],
+        q: &[f64],
+        entry: impl Fn(usize, usize) -> f64,
+        row_major: bool,
+    ) {
         let k = idx.len();
         for (c, &j) in idx.iter().enumerate() {
             for (r, &i) in idx.iter().enumerate() {
-                self.a[c * k + r] = entry(i, j);
+                let at = if row_major { r * k + c } else { c * k + r };
+                self.a[at] = entry(i, j);
             }
             self.x[c] = -q[j];
         }
@@ -115,7 +123,7 @@ impl LuScratch {
     /// `x[..k]` (non-finite when `M_SS` is singular). No allocation.
     pub(super) fn solve_principal(&mut self, idx: &[usize], q: &[f64], entry: impl Fn(usize, usize) -> f64) {
         let k = idx.len();
-        self.gather_principal(idx, q, entry);
+        self.gather_principal(idx, q, entry, false);
         let (mut a, mut x) = (std::mem::take(&mut self.a), std::mem::take(&mut self.x));
         self.solve(k, &mut a, MatMut::from_column_major_slice_mut(&mut x[..k], k, 1));
         (self.a, self.x) = (a, x);
@@ -141,40 +149,6 @@ impl LuScratch {
     }
 }
 
-/// Largest warm-start basis solved by [`small_lu_solve`] rather than faer.
+/// Largest warm-start basis solved by the small kernel ([`perp_core::linear::small_lu_solve`])
+/// rather than faer.
 pub(super) const SMALL_BASIS: usize = 12;
-
-/// Solves `A x = b` in place (A column-major `k × k`, `A[(r, c)]` at `a[c·k + r]`) by Gaussian
-/// elimination with partial pivoting; `None` when a pivot is zero or not finite.
-pub(super) fn small_lu_solve(a: &mut [f64], b: &mut [f64], k: usize) -> Option<()> {
-    for c in 0..k {
-        let p = (c..k).max_by(|&i, &j| a[c * k + i].abs().total_cmp(&a[c * k + j].abs()))?;
-        let piv = a[c * k + p];
-        if piv == 0.0 || !piv.is_finite() {
-            return None;
-        }
-        if p != c {
-            for j in c..k {
-                a.swap(j * k + c, j * k + p);
-            }
-            b.swap(c, p);
-        }
-        for i in c + 1..k {
-            let f = a[c * k + i] / piv;
-            if f != 0.0 {
-                for j in c + 1..k {
-                    a[j * k + i] -= f * a[j * k + c];
-                }
-                b[i] -= f * b[c];
-            }
-        }
-    }
-    for c in (0..k).rev() {
-        let s = b[c] / a[c * k + c];
-        b[c] = s;
-        for i in 0..c {
-            b[i] -= s * a[c * k + i];
-        }
-    }
-    Some(())
-}

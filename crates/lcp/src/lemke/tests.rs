@@ -1,4 +1,3 @@
-use super::dense::small_lu_solve;
 use super::*;
 use perp_core::Matrix;
 
@@ -10,25 +9,29 @@ fn solve(p: &Lcp, s: &Settings) -> Solution {
     Lemke::new().solve(p, None, s).unwrap()
 }
 
+/// The warm start's small bases go to the shared small kernel: the principal system gathered
+/// by rows (its layout) solves to the known answer, and a singular basis is refused with the
+/// pivot named.
 #[test]
-fn small_lu_solve_matches_the_product_and_refuses_singular_matrices() {
-    // A = [[0, 2, 1], [1, 1, 0], [3, 0, 4]] needs a row swap at the first column.
-    let rows = [[0.0, 2.0, 1.0], [1.0, 1.0, 0.0], [3.0, 0.0, 4.0]];
+fn small_bases_gathered_by_rows_solve_with_the_shared_kernel() {
+    // M = [[0, 2, 1, 9], [1, 1, 0, 9], [3, 0, 4, 9], [9, 9, 9, 9]]; the support {0, 1, 2} needs
+    // a row swap at its first column.
+    let m = [[0.0, 2.0, 1.0, 9.0], [1.0, 1.0, 0.0, 9.0], [3.0, 0.0, 4.0, 9.0], [9.0; 4]];
     let x_true = [1.5, -2.0, 0.25];
-    let mut a = [0.0; 9];
-    let mut b = [0.0; 3];
-    for r in 0..3 {
-        for c in 0..3 {
-            a[c * 3 + r] = rows[r][c];
-            b[r] += rows[r][c] * x_true[c];
-        }
+    let idx = [0, 1, 2];
+    let q: Vec<f64> =
+        (0..4).map(|r| if r < 3 { -(0..3).map(|c| m[r][c] * x_true[c]).sum::<f64>() } else { 0.0 }).collect();
+    let mut lu = dense::LuScratch::empty();
+    lu.reserve(4);
+    lu.gather_principal(&idx, &q, |i, j| m[i][j], true);
+    perp_core::linear::small_lu_solve(3, &mut lu.a[..9], &mut lu.x[..3]).unwrap();
+    for (x, t) in lu.x[..3].iter().zip(x_true) {
+        assert!((x - t).abs() < 1e-14, "{:?}", &lu.x[..3]);
     }
-    small_lu_solve(&mut a, &mut b, 3).unwrap();
-    for (x, t) in b.iter().zip(x_true) {
-        assert!((x - t).abs() < 1e-14, "{b:?}");
-    }
-    let mut singular = [1.0, 2.0, 2.0, 4.0];
-    assert!(small_lu_solve(&mut singular, &mut [1.0, 1.0], 2).is_none());
+    let singular = [[1.0, 2.0], [2.0, 4.0]];
+    lu.gather_principal(&[0, 1], &[1.0, 1.0], |i, j| singular[i][j], true);
+    let got = perp_core::linear::small_lu_solve(2, &mut lu.a[..4], &mut lu.x[..2]);
+    assert_eq!(got, Err(perp_core::linear::Breakdown::Pivot(1)));
 }
 
 /// Murty's example (Murty 1988 ch. 6): M upper triangular, 1 on the diagonal and 2 above,

@@ -1,9 +1,10 @@
 //! Where a run starts: the restart supports of the first Lemke–Howson pivot and their
 //! covering vectors, and the warm start that solves a guessed basis directly.
 
-use super::dense::{small_lu_solve, DenseCols, LuScratch, SMALL_BASIS};
+use super::dense::{DenseCols, LuScratch, SMALL_BASIS};
 use super::engine::Support;
 use crate::Lcp;
+use perp_core::linear::small_lu_solve;
 
 /// Supports to restart from after a ray, in the spirit of the first Lemke–Howson pivot: for
 /// the columns k in order of increasing qₖ, zₖ alone would have to grow until the last row it
@@ -81,8 +82,8 @@ pub(super) fn try_warm_basis(
             // Contact steps warm-start tiny LCPs thousands of times per second: the LU of the
             // stack solver, on the first k² entries of the kept scratch (no zeroing of a
             // stack array a call).
-            lu.gather_principal(idx, p.q(), |i, j| m.get(i, j));
-            small_lu_solve(&mut lu.a[..k * k], &mut lu.x[..k], k)?;
+            lu.gather_principal(idx, p.q(), |i, j| m.get(i, j), true);
+            small_lu_solve(k, &mut lu.a[..k * k], &mut lu.x[..k]).ok()?;
         } else {
             lu.solve_principal(idx, p.q(), |i, j| m.get(i, j));
         }

@@ -1,0 +1,285 @@
+//! [`SparseCholesky`]: faer's sparse `LLᵀ` of a symmetric positive definite matrix, or `LDLᵀ`
+//! of a symmetric quasi-definite one (the KKT systems of interior-point methods), with a
+//! fill-reducing ordering (approximate minimum degree), the symbolic analysis kept while the
+//! pattern repeats, and the numeric factor written into kept storage.
+//!
+//! A sequence of problems with the same contact graph (the steps of a simulation, the
+//! iterations of a Newton or interior-point method) gives matrices of one pattern: the
+//! analysis — ordering, elimination tree, supernodes — is done once ([`SparseCholesky::analyses`]
+//! counts them) and each new set of values costs one numeric factorization, without
+//! allocating once the storage has grown to fit.
+//!
+//! The factorization runs on the calling thread (faer is built without its rayon feature:
+//! its global parallelism would reach every small dense product of the solvers).
+
+use super::{finite, Breakdown, Pattern};
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::linalg::cholesky::ldlt::factor::{LdltError, LdltRegularization};
+use faer::linalg::cholesky::llt::factor::LltRegularization;
+use faer::sparse::linalg::cholesky::{
+    factorize_symbolic_cholesky, CholeskySymbolicParams, LdltRef, LltRef, SymbolicCholesky, SymmetricOrdering,
+};
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::{Conj, MatMut, Par, Side};
+use std::sync::Arc;
+
+/// Which factor a [`SparseCholesky`] computes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SymmetricKind {
+    /// `A = L Lᵀ`, A symmetric positive definite.
+    PositiveDefinite,
+    /// `A = L D Lᵀ` of a quasi-definite A (`[[P, Bᵀ], [B, −Q]]`, P and Q positive definite):
+    /// `signs[i]` is the expected sign of pivot i (+1 or −1, in A's own order); a pivot of the
+    /// wrong sign or below `epsilon` in magnitude is replaced by `±delta` (the static-dynamic
+    /// regularization of interior-point solvers such as Clarabel's and OSQP's).
+    QuasiDefinite {
+        /// Expected sign of each pivot.
+        signs: Vec<i8>,
+        /// The value a regularized pivot takes (in magnitude).
+        delta: f64,
+        /// Pivots below this magnitude (or of the wrong sign) are regularized.
+        epsilon: f64,
+    },
+}
+
+/// Sparse Cholesky (`LLᵀ` or quasi-definite `LDLᵀ`) of a symmetric matrix in compressed-column
+/// form (only the lower triangle is read; row indices sorted within each column).
+///
+/// ```
+/// use perp_core::linear::SparseCholesky;
+/// // [[4, 1], [1, 3]] by its lower triangle.
+/// let (ptr, idx, val) = ([0, 2, 3], [0, 1, 1], [4.0, 1.0, 3.0]);
+/// let mut c = SparseCholesky::new();
+/// c.factor(2, &ptr, &idx, &val).unwrap();
+/// let mut x = [5.0, 4.0];
+/// c.solve_in_place(&mut x, 2, 1).unwrap();
+/// assert!((x[0] - 1.0).abs() < 1e-15 && (x[1] - 1.0).abs() < 1e-15);
+/// c.factor(2, &ptr, &idx, &[8.0, 2.0, 6.0]).unwrap(); // same pattern: no new analysis
+/// assert_eq!(c.analyses(), 1);
+/// ```
+#[derive(Default)]
+pub struct SparseCholesky {
+    pattern: Pattern,
+    symbolic: Option<Arc<SymbolicCholesky<usize>>>,
+    values: Vec<f64>,
+    kind: Option<SymmetricKind>,
+    scratch: Option<MemBuffer>,
+    scratch_req: Option<StackReq>,
+    analyses: usize,
+}
+
+impl std::fmt::Debug for SparseCholesky {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SparseCholesky")
+            .field("n", &self.pattern.n)
+            .field("kind", &self.kind)
+            .field("analyses", &self.analyses)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The same factor (the symbolic analysis shared), with scratch of its own.
+impl Clone for SparseCholesky {
+    fn clone(&self) -> Self {
+        SparseCholesky {
+            pattern: self.pattern.clone(),
+            symbolic: self.symbolic.clone(),
+            values: self.values.clone(),
+            kind: self.kind.clone(),
+            scratch: None,
+            scratch_req: None,
+            analyses: self.analyses,
+        }
+    }
+}
+
+impl SparseCholesky {
+    /// Empty.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn par(&self) -> Par {
+        Par::Seq
+    }
+
+    /// How many symbolic analyses were done (one per new pattern).
+    pub fn analyses(&self) -> usize {
+        self.analyses
+    }
+
+    /// The order of the factored matrix (0 before any).
+    pub fn n(&self) -> usize {
+        self.pattern.n
+    }
+
+    /// Nonzeros of the factor L (0 before any analysis): the fill a fill-reducing ordering
+    /// keeps down.
+    pub fn factor_nnz(&self) -> usize {
+        self.symbolic.as_ref().map_or(0, |s| s.len_val())
+    }
+
+    /// Forgets the symbolic analysis (the next factorization redoes it).
+    pub fn forget(&mut self) {
+        self.symbolic = None;
+        self.kind = None;
+    }
+
+    /// `LLᵀ` of the `n × n` symmetric positive definite matrix; `Err(NotPositiveDefinite(k))`
+    /// when pivot k (in the ordering's order) is not positive.
+    pub fn factor(
+        &mut self,
+        n: usize,
+        col_ptr: &[usize],
+        row_idx: &[usize],
+        values: &[f64],
+    ) -> Result<(), Breakdown> {
+        self.factor_as(n, col_ptr, row_idx, values, SymmetricKind::PositiveDefinite)
+    }
+
+    /// `LDLᵀ` of the `n × n` quasi-definite matrix with the expected pivot `signs` (see
+    /// [`SymmetricKind::QuasiDefinite`]).
+    pub fn factor_quasi_definite(
+        &mut self,
+        n: usize,
+        (col_ptr, row_idx, values): (&[usize], &[usize], &[f64]),
+        signs: &[i8],
+        delta: f64,
+        epsilon: f64,
+    ) -> Result<(), Breakdown> {
+        if signs.len() != n {
+            return Err(Breakdown::NotFactored);
+        }
+        // Reuses the kept signs' storage when the kind is the same.
+        let kind = match self.kind.take() {
+            Some(SymmetricKind::QuasiDefinite { signs: mut s, .. }) => {
+                s.clear();
+                s.extend_from_slice(signs);
+                SymmetricKind::QuasiDefinite { signs: s, delta, epsilon }
+            }
+            _ => SymmetricKind::QuasiDefinite { signs: signs.to_vec(), delta, epsilon },
+        };
+        self.factor_as(n, col_ptr, row_idx, values, kind)
+    }
+
+    fn factor_as(
+        &mut self,
+        n: usize,
+        col_ptr: &[usize],
+        row_idx: &[usize],
+        values: &[f64],
+        kind: SymmetricKind,
+    ) -> Result<(), Breakdown> {
+        self.kind = None;
+        let sym = SymbolicSparseColMatRef::new_checked(n, n, col_ptr, None, row_idx);
+        if self.symbolic.is_none() || !self.pattern.matches(n, col_ptr, row_idx) {
+            self.symbolic = None;
+            let s = factorize_symbolic_cholesky(
+                sym,
+                Side::Lower,
+                SymmetricOrdering::Amd,
+                CholeskySymbolicParams::default(),
+            )
+            .map_err(|_| Breakdown::Symbolic)?;
+            self.values.clear();
+            self.values.resize(s.len_val(), 0.0);
+            self.symbolic = Some(Arc::new(s));
+            self.scratch = None;
+            self.scratch_req = None;
+            self.pattern.set(n, col_ptr, row_idx);
+            self.analyses += 1;
+        }
+        let par = self.par();
+        let Some(symbolic) = self.symbolic.clone() else { return Err(Breakdown::Symbolic) };
+        let req = symbolic
+            .factorize_numeric_llt_scratch::<f64>(par, Default::default())
+            .or(symbolic.factorize_numeric_ldlt_scratch::<f64>(par, Default::default()))
+            .or(symbolic.solve_in_place_scratch::<f64>(1, par));
+        self.reserve_scratch(req)?;
+        let Some(buf) = self.scratch.as_mut() else { return Err(Breakdown::Memory) };
+        let a = SparseColMatRef::new(sym, values);
+        let stack = MemStack::new(buf);
+        match &kind {
+            SymmetricKind::PositiveDefinite => {
+                symbolic
+                    .factorize_numeric_llt(
+                        &mut self.values,
+                        a,
+                        Side::Lower,
+                        LltRegularization::default(),
+                        par,
+                        stack,
+                        Default::default(),
+                    )
+                    .map_err(|e| match e {
+                        faer::linalg::solvers::LltError::NonPositivePivot { index } => {
+                            Breakdown::NotPositiveDefinite(index)
+                        }
+                    })?;
+            }
+            SymmetricKind::QuasiDefinite { signs, delta, epsilon } => {
+                let reg = LdltRegularization {
+                    dynamic_regularization_signs: Some(signs),
+                    dynamic_regularization_delta: *delta,
+                    dynamic_regularization_epsilon: *epsilon,
+                };
+                symbolic
+                    .factorize_numeric_ldlt(
+                        &mut self.values,
+                        a,
+                        Side::Lower,
+                        reg,
+                        par,
+                        stack,
+                        Default::default(),
+                    )
+                    .map_err(|e| match e {
+                        LdltError::ZeroPivot { index } => Breakdown::Pivot(index),
+                    })?;
+            }
+        }
+        if let Some(i) = self.values.iter().position(|v| !v.is_finite()) {
+            return Err(Breakdown::Pivot(i.min(n.saturating_sub(1))));
+        }
+        self.kind = Some(kind);
+        Ok(())
+    }
+
+    /// Scratch of at least `req`, kept (grown only when a larger one is asked).
+    fn reserve_scratch(&mut self, req: StackReq) -> Result<(), Breakdown> {
+        let fits = self.scratch_req.is_some_and(|have| have.or(req) == have) && self.scratch.is_some();
+        if !fits {
+            let req = self.scratch_req.map_or(req, |have| have.or(req));
+            self.scratch = Some(MemBuffer::try_new(req).map_err(|_| Breakdown::Memory)?);
+            self.scratch_req = Some(req);
+        }
+        Ok(())
+    }
+
+    /// Solves `A X = B` in place, `B` column-major `n × k` (the order given to the last
+    /// factorization); `Err` without a factorization or when X is not finite. Allocates the
+    /// scratch of `k` right-hand sides the first time (kept after).
+    pub fn solve_in_place(&mut self, b: &mut [f64], n: usize, k: usize) -> Result<(), Breakdown> {
+        if self.kind.is_none() || n != self.pattern.n || b.len() != n * k {
+            return Err(Breakdown::NotFactored);
+        }
+        let par = self.par();
+        let Some(symbolic) = self.symbolic.clone() else { return Err(Breakdown::NotFactored) };
+        let req = symbolic.solve_in_place_scratch::<f64>(k, par);
+        self.reserve_scratch(req)?;
+        let (Some(kind), Some(buf)) = (&self.kind, &mut self.scratch) else {
+            return Err(Breakdown::NotFactored);
+        };
+        let rhs = MatMut::from_column_major_slice_mut(b, n, k);
+        let stack = MemStack::new(buf);
+        match kind {
+            SymmetricKind::PositiveDefinite => {
+                LltRef::new(&symbolic, &self.values).solve_in_place_with_conj(Conj::No, rhs, par, stack)
+            }
+            SymmetricKind::QuasiDefinite { .. } => {
+                LdltRef::new(&symbolic, &self.values).solve_in_place_with_conj(Conj::No, rhs, par, stack)
+            }
+        }
+        finite(b)
+    }
+}

@@ -1,0 +1,457 @@
+use super::dense_lu::{lu_req, SMALL_LU};
+use super::small::*;
+use super::*;
+use faer::dyn_stack::MemStack;
+use faer::linalg::lu::partial_pivoting::factor as lu_factor;
+use faer::{Mat, Par};
+
+/// A 4×4 nonsymmetric, and an SPD matrix, with x = (1, −2, 3, 0.5).
+fn nonsym() -> Mat<f64> {
+    Mat::from_fn(4, 4, |i, j| if i == j { 4.0 + i as f64 } else { ((i * 3 + j * 5) % 7) as f64 * 0.3 - 0.6 })
+}
+
+fn spd() -> Mat<f64> {
+    let a = nonsym();
+    let mut s = a.transpose() * &a;
+    for i in 0..4 {
+        s[(i, i)] += 1.0;
+    }
+    s
+}
+
+const X: [f64; 4] = [1.0, -2.0, 3.0, 0.5];
+
+fn rhs(a: &Mat<f64>) -> Vec<f64> {
+    (0..4).map(|i| (0..4).map(|j| a[(i, j)] * X[j]).sum()).collect()
+}
+
+fn close(x: &[f64]) {
+    for (a, b) in x.iter().zip(X) {
+        assert!((a - b).abs() < 1e-12, "{x:?}");
+    }
+}
+
+/// Column-compressed form of a dense matrix (every entry stored, or only the lower triangle).
+fn csc(a: &Mat<f64>, lower: bool) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+    let (mut cp, mut ri, mut v) = (vec![0], Vec::new(), Vec::new());
+    for j in 0..a.ncols() {
+        for i in 0..a.nrows() {
+            if a[(i, j)] != 0.0 && (!lower || i >= j) {
+                ri.push(i);
+                v.push(a[(i, j)]);
+            }
+        }
+        cp.push(ri.len());
+    }
+    (cp, ri, v)
+}
+
+#[test]
+fn dense_lu_solves_and_reuses_its_storage_for_smaller_orders() {
+    let a = nonsym();
+    let mut lu = DenseLu::new();
+    lu.resize(4, 2);
+    lu.matrix_mut().copy_from(&a);
+    lu.factor().unwrap();
+    let mut b = rhs(&a);
+    lu.solve_in_place(&mut b);
+    close(&b);
+    // The leading 2×2 block in the same storage.
+    lu.resize(2, 1);
+    lu.matrix_mut().copy_from(a.as_ref().submatrix(0, 0, 2, 2));
+    lu.factor().unwrap();
+    let mut y = [a[(0, 0)] + a[(0, 1)], a[(1, 0)] + a[(1, 1)]];
+    lu.solve_in_place(&mut y);
+    assert!((y[0] - 1.0).abs() < 1e-14 && (y[1] - 1.0).abs() < 1e-14);
+}
+
+/// The small-order kernel as `DenseLu` runs it (above [`WIDE_MIN`] compiled for the
+/// machine's widest vectors and run-time dispatched) gives the bits of the same kernel
+/// compiled for the baseline target and of the textbook loop over a runtime order (its
+/// rows ≤ k untouched at step k); zeros compared by value (the padded update may flip a
+/// zero's sign). The fixed-order solves give the bits of the runtime-order one.
+#[test]
+fn wide_small_lu_matches_the_baseline_and_the_textbook_loop() {
+    let mut seed = 11_u64;
+    let mut rnd = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1_u64 << 53) as f64 - 0.5
+    };
+    for n in 1..=SMALL_LU {
+        for _ in 0..20 {
+            let a = Mat::<f64>::from_fn(n, n, |_, _| rnd());
+            let (mut wide, mut base, mut text) = (a.clone(), a.clone(), a.clone());
+            let (mut p1, mut q1, mut p2, mut q2) = (vec![0; n], vec![0; n], vec![0; n], vec![0; n]);
+            small_lu_in_place(wide.as_mut(), &mut p1, &mut q1);
+            small_lu_dispatch(base.as_mut(), &mut p2, &mut q2);
+            assert_eq!((&p1, &q1), (&p2, &q2), "n = {n}");
+            // The textbook right-looking loop.
+            let mut p3: Vec<usize> = (0..n).collect();
+            for k in 0..n {
+                let mut piv = k;
+                for i in k + 1..n {
+                    if text[(i, k)].abs() > text[(piv, k)].abs() {
+                        piv = i;
+                    }
+                }
+                if piv != k {
+                    for j in 0..n {
+                        let t = text[(k, j)];
+                        text[(k, j)] = text[(piv, j)];
+                        text[(piv, j)] = t;
+                    }
+                    p3.swap(k, piv);
+                }
+                let inv = text[(k, k)].recip();
+                for i in k + 1..n {
+                    text[(i, k)] *= inv;
+                }
+                for j in k + 1..n {
+                    let u = text[(k, j)];
+                    for i in k + 1..n {
+                        let l = text[(i, k)];
+                        text[(i, j)] -= l * u;
+                    }
+                }
+            }
+            assert_eq!(p1, p3, "n = {n}");
+            for j in 0..n {
+                for i in 0..n {
+                    let (x, y, z) = (wide[(i, j)], base[(i, j)], text[(i, j)]);
+                    assert!(x == y && x == z, "n = {n} ({i}, {j}): {x:e} {y:e} {z:e}");
+                }
+            }
+            // The solve for the order as a constant (n ≤ 16) gives the bits of the loop
+            // over a runtime order, for two right-hand sides.
+            let b = Mat::<f64>::from_fn(n, 2, |_, _| rnd());
+            let (mut fixed, mut generic) = (b.clone(), b.clone());
+            small_lu_solve_dispatch(wide.as_ref(), &p1, fixed.as_mut());
+            small_lu_solve_in_place(wide.as_ref(), &p1, generic.as_mut());
+            for c in 0..2 {
+                for i in 0..n {
+                    assert_eq!(fixed[(i, c)].to_bits(), generic[(i, c)].to_bits(), "n = {n} ({i}, {c})");
+                }
+            }
+        }
+    }
+}
+
+/// The small-order kernel gives faer's factorization (same pivots and permutation, the
+/// factors to rounding) and solves; orders up to and past [`SMALL_LU`].
+#[test]
+fn small_orders_factor_like_faer_and_solve() {
+    let mut seed = 7_u64;
+    let mut rnd = || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1_u64 << 53) as f64 - 0.5
+    };
+    for n in (1..=SMALL_LU + 4).chain([SMALL_LU, 3, 3]) {
+        let mut a = Mat::from_fn(n, n, |_, _| rnd());
+        if n == 3 {
+            // Ties in the pivot search and a zero column below the diagonal.
+            a[(1, 0)] = a[(0, 0)];
+            a[(2, 1)] = 0.0;
+        }
+        let mut f = a.clone();
+        let (mut perm, mut perm_inv) = (vec![0; n], vec![0; n]);
+        let mut mem = MemBuffer::new(lu_req(n, 1));
+        lu_factor::lu_in_place(
+            f.as_mut(),
+            &mut perm,
+            &mut perm_inv,
+            Par::Seq,
+            MemStack::new(&mut mem),
+            Default::default(),
+        );
+        let mut lu = DenseLu::new();
+        lu.resize(n, 2);
+        lu.matrix_mut().copy_from(&a);
+        lu.factor().unwrap();
+        assert_eq!(&lu.perm[..n], &perm[..], "n = {n}");
+        assert_eq!(&lu.perm_inv[..n], &perm_inv[..], "n = {n}");
+        for j in 0..n {
+            for i in 0..n {
+                assert!((lu.factors()[(i, j)] - f[(i, j)]).abs() <= 1e-12, "n = {n} ({i}, {j})");
+            }
+        }
+        let x = Mat::from_fn(n, 2, |i, j| (i as f64 + 1.0) * if j == 0 { 1.0 } else { -0.5 });
+        let mut b = &a * &x;
+        lu.solve_mat_in_place(b.as_mut());
+        for j in 0..2 {
+            for i in 0..n {
+                assert!((b[(i, j)] - x[(i, j)]).abs() <= 1e-9 * (1.0 + x[(i, j)].abs()), "n = {n}");
+            }
+        }
+    }
+}
+
+#[test]
+fn dense_lu_reports_singular_matrices() {
+    let mut lu = DenseLu::new();
+    lu.resize(2, 1);
+    let mut m = lu.matrix_mut();
+    m[(0, 0)] = 1.0;
+    m[(0, 1)] = 2.0;
+    m[(1, 0)] = 2.0;
+    m[(1, 1)] = 4.0;
+    // The second pivot is the one that vanishes, and the error names it.
+    assert_eq!(lu.factor(), Err(Breakdown::Pivot(1)));
+    assert!(Breakdown::Pivot(1).to_string().contains("pivot 1"));
+    // Nearly singular: factorizes, and the relative pivot test flags it.
+    let mut m = lu.matrix_mut();
+    m[(0, 0)] = 1.0;
+    m[(0, 1)] = 2.0;
+    m[(1, 0)] = 2.0;
+    m[(1, 1)] = 4.0 + 1e-14;
+    let p = lu.factor().unwrap();
+    assert!(p.singular(1e-12) && !p.singular(1e-16), "{p:?}");
+}
+
+#[test]
+fn dense_cholesky_solves_and_rejects_indefinite() {
+    let s = spd();
+    let mut c = DenseCholesky::new();
+    c.resize(4, 1);
+    c.matrix_mut().copy_from(&s);
+    c.factor().unwrap();
+    let mut b = rhs(&s);
+    c.solve_in_place(&mut b);
+    close(&b);
+    c.matrix_mut().copy_from(&s);
+    c.matrix_mut()[(3, 3)] = -1.0;
+    assert_eq!(c.factor(), Err(Breakdown::NotPositiveDefinite(3)));
+}
+
+#[test]
+fn sparse_lu_solves_both_ways_and_keeps_the_symbolic_analysis() {
+    let a = nonsym();
+    let (cp, ri, v) = csc(&a, false);
+    for mut lu in [SparseLu::new(), SparseLu::supernodal()] {
+        lu.factor(4, &cp, &ri, &v).unwrap();
+        let mut b = rhs(&a);
+        lu.solve_in_place(&mut b).unwrap();
+        close(&b);
+        let at = a.transpose().to_owned();
+        let mut bt = rhs(&at);
+        lu.solve_transpose_in_place(&mut bt).unwrap();
+        close(&bt);
+        // New values, same pattern: the symbolic part is reused.
+        let v2: Vec<f64> = v.iter().map(|x| 2.0 * x).collect();
+        let kept = lu.symbolic.as_ref().map(|s| s as *const _);
+        lu.factor(4, &cp, &ri, &v2).unwrap();
+        assert_eq!(lu.symbolic.as_ref().map(|s| s as *const _), kept);
+        let mut b2: Vec<f64> = rhs(&a).iter().map(|x| 2.0 * x).collect();
+        lu.solve_in_place(&mut b2).unwrap();
+        close(&b2);
+    }
+    let mut lu = SparseLu::new();
+    assert_eq!(lu.solve_in_place(&mut [1.0]), Err(Breakdown::NotFactored));
+}
+
+/// An `n × n` nonsymmetric, diagonally dominant matrix coupling i to i + k (mod n) for each
+/// k of `offsets`, and b = A·1.
+fn banded(n: usize, offsets: &[usize]) -> (Mat<f64>, Vec<f64>) {
+    let a = Mat::from_fn(n, n, |i, j| {
+        if i == j {
+            4.0 + (i % 3) as f64
+        } else if offsets.iter().any(|&k| j == (i + k) % n) {
+            0.5 + 0.1 * ((i + 2 * j) % 5) as f64
+        } else if offsets.iter().any(|&k| i == (j + k) % n) {
+            -0.3
+        } else {
+            0.0
+        }
+    });
+    let b = (0..n).map(|i| (0..n).map(|j| a[(i, j)]).sum()).collect();
+    (a, b)
+}
+
+fn ones(x: &[f64]) {
+    assert!(x.iter().all(|v| (v - 1.0).abs() < 1e-12), "{x:?}");
+}
+
+/// Issue 36: one kept factorization across orders and patterns (grow, shrink, a new
+/// pattern of the same order, back) solves each system, the sparse LU bit for bit as a
+/// fresh one (a sparse LU kept across a shrink used to fail faer's shape assertions at the
+/// solve).
+#[test]
+fn kept_factorizations_follow_changes_of_order_and_pattern() {
+    let shapes: [(usize, &[usize]); 6] =
+        [(30, &[1]), (10, &[1]), (30, &[2, 5]), (12, &[1]), (3, &[1]), (30, &[1])];
+    let mut lus = [SparseLu::new(), SparseLu::supernodal()];
+    let (mut chol, mut dlu, mut dchol) = (SparseCholesky::new(), DenseLu::new(), DenseCholesky::new());
+    for (n, offsets) in shapes {
+        let (a, b) = banded(n, offsets);
+        let (cp, ri, v) = csc(&a, false);
+        for lu in &mut lus {
+            lu.factor(n, &cp, &ri, &v).unwrap();
+            let mut x = b.clone();
+            lu.solve_in_place(&mut x).unwrap();
+            ones(&x);
+            let mut fresh = lu.clone();
+            fresh.factor(n, &cp, &ri, &v).unwrap();
+            let mut y = b.clone();
+            fresh.solve_in_place(&mut y).unwrap();
+            assert_eq!(x, y, "order {n}: kept and fresh LU differ");
+        }
+        dlu.resize(n, 1);
+        dlu.matrix_mut().copy_from(&a);
+        dlu.factor().unwrap();
+        let mut x = b.clone();
+        dlu.solve_in_place(&mut x);
+        ones(&x);
+        // Symmetric positive definite: A + Aᵀ (diagonally dominant).
+        let s = Mat::from_fn(n, n, |i, j| a[(i, j)] + a[(j, i)]);
+        let sb: Vec<f64> = (0..n).map(|i| (0..n).map(|j| s[(i, j)]).sum()).collect();
+        let (cp, ri, v) = csc(&s, true);
+        chol.factor(n, &cp, &ri, &v).unwrap();
+        let mut x = sb.clone();
+        chol.solve_in_place(&mut x, n, 1).unwrap();
+        ones(&x);
+        dchol.resize(n, 1);
+        dchol.matrix_mut().copy_from(&s);
+        dchol.factor().unwrap();
+        let mut x = sb;
+        dchol.solve_in_place(&mut x);
+        ones(&x);
+    }
+}
+
+#[test]
+fn sparse_cholesky_solves_an_spd_matrix() {
+    let s = spd();
+    let (cp, ri, v) = csc(&s, true);
+    let mut c = SparseCholesky::new();
+    c.factor(4, &cp, &ri, &v).unwrap();
+    let mut b = rhs(&s);
+    c.solve_in_place(&mut b, 4, 1).unwrap();
+    close(&b);
+    let neg: Vec<f64> = v.iter().map(|x| -x).collect();
+    assert!(matches!(c.factor(4, &cp, &ri, &neg), Err(Breakdown::NotPositiveDefinite(_))));
+    assert_eq!(c.solve_in_place(&mut [1.0; 4], 4, 1), Err(Breakdown::NotFactored));
+}
+
+#[test]
+fn small_lu_solve_pivots_and_flags_singular() {
+    let mut a = [2.0, 1.0, 1.0, 3.0];
+    let mut x = [3.0, 5.0];
+    assert_eq!(small_lu_solve(2, &mut a, &mut x), Ok(()));
+    assert!((x[0] - 0.8).abs() < 1e-15 && (x[1] - 1.4).abs() < 1e-15);
+    let a = nonsym();
+    let mut m: Vec<f64> = (0..16).map(|k| a[(k / 4, k % 4)]).collect();
+    let mut b = rhs(&a);
+    assert_eq!(small_lu_solve(4, &mut m, &mut b), Ok(()));
+    close(&b);
+    let mut z = [0.0, 1.0, 1.0, 0.0];
+    let mut c = [1.0, 2.0];
+    assert_eq!(small_lu_solve(2, &mut z, &mut c), Ok(()));
+    assert_eq!(c, [2.0, 1.0]);
+    let mut s = [1.0, 2.0, 2.0, 4.0];
+    assert_eq!(small_lu_solve(2, &mut s, &mut [1.0, 1.0]), Err(Breakdown::Pivot(1)));
+    assert_eq!(small_lu_solve(2, &mut [0.0; 4], &mut [1.0, 1.0]), Err(Breakdown::Pivot(0)));
+    assert_eq!(small_lu_solve(7, &mut [0.0; 49], &mut [1.0; 7]), Err(Breakdown::Pivot(0)));
+}
+
+#[test]
+fn fixed_size_small_lu_solve_matches_the_generic_one_bit_for_bit() {
+    // xorshift64*: uniform in [lo, hi), reproducible.
+    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut uniform = |lo: f64, hi: f64| {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        let u = (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64;
+        lo + (hi - lo) * u
+    };
+    for n in 1..=6 {
+        for trial in 0..500 {
+            let mut a: Vec<f64> = (0..n * n).map(|_| uniform(-2.0, 2.0)).collect();
+            if trial % 5 == 0 {
+                // Exact zeros (the `f != 0` skip) and a near-singular row.
+                a[0] = 0.0;
+                if n > 1 {
+                    for j in 0..n {
+                        a[(n - 1) * n + j] = a[j] * 1e-15;
+                    }
+                }
+            }
+            let b: Vec<f64> = (0..n).map(|_| uniform(-3.0, 3.0)).collect();
+            let (mut a1, mut b1, mut a2, mut b2) = (a.clone(), b.clone(), a.clone(), b.clone());
+            let ok1 = small_lu_solve(n, &mut a1, &mut b1);
+            let ok2 = small_lu_solve_dyn(n, &mut a2, &mut b2);
+            assert_eq!(ok1, ok2, "n = {n}, a = {a:?}");
+            if ok1.is_ok() {
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&b1), bits(&b2), "n = {n}, a = {a:?}");
+            }
+        }
+    }
+}
+
+/// The sparse Cholesky keeps its symbolic analysis while the pattern repeats (new values,
+/// one analysis), redoes it for another pattern, and solves several right-hand sides.
+#[test]
+fn sparse_cholesky_counts_its_analyses_and_solves_blocks_of_right_hand_sides() {
+    let s = spd();
+    let (cp, ri, v) = csc(&s, true);
+    let mut c = SparseCholesky::new();
+    for scale in [1.0, 2.0, 0.5] {
+        let vs: Vec<f64> = v.iter().map(|x| scale * x).collect();
+        c.factor(4, &cp, &ri, &vs).unwrap();
+        // Two right-hand sides: A x = b and A (2x) = 2b, scaled with A.
+        let mut b: Vec<f64> = rhs(&s).iter().map(|x| scale * x).collect();
+        b.extend(rhs(&s).iter().map(|x| 2.0 * scale * x));
+        c.solve_in_place(&mut b, 4, 2).unwrap();
+        close(&b[..4]);
+        close(&b[4..].iter().map(|x| x / 2.0).collect::<Vec<_>>());
+    }
+    assert_eq!(c.analyses(), 1);
+    assert!(c.factor_nnz() >= 4);
+    // Another pattern (a diagonal matrix): a new analysis.
+    c.factor(3, &[0, 1, 2, 3], &[0, 1, 2], &[2.0, 4.0, 8.0]).unwrap();
+    assert_eq!(c.analyses(), 2);
+    let mut x = [2.0, 4.0, 8.0];
+    c.solve_in_place(&mut x, 3, 1).unwrap();
+    ones(&x);
+    // A right-hand side of the wrong size is refused, not a panic.
+    assert_eq!(c.solve_in_place(&mut [1.0; 4], 4, 1), Err(Breakdown::NotFactored));
+}
+
+/// The quasi-definite LDLᵀ of a KKT matrix `[[P, Bᵀ], [B, −δ I]]` (P positive definite, its
+/// pivots positive, the last block's negative) solves the system to rounding; plain Cholesky
+/// refuses the matrix (naming a pivot), and signs of the wrong length are an error.
+#[test]
+fn quasi_definite_ldlt_solves_a_kkt_system() {
+    let p = spd();
+    let b = [[1.0, 0.0, 2.0, -1.0], [0.0, 1.0, 1.0, 0.5]];
+    let delta = 1e-3;
+    let n = 6;
+    let k = Mat::from_fn(n, n, |i, j| match (i < 4, j < 4) {
+        (true, true) => p[(i, j)],
+        (false, true) => b[i - 4][j],
+        (true, false) => b[j - 4][i],
+        (false, false) => {
+            if i == j {
+                -delta
+            } else {
+                0.0
+            }
+        }
+    });
+    let x: Vec<f64> = (0..n).map(|i| 1.0 + 0.25 * i as f64).collect();
+    let rhs_k: Vec<f64> = (0..n).map(|i| (0..n).map(|j| k[(i, j)] * x[j]).sum()).collect();
+    let (cp, ri, v) = csc(&k, true);
+    let signs = [1, 1, 1, 1, -1, -1];
+    let mut c = SparseCholesky::new();
+    c.factor_quasi_definite(n, (&cp, &ri, &v), &signs, 1e-12, 1e-14).unwrap();
+    let mut got = rhs_k.clone();
+    c.solve_in_place(&mut got, n, 1).unwrap();
+    let err = got.iter().zip(&x).fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
+    assert!(err < 1e-10, "{got:?}");
+    assert!(matches!(c.factor(n, &cp, &ri, &v), Err(Breakdown::NotPositiveDefinite(_))));
+    assert_eq!(c.analyses(), 1, "one pattern, one analysis, whichever factor");
+    assert_eq!(
+        c.factor_quasi_definite(n, (&cp, &ri, &v), &signs[..5], 1e-12, 1e-14),
+        Err(Breakdown::NotFactored)
+    );
+}
