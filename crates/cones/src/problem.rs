@@ -232,37 +232,7 @@ impl FrictionContactProblem {
         if !(rn.is_finite() && un.is_finite()) {
             return f64::NAN;
         }
-        // Relative to F and V whatever their size (scale invariance), absolute when the
-        // velocities are round-off dust (nothing to be relative to) or a scale is 0 (then the
-        // measured quantity is 0 too, up to underflow).
-        let dust = un <= f64::EPSILON;
-        let rel = |x: f64, scale: f64| measures::relative_part(x, scale, dust);
-        let (mut pen, mut cone_out, mut comp, mut ut_sq) = (0.0_f64, 0.0_f64, 0.0_f64, 0.0_f64);
-        let (mut ut, mut pr) = ([0.0; MAX_DIM], [0.0; MAX_DIM]);
-        for i in 0..self.contacts() {
-            let (ri, ui, mu) = (&r[d * i..d * (i + 1)], &u[d * i..d * (i + 1)], self.mu[i]);
-            pen = pen.max(-ui[0]);
-            if closed_form {
-                let (rt, utn) = (measures::norm2(&ri[1..]), measures::norm2(&ui[1..]));
-                cone_out =
-                    cone_out.max(if ri[0] < 0.0 { measures::norm2(ri) } else { 0.0 }.max(rt - mu * ri[0]));
-                let rt_ut: f64 = ri[1..].iter().zip(&ui[1..]).map(|(a, b)| a * b).sum();
-                let slack = (mu * ri[0] - rt).max(0.0) / (1.0 + mu * mu).sqrt();
-                // Products of forces and velocities, later divided by F·V.
-                comp = comp.max((ri[0] * ui[0]).abs()).max(utn * slack).max(rt * utn + rt_ut);
-            } else {
-                cones[i].project(mu, ri, &mut pr[..d]);
-                let dist = ri.iter().zip(&pr[..d]).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
-                cone_out = cone_out.max(dist);
-                cones[i].modified_velocity(mu, ui, &mut ut[..d], None);
-                comp = comp.max(ri.iter().zip(&ut[..d]).map(|(a, b)| a * b).sum::<f64>().abs());
-                ut_sq += ut[..d].iter().map(|v| v * v).sum::<f64>();
-            }
-        }
-        // Other laws: ũ's own norm can be tiny (a sticking contact) while r·ũ carries the
-        // round-off of h(u_T): the velocities' scale bounds it from below.
-        // Divided by each scale in turn: F·V itself may overflow.
-        rel(pen, un).max(rel(cone_out, rn)).max(rel(rel(comp, rn), ut_sq.sqrt().max(un)))
+        physical_figure(d, &self.mu, (!closed_form).then_some(cones), r, u, rn, un)
     }
 
     /// A `Solved` report whose answer fails [`FrictionContactProblem::physical_error`] by more
@@ -739,6 +709,52 @@ pub(crate) fn start(
         }
         None => Ok(vec![0.0; p.size()]),
     }
+}
+
+/// The physical figure of [`FrictionContactProblem::physical_error`] for reactions `r` and
+/// velocities `u` of contacts of dimension `d` and coefficients `mu`, with the forces' scale
+/// `rn` (‖r‖) and the velocities' data scale `un` given by the caller (the local problem's
+/// ‖q‖ plus the rounding of W r + q; the global solvers' the same for u = Hᵀ v + b). `cones`
+/// is `None` for the closed form (Coulomb, d ≤ 3), else one cone per contact.
+pub(crate) fn physical_figure(
+    d: usize,
+    mu: &[f64],
+    cones: Option<&[Arc<dyn Cone>]>,
+    r: &[f64],
+    u: &[f64],
+    rn: f64,
+    un: f64,
+) -> f64 {
+    // Relative to F and V whatever their size (scale invariance), absolute when the
+    // velocities are round-off dust (nothing to be relative to) or a scale is 0 (then the
+    // measured quantity is 0 too, up to underflow).
+    let dust = un <= f64::EPSILON;
+    let rel = |x: f64, scale: f64| measures::relative_part(x, scale, dust);
+    let (mut pen, mut cone_out, mut comp, mut ut_sq) = (0.0_f64, 0.0_f64, 0.0_f64, 0.0_f64);
+    let (mut ut, mut pr) = ([0.0; MAX_DIM], [0.0; MAX_DIM]);
+    for i in 0..mu.len() {
+        let (ri, ui, mu) = (&r[d * i..d * (i + 1)], &u[d * i..d * (i + 1)], mu[i]);
+        pen = pen.max(-ui[0]);
+        if let Some(cones) = cones {
+            cones[i].project(mu, ri, &mut pr[..d]);
+            let dist = ri.iter().zip(&pr[..d]).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
+            cone_out = cone_out.max(dist);
+            cones[i].modified_velocity(mu, ui, &mut ut[..d], None);
+            comp = comp.max(ri.iter().zip(&ut[..d]).map(|(a, b)| a * b).sum::<f64>().abs());
+            ut_sq += ut[..d].iter().map(|v| v * v).sum::<f64>();
+        } else {
+            let (rt, utn) = (measures::norm2(&ri[1..]), measures::norm2(&ui[1..]));
+            cone_out = cone_out.max(if ri[0] < 0.0 { measures::norm2(ri) } else { 0.0 }.max(rt - mu * ri[0]));
+            let rt_ut: f64 = ri[1..].iter().zip(&ui[1..]).map(|(a, b)| a * b).sum();
+            let slack = (mu * ri[0] - rt).max(0.0) / (1.0 + mu * mu).sqrt();
+            // Products of forces and velocities, later divided by F·V.
+            comp = comp.max((ri[0] * ui[0]).abs()).max(utn * slack).max(rt * utn + rt_ut);
+        }
+    }
+    // Other laws: ũ's own norm can be tiny (a sticking contact) while r·ũ carries the
+    // round-off of h(u_T): the velocities' scale bounds it from below.
+    // Divided by each scale in turn: F·V itself may overflow.
+    rel(pen, un).max(rel(cone_out, rn)).max(rel(rel(comp, rn), ut_sq.sqrt().max(un)))
 }
 
 #[cfg(test)]

@@ -1,0 +1,84 @@
+//! The global-form solvers on every global problem file of the suites: Siconos' `gfc/` files
+//! and the global FCLIB files in `fc3d/`. Each is solved at 1e-8 by `global-ac-newton`, the
+//! error recomputed from the returned (r, v) with Siconos' global measure, and the answer's
+//! velocities compared with those of the reduce-then-solve path (local `ac-newton` on
+//! `W = Hᵀ M⁻¹ H`, then `v = M⁻¹ (f + H r)`).
+//!
+//! `PERP_SUITES=$PWD/../shared/suites cargo test --release --test global_solvers -- --include-ignored --nocapture`
+
+use perp::cones::{solver, GlobalFrictionContactProblem, GlobalNewton};
+use perp::core::{Settings, Status};
+use perp::formats::FrictionFile;
+use std::path::PathBuf;
+
+/// Every global frictional problem file of the suites.
+fn global_files() -> Vec<(PathBuf, GlobalFrictionContactProblem)> {
+    let root = perp::formats::suites_dir().join("siconos");
+    let mut out = Vec::new();
+    for dir in ["gfc", "fc3d", "fc2d"] {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
+            .expect("suite folder")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        paths.sort();
+        for p in paths {
+            match perp::formats::read_friction_file(&p) {
+                Ok(FrictionFile::Global(g)) => out.push((p, g)),
+                Ok(FrictionFile::Local(_)) => {}
+                Err(e) => panic!("{}: {e}", p.display()),
+            }
+        }
+    }
+    out
+}
+
+#[test]
+#[ignore = "needs PERP_SUITES"]
+fn every_global_file_is_solved_at_1e8_in_global_form() {
+    let files = global_files();
+    assert!(files.len() >= 6, "expected the gfc/ files and Box_Stacks: {}", files.len());
+    let s = Settings { tol: 1e-8, ..Settings::default() };
+    let mut failed = Vec::new();
+    for (path, g) in &files {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let mut newton = GlobalNewton::new();
+        let t = std::time::Instant::now();
+        let sol = newton.solve(g, None, &s).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let global_ms = t.elapsed().as_secs_f64() * 1e3;
+        let recomputed = g.error(&sol.r, &sol.v);
+        // The reduce-then-solve path on the same problem, for the velocities.
+        let t = std::time::Instant::now();
+        let (local, red) = g.reduce().unwrap();
+        let lsol = solver("ac-newton").unwrap().solve(&local, None, &s).unwrap();
+        let local_ms = t.elapsed().as_secs_f64() * 1e3;
+        let v_local = red.velocity(&lsol.r);
+        let dv = sol.v.iter().zip(&v_local).fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
+        let vscale = v_local.iter().fold(0.0_f64, |m, a| m.max(a.abs())).max(1e-300);
+        println!(
+            "{name:48} n_dof {:5} m {:5}: {:?} in {} it ({} LU, {} analyses) error {:.2e} (recomputed {:.2e}) \
+             {global_ms:.1} ms; reduced ac-newton {:?} {local_ms:.1} ms; max|Δv|/max|v| {:.1e}",
+            g.dofs(),
+            g.size(),
+            sol.report.status,
+            sol.report.iterations,
+            sol.report.factorizations,
+            sol.analyses,
+            sol.report.error,
+            recomputed,
+            lsol.report.status,
+            dv / vscale
+        );
+        assert_eq!(
+            sol.report.error.to_bits(),
+            recomputed.to_bits(),
+            "{name}: the report's error is recomputed"
+        );
+        if sol.report.status == Status::Solved {
+            assert!(recomputed <= s.tol, "{name}: solved at {recomputed:e}");
+            assert!(sol.analyses <= 1, "{name}: one symbolic analysis for one pattern, {}", sol.analyses);
+        } else {
+            failed.push(name);
+        }
+    }
+    assert!(failed.is_empty(), "not solved in global form: {failed:?}");
+}
