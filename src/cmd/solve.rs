@@ -24,8 +24,10 @@ pub struct Args {
     /// far, and `--time-limit` bounds the whole chain.
     #[arg(long, value_name = "SOLVERS")]
     fallback: Option<String>,
-    /// The problem kind, when detection from the file is not wanted.
-    #[arg(long, value_parser = ["lcp", "mlcp", "fc"])]
+    /// The problem kind, when detection from the file is not wanted: `gfc` reads a global
+    /// frictional file (M, H, f, b) as it is, for the global-form solvers (chosen
+    /// automatically when `--solver` names one); other solvers reduce it to `u = W r + q`.
+    #[arg(long, value_parser = ["lcp", "mlcp", "fc", "gfc"])]
     kind: Option<String>,
     /// Iteration (pivot) limit; 0 = the solver's default.
     #[arg(long, default_value_t = 0)]
@@ -43,11 +45,16 @@ pub struct Args {
 
 /// Runs `perp solve`.
 pub fn run(a: Args) -> Result<ExitCode, Error> {
-    let kind = a.kind.map(|k| match k.as_str() {
+    let mut kind = a.kind.map(|k| match k.as_str() {
         "mlcp" => ProblemKind::Mlcp,
         "fc" => ProblemKind::Friction,
+        "gfc" => ProblemKind::GlobalFriction,
         _ => ProblemKind::Lcp,
     });
+    // A solver of the global form reads the file in that form.
+    if kind.is_none() && a.solver.as_deref().is_some_and(|n| perp::catalogue::GLOBAL_NAMES.contains(&n)) {
+        kind = Some(ProblemKind::GlobalFriction);
+    }
     let mut params = Params::new();
     for p in &a.params {
         params = params.push_pair(p)?;

@@ -5,7 +5,7 @@
 use crate::entries::{entry, Build, Family};
 use crate::params::Params;
 use crate::problem::{NcpInstance, Problem};
-use perp_cones::FrictionSolver;
+use perp_cones::{FrictionSolver, GlobalSolver};
 use perp_core::{Error, Ray, Settings, SolveReport};
 use perp_lcp::LcpSolver;
 use perp_ncp::{Mcp, NcpSolver};
@@ -20,6 +20,8 @@ pub enum Solver {
     Mcp(Box<dyn NcpSolver>),
     /// A frictional contact solver.
     Friction(Box<dyn FrictionSolver>),
+    /// A solver of the global frictional form (M, H), for global problems.
+    Global(Box<dyn GlobalSolver>),
 }
 
 impl std::fmt::Debug for Solver {
@@ -62,6 +64,7 @@ pub fn build(family: Family, name: &str, params: &Params) -> Result<Solver, Erro
         Build::Lcp(f) => Solver::Lcp(f(&p)),
         Build::Mcp(f) => Solver::Mcp(f(&p)),
         Build::Friction(f) => Solver::Friction(f(&p)),
+        Build::Global(f) => Solver::Global(f(&p)),
     })
 }
 
@@ -85,6 +88,7 @@ pub fn mcp_solver(name: &str) -> Result<Box<dyn NcpSolver>, Error> {
 pub fn friction_solver(name: &str) -> Result<Box<dyn FrictionSolver>, Error> {
     match build(Family::Friction, name, &Params::new())? {
         Solver::Friction(s) => Ok(s),
+        Solver::Global(_) => Err(global_only(name)),
         _ => unreachable!("a Friction entry builds a frictional solver"),
     }
 }
@@ -110,6 +114,18 @@ pub fn solve(
     build(problem.family(), name.unwrap_or(problem.default_solver()), params)?.solve(problem, warm, s)
 }
 
+/// The error for a solver of the global form given a local problem.
+fn global_only(name: &str) -> Error {
+    Error::Requirement {
+        solver: name.into(),
+        requirement:
+            "a frictional problem in global form (M, H, f, b: a global Siconos .dat or FCLIB file); \
+                      this one is local (u = W r + q)"
+                .into(),
+        suggestion: Some(format!("for a local problem use one of: {}", crate::FRICTION_NAMES.join(", "))),
+    }
+}
+
 impl Solver {
     /// The solver's name.
     pub fn name(&self) -> &str {
@@ -117,6 +133,7 @@ impl Solver {
             Solver::Lcp(s) => s.name(),
             Solver::Mcp(s) => s.name(),
             Solver::Friction(s) => s.name(),
+            Solver::Global(s) => s.name(),
         }
     }
 
@@ -127,7 +144,7 @@ impl Solver {
         match self {
             Solver::Lcp(s) => s.forget(),
             Solver::Mcp(s) => s.forget(),
-            Solver::Friction(_) => {}
+            Solver::Friction(_) | Solver::Global(_) => {}
         }
     }
 
@@ -136,7 +153,7 @@ impl Solver {
         match self {
             Solver::Lcp(_) => Family::Lcp,
             Solver::Mcp(_) => Family::Mcp,
-            Solver::Friction(_) => Family::Friction,
+            Solver::Friction(_) | Solver::Global(_) => Family::Friction,
         }
     }
 
@@ -183,6 +200,11 @@ impl Solver {
                 let v = reduction.velocity(&f.r);
                 Ok(Answer { z: f.r, w: f.u, v: Some(v), ray: None, report: f.report })
             }
+            (Solver::Global(sv), Problem::GlobalFriction(g)) => {
+                let f = sv.solve_global(g, warm, s)?;
+                Ok(Answer { z: f.r, w: f.u, v: Some(f.v), ray: None, report: f.report })
+            }
+            (Solver::Global(sv), Problem::Friction(_)) => Err(global_only(sv.name())),
             _ => unreachable!("the families were checked above"),
         }
     }

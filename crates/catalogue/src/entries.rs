@@ -11,7 +11,10 @@
 use crate::params::{Bound, Param, Resolved};
 use perp_cones::admm::{RhoStrategy, Shift};
 use perp_cones::lemke_pyramid::LemkePyramid;
-use perp_cones::{Admm, Apgd, FrictionSolver, LinearSolver, LocalSolver, Nsgs, Prox, SemismoothNewton};
+use perp_cones::{
+    Admm, Apgd, FrictionSolver, GlobalNewton, GlobalSolver, LinearSolver, LocalSolver, Nsgs, Prox,
+    SemismoothNewton,
+};
 use perp_core::Error;
 use perp_lcp::lemke::Lemke;
 use perp_lcp::pgs::{self, Pgs};
@@ -68,6 +71,9 @@ pub enum Build {
     Mcp(fn(&Resolved) -> Box<dyn NcpSolver>),
     /// A frictional contact solver.
     Friction(fn(&Resolved) -> Box<dyn FrictionSolver>),
+    /// A frictional contact solver of the global form (M, H): family `Friction`, applied to
+    /// global problems only.
+    Global(fn(&Resolved) -> Box<dyn GlobalSolver>),
 }
 
 /// One solver of the catalogue.
@@ -635,12 +641,48 @@ pub const ENTRIES: &[Entry] = &[
         params: &APGD_PARAMS,
         build: Build::Friction(apgd_from),
     },
+    Entry {
+        name: "global-ac-newton",
+        family: Family::Friction,
+        summary: "Alart–Curnier semismooth Newton in (v, r) on the global form M v = f + H r: one sparse LU a \
+                  step, W never formed (global problems only)",
+        citation: "Alart–Curnier 1991; global form as Siconos' gfc3d_nonsmooth_Newton_AlartCurnier (Acary–Brémond–Huber 2018 §4)",
+        params: &GLOBAL_NEWTON_PARAMS,
+        build: Build::Global(|p| {
+            let mut s = GlobalNewton::new();
+            s.max_iter = p.int("max_iter");
+            s.rho_scale = p.real("rho_scale");
+            Box::new(s)
+        }),
+    },
 ];
 
-const fn count(family: Family) -> usize {
+const GLOBAL_NEWTON_PARAMS: [Param; 2] = [
+    Param::int("max_iter", 200, 1, usize::MAX, "Newton iterations at most (when the settings give none)"),
+    Param::real(
+        "rho_scale",
+        1.0,
+        Bound::Excl(0.0),
+        Bound::Excl(f64::INFINITY),
+        "factor on each contact's ρ = 1 / diag(H_iᵀ M⁻¹ H_i)",
+    ),
+];
+
+/// Whether entry `i` is of `family`, and of the global form (`Some(true)`), the local one
+/// (`Some(false)`) or either (`None`).
+const fn takes(i: usize, family: Family, global: Option<bool>) -> bool {
+    let is_global = matches!(ENTRIES[i].build, Build::Global(_));
+    ENTRIES[i].family as u8 == family as u8
+        && match global {
+            Some(g) => g == is_global,
+            None => true,
+        }
+}
+
+const fn count(family: Family, global: Option<bool>) -> usize {
     let (mut i, mut c) = (0, 0);
     while i < ENTRIES.len() {
-        if ENTRIES[i].family as u8 == family as u8 {
+        if takes(i, family, global) {
             c += 1;
         }
         i += 1;
@@ -648,11 +690,11 @@ const fn count(family: Family) -> usize {
     c
 }
 
-const fn names_of<const N: usize>(family: Family) -> [&'static str; N] {
+const fn names_of<const N: usize>(family: Family, global: Option<bool>) -> [&'static str; N] {
     let mut out = [""; N];
     let (mut i, mut c) = (0, 0);
     while i < ENTRIES.len() {
-        if ENTRIES[i].family as u8 == family as u8 {
+        if takes(i, family, global) {
             out[c] = ENTRIES[i].name;
             c += 1;
         }
@@ -661,16 +703,24 @@ const fn names_of<const N: usize>(family: Family) -> [&'static str; N] {
     out
 }
 
-const LCP_ARRAY: [&str; count(Family::Lcp)] = names_of(Family::Lcp);
-const MCP_ARRAY: [&str; count(Family::Mcp)] = names_of(Family::Mcp);
-const FRICTION_ARRAY: [&str; count(Family::Friction)] = names_of(Family::Friction);
+const LCP_ARRAY: [&str; count(Family::Lcp, None)] = names_of(Family::Lcp, None);
+const MCP_ARRAY: [&str; count(Family::Mcp, None)] = names_of(Family::Mcp, None);
+const FRICTION_ARRAY: [&str; count(Family::Friction, Some(false))] = names_of(Family::Friction, Some(false));
+const GLOBAL_ARRAY: [&str; count(Family::Friction, Some(true))] = names_of(Family::Friction, Some(true));
+const FRICTION_ALL_ARRAY: [&str; count(Family::Friction, None)] = names_of(Family::Friction, None);
 
 /// The LCP solvers' names, in catalogue order (derived from [`ENTRIES`] at compile time).
 pub const LCP_NAMES: &[&str] = &LCP_ARRAY;
 /// The MCP/NCP/MLCP solvers' names.
 pub const MCP_NAMES: &[&str] = &MCP_ARRAY;
-/// The frictional contact solvers' names.
+/// The frictional contact solvers' names: those of the local form `u = W r + q`, which also
+/// take global problems (reduced to it).
 pub const FRICTION_NAMES: &[&str] = &FRICTION_ARRAY;
+/// The solvers of the global form (M, H) only, which take global problems natively.
+pub const GLOBAL_NAMES: &[&str] = &GLOBAL_ARRAY;
+/// Every solver of a global frictional problem: the local ones (on its reduction) then the
+/// global ones, in catalogue order.
+pub const GLOBAL_PROBLEM_NAMES: &[&str] = &FRICTION_ALL_ARRAY;
 
 /// The names of `family`'s solvers, in catalogue order.
 pub fn names(family: Family) -> &'static [&'static str] {

@@ -33,7 +33,8 @@ mod problem;
 pub use chain::{run_chain, solve_chain};
 pub use dispatch::{build, friction_solver, lcp_solver, mcp_solver, solve, Answer, Solver};
 pub use entries::{
-    all_names, entry, names, Build, Entry, Family, ENTRIES, FRICTION_NAMES, LCP_NAMES, MCP_NAMES,
+    all_names, entry, names, Build, Entry, Family, ENTRIES, FRICTION_NAMES, GLOBAL_NAMES,
+    GLOBAL_PROBLEM_NAMES, LCP_NAMES, MCP_NAMES,
 };
 pub use params::{Bound, Param, ParamKind, Params, Resolved};
 pub use problem::{NcpInstance, Problem, ProblemKind};

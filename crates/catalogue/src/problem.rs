@@ -158,12 +158,16 @@ impl Problem {
 
     /// Whether the catalogue has a solver `name` for this problem.
     pub fn accepts(&self, name: &str) -> bool {
-        crate::names(self.family()).contains(&name)
+        self.solvers().contains(&name)
     }
 
-    /// The catalogue's solvers for this problem.
+    /// The catalogue's solvers for this problem: its family's, and for a global frictional
+    /// problem also the solvers of the global form ([`crate::GLOBAL_NAMES`]).
     pub fn solvers(&self) -> &'static [&'static str] {
-        crate::names(self.family())
+        match self {
+            Problem::GlobalFriction(_) => crate::GLOBAL_PROBLEM_NAMES,
+            _ => crate::names(self.family()),
+        }
     }
 
     /// The error for a file format that cannot hold this problem: an NCP is given by code,

@@ -77,6 +77,35 @@ pub struct GlobalSolution {
     pub analyses: usize,
 }
 
+/// A solver of the frictional contact problem in global form (M, H, f, b, μ): the catalogue's
+/// family members for global problems implement it.
+pub trait GlobalSolver: Send {
+    /// The catalogue name.
+    fn name(&self) -> &'static str;
+    /// Solves `g` from the reactions `warm` (zero when `None`).
+    fn solve_global(
+        &mut self,
+        g: &GlobalFrictionContactProblem,
+        warm: Option<&[f64]>,
+        s: &Settings,
+    ) -> Result<GlobalSolution, Error>;
+}
+
+impl GlobalSolver for GlobalNewton {
+    fn name(&self) -> &'static str {
+        GlobalNewton::name(self)
+    }
+
+    fn solve_global(
+        &mut self,
+        g: &GlobalFrictionContactProblem,
+        warm: Option<&[f64]>,
+        s: &Settings,
+    ) -> Result<GlobalSolution, Error> {
+        self.solve(g, warm, s)
+    }
+}
+
 /// The fixed structure of the Newton matrix of one problem: where each entry goes.
 struct Structure {
     n: usize,
@@ -161,6 +190,27 @@ impl Structure {
     }
 }
 
+/// The regularizations tried on the `J_r` block's diagonal, in turn, when the Newton matrix
+/// is singular (Φ is dimensionless in r: these are relative to the identity of a separated
+/// contact's block).
+const DELTAS: [f64; 6] = [0.0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2];
+
+impl Structure {
+    /// Whether `K x = −F` holds to `1e-8` relative (K the matrix of `values`): the check of a
+    /// solve against singular factors.
+    fn solves(&self, values: &[f64], x: &[f64], f: &[f64]) -> bool {
+        let mut kx = vec![0.0; f.len()];
+        let mut scale = vec![0.0; f.len()];
+        for (j, &xj) in x.iter().enumerate() {
+            for k in self.col_ptr[j]..self.col_ptr[j + 1] {
+                kx[self.row_idx[k]] += values[k] * xj;
+                scale[self.row_idx[k]] += (values[k] * xj).abs();
+            }
+        }
+        kx.iter().zip(f).zip(&scale).all(|((a, b), s)| (a + b).abs() <= 1e-8 * (s + b.abs()))
+    }
+}
+
 /// γ_k = kε / (1 − kε), Higham's bound on the relative rounding of a k-term sum.
 fn gamma(k: usize) -> f64 {
     let ke = k as f64 * f64::EPSILON;
@@ -235,6 +285,7 @@ impl GlobalNewton {
         let (mut rt, mut vt) = (vec![0.0; m], vec![0.0; n]);
         let mut res_t = vec![0.0; n + m];
         let mut best: Option<(f64, Vec<f64>, Vec<f64>)> = None;
+        let mut delta_kept = 0.0;
         report.status = Status::MaxIterations;
         loop {
             let psi = self.residual(g, &cone, &rho, &r, &v, &mut res, Some((&mut jr, &mut ju)));
@@ -263,17 +314,23 @@ impl GlobalNewton {
                 break;
             }
             report.iterations += 1;
-            // The Newton direction, regularizing the J_r block when the LU breaks down.
+            // The Newton direction, regularizing the J_r block when the LU breaks down; the
+            // next iteration starts from the regularization that last worked (a redundant
+            // contact set stays singular from step to step: no factorization is wasted).
             let mut solved = false;
-            for delta in [0.0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2] {
+            let first = DELTAS.iter().position(|&x| x >= delta_kept).unwrap_or(0);
+            for &delta in &DELTAS[first..] {
                 st.fill(&jr, &ju, delta, &mut values);
                 report.factorizations += 1;
                 if self.lu.factor(n + m, &st.col_ptr, &st.row_idx, &values).is_err() {
                     continue;
                 }
                 step.iter_mut().zip(&res).for_each(|(a, b)| *a = -b);
-                if self.lu.solve_in_place(&mut step).is_ok() {
+                // A solve that does not reproduce its right-hand side came from a numerically
+                // singular matrix the LU let through: regularize as for a breakdown.
+                if self.lu.solve_in_place(&mut step).is_ok() && st.solves(&values, &step, &res) {
                     solved = true;
+                    delta_kept = delta;
                     break;
                 }
             }
@@ -320,7 +377,9 @@ impl GlobalNewton {
             }
         }
         let u = g.local_velocity(&v);
-        report.residual_inf = report.error;
+        // The max-norm of F = (M v − H r − f, Φ) at the answer.
+        self.residual(g, &cone, &rho, &r, &v, &mut res, None);
+        report.residual_inf = res.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
         // The physical check at the data's scale: ‖q‖ plus the rounding of Hᵀ v + b.
         let rn = measures::norm2(&r);
         let v1: f64 = v.iter().map(|x| x.abs()).sum();
@@ -365,5 +424,101 @@ impl GlobalNewton {
             cone.alart_curnier(g.mu[i], rn, rt, &r[s..s + d], &u[s..s + d], &mut phi[s..s + d], j);
         }
         0.5 * res.iter().map(|x| x * x).sum::<f64>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use perp_core::Matrix;
+
+    /// A particle of mass 2 (3 velocities x, y, z) on the plane z = 0 with μ = 0.5: H's columns
+    /// are the contact's normal e_z and tangents e_x, e_y; f = M v_free.
+    fn particle(v_free: [f64; 3]) -> GlobalFrictionContactProblem {
+        let m = Matrix::from_row_major(3, 3, &[2.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 2.0]).unwrap();
+        let h = Matrix::from_row_major(3, 3, &[0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0]).unwrap();
+        let f = v_free.iter().map(|v| 2.0 * v).collect();
+        GlobalFrictionContactProblem::new(3, m, h, f, vec![0.0; 3], vec![0.5]).unwrap()
+    }
+
+    fn close(a: &[f64], b: &[f64]) {
+        for (x, y) in a.iter().zip(b) {
+            assert!((x - y).abs() < 1e-10, "{a:?} vs {b:?}");
+        }
+    }
+
+    fn solve(g: &GlobalFrictionContactProblem) -> GlobalSolution {
+        let s = Settings { tol: 1e-12, ..Settings::default() };
+        let sol = GlobalNewton::new().solve(g, None, &s).unwrap();
+        assert_eq!(sol.report.status, Status::Solved, "{:?}", sol.report);
+        assert_eq!(sol.report.error.to_bits(), g.error(&sol.r, &sol.v).to_bits());
+        sol
+    }
+
+    /// Moving away from the plane: no reaction, the free velocity.
+    #[test]
+    fn a_separating_contact_carries_nothing() {
+        let sol = solve(&particle([0.3, -0.2, 1.0]));
+        close(&sol.r, &[0.0; 3]);
+        close(&sol.v, &[0.3, -0.2, 1.0]);
+    }
+
+    /// Landing with a small tangential velocity: the reaction stops the particle (r = −M v_free
+    /// in contact coordinates, inside the cone: 0.2 ≤ 0.5 · 2).
+    #[test]
+    fn a_sticking_contact_stops_the_particle() {
+        let sol = solve(&particle([0.1, 0.0, -1.0]));
+        close(&sol.v, &[0.0; 3]);
+        close(&sol.r, &[2.0, -0.2, 0.0]);
+    }
+
+    /// Landing with a large tangential velocity: sliding, r_T = −μ r_N along the slip, the
+    /// normal velocity stopped and the tangential one reduced by μ r_N / m.
+    #[test]
+    fn a_sliding_contact_takes_mu_times_the_normal_reaction() {
+        let sol = solve(&particle([2.0, 0.0, -1.0]));
+        close(&sol.r, &[2.0, -1.0, 0.0]);
+        close(&sol.v, &[1.5, 0.0, 0.0]);
+        assert!(sol.analyses == 1);
+    }
+
+    /// From a warm start at the answer: solved at once, no factorization.
+    #[test]
+    fn a_warm_start_at_the_answer_costs_no_factorization() {
+        let g = particle([2.0, 0.0, -1.0]);
+        let s = Settings { tol: 1e-12, ..Settings::default() };
+        let sol = GlobalNewton::new().solve(&g, Some(&[2.0, -1.0, 0.0]), &s).unwrap();
+        assert_eq!(
+            (sol.report.status, sol.report.iterations, sol.report.factorizations),
+            (Status::Solved, 0, 0)
+        );
+    }
+
+    #[test]
+    fn bad_input_is_a_clear_error() {
+        let mut newton = GlobalNewton::new();
+        let s = Settings::default();
+        let g = particle([0.0, 0.0, -1.0]);
+        let e = newton.solve(&g, Some(&[1.0]), &s).unwrap_err().to_string();
+        assert!(e.contains("warm start"), "{e}");
+        let e = newton.solve(&g, Some(&[f64::NAN, 0.0, 0.0]), &s).unwrap_err().to_string();
+        assert!(e.contains("warm start"), "{e}");
+        // A singular M is named.
+        let mut bad = g.clone();
+        bad.m = Matrix::from_row_major(3, 3, &[1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0]).unwrap();
+        let e = newton.solve(&bad, None, &s).unwrap_err().to_string();
+        assert!(e.contains("mass matrix M"), "{e}");
+        // H of the wrong size, μ < 0 and a NaN in f are the problem's validation errors.
+        let mut bad = g.clone();
+        bad.h = Matrix::from_row_major(2, 3, &[0.0; 6]).unwrap();
+        assert!(newton.solve(&bad, None, &s).is_err());
+        let mut bad = g.clone();
+        bad.mu = vec![-0.1];
+        let e = newton.solve(&bad, None, &s).unwrap_err().to_string();
+        assert!(e.contains("mu") || e.contains("μ"), "{e}");
+        let mut bad = g.clone();
+        bad.f[1] = f64::NAN;
+        let e = newton.solve(&bad, None, &s).unwrap_err().to_string();
+        assert!(e.contains('f'), "{e}");
     }
 }

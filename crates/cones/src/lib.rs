@@ -65,7 +65,7 @@ pub use cone::{Cone, ConeSpec, SocMap, MAX_DIM};
 pub use coulomb::Coulomb;
 pub use elliptic::{Elliptic, EllipticMixed};
 pub use global::{GlobalFrictionContactProblem, Reduction};
-pub use global_newton::{GlobalNewton, GlobalSolution};
+pub use global_newton::{GlobalNewton, GlobalSolution, GlobalSolver};
 pub use local::LocalSolver;
 pub use newton::{LinearSolver, NewtonFunction, SemismoothNewton};
 pub use nsgs::Nsgs;

@@ -264,10 +264,25 @@ pub fn read_problem(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, E
         Some(ProblemKind::Lcp) => crate::read_lcp(path).map(Problem::Lcp),
         Some(ProblemKind::Mlcp) => read_mlcp(path).map(Problem::Mlcp),
         Some(ProblemKind::Friction) => crate::read_friction_contact(path).map(Problem::Friction),
-        Some(k @ (ProblemKind::Ncp | ProblemKind::GlobalFriction)) => Err(Error::setting(
+        // The global form as the file holds it (M, H, f, b), for the solvers of that form.
+        Some(ProblemKind::GlobalFriction) => match crate::read_friction_file(path)? {
+            crate::FrictionFile::Global(g) => Ok(Problem::GlobalFriction(g)),
+            crate::FrictionFile::Local(_) => Err(Error::setting(
+                "kind",
+                "gfc",
+                &format!(
+                    "{} holds a local frictional problem (W, q), not a global one (M, H, f, b)",
+                    path.display()
+                ),
+            )),
+        },
+        Some(k @ ProblemKind::Ncp) => Err(Error::setting(
             "kind",
             format!("{k:?}").to_lowercase(),
-            &format!("{}: no problem file holds this kind (read lcp, mlcp or friction)", path.display()),
+            &format!(
+                "{}: no problem file holds this kind (read lcp, mlcp, friction or global friction)",
+                path.display()
+            ),
         )),
         None if named_mlcp => read_mlcp(path).map(Problem::Mlcp),
         None => {
