@@ -196,18 +196,22 @@ impl Structure {
 const DELTAS: [f64; 6] = [0.0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2];
 
 impl Structure {
-    /// Whether `K x = −F` holds to `1e-8` relative (K the matrix of `values`): the check of a
-    /// solve against singular factors.
-    fn solves(&self, values: &[f64], x: &[f64], f: &[f64]) -> bool {
-        let mut kx = vec![0.0; f.len()];
-        let mut scale = vec![0.0; f.len()];
+    /// `‖K x + F‖ / ‖F‖` (K the matrix of `values`): how well a solve answered, the check
+    /// against factors of a numerically singular matrix (whose solves are finite garbage).
+    fn relative_residual(&self, values: &[f64], x: &[f64], f: &[f64]) -> f64 {
+        let mut kx = f.to_vec();
         for (j, &xj) in x.iter().enumerate() {
             for k in self.col_ptr[j]..self.col_ptr[j + 1] {
                 kx[self.row_idx[k]] += values[k] * xj;
-                scale[self.row_idx[k]] += (values[k] * xj).abs();
             }
         }
-        kx.iter().zip(f).zip(&scale).all(|((a, b), s)| (a + b).abs() <= 1e-8 * (s + b.abs()))
+        let fn2 = measures::norm2(f);
+        let r = measures::norm2(&kx);
+        if fn2 > 0.0 {
+            r / fn2
+        } else {
+            r
+        }
     }
 }
 
@@ -317,7 +321,11 @@ impl GlobalNewton {
             // The Newton direction, regularizing the J_r block when the LU breaks down; the
             // next iteration starts from the regularization that last worked (a redundant
             // contact set stays singular from step to step: no factorization is wasted).
+            // A direction is taken when it solves the system to a relative residual of 1e-6
+            // (an inexact Newton step); when no regularization gets there, the best one found
+            // if it reduces the residual at least tenfold (still a descent direction of ½‖F‖²).
             let mut solved = false;
+            let mut best_dir: Option<(f64, Vec<f64>)> = None;
             let first = DELTAS.iter().position(|&x| x >= delta_kept).unwrap_or(0);
             for &delta in &DELTAS[first..] {
                 st.fill(&jr, &ju, delta, &mut values);
@@ -326,12 +334,23 @@ impl GlobalNewton {
                     continue;
                 }
                 step.iter_mut().zip(&res).for_each(|(a, b)| *a = -b);
-                // A solve that does not reproduce its right-hand side came from a numerically
-                // singular matrix the LU let through: regularize as for a breakdown.
-                if self.lu.solve_in_place(&mut step).is_ok() && st.solves(&values, &step, &res) {
+                if self.lu.solve_in_place(&mut step).is_err() {
+                    continue;
+                }
+                let ratio = st.relative_residual(&values, &step, &res);
+                if ratio <= 1e-6 {
                     solved = true;
                     delta_kept = delta;
                     break;
+                }
+                if ratio < 0.1 && best_dir.as_ref().is_none_or(|b| ratio < b.0) {
+                    best_dir = Some((ratio, step.clone()));
+                }
+            }
+            if !solved {
+                if let Some((_, dir)) = best_dir {
+                    step.copy_from_slice(&dir);
+                    solved = true;
                 }
             }
             if !solved {

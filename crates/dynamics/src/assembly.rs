@@ -26,7 +26,7 @@
 
 use crate::mass::{delassus_into, solve_rows, solve_rows_into, MassFactor};
 use crate::system::{Bilateral, Contact, Row};
-use perp_cones::{ConeSpec, FrictionContactProblem};
+use perp_cones::{ConeSpec, FrictionContactProblem, GlobalFrictionContactProblem};
 use perp_core::{Error, Matrix};
 use perp_lcp::Lcp;
 
@@ -195,6 +195,44 @@ impl LocalProblem {
                 p.with_cones(cones)
             }
         })
+    }
+
+    /// The same problem in global form for the mass matrix `m` it was assembled with (no
+    /// bilaterals): `M v = f + H r`, `u = Hᵀ v + b_g` with `H = Jᵀ` (the active contacts' rows as
+    /// columns), `f = M u_free` and `b_g = b − J u_free`, so that eliminating v gives back
+    /// `u = W r + b`. `Err` when the contacts are not all Coulomb of one dimension (the global
+    /// problem carries μ only) or `m` is not of the rows' length.
+    pub fn global_problem(&self, m: &Matrix) -> Result<GlobalFrictionContactProblem, Error> {
+        let dim = self.contacts.first().map_or(3, Contact::dim);
+        if let Some((i, c)) = self
+            .contacts
+            .iter()
+            .enumerate()
+            .find(|(_, c)| c.dim() != dim || !matches!(c.cone, ConeSpec::Coulomb))
+        {
+            return Err(Error::setting(
+                &format!("contact {}: law", self.active[i]),
+                format!("{:?} in dimension {}", c.cone, c.dim()),
+                &format!("the global frictional problem takes Coulomb contacts of one dimension ({dim})"),
+            ));
+        }
+        let n = self.u_free.len();
+        if m.nrows() != n {
+            return Err(Error::dim("M (one row per velocity)", n, m.nrows()));
+        }
+        let mut triplets = Vec::new();
+        let mut b = self.b.clone();
+        for (k, row) in self.contacts.iter().flat_map(|c| c.rows()).enumerate() {
+            for &(j, v) in &row.0 {
+                triplets.push((j, k, v));
+            }
+            b[k] -= row.dot(&self.u_free);
+        }
+        let h = Matrix::from_triplets(n, self.size(), &triplets)?;
+        let mut f = vec![0.0; n];
+        m.mul_vec(&self.u_free, &mut f);
+        let mu = self.contacts.iter().map(|c| c.mu).collect();
+        GlobalFrictionContactProblem::new(dim, m.clone(), h, f, b, mu)
     }
 
     /// [`LocalProblem::friction_problem`] into `slot`, reusing the problem there (W's storage,

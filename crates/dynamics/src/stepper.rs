@@ -23,8 +23,8 @@ use crate::mass::MassFactor;
 use crate::system::{Contact, System};
 use crate::trajectory::Trajectory;
 use perp_catalogue::{run_chain, Family, Params, Solver};
-use perp_cones::FrictionContactProblem;
-use perp_core::{Error, Settings, SolveReport, Status};
+use perp_cones::{FrictionContactProblem, GlobalFrictionContactProblem};
+use perp_core::{Error, Matrix, Settings, SolveReport, Status};
 
 /// The time discretization.
 #[derive(Clone, Debug)]
@@ -271,6 +271,8 @@ pub struct Simulator<'s> {
     /// Totals so far.
     pub stats: Stats,
     last_problem: Option<LocalProblem>,
+    /// M at the configuration of `last_problem` and whether bilaterals were condensed into it.
+    last_mass: Option<(Matrix, bool)>,
     /// The frictional problem, the solution vectors (r, u or z, w) and the report of the last
     /// solve, whose storage the next solve reuses (the prepared path).
     fc: Option<FrictionContactProblem>,
@@ -350,6 +352,7 @@ impl<'s> Simulator<'s> {
             last_normal: vec![0.0; warm_len],
             stats: Stats::default(),
             last_problem: None,
+            last_mass: None,
             fc: None,
             fc_r: Vec::new(),
             fc_u: Vec::new(),
@@ -370,6 +373,28 @@ impl<'s> Simulator<'s> {
     /// The last non-empty contact problem, when [`StepOptions::keep_problem`] is on.
     pub fn last_problem(&self) -> Option<&LocalProblem> {
         self.last_problem.as_ref()
+    }
+
+    /// The last non-empty contact problem in global form (Siconos' and FCLIB's
+    /// `GlobalFrictionContactProblem`: `M v = f + H r`, `u = Hᵀ v + b`), when
+    /// [`StepOptions::keep_problem`] is on: M at the step's configuration, `H = Jᵀ` the active
+    /// contacts' rows, `f = M u_free`, `b` the local problem's constant term less `J u_free`
+    /// ([`LocalProblem::global_problem`]). `None` before a step with contacts; `Err` when the
+    /// step condensed bilateral constraints into W (the global form has no place for them) or
+    /// its contacts are not all Coulomb of one dimension.
+    pub fn last_global_problem(&self) -> Option<Result<GlobalFrictionContactProblem, Error>> {
+        let lp = self.last_problem.as_ref()?;
+        let (m, bilaterals) = self.last_mass.as_ref()?;
+        if *bilaterals {
+            return Some(Err(Error::Requirement {
+                solver: "global form of a step".into(),
+                requirement: "a step without bilateral constraints (they are condensed into W, and the \
+                              global frictional problem has no equality rows)"
+                    .into(),
+                suggestion: Some("harvest the step's local problem (last_problem) instead".into()),
+            }));
+        }
+        Some(lp.global_problem(m))
     }
 
     /// Local dimension of each candidate contact.
@@ -507,6 +532,8 @@ impl<'s> Simulator<'s> {
             self.impulses = r;
             if self.opts.keep_problem && lp.size() > 0 {
                 self.last_problem = Some(lp.clone());
+                self.last_mass =
+                    Some((sys.mass(m_at.as_deref().unwrap_or(&q_eval), t_eval), !bil.is_empty()));
             }
             q_new.clone_from(&q_eval);
             sys.integrate(&mut q_new, &u_new, if midpoint { 0.5 * dt } else { dt });

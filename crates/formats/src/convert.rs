@@ -279,13 +279,23 @@ pub fn format_numerics_matrix(m: &Matrix) -> String {
 /// * MLCP: `1 0 n m` (M/q storage only; n equality rows, m complementarity rows), the block
 ///   rows (a new block wherever the row kind changes, ending at n + m), one kind per block
 ///   (0 equality, 1 complementarity), M, q;
-/// * frictional contact: `d nc`, W, q, μ.
+/// * frictional contact: `d nc`, W, q, μ; in global form (`Problem::GlobalFriction`, as
+///   Siconos' `globalFrictionContact_printInFile`) `d nc`, M, H, f, b, μ.
 ///
 /// Errors: a box-constrained LCP or a friction law other than Coulomb (not representable).
 pub fn format_siconos(p: &Problem) -> Result<String, Error> {
     let mut s = String::new();
     match p {
-        Problem::Ncp(_) | Problem::GlobalFriction(_) => return Err(p.cannot_be_written_as("Siconos .dat")),
+        Problem::Ncp(_) => return Err(p.cannot_be_written_as("Siconos .dat")),
+        Problem::GlobalFriction(g) => {
+            // Siconos' globalFrictionContact_printInFile: d, nc, M, H, q (= f), b, μ.
+            let _ = writeln!(s, "{} {}", g.dim, g.contacts());
+            s.push_str(&format_numerics_matrix(&g.m));
+            s.push_str(&format_numerics_matrix(&g.h));
+            push_values(&mut s, &g.f, 1);
+            push_values(&mut s, &g.b, g.dim);
+            push_values(&mut s, &g.mu, 1);
+        }
         Problem::Lcp(l) => {
             if l.is_box() {
                 return Err(Error::setting(

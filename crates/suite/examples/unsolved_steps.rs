@@ -6,8 +6,10 @@
 //! cargo run --release -p perp-suite --example unsolved_steps -- SCENE SIZE STEPS OUT_DIR [CHAIN]
 //! ```
 //!
-//! SIZE is `-` for a scene without a size. Each file is `OUT_DIR/SCENE-SIZE-step-K.dat`, with
-//! the step's warm start (the previous step's impulses of its active contacts, as the
+//! SIZE is `-` for a scene without a size. Each file is `OUT_DIR/SCENE-SIZE-step-K.dat`, and
+//! the same problem in global form (M, H, f, b: `Simulator::last_global_problem`) in
+//! `…-step-K-global.dat` when the scene has no bilateral constraints, with the step's warm
+//! start (the previous step's impulses of its active contacts, as the
 //! simulator gathers them) beside it in `…-step-K.warm`, one number a line. A line per
 //! unsolved step gives its time, size, status and error; then the scene's solver chain is
 //! replayed on the written problem from that warm start, each solver's outcome on a line
@@ -71,6 +73,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let file = Path::new(out).join(format!("{label}-step-{k}.dat"));
         let problem = Problem::Friction(p.friction_problem()?);
         perp_suite::convert::write_siconos(&problem, &file)?;
+        if let Some(Ok(g)) = sim.last_global_problem() {
+            let global = Path::new(out).join(format!("{label}-step-{k}-global.dat"));
+            perp_suite::convert::write_siconos(&Problem::GlobalFriction(g), &global)?;
+        }
         let text: String = warm.iter().map(|v| format!("{v:e}\n")).collect();
         std::fs::write(file.with_extension("warm"), text)?;
         println!(
