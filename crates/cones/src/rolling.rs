@@ -34,8 +34,9 @@
 //! `μ_i x̂_i ∂n/∂x + (μ_i n / ‖x_i‖)(I − x̂_i x̂_iᵀ) ∂x_i/∂x` — Siconos'
 //! `subdifferentialProjectionOnRollingCone` in the same file.
 
-use crate::cone::{Cone, MAX_DIM};
-use perp_core::Error;
+use crate::cone::{Cone, ConeSpec, MAX_DIM};
+use crate::FrictionContactProblem;
+use perp_core::{Error, Matrix};
 
 /// The rolling friction cone of dimension 3 (2-D contacts: normal, tangential, rolling) or 5
 /// (3-D contacts: normal, 2 tangential, 2 rolling), with rolling coefficient `mu_r`.
@@ -316,6 +317,48 @@ impl Cone for Rolling {
     /// empty, and [`Cone::scales_with_mu`] says so.
     fn linearize(&self, _m: usize) -> Vec<f64> {
         Vec::new()
+    }
+}
+
+impl FrictionContactProblem {
+    /// The rolling frictional contact problem (Siconos' `RollingFrictionContactProblem`):
+    /// `u = W r + q`, per contact `K_i ∋ r_i ⊥ ũ_i ∈ K_i*` with K_i the [`Rolling`] cone of
+    /// coefficients `mu[i]`, `mu_r[i]` and `ũ_N = u_N + μ‖u_T‖ + μ_r‖u_R‖`; `dim` is 5 (3-D
+    /// contacts: normal, 2 tangential, 2 rolling) or 3 (2-D). Its [`error`](Self::error) is
+    /// Siconos' `rolling_friction_3d_compute_error`.
+    ///
+    /// ```
+    /// use perp_cones::FrictionContactProblem;
+    /// use perp_core::Matrix;
+    /// let w = Matrix::from_row_major(3, 3, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]).unwrap();
+    /// let p = FrictionContactProblem::rolling(3, w.clone(), vec![-1.0, 0.0, 0.5], vec![0.3], vec![0.1]).unwrap();
+    /// assert_eq!(p.rolling_mu(), Some(vec![0.1]));
+    /// let e = FrictionContactProblem::rolling(3, w, vec![-1.0, 0.0, 0.5], vec![0.3], vec![-0.1]).unwrap_err();
+    /// assert!(e.to_string().contains("mu_r[0]"), "{e}");
+    /// ```
+    pub fn rolling(dim: usize, w: Matrix, q: Vec<f64>, mu: Vec<f64>, mu_r: Vec<f64>) -> Result<Self, Error> {
+        if dim != 3 && dim != 5 {
+            return Err(Error::setting(
+                "dim",
+                dim,
+                "a rolling frictional contact has dimension 3 (2-D: normal, tangential, rolling) or 5 (3-D)",
+            ));
+        }
+        Error::check_len("mu_r", &mu_r, mu.len())?;
+        for (i, &m) in mu_r.iter().enumerate() {
+            if !(m.is_finite() && m >= 0.0) {
+                return Err(Error::setting(&format!("mu_r[{i}]"), m, "must be finite and ≥ 0"));
+            }
+        }
+        let cones = mu_r.into_iter().map(|mu_r| ConeSpec::Rolling { mu_r }).collect();
+        FrictionContactProblem::new(dim, w, q, mu)?.with_cones(cones)
+    }
+
+    /// The rolling coefficients μ_r when every contact's law is [`ConeSpec::Rolling`] (and
+    /// there is at least one contact), `None` otherwise.
+    pub fn rolling_mu(&self) -> Option<Vec<f64>> {
+        let cones = self.cones.as_ref().filter(|c| !c.is_empty())?;
+        cones.iter().map(|c| if let ConeSpec::Rolling { mu_r } = c { Some(*mu_r) } else { None }).collect()
     }
 }
 

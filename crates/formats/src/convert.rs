@@ -279,9 +279,11 @@ pub fn format_numerics_matrix(m: &Matrix) -> String {
 /// * MLCP: `1 0 n m` (M/q storage only; n equality rows, m complementarity rows), the block
 ///   rows (a new block wherever the row kind changes, ending at n + m), one kind per block
 ///   (0 equality, 1 complementarity), M, q;
-/// * frictional contact: `d nc`, W, q, μ.
+/// * frictional contact: `d nc`, W, q, μ; rolling frictional contact (every law
+///   `ConeSpec::Rolling`) as Siconos' `rollingFrictionContact_printInFile`: then μ_r.
 ///
-/// Errors: a box-constrained LCP or a friction law other than Coulomb (not representable).
+/// Errors: a box-constrained LCP or a friction law other than Coulomb or rolling (not
+/// representable).
 pub fn format_siconos(p: &Problem) -> Result<String, Error> {
     let mut s = String::new();
     match p {
@@ -321,11 +323,17 @@ pub fn format_siconos(p: &Problem) -> Result<String, Error> {
             push_values(&mut s, m.q(), 1);
         }
         Problem::Friction(f) => {
-            check_coulomb(f)?;
+            let mu_r = f.rolling_mu();
+            if mu_r.is_none() {
+                check_coulomb(f)?;
+            }
             let _ = writeln!(s, "{} {}", f.dim, f.contacts());
             s.push_str(&format_numerics_matrix(&f.w));
             push_values(&mut s, &f.q, f.dim);
             push_values(&mut s, &f.mu, 1);
+            if let Some(mu_r) = mu_r {
+                push_values(&mut s, &mu_r, 1);
+            }
         }
     }
     Ok(s)
