@@ -86,7 +86,7 @@ impl Format {
     /// What it reads, in words.
     pub fn reads(self) -> &'static str {
         match self {
-            Format::Siconos => "LCP, MLCP, frictional contact local and global (global reduced to local); dense, SBM and CSparse storage",
+            Format::Siconos => "LCP, MLCP, frictional contact local and global (global reduced to local), rolling frictional contact local and global (rfc3d/rfc2d); dense, SBM and CSparse storage",
             Format::Fclib => "frictional contact, local and global (global reduced to local)",
             Format::MatrixMarket => "LCP, MLCP, frictional contact: foo.mtx (M or W) + foo_q.mtx (+ foo_mu.mtx, foo_free.mtx)",
             Format::Json => "LCP (and box-LCP), MLCP, frictional contact: one object, see perp_formats::json",
@@ -97,7 +97,7 @@ impl Format {
     pub fn writes(self) -> &'static str {
         match self {
             Format::Siconos => {
-                "LCP, MLCP, frictional contact (local); dense or CSparse storage as the matrix is stored"
+                "LCP, MLCP, frictional contact (local, Coulomb or rolling); dense or CSparse storage as the matrix is stored"
             }
             Format::Fclib => "frictional contact (local, spacedim 2 or 3), W in compressed rows",
             Format::MatrixMarket => "LCP, MLCP, frictional contact; sparse M as coordinate, dense M as array",
