@@ -404,4 +404,34 @@ mod tests {
         assert!((c.support(0.5, &[-2.0, 3.0], &mut t) - (1.0 + 0.6)).abs() < 1e-15);
         assert!((t[0] - 0.5).abs() < 1e-15 && (t[1] + 0.2).abs() < 1e-15, "{t:?}");
     }
+
+    /// One 2-D contact, W = I, q = (−1, 0.5, 0.2), μ = 0.3, μ_r = 0.1: it stays in contact
+    /// (r_N = 1), slides (r_T = −μ r_N, u_T = 0.2) and rolls (r_R = −μ_r r_N, u_R = 0.1); De
+    /// Saxcé's ũ_N = μ u_T + μ_r u_R = 0.07 makes r·ũ = 0.07 − 0.06 − 0.01 = 0.
+    #[test]
+    fn a_sliding_rolling_contact_by_hand() {
+        use crate::{Admm, Apgd, FrictionSolver, Nsgs, Prox, SemismoothNewton};
+        use perp_core::{Settings, Status};
+        let w = Matrix::from_row_major(3, 3, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]).unwrap();
+        let p = FrictionContactProblem::rolling(3, w, vec![-1.0, 0.5, 0.2], vec![0.3], vec![0.1]).unwrap();
+        let solvers: [Box<dyn FrictionSolver>; 5] = [
+            Box::new(Nsgs::new()),
+            Box::new(SemismoothNewton::alart_curnier()),
+            Box::new(Prox::new()),
+            Box::new(Admm::new()),
+            Box::new(Apgd::new()),
+        ];
+        let s = Settings { tol: 1e-12, ..Settings::default() };
+        for mut solver in solvers {
+            let sol = solver.solve(&p, None, &s).unwrap();
+            assert_eq!(sol.report.status, Status::Solved, "{}: {:?}", solver.name(), sol.report);
+            let want = [1.0, -0.3, -0.1];
+            assert!(
+                sol.r.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-9),
+                "{}: {:?}",
+                solver.name(),
+                sol.r
+            );
+        }
+    }
 }
