@@ -76,7 +76,14 @@ mod tests {
     fn names_are_unique_within_a_family_and_derived_lists_match() {
         for f in Family::ALL {
             let from_entries: Vec<&str> = ENTRIES.iter().filter(|e| e.family == f).map(|e| e.name).collect();
-            assert_eq!(names(f), from_entries.as_slice());
+            // A family's names are its local-form entries; the global-form ones follow them in
+            // a global problem's list.
+            let local: Vec<&str> = ENTRIES
+                .iter()
+                .filter(|e| e.family == f && !matches!(e.build, Build::Global(_)))
+                .map(|e| e.name)
+                .collect();
+            assert_eq!(names(f), local.as_slice());
             for (i, n) in from_entries.iter().enumerate() {
                 assert!(!from_entries[i + 1..].contains(n), "{n} twice in {f:?}");
             }
@@ -90,6 +97,8 @@ mod tests {
             FRICTION_NAMES,
             ["nsgs", "ac-newton", "fb-newton", "prox", "lemke-pyramid", "admm", "apgd"]
         );
+        assert_eq!(GLOBAL_NAMES, ["global-ac-newton"]);
+        assert_eq!(GLOBAL_PROBLEM_NAMES, [FRICTION_NAMES, GLOBAL_NAMES].concat().as_slice());
     }
 
     #[test]

@@ -134,12 +134,13 @@ impl Problem {
     }
 
     /// `lcp`, `mlcp`, `ncp`, `fc2d`, `fc3d` (`fcNd` for other contact dimensions), `gfc2d`,
-    /// `gfc3d`.
+    /// `gfc3d`; `rfc2d` / `rfc3d` for rolling frictional contact (every law rolling, d = 3 / 5).
     pub fn kind_name(&self) -> String {
         match self {
             Problem::Lcp(_) => "lcp".into(),
             Problem::Mlcp(_) => "mlcp".into(),
             Problem::Ncp(_) => "ncp".into(),
+            Problem::Friction(p) if p.rolling_mu().is_some() => format!("rfc{}d", p.dim.div_ceil(2)),
             Problem::Friction(p) => format!("fc{}d", p.dim),
             Problem::GlobalFriction(p) => format!("gfc{}d", p.dim),
         }

@@ -154,6 +154,76 @@ fn friction_skew(
 
 /// The sequence a kept solver of `family` sees: grow, shrink, a new pattern, dense ↔ sparse
 /// (and 2-D ↔ 3-D, other laws), alternating, and back to the first problem.
+/// `bodies` particles of 3 velocities (masses 1 to 3) falling on the ground with random
+/// tangential velocities, one Coulomb contact each, and with `coupled` a contact between each
+/// even particle and the next: a global frictional problem (M, H, f, b, μ).
+fn global(bodies: usize, coupled: bool, sparse: bool, seed: u64) -> Problem {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut rnd = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let n = 3 * bodies;
+    let masses: Vec<f64> = (0..bodies).map(|_| 1.0 + 2.0 * rnd()).collect();
+    let mut m = vec![0.0; n * n];
+    for (i, &mass) in masses.iter().enumerate() {
+        for k in 0..3 {
+            m[(3 * i + k) * n + 3 * i + k] = mass;
+        }
+    }
+    // Columns of H: (normal z, tangents x, y) per contact.
+    let mut cols: Vec<Vec<f64>> = Vec::new();
+    for i in 0..bodies {
+        for k in [2, 0, 1] {
+            let mut c = vec![0.0; n];
+            c[3 * i + k] = 1.0;
+            cols.push(c);
+        }
+    }
+    if coupled {
+        for i in (0..bodies.saturating_sub(1)).step_by(2) {
+            for k in [2, 0, 1] {
+                let mut c = vec![0.0; n];
+                c[3 * (i + 1) + k] = 1.0;
+                c[3 * i + k] = -1.0;
+                cols.push(c);
+            }
+        }
+    }
+    let size = cols.len();
+    let h: Vec<f64> = (0..n).flat_map(|r| cols.iter().map(move |c| c[r])).collect();
+    let (mut mm, mut hm) =
+        (Matrix::from_row_major(n, n, &m).unwrap(), Matrix::from_row_major(n, size, &h).unwrap());
+    if sparse {
+        (mm, hm) = (Matrix::Sparse(mm.to_csr()), Matrix::Sparse(hm.to_csr()));
+    }
+    let f: Vec<f64> =
+        (0..n).map(|j| masses[j / 3] * if j % 3 == 2 { -0.1 - rnd() } else { 2.0 * rnd() - 1.0 }).collect();
+    let g = perp_cones::GlobalFrictionContactProblem::new(3, mm, hm, f, vec![0.0; size], vec![0.5; size / 3])
+        .unwrap();
+    Problem::GlobalFriction(g)
+}
+
+/// The sequence of an entry: its family's, or global problems for a solver of the global form.
+fn sequence_for(e: &perp_catalogue::Entry) -> Vec<(String, Problem)> {
+    if !matches!(e.build, perp_catalogue::Build::Global(_)) {
+        return sequence(e.family);
+    }
+    [
+        ("sparse 4 bodies", global(4, false, true, 41)),
+        ("sparse 9 bodies, coupled", global(9, true, true, 42)),
+        ("dense 2 bodies", global(2, false, false, 43)),
+        ("sparse 4 bodies, coupled", global(4, true, true, 44)),
+        ("sparse 1 body", global(1, false, true, 45)),
+        ("sparse 4 bodies again", global(4, false, true, 41)),
+    ]
+    .into_iter()
+    .map(|(s, p)| (s.to_string(), p))
+    .collect()
+}
+
 fn sequence(family: Family) -> Vec<(String, Problem)> {
     let named = |v: Vec<(&str, Problem)>| v.into_iter().map(|(s, p)| (s.to_string(), p)).collect();
     match family {
@@ -279,7 +349,7 @@ fn run_kept(
     values: bool,
     failures: &mut Vec<String>,
 ) -> usize {
-    let seq = sequence(e.family);
+    let seq = sequence_for(e);
     let mut kept = build(e.family, e.name, params).unwrap();
     let (mut x, mut y, mut report) = (Vec::new(), Vec::new(), SolveReport::new(""));
     let mut solved = 0;
@@ -319,7 +389,7 @@ fn every_kept_solver_answers_as_a_fresh_one_across_shapes() {
             // (bdiff-newton's other parameter set is `hot_start=false`: nothing to forget.)
             let hot = HOT_START.contains(&e.name) && params.is_empty();
             let solved = run_kept(e, &params, hot, true, &mut failures);
-            let total = 2 * sequence(e.family).len();
+            let total = 2 * sequence_for(e).len();
             eprintln!("{:?} {} {:?}: {solved} of {total} solved", e.family, e.name, params);
             // With its defaults, every solver solves most of the sequence: the answers compared
             // are answers.

@@ -217,6 +217,14 @@ pub trait Cone: Send + Sync + fmt::Debug {
         out
     }
 
+    /// Whether the section scales with μ alone, `S_μ(1) = μ S_1(1)`: true for every law whose
+    /// only dependence on μ is that scale. The polyhedral linearisation ([`Cone::linearize`],
+    /// taken at μ = 1 and scaled) and lemke-pyramid rely on it; the rolling cone
+    /// ([`crate::Rolling`]), whose rolling part is bounded by its own μ_r, does not.
+    fn scales_with_mu(&self) -> bool {
+        true
+    }
+
     /// The map to the Lorentz cone when K is ellipsoidal (see [`SocMap`]); `None` otherwise,
     /// and then [`Cone::fischer_burmeister`] is unavailable.
     fn soc_map(&self, _mu: f64) -> Option<SocMap> {
@@ -404,6 +412,12 @@ pub enum ConeSpec {
         /// The positive semi-axes, one per tangential/rotational component.
         e: Vec<f64>,
     },
+    /// The rolling friction cone `‖r_T‖ ≤ μ r_N, ‖r_R‖ ≤ μ_r r_N` of Siconos'
+    /// `RollingFrictionContactProblem` (d = 5, or 3 in 2-D; see [`crate::Rolling`]).
+    Rolling {
+        /// The rolling friction coefficient μ_r ≥ 0.
+        mu_r: f64,
+    },
     /// Any other law: the plug-in point for friction-law research.
     Custom(Arc<dyn Cone>),
 }
@@ -414,6 +428,7 @@ impl Clone for ConeSpec {
             ConeSpec::Coulomb => ConeSpec::Coulomb,
             ConeSpec::Pyramid { facets } => ConeSpec::Pyramid { facets: *facets },
             ConeSpec::Elliptic { e } => ConeSpec::Elliptic { e: e.clone() },
+            ConeSpec::Rolling { mu_r } => ConeSpec::Rolling { mu_r: *mu_r },
             ConeSpec::Custom(c) => ConeSpec::Custom(c.clone()),
         }
     }
@@ -435,6 +450,7 @@ impl ConeSpec {
             ConeSpec::Coulomb => Arc::new(crate::Coulomb::new(dim)?),
             ConeSpec::Pyramid { facets } => Arc::new(crate::Pyramid::new(dim, *facets)?),
             ConeSpec::Elliptic { e } => Arc::new(crate::Elliptic::new(e)?),
+            ConeSpec::Rolling { mu_r } => Arc::new(crate::Rolling::new(dim, *mu_r)?),
             ConeSpec::Custom(c) => c.clone(),
         };
         fits(cone.as_ref(), dim)?;
@@ -449,6 +465,7 @@ impl ConeSpec {
             ConeSpec::Coulomb => check(&crate::Coulomb::new(dim)?),
             ConeSpec::Pyramid { facets } => check(&crate::Pyramid::new(dim, *facets)?),
             ConeSpec::Elliptic { e } => check(&crate::Elliptic::new(e)?),
+            ConeSpec::Rolling { mu_r } => check(&crate::Rolling::new(dim, *mu_r)?),
             ConeSpec::Custom(c) => check(c.as_ref()),
         }
     }

@@ -4,7 +4,8 @@
 //!   dissipation, and, built on them, the natural map, the Alart–Curnier and
 //!   Fischer–Burmeister functions with their generalised Jacobians, polyhedral linearisation.
 //! * Laws: [`Coulomb`] (2-D, 3-D), [`Elliptic`] (anisotropic, and with torsion: seed 002
-//!   eq. 1), [`EllipticMixed`] (elliptic + |c_r| ≤ e_r σ, seed 002 example (c)), [`Pyramid`].
+//!   eq. 1), [`EllipticMixed`] (elliptic + |c_r| ≤ e_r σ, seed 002 example (c)), [`Pyramid`],
+//!   [`Rolling`] (rolling resistance, Siconos' `RollingFrictionContactProblem`).
 //! * [`FrictionContactProblem`] — the local form u = W r + q with μ and a law per contact.
 //! * [`GlobalFrictionContactProblem`] — M v = f + H r, u = Hᵀ v + b, reduced to the local form
 //!   by a sparse Cholesky of M.
@@ -57,6 +58,7 @@ pub mod nsgs;
 mod problem;
 pub mod prox;
 mod pyramid;
+mod rolling;
 pub mod sensitivity;
 
 pub use admm::Admm;
@@ -73,4 +75,5 @@ pub use perp_core::{Error, Matrix, Settings, SolveReport, Status};
 pub use problem::{FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared};
 pub use prox::Prox;
 pub use pyramid::Pyramid;
+pub use rolling::Rolling;
 pub use sensitivity::{sensitivity, ContactState, FrictionSensitivity};

@@ -552,6 +552,7 @@ fn same_spec(a: &ConeSpec, b: &ConeSpec) -> bool {
         (ConeSpec::Elliptic { e: x }, ConeSpec::Elliptic { e: y }) => {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.to_bits() == b.to_bits())
         }
+        (ConeSpec::Rolling { mu_r: x }, ConeSpec::Rolling { mu_r: y }) => x.to_bits() == y.to_bits(),
         (ConeSpec::Custom(x), ConeSpec::Custom(y)) => Arc::ptr_eq(x, y),
         _ => false,
     }

@@ -1,10 +1,11 @@
 //! Property tests of the friction laws: Coulomb 2-D/3-D, Elliptic 2/3/4-D, EllipticMixed,
-//! Pyramid 2-D/3-D, with μ ∈ [0, 2] and semi-axes in [0.2, 3].
+//! Pyramid 2-D/3-D, Rolling 2-D/3-D (d = 3, 5), with μ ∈ [0, 2], semi-axes in [0.2, 3] and
+//! μ_r ∈ [0, 2].
 //!
 //! Membership, cone samples and polar checks use formulas written here, independent of the
 //! code under test.
 
-use perp_cones::{Cone, ConeSpec, Coulomb, Elliptic, EllipticMixed, Pyramid};
+use perp_cones::{Cone, ConeSpec, Coulomb, Elliptic, EllipticMixed, Pyramid, Rolling};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -17,6 +18,8 @@ enum Law {
     Elliptic(Vec<f64>),
     Mixed([f64; 3]),
     Pyramid(usize, usize),
+    /// Dimension (3 or 5) and μ_r.
+    Rolling(usize, f64),
 }
 
 impl Law {
@@ -26,12 +29,13 @@ impl Law {
             Law::Elliptic(e) => Arc::new(Elliptic::new(e).unwrap()),
             Law::Mixed([a, b, c]) => Arc::new(EllipticMixed::new(*a, *b, *c).unwrap()),
             Law::Pyramid(d, m) => Arc::new(Pyramid::new(*d, *m).unwrap()),
+            Law::Rolling(d, mr) => Arc::new(Rolling::new(*d, *mr).unwrap()),
         }
     }
 
     fn dim(&self) -> usize {
         match self {
-            Law::Coulomb(d) | Law::Pyramid(d, _) => *d,
+            Law::Coulomb(d) | Law::Pyramid(d, _) | Law::Rolling(d, _) => *d,
             Law::Elliptic(e) => e.len() + 1,
             Law::Mixed(_) => 4,
         }
@@ -54,6 +58,10 @@ impl Law {
                 let emin = e[0].min(e[1]);
                 let q = ((x[1] / e[0]).powi(2) + (x[2] / e[1]).powi(2)).sqrt();
                 q <= mu * x[0] + s / emin && x[3].abs() <= e[2] * mu * x[0] + s
+            }
+            Law::Rolling(d, mr) => {
+                let k = (d - 1) / 2;
+                norm(&x[1..1 + k]) <= mu * x[0] + s && norm(&x[1 + k..]) <= mr * x[0] + s
             }
             Law::Pyramid(_, m) => {
                 let c = (PI / *m as f64).cos();
@@ -87,6 +95,12 @@ impl Law {
                 let u = unit(&dir[..2]);
                 vec![u[0] * e[0] * mu * rad, u[1] * e[1] * mu * rad, e[2] * mu * side.clamp(-1.0, 1.0)]
             }
+            Law::Rolling(3, mr) => vec![mu * rad * dir[0].signum(), mr * rad * side.signum()],
+            Law::Rolling(_, mr) => {
+                let t = unit(&dir[..2]);
+                let r = unit(&[dir[2], side]);
+                vec![t[0] * mu * rad, t[1] * mu * rad, r[0] * mr * rad, r[1] * mr * rad]
+            }
             Law::Pyramid(_, m) => {
                 let ang = dir[1].atan2(dir[0]).rem_euclid(2.0 * PI);
                 let step = 2.0 * PI / *m as f64;
@@ -108,6 +122,10 @@ impl Law {
             Law::Elliptic(e) => mu * e.iter().zip(v).map(|(a, b)| (a * b).powi(2)).sum::<f64>().sqrt(),
             Law::Mixed(e) => {
                 mu * ((e[0] * v[0]).powi(2) + (e[1] * v[1]).powi(2)).sqrt() + e[2] * mu * v[2].abs()
+            }
+            Law::Rolling(d, mr) => {
+                let k = (d - 1) / 2;
+                mu * norm(&v[..k]) + mr * norm(&v[k..2 * k])
             }
             Law::Pyramid(_, m) => (0..*m)
                 .map(|j| {
@@ -138,6 +156,8 @@ fn law() -> impl Strategy<Value = Law> {
         (0.2f64..3.0, 0.2f64..3.0, 0.2f64..3.0).prop_map(|(a, b, c)| Law::Mixed([a, b, c])),
         Just(Law::Pyramid(2, 2)),
         (3usize..=12).prop_map(|m| Law::Pyramid(3, m)),
+        (prop_oneof![Just(3usize), Just(5usize)], prop_oneof![1 => Just(0.0), 4 => 0.0f64..2.0])
+            .prop_map(|(d, mr)| Law::Rolling(d, mr)),
     ]
 }
 
@@ -420,6 +440,8 @@ fn jacobian_checks_cover_almost_every_column() {
         Law::Mixed([1.5, 0.6, 0.4]),
         Law::Pyramid(2, 2),
         Law::Pyramid(3, 5),
+        Law::Rolling(3, 0.7),
+        Law::Rolling(5, 0.3),
     ];
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     for law in &laws {

@@ -127,3 +127,77 @@ fn the_physical_figure_is_reported() {
         assert!(sol.report.physical_error.is_some(), "{}", s.name());
     }
 }
+
+/// The same for the rolling cone (issue 35): two 5-D contacts coupled through W, pushed down,
+/// sideways and rolled, under every data scale c and every pair (μ, μ_r): a `Solved` answer
+/// does not penetrate and keeps both its friction force and its rolling moment within their
+/// bounds (checked here by formula); fb-newton and lemke-pyramid refuse the cone.
+#[test]
+fn solved_rolling_answers_are_physical_under_any_scaling_and_any_mu() {
+    // W = B Bᵀ + I with B's entries from a fixed recurrence: symmetric positive definite.
+    let n = 10;
+    let b: Vec<f64> = (0..n * n).map(|k| (((k * 37 + 11) % 23) as f64 - 11.0) / 23.0).collect();
+    let mut w = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            w[i * n + j] =
+                (0..n).map(|k| b[i * n + k] * b[j * n + k]).sum::<f64>() + if i == j { 1.0 } else { 0.0 };
+        }
+    }
+    let q = [-1.0, 2.0, 0.5, -0.4, 0.3, -0.5, -0.3, 1.0, 0.2, -0.6];
+    let mut solved_plain = Vec::new();
+    for c in [1e-8, 1.0, 1e8] {
+        for (mu, mu_r) in [(0.0, 0.0), (0.3, 0.1), (0.3, 1e4), (1e4, 0.05), (1e8, 1e8)] {
+            let wc: Vec<f64> = w.iter().map(|v| v * c).collect();
+            let qc: Vec<f64> = q.iter().map(|v| v * c).collect();
+            let p = FrictionContactProblem::rolling(
+                5,
+                Matrix::from_row_major(n, n, &wc).unwrap(),
+                qc,
+                vec![mu, mu],
+                vec![mu_r, mu_r],
+            )
+            .unwrap();
+            for mut s in solvers() {
+                let sol = match s.solve(&p, None, &Settings::default()) {
+                    Ok(sol) => sol,
+                    Err(e) => {
+                        assert!(["fb-newton", "lemke-pyramid"].contains(&s.name()), "{}: {e}", s.name());
+                        assert!(e.to_string().contains("rolling"), "{}: {e}", s.name());
+                        continue;
+                    }
+                };
+                if sol.report.status != Status::Solved {
+                    continue;
+                }
+                if c == 1.0 && mu == 0.3 && mu_r == 0.1 {
+                    solved_plain.push(s.name().to_string());
+                }
+                let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+                let rn = norm(&sol.r);
+                let w_max = wc.iter().fold(0.0_f64, |a, v| a.max(v.abs()));
+                let un = norm(&p.q).max(norm(&sol.u)).max(w_max * rn);
+                for i in 0..2 {
+                    let (r, u) = (&sol.r[5 * i..5 * i + 5], &sol.u[5 * i..5 * i + 5]);
+                    let label = format!(
+                        "{} c = {c:e} μ = {mu:e} μ_r = {mu_r:e} contact {i}: r = {r:?}, u = {u:?}",
+                        s.name()
+                    );
+                    assert!(u[0] >= -1e-4 * un, "penetrates: {label}");
+                    assert!(r[0] >= -1e-4 * rn, "pulls: {label}");
+                    assert!(r[1].hypot(r[2]) <= mu * r[0] + 1e-4 * rn, "friction outside its bound: {label}");
+                    assert!(
+                        r[3].hypot(r[4]) <= mu_r * r[0] + 1e-4 * rn,
+                        "rolling outside its bound: {label}"
+                    );
+                }
+            }
+        }
+    }
+    for name in ["nsgs", "ac-newton", "prox", "admm", "apgd"] {
+        assert!(
+            solved_plain.iter().any(|s| s == name),
+            "{name} solves the unscaled problem: {solved_plain:?}"
+        );
+    }
+}

@@ -86,7 +86,7 @@ impl Format {
     /// What it reads, in words.
     pub fn reads(self) -> &'static str {
         match self {
-            Format::Siconos => "LCP, MLCP, frictional contact local and global (global reduced to local); dense, SBM and CSparse storage",
+            Format::Siconos => "LCP, MLCP, frictional contact local and global (global reduced to local), rolling frictional contact local and global (rfc3d/rfc2d); dense, SBM and CSparse storage",
             Format::Fclib => "frictional contact, local and global (global reduced to local)",
             Format::MatrixMarket => "LCP, MLCP, frictional contact: foo.mtx (M or W) + foo_q.mtx (+ foo_mu.mtx, foo_free.mtx)",
             Format::Json => "LCP (and box-LCP), MLCP, frictional contact: one object, see perp_formats::json",
@@ -97,7 +97,7 @@ impl Format {
     pub fn writes(self) -> &'static str {
         match self {
             Format::Siconos => {
-                "LCP, MLCP, frictional contact (local); dense or CSparse storage as the matrix is stored"
+                "LCP, MLCP, frictional contact (local, Coulomb or rolling); dense or CSparse storage as the matrix is stored"
             }
             Format::Fclib => "frictional contact (local, spacedim 2 or 3), W in compressed rows",
             Format::MatrixMarket => "LCP, MLCP, frictional contact; sparse M as coordinate, dense M as array",
@@ -279,10 +279,13 @@ pub fn format_numerics_matrix(m: &Matrix) -> String {
 /// * MLCP: `1 0 n m` (M/q storage only; n equality rows, m complementarity rows), the block
 ///   rows (a new block wherever the row kind changes, ending at n + m), one kind per block
 ///   (0 equality, 1 complementarity), M, q;
-/// * frictional contact: `d nc`, W, q, μ; in global form (`Problem::GlobalFriction`, as
-///   Siconos' `globalFrictionContact_printInFile`) `d nc`, M, H, f, b, μ.
+/// * frictional contact: `d nc`, W, q, μ; rolling frictional contact (every law
+///   `ConeSpec::Rolling`) as Siconos' `rollingFrictionContact_printInFile`: then μ_r; in
+///   global form (`Problem::GlobalFriction`, as Siconos' `globalFrictionContact_printInFile`)
+///   `d nc`, M, H, f, b, μ.
 ///
-/// Errors: a box-constrained LCP or a friction law other than Coulomb (not representable).
+/// Errors: a box-constrained LCP or a friction law other than Coulomb or rolling (not
+/// representable).
 pub fn format_siconos(p: &Problem) -> Result<String, Error> {
     let mut s = String::new();
     match p {
@@ -331,11 +334,17 @@ pub fn format_siconos(p: &Problem) -> Result<String, Error> {
             push_values(&mut s, m.q(), 1);
         }
         Problem::Friction(f) => {
-            check_coulomb(f)?;
+            let mu_r = f.rolling_mu();
+            if mu_r.is_none() {
+                check_coulomb(f)?;
+            }
             let _ = writeln!(s, "{} {}", f.dim, f.contacts());
             s.push_str(&format_numerics_matrix(&f.w));
             push_values(&mut s, &f.q, f.dim);
             push_values(&mut s, &f.mu, 1);
+            if let Some(mu_r) = mu_r {
+                push_values(&mut s, &mu_r, 1);
+            }
         }
     }
     Ok(s)

@@ -113,8 +113,27 @@ pub fn read_friction_file(path: &Path) -> Result<FrictionFile, Error> {
 /// assert_eq!(e.to_string(), "one.dat: token 14 (mu[0]): friction coefficient must be ≥ 0, found -0.3");
 /// ```
 pub fn parse_friction_contact(text: &str, file: &Path) -> Result<FrictionFile, Error> {
+    parse_friction_text(text, file, false).map(|(f, _)| f)
+}
+
+/// The reader of [`parse_friction_contact`], and with `rolling` of a Siconos rolling
+/// frictional contact file (`crate::rolling`): then d must be 3 or 5, μ_r (nc values) follows
+/// μ and no flag may follow μ_r (Siconos' `rollingFrictionContact_printInFile` writes none).
+/// Returns the file's problem (a local rolling problem has its rolling laws) and, when
+/// `rolling`, μ_r.
+pub(crate) fn parse_friction_text(
+    text: &str,
+    file: &Path,
+    rolling: bool,
+) -> Result<(FrictionFile, Option<Vec<f64>>), Error> {
     let mut ts = Tokens::new(text, file);
     let d = ts.read_usize("d (contact dimension)")?;
+    if rolling && d != 3 && d != 5 {
+        return Err(ts.error(
+            "d (contact dimension)",
+            format!("a rolling friction contact has dimension 3 (2-D) or 5 (3-D), found {d}"),
+        ));
+    }
     if !(2..=MAX_DIM).contains(&d) {
         return Err(ts.error(
             "d (contact dimension)",
@@ -127,14 +146,14 @@ pub fn parse_friction_contact(text: &str, file: &Path) -> Result<FrictionFile, E
         .ok_or_else(|| ts.error("nc (number of contacts)", format!("d·nc = {d}·{nc} overflows")))?;
     // q and μ alone need d·nc + nc more tokens: refuse an absurd nc before reading on.
     let need = size
-        .checked_add(nc)
+        .checked_add(if rolling { 2 * nc } else { nc })
         .ok_or_else(|| ts.error("nc (number of contacts)", format!("nc = {nc} overflows")))?;
     ts.check_available(need, format_args!("nc = {nc}"))?;
     let total = ts.remaining() + ts.last_position();
 
     let local_shape = peek_header(&ts).is_none_or(|(_, s0, s1)| s0 == size && s1 == size);
     if !local_shape {
-        return parse_global_rest(&mut ts, d, nc).map(FrictionFile::Global);
+        return parse_global_rest(&mut ts, d, nc, rolling).map(|(g, r)| (FrictionFile::Global(g), r));
     }
     let w = read_numerics_matrix(&mut ts, "W")?;
     if header_is(&ts, w.nrows(), size) {
@@ -142,13 +161,20 @@ pub fn parse_friction_contact(text: &str, file: &Path) -> Result<FrictionFile, E
         // is really q and the H reading fails on a value.
         let mut gts = ts.clone();
         match read_numerics_matrix(&mut gts, "H") {
-            Ok(h) => return parse_global_vectors(&mut gts, d, nc, w, h).map(FrictionFile::Global),
+            Ok(h) => {
+                return parse_global_vectors(&mut gts, d, nc, w, h, rolling)
+                    .map(|(g, r)| (FrictionFile::Global(g), r))
+            }
             // A global file cut short must not pass for a local one.
             Err(e) if ran_out(&e, total) => return Err(e),
-            Err(e) => return parse_local_rest(&mut ts, d, nc, w).map(FrictionFile::Local).map_err(|_| e),
+            Err(e) => {
+                return parse_local_rest(&mut ts, d, nc, w, rolling)
+                    .map(|(p, r)| (FrictionFile::Local(p), r))
+                    .map_err(|_| e)
+            }
         }
     }
-    parse_local_rest(&mut ts, d, nc, w).map(FrictionFile::Local)
+    parse_local_rest(&mut ts, d, nc, w, rolling).map(|(p, r)| (FrictionFile::Local(p), r))
 }
 
 /// Whether `e` says the text ended before the value being read (`total` tokens in all).
@@ -176,25 +202,36 @@ fn header_is(ts: &Tokens, rows: usize, cols: usize) -> bool {
     peek_header(ts).is_some_and(|(_, s0, s1)| s0 == rows && s1 == cols)
 }
 
-/// After W: q (d·nc) and μ (nc).
+/// After W: q (d·nc), μ (nc) and, when `rolling`, μ_r (nc).
 fn parse_local_rest(
     ts: &mut Tokens,
     d: usize,
     nc: usize,
     w: Matrix,
-) -> Result<FrictionContactProblem, Error> {
+    rolling: bool,
+) -> Result<(FrictionContactProblem, Option<Vec<f64>>), Error> {
     let size = d * nc;
     let q = ts.read_vector(size, "q")?;
-    let mu = read_mu(ts, nc)?;
+    let mu = read_mu(ts, nc, "mu")?;
+    let mu_r = if rolling { Some(read_mu(ts, nc, "mu_r")?) } else { None };
     end_of_data(
         ts,
         format_args!("d = {d}, nc = {nc}: W ({size}x{size}), q (length {size}), mu (length {nc})"),
+        rolling,
     )?;
-    FrictionContactProblem::new(d, w, q, mu)
+    match mu_r {
+        Some(mr) => FrictionContactProblem::rolling(d, w, q, mu, mr.clone()).map(|p| (p, Some(mr))),
+        None => FrictionContactProblem::new(d, w, q, mu).map(|p| (p, None)),
+    }
 }
 
 /// From the first matrix on: M, H, q (= f), b, μ.
-fn parse_global_rest(ts: &mut Tokens, d: usize, nc: usize) -> Result<GlobalFrictionContactProblem, Error> {
+fn parse_global_rest(
+    ts: &mut Tokens,
+    d: usize,
+    nc: usize,
+    rolling: bool,
+) -> Result<(GlobalFrictionContactProblem, Option<Vec<f64>>), Error> {
     let size = d * nc;
     let m_pos = ts.position();
     let m = read_numerics_matrix(ts, "M")?;
@@ -224,51 +261,59 @@ fn parse_global_rest(ts: &mut Tokens, d: usize, nc: usize) -> Result<GlobalFrict
         ));
     }
     let h = read_numerics_matrix(ts, "H")?;
-    parse_global_vectors(ts, d, nc, m, h)
+    parse_global_vectors(ts, d, nc, m, h, rolling)
 }
 
-/// After M and H: q (= f, n_dof values), b (d·nc), μ (nc).
+/// After M and H: q (= f, n_dof values), b (d·nc), μ (nc), and μ_r (nc) when `rolling`.
 fn parse_global_vectors(
     ts: &mut Tokens,
     d: usize,
     nc: usize,
     m: Matrix,
     h: Matrix,
-) -> Result<GlobalFrictionContactProblem, Error> {
+    rolling: bool,
+) -> Result<(GlobalFrictionContactProblem, Option<Vec<f64>>), Error> {
     let (n, size) = (m.nrows(), d * nc);
-    let need = n.saturating_add(size).saturating_add(nc);
+    let need = n.saturating_add(size).saturating_add(if rolling { 2 * nc } else { nc });
     ts.check_available(need, format_args!("H ({n}x{size})"))?;
     let f = ts.read_vector(n, "q")?;
     let b = ts.read_vector(size, "b")?;
-    let mu = read_mu(ts, nc)?;
+    let mu = read_mu(ts, nc, "mu")?;
+    let mu_r = if rolling { Some(read_mu(ts, nc, "mu_r")?) } else { None };
     end_of_data(
         ts,
         format_args!(
             "d = {d}, nc = {nc}, n_dof = {n}: M ({n}x{n}), H ({n}x{size}), q (length {n}), b (length {size}), \
              mu (length {nc})"
         ),
+        rolling,
     )?;
-    GlobalFrictionContactProblem::new(d, m, h, f, b, mu)
+    GlobalFrictionContactProblem::new(d, m, h, f, b, mu).map(|g| (g, mu_r))
 }
 
 /// After μ: the optional `isComplete` flag (0 or 1), then the end of the data
-/// ([`Tokens::expect_end`]; `declared` lists what the header declared).
-fn end_of_data(ts: &mut Tokens, declared: std::fmt::Arguments<'_>) -> Result<(), Error> {
+/// ([`Tokens::expect_end`]; `declared` lists what the header declared). A rolling file
+/// (`rolling`) ends after μ_r, with no flag.
+fn end_of_data(ts: &mut Tokens, declared: std::fmt::Arguments<'_>, rolling: bool) -> Result<(), Error> {
+    if rolling {
+        return ts.expect_end(format_args!("{declared}, mu_r (as long as mu)"));
+    }
     if matches!(ts.peek(), Some("0" | "1")) {
         ts.next_token();
     }
     ts.expect_end(format_args!("{declared} and an optional flag 0 or 1"))
 }
 
-/// μ (nc values), each ≥ 0; a negative one is named with its token position.
-fn read_mu(ts: &mut Tokens, nc: usize) -> Result<Vec<f64>, Error> {
+/// μ or μ_r (`name`, nc values), each ≥ 0; a negative one is named with its token position.
+fn read_mu(ts: &mut Tokens, nc: usize, name: &str) -> Result<Vec<f64>, Error> {
     let mu_pos = ts.position();
-    let mu = ts.read_vector(nc, "mu")?;
+    let mu = ts.read_vector(nc, name)?;
     if let Some(i) = mu.iter().position(|&m| m < 0.0) {
+        let what = if name == "mu" { "friction coefficient" } else { "rolling friction coefficient" };
         return Err(ts.error_at(
             mu_pos + i,
-            format_args!("mu[{i}]"),
-            format!("friction coefficient must be ≥ 0, found {}", mu[i]),
+            format_args!("{name}[{i}]"),
+            format!("{what} must be ≥ 0, found {}", mu[i]),
         ));
     }
     Ok(mu)

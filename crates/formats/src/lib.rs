@@ -14,6 +14,8 @@
 //!   `.dat` (local or global, any matrix storage) or FCLIB `.hdf5` (through the pure-Rust
 //!   `hdf5-pure`, no C library); global problems are reduced to the local form
 //!   (`perp_cones::global`). [`read_problem`] detects the kind of any supported file.
+//! * [`rolling`] reads Siconos rolling frictional contact files (local or global, d = 5 or 3:
+//!   the frictional layout with μ_r after μ) into a problem with `ConeSpec::Rolling` laws.
 //! * [`mtx`] reads and writes MatrixMarket problems: `foo.mtx` (M or W) with `foo_q.mtx` and,
 //!   by kind, `foo_mu.mtx` or `foo_free.mtx`.
 //! * [`json`] reads and writes one self-describing JSON object per problem (schema in its
@@ -30,6 +32,7 @@ pub mod friction_file;
 pub mod json;
 pub mod mlcp;
 pub mod mtx;
+pub mod rolling;
 pub mod siconos;
 pub mod tokens;
 
@@ -37,6 +40,7 @@ pub use fclib::{read_fclib, read_fclib_with_extras, FclibExtras};
 pub use friction::{parse_friction_contact, read_friction_contact, read_friction_file};
 pub use friction_file::FrictionFile;
 pub use mlcp::{parse_mlcp, read_mlcp, read_problem, Problem, ProblemKind};
+pub use rolling::{parse_rolling_friction_contact, read_rolling_friction_contact, RollingFile};
 pub use siconos::{parse_lcp, read_lcp, read_numerics_matrix};
 
 /// The peer-suite folder (the one holding `siconos/`) named by the `PERP_SUITES` environment

@@ -236,7 +236,10 @@ pub use perp_catalogue::{Problem, ProblemKind};
 ///    file `*_mlcp.dat`), reporting the MLCP reader's error if it fails;
 /// 2. a text file that the frictional contact reader accepts (`d nc` with d ∈ {2, 3}, then a
 ///    matrix of size d·nc, q, μ — or the global layout) is a frictional problem; the error of
-///    that reader is the one reported for a file whose name says `fc`/`friction`;
+///    that reader is the one reported for a file whose name says `fc`/`friction`; else one
+///    that the rolling reader accepts (d ∈ {3, 5}, μ_r after μ: [`crate::rolling`]) is a
+///    rolling frictional problem (a 2-D rolling file of one contact whose μ_r is 0 or 1 reads
+///    as a frictional file with its optional flag: the layouts coincide there);
 /// 3. otherwise the LCP and MLCP readers are tried: if the MLCP reader accepts the text it is an MLCP
 ///    (its layout — two 0/1 flags, block rows from 0 to n+m, their kinds, an (n+m)-square M —
 ///    is far more specific than the LCP's: an MLCP file's first tokens often read as a small
@@ -263,7 +266,7 @@ pub fn read_problem(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, E
     match kind {
         Some(ProblemKind::Lcp) => crate::read_lcp(path).map(Problem::Lcp),
         Some(ProblemKind::Mlcp) => read_mlcp(path).map(Problem::Mlcp),
-        Some(ProblemKind::Friction) => crate::read_friction_contact(path).map(Problem::Friction),
+        Some(ProblemKind::Friction) => read_friction_or_rolling(path).map(Problem::Friction),
         // The global form as the file holds it (M, H, f, b), for the solvers of that form.
         Some(ProblemKind::GlobalFriction) => match crate::read_friction_file(path)? {
             crate::FrictionFile::Global(g) => Ok(Problem::GlobalFriction(g)),
@@ -296,6 +299,9 @@ pub fn read_problem(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, E
             if let Ok(p) = fc {
                 return Ok(Problem::Friction(p));
             }
+            if let Ok(p) = crate::rolling::parse_rolling_friction_contact(&text, path) {
+                return p.into_local().map(Problem::Friction);
+            }
             match parse_mlcp(&text, path) {
                 Ok(p) => Ok(Problem::Mlcp(p)),
                 Err(_) => match crate::parse_lcp(&text, path) {
@@ -308,6 +314,12 @@ pub fn read_problem(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, E
             }
         }
     }
+}
+
+/// A frictional contact file, or else a rolling one ([`crate::rolling`]); the frictional
+/// reader's error when neither reads it.
+fn read_friction_or_rolling(path: &Path) -> Result<perp_cones::FrictionContactProblem, Error> {
+    crate::read_friction_contact(path).or_else(|e| crate::read_rolling_friction_contact(path).map_err(|_| e))
 }
 
 /// Whether `e` is a reader's "more data than the header declares" ([`Tokens::expect_end`]).

@@ -286,6 +286,16 @@ impl LemkePyramid {
         let (d, nc) = (p.dim, p.contacts());
         let k = d - 1;
         let cones = p.cone_objects()?;
+        if let Some(c) = cones.iter().find(|c| !c.scales_with_mu()) {
+            return Err(Error::Requirement {
+                solver: "lemke-pyramid".into(),
+                requirement: format!(
+                    "friction cones whose section scales with μ (a pyramid inscribed in μ·S_1(1)); {} does not",
+                    c.name()
+                ),
+                suggestion: Some("use nsgs, prox, ac-newton, admm or apgd".into()),
+            });
+        }
         let mut report = SolveReport::new("lemke-pyramid");
 
         // Base pyramids.
