@@ -103,7 +103,33 @@ fn a_formulation_switch_takes_that_formulations_default_solver() {
         perp().args(["simulate", "sphere-spin", "--formulation", "st", "--solver", "nsgs"]).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("unknown solver 'nsgs'") && err.contains("lemke"), "{err}");
+    assert!(err.contains("nsgs is a frictional-contact solver; for an LCP use one of lemke"), "{err}");
+}
+
+/// Issue 34, item 3: `simulate sphere-spin --formulation st` printed the scene's "Cone method";
+/// one line now names the formulation, the solver and the fallback chain the run uses.
+#[test]
+fn simulate_names_the_formulation_solver_and_chain_it_uses() {
+    for (args, method) in [
+        (
+            &["sphere-spin", "--formulation", "st"][..],
+            // sphere-spin has its own torsional directions.
+            "method     st (Stewart–Trinkle LCP, the scene's directions), solver lemke, fallback bdiff-newton",
+        ),
+        (&["sphere-spin"][..], "method     cone (exact friction cones), solver nsgs, fallback none"),
+        (
+            &["sphere-spin", "--solver", "prox", "--fallback", "default"][..],
+            "method     cone (exact friction cones), solver prox, fallback ac-newton",
+        ),
+        (&["woodpecker", "--fallback", "none"][..], "method     gs (Glocker–Studer LCP), solver lemke, fallback none"),
+    ] {
+        let out = perp().arg("simulate").args(args).args(["--t-end", "0.01"]).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.code().is_some_and(|c| c < 2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("method ")).collect();
+        assert_eq!(lines, [method], "{args:?}: {stdout}");
+        assert!(!stdout.contains("Cone method"), "{stdout}");
+    }
 }
 
 /// Issue 36: `simulate ball-pile 20 --formulation st --solver fb-newton` exited 101: the

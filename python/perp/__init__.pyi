@@ -231,12 +231,18 @@ class Cone:
 class Solver:
     """A solver built once by name and kept across solves: what it prepares for a problem's
     structure (workspaces, factor storage, a sparse W's symbolic factorization) is kept from
-    one solve to the next. Its answers equal ``solve_lcp``'s and ``solve_friction``'s."""
+    one solve to the next. Its answers equal ``solve_lcp``'s and ``solve_friction``'s.
+
+    ``family`` ("lcp", "mcp", "friction") is needed only for a name several families have:
+    ``Solver("lemke")`` is the LCP solver, ``Solver("fb-newton")`` the frictional one,
+    ``Solver("bdiff-newton")`` (LCP and MCP) is refused without it. A name of another family
+    than the problem's is refused naming its family ("nsgs is a frictional-contact solver; for
+    an LCP use one of lemke, pgs, ...")."""
 
     def __init__(
         self,
         name: str,
-        family: str = "friction",
+        family: Optional[str] = None,
         tol: float = 1e-8,
         max_iter: Optional[int] = None,
         time_limit: Optional[float] = None,

@@ -498,12 +498,29 @@ def test_a_kept_solver_answers_as_the_one_shot_calls_in_a_loop():
         m = np.array([[2.0, 1.0], [1.0, 2.0]]) * (1 + k)
         a = lemke.solve_lcp(m, [-5.0, -6.0])
         assert a.solved and np.array_equal(a.z, perp.solve_lcp(m, [-5.0, -6.0]).z)
-    with pytest.raises(perp.Error, match="unknown solver 'lemke'"):
-        perp.Solver("lemke")
     with pytest.raises(perp.Error, match="family"):
         perp.Solver("lemke", family="ncp")
-    with pytest.raises(perp.Error, match="unknown solver 'lemke'"):
+    with pytest.raises(perp.Error, match="lemke is an LCP solver; for a frictional-contact problem use one of nsgs"):
         lemke.solve_friction(w, np.zeros(6), 0.5)
+
+
+def test_an_unambiguous_name_needs_no_family_and_a_wrong_one_names_its_family():
+    # Issue 34, item 3: the family defaulted to friction, so perp.Solver("lemke") was refused.
+    for name, family in [("lemke", "lcp"), ("pgs", "lcp"), ("schur-lemke", "mcp"), ("nsgs", "friction")]:
+        assert perp.Solver(name).family == family
+    a = perp.Solver("lemke").solve_lcp(np.array([[2.0, 1.0], [1.0, 2.0]]), [-5.0, -6.0])
+    assert a.solved and np.allclose(a.z, [4.0 / 3.0, 7.0 / 3.0])
+    # fb-newton (three families) stays the frictional one; bdiff-newton (LCP, MCP) needs it.
+    assert perp.Solver("fb-newton").family == "friction"
+    assert perp.Solver("bdiff-newton", family="mcp").family == "mcp"
+    with pytest.raises(perp.Error, match='bdiff-newton is a solver of several families .* give family='):
+        perp.Solver("bdiff-newton")
+    with pytest.raises(perp.Error, match="unknown solver 'nope'"):
+        perp.Solver("nope")
+    with pytest.raises(perp.Error, match="nsgs is a frictional-contact solver; for an LCP use one of lemke, pgs"):
+        perp.Solver("nsgs", family="lcp")
+    with pytest.raises(perp.Error, match="nsgs is a frictional-contact solver; for an LCP use one of lemke"):
+        perp.solve_lcp(np.eye(2), [-1.0, 1.0], solver="nsgs")
 
 
 def _tridiagonal_lcp(n, seed):

@@ -168,6 +168,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     let secs = start.elapsed().as_secs_f64();
     let st = &sim.stats;
     outln!("scene      {} ({})", scene.name(), scene.description())?;
+    outln!("method     {}", sim.method())?;
     outln!("steps      {} of dt = {dt:e} to t = {:.6}", st.steps, sim.t)?;
     outln!(
         "solves     {} (largest {}), {} iterations/pivots, {} not solved, worst error {:.3e}",

@@ -39,6 +39,14 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Log every iteration whose error the solver measured to stderr: `iteration K error E`
+    /// and the effort so far (pivots, factorizations, line-search steps), then an `end` line.
+    #[arg(long)]
+    verbose: bool,
+    /// Write the iteration history (the measured errors and their iterations) to FILE: CSV
+    /// (`iteration,error`), or JSON when FILE ends in `.json`.
+    #[arg(long, value_name = "FILE")]
+    history: Option<PathBuf>,
 }
 
 /// Runs `perp solve`.
@@ -52,12 +60,91 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     for p in &a.params {
         params = params.push_pair(p)?;
     }
-    let s = Settings { threads: super::threads(a.threads)?, ..settings(&a.common, a.max_iter)? };
+    let mut s = Settings { threads: super::threads(a.threads)?, ..settings(&a.common, a.max_iter)? };
+    if a.verbose {
+        s.observer = Some(std::sync::Arc::new(log_iteration));
+    }
+    if let Some(path) = &a.history {
+        // Refused before the solve: a path whose folder does not exist.
+        check_writable(path)?;
+        s.record_history = true;
+    }
     let fallback: Vec<&str> = a
         .fallback
         .as_deref()
         .map_or(Vec::new(), |l| l.split(',').map(str::trim).filter(|n| !n.is_empty()).collect());
-    solve(&a.file, a.solver.as_deref(), &params, &fallback, kind, &s, a.json)
+    let (code, report) = solve(&a.file, a.solver.as_deref(), &params, &fallback, kind, &s, a.json)?;
+    if a.verbose {
+        use std::io::Write as _;
+        // A closed stderr (`2>&1 | head`) is not an error of the solve.
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "end {} iterations {} error {:.6e} ({})",
+            report.status,
+            report.iterations,
+            report.error,
+            report.solver
+        );
+    }
+    if let Some(path) = &a.history {
+        write_history(path, &report)?;
+    }
+    Ok(code)
+}
+
+/// `--verbose`: one line per iteration whose error was measured (PGS and NSGS carry an old
+/// error or an estimate between their exact checks; those steps are not logged).
+fn log_iteration(p: &perp::core::Progress) -> perp::core::Control {
+    if p.measured {
+        let c = p.counters;
+        let mut line = format!("iteration {} error {:.6e}", p.iteration, p.error);
+        for (name, v) in
+            [("pivots", c.pivots), ("factorizations", c.factorizations), ("line-search", c.line_search_steps)]
+        {
+            if v > 0 {
+                line.push_str(&format!(" {name} {v}"));
+            }
+        }
+        line.push_str(&format!(" seconds {:.3e}", p.elapsed.as_secs_f64()));
+        // A closed stderr is not worth stopping the solve for.
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    }
+    perp::core::Control::Continue
+}
+
+/// Refuses an output path whose folder does not exist, naming it.
+fn check_writable(path: &Path) -> Result<(), Error> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(Error::Io {
+            file: path.to_path_buf(),
+            source: std::io::Error::other("its folder does not exist"),
+        })
+    }
+}
+
+/// `--history FILE`: the measured errors and their iterations, CSV or JSON by extension.
+fn write_history(path: &Path, r: &perp::core::SolveReport) -> Result<(), Error> {
+    let io = |source| Error::Io { file: path.to_path_buf(), source };
+    let text = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+        serde_json::json!({
+            "solver": r.solver,
+            "status": r.status.as_str(),
+            "iterations": r.history_iterations,
+            "errors": r.history.iter().map(|&e| finite_or_null(e)).collect::<Vec<_>>(),
+        })
+        .to_string()
+    } else {
+        let mut t = String::from("iteration,error\n");
+        for (k, e) in r.history_iterations.iter().zip(&r.history) {
+            t.push_str(&format!("{k},{e:e}\n"));
+        }
+        t
+    };
+    std::fs::write(path, text).map_err(io)
 }
 
 fn solve(
@@ -68,7 +155,7 @@ fn solve(
     kind: Option<ProblemKind>,
     s: &Settings,
     json: bool,
-) -> Result<ExitCode, Error> {
+) -> Result<(ExitCode, perp::core::SolveReport), Error> {
     let problem = super::read_problem(file, kind)?;
     let kind = problem.kind_name();
     let n = problem.n();
@@ -141,7 +228,8 @@ fn solve(
             outln!("z          {:?}", sol.z)?;
         }
     }
-    Ok(if r.status == Status::Solved { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    let code = if r.status == Status::Solved { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    Ok((code, sol.report))
 }
 
 fn finite_or_null(x: f64) -> serde_json::Value {

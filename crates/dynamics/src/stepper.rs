@@ -76,6 +76,28 @@ impl Formulation {
         }
     }
 
+    /// What the formulation is, in a few words, with `perp simulate --formulation`'s key:
+    /// `cone (exact friction cones)`, `st (Stewart–Trinkle LCP, 8 directions)` …
+    ///
+    /// ```
+    /// use perp_dynamics::{Directions, Formulation};
+    /// assert_eq!(Formulation::StewartTrinkle(Directions::Uniform(8)).describe(), "st (Stewart–Trinkle LCP, 8 directions)");
+    /// assert_eq!(Formulation::Cone.describe(), "cone (exact friction cones)");
+    /// ```
+    pub fn describe(&self) -> String {
+        match self {
+            Formulation::GlockerStuder => "gs (Glocker–Studer LCP)".into(),
+            Formulation::StewartTrinkle(Directions::Uniform(m)) => {
+                format!("st (Stewart–Trinkle LCP, {m} directions)")
+            }
+            Formulation::StewartTrinkle(Directions::Custom(_)) => {
+                "st (Stewart–Trinkle LCP, the scene's directions)".into()
+            }
+            Formulation::Cone => "cone (exact friction cones)".into(),
+            Formulation::TzitzourisPang => "tp (Tzitzouris–Pang NCP)".into(),
+        }
+    }
+
     /// The catalogue family of the solvers that take this formulation's problems.
     pub fn family(&self) -> Family {
         match self {
@@ -895,6 +917,20 @@ impl<'s> Simulator<'s> {
             progress(k, steps)?;
         }
         Ok(steps)
+    }
+
+    /// What this simulator solves its steps with, in one line: the formulation
+    /// ([`Formulation::describe`]), the solver and the fallback chain as built (the chosen
+    /// solver is left out of its own chain), e.g. `cone (exact friction cones), solver nsgs,
+    /// fallback prox, ac-newton` or `…, fallback none`. `perp simulate` prints it.
+    pub fn method(&self) -> String {
+        let chain: Vec<&str> = self.fallbacks.iter().map(Solver::name).collect();
+        format!(
+            "{}, solver {}, fallback {}",
+            self.opts.formulation.describe(),
+            self.solver.name(),
+            if chain.is_empty() { "none".to_string() } else { chain.join(", ") }
+        )
     }
 
     /// The recorded columns: `t`, `q…`, `u…` (labelled by `names`, default `q0…`, `u0…`), the
