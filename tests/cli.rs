@@ -429,3 +429,33 @@ fn solve_verbose_logs_measured_iterations_and_history_writes_them() {
     assert!(err.contains("/nonexistent-dir/h.csv"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 34, item 2: a solve that takes more than a second shows a progress line (iteration
+/// and error) on stderr when stderr is a terminal (`script` gives it one); `--quiet` none; a
+/// pipe none, stdout unchanged.
+#[test]
+fn a_long_solve_shows_progress_on_a_terminal_unless_quiet() {
+    let suites = std::env::var("PERP_SUITES").unwrap_or_else(|_| "../shared/suites".into());
+    let file = format!("{suites}/siconos/fc3d/Capsules-i100-1090.dat");
+    if !std::path::Path::new(&file).exists() {
+        eprintln!("skipped: {file} not found");
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_perp");
+    // A tight tolerance: apgd runs for a second or more (the time limit, 2.5 s, ends it).
+    let run = format!("{bin} solve {file} --solver apgd --tol 1e-14 --max-iter 100000000 --time-limit 2.5");
+    let on_tty = |extra: &str| {
+        let o = Command::new("script")
+            .args(["-qec", &format!("{run} {extra}"), "/dev/null"])
+            .output()
+            .expect("script (util-linux) runs the command on a pseudo-terminal");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let shown = on_tty("");
+    assert!(shown.contains("solver     apgd"), "{shown}");
+    let progress = shown.replace('\r', "\n");
+    let line = progress.lines().find(|l| l.contains(" iteration ") && l.contains(" error ")).unwrap_or("");
+    assert!(line.contains("1s iteration ") || line.contains("2s iteration "), "{shown}");
+    let quiet = on_tty("--quiet");
+    assert!(quiet.contains("solver     apgd") && !quiet.contains(" iteration "), "{quiet}");
+}

@@ -266,3 +266,31 @@ fn a_step_budget_beyond_a_duration_is_no_budget() {
         assert!(err.contains("--step-budget"), "{b}: {err}");
     }
 }
+
+/// Issue 34, item 2: the progress bar was decided every 64 steps, so a slow scene (a pile of
+/// 1000 balls) printed nothing for a minute; now by elapsed time, after about a second, on
+/// stderr and on a terminal only (`script` gives the run one), and `--quiet` silences it.
+#[test]
+fn progress_appears_on_a_terminal_by_elapsed_time_and_quiet_silences_it() {
+    let bin = env!("CARGO_BIN_EXE_perp");
+    // About a million woodpecker steps: several seconds in a debug build.
+    let run = "simulate woodpecker --dt 1e-5 --t-end 10";
+    let on_tty = |extra: &str| {
+        let o = Command::new("script")
+            .args(["-qec", &format!("{bin} {run} {extra}"), "/dev/null"])
+            .output()
+            .expect("script (util-linux) runs the command on a pseudo-terminal");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let shown = on_tty("");
+    assert!(shown.contains("/1000000 steps"), "{shown}");
+    assert!(shown.contains("steps      1000000 of dt = 1e-5"), "{shown}");
+    let quiet = on_tty("--quiet");
+    assert!(!quiet.contains("/1000000 steps") && quiet.contains("steps      1000000 of"), "{quiet}");
+    // Not a terminal: nothing on stderr, the same report on stdout.
+    let o = perp().args(run.split(' ')).output().unwrap();
+    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.starts_with("scene      woodpecker") && !stdout.contains("/1000000"), "{stdout}");
+}

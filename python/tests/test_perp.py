@@ -296,7 +296,7 @@ def test_bad_input_raises_perp_error_naming_the_argument():
         (lambda: perp.solve_friction(np.eye(3), [-1.0, 0.0, 0.0], -0.5), "mu"),
         (lambda: perp.solve_friction(np.eye(4), np.zeros(4), 0.5), "dim"),
         (lambda: perp.solve_friction(np.eye(3), np.zeros(3), 0.5, dim=7), "dim"),
-        (lambda: perp.solve_friction(np.eye(3), np.zeros(3), 0.5, solver="lemke"), "valid names: nsgs"),
+        (lambda: perp.solve_friction(np.eye(3), np.zeros(3), 0.5, solver="lemke"), "lemke is an LCP solver; for a frictional-contact problem use one of nsgs"),
         (lambda: perp.solvers("quantum"), "kind"),
         (lambda: perp.read("/nonexistent/problem.dat"), "problem.dat"),
         (lambda: perp.simulate("no-such-scene"), "no-such-scene"),

@@ -61,6 +61,43 @@ pub struct Args {
     /// SVG picture of the trajectory.
     #[arg(long)]
     plot: Option<PathBuf>,
+    /// No progress bar (it goes to stderr, on a terminal, once the run has taken a second).
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// When to read the clock: every `stride` steps, the stride doubling while the checks come
+/// less than 50 ms apart and halving when they come more than 200 ms apart. A slow run (a
+/// pile of 1000 balls, a second a step) reads it after every step, so its bar appears after a
+/// second; a fast one (the woodpecker, a microsecond a step) soon reads it every few thousand
+/// steps, where a read per step cost it 3 %.
+struct Ticker {
+    stride: usize,
+    next: usize,
+    last: Instant,
+}
+
+impl Ticker {
+    /// A ticker whose first check is after step 1.
+    fn new() -> Ticker {
+        Ticker { stride: 1, next: 1, last: Instant::now() }
+    }
+
+    /// Whether step `k` is a check (then the clock was read).
+    fn due(&mut self, k: usize) -> bool {
+        if k < self.next {
+            return false;
+        }
+        let gap = self.last.elapsed().as_secs_f64();
+        self.last = Instant::now();
+        if gap < 0.05 {
+            self.stride = self.stride.saturating_mul(2);
+        } else if gap > 0.2 {
+            self.stride = (self.stride / 2).max(1);
+        }
+        self.next = k.saturating_add(self.stride);
+        true
+    }
 }
 
 /// Runs `perp simulate`.
@@ -131,12 +168,14 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     // A progress bar on stderr once the run has taken a second (indicatif draws only on a
     // terminal).
     let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut ticker = Ticker::new();
+    let quiet = a.quiet;
     let mut progress = |k: usize, steps: usize| -> Result<(), Error> {
-        // Every 64th step: a clock read per step costs the woodpecker (~1 µs a step) 3 %.
-        if !k.is_multiple_of(64) && k < steps {
+        // Decided by elapsed time, the clock read as often as the steps' length allows.
+        if quiet || k >= steps || !ticker.due(k) {
             return Ok(());
         }
-        if bar.is_none() && start.elapsed().as_secs_f64() > 1.0 && k < steps {
+        if bar.is_none() && start.elapsed().as_secs_f64() > 1.0 {
             let b = indicatif::ProgressBar::with_draw_target(
                 Some(steps as u64),
                 indicatif::ProgressDrawTarget::stderr(),
@@ -145,6 +184,8 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
                 indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} steps {elapsed} (eta {eta})")
                     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
+            // The elapsed time and the estimate move while a long step runs.
+            b.enable_steady_tick(std::time::Duration::from_millis(250));
             bar = Some(b);
         }
         if let Some(b) = &bar {

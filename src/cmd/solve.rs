@@ -47,6 +47,9 @@ pub struct Args {
     /// (`iteration,error`), or JSON when FILE ends in `.json`.
     #[arg(long, value_name = "FILE")]
     history: Option<PathBuf>,
+    /// No progress line (on stderr, on a terminal, once the solve has taken a second).
+    #[arg(long, short, conflicts_with = "verbose")]
+    quiet: bool,
 }
 
 /// Runs `perp solve`.
@@ -61,8 +64,15 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         params = params.push_pair(p)?;
     }
     let mut s = Settings { threads: super::threads(a.threads)?, ..settings(&a.common, a.max_iter)? };
+    let bar: std::sync::Arc<std::sync::OnceLock<indicatif::ProgressBar>> = Default::default();
     if a.verbose {
         s.observer = Some(std::sync::Arc::new(log_iteration));
+    } else if !a.quiet {
+        let bar = bar.clone();
+        s.observer = Some(std::sync::Arc::new(move |p: &perp::core::Progress| {
+            show_progress(&bar, p);
+            perp::core::Control::Continue
+        }));
     }
     if let Some(path) = &a.history {
         // Refused before the solve: a path whose folder does not exist.
@@ -73,7 +83,11 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         .fallback
         .as_deref()
         .map_or(Vec::new(), |l| l.split(',').map(str::trim).filter(|n| !n.is_empty()).collect());
-    let (code, report) = solve(&a.file, a.solver.as_deref(), &params, &fallback, kind, &s, a.json)?;
+    let solved = solve(&a.file, a.solver.as_deref(), &params, &fallback, kind, &s, a.json);
+    if let Some(b) = bar.get() {
+        b.finish_and_clear();
+    }
+    let (code, report) = solved?;
     if a.verbose {
         use std::io::Write as _;
         // A closed stderr (`2>&1 | head`) is not an error of the solve.
@@ -111,6 +125,27 @@ fn log_iteration(p: &perp::core::Progress) -> perp::core::Control {
         let _ = writeln!(std::io::stderr().lock(), "{line}");
     }
     perp::core::Control::Continue
+}
+
+/// The progress line of a long solve: shown once the solve has taken a second (indicatif
+/// draws only on a terminal), updated at the iterations whose error was measured.
+fn show_progress(bar: &std::sync::OnceLock<indicatif::ProgressBar>, p: &perp::core::Progress) {
+    if p.elapsed.as_secs_f64() < 1.0 {
+        return;
+    }
+    let b = bar.get_or_init(|| {
+        let b = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr())
+            .with_elapsed(p.elapsed);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        b.enable_steady_tick(std::time::Duration::from_millis(250));
+        b
+    });
+    if p.measured {
+        b.set_message(format!("iteration {} error {:.3e}", p.iteration, p.error));
+    }
 }
 
 /// Refuses an output path whose folder does not exist, naming it.
