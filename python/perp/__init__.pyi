@@ -317,5 +317,9 @@ def simulate(
     activation: Optional[str] = None,
     tol: Optional[float] = None,
     params: Optional[Mapping[str, _ParamValue]] = None,
+    columns: Optional[Sequence[str]] = None,
 ) -> Simulation:
-    """Runs a built-in scene as ``perp simulate`` does."""
+    """Runs a built-in scene as ``perp simulate`` does. ``columns`` keeps only those columns
+    (``t`` always first), as ``perp simulate --columns``: groups ("positions", "velocities",
+    "impulses", "iterations") or names ("b0_z"); ``q``, ``u``, ``impulses`` and
+    ``iterations`` then hold what was kept."""

@@ -344,7 +344,9 @@ fn scenes() -> Vec<&'static str> {
 ///   (exact cones) or `"tp"` (Tzitzouris–Pang NCP); default the scene's;
 /// * `every`: record every N-th step (and the first and last);
 /// * `warm_start`: start each solve from the previous step's answer;
-/// * `activation`: `"gap"` or `"persistent"`; `tol`: the solver's tolerance.
+/// * `activation`: `"gap"` or `"persistent"`; `tol`: the solver's tolerance;
+/// * `columns`: the columns to keep, as `perp simulate --columns`: groups (`"positions"`,
+///   `"velocities"`, `"impulses"`, `"iterations"`) or names (`"b0_z"`); `t` always first.
 ///
 /// Returns a `Simulation`: `data` (steps × `columns`), `t`, `q`, `u`, `impulses`,
 /// `iterations` as numpy arrays, and the run's statistics.
@@ -354,7 +356,7 @@ fn scenes() -> Vec<&'static str> {
 /// discarded).
 #[pyfunction]
 #[pyo3(signature = (scene, size=None, dt=None, t_end=None, solver=None, formulation=None, every=1,
-                    warm_start=true, activation=None, tol=None, params=None))]
+                    warm_start=true, activation=None, tol=None, params=None, columns=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -369,6 +371,7 @@ fn simulate(
     activation: Option<&str>,
     tol: Option<f64>,
     params: Option<&Bound<'_, PyDict>>,
+    columns: Option<Vec<String>>,
 ) -> PyResult<Simulation> {
     if size.is_some_and(|n| n < 1) {
         return Err(perp_error(format!("size = {}: must be >= 1", size.unwrap_or(0))));
@@ -390,6 +393,7 @@ fn simulate(
             activation: activation.map(str::to_string),
             tol,
             params: convert::params(params)?,
+            columns,
         },
     )
 }

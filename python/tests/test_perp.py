@@ -659,3 +659,18 @@ def _ctrl_c_stops_a_long_simulation(signal):
     # The package still works after the interrupt.
     sim = perp.simulate("woodpecker", t_end=0.01)
     assert len(sim) > 1
+
+
+def test_simulate_names_every_body_alike_keeps_exact_times_and_chosen_columns():
+    # Issue 34, item 6: body 0 was "x" beside "b1_x"; t accumulated rounding.
+    sim = perp.simulate("sphere-slide", dt=1e-5, t_end=1.0, every=10000)
+    assert sim.columns[1:4] == ["b0_x", "b0_y", "b0_z"] and "x" not in sim.columns
+    assert sim.t[-1] == 1.0 and np.array_equal(sim.t, np.arange(len(sim)) * 10000 * 1e-5)
+    kept = perp.simulate("sphere-slide", dt=1e-5, t_end=1.0, every=10000, columns=["positions"])
+    assert kept.columns == ["t"] + sim.columns[1:8]
+    np.testing.assert_array_equal(kept.q, sim.q)
+    assert kept.u.shape == (len(kept), 0) and kept.iterations.size == 0
+    two = perp.simulate("sphere-slide", t_end=0.1, columns=["b0_z", "iterations"])
+    assert two.columns == ["t", "b0_z", "iterations"] and two.iterations.size == len(two)
+    with pytest.raises(perp.Error, match="--columns = speed"):
+        perp.simulate("sphere-slide", t_end=0.1, columns=["speed"])

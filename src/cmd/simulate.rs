@@ -61,6 +61,10 @@ pub struct Args {
     /// SVG picture of the trajectory.
     #[arg(long)]
     plot: Option<PathBuf>,
+    /// The CSV's columns, comma-separated: groups (`positions`, `velocities`, `impulses`,
+    /// `iterations`) or column names (`b0_z`); `t` is always first. Default: all.
+    #[arg(long, value_name = "LIST")]
+    columns: Option<String>,
     /// No progress bar (it goes to stderr, on a terminal, once the run has taken a second).
     #[arg(long, short)]
     quiet: bool,
@@ -160,10 +164,19 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     // The trajectory goes straight to its CSV file, row by row; it is held in memory only for
     // the picture.
     let columns = sim.columns(Some((&qn, &un)));
+    let keep: Vec<usize> = match &a.columns {
+        Some(list) => {
+            let spec: Vec<&str> = list.split(',').map(str::trim).filter(|c| !c.is_empty()).collect();
+            perp::dynamics::trajectory::select_columns(&columns, sim.q.len(), sim.u.len(), &spec)?
+        }
+        None => (0..columns.len()).collect(),
+    };
+    let kept_names: Vec<String> = keep.iter().map(|&k| columns[k].clone()).collect();
     let mut csv = match (&a.out, &a.plot) {
-        (Some(path), None) => Some(perp::dynamics::CsvWriter::create(path, &columns)?),
+        (Some(path), None) => Some(perp::dynamics::CsvWriter::create(path, &kept_names)?),
         _ => None,
     };
+    let mut kept_row: Vec<f64> = Vec::with_capacity(keep.len());
     let mut held = a.plot.as_ref().map(|_| perp::dynamics::Trajectory::new(columns.clone()));
     // A progress bar on stderr once the run has taken a second (indicatif draws only on a
     // terminal).
@@ -195,7 +208,13 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     };
     let mut sink = |row: &[f64]| -> Result<(), Error> {
         if let Some(w) = csv.as_mut() {
-            w.row(row)?;
+            if keep.len() == row.len() {
+                w.row(row)?;
+            } else {
+                kept_row.clear();
+                kept_row.extend(keep.iter().map(|&k| row[k]));
+                w.row(&kept_row)?;
+            }
         }
         if let Some(t) = held.as_mut() {
             t.push(row.to_vec());
@@ -233,7 +252,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     }
     if let Some(traj) = &held {
         if let Some(path) = &a.out {
-            traj.write_csv(path)?;
+            traj.select(&keep).write_csv(path)?;
             outln!("wrote      {}", path.display())?;
         }
         if let Some(path) = &a.plot {
