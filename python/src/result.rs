@@ -66,6 +66,8 @@ pub struct Solution {
     /// The solver's note, if any (why it stopped).
     #[pyo3(get)]
     message: Option<String>,
+    /// `history=True`: the iterations whose error the solver measured and those errors.
+    history: Option<(Vec<usize>, Vec<f64>)>,
 }
 
 impl Solution {
@@ -86,6 +88,7 @@ impl Solution {
             iterations: r.iterations,
             seconds: r.elapsed.as_secs_f64(),
             message: r.message.filter(|m| !m.is_empty()),
+            history: (!r.history_iterations.is_empty()).then(|| (r.history_iterations.clone(), r.history)),
             problem,
             failure,
         }
@@ -105,6 +108,18 @@ impl Solution {
 
 #[pymethods]
 impl Solution {
+    /// With `history=True`: `{"iterations": …, "errors": …}` as numpy arrays, the iterations
+    /// whose error the solver measured (every one for most solvers; PGS's and NSGS's exact
+    /// checks) and those errors. `None` when no history was recorded.
+    #[getter]
+    fn history<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some((k, e)) = &self.history else { return Ok(None) };
+        let d = PyDict::new(py);
+        d.set_item("iterations", PyArray1::from_vec(py, k.iter().map(|&x| x as i64).collect()))?;
+        d.set_item("errors", array(py, e.clone()))?;
+        Ok(Some(d))
+    }
+
     /// z (LCP, MLCP, NCP), or the reactions r of a frictional problem.
     #[getter]
     fn z(&self, py: Python<'_>) -> Py<PyAny> {

@@ -674,3 +674,31 @@ def test_simulate_names_every_body_alike_keeps_exact_times_and_chosen_columns():
     assert two.columns == ["t", "b0_z", "iterations"] and two.iterations.size == len(two)
     with pytest.raises(perp.Error, match="--columns = speed"):
         perp.simulate("sphere-slide", t_end=0.1, columns=["speed"])
+
+
+def test_history_and_callback_watch_a_solve():
+    # Issue 34, item 1: history=True fills result.history; callback is called per measured
+    # iteration and can stop the solve.
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, (30, 30))
+    m, q = a @ a.T + np.eye(30), rng.uniform(-1, 1, 30)
+    plain = perp.solve_lcp(m, q, solver="pgs", tol=1e-10)
+    assert plain.history is None
+    r = perp.solve_lcp(m, q, solver="pgs", tol=1e-10, history=True)
+    k, e = r.history["iterations"], r.history["errors"]
+    assert k.dtype.kind == "i" and len(k) == len(e) > 1
+    # PGS measures its error every few sweeps: those sweeps only, the last one the answer's.
+    assert np.all(np.diff(k) > 0) and k[-1] == r.iterations and len(k) < r.iterations
+    assert e[-1] == r.error and np.array_equal(r.z, plain.z)
+    seen = []
+    r2 = perp.solve_lcp(m, q, solver="pgs", tol=1e-10, callback=lambda k, e: seen.append((k, e)))
+    # Every measured iteration but the last (the loop does not report the one that ends it).
+    assert seen == list(zip(k[:-1].tolist(), e[:-1].tolist())) and r2.iterations == r.iterations
+    stop = perp.solve_friction(np.eye(3) * 2, [-1.0, 2.0, 0.0], 0.5, solver="fb-newton",
+                               tol=1e-14, callback=lambda k, e: k >= 1, history=True)
+    assert stop.status in ("interrupted", "solved") and stop.iterations <= 2
+    def boom(k, e):
+        raise ValueError("from the callback")
+    with pytest.raises(perp.Error, match="the callback raised ValueError: from the callback") as info:
+        perp.solve_lcp(m, q, solver="pgs", callback=boom)
+    assert isinstance(info.value.__cause__, ValueError)
