@@ -176,7 +176,8 @@ fn solve_detects_a_frictional_contact_file() {
     }
     let out = perp().args(["solve", f.to_str().unwrap(), "--solver", "lemke"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("valid names: nsgs"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("lemke is an LCP solver; for a frictional-contact problem use one of nsgs"));
     // Negative μ: exit 2 with the field named.
     let bad = temp_file("fc3d_bad.dat", &FC1.replace("0.5\n", "-0.5\n"));
     let out = perp().args(["solve", bad.to_str().unwrap(), "--kind", "fc"]).output().unwrap();
@@ -289,7 +290,18 @@ fn solver_parameters_are_checked_against_the_catalogue() {
     let o = perp().args(["solve", f.to_str().unwrap(), "--solver", "nsgs"]).output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("unknown solver 'nsgs'") && err.contains("lemke, pgs"), "{err}");
+    // Issue 34, item 3: a name of another family says whose it is and lists this one's.
+    assert_eq!(
+        err.trim(),
+        "perp: nsgs is a frictional-contact solver; for an LCP use one of \
+         lemke, pgs, psor, rpgs, projected-newton, fb-newton, bdiff-newton",
+        "{err}"
+    );
+    // A name no family has lists the problem's family too.
+    let o = perp().args(["solve", f.to_str().unwrap(), "--solver", "nope"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("unknown solver 'nope'; valid names: lemke, pgs"), "{err}");
 }
 
 mod settings_values {
@@ -339,4 +351,111 @@ fn a_time_limit_beyond_a_duration_is_no_limit() {
         let out = perp().args(["solve", f.to_str().unwrap(), "--time-limit", t]).output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{t}: {}", String::from_utf8_lossy(&out.stderr));
     }
+}
+
+/// Issue 34, item 1: `perp solve --verbose` logs each iteration whose error was measured (PGS
+/// checks its exact error every few sweeps; the sweeps between repeated the last one), and
+/// `--history FILE` writes the same points as CSV, or JSON by extension.
+#[test]
+fn solve_verbose_logs_measured_iterations_and_history_writes_them() {
+    let dir = std::env::temp_dir().join(format!("perp-cli-history-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (csv, json) = (dir.join("h.csv"), dir.join("h.json"));
+    let run = |solver: &str, history: &std::path::Path| {
+        let o = perp()
+            .args([
+                "solve",
+                "fc3d-contact-200",
+                "--solver",
+                solver,
+                "--tol",
+                "1e-6",
+                "--verbose",
+                "--history",
+            ])
+            .arg(history)
+            .output()
+            .unwrap();
+        assert!(o.status.code().is_some_and(|c| c < 2), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    // nsgs measures the full error every 10 sweeps: the log and the history hold those only.
+    let err = run("nsgs", &csv);
+    let logged: Vec<(usize, String)> = err
+        .lines()
+        .filter(|l| l.starts_with("iteration "))
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            assert_eq!(f[2], "error", "{l}");
+            (f[1].parse().unwrap(), f[3].to_string())
+        })
+        .collect();
+    assert!(!logged.is_empty(), "{err}");
+    assert!(logged.iter().all(|(k, _)| k % 10 == 0), "{logged:?}");
+    let end = err.lines().find(|l| l.starts_with("end ")).expect("an end line");
+    let iterations: usize = end.split(' ').nth(3).unwrap().parse().unwrap();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut rows = text.lines();
+    assert_eq!(rows.next(), Some("iteration,error"));
+    let rows: Vec<(usize, f64)> = rows
+        .map(|r| {
+            let (k, e) = r.split_once(',').unwrap();
+            (k.parse().unwrap(), e.parse().unwrap())
+        })
+        .collect();
+    // The history is the log plus the last iteration (the loop does not call the observer on
+    // the step that ends the solve), at increasing iterations.
+    assert_eq!(rows.len(), logged.len() + 1, "{text}");
+    assert!(rows.windows(2).all(|w| w[0].0 < w[1].0), "{text}");
+    assert_eq!(rows.last().unwrap().0, iterations, "{end}");
+    for ((k, e), (lk, le)) in rows.iter().zip(&logged) {
+        assert_eq!((k, format!("{e:.6e}")), (lk, le.clone()));
+    }
+    // JSON by extension; a Newton method measures every iteration, with its effort.
+    let err = run("fb-newton", &json);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let ks: Vec<u64> = v["iterations"].as_array().unwrap().iter().map(|k| k.as_u64().unwrap()).collect();
+    assert_eq!(ks, (1..=ks.len() as u64).collect::<Vec<_>>(), "{v}");
+    assert_eq!(v["errors"].as_array().unwrap().len(), ks.len());
+    assert!(
+        err.lines().any(|l| l.starts_with("iteration 1 error ") && l.contains(" factorizations 1")),
+        "{err}"
+    );
+    // A history file in a folder that does not exist is refused before the solve, naming it.
+    let o =
+        perp().args(["solve", "fc3d-contact-200", "--history", "/nonexistent-dir/h.csv"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("/nonexistent-dir/h.csv"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 34, item 2: a solve that takes more than a second shows a progress line (iteration
+/// and error) on stderr when stderr is a terminal (`script` gives it one); `--quiet` none; a
+/// pipe none, stdout unchanged.
+#[test]
+fn a_long_solve_shows_progress_on_a_terminal_unless_quiet() {
+    let suites = std::env::var("PERP_SUITES").unwrap_or_else(|_| "../shared/suites".into());
+    let file = format!("{suites}/siconos/fc3d/Capsules-i100-1090.dat");
+    if !std::path::Path::new(&file).exists() {
+        eprintln!("skipped: {file} not found");
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_perp");
+    // A tight tolerance: apgd runs for a second or more (the time limit, 2.5 s, ends it).
+    let run = format!("{bin} solve {file} --solver apgd --tol 1e-14 --max-iter 100000000 --time-limit 2.5");
+    let on_tty = |extra: &str| {
+        let o = Command::new("script")
+            .args(["-qec", &format!("{run} {extra}"), "/dev/null"])
+            .output()
+            .expect("script (util-linux) runs the command on a pseudo-terminal");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let shown = on_tty("");
+    assert!(shown.contains("solver     apgd"), "{shown}");
+    let progress = shown.replace('\r', "\n");
+    let line = progress.lines().find(|l| l.contains(" iteration ") && l.contains(" error ")).unwrap_or("");
+    assert!(line.contains("1s iteration ") || line.contains("2s iteration "), "{shown}");
+    let quiet = on_tty("--quiet");
+    assert!(quiet.contains("solver     apgd") && !quiet.contains(" iteration "), "{quiet}");
 }

@@ -66,7 +66,7 @@ fn activation_flag_reaches_the_stepper() {
             .unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         let text = std::fs::read_to_string(&csv).unwrap();
-        let z = text.lines().next().unwrap().split(',').position(|c| c == "z").unwrap();
+        let z = text.lines().next().unwrap().split(',').position(|c| c == "b0_z").unwrap();
         text.lines().last().unwrap().split(',').nth(z).unwrap().parse().unwrap()
     };
     let (gap, kept) = (z_at_end("gap"), z_at_end("persistent"));
@@ -103,7 +103,33 @@ fn a_formulation_switch_takes_that_formulations_default_solver() {
         perp().args(["simulate", "sphere-spin", "--formulation", "st", "--solver", "nsgs"]).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("unknown solver 'nsgs'") && err.contains("lemke"), "{err}");
+    assert!(err.contains("nsgs is a frictional-contact solver; for an LCP use one of lemke"), "{err}");
+}
+
+/// Issue 34, item 3: `simulate sphere-spin --formulation st` printed the scene's "Cone method";
+/// one line now names the formulation, the solver and the fallback chain the run uses.
+#[test]
+fn simulate_names_the_formulation_solver_and_chain_it_uses() {
+    for (args, method) in [
+        (
+            &["sphere-spin", "--formulation", "st"][..],
+            // sphere-spin has its own torsional directions.
+            "method     st (Stewart–Trinkle LCP, the scene's directions), solver lemke, fallback bdiff-newton",
+        ),
+        (&["sphere-spin"][..], "method     cone (exact friction cones), solver nsgs, fallback none"),
+        (
+            &["sphere-spin", "--solver", "prox", "--fallback", "default"][..],
+            "method     cone (exact friction cones), solver prox, fallback ac-newton",
+        ),
+        (&["woodpecker", "--fallback", "none"][..], "method     gs (Glocker–Studer LCP), solver lemke, fallback none"),
+    ] {
+        let out = perp().arg("simulate").args(args).args(["--t-end", "0.01"]).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.code().is_some_and(|c| c < 2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("method ")).collect();
+        assert_eq!(lines, [method], "{args:?}: {stdout}");
+        assert!(!stdout.contains("Cone method"), "{stdout}");
+    }
 }
 
 /// Issue 36: `simulate ball-pile 20 --formulation st --solver fb-newton` exited 101: the
@@ -149,7 +175,7 @@ fn stewart_trinkle_sphere_slide_goes_straight_and_rolls_on_time() {
         let mut lines = text.lines();
         let head: Vec<&str> = lines.next().unwrap().split(',').collect();
         let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
-        let (t, x, vx, vy, wy) = (col("t"), col("x"), col("v_x"), col("v_y"), col("omega_y"));
+        let (t, x, vx, vy, wy) = (col("t"), col("b0_x"), col("b0_v_x"), col("b0_v_y"), col("b0_omega_y"));
         let rows: Vec<Vec<f64>> = lines.map(|l| l.split(',').map(|v| v.parse().unwrap()).collect()).collect();
         for r in &rows {
             assert!(r[vy].abs() < 1e-12, "dt {dt}: v_y = {} at t = {}", r[vy], r[t]);
@@ -239,4 +265,82 @@ fn a_step_budget_beyond_a_duration_is_no_budget() {
         assert_eq!(out.status.code(), Some(2), "{b}: {err}");
         assert!(err.contains("--step-budget"), "{b}: {err}");
     }
+}
+
+/// Issue 34, item 2: the progress bar was decided every 64 steps, so a slow scene (a pile of
+/// 1000 balls) printed nothing for a minute; now by elapsed time, after about a second, on
+/// stderr and on a terminal only (`script` gives the run one), and `--quiet` silences it.
+#[test]
+fn progress_appears_on_a_terminal_by_elapsed_time_and_quiet_silences_it() {
+    let bin = env!("CARGO_BIN_EXE_perp");
+    // About a million woodpecker steps: several seconds in a debug build.
+    let run = "simulate woodpecker --dt 1e-5 --t-end 10";
+    let on_tty = |extra: &str| {
+        let o = Command::new("script")
+            .args(["-qec", &format!("{bin} {run} {extra}"), "/dev/null"])
+            .output()
+            .expect("script (util-linux) runs the command on a pseudo-terminal");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let shown = on_tty("");
+    assert!(shown.contains("/1000000 steps"), "{shown}");
+    assert!(shown.contains("steps      1000000 of dt = 1e-5"), "{shown}");
+    let quiet = on_tty("--quiet");
+    assert!(!quiet.contains("/1000000 steps") && quiet.contains("steps      1000000 of"), "{quiet}");
+    // Not a terminal: nothing on stderr, the same report on stdout.
+    let o = perp().args(run.split(' ')).output().unwrap();
+    assert!(o.stderr.is_empty(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.starts_with("scene      woodpecker") && !stdout.contains("/1000000"), "{stdout}");
+}
+
+/// Issue 34, item 6: every body's columns are prefixed alike (`b0_x` beside `b1_x`; body 0
+/// had none), `t` is `k·dt` (it summed dt: 0.9999899999980838), and `--columns` keeps groups
+/// or named columns, `t` first.
+#[test]
+fn trajectory_columns_name_every_body_alike_with_exact_times_and_a_choice_of_columns() {
+    let dir = std::env::temp_dir().join(format!("perp-sim-columns-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |name: &str, args: &[&str]| -> Vec<String> {
+        let csv = dir.join(name);
+        let o = perp().arg("simulate").args(args).arg("--out").arg(&csv).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(&csv).unwrap().lines().map(str::to_string).collect()
+    };
+    let all = run("all.csv", &["billiards", "--t-end", "0.05"]);
+    let head: Vec<&str> = all[0].split(',').collect();
+    assert_eq!(&head[..3], ["t", "b0_x", "b0_y"], "{}", all[0]);
+    assert!(head.contains(&"b1_x") && head.contains(&"b0_omega_z") && !head.contains(&"x"), "{}", all[0]);
+    // t = k·dt exactly: 100 000 steps of 1e-5 end at 1, every recorded row at its k·dt.
+    let slide = run("slide.csv", &["sphere-slide", "--dt", "1e-5", "--t-end", "1", "--every", "25000"]);
+    let ts: Vec<f64> = slide[1..].iter().map(|l| l.split(',').next().unwrap().parse().unwrap()).collect();
+    let want: Vec<f64> = (0..=4).map(|i| (i * 25000) as f64 * 1e-5).collect();
+    assert_eq!(ts, want);
+    assert_eq!(*ts.last().unwrap(), 1.0);
+    // --columns: positions only; a named column and a group; the same values as the full file.
+    let pos = run(
+        "pos.csv",
+        &["sphere-slide", "--dt", "1e-5", "--t-end", "1", "--every", "25000", "--columns", "positions"],
+    );
+    assert_eq!(pos[0], "t,b0_x,b0_y,b0_z,b0_qw,b0_qx,b0_qy,b0_qz");
+    for (p, f) in pos[1..].iter().zip(&slide[1..]) {
+        let full: Vec<&str> = f.split(',').collect();
+        assert_eq!(p, &full[..8].join(","));
+    }
+    let two = run("two.csv", &["sphere-slide", "--t-end", "0.1", "--columns", "iterations,b0_z"]);
+    assert_eq!(two[0], "t,b0_z,iterations");
+    // With --plot the trajectory is held and written at the end: the same choice applies.
+    let svg = dir.join("held.svg");
+    let held = run(
+        "held.csv",
+        &["sphere-slide", "--t-end", "0.1", "--columns", "iterations,b0_z", "--plot", svg.to_str().unwrap()],
+    );
+    assert_eq!(held, two);
+    // An unknown column is refused before the run, naming it.
+    let o = perp().args(["simulate", "sphere-slide", "--columns", "positions,speed"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--columns = speed"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

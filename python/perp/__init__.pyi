@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, Optional, Sequence, Union, final
+from typing import Any, Callable, Mapping, Optional, Sequence, Union, final
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +33,11 @@ class Error(ValueError):
 @final
 class Result:
     """The answer of a solve and the solver's report."""
+
+    @property
+    def history(self) -> Optional[dict[str, np.ndarray]]:
+        """With ``history=True``: ``{"iterations": int array, "errors": float array}``, the
+        iterations whose error the solver measured and those errors; else None."""
 
     @property
     def z(self) -> _Vector:
@@ -231,12 +236,18 @@ class Cone:
 class Solver:
     """A solver built once by name and kept across solves: what it prepares for a problem's
     structure (workspaces, factor storage, a sparse W's symbolic factorization) is kept from
-    one solve to the next. Its answers equal ``solve_lcp``'s and ``solve_friction``'s."""
+    one solve to the next. Its answers equal ``solve_lcp``'s and ``solve_friction``'s.
+
+    ``family`` ("lcp", "mcp", "friction") is needed only for a name several families have:
+    ``Solver("lemke")`` is the LCP solver, ``Solver("fb-newton")`` the frictional one,
+    ``Solver("bdiff-newton")`` (LCP and MCP) is refused without it. A name of another family
+    than the problem's is refused naming its family ("nsgs is a frictional-contact solver; for
+    an LCP use one of lemke, pgs, ...")."""
 
     def __init__(
         self,
         name: str,
-        family: str = "friction",
+        family: Optional[str] = None,
         tol: float = 1e-8,
         max_iter: Optional[int] = None,
         time_limit: Optional[float] = None,
@@ -274,9 +285,16 @@ def solve_lcp(
     time_limit: Optional[float] = None,
     warm: Optional[_ArrayLike] = None,
     params: Optional[Mapping[str, _ParamValue]] = None,
+    history: bool = False,
+    callback: Optional[Callable[[int, float], Optional[bool]]] = None,
 ) -> Result:
     """Solves 0 <= z ⊥ M z + q >= 0; M dense (array-like) or sparse (scipy.sparse or any
-    object with tocsr() or CSR attributes)."""
+    object with tocsr() or CSR attributes).
+
+    ``history=True`` fills ``Result.history``. ``callback(iteration, error)`` is called at
+    every iteration whose error the solver measured (PGS and NSGS: their exact checks), but
+    the last; a true return stops the solve (status "interrupted"); an exception stops it
+    and is raised as ``perp.Error`` (the original its ``__cause__``)."""
 
 def solve_friction(
     W: Any,
@@ -290,8 +308,11 @@ def solve_friction(
     max_iter: Optional[int] = None,
     time_limit: Optional[float] = None,
     params: Optional[Mapping[str, _ParamValue]] = None,
+    history: bool = False,
+    callback: Optional[Callable[[int, float], Optional[bool]]] = None,
 ) -> Result:
-    """Solves u = W r + q, K ∋ r ⊥ ũ ∈ K* (local form; Coulomb cones unless ``cone`` is given)."""
+    """Solves u = W r + q, K ∋ r ⊥ ũ ∈ K* (local form; Coulomb cones unless ``cone`` is given).
+    ``history`` and ``callback`` as for ``solve_lcp``."""
 
 def read(path: Union[str, os.PathLike[str]], kind: Optional[str] = None) -> Problem:
     """Reads a problem file (Siconos .dat, FCLIB .hdf5, MatrixMarket, JSON)."""
@@ -311,5 +332,9 @@ def simulate(
     activation: Optional[str] = None,
     tol: Optional[float] = None,
     params: Optional[Mapping[str, _ParamValue]] = None,
+    columns: Optional[Sequence[str]] = None,
 ) -> Simulation:
-    """Runs a built-in scene as ``perp simulate`` does."""
+    """Runs a built-in scene as ``perp simulate`` does. ``columns`` keeps only those columns
+    (``t`` always first), as ``perp simulate --columns``: groups ("positions", "velocities",
+    "impulses", "iterations") or names ("b0_z"); ``q``, ``u``, ``impulses`` and
+    ``iterations`` then hold what was kept."""

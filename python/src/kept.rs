@@ -42,30 +42,48 @@ impl KeptSolver {
     }
 }
 
+/// The family of `name` when `perp.Solver` is given none: its one family, the frictional one
+/// for a name that has it among others (`fb-newton`, the old default), else an error.
+fn family_of_name(name: &str) -> PyResult<Family> {
+    let families = perp_catalogue::families_of(name);
+    match families.as_slice() {
+        [] => Err(to_py(perp_core::Error::unknown_solver(name, &perp_catalogue::all_names()))),
+        [f] => Ok(*f),
+        _ if families.contains(&Family::Friction) => Ok(Family::Friction),
+        _ => Err(perp_error(format!(
+            "{name} is a solver of several families ({}): give family=",
+            families.iter().map(|f| format!("{:?}", f.as_str())).collect::<Vec<_>>().join(" or ")
+        ))),
+    }
+}
+
 #[pymethods]
 impl KeptSolver {
-    /// `name` a solver of `family` (`"lcp"`, `"mcp"` or `"friction"`; see `solvers(family)`);
-    /// `tol`, `max_iter`, `time_limit` and `params` as for `solve_lcp`, fixed for the
-    /// solver's lifetime.
+    /// `name` a solver of the catalogue (see `solvers(family)`); `family` (`"lcp"`, `"mcp"` or
+    /// `"friction"`) is needed only for a name several families have: `perp.Solver("lemke")`
+    /// is the LCP solver, `perp.Solver("fb-newton")` the frictional one (as before `family`
+    /// was optional), `bdiff-newton` (LCP and MCP) needs it. `tol`, `max_iter`, `time_limit`
+    /// and `params` as for `solve_lcp`, fixed for the solver's lifetime.
     #[new]
-    #[pyo3(signature = (name, family="friction", tol=1e-8, max_iter=None, time_limit=None, params=None))]
+    #[pyo3(signature = (name, family=None, tol=1e-8, max_iter=None, time_limit=None, params=None))]
     fn new(
         name: &str,
-        family: &str,
+        family: Option<&str>,
         tol: f64,
         max_iter: Option<i64>,
         time_limit: Option<f64>,
         params: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<KeptSolver> {
         let family = match family {
-            "lcp" => Family::Lcp,
-            "mcp" => Family::Mcp,
-            "friction" => Family::Friction,
-            other => {
+            Some("lcp") => Family::Lcp,
+            Some("mcp") => Family::Mcp,
+            Some("friction") => Family::Friction,
+            Some(other) => {
                 return Err(perp_error(format!(
                     "family = {other:?}: must be \"lcp\", \"mcp\" or \"friction\""
                 )))
             }
+            None => family_of_name(name)?,
         };
         let settings = convert::settings(tol, max_iter, time_limit)?;
         let params = convert::params(params)?;

@@ -87,13 +87,56 @@ impl Interrupt {
         }
     }
 
-    /// `s` with an observer that stops the solve when [`Interrupt::poll`] says so.
+    /// `s` with an observer that stops the solve when [`Interrupt::poll`] says so, and
+    /// otherwise asks the observer `s` had (a `callback=`).
     pub(crate) fn settings(&self, mut s: Settings) -> Settings {
         let me = self.clone();
-        s.observer =
-            Some(Arc::new(move |_: &Progress| if me.poll() { Control::Stop } else { Control::Continue }));
+        let inner = s.observer.take();
+        s.observer = Some(Arc::new(move |p: &Progress| {
+            if me.poll() {
+                Control::Stop
+            } else {
+                inner.as_ref().map_or(Control::Continue, |f| f(p))
+            }
+        }));
         s
     }
+}
+
+/// `history=` and `callback=` of the solve calls, on `s`: the history recorded, and an
+/// observer that calls `callback(iteration, error)` (taking the GIL) at every iteration whose
+/// error the solver measured; a true return stops the solve (status `interrupted`), an
+/// exception stops it and is raised after it as `perp.Error` (kept in `failure`).
+pub(crate) fn watch(
+    mut s: Settings,
+    history: bool,
+    callback: Option<Py<PyAny>>,
+    failure: &Failure,
+) -> Settings {
+    s.record_history = history;
+    if let Some(cb) = callback {
+        let failure = failure.clone();
+        s.observer = Some(Arc::new(move |p: &Progress| {
+            if !p.measured {
+                return Control::Continue;
+            }
+            Python::attach(|py| match cb.call1(py, (p.iteration, p.error)).and_then(|r| r.is_truthy(py)) {
+                Ok(true) => Control::Stop,
+                Ok(false) => Control::Continue,
+                Err(e) => {
+                    // As perp.Error naming the callback, the original its __cause__.
+                    let name = e.get_type(py).name().map(|n| n.to_string()).unwrap_or_default();
+                    let err = perp_error(format!("the callback raised {name}: {}", e.value(py)));
+                    err.set_cause(py, Some(e));
+                    if let Ok(mut f) = failure.lock() {
+                        f.get_or_insert(err);
+                    }
+                    Control::Stop
+                }
+            })
+        }));
+    }
+    s
 }
 
 /// Adds to `s` an observer that checks for Ctrl-C every 50 ms (taking the GIL for that
@@ -193,7 +236,8 @@ fn solvers(kind: Option<&str>) -> PyResult<Vec<&'static str>> {
 /// that does not converge returns its status, it does not raise. Raises `perp.Error` for bad
 /// input (shapes, NaN, unknown solver or parameter).
 #[pyfunction]
-#[pyo3(signature = (M, q, solver="lemke", tol=1e-8, max_iter=None, time_limit=None, warm=None, params=None))]
+#[pyo3(signature = (M, q, solver="lemke", tol=1e-8, max_iter=None, time_limit=None, warm=None, params=None,
+                    history=false, callback=None))]
 #[allow(non_snake_case, clippy::too_many_arguments)]
 fn solve_lcp(
     py: Python<'_>,
@@ -205,12 +249,15 @@ fn solve_lcp(
     time_limit: Option<f64>,
     warm: Option<&Bound<'_, PyAny>>,
     params: Option<&Bound<'_, PyDict>>,
+    history: bool,
+    callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
     let lcp = lcp_problem(py, M, q)?;
-    let settings = convert::settings(tol, max_iter, time_limit)?;
+    let failure = new_failure();
+    let settings = watch(convert::settings(tol, max_iter, time_limit)?, history, callback, &failure);
     let params = convert::params(params)?;
     let warm = convert::warm(py, warm, lcp.n())?;
-    solve_problem(py, Arc::new(lcp), Some(solver), &params, warm, settings, new_failure())
+    solve_problem(py, Arc::new(lcp), Some(solver), &params, warm, settings, failure)
 }
 
 /// The LCP of `M` and `q` (numpy or scipy.sparse), checked.
@@ -257,7 +304,7 @@ fn cone_specs(cone: &Bound<'_, PyAny>, contacts: usize, failure: &Failure) -> Py
 /// for an exception raised by a Python cone (the original is its `__cause__`).
 #[pyfunction]
 #[pyo3(signature = (W, q, mu, dim=3, solver="prox", cone=None, tol=1e-8, warm=None, max_iter=None,
-                    time_limit=None, params=None))]
+                    time_limit=None, params=None, history=false, callback=None))]
 #[allow(non_snake_case, clippy::too_many_arguments)]
 fn solve_friction(
     py: Python<'_>,
@@ -272,10 +319,12 @@ fn solve_friction(
     max_iter: Option<i64>,
     time_limit: Option<f64>,
     params: Option<&Bound<'_, PyDict>>,
+    history: bool,
+    callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
     let failure = new_failure();
     let p = friction_problem(py, W, q, mu, dim, cone, &failure)?;
-    let settings = convert::settings(tol, max_iter, time_limit)?;
+    let settings = watch(convert::settings(tol, max_iter, time_limit)?, history, callback, &failure);
     let params = convert::params(params)?;
     let warm = convert::warm(py, warm, p.n())?;
     solve_problem(py, Arc::new(p), Some(solver), &params, warm, settings, failure)
@@ -344,7 +393,9 @@ fn scenes() -> Vec<&'static str> {
 ///   (exact cones) or `"tp"` (Tzitzouris–Pang NCP); default the scene's;
 /// * `every`: record every N-th step (and the first and last);
 /// * `warm_start`: start each solve from the previous step's answer;
-/// * `activation`: `"gap"` or `"persistent"`; `tol`: the solver's tolerance.
+/// * `activation`: `"gap"` or `"persistent"`; `tol`: the solver's tolerance;
+/// * `columns`: the columns to keep, as `perp simulate --columns`: groups (`"positions"`,
+///   `"velocities"`, `"impulses"`, `"iterations"`) or names (`"b0_z"`); `t` always first.
 ///
 /// Returns a `Simulation`: `data` (steps × `columns`), `t`, `q`, `u`, `impulses`,
 /// `iterations` as numpy arrays, and the run's statistics.
@@ -354,7 +405,7 @@ fn scenes() -> Vec<&'static str> {
 /// discarded).
 #[pyfunction]
 #[pyo3(signature = (scene, size=None, dt=None, t_end=None, solver=None, formulation=None, every=1,
-                    warm_start=true, activation=None, tol=None, params=None))]
+                    warm_start=true, activation=None, tol=None, params=None, columns=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate(
     py: Python<'_>,
@@ -369,6 +420,7 @@ fn simulate(
     activation: Option<&str>,
     tol: Option<f64>,
     params: Option<&Bound<'_, PyDict>>,
+    columns: Option<Vec<String>>,
 ) -> PyResult<Simulation> {
     if size.is_some_and(|n| n < 1) {
         return Err(perp_error(format!("size = {}: must be >= 1", size.unwrap_or(0))));
@@ -390,6 +442,7 @@ fn simulate(
             activation: activation.map(str::to_string),
             tol,
             params: convert::params(params)?,
+            columns,
         },
     )
 }

@@ -66,6 +66,8 @@ pub struct Solution {
     /// The solver's note, if any (why it stopped).
     #[pyo3(get)]
     message: Option<String>,
+    /// `history=True`: the iterations whose error the solver measured and those errors.
+    history: Option<(Vec<usize>, Vec<f64>)>,
 }
 
 impl Solution {
@@ -86,6 +88,7 @@ impl Solution {
             iterations: r.iterations,
             seconds: r.elapsed.as_secs_f64(),
             message: r.message.filter(|m| !m.is_empty()),
+            history: (!r.history_iterations.is_empty()).then(|| (r.history_iterations.clone(), r.history)),
             problem,
             failure,
         }
@@ -105,6 +108,18 @@ impl Solution {
 
 #[pymethods]
 impl Solution {
+    /// With `history=True`: `{"iterations": …, "errors": …}` as numpy arrays, the iterations
+    /// whose error the solver measured (every one for most solvers; PGS's and NSGS's exact
+    /// checks) and those errors. `None` when no history was recorded.
+    #[getter]
+    fn history<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some((k, e)) = &self.history else { return Ok(None) };
+        let d = PyDict::new(py);
+        d.set_item("iterations", PyArray1::from_vec(py, k.iter().map(|&x| x as i64).collect()))?;
+        d.set_item("errors", array(py, e.clone()))?;
+        Ok(Some(d))
+    }
+
     /// z (LCP, MLCP, NCP), or the reactions r of a frictional problem.
     #[getter]
     fn z(&self, py: Python<'_>) -> Py<PyAny> {
@@ -290,8 +305,12 @@ pub struct Simulation {
     #[pyo3(get)]
     columns: Vec<String>,
     rows: Vec<Vec<f64>>,
-    nq: usize,
-    nu: usize,
+    /// Where the positions, velocities and impulses are among the kept columns, and the
+    /// iterations (all of them unless `columns=` chose).
+    q_cols: Vec<usize>,
+    u_cols: Vec<usize>,
+    p_cols: Vec<usize>,
+    it_col: Option<usize>,
     /// The scene's name.
     #[pyo3(get)]
     scene: String,
@@ -313,9 +332,9 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    fn block(&self, py: Python<'_>, start: usize, len: usize) -> PyResult<Py<PyAny>> {
-        let v: Vec<f64> = self.rows.iter().flat_map(|r| r[start..start + len].iter().copied()).collect();
-        array2(py, self.rows.len(), len, v)
+    fn block(&self, py: Python<'_>, cols: &[usize]) -> PyResult<Py<PyAny>> {
+        let v: Vec<f64> = self.rows.iter().flat_map(|r| cols.iter().map(|&k| r[k])).collect();
+        array2(py, self.rows.len(), cols.len(), v)
     }
 }
 
@@ -324,7 +343,8 @@ impl Simulation {
     /// Every recorded value: one row per recorded step, one column per name in `columns`.
     #[getter]
     fn data(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.block(py, 0, self.columns.len())
+        let all: Vec<usize> = (0..self.columns.len()).collect();
+        self.block(py, &all)
     }
 
     /// The recorded times.
@@ -333,30 +353,31 @@ impl Simulation {
         array(py, self.rows.iter().map(|r| r[0]).collect())
     }
 
-    /// Positions, one row per recorded step.
+    /// Positions, one row per recorded step (those kept by `columns=`).
     #[getter]
     fn q(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.block(py, 1, self.nq)
+        self.block(py, &self.q_cols)
     }
 
-    /// Velocities, one row per recorded step.
+    /// Velocities, one row per recorded step (those kept by `columns=`).
     #[getter]
     fn u(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.block(py, 1 + self.nq, self.nu)
+        self.block(py, &self.u_cols)
     }
 
     /// Contact impulses (normal first, per contact), one row per recorded step.
     #[getter]
     fn impulses(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let start = 1 + self.nq + self.nu;
-        self.block(py, start, self.columns.len() - start - 1)
+        self.block(py, &self.p_cols)
     }
 
-    /// Solver iterations of each recorded step.
+    /// Solver iterations of each recorded step (empty when `columns=` left them out).
     #[getter]
     fn iterations(&self, py: Python<'_>) -> Py<PyAny> {
-        let last = self.columns.len() - 1;
-        array(py, self.rows.iter().map(|r| r[last]).collect())
+        match self.it_col {
+            Some(k) => array(py, self.rows.iter().map(|r| r[k]).collect()),
+            None => array(py, Vec::new()),
+        }
     }
 
     /// One column by name, e.g. `sim["t"]`.
@@ -398,6 +419,8 @@ pub struct SimArgs {
     pub activation: Option<String>,
     pub tol: Option<f64>,
     pub params: Params,
+    /// `columns=`: groups or column names (see `perp_dynamics::trajectory::select_columns`).
+    pub columns: Option<Vec<String>>,
 }
 
 /// Runs a scene as `perp simulate` does (`src/cmd/simulate.rs`: the same option handling).
@@ -468,12 +491,27 @@ pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
         let mut sim = Simulator::new(sys, q0, u0, dt, opts)?;
         let (qn, un) = scene.state_names();
         let start = Instant::now();
-        let mut traj = Trajectory::new(sim.columns(Some((&qn, &un))));
+        let all = sim.columns(Some((&qn, &un)));
+        let keep: Vec<usize> = match &a.columns {
+            Some(spec) => {
+                let spec: Vec<&str> = spec.iter().map(String::as_str).collect();
+                perp_dynamics::trajectory::select_columns(&all, nq, nu, &spec)?
+            }
+            None => (0..all.len()).collect(),
+        };
+        // Where each group landed among the kept columns.
+        let within = |lo: usize, hi: usize| -> Vec<usize> {
+            keep.iter().enumerate().filter(|(_, &k)| (lo..hi).contains(&k)).map(|(i, _)| i).collect()
+        };
+        let (q_cols, u_cols, p_cols) =
+            (within(1, 1 + nq), within(1 + nq, 1 + nq + nu), within(1 + nq + nu, all.len() - 1));
+        let it_col = keep.iter().position(|&k| k == all.len() - 1);
+        let mut traj = Trajectory::new(keep.iter().map(|&k| all[k].clone()).collect());
         sim.run_observed(
             t_end,
             a.every,
             &mut |row| {
-                traj.push(row.to_vec());
+                traj.push(keep.iter().map(|&k| row[k]).collect());
                 Ok(())
             },
             &mut |_, _| {
@@ -488,8 +526,10 @@ pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
         Ok(Simulation {
             columns: traj.columns,
             rows: traj.rows,
-            nq,
-            nu,
+            q_cols,
+            u_cols,
+            p_cols,
+            it_col,
             scene: scene.name().to_string(),
             steps: st.steps,
             solves: st.solves,

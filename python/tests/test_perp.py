@@ -296,7 +296,7 @@ def test_bad_input_raises_perp_error_naming_the_argument():
         (lambda: perp.solve_friction(np.eye(3), [-1.0, 0.0, 0.0], -0.5), "mu"),
         (lambda: perp.solve_friction(np.eye(4), np.zeros(4), 0.5), "dim"),
         (lambda: perp.solve_friction(np.eye(3), np.zeros(3), 0.5, dim=7), "dim"),
-        (lambda: perp.solve_friction(np.eye(3), np.zeros(3), 0.5, solver="lemke"), "valid names: nsgs"),
+        (lambda: perp.solve_friction(np.eye(3), np.zeros(3), 0.5, solver="lemke"), "lemke is an LCP solver; for a frictional-contact problem use one of nsgs"),
         (lambda: perp.solvers("quantum"), "kind"),
         (lambda: perp.read("/nonexistent/problem.dat"), "problem.dat"),
         (lambda: perp.simulate("no-such-scene"), "no-such-scene"),
@@ -498,12 +498,29 @@ def test_a_kept_solver_answers_as_the_one_shot_calls_in_a_loop():
         m = np.array([[2.0, 1.0], [1.0, 2.0]]) * (1 + k)
         a = lemke.solve_lcp(m, [-5.0, -6.0])
         assert a.solved and np.array_equal(a.z, perp.solve_lcp(m, [-5.0, -6.0]).z)
-    with pytest.raises(perp.Error, match="unknown solver 'lemke'"):
-        perp.Solver("lemke")
     with pytest.raises(perp.Error, match="family"):
         perp.Solver("lemke", family="ncp")
-    with pytest.raises(perp.Error, match="unknown solver 'lemke'"):
+    with pytest.raises(perp.Error, match="lemke is an LCP solver; for a frictional-contact problem use one of nsgs"):
         lemke.solve_friction(w, np.zeros(6), 0.5)
+
+
+def test_an_unambiguous_name_needs_no_family_and_a_wrong_one_names_its_family():
+    # Issue 34, item 3: the family defaulted to friction, so perp.Solver("lemke") was refused.
+    for name, family in [("lemke", "lcp"), ("pgs", "lcp"), ("schur-lemke", "mcp"), ("nsgs", "friction")]:
+        assert perp.Solver(name).family == family
+    a = perp.Solver("lemke").solve_lcp(np.array([[2.0, 1.0], [1.0, 2.0]]), [-5.0, -6.0])
+    assert a.solved and np.allclose(a.z, [4.0 / 3.0, 7.0 / 3.0])
+    # fb-newton (three families) stays the frictional one; bdiff-newton (LCP, MCP) needs it.
+    assert perp.Solver("fb-newton").family == "friction"
+    assert perp.Solver("bdiff-newton", family="mcp").family == "mcp"
+    with pytest.raises(perp.Error, match='bdiff-newton is a solver of several families .* give family='):
+        perp.Solver("bdiff-newton")
+    with pytest.raises(perp.Error, match="unknown solver 'nope'"):
+        perp.Solver("nope")
+    with pytest.raises(perp.Error, match="nsgs is a frictional-contact solver; for an LCP use one of lemke, pgs"):
+        perp.Solver("nsgs", family="lcp")
+    with pytest.raises(perp.Error, match="nsgs is a frictional-contact solver; for an LCP use one of lemke"):
+        perp.solve_lcp(np.eye(2), [-1.0, 1.0], solver="nsgs")
 
 
 def _tridiagonal_lcp(n, seed):
@@ -642,3 +659,46 @@ def _ctrl_c_stops_a_long_simulation(signal):
     # The package still works after the interrupt.
     sim = perp.simulate("woodpecker", t_end=0.01)
     assert len(sim) > 1
+
+
+def test_simulate_names_every_body_alike_keeps_exact_times_and_chosen_columns():
+    # Issue 34, item 6: body 0 was "x" beside "b1_x"; t accumulated rounding.
+    sim = perp.simulate("sphere-slide", dt=1e-5, t_end=1.0, every=10000)
+    assert sim.columns[1:4] == ["b0_x", "b0_y", "b0_z"] and "x" not in sim.columns
+    assert sim.t[-1] == 1.0 and np.array_equal(sim.t, np.arange(len(sim)) * 10000 * 1e-5)
+    kept = perp.simulate("sphere-slide", dt=1e-5, t_end=1.0, every=10000, columns=["positions"])
+    assert kept.columns == ["t"] + sim.columns[1:8]
+    np.testing.assert_array_equal(kept.q, sim.q)
+    assert kept.u.shape == (len(kept), 0) and kept.iterations.size == 0
+    two = perp.simulate("sphere-slide", t_end=0.1, columns=["b0_z", "iterations"])
+    assert two.columns == ["t", "b0_z", "iterations"] and two.iterations.size == len(two)
+    with pytest.raises(perp.Error, match="--columns = speed"):
+        perp.simulate("sphere-slide", t_end=0.1, columns=["speed"])
+
+
+def test_history_and_callback_watch_a_solve():
+    # Issue 34, item 1: history=True fills result.history; callback is called per measured
+    # iteration and can stop the solve.
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, (30, 30))
+    m, q = a @ a.T + np.eye(30), rng.uniform(-1, 1, 30)
+    plain = perp.solve_lcp(m, q, solver="pgs", tol=1e-10)
+    assert plain.history is None
+    r = perp.solve_lcp(m, q, solver="pgs", tol=1e-10, history=True)
+    k, e = r.history["iterations"], r.history["errors"]
+    assert k.dtype.kind == "i" and len(k) == len(e) > 1
+    # PGS measures its error every few sweeps: those sweeps only, the last one the answer's.
+    assert np.all(np.diff(k) > 0) and k[-1] == r.iterations and len(k) < r.iterations
+    assert e[-1] == r.error and np.array_equal(r.z, plain.z)
+    seen = []
+    r2 = perp.solve_lcp(m, q, solver="pgs", tol=1e-10, callback=lambda k, e: seen.append((k, e)))
+    # Every measured iteration but the last (the loop does not report the one that ends it).
+    assert seen == list(zip(k[:-1].tolist(), e[:-1].tolist())) and r2.iterations == r.iterations
+    stop = perp.solve_friction(np.eye(3) * 2, [-1.0, 2.0, 0.0], 0.5, solver="fb-newton",
+                               tol=1e-14, callback=lambda k, e: k >= 1, history=True)
+    assert stop.status in ("interrupted", "solved") and stop.iterations <= 2
+    def boom(k, e):
+        raise ValueError("from the callback")
+    with pytest.raises(perp.Error, match="the callback raised ValueError: from the callback") as info:
+        perp.solve_lcp(m, q, solver="pgs", callback=boom)
+    assert isinstance(info.value.__cause__, ValueError)

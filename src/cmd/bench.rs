@@ -159,6 +159,8 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} problems {elapsed}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
+    // The elapsed time moves while a long solve runs (the position moves per problem).
+    bar.enable_steady_tick(Duration::from_millis(500));
     // results.csv grows as problems finish (created with the first finished problem, so that a
     // run refused for bad usage writes nothing; rewritten in problem order at the end).
     let partial: Mutex<Option<std::fs::File>> = Mutex::new(None);

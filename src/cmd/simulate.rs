@@ -61,6 +61,47 @@ pub struct Args {
     /// SVG picture of the trajectory.
     #[arg(long)]
     plot: Option<PathBuf>,
+    /// The CSV's columns, comma-separated: groups (`positions`, `velocities`, `impulses`,
+    /// `iterations`) or column names (`b0_z`); `t` is always first. Default: all.
+    #[arg(long, value_name = "LIST")]
+    columns: Option<String>,
+    /// No progress bar (it goes to stderr, on a terminal, once the run has taken a second).
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// When to read the clock: every `stride` steps, the stride doubling while the checks come
+/// less than 50 ms apart and halving when they come more than 200 ms apart. A slow run (a
+/// pile of 1000 balls, a second a step) reads it after every step, so its bar appears after a
+/// second; a fast one (the woodpecker, a microsecond a step) soon reads it every few thousand
+/// steps, where a read per step cost it 3 %.
+struct Ticker {
+    stride: usize,
+    next: usize,
+    last: Instant,
+}
+
+impl Ticker {
+    /// A ticker whose first check is after step 1.
+    fn new() -> Ticker {
+        Ticker { stride: 1, next: 1, last: Instant::now() }
+    }
+
+    /// Whether step `k` is a check (then the clock was read).
+    fn due(&mut self, k: usize) -> bool {
+        if k < self.next {
+            return false;
+        }
+        let gap = self.last.elapsed().as_secs_f64();
+        self.last = Instant::now();
+        if gap < 0.05 {
+            self.stride = self.stride.saturating_mul(2);
+        } else if gap > 0.2 {
+            self.stride = (self.stride / 2).max(1);
+        }
+        self.next = k.saturating_add(self.stride);
+        true
+    }
 }
 
 /// Runs `perp simulate`.
@@ -123,20 +164,31 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     // The trajectory goes straight to its CSV file, row by row; it is held in memory only for
     // the picture.
     let columns = sim.columns(Some((&qn, &un)));
+    let keep: Vec<usize> = match &a.columns {
+        Some(list) => {
+            let spec: Vec<&str> = list.split(',').map(str::trim).filter(|c| !c.is_empty()).collect();
+            perp::dynamics::trajectory::select_columns(&columns, sim.q.len(), sim.u.len(), &spec)?
+        }
+        None => (0..columns.len()).collect(),
+    };
+    let kept_names: Vec<String> = keep.iter().map(|&k| columns[k].clone()).collect();
     let mut csv = match (&a.out, &a.plot) {
-        (Some(path), None) => Some(perp::dynamics::CsvWriter::create(path, &columns)?),
+        (Some(path), None) => Some(perp::dynamics::CsvWriter::create(path, &kept_names)?),
         _ => None,
     };
+    let mut kept_row: Vec<f64> = Vec::with_capacity(keep.len());
     let mut held = a.plot.as_ref().map(|_| perp::dynamics::Trajectory::new(columns.clone()));
     // A progress bar on stderr once the run has taken a second (indicatif draws only on a
     // terminal).
     let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut ticker = Ticker::new();
+    let quiet = a.quiet;
     let mut progress = |k: usize, steps: usize| -> Result<(), Error> {
-        // Every 64th step: a clock read per step costs the woodpecker (~1 µs a step) 3 %.
-        if !k.is_multiple_of(64) && k < steps {
+        // Decided by elapsed time, the clock read as often as the steps' length allows.
+        if quiet || k >= steps || !ticker.due(k) {
             return Ok(());
         }
-        if bar.is_none() && start.elapsed().as_secs_f64() > 1.0 && k < steps {
+        if bar.is_none() && start.elapsed().as_secs_f64() > 1.0 {
             let b = indicatif::ProgressBar::with_draw_target(
                 Some(steps as u64),
                 indicatif::ProgressDrawTarget::stderr(),
@@ -145,6 +197,8 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
                 indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} steps {elapsed} (eta {eta})")
                     .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
             );
+            // The elapsed time and the estimate move while a long step runs.
+            b.enable_steady_tick(std::time::Duration::from_millis(250));
             bar = Some(b);
         }
         if let Some(b) = &bar {
@@ -154,7 +208,13 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     };
     let mut sink = |row: &[f64]| -> Result<(), Error> {
         if let Some(w) = csv.as_mut() {
-            w.row(row)?;
+            if keep.len() == row.len() {
+                w.row(row)?;
+            } else {
+                kept_row.clear();
+                kept_row.extend(keep.iter().map(|&k| row[k]));
+                w.row(&kept_row)?;
+            }
         }
         if let Some(t) = held.as_mut() {
             t.push(row.to_vec());
@@ -168,6 +228,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     let secs = start.elapsed().as_secs_f64();
     let st = &sim.stats;
     outln!("scene      {} ({})", scene.name(), scene.description())?;
+    outln!("method     {}", sim.method())?;
     outln!("steps      {} of dt = {dt:e} to t = {:.6}", st.steps, sim.t)?;
     outln!(
         "solves     {} (largest {}), {} iterations/pivots, {} not solved, worst error {:.3e}",
@@ -191,7 +252,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     }
     if let Some(traj) = &held {
         if let Some(path) = &a.out {
-            traj.write_csv(path)?;
+            traj.select(&keep).write_csv(path)?;
             outln!("wrote      {}", path.display())?;
         }
         if let Some(path) = &a.plot {

@@ -41,6 +41,17 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// Log every iteration whose error the solver measured to stderr: `iteration K error E`
+    /// and the effort so far (pivots, factorizations, line-search steps), then an `end` line.
+    #[arg(long)]
+    verbose: bool,
+    /// Write the iteration history (the measured errors and their iterations) to FILE: CSV
+    /// (`iteration,error`), or JSON when FILE ends in `.json`.
+    #[arg(long, value_name = "FILE")]
+    history: Option<PathBuf>,
+    /// No progress line (on stderr, on a terminal, once the solve has taken a second).
+    #[arg(long, short, conflicts_with = "verbose")]
+    quiet: bool,
 }
 
 /// Runs `perp solve`.
@@ -59,12 +70,123 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     for p in &a.params {
         params = params.push_pair(p)?;
     }
-    let s = Settings { threads: super::threads(a.threads)?, ..settings(&a.common, a.max_iter)? };
+    let mut s = Settings { threads: super::threads(a.threads)?, ..settings(&a.common, a.max_iter)? };
+    let bar: std::sync::Arc<std::sync::OnceLock<indicatif::ProgressBar>> = Default::default();
+    if a.verbose {
+        s.observer = Some(std::sync::Arc::new(log_iteration));
+    } else if !a.quiet {
+        let bar = bar.clone();
+        s.observer = Some(std::sync::Arc::new(move |p: &perp::core::Progress| {
+            show_progress(&bar, p);
+            perp::core::Control::Continue
+        }));
+    }
+    if let Some(path) = &a.history {
+        // Refused before the solve: a path whose folder does not exist.
+        check_writable(path)?;
+        s.record_history = true;
+    }
     let fallback: Vec<&str> = a
         .fallback
         .as_deref()
         .map_or(Vec::new(), |l| l.split(',').map(str::trim).filter(|n| !n.is_empty()).collect());
-    solve(&a.file, a.solver.as_deref(), &params, &fallback, kind, &s, a.json)
+    let solved = solve(&a.file, a.solver.as_deref(), &params, &fallback, kind, &s, a.json);
+    if let Some(b) = bar.get() {
+        b.finish_and_clear();
+    }
+    let (code, report) = solved?;
+    if a.verbose {
+        use std::io::Write as _;
+        // A closed stderr (`2>&1 | head`) is not an error of the solve.
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "end {} iterations {} error {:.6e} ({})",
+            report.status,
+            report.iterations,
+            report.error,
+            report.solver
+        );
+    }
+    if let Some(path) = &a.history {
+        write_history(path, &report)?;
+    }
+    Ok(code)
+}
+
+/// `--verbose`: one line per iteration whose error was measured (PGS and NSGS carry an old
+/// error or an estimate between their exact checks; those steps are not logged).
+fn log_iteration(p: &perp::core::Progress) -> perp::core::Control {
+    if p.measured {
+        let c = p.counters;
+        let mut line = format!("iteration {} error {:.6e}", p.iteration, p.error);
+        for (name, v) in
+            [("pivots", c.pivots), ("factorizations", c.factorizations), ("line-search", c.line_search_steps)]
+        {
+            if v > 0 {
+                line.push_str(&format!(" {name} {v}"));
+            }
+        }
+        line.push_str(&format!(" seconds {:.3e}", p.elapsed.as_secs_f64()));
+        // A closed stderr is not worth stopping the solve for.
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), "{line}");
+    }
+    perp::core::Control::Continue
+}
+
+/// The progress line of a long solve: shown once the solve has taken a second (indicatif
+/// draws only on a terminal), updated at the iterations whose error was measured.
+fn show_progress(bar: &std::sync::OnceLock<indicatif::ProgressBar>, p: &perp::core::Progress) {
+    if p.elapsed.as_secs_f64() < 1.0 {
+        return;
+    }
+    let b = bar.get_or_init(|| {
+        let b = indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr())
+            .with_elapsed(p.elapsed);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        b.enable_steady_tick(std::time::Duration::from_millis(250));
+        b
+    });
+    if p.measured {
+        b.set_message(format!("iteration {} error {:.3e}", p.iteration, p.error));
+    }
+}
+
+/// Refuses an output path whose folder does not exist, naming it.
+fn check_writable(path: &Path) -> Result<(), Error> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(Error::Io {
+            file: path.to_path_buf(),
+            source: std::io::Error::other("its folder does not exist"),
+        })
+    }
+}
+
+/// `--history FILE`: the measured errors and their iterations, CSV or JSON by extension.
+fn write_history(path: &Path, r: &perp::core::SolveReport) -> Result<(), Error> {
+    let io = |source| Error::Io { file: path.to_path_buf(), source };
+    let text = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+        serde_json::json!({
+            "solver": r.solver,
+            "status": r.status.as_str(),
+            "iterations": r.history_iterations,
+            "errors": r.history.iter().map(|&e| finite_or_null(e)).collect::<Vec<_>>(),
+        })
+        .to_string()
+    } else {
+        let mut t = String::from("iteration,error\n");
+        for (k, e) in r.history_iterations.iter().zip(&r.history) {
+            t.push_str(&format!("{k},{e:e}\n"));
+        }
+        t
+    };
+    std::fs::write(path, text).map_err(io)
 }
 
 fn solve(
@@ -75,7 +197,7 @@ fn solve(
     kind: Option<ProblemKind>,
     s: &Settings,
     json: bool,
-) -> Result<ExitCode, Error> {
+) -> Result<(ExitCode, perp::core::SolveReport), Error> {
     let problem = super::read_problem(file, kind)?;
     let kind = problem.kind_name();
     let n = problem.n();
@@ -148,7 +270,8 @@ fn solve(
             outln!("z          {:?}", sol.z)?;
         }
     }
-    Ok(if r.status == Status::Solved { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    let code = if r.status == Status::Solved { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    Ok((code, sol.report))
 }
 
 fn finite_or_null(x: f64) -> serde_json::Value {

@@ -56,6 +56,9 @@ typedef enum PerpFamily {
   PERP_FAMILY_LCP = 0,
   // Frictional contact solvers (`perp_solve_friction`).
   PERP_FAMILY_FRICTION = 1,
+  // For `perp_solver_new`: the family of the solver's name, when the name is of one of the
+  // two families only (`lemke`, `nsgs`; not `fb-newton`, which is of both).
+  PERP_FAMILY_ANY = 2,
 } PerpFamily;
 
 // A solver kept across calls: the C face of "prepare once, solve many". It holds the
@@ -188,7 +191,7 @@ enum PerpStatus perp_solve_friction(const char *solver,
 
 // Creates a solver kept across calls (see `PerpSolver`): `family` a `PerpFamily` value,
 // `solver` a catalogue name of that family (NULL: `lemke` for LCPs, `prox` for frictional
-// problems), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
+// problems; with `PERP_FAMILY_ANY` the name decides the family), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
 // NULL when refused (an unknown family, name or parameter, bad settings; see
 // `perp_last_error_message`).
 struct PerpSolver *perp_solver_new(int32_t family,

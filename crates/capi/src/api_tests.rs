@@ -198,7 +198,12 @@ fn an_unknown_solver_is_refused_with_the_valid_names() {
     let r = solve_lcp(c"nsgs", &m, &Q, 2, None);
     assert_eq!(r.status, PerpStatus::InvalidInput);
     let e = last_error();
-    assert!(e.starts_with("perp_solve_lcp: unknown solver 'nsgs'") && e.contains("lemke, pgs"), "{e}");
+    assert!(
+        e.starts_with(
+            "perp_solve_lcp: nsgs is a frictional-contact solver; for an LCP use one of lemke, pgs"
+        ),
+        "{e}"
+    );
     // Nothing written, and the report says it was refused.
     assert!(r.z[0].is_nan() && r.report.error.is_nan() && r.report.iterations == 0);
     // The next call that is not refused clears the message.
@@ -753,7 +758,29 @@ fn a_kept_solver_refuses_bad_use_naming_it() {
     assert!(unsafe { perp_solver_new(7, null(), null()) }.is_null());
     assert!(last_error().contains("family"), "{}", last_error());
     assert!(unsafe { perp_solver_new(PerpFamily::Lcp as i32, c"nsgs".as_ptr(), null()) }.is_null());
-    assert!(last_error().contains("unknown solver 'nsgs'"), "{}", last_error());
+    assert!(
+        last_error().contains("nsgs is a frictional-contact solver; for an LCP use one of"),
+        "{}",
+        last_error()
+    );
+    // PERP_FAMILY_ANY: the family of an unambiguous name; an ambiguous, unknown or NULL name
+    // is refused naming it.
+    for (name, family) in [(c"lemke", "lcp"), (c"nsgs", "friction"), (c"bdiff-newton", "lcp")] {
+        let h = unsafe { perp_solver_new(PerpFamily::Any as i32, name.as_ptr(), null()) };
+        assert!(!h.is_null(), "{name:?}: {}", last_error());
+        assert_eq!(unsafe { &*h }.solver.family().as_str(), family);
+        unsafe { perp_solver_free(h) };
+    }
+    assert!(unsafe { perp_solver_new(PerpFamily::Any as i32, c"fb-newton".as_ptr(), null()) }.is_null());
+    assert!(
+        last_error().contains("solver = fb-newton") && last_error().contains("PERP_FAMILY_LCP"),
+        "{}",
+        last_error()
+    );
+    assert!(unsafe { perp_solver_new(PerpFamily::Any as i32, c"nope".as_ptr(), null()) }.is_null());
+    assert!(last_error().contains("unknown solver 'nope'"), "{}", last_error());
+    assert!(unsafe { perp_solver_new(PerpFamily::Any as i32, null(), null()) }.is_null());
+    assert!(last_error().contains("PERP_FAMILY_ANY needs a solver name"), "{}", last_error());
     // The wrong family for the call, and a NULL handle.
     let h = unsafe { perp_solver_new(PerpFamily::Lcp as i32, null(), null()) };
     assert!(!h.is_null());

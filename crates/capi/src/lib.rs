@@ -111,6 +111,9 @@ pub enum PerpFamily {
     Lcp = 0,
     /// Frictional contact solvers (`perp_solve_friction`).
     Friction = 1,
+    /// For `perp_solver_new`: the family of the solver's name, when the name is of one of the
+    /// two families only (`lemke`, `nsgs`; not `fb-newton`, which is of both).
+    Any = 2,
 }
 
 /// A real matrix the caller owns; perp copies it during the call and keeps no pointer.
@@ -490,6 +493,27 @@ unsafe fn c_str<'a>(what: &str, p: *const c_char) -> Result<&'a str, Refusal> {
     Ok(s.to_str().map_err(|_| Error::setting(what, s.to_string_lossy(), "is not valid UTF-8"))?)
 }
 
+/// The one family of the C API (LCP or frictional) with a solver called by the C string
+/// `p`: `PERP_FAMILY_ANY`'s rule.
+unsafe fn family_of_name(p: *const c_char) -> Result<Family, Refusal> {
+    if p.is_null() {
+        return Err(Error::setting("solver", "NULL", "PERP_FAMILY_ANY needs a solver name").into());
+    }
+    let name = unsafe { c_str("solver", p) }?;
+    let families: Vec<Family> =
+        perp_catalogue::families_of(name).into_iter().filter(|f| *f != Family::Mcp).collect();
+    match families.as_slice() {
+        [f] => Ok(*f),
+        [] => Err(Error::unknown_solver(name, &perp_catalogue::all_names()).into()),
+        _ => Err(Error::setting(
+            "solver",
+            name,
+            "is both an LCP and a frictional-contact solver; give PERP_FAMILY_LCP or PERP_FAMILY_FRICTION",
+        )
+        .into()),
+    }
+}
+
 unsafe fn solver_name<'a>(p: *const c_char, family: Family) -> Result<&'a str, Refusal> {
     if p.is_null() {
         return Ok(match family {
@@ -750,7 +774,7 @@ unsafe fn handle<'a>(s: *mut PerpSolver, family: Family) -> Result<&'a mut PerpS
 
 /// Creates a solver kept across calls (see `PerpSolver`): `family` a `PerpFamily` value,
 /// `solver` a catalogue name of that family (NULL: `lemke` for LCPs, `prox` for frictional
-/// problems), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
+/// problems; with `PERP_FAMILY_ANY` the name decides the family), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
 /// NULL when refused (an unknown family, name or parameter, bad settings; see
 /// `perp_last_error_message`).
 #[no_mangle]
@@ -765,11 +789,13 @@ pub unsafe extern "C" fn perp_solver_new(
             Family::Lcp
         } else if family == PerpFamily::Friction as i32 {
             Family::Friction
+        } else if family == PerpFamily::Any as i32 {
+            family_of_name(solver)?
         } else {
             return Err(Error::setting(
                 "family",
                 family,
-                "must be PERP_FAMILY_LCP (0) or PERP_FAMILY_FRICTION (1)",
+                "must be PERP_FAMILY_LCP (0), PERP_FAMILY_FRICTION (1) or PERP_FAMILY_ANY (2)",
             )
             .into());
         };

@@ -2,7 +2,7 @@
 //! [`Solver::solve`] for any [`Problem`] of its family. `perp solve`, `perp bench` and the
 //! stepper go through here; nothing else matches on solver names.
 
-use crate::entries::{entry, Build, Family};
+use crate::entries::{entry, wrong_family, Build, Family};
 use crate::params::Params;
 use crate::problem::{NcpInstance, Problem};
 use perp_cones::{FrictionSolver, GlobalSolver};
@@ -53,7 +53,7 @@ pub struct Answer {
 /// use perp_catalogue::{build, Family, Params};
 /// assert_eq!(build(Family::Friction, "nsgs", &Params::new()).unwrap().name(), "nsgs");
 /// let e = build(Family::Lcp, "nsgs", &Params::new()).unwrap_err().to_string();
-/// assert!(e.contains("valid names: lemke, pgs"), "{e}");
+/// assert!(e.starts_with("nsgs is a frictional-contact solver; for an LCP use one of lemke, pgs"), "{e}");
 /// let e = build(Family::Lcp, "psor", &Params::parse("omega=3").unwrap()).unwrap_err().to_string();
 /// assert!(e.contains("psor: parameter omega") && e.contains("(0, 2)"), "{e}");
 /// ```
@@ -163,7 +163,8 @@ impl Solver {
     /// for input the solver cannot take (see each solver).
     pub fn solve(&mut self, problem: &Problem, warm: Option<&[f64]>, s: &Settings) -> Result<Answer, Error> {
         if problem.family() != self.family() {
-            return Err(Error::unknown_solver(self.name(), problem.solvers()));
+            // Built for another family (`fb-newton` exists in three): say which one it is.
+            return Err(wrong_family(self.name(), self.family().solver_noun(), problem.family()));
         }
         let plain = |sol: perp_core::Solution| Answer {
             z: sol.z,
@@ -225,7 +226,8 @@ impl Solver {
         s: &Settings,
     ) -> Result<(), Error> {
         if problem.family() != self.family() {
-            return Err(Error::unknown_solver(self.name(), problem.solvers()));
+            // Built for another family (`fb-newton` exists in three): say which one it is.
+            return Err(wrong_family(self.name(), self.family().solver_noun(), problem.family()));
         }
         let n = problem.n();
         if warm {

@@ -50,6 +50,24 @@ impl Family {
         }
     }
 
+    /// What its solvers are, with the article, as in "nsgs is *a frictional-contact* solver".
+    pub fn solver_noun(self) -> &'static str {
+        match self {
+            Family::Lcp => "an LCP",
+            Family::Mcp => "an MCP/NCP/MLCP",
+            Family::Friction => "a frictional-contact",
+        }
+    }
+
+    /// Its problems, with the article, as in "for *an LCP* use one of …".
+    pub fn problem_noun(self) -> &'static str {
+        match self {
+            Family::Lcp => "an LCP",
+            Family::Mcp => "an MCP/NCP/MLCP",
+            Family::Friction => "a frictional-contact problem",
+        }
+    }
+
     /// One line for `perp list`.
     pub fn title(self) -> &'static str {
         match self {
@@ -742,10 +760,61 @@ pub fn all_names() -> Vec<&'static str> {
     all
 }
 
-/// The entry `name` of `family`; `Err` listing that family's names otherwise.
+/// The entry `name` of `family`; otherwise [`not_in_family`]'s error.
 pub fn entry(family: Family, name: &str) -> Result<&'static Entry, Error> {
-    ENTRIES
-        .iter()
-        .find(|e| e.family == family && e.name == name)
-        .ok_or_else(|| Error::unknown_solver(name, names(family)))
+    ENTRIES.iter().find(|e| e.family == family && e.name == name).ok_or_else(|| not_in_family(name, family))
+}
+
+/// The families that have a solver called `name`, in [`Family::ALL`]'s order (empty for a
+/// name no solver has; three for `fb-newton`).
+pub fn families_of(name: &str) -> Vec<Family> {
+    Family::ALL.into_iter().filter(|&f| names(f).contains(&name)).collect()
+}
+
+/// The one family of `name`: `Some` when the name belongs to exactly one family (`lemke`,
+/// `nsgs`), `None` when it belongs to none or to several (`fb-newton`, `bdiff-newton`).
+///
+/// ```
+/// use perp_catalogue::{family_of, Family};
+/// assert_eq!(family_of("lemke"), Some(Family::Lcp));
+/// assert_eq!(family_of("nsgs"), Some(Family::Friction));
+/// assert_eq!(family_of("fb-newton"), None);
+/// ```
+pub fn family_of(name: &str) -> Option<Family> {
+    match families_of(name).as_slice() {
+        [f] => Some(*f),
+        _ => None,
+    }
+}
+
+/// The error for `name` asked for problems of `family` when `family` has no solver of that
+/// name: [`Error::WrongFamily`] ("nsgs is a frictional-contact solver; for an LCP use one of
+/// lemke, pgs, …") when another family has it, [`Error::UnknownSolver`] (listing `family`'s
+/// names) when none has.
+///
+/// ```
+/// use perp_catalogue::{not_in_family, Family};
+/// let e = not_in_family("nsgs", Family::Lcp).to_string();
+/// assert!(e.starts_with("nsgs is a frictional-contact solver; for an LCP use one of lemke, pgs"), "{e}");
+/// let e = not_in_family("nope", Family::Lcp).to_string();
+/// assert!(e.starts_with("unknown solver 'nope'; valid names: lemke"), "{e}");
+/// ```
+pub fn not_in_family(name: &str, family: Family) -> Error {
+    let others = families_of(name);
+    if others.is_empty() {
+        return Error::unknown_solver(name, names(family));
+    }
+    let is = others.iter().map(|f| f.solver_noun()).collect::<Vec<_>>().join(" and ");
+    wrong_family(name, &is, family)
+}
+
+/// [`Error::WrongFamily`] for the solver `name`, which is `is` (`"a frictional-contact"`),
+/// asked to solve a problem of `family`.
+pub(crate) fn wrong_family(name: &str, is: &str, family: Family) -> Error {
+    Error::WrongFamily {
+        name: name.to_string(),
+        is: is.to_string(),
+        wanted: family.problem_noun().to_string(),
+        valid: names(family).iter().map(|s| s.to_string()).collect(),
+    }
 }

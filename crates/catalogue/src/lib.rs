@@ -11,7 +11,10 @@
 //! * [`Problem`] is the one enum of problems (LCP, MLCP, NCP/MCP, frictional contact in local
 //!   and global form); [`build`] makes a [`Solver`] by family and name, and [`Solver::solve`]
 //!   solves any problem of its family: the one dispatch.
-//! * An unknown name is an error listing the valid names for that family; a parameter out of
+//! * A name of another family is an error saying which family it belongs to and listing the
+//!   valid names for the one asked ("nsgs is a frictional-contact solver; for an LCP use one
+//!   of …"), a name no solver has lists them too, and [`family_of`] finds the family of an
+//!   unambiguous name (`lemke`; not `fb-newton`, which has three); a parameter out of
 //!   its range is an error naming the solver, the parameter, the value and the valid values.
 //!
 //! ```
@@ -33,8 +36,8 @@ mod problem;
 pub use chain::{run_chain, solve_chain};
 pub use dispatch::{build, friction_solver, lcp_solver, mcp_solver, solve, Answer, Solver};
 pub use entries::{
-    all_names, entry, names, Build, Entry, Family, ENTRIES, FRICTION_NAMES, GLOBAL_NAMES,
-    GLOBAL_PROBLEM_NAMES, LCP_NAMES, MCP_NAMES,
+    all_names, entry, families_of, family_of, names, not_in_family, Build, Entry, Family, ENTRIES,
+    FRICTION_NAMES, GLOBAL_NAMES, GLOBAL_PROBLEM_NAMES, LCP_NAMES, MCP_NAMES,
 };
 pub use params::{Bound, Param, ParamKind, Params, Resolved};
 pub use problem::{NcpInstance, Problem, ProblemKind};
@@ -104,12 +107,31 @@ mod tests {
     #[test]
     fn unknown_names_list_the_family() {
         let e = friction_solver("lemke").err().unwrap().to_string();
-        assert!(
-            e.contains("valid names: nsgs, ac-newton, fb-newton, prox, lemke-pyramid, admm, apgd"),
-            "{e}"
+        assert_eq!(
+            e,
+            "lemke is an LCP solver; for a frictional-contact problem use one of \
+             nsgs, ac-newton, fb-newton, prox, lemke-pyramid, admm, apgd"
         );
         let e = mcp_solver("nsgs").err().unwrap().to_string();
-        assert!(e.contains("valid names: fb-newton, bdiff-newton, schur-lemke"), "{e}");
+        assert_eq!(e, "nsgs is a frictional-contact solver; for an MCP/NCP/MLCP use one of fb-newton, bdiff-newton, schur-lemke");
+        // A name of two other families names both.
+        let e = friction_solver("bdiff-newton").err().unwrap().to_string();
+        assert!(e.starts_with("bdiff-newton is an LCP and an MCP/NCP/MLCP solver; for a frictional"), "{e}");
+        // A name no family has is unknown, and lists the family asked for.
+        let e = mcp_solver("nope").err().unwrap().to_string();
+        assert_eq!(e, "unknown solver 'nope'; valid names: fb-newton, bdiff-newton, schur-lemke");
+    }
+
+    #[test]
+    fn an_unambiguous_name_has_one_family() {
+        for e in ENTRIES {
+            let families = families_of(e.name);
+            assert!(families.contains(&e.family));
+            assert_eq!(family_of(e.name), (families.len() == 1).then_some(e.family), "{}", e.name);
+        }
+        assert_eq!(family_of("schur-lemke"), Some(Family::Mcp));
+        assert_eq!(families_of("bdiff-newton"), [Family::Lcp, Family::Mcp]);
+        assert_eq!(family_of("nope"), None);
     }
 
     #[test]
@@ -118,7 +140,7 @@ mod tests {
             perp_lcp::Lcp::new(perp_core::Matrix::from_row_major(1, 1, &[1.0]).unwrap(), vec![-1.0]).unwrap();
         let mut s = build(Family::Friction, "nsgs", &Params::new()).unwrap();
         let e = s.solve(&Problem::Lcp(lcp), None, &perp_core::Settings::default()).unwrap_err().to_string();
-        assert!(e.contains("unknown solver 'nsgs'") && e.contains("lemke"), "{e}");
+        assert!(e.starts_with("nsgs is a frictional-contact solver; for an LCP use one of lemke"), "{e}");
     }
 
     #[test]
@@ -160,6 +182,6 @@ mod tests {
         let mut nsgs = build(Family::Friction, "nsgs", &Params::new()).unwrap();
         let (mut x, mut y, mut report) = (Vec::new(), Vec::new(), perp_core::SolveReport::new(""));
         let e = nsgs.solve_into(&lcp(0.0), false, &mut x, &mut y, &mut report, &s).unwrap_err().to_string();
-        assert!(e.contains("unknown solver 'nsgs'"), "{e}");
+        assert!(e.starts_with("nsgs is a frictional-contact solver; for an LCP"), "{e}");
     }
 }

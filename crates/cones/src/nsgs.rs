@@ -423,6 +423,11 @@ impl IterativeMethod for Method<'_> {
         (self.r.iter().any(|v| *v != 0.0)).then(|| self.full_error())
     }
 
+    /// Between full checks the step reports the light measure, an estimate.
+    fn measured(&self) -> bool {
+        self.measured.is_some()
+    }
+
     fn step(&mut self) -> StepResult {
         self.measured = None;
         if let Some(rng) = &mut self.rng {

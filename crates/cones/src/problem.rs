@@ -672,6 +672,7 @@ pub(crate) fn solve_refined(
         let before = (report.iterations, report.pivots, report.factorizations, report.line_search_steps);
         let elapsed = report.elapsed;
         let mut history = std::mem::take(&mut report.history);
+        let mut history_iterations = std::mem::take(&mut report.history_iterations);
         solve(true, r, u, report, &s2)?;
         report.iterations += before.0;
         report.pivots += before.1;
@@ -680,6 +681,8 @@ pub(crate) fn solve_refined(
         report.elapsed += elapsed;
         history.append(&mut report.history);
         report.history = history;
+        history_iterations.extend(report.history_iterations.iter().map(|k| k + before.0));
+        report.history_iterations = history_iterations;
         tol = next;
         rounds += 1;
         if p.runs_off(grown_from, r, u) {

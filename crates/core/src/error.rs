@@ -70,6 +70,19 @@ pub enum Error {
         /// The names that exist.
         valid: Vec<String>,
     },
+    /// A solver was asked for by a name that exists, but for problems of another kind
+    /// (`nsgs` for an LCP).
+    #[error("{name} is {is} solver; for {wanted} use one of {}", valid.join(", "))]
+    WrongFamily {
+        /// The name asked for.
+        name: String,
+        /// What the name's solvers are for, with its article (`a frictional-contact`).
+        is: String,
+        /// The kind of problem asked for, with its article (`an LCP`).
+        wanted: String,
+        /// The names of that kind's solvers.
+        valid: Vec<String>,
+    },
     /// The problem lacks a property the chosen method needs (symmetry, positive diagonal …).
     #[error("solver '{solver}' requires {requirement}{}", suggestion.as_ref().map(|s| format!("; {s}")).unwrap_or_default())]
     Requirement {

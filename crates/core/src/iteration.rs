@@ -72,8 +72,14 @@ pub struct Progress {
     pub iteration: usize,
     /// The error measure after this iteration.
     pub error: f64,
+    /// Whether `error` was measured at this iterate ([`IterativeMethod::measured`]); `false`
+    /// when the method carried an older measure over or gave a cheap estimate (PGS and NSGS
+    /// between their exact checks). Logs and curves show only measured errors.
+    pub measured: bool,
     /// Time since the loop started.
     pub elapsed: Duration,
+    /// The method's effort so far: pivots, factorizations, line-search steps.
+    pub counters: Counters,
 }
 
 /// The observer's answer.
@@ -156,6 +162,14 @@ pub trait IterativeMethod {
     fn is_pivoting(&self) -> bool {
         false
     }
+    /// Whether the error of the last step was measured at its iterate: the problem's error
+    /// measure, or the quantity the method stops on (Lemke's z₀). `false` for a carried-over
+    /// or estimated error (PGS between its exact checks repeats the last one; NSGS reports a
+    /// light measure). Only measured errors go into the history and are marked so for the
+    /// observer. Default `true`.
+    fn measured(&self) -> bool {
+        true
+    }
 }
 
 /// How the loop ended.
@@ -171,8 +185,11 @@ pub struct LoopOutcome {
     pub best_error: f64,
     /// Whether the loop called [`IterativeMethod::restore_best`].
     pub restored_best: bool,
-    /// Errors after every step (when `settings.record_history`).
+    /// The measured errors (when `settings.record_history`), one per step whose error was
+    /// measured ([`IterativeMethod::measured`]: every step for most methods).
     pub history: Vec<f64>,
+    /// The step (1-based) of each entry of `history`.
+    pub history_iterations: Vec<usize>,
     /// Time since the loop's start instant.
     pub elapsed: Duration,
     /// The method's counters at the end.
@@ -198,8 +215,13 @@ impl LoopOutcome {
         report.line_search_steps = self.counters.line_search_steps;
         if report.history.is_empty() {
             std::mem::swap(&mut report.history, &mut self.history);
+            report.history_iterations.clear();
+            report.history_iterations.append(&mut self.history_iterations);
         } else {
+            // After an earlier loop's history: its steps come first.
+            let offset = report.history_iterations.last().copied().unwrap_or(0);
             report.history.append(&mut self.history);
+            report.history_iterations.extend(self.history_iterations.iter().map(|k| k + offset));
         }
     }
 }
@@ -228,6 +250,7 @@ pub fn run_with<M: IterativeMethod + ?Sized>(
     mut history: Vec<f64>,
 ) -> LoopOutcome {
     history.clear();
+    let mut history_iterations = Vec::new();
     let max_iter = settings.max_iter_or(default_max_iter);
     let pivoting = method.is_pivoting();
     let mut last = f64::INFINITY;
@@ -251,8 +274,10 @@ pub fn run_with<M: IterativeMethod + ?Sized>(
             let r = method.step();
             iterations = k;
             last = r.error;
-            if settings.record_history {
+            let measured = method.measured();
+            if settings.record_history && measured {
                 history.push(r.error);
+                history_iterations.push(k);
             }
             if r.error < best {
                 best = r.error;
@@ -268,7 +293,13 @@ pub fn run_with<M: IterativeMethod + ?Sized>(
                 break 'run Status::Solved;
             }
             if let Some(obs) = &settings.observer {
-                let p = Progress { iteration: k, error: r.error, elapsed: start.elapsed() };
+                let p = Progress {
+                    iteration: k,
+                    error: r.error,
+                    measured,
+                    elapsed: start.elapsed(),
+                    counters: method.counters(),
+                };
                 if obs(&p) == Control::Stop {
                     break 'run Status::Interrupted;
                 }
@@ -290,6 +321,7 @@ pub fn run_with<M: IterativeMethod + ?Sized>(
         best_error: best,
         restored_best,
         history,
+        history_iterations,
         elapsed: start.elapsed(),
         counters: method.counters(),
         pivoting,

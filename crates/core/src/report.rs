@@ -73,8 +73,12 @@ pub struct SolveReport {
     /// Wall-clock time of the solve.
     #[serde(serialize_with = "ser_secs")]
     pub elapsed: Duration,
-    /// Error after each iteration, when `settings.record_history` is set.
+    /// The measured errors, when `settings.record_history` is set: one per iteration whose
+    /// error was measured (every iteration of most methods; PGS's and NSGS's exact checks,
+    /// not the errors they carry over or estimate between them).
     pub history: Vec<f64>,
+    /// The iteration (1-based) of each entry of `history`.
+    pub history_iterations: Vec<usize>,
     /// Pivots (pivoting methods).
     pub pivots: usize,
     /// Matrix factorizations.
@@ -116,6 +120,7 @@ impl SolveReport {
             residual_inf: f64::INFINITY,
             elapsed: Duration::ZERO,
             history: Vec::new(),
+            history_iterations: Vec::new(),
             pivots: 0,
             factorizations: 0,
             line_search_steps: 0,
@@ -131,6 +136,13 @@ impl SolveReport {
         self.verify_with(tol, &mut String::new());
     }
 
+    /// Appends the history of a later solve of the same problem (a restart, a refinement
+    /// round) whose iterations follow `offset` iterations of this one.
+    pub fn append_history(&mut self, offset: usize, later: &SolveReport) {
+        self.history.extend_from_slice(&later.history);
+        self.history_iterations.extend(later.history_iterations.iter().map(|k| k + offset));
+    }
+
     /// Resets every field for a new solve by `solver`, as [`SolveReport::new`] would, but in
     /// place: the `solver` String and the history keep their storage (no allocation once they
     /// are large enough). The message is left as it is: callers reusing its storage take it.
@@ -143,6 +155,7 @@ impl SolveReport {
         self.residual_inf = f64::INFINITY;
         self.elapsed = Duration::ZERO;
         self.history.clear();
+        self.history_iterations.clear();
         self.pivots = 0;
         self.factorizations = 0;
         self.line_search_steps = 0;

@@ -76,6 +76,28 @@ impl Formulation {
         }
     }
 
+    /// What the formulation is, in a few words, with `perp simulate --formulation`'s key:
+    /// `cone (exact friction cones)`, `st (Stewart–Trinkle LCP, 8 directions)` …
+    ///
+    /// ```
+    /// use perp_dynamics::{Directions, Formulation};
+    /// assert_eq!(Formulation::StewartTrinkle(Directions::Uniform(8)).describe(), "st (Stewart–Trinkle LCP, 8 directions)");
+    /// assert_eq!(Formulation::Cone.describe(), "cone (exact friction cones)");
+    /// ```
+    pub fn describe(&self) -> String {
+        match self {
+            Formulation::GlockerStuder => "gs (Glocker–Studer LCP)".into(),
+            Formulation::StewartTrinkle(Directions::Uniform(m)) => {
+                format!("st (Stewart–Trinkle LCP, {m} directions)")
+            }
+            Formulation::StewartTrinkle(Directions::Custom(_)) => {
+                "st (Stewart–Trinkle LCP, the scene's directions)".into()
+            }
+            Formulation::Cone => "cone (exact friction cones)".into(),
+            Formulation::TzitzourisPang => "tp (Tzitzouris–Pang NCP)".into(),
+        }
+    }
+
     /// The catalogue family of the solvers that take this formulation's problems.
     pub fn family(&self) -> Family {
         match self {
@@ -241,8 +263,12 @@ pub struct Simulator<'s> {
     pub q: Vec<f64>,
     /// Velocities.
     pub u: Vec<f64>,
-    /// Time.
+    /// Time: `t₀ + k·dt` after `k` steps from `t₀` (0, or the value last set by hand), computed
+    /// so rather than summed, so that `t` after 100 000 steps of 1e-5 is 1, not 0.99999999999808.
     pub t: f64,
+    /// `t₀` and `k` of `t = t₀ + k·dt`, and the `t` they gave (a `t` set by hand since then
+    /// starts a new count from it).
+    t_clock: (f64, usize, f64),
     dt: f64,
     opts: StepOptions,
     solver: Solver,
@@ -335,6 +361,7 @@ impl<'s> Simulator<'s> {
             q: q0,
             u: u0,
             t: 0.0,
+            t_clock: (0.0, 0, 0.0),
             dt,
             opts,
             solver,
@@ -559,7 +586,13 @@ impl<'s> Simulator<'s> {
         (self.q_eval, self.h) = (q_eval, h);
         self.q_spare = std::mem::replace(&mut self.q, q_new);
         self.u_spare = std::mem::replace(&mut self.u, u_new);
-        self.t += dt;
+        let (mut t0, mut k, given) = self.t_clock;
+        if self.t.to_bits() != given.to_bits() {
+            (t0, k) = (self.t, 0);
+        }
+        k += 1;
+        self.t = t0 + k as f64 * dt;
+        self.t_clock = (t0, k, self.t);
         self.stats.steps += 1;
         Ok(())
     }
@@ -922,6 +955,20 @@ impl<'s> Simulator<'s> {
             progress(k, steps)?;
         }
         Ok(steps)
+    }
+
+    /// What this simulator solves its steps with, in one line: the formulation
+    /// ([`Formulation::describe`]), the solver and the fallback chain as built (the chosen
+    /// solver is left out of its own chain), e.g. `cone (exact friction cones), solver nsgs,
+    /// fallback prox, ac-newton` or `…, fallback none`. `perp simulate` prints it.
+    pub fn method(&self) -> String {
+        let chain: Vec<&str> = self.fallbacks.iter().map(Solver::name).collect();
+        format!(
+            "{}, solver {}, fallback {}",
+            self.opts.formulation.describe(),
+            self.solver.name(),
+            if chain.is_empty() { "none".to_string() } else { chain.join(", ") }
+        )
     }
 
     /// The recorded columns: `t`, `q…`, `u…` (labelled by `names`, default `q0…`, `u0…`), the

@@ -13,7 +13,59 @@ pub struct Trajectory {
     pub rows: Vec<Vec<f64>>,
 }
 
+/// The columns a `--columns` list keeps, as indices into a simulator's `columns` (`t`, then
+/// `nq` positions, `nu` velocities, the impulses, `iterations`; see
+/// [`crate::Simulator::columns`]), `t` always first. Each item of `spec` is a group —
+/// `positions` (or `q`), `velocities` (`u`), `impulses`, `iterations` — or a column's name
+/// (`b0_z`); each column is kept once, in the simulator's order. An unknown item is an error
+/// naming it.
+///
+/// ```
+/// use perp_dynamics::trajectory::select_columns;
+/// let c: Vec<String> = ["t", "x", "v", "P0_n", "iterations"].iter().map(|s| s.to_string()).collect();
+/// assert_eq!(select_columns(&c, 1, 1, &["positions"]).unwrap(), [0, 1]);
+/// assert_eq!(select_columns(&c, 1, 1, &["iterations", "v"]).unwrap(), [0, 2, 4]);
+/// assert!(select_columns(&c, 1, 1, &["speed"]).unwrap_err().to_string().contains("speed"));
+/// ```
+pub fn select_columns(columns: &[String], nq: usize, nu: usize, spec: &[&str]) -> Result<Vec<usize>, Error> {
+    let n = columns.len();
+    if n < 2 + nq + nu {
+        return Err(Error::dim("trajectory columns", 2 + nq + nu, n));
+    }
+    let mut keep = vec![false; n];
+    keep[0] = true;
+    for item in spec {
+        let range = match *item {
+            "t" => 0..1,
+            "positions" | "q" => 1..1 + nq,
+            "velocities" | "u" => 1 + nq..1 + nq + nu,
+            "impulses" => 1 + nq + nu..n - 1,
+            "iterations" => n - 1..n,
+            name => match columns.iter().position(|c| c == name) {
+                Some(k) => k..k + 1,
+                None => {
+                    return Err(Error::setting(
+                        "--columns",
+                        name,
+                        "neither a group (positions, velocities, impulses, iterations) nor a column of this scene",
+                    ))
+                }
+            },
+        };
+        keep[range].iter_mut().for_each(|k| *k = true);
+    }
+    Ok((0..n).filter(|&k| keep[k]).collect())
+}
+
 impl Trajectory {
+    /// The trajectory with only the columns `keep` (indices, e.g. from [`select_columns`]).
+    pub fn select(&self, keep: &[usize]) -> Trajectory {
+        Trajectory {
+            columns: keep.iter().map(|&k| self.columns[k].clone()).collect(),
+            rows: self.rows.iter().map(|r| keep.iter().map(|&k| r[k]).collect()).collect(),
+        }
+    }
+
     /// An empty trajectory with these columns.
     pub fn new(columns: Vec<String>) -> Trajectory {
         Trajectory { columns, rows: Vec::new() }

@@ -113,7 +113,7 @@ fn the_catalog_builds_the_suites_at_any_size() {
         let (q, u) = s.initial_state();
         assert_eq!((q.len(), u.len()), (7 * n, 6 * n), "{name} {n}");
         let (qn, un) = s.state_names();
-        assert_eq!((qn[0].as_str(), un[0].as_str()), ("x", "v_x"));
+        assert_eq!((qn[0].as_str(), un[0].as_str()), ("b0_x", "b0_v_x"));
         if n > 1 {
             assert_eq!((qn[7].as_str(), un[6].as_str()), ("b1_x", "b1_v_x"));
         }

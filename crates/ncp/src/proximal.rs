@@ -194,11 +194,11 @@ pub(crate) fn rescue(
     let base = (2.0 * shift).max(1e-3 * big);
     let mut lambda = knobs.lambda * if base > 0.0 { base } else { 1.0 };
     let add = |report: &mut perp_core::SolveReport, sub: &Solution| {
+        report.append_history(report.iterations, &sub.report);
         report.iterations += sub.report.iterations;
         report.pivots += sub.report.pivots;
         report.factorizations += sub.report.factorizations;
         report.line_search_steps += sub.report.line_search_steps;
-        report.history.extend_from_slice(&sub.report.history);
     };
     let remaining = |s: &Settings| -> Option<Settings> {
         let mut t = s.clone();
@@ -313,12 +313,12 @@ pub(crate) fn refine_physics(
         }
         let s2 = Settings { tol: next, max_iter: left, time_limit: time_left, ..s.clone() };
         let new = solve(p, &sol.z, &s2)?;
+        total.append_history(total.iterations, &new.report);
         total.iterations += new.report.iterations;
         total.pivots += new.report.pivots;
         total.factorizations += new.report.factorizations;
         total.line_search_steps += new.report.line_search_steps;
         total.elapsed += new.report.elapsed;
-        total.history.extend_from_slice(&new.report.history);
         sol = new;
         tol = next;
         rounds += 1;

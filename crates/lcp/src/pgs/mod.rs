@@ -405,6 +405,7 @@ impl Pgs {
             q_scale: q_scale(p.q()),
             last_exact: f64::INFINITY,
             since_exact: 0,
+            measured: false,
             trigger: 2.0 * s.tol,
             inner_count: 0,
             anchor_fresh: true,

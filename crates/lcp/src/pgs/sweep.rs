@@ -84,6 +84,8 @@ pub(super) struct Sweeper<'a> {
     /// The last exactly computed peer error.
     pub(super) last_exact: f64,
     pub(super) since_exact: usize,
+    /// Whether the last step computed the exact error (rather than repeating the last one).
+    pub(super) measured: bool,
     /// The proxy level below which an exact check is made.
     pub(super) trigger: f64,
     /// Inner sweeps since the anchor last moved (rpgs).
@@ -120,7 +122,8 @@ impl IterativeMethod for Sweeper<'_> {
         let unchanged = info.max_dz == 0.0;
         let proxy = info.proxy_sq.sqrt() * self.q_scale;
         let proxy_says = proxy <= self.trigger || proxy.is_nan();
-        if unchanged || proxy_says || self.since_exact >= self.check_every {
+        self.measured = unchanged || proxy_says || self.since_exact >= self.check_every;
+        if self.measured {
             let e = self.exact_error();
             if e > self.tol && proxy_says {
                 self.trigger = 0.5 * proxy;
@@ -138,6 +141,11 @@ impl IterativeMethod for Sweeper<'_> {
         }
         let stalled = unchanged && self.last_exact > self.tol && (self.rho == 0.0 || anchor_was_fresh);
         StepResult { error: self.last_exact, stop: stalled.then_some(Status::Stalled) }
+    }
+
+    /// Between exact checks the step repeats the last exact error.
+    fn measured(&self) -> bool {
+        self.measured
     }
 
     /// The reported error changes only at exact checks, so a new minimum is a new smallest

@@ -258,10 +258,23 @@ fn history_and_exact_error_scheme() {
     let s = Settings { tol: 1e-12, record_history: true, ..Settings::default() };
     let r = Pgs::pgs().solve(&p, None, &s).unwrap();
     assert_eq!(r.report.status, Status::Solved);
-    assert_eq!(r.report.history.len(), r.report.iterations);
-    // Every reported error but the last is an exact error above tol; the last is exact.
-    assert!(r.report.history[..r.report.iterations - 1].iter().all(|&e| e > 1e-12));
-    assert_eq!(*r.report.history.last().unwrap(), r.report.error);
+    // The history holds the exact checks only (issue 34: the steps between them repeated the
+    // last exact error), at increasing iterations, the last at the final sweep.
+    let (h, k) = (&r.report.history, &r.report.history_iterations);
+    assert_eq!(h.len(), k.len());
+    assert!(h.len() < r.report.iterations, "{} entries, {} sweeps", h.len(), r.report.iterations);
+    assert!(k.windows(2).all(|w| w[0] < w[1]) && *k.last().unwrap() == r.report.iterations, "{k:?}");
+    assert!(k.windows(2).all(|w| w[1] - w[0] <= DEFAULT_CHECK_EVERY), "{k:?}");
+    // Every error but the last is an exact error above tol; the last is the answer's.
+    assert!(h[..h.len() - 1].iter().all(|&e| e > 1e-12));
+    assert_eq!(*h.last().unwrap(), r.report.error);
+    // The same exact errors as checking after every sweep at those sweeps.
+    let every = Pgs { check_every: 1, ..Pgs::pgs() }.solve(&p, None, &s).unwrap();
+    for (i, &kk) in k.iter().enumerate() {
+        if kk <= every.report.history.len() {
+            assert_eq!(h[i], every.report.history[kk - 1], "sweep {kk}");
+        }
+    }
     // Checking after every sweep stops at the same sweep or earlier.
     let every = Pgs { check_every: 1, ..Pgs::pgs() }.solve(&p, None, &s).unwrap();
     assert!(every.report.iterations <= r.report.iterations);

@@ -26,18 +26,20 @@ pub struct Curve {
 }
 
 impl Curve {
-    /// `history` (the error after iterations 1, 2, …) thinned to at most [`MAX_POINTS`]
-    /// points, evenly spaced in iteration, the last one always kept.
-    pub fn thin(history: &[f64]) -> Vec<(usize, f64)> {
-        let n = history.len();
+    /// The measured errors `history` at the iterations `iterations` (a report's `history` and
+    /// `history_iterations`: only the iterations whose error was measured, so that PGS's and
+    /// NSGS's curves join their exact checks instead of drawing staircases) thinned to at most
+    /// [`MAX_POINTS`] points, evenly spaced in the entries, the last one always kept.
+    pub fn thin(history: &[f64], iterations: &[usize]) -> Vec<(usize, f64)> {
+        let n = history.len().min(iterations.len());
         if n <= MAX_POINTS {
-            return history.iter().enumerate().map(|(i, &e)| (i + 1, e)).collect();
+            return (0..n).map(|i| (iterations[i], history[i])).collect();
         }
         let mut pts: Vec<(usize, f64)> = (0..MAX_POINTS - 1)
             .map(|k| k * (n - 1) / (MAX_POINTS - 1))
-            .map(|i| (i + 1, history[i]))
+            .map(|i| (iterations[i], history[i]))
             .collect();
-        pts.push((n, history[n - 1]));
+        pts.push((iterations[n - 1], history[n - 1]));
         pts
     }
 }

@@ -318,7 +318,7 @@ fn run_one(
 }
 
 /// The settings of one solve of `solver` on `problem`: `config.settings`, with an observer
-/// that logs each iteration to stderr when `config.log_iterations` is set (any observer
+/// that logs each iteration whose error was measured to stderr when `config.log_iterations` is set (any observer
 /// already there is still called, and its answer kept).
 fn solve_settings(config: &BenchConfig, problem: &str, solver: &str) -> Settings {
     let mut s = config.settings.clone();
@@ -326,7 +326,11 @@ fn solve_settings(config: &BenchConfig, problem: &str, solver: &str) -> Settings
         let inner = s.observer.take();
         let (problem, solver) = (problem.to_string(), solver.to_string());
         s.observer = Some(Arc::new(move |p| {
-            eprintln!("{problem} {solver} iteration {} error {:.6e}", p.iteration, p.error);
+            // Only measured errors: PGS's and NSGS's steps between exact checks carry an old
+            // error or an estimate, which drew staircases.
+            if p.measured {
+                eprintln!("{problem} {solver} iteration {} error {:.6e}", p.iteration, p.error);
+            }
             inner.as_ref().map_or(Control::Continue, |f| f(p))
         }));
     }
@@ -364,7 +368,7 @@ pub fn record_curves(
                     solver: r.solver.clone(),
                     why: why.to_string(),
                     status: report.status.as_str().to_string(),
-                    points: Curve::thin(&report.history),
+                    points: Curve::thin(&report.history, &report.history_iterations),
                 });
             }
         }

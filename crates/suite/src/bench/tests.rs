@@ -151,10 +151,12 @@ fn curves_pick_failed_then_slowest_and_thin_long_histories() {
     assert_eq!(pick(&records, 3), vec![(4, "failed"), (1, "slowest"), (5, "slowest")]);
     assert_eq!(pick(&records, 0), vec![]);
     let h: Vec<f64> = (0..1000).map(|i| i as f64).collect();
-    let t = Curve::thin(&h);
+    let k: Vec<usize> = (1..=1000).collect();
+    let t = Curve::thin(&h, &k);
     assert_eq!(t.len(), super::curves::MAX_POINTS);
     assert_eq!((t[0], *t.last().unwrap()), ((1, 0.0), (1000, 999.0)));
-    assert_eq!(Curve::thin(&[3.0, 2.0]), vec![(1, 3.0), (2, 2.0)]);
+    // Measured errors only: the points sit at the iterations they were measured at.
+    assert_eq!(Curve::thin(&[3.0, 2.0], &[1, 10]), vec![(1, 3.0), (10, 2.0)]);
 }
 
 #[test]

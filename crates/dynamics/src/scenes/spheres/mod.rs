@@ -148,11 +148,12 @@ pub fn aligned_directions(e_r: f64) -> Vec<f64> {
 }
 
 /// Column names of `bodies` rigid bodies: `x, y, z, qw, qx, qy, qz` and
-/// `v_x, v_y, v_z, omega_x, omega_y, omega_z` for body 0, prefixed `b{k}_` for body `k ≥ 1`.
+/// `v_x, v_y, v_z, omega_x, omega_y, omega_z`, prefixed `b{k}_` for body `k` (`b0_x`, …,
+/// `b1_x`, …: every body the same way).
 pub fn body_names(bodies: usize) -> (Vec<String>, Vec<String>) {
     let qn = ["x", "y", "z", "qw", "qx", "qy", "qz"];
     let un = ["v_x", "v_y", "v_z", "omega_x", "omega_y", "omega_z"];
-    let prefix = |k: usize| if k == 0 { String::new() } else { format!("b{k}_") };
+    let prefix = |k: usize| format!("b{k}_");
     let q = (0..bodies).flat_map(|k| qn.iter().map(move |n| format!("{}{n}", prefix(k)))).collect();
     let u = (0..bodies).flat_map(|k| un.iter().map(move |n| format!("{}{n}", prefix(k)))).collect();
     (q, u)
@@ -435,11 +436,11 @@ mod tests {
     }
 
     #[test]
-    fn body_names_prefix_later_bodies() {
+    fn body_names_prefix_every_body() {
         let (q, u) = body_names(2);
-        assert_eq!(q[0], "x");
+        assert_eq!(q[0], "b0_x");
         assert_eq!(q[7], "b1_x");
-        assert_eq!(u[5], "omega_z");
+        assert_eq!(u[5], "b0_omega_z");
         assert_eq!(u[11], "b1_omega_z");
     }
 }

@@ -184,7 +184,7 @@ impl Scene for SphereOnPlane {
             Experiment::Bowling => "seed 002 §4.1.5",
         };
         format!(
-            "unit sphere on a plane, μ = {}, e_r = {} ({src}), {:?} method",
+            "unit sphere on a plane, μ = {}, e_r = {} ({src}; the paper's method: {:?})",
             self.mu, self.e_r, self.method
         )
     }

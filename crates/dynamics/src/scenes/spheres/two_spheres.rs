@@ -102,7 +102,7 @@ impl Scene for SphereTwoSpheres {
     }
     fn description(&self) -> String {
         format!(
-            "unit sphere on the seam of two fixed spheres (seed 002 §4.2, eq. 9), {:?} method",
+            "unit sphere on the seam of two fixed spheres (seed 002 §4.2, eq. 9; the paper's method: {:?})",
             self.method
         )
     }
