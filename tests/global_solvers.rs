@@ -82,3 +82,32 @@ fn every_global_file_is_solved_at_1e8_in_global_form() {
     }
     assert!(failed.is_empty(), "not solved in global form: {failed:?}");
 }
+
+/// `perp solve FILE --solver global-ac-newton` reads a global file in global form and solves
+/// it; on a local frictional file or an LCP file it says which problems the solver takes.
+#[test]
+#[ignore = "needs PERP_SUITES"]
+fn perp_solve_takes_a_global_solver_by_name() {
+    let root = perp::formats::suites_dir().join("siconos");
+    let run = |file: &str, extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_perp"))
+            .args(["solve", root.join(file).to_str().unwrap(), "--solver", "global-ac-newton", "--quiet"])
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (code, out, err) = run("gfc/GFC3D_TwoRods1.dat", &["--tol", "1e-10"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("(gfc3d, n = 9)") && out.contains("status     solved"), "{out}");
+    let (code, _, err) = run("fc3d/Capsules-i100-1090.dat", &[]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("global form") && err.contains("nsgs, ac-newton"), "{err}");
+    let (code, _, err) = run("lcp/lcp_CPS_3.dat", &[]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("global-ac-newton is a frictional-contact solver; for an LCP"), "{err}");
+}

@@ -63,7 +63,12 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         _ => ProblemKind::Lcp,
     });
     // A solver of the global form reads the file in that form.
-    if kind.is_none() && a.solver.as_deref().is_some_and(|n| perp::catalogue::GLOBAL_NAMES.contains(&n)) {
+    // A solver of the global form reads a global file in that form (any other file as usual:
+    // the solver then says which problems it takes).
+    if kind.is_none()
+        && a.solver.as_deref().is_some_and(|n| perp::catalogue::GLOBAL_NAMES.contains(&n))
+        && super::read_problem(&a.file, Some(ProblemKind::GlobalFriction)).is_ok()
+    {
         kind = Some(ProblemKind::GlobalFriction);
     }
     let mut params = Params::new();

@@ -670,12 +670,13 @@ pub const ENTRIES: &[Entry] = &[
             let mut s = GlobalNewton::new();
             s.max_iter = p.int("max_iter");
             s.rho_scale = p.real("rho_scale");
+            s.stall_iterations = p.int("stall_iterations");
             Box::new(s)
         }),
     },
 ];
 
-const GLOBAL_NEWTON_PARAMS: [Param; 2] = [
+const GLOBAL_NEWTON_PARAMS: [Param; 3] = [
     Param::int("max_iter", 200, 1, usize::MAX, "Newton iterations at most (when the settings give none)"),
     Param::real(
         "rho_scale",
@@ -683,6 +684,13 @@ const GLOBAL_NEWTON_PARAMS: [Param; 2] = [
         Bound::Excl(0.0),
         Bound::Excl(f64::INFINITY),
         "factor on each contact's ρ = 1 / diag(H_iᵀ M⁻¹ H_i)",
+    ),
+    Param::int(
+        "stall_iterations",
+        20,
+        0,
+        usize::MAX,
+        "go on in prox's mode (Φ at u + σ(r − r_ref)) after this many iterations without halving the error (0: never)",
     ),
 ];
 
@@ -768,7 +776,8 @@ pub fn entry(family: Family, name: &str) -> Result<&'static Entry, Error> {
 /// The families that have a solver called `name`, in [`Family::ALL`]'s order (empty for a
 /// name no solver has; three for `fb-newton`).
 pub fn families_of(name: &str) -> Vec<Family> {
-    Family::ALL.into_iter().filter(|&f| names(f).contains(&name)).collect()
+    // Every entry, those of the global form (`global-ac-newton`, family friction) included.
+    Family::ALL.into_iter().filter(|&f| ENTRIES.iter().any(|e| e.family == f && e.name == name)).collect()
 }
 
 /// The one family of `name`: `Some` when the name belongs to exactly one family (`lemke`,
