@@ -56,21 +56,13 @@ pub struct Args {
 
 /// Runs `perp solve`.
 pub fn run(a: Args) -> Result<ExitCode, Error> {
-    let mut kind = a.kind.map(|k| match k.as_str() {
+    let kind = a.kind.map(|k| match k.as_str() {
         "mlcp" => ProblemKind::Mlcp,
         "fc" => ProblemKind::Friction,
         "gfc" => ProblemKind::GlobalFriction,
         _ => ProblemKind::Lcp,
     });
     // A solver of the global form reads the file in that form.
-    // A solver of the global form reads a global file in that form (any other file as usual:
-    // the solver then says which problems it takes).
-    if kind.is_none()
-        && a.solver.as_deref().is_some_and(|n| perp::catalogue::GLOBAL_NAMES.contains(&n))
-        && super::read_problem(&a.file, Some(ProblemKind::GlobalFriction)).is_ok()
-    {
-        kind = Some(ProblemKind::GlobalFriction);
-    }
     let mut params = Params::new();
     for p in &a.params {
         params = params.push_pair(p)?;
@@ -203,7 +195,14 @@ fn solve(
     s: &Settings,
     json: bool,
 ) -> Result<(ExitCode, perp::core::SolveReport), Error> {
-    let problem = super::read_problem(file, kind)?;
+    // A solver of the global form reads a global file in that form; any other file is read
+    // as usual (the solver then says which problems it takes).
+    let global_solver = solver.is_some_and(|n| perp::catalogue::GLOBAL_NAMES.contains(&n));
+    let problem = match kind {
+        None if global_solver => super::read_problem(file, Some(ProblemKind::GlobalFriction))
+            .or_else(|_| super::read_problem(file, None))?,
+        _ => super::read_problem(file, kind)?,
+    };
     let kind = problem.kind_name();
     let n = problem.n();
     // z = r (reactions), w = u (velocities) for frictional problems in the output.

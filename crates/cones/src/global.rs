@@ -136,10 +136,27 @@ impl GlobalFrictionContactProblem {
 
     /// The local velocity `u = Hᵀ v + b`. Panics if `v.len() != n_dof` (a programming error).
     pub fn local_velocity(&self, v: &[f64]) -> Vec<f64> {
-        assert_eq!(v.len(), self.dofs(), "local_velocity: v has the wrong length");
-        let mut u = self.b.clone();
-        mul_transpose_add(&self.h, v, &mut u);
+        let mut u = Vec::new();
+        self.local_velocity_into(v, &mut u);
         u
+    }
+
+    /// [`GlobalFrictionContactProblem::local_velocity`] into `u` (its storage reused).
+    pub fn local_velocity_into(&self, v: &[f64], u: &mut Vec<f64>) {
+        assert_eq!(v.len(), self.dofs(), "local_velocity: v has the wrong length");
+        u.clone_from(&self.b);
+        mul_transpose_add(&self.h, v, u);
+    }
+
+    /// The contact rows `J = Hᵀ` (one [`Row`] per column of H: the velocities a contact
+    /// direction touches), as the Delassus assembly and the global solvers take them.
+    pub fn contact_rows(&self) -> Vec<Row> {
+        let hcsc = self.h.to_csr().to_csc();
+        (0..self.size())
+            .map(|j| {
+                Row(hcsc.outer_view(j).map(|c| c.iter().map(|(i, &v)| (i, v)).collect()).unwrap_or_default())
+            })
+            .collect()
     }
 
     /// Siconos' global error measure (`gfc3d_compute_error`, `design/SUITES.md`) of reactions
@@ -206,7 +223,7 @@ impl GlobalFrictionContactProblem {
         red.factor.solve(&mut y, n, 1);
         red.check_solve(&self.m, &h1, &y, "H·1")?;
 
-        let w = red.delassus()?;
+        let w = red.delassus(self)?;
         let local = FrictionContactProblem::new(self.dim, w, q, self.mu.clone())?;
         Ok((local, red))
     }
@@ -338,14 +355,9 @@ impl Reduction {
     /// of J = Hᵀ, `Y = M⁻¹ J` (sparse columns when M splits into small blocks), then
     /// `W = J Y`, symmetric when M was factored by Cholesky, stored sparse (CSR) unless more
     /// than [`DENSE_FILL`] of its entries are nonzero.
-    fn delassus(&self) -> Result<Matrix, Error> {
-        let (n, m) = (self.n, self.h.ncols());
-        let hcsc = self.h.to_csr().to_csc();
-        let rows: Vec<Row> = (0..m)
-            .map(|j| {
-                Row(hcsc.outer_view(j).map(|c| c.iter().map(|(i, &v)| (i, v)).collect()).unwrap_or_default())
-            })
-            .collect();
+    fn delassus(&self, g: &GlobalFrictionContactProblem) -> Result<Matrix, Error> {
+        let n = self.n;
+        let rows = g.contact_rows();
         let refs: Vec<&Row> = rows.iter().collect();
         let y = solve_rows(&self.factor, n, &refs);
         if let Some((i, j)) = y.first_non_finite() {

@@ -120,8 +120,8 @@ struct Structure {
     row_idx: Vec<usize>,
     /// Per dof j: the contacts touching it and `H[j, i·d + b]` for b < d.
     dof_contacts: Vec<Vec<(usize, [f64; MAX_DIM])>>,
-    /// H by columns (contact rows): `(dof, value)`.
-    h_cols: Vec<Vec<(usize, f64)>>,
+    /// H by columns: the contact rows `J = Hᵀ`.
+    h_cols: Vec<Row>,
     /// M by columns.
     m_cols: Vec<Vec<(usize, f64)>>,
 }
@@ -133,16 +133,11 @@ impl Structure {
         let m_cols: Vec<Vec<(usize, f64)>> = (0..n)
             .map(|j| mcsc.outer_view(j).map(|c| c.iter().map(|(i, &v)| (i, v)).collect()).unwrap_or_default())
             .collect();
-        let hcsc = g.h.to_csr().to_csc();
-        let h_cols: Vec<Vec<(usize, f64)>> = (0..m)
-            .map(|c| {
-                hcsc.outer_view(c).map(|col| col.iter().map(|(j, &v)| (j, v)).collect()).unwrap_or_default()
-            })
-            .collect();
+        let h_cols = g.contact_rows();
         let mut dof_contacts: Vec<Vec<(usize, [f64; MAX_DIM])>> = vec![Vec::new(); n];
         for (c, col) in h_cols.iter().enumerate() {
             let (i, b) = (c / d, c % d);
-            for &(j, v) in col {
+            for &(j, v) in &col.0 {
                 let list = &mut dof_contacts[j];
                 match list.last_mut() {
                     Some((k, h)) if *k == i => h[b] += v,
@@ -168,7 +163,7 @@ impl Structure {
         }
         for (c, col) in h_cols.iter().enumerate() {
             let i = c / d;
-            row_idx.extend(col.iter().map(|&(j, _)| j));
+            row_idx.extend(col.0.iter().map(|&(j, _)| j));
             row_idx.extend((0..d).map(|a| n + i * d + a));
             col_ptr.push(row_idx.len());
         }
@@ -190,7 +185,7 @@ impl Structure {
         }
         for (c, col) in self.h_cols.iter().enumerate() {
             let (i, b) = (c / d, c % d);
-            values.extend(col.iter().map(|&(_, v)| -v));
+            values.extend(col.0.iter().map(|&(_, v)| -v));
             let (blk, bu) = (&jr[i * dd..(i + 1) * dd], &ju[i * dd..(i + 1) * dd]);
             values.extend(
                 (0..d).map(|a| blk[a * d + b] + sigma * bu[a * d + b] + if a == b { delta } else { 0.0 }),
@@ -294,12 +289,6 @@ impl Structure {
     }
 }
 
-/// γ_k = kε / (1 − kε), Higham's bound on the relative rounding of a k-term sum.
-fn gamma(k: usize) -> f64 {
-    let ke = k as f64 * f64::EPSILON;
-    ke / (1.0 - ke).max(f64::EPSILON)
-}
-
 impl GlobalNewton {
     /// The method with its defaults.
     pub fn new() -> Self {
@@ -336,7 +325,7 @@ impl GlobalNewton {
 
         // ρ per contact from W_ii = H_iᵀ M⁻¹ H_i, and the data's velocity scale ‖q‖ with
         // q = Hᵀ M⁻¹ f + b (the local problem's, for the physical check).
-        let rows: Vec<Row> = st.h_cols.iter().map(|c| Row(c.clone())).collect();
+        let rows = &st.h_cols;
         let refs: Vec<&Row> = rows.iter().collect();
         let y = solve_rows(&factor, n, &refs);
         // (W_ii[N,N], mean diag W_ii[T,T]) per contact; ρ for the operator W + σI.
@@ -377,30 +366,22 @@ impl GlobalNewton {
         let mut step = vec![0.0; n + m];
         let (mut rt, mut vt) = (vec![0.0; m], vec![0.0; n]);
         let mut res_t = vec![0.0; n + m];
-        let mut best: Option<(f64, Vec<f64>, Vec<f64>)> = None;
+        // The best iterate met (global error, r, v), in storage kept from the start.
+        let mut best = (f64::INFINITY, r.clone(), v.clone());
         let mut delta_kept = 0.0;
         let mut memory: Vec<f64> = Vec::new();
         // Stall detection (iterations since the best global error last halved) and the
         // proximal mode it switches to.
         let (mut mark, mut stalled_for) = (f64::INFINITY, 0usize);
         let mut prox: Option<ProxState> = None;
+        let mut fr = Residual::new(g, cone);
         report.status = Status::MaxIterations;
         loop {
-            let mut psi =
-                self.residual(g, &cone, &rho, &r, &v, &mut res, Some((&mut jr, &mut ju)), prox.as_ref());
+            let mut psi = fr.eval(&rho, (&r, &v), &mut res, Some((&mut jr, &mut ju)), prox.as_ref());
             if let Some(ps) = prox.as_mut() {
                 if ps.update((2.0 * psi).sqrt(), &mut r, &mut v) {
                     rho = rho_for(ps.sigma);
-                    psi = self.residual(
-                        g,
-                        &cone,
-                        &rho,
-                        &r,
-                        &v,
-                        &mut res,
-                        Some((&mut jr, &mut ju)),
-                        prox.as_ref(),
-                    );
+                    psi = fr.eval(&rho, (&r, &v), &mut res, Some((&mut jr, &mut ju)), prox.as_ref());
                     if let Some(ps) = prox.as_mut() {
                         ps.phi_start = (2.0 * psi).sqrt();
                     }
@@ -410,8 +391,10 @@ impl GlobalNewton {
             if s.record_history {
                 report.history.push(report.error);
             }
-            if best.as_ref().is_none_or(|b| report.error < b.0) {
-                best = Some((report.error, r.clone(), v.clone()));
+            if report.error < best.0 {
+                best.0 = report.error;
+                best.1.copy_from_slice(&r);
+                best.2.copy_from_slice(&v);
             }
             if report.error <= s.tol {
                 report.status = Status::Solved;
@@ -507,7 +490,7 @@ impl GlobalNewton {
                 for k in 0..m {
                     rt[k] = r[k] + t * step[n + k];
                 }
-                let psi_t = self.residual(g, &cone, &rho, &rt, &vt, &mut res_t, None, prox.as_ref());
+                let psi_t = fr.eval(&rho, (&rt, &vt), &mut res_t, None, prox.as_ref());
                 if psi_t <= (1.0 - 2e-4 * t) * psi_ref {
                     accepted = true;
                     break;
@@ -528,21 +511,17 @@ impl GlobalNewton {
             factor.solve(&mut v, n, 1);
         }
         // The best iterate met (by the global error) is the answer when the last is worse.
-        if report.status != Status::Solved {
-            if let Some((e, rb, vb)) = best {
-                if e < report.error {
-                    (report.error, r, v) = (e, rb, vb);
-                }
-            }
+        if report.status != Status::Solved && best.0 < report.error {
+            (report.error, r, v) = best;
         }
         let u = g.local_velocity(&v);
         // The max-norm of F = (M v − H r − f, Φ) at the answer.
-        self.residual(g, &cone, &rho_for(0.0), &r, &v, &mut res, None, None);
+        fr.eval(&rho_for(0.0), (&r, &v), &mut res, None, None);
         report.residual_inf = res.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
         // The physical check at the data's scale: ‖q‖ plus the rounding of Hᵀ v + b.
         let rn = measures::norm2(&r);
         let v1: f64 = v.iter().map(|x| x.abs()).sum();
-        let un = qn + gamma(n + 1) * h_max * v1;
+        let un = qn + measures::gamma(n + 1) * h_max * v1;
         let phys = if rn.is_finite() && un.is_finite() {
             physical_figure(d, &g.mu, None, &r, &u, rn, un)
         } else {
@@ -552,31 +531,44 @@ impl GlobalNewton {
         report.elapsed = start.elapsed();
         Ok(GlobalSolution { r, v, u, report, analyses: self.lu.analyses() })
     }
+}
 
-    /// `F(v, r)` into `res` (`M v − H r − f`, then Φ), the Jacobian blocks of Φ when asked;
-    /// returns `½‖F‖²`.
-    #[allow(clippy::too_many_arguments)]
-    fn residual(
-        &self,
-        g: &GlobalFrictionContactProblem,
-        cone: &Coulomb,
+/// The evaluation of `F(v, r)` for one problem, with its storage (`H r`, `u`) kept: the line
+/// search evaluates F many times per iteration.
+struct Residual<'a> {
+    g: &'a GlobalFrictionContactProblem,
+    cone: Coulomb,
+    hr: Vec<f64>,
+    u: Vec<f64>,
+}
+
+impl<'a> Residual<'a> {
+    fn new(g: &'a GlobalFrictionContactProblem, cone: Coulomb) -> Self {
+        Residual { g, cone, hr: vec![0.0; g.dofs()], u: Vec::with_capacity(g.size()) }
+    }
+
+    /// `F(v, r)` into `res` (`M v − H r − f`, then Φ with the contacts' `rho`, at
+    /// `u + σ (r − r_ref)` in prox's mode), the Jacobian blocks of Φ when asked; returns
+    /// `½‖F‖²`.
+    fn eval(
+        &mut self,
         rho: &[(f64, f64)],
-        r: &[f64],
-        v: &[f64],
+        (r, v): (&[f64], &[f64]),
         res: &mut [f64],
         mut jac: Option<(&mut [f64], &mut [f64])>,
         prox: Option<&ProxState>,
     ) -> f64 {
+        let g = self.g;
         let (n, d) = (g.dofs(), g.dim);
         let dd = d * d;
         let (eq, phi) = res.split_at_mut(n);
         g.m.mul_vec(v, eq);
-        let mut hr = vec![0.0; n];
-        g.h.mul_vec(r, &mut hr);
+        g.h.mul_vec(r, &mut self.hr);
         for k in 0..n {
-            eq[k] -= hr[k] + g.f[k];
+            eq[k] -= self.hr[k] + g.f[k];
         }
-        let mut u = g.local_velocity(v);
+        g.local_velocity_into(v, &mut self.u);
+        let u = &mut self.u;
         if let Some(ps) = prox {
             for ((uk, rk), ck) in u.iter_mut().zip(r).zip(&ps.r_ref) {
                 *uk += ps.sigma * (rk - ck);
@@ -586,7 +578,7 @@ impl GlobalNewton {
             let s = d * i;
             let j =
                 jac.as_mut().map(|(jr, ju)| (&mut jr[i * dd..(i + 1) * dd], &mut ju[i * dd..(i + 1) * dd]));
-            cone.alart_curnier(g.mu[i], rn, rt, &r[s..s + d], &u[s..s + d], &mut phi[s..s + d], j);
+            self.cone.alart_curnier(g.mu[i], rn, rt, &r[s..s + d], &u[s..s + d], &mut phi[s..s + d], j);
         }
         0.5 * res.iter().map(|x| x * x).sum::<f64>()
     }

@@ -314,10 +314,7 @@ impl Matrix {
     /// computes it), for callers that keep it.
     pub fn rounding_bound_with(&self, max_abs: f64, x: &[f64], enough: f64) -> f64 {
         assert_eq!(x.len(), self.ncols(), "rounding_bound: x has the wrong length");
-        let gamma = |k: usize| {
-            let ke = k as f64 * f64::EPSILON;
-            ke / (1.0 - ke).max(0.5)
-        };
+        let gamma = crate::measures::gamma;
         let x1: f64 = x.iter().map(|v| v.abs()).sum();
         let cheap = gamma(self.ncols() + 1) * max_abs * x1;
         if cheap.is_nan() || cheap <= enough {

@@ -2,6 +2,13 @@
 //! that "solved at tol 1e-8" means the same here and there. They are computed from the
 //! returned vectors only.
 
+/// Higham's `γ_k = k ε / (1 − k ε)`: the relative rounding a sum of k terms may carry
+/// (`|fl(aᵀx) − aᵀx| ≤ γ_k |a|ᵀ|x|`, *Accuracy and Stability of Numerical Algorithms* §3.1).
+pub fn gamma(k: usize) -> f64 {
+    let ke = k as f64 * f64::EPSILON;
+    ke / (1.0 - ke).max(0.5)
+}
+
 /// Euclidean norm, without overflow or underflow: the plain sum of squares when it lies in
 /// [1e-280, 1e280] (bit for bit the naive norm there), else rescaled by the largest entry. An
 /// answer that ran off to 1e155 has a finite norm, so the relative measures dividing by it do
