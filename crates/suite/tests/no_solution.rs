@@ -182,7 +182,8 @@ proptest! {
     // asks for more.
     #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Every frictional solver, local and global form, 2-D and 3-D: never `Solved`.
+    /// Every frictional solver, local and global form (the global-form solvers on the global
+    /// problems), 2-D and 3-D: never `Solved`.
     #[test]
     fn frictional_problems_without_a_solution_are_never_solved(
         seed in 0u64..1_000_000,
@@ -201,7 +202,9 @@ proptest! {
         } else {
             Problem::Friction(g.reduce().unwrap().0)
         };
-        let bad = solved_by(Family::Friction, FRICTION_NAMES, &problem, TOLS[tol]);
+        // A global problem's solvers: the local ones (on its reduction) and those of the
+        // global form (`global-ac-newton`).
+        let bad = solved_by(Family::Friction, problem.solvers(), &problem, TOLS[tol]);
         prop_assert!(bad.is_empty(), "{:?} dim {dim}, {extra} extra, μ {}, s_W {:e}, s_q {:e}, tol {:e}, global {global}:\n{}",
             KINDS[kind], MUS[mu], SCALES[sw], SCALES[sq], TOLS[tol], bad.join("\n"));
     }
