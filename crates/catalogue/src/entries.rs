@@ -12,7 +12,7 @@ use crate::params::{Bound, Param, Resolved};
 use perp_cones::admm::{RhoStrategy, Shift};
 use perp_cones::lemke_pyramid::LemkePyramid;
 use perp_cones::{
-    Admm, Apgd, FrictionSolver, GlobalNewton, GlobalSolver, LinearSolver, LocalSolver, Nsgs, Prox,
+    Admm, Apgd, FrictionSolver, GlobalIpm, GlobalNewton, GlobalSolver, LinearSolver, LocalSolver, Nsgs, Prox,
     SemismoothNewton,
 };
 use perp_core::Error;
@@ -674,6 +674,32 @@ pub const ENTRIES: &[Entry] = &[
             Box::new(s)
         }),
     },
+    Entry {
+        name: "global-ipm",
+        family: Family::Friction,
+        summary: "primal-dual interior point (Nesterov–Todd scaling, Mehrotra predictor–corrector, sparse \
+                  quasi-definite LDLᵀ) on the convex relaxation, then global-ac-newton from its answer to exact \
+                  Coulomb (global problems only)",
+        citation: "Vandenberghe 2010 (CVXOPT coneqp) §§2–5; De Saxcé–Feng 1998; Acary–Cadoux–Lemaréchal–Malick 2011 §3",
+        params: &GLOBAL_IPM_PARAMS,
+        build: Build::Global(|p| {
+            let mut s = GlobalIpm::new();
+            s.max_iter = p.int("max_iter");
+            s.fixed_point = p.int("fixed_point");
+            s.polish = p.flag("polish");
+            Box::new(s)
+        }),
+    },
+];
+
+const GLOBAL_IPM_PARAMS: [Param; 3] = [
+    Param::int("max_iter", 100, 1, usize::MAX, "interior-point iterations at most per convex solve"),
+    Param::int("fixed_point", 1, 1, usize::MAX, "convex solves at most in the De Saxcé fixed point before the Newton method (1: the convex problem alone)"),
+    Param::flag(
+        "polish",
+        true,
+        "finish with global-ac-newton from the fixed point's reactions when it stops short of tol",
+    ),
 ];
 
 const GLOBAL_NEWTON_PARAMS: [Param; 3] = [

@@ -100,7 +100,7 @@ mod tests {
             FRICTION_NAMES,
             ["nsgs", "ac-newton", "fb-newton", "prox", "lemke-pyramid", "admm", "apgd"]
         );
-        assert_eq!(GLOBAL_NAMES, ["global-ac-newton"]);
+        assert_eq!(GLOBAL_NAMES, ["global-ac-newton", "global-ipm"]);
         assert_eq!(GLOBAL_PROBLEM_NAMES, [FRICTION_NAMES, GLOBAL_NAMES].concat().as_slice());
     }
 

@@ -348,10 +348,7 @@ impl GlobalNewton {
                 .collect()
         };
         let mut rho = rho_for(0.0);
-        let mut vfree = g.f.clone();
-        factor.solve(&mut vfree, n, 1);
-        let qn = measures::norm2(&g.local_velocity(&vfree));
-        let h_max = g.h.max_abs();
+        let qn = free_velocity_norm(g, &factor);
 
         let mut r = warm.map_or_else(|| vec![0.0; m], <[f64]>::to_vec);
         let mut v = vec![0.0; n];
@@ -514,23 +511,44 @@ impl GlobalNewton {
         if report.status != Status::Solved && best.0 < report.error {
             (report.error, r, v) = best;
         }
-        let u = g.local_velocity(&v);
         // The max-norm of F = (M v − H r − f, Φ) at the answer.
         fr.eval(&rho_for(0.0), (&r, &v), &mut res, None, None);
         report.residual_inf = res.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
-        // The physical check at the data's scale: ‖q‖ plus the rounding of Hᵀ v + b.
-        let rn = measures::norm2(&r);
-        let v1: f64 = v.iter().map(|x| x.abs()).sum();
-        let un = qn + measures::gamma(n + 1) * h_max * v1;
-        let phys = if rn.is_finite() && un.is_finite() {
-            physical_figure(d, &g.mu, None, &r, &u, rn, un)
-        } else {
-            f64::NAN
-        };
-        report.check_physics(phys, s.tol, "penetration, cone or complementarity violation");
+        let u = check_answer(g, qn, (&r, &v), &mut report, s.tol);
         report.elapsed = start.elapsed();
         Ok(GlobalSolution { r, v, u, report, analyses: self.lu.analyses() })
     }
+}
+
+/// `‖q‖ = ‖Hᵀ M⁻¹ f + b‖`, the local problem's velocity scale, from M's factor.
+pub(crate) fn free_velocity_norm(g: &GlobalFrictionContactProblem, factor: &MassFactor) -> f64 {
+    let mut vfree = g.f.clone();
+    factor.solve(&mut vfree, g.dofs(), 1);
+    measures::norm2(&g.local_velocity(&vfree))
+}
+
+/// The local velocities `u = Hᵀ v + b` of a global answer, after the physical check every
+/// frictional solver's "solved" must also pass (penetration, cone and complementarity at the
+/// data's scale `qn` = ‖q‖ plus the rounding of `Hᵀ v + b`); a `Solved` report that fails it
+/// becomes `NumericalFailure`.
+pub(crate) fn check_answer(
+    g: &GlobalFrictionContactProblem,
+    qn: f64,
+    (r, v): (&[f64], &[f64]),
+    report: &mut SolveReport,
+    tol: f64,
+) -> Vec<f64> {
+    let u = g.local_velocity(v);
+    let rn = measures::norm2(r);
+    let v1: f64 = v.iter().map(|x| x.abs()).sum();
+    let un = qn + measures::gamma(g.dofs() + 1) * g.h.max_abs() * v1;
+    let phys = if rn.is_finite() && un.is_finite() {
+        physical_figure(g.dim, &g.mu, None, r, &u, rn, un)
+    } else {
+        f64::NAN
+    };
+    report.check_physics(phys, tol, "penetration, cone or complementarity violation");
+    u
 }
 
 /// The evaluation of `F(v, r)` for one problem, with its storage (`H r`, `u`) kept: the line
