@@ -29,8 +29,10 @@ pub struct Args {
     params: Vec<String>,
     /// Contact formulation: gs (Glocker–Studer LCP), st (Stewart–Trinkle LCP: the scene's own
     /// friction directions, else 8),
-    /// cone (exact cones), tp (Tzitzouris–Pang NCP). Default: the scene's.
-    #[arg(long, value_parser = ["gs", "st", "cone", "tp"])]
+    /// cone (exact cones; in velocity space with a global solver such as global-ac-newton),
+    /// tp (Tzitzouris–Pang NCP), convex (Anitescu's relaxation, interior point in velocity
+    /// space). Default: the scene's.
+    #[arg(long, value_parser = ["gs", "st", "cone", "tp", "convex"])]
     formulation: Option<String>,
     /// Record every N-th step (N >= 1).
     #[arg(long, default_value_t = 1)]
@@ -122,6 +124,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
                 scene.stewart_directions().unwrap_or(perp::dynamics::Directions::Uniform(8)),
             ),
             "tp" => Formulation::TzitzourisPang,
+            "convex" => Formulation::Convex,
             _ => Formulation::Cone,
         });
     }

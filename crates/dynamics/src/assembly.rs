@@ -126,6 +126,44 @@ impl LocalProblem {
             condense(factor, n, bilaterals, rows, &mut self.y, u_free)?;
         }
         delassus_into(rows, &self.y, &mut self.w)?;
+        self.assemble_b(u_a);
+        Ok(())
+    }
+
+    /// The step's data for a solver in velocity space ([`LocalProblem::global_problem`]):
+    /// `u_free`, `b`, `γ_A` and the offsets as [`LocalProblem::assemble`] computes them, but
+    /// neither `Y = M⁻¹ Jᵀ` nor W (left empty: [`LocalProblem::friction_problem`] and
+    /// [`LocalProblem::velocity`] are not available on such a problem). No bilaterals: the
+    /// global form has no equality rows.
+    pub fn assemble_velocity_space(
+        &mut self,
+        factor: &MassFactor,
+        u_a: &[f64],
+        h: &[f64],
+        dt: f64,
+    ) -> Result<(), Error> {
+        if self.active.len() != self.contacts.len() {
+            return Err(Error::dim(
+                "active (one candidate index per contact of the local problem)",
+                self.contacts.len(),
+                self.active.len(),
+            ));
+        }
+        let n = u_a.len();
+        let u_free = &mut self.u_free;
+        u_free.clear();
+        u_free.extend(h.iter().map(|x| x * dt));
+        factor.solve(u_free, n, 1);
+        u_free.iter_mut().zip(u_a).for_each(|(a, b)| *a += b);
+        self.y = crate::mass::Y::empty();
+        self.w = Matrix::Dense(faer::Mat::zeros(0, 0));
+        self.assemble_b(u_a);
+        Ok(())
+    }
+
+    /// The offsets, `γ_A = J u_A + ŵ` and `b = J u_free + ŵ + ε_N γ_A` of the contacts.
+    fn assemble_b(&mut self, u_a: &[f64]) {
+        let u_free = &self.u_free;
         let (offsets, b, gamma_a) = (&mut self.offsets, &mut self.b, &mut self.gamma_a);
         offsets.clear();
         b.clear();
@@ -141,7 +179,6 @@ impl LocalProblem {
             }
             off += c.dim();
         }
-        Ok(())
     }
 
     /// Number of local unknowns.

@@ -23,7 +23,7 @@ use crate::mass::MassFactor;
 use crate::system::{Contact, System};
 use crate::trajectory::Trajectory;
 use perp_catalogue::{run_chain, Family, Params, Solver};
-use perp_cones::{FrictionContactProblem, GlobalFrictionContactProblem};
+use perp_cones::{FrictionContactProblem, GlobalFrictionContactProblem, GlobalIpm};
 use perp_core::{Error, Matrix, Settings, SolveReport, Status};
 
 /// The time discretization.
@@ -51,6 +51,13 @@ pub enum Formulation {
     Cone,
     /// The Tzitzouris–Pang NCP (seed 002 §4); NCP solver (default `bdiff-newton`).
     TzitzourisPang,
+    /// Anitescu's convex relaxation of the exact cones (the cone complementarity problem that
+    /// Chrono steps; Anitescu 2006), solved in velocity space by the interior-point method
+    /// (`perp_cones::GlobalIpm::convex`) without forming W. Coulomb's law loses its De Saxcé
+    /// term: a sliding contact separates at the normal velocity `μ‖u_T‖` instead of staying on
+    /// the surface (a box sliding at speed s rises at μ s); sticking and separated contacts
+    /// are as in [`Formulation::Cone`]. Coulomb contacts of one dimension, no bilaterals.
+    Convex,
 }
 
 impl Formulation {
@@ -60,6 +67,7 @@ impl Formulation {
             Formulation::GlockerStuder | Formulation::StewartTrinkle(_) => "lemke",
             Formulation::Cone => "prox",
             Formulation::TzitzourisPang => "bdiff-newton",
+            Formulation::Convex => "global-ipm",
         }
     }
 
@@ -73,6 +81,7 @@ impl Formulation {
             Formulation::GlockerStuder | Formulation::StewartTrinkle(_) => &["lemke", "bdiff-newton"],
             Formulation::Cone => &["prox", "ac-newton"],
             Formulation::TzitzourisPang => &["bdiff-newton", "fb-newton"],
+            Formulation::Convex => &[],
         }
     }
 
@@ -95,6 +104,7 @@ impl Formulation {
             }
             Formulation::Cone => "cone (exact friction cones)".into(),
             Formulation::TzitzourisPang => "tp (Tzitzouris–Pang NCP)".into(),
+            Formulation::Convex => "convex (Anitescu's relaxation, in velocity space)".into(),
         }
     }
 
@@ -102,7 +112,7 @@ impl Formulation {
     pub fn family(&self) -> Family {
         match self {
             Formulation::GlockerStuder | Formulation::StewartTrinkle(_) => Family::Lcp,
-            Formulation::Cone => Family::Friction,
+            Formulation::Cone | Formulation::Convex => Family::Friction,
             Formulation::TzitzourisPang => Family::Mcp,
         }
     }
@@ -180,6 +190,14 @@ impl StepOptions {
         }
         if changed || self.fallback.iter().any(|s| !names.contains(&s.as_str())) {
             self.fallback = self.formulation.default_fallback().iter().map(|s| s.to_string()).collect();
+        }
+        // The convex formulation has one method and no fallback chain.
+        if matches!(self.formulation, Formulation::Convex) {
+            if self.solver.as_deref() != Some("global-ipm") {
+                self.solver = None;
+                self.params = Params::new();
+            }
+            self.fallback.clear();
         }
     }
 }
@@ -275,6 +293,13 @@ pub struct Simulator<'s> {
     /// The fallback chain ([`StepOptions::fallback`]), built once.
     fallbacks: Vec<Solver>,
     mass: Option<MassFactor>,
+    /// Whether steps are solved in velocity space (the convex formulation, or a global solver
+    /// of the exact cones), without forming W.
+    velocity_space: bool,
+    /// The interior-point method on the convex relaxation ([`Formulation::Convex`]).
+    convex: Option<GlobalIpm>,
+    /// M when it is constant and the steps are solved in velocity space.
+    mass_matrix: Option<Matrix>,
     /// Per candidate contact: the formulation's variables at the last solve (warm start);
     /// empty when the contact was not active (the storage is kept for when it is again).
     warm: Vec<Vec<f64>>,
@@ -356,6 +381,25 @@ impl<'s> Simulator<'s> {
             })
             .collect();
         let mass = if system.constant_mass() { Some(MassFactor::new(&system.mass(&q0, 0.0))?) } else { None };
+        // Velocity space: the convex formulation, or a global solver of the exact cones.
+        let convex = matches!(opts.formulation, Formulation::Convex);
+        if convex && name != "global-ipm" {
+            return Err(Error::setting(
+                "solver",
+                &name,
+                "the convex formulation is solved by global-ipm (its interior-point method on the relaxation)",
+            ));
+        }
+        let velocity_space = convex || matches!(solver, Solver::Global(_));
+        if velocity_space && !fallbacks.is_empty() {
+            return Err(Error::setting(
+                "fallback",
+                opts.fallback.join(","),
+                "a step solved in velocity space takes no fallback chain yet",
+            ));
+        }
+        let mass_matrix = (velocity_space && system.constant_mass()).then(|| system.mass(&q0, 0.0));
+        let convex = convex.then(GlobalIpm::convex);
         Ok(Simulator {
             system,
             q: q0,
@@ -367,6 +411,9 @@ impl<'s> Simulator<'s> {
             solver,
             fallbacks,
             mass,
+            velocity_space,
+            convex,
+            mass_matrix,
             warm: vec![Vec::new(); contacts.len()],
             dims,
             offsets,
@@ -542,14 +589,36 @@ impl<'s> Simulator<'s> {
         let mut u_new = std::mem::take(&mut self.u_spare);
         for pass in 0..passes {
             let mut slot = None;
-            let factor = self.factor(m_at.as_deref().unwrap_or(&q_eval), t_eval, &mut slot)?;
-            lp.assemble(factor, &self.u, &h, dt, &bil)?;
             let mut r = std::mem::take(&mut self.impulses);
             r.clear();
-            if lp.size() > 0 {
-                self.solve(&lp, report, &mut r)?;
+            let factor = self.factor(m_at.as_deref().unwrap_or(&q_eval), t_eval, &mut slot)?;
+            if self.velocity_space {
+                if !bil.is_empty() {
+                    return Err(Error::setting(
+                        "bilaterals",
+                        bil.len(),
+                        "a step solved in velocity space (the convex formulation, a global solver) takes no \
+                         bilateral constraints: the global form has no equality rows",
+                    ));
+                }
+                lp.assemble_velocity_space(factor, &self.u, &h, dt)?;
+                if lp.size() > 0 {
+                    let at: &[f64] = m_at.as_deref().unwrap_or(q_eval.as_slice());
+                    let m = match &self.mass_matrix {
+                        Some(m) => m.clone(),
+                        None => sys.mass(at, t_eval),
+                    };
+                    self.solve_velocity_space(&lp, &m, report, &mut r, &mut u_new)?;
+                } else {
+                    u_new.clone_from(&lp.u_free);
+                }
+            } else {
+                lp.assemble(factor, &self.u, &h, dt, &bil)?;
+                if lp.size() > 0 {
+                    self.solve(&lp, report, &mut r)?;
+                }
+                lp.velocity_into(&r, &mut u_new);
             }
-            lp.velocity_into(&r, &mut u_new);
             Error::check_finite("u after the step", &u_new)?;
             report.impulses.iter_mut().for_each(|x| *x = 0.0);
             for (a, &i) in lp.active.iter().enumerate() {
@@ -792,6 +861,37 @@ impl<'s> Simulator<'s> {
         }
         (self.fc_r, self.fc_u, self.fc_report) = (z, w, rep);
         out.map(|_| ())
+    }
+
+    /// Solves the step's problem in velocity space (the global form `M v = f + H r` with the
+    /// step's M, [`LocalProblem::global_problem`]): the convex relaxation by the interior-point
+    /// method, or the exact cones by the chosen global solver warm-started from the previous
+    /// impulses. The local impulses go to `r`, the new velocities to `v`.
+    fn solve_velocity_space(
+        &mut self,
+        lp: &LocalProblem,
+        m: &Matrix,
+        report: &mut StepReport,
+        r: &mut Vec<f64>,
+        v: &mut Vec<f64>,
+    ) -> Result<(), Error> {
+        let g = lp.global_problem(m)?;
+        let s = self.opts.settings.clone();
+        let n = lp.size();
+        let slots = |a: usize| Slots { start: lp.offsets[a], stride: 1, len: lp.contacts[a].dim() };
+        let mut z = std::mem::take(&mut self.fc_r);
+        let warm = self.gather_into(lp, n, &slots, &mut z);
+        let sol = match (&mut self.convex, &mut self.solver) {
+            (Some(ipm), _) => ipm.solve_convex(&g, &s)?.0,
+            (None, Solver::Global(sv)) => sv.solve_global(&g, warm.then_some(z.as_slice()), &s)?,
+            _ => unreachable!("velocity space has a global solver or the convex method"),
+        };
+        self.fc_r = z;
+        self.note(report, n, &sol.report, 1);
+        self.scatter(lp, &sol.r, &slots);
+        r.clone_from(&sol.r);
+        v.clone_from(&sol.v);
+        Ok(())
     }
 
     /// Solves the step's problem in the chosen formulation; the local impulses go to `r`.
