@@ -80,7 +80,8 @@ pub const DEFAULT_SIGMA: f64 = 1e-3;
 /// `SapFrictionConeConstraint::Parameters` and `phi0`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Compliance {
-    /// Normal stiffness k (force per length, > 0).
+    /// Normal stiffness k (force per length, > 0; `+∞` leaves `R_n` to the near-rigid bound,
+    /// which then needs β > 0).
     pub stiffness: f64,
     /// Hunt–Crossley-like dissipation time scale τ_d (time, ≥ 0): the damping is `k τ_d`.
     pub dissipation_time_scale: f64,
@@ -150,7 +151,15 @@ impl Regularisation {
                     return Err(Error::dim("sap compliant contacts (one per contact)", nc, contacts.len()));
                 }
                 for (i, c) in contacts.iter().enumerate() {
-                    positive(&format!("sap stiffness[{i}]"), c.stiffness)?;
+                    // +∞ is allowed: a rigid contact, bounded by the near-rigid limit (β > 0).
+                    let stiff_ok = c.stiffness > 0.0 && (c.stiffness.is_finite() || *beta > 0.0);
+                    if !stiff_ok {
+                        return Err(Error::setting(
+                            &format!("sap stiffness[{i}]"),
+                            c.stiffness,
+                            "must be > 0 (+∞ only with β > 0)",
+                        ));
+                    }
                     if !(c.dissipation_time_scale.is_finite() && c.dissipation_time_scale >= 0.0) {
                         return Err(Error::setting(
                             &format!("sap dissipation_time_scale[{i}]"),
