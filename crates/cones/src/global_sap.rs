@@ -473,6 +473,9 @@ struct Eval {
     g: Vec<f64>,
     grad: Vec<f64>,
     hg: Vec<f64>,
+    /// `p = M v` and `j = H γ`.
+    p: Vec<f64>,
+    j: Vec<f64>,
     cost: f64,
     residual: f64,
     scale: f64,
@@ -501,9 +504,9 @@ impl Model<'_> {
             cost_r += c.cost(&e.gamma[s..s + d]);
         }
         // ∇ℓ = M v − f − H γ; p = M v, j = H γ.
-        let (mut p, mut j) = (vec![0.0; n], vec![0.0; n]);
-        g.m.mul_vec(v, &mut p);
-        g.h.mul_vec(&e.gamma, &mut j);
+        let (p, j) = (&mut e.p, &mut e.j);
+        g.m.mul_vec(v, p);
+        g.h.mul_vec(&e.gamma, j);
         let mut cost_a = 0.0;
         for k in 0..n {
             e.grad[k] = p[k] - g.f[k] - j[k];
@@ -515,7 +518,7 @@ impl Model<'_> {
         e.cost = 0.5 * cost_a + cost_r;
         let dn = |x: &[f64]| self.dinv.iter().zip(x).map(|(a, b)| (a * b) * (a * b)).sum::<f64>().sqrt();
         e.residual = dn(&e.grad);
-        e.scale = dn(&p).max(dn(&j));
+        e.scale = dn(p).max(dn(j));
     }
 }
 
@@ -926,6 +929,8 @@ impl Eval {
             g: vec![0.0; g.contacts() * d * d],
             grad: vec![0.0; n],
             hg: Vec::new(),
+            p: vec![0.0; n],
+            j: vec![0.0; n],
             cost: 0.0,
             residual: 0.0,
             scale: 0.0,
@@ -1494,6 +1499,23 @@ mod tests {
             let e = Sap::with_regularisation(reg.clone()).solve(&g, None, &s).unwrap_err().to_string();
             assert!(e.contains("sap"), "{reg:?}: {e}");
         }
+    }
+
+    /// From reactions (the `GlobalSolver` entry point) the start is `v = M⁻¹ (f + H r)`: the
+    /// answer's own impulses give back its v, which meets the criterion at once.
+    #[test]
+    fn a_warm_start_from_the_answers_impulses_costs_no_factorization() {
+        let g = box_on_plane(0.8);
+        let s = tight();
+        let cold = Sap::new().solve(&g, None, &s).unwrap();
+        let warm = Sap::new().solve_global(&g, Some(&cold.solution.r), &s).unwrap();
+        assert_eq!(
+            (warm.report.status, warm.report.factorizations),
+            (Status::Solved, 0),
+            "{:?}",
+            warm.report
+        );
+        close(&warm.v, &cold.solution.v, 1e-12);
     }
 
     /// Solved means SAP's criterion, recomputed from the returned v; a one-iteration budget
