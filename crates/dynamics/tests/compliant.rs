@@ -94,3 +94,52 @@ fn a_soft_compliant_stack_sinks_by_its_weight_over_its_stiffness() {
         assert!((last - want).abs() <= 0.05 * want, "box-stack {n}: {last} against {want}");
     }
 }
+
+/// The figure of `design/SCALE.md`'s table for the compliant formulation: `ball-pile N`
+/// (N = `PERP_PILE`, default 100), the first 60 steps, ms per step (median, p95, worst),
+/// iterations per step and the deepest penetration, against the scene's default (exact cones,
+/// nsgs with its fallbacks). Release only:
+///
+/// `PERP_PILE=100 cargo test --release -p perp-dynamics --test compliant -- --ignored --nocapture`
+#[test]
+#[ignore = "bench: run in release"]
+fn bench_ball_pile_compliant_against_exact_cones() {
+    let n: usize = std::env::var("PERP_PILE").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let pile = scenes::scene("ball-pile", Some(n)).unwrap();
+    let sys: &dyn System = &*pile;
+    for (label, f) in [
+        ("compliant (SAP, near-rigid)", Some(Formulation::Compliant(Compliant::default()))),
+        ("cone (default: nsgs, fallbacks)", None),
+    ] {
+        let mut opts = pile.default_options();
+        if let Some(f) = f {
+            opts.formulation = f;
+            opts.settings.tol = 1e-6; // Drake's relative tolerance.
+        }
+        let (q0, u0) = pile.initial_state();
+        let mut sim = Simulator::new(sys, q0, u0, pile.default_dt(), opts).unwrap();
+        let (mut ms, mut iters, mut unsolved, mut pen) = (Vec::new(), Vec::new(), 0, 0.0_f64);
+        for _ in 0..60 {
+            let t = std::time::Instant::now();
+            let rep = sim.step().unwrap();
+            ms.push(t.elapsed().as_secs_f64() * 1e3);
+            if rep.status.is_some() {
+                iters.push(rep.iterations);
+                unsolved += usize::from(rep.status != Some(Status::Solved));
+            }
+            let gmin = sys.contacts(&sim.q, sim.t).iter().map(|c| c.gap).fold(0.0_f64, f64::min);
+            pen = pen.max(-gmin);
+        }
+        let mut sorted = ms.clone();
+        sorted.sort_by(f64::total_cmp);
+        let (med, p95, worst) = (sorted[30], sorted[56], sorted[59]);
+        let mean_it = iters.iter().sum::<usize>() as f64 / iters.len().max(1) as f64;
+        println!(
+            "ball-pile {n}, {label}: ms/step median {med:.2}, p95 {p95:.2}, worst {worst:.2}; total {:.0} ms; \
+             iterations mean {mean_it:.1}, max {}; {unsolved} of {} steps unsolved; deepest penetration {pen:.2e}",
+            ms.iter().sum::<f64>(),
+            iters.iter().max().unwrap_or(&0),
+            iters.len()
+        );
+    }
+}
