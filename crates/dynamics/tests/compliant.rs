@@ -101,6 +101,7 @@ fn a_soft_compliant_stack_sinks_by_its_weight_over_its_stiffness() {
 /// nsgs with its fallbacks). Release only:
 ///
 /// `PERP_PILE=100 cargo test --release -p perp-dynamics --test compliant -- --ignored --nocapture`
+/// (`PERP_PILE_SKIP_CONE=1`: the compliant run only, for large piles).
 #[test]
 #[ignore = "bench: run in release"]
 fn bench_ball_pile_compliant_against_exact_cones() {
@@ -111,6 +112,10 @@ fn bench_ball_pile_compliant_against_exact_cones() {
         ("compliant (SAP, near-rigid)", Some(Formulation::Compliant(Compliant::default()))),
         ("cone (default: nsgs, fallbacks)", None),
     ] {
+        if f.is_none() && std::env::var_os("PERP_PILE_SKIP_CONE").is_some() {
+            println!("ball-pile {n}, {label}: skipped (PERP_PILE_SKIP_CONE)");
+            continue;
+        }
         let mut opts = pile.default_options();
         if let Some(f) = f {
             opts.formulation = f;
