@@ -5,7 +5,7 @@
 //!
 //! With the global problem's data (`crate::global`: `M v = f + H r`, `u = Hᵀ v + b`), SAP
 //! minimises over the velocities alone the unconstrained, strongly convex cost (the paper's
-//! eq. 19, with A = M, J = Hᵀ, v* = M⁻¹ f)
+//! primal problem with A = M, J = Hᵀ, v* = M⁻¹ f)
 //!
 //! ```text
 //!     ℓ(v) = ½ (v − v*)ᵀ M (v − v*) + Σ_i ℓ_i(u_i),      u_i = H_iᵀ v + b_i,
@@ -16,7 +16,7 @@
 //! diagonal regulariser `R_i = diag(R_n, R_t, R_t)` (perp's order: normal first; Drake stores
 //! the normal last) and v̂_i is the target contact velocity (zero but for the compliant mode's
 //! normal bias). With `μ̂ = μ R_t / R_n`, `y_r = ‖y_T‖` and `t̂ = y_T / y_r` the projection is
-//! analytic in three regions (the paper's eq. 26–27, Drake's `ProjectImpulse`):
+//! analytic in three regions (Drake's `SapFrictionConeConstraint::ProjectImpulse`):
 //!
 //! ```text
 //!     stiction    y_r ≤ μ y_N, y_N ≥ 0:   γ = y
@@ -24,7 +24,7 @@
 //!     separation  otherwise:               γ = 0
 //! ```
 //!
-//! The gradient and Hessian are (the paper's eq. 22–24)
+//! The gradient and Hessian are (Drake's `SapModel`: cost gradient and `CalcConstraintsHessian`)
 //!
 //! ```text
 //!     ∇ℓ(v) = M v − f − H γ,        ∇²ℓ(v) = M + H G Hᵀ,    G_i = −∂γ_i/∂u_i = (∂P_F/∂y) R_i⁻¹,
@@ -40,7 +40,7 @@
 //! `DoNewtonWithBisectionFallback`; the paper's §VIII.C): its first and second derivatives cost
 //! one sweep over the contacts, `M Δv` and `Hᵀ Δv` being computed once per direction.
 //!
-//! **Stopping (the paper's §VIII.D, Drake's `CalcStoppingCriteriaResidual`).** With
+//! **Stopping (Drake's `SapSolver::CalcStoppingCriteriaResidual`).** With
 //! `D = diag(M)^{-1/2}`, the momentum `p = M v` and the generalised impulse `j = H γ`,
 //!
 //! ```text
@@ -614,6 +614,20 @@ impl Sap {
     }
 
     /// SAP with the given regularisation.
+    ///
+    /// ```
+    /// use perp_cones::global_sap::{Regularisation, Sap};
+    /// use perp_cones::{global::GlobalFrictionContactProblem, Matrix};
+    /// // Stiffer than Drake's default (β = 0.1): R_n = β²/(4π²) · w with w = 1/m = 1.
+    /// let sap = Sap::with_regularisation(Regularisation::NearRigid { beta: 0.1, sigma: 1e-5 });
+    /// let m = Matrix::from_row_major(2, 2, &[1.0, 0.0, 0.0, 1.0])?;
+    /// let h = Matrix::from_row_major(2, 2, &[0.0, 1.0, 1.0, 0.0])?;
+    /// let g = GlobalFrictionContactProblem::new(2, m, h, vec![0.0, -1.0], vec![0.0; 2], vec![0.5])?;
+    /// let c = sap.contacts(&g)?[0];
+    /// let four_pi2 = 4.0 * std::f64::consts::PI * std::f64::consts::PI;
+    /// assert!((c.rn - 0.01 / four_pi2).abs() < 1e-15 && (c.rt - 1e-5).abs() < 1e-18);
+    /// # Ok::<(), perp_core::Error>(())
+    /// ```
     pub fn with_regularisation(regularisation: Regularisation) -> Self {
         Sap { regularisation, ..Self::default() }
     }
