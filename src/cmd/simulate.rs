@@ -31,8 +31,9 @@ pub struct Args {
     /// friction directions, else 8),
     /// cone (exact cones; in velocity space with a global solver such as global-ac-newton),
     /// tp (Tzitzouris–Pang NCP), convex (Anitescu's relaxation, interior point in velocity
-    /// space). Default: the scene's.
-    #[arg(long, value_parser = ["gs", "st", "cone", "tp", "convex"])]
+    /// space), compliant (SAP's regularised contact, near-rigid, Newton in velocity space).
+    /// Default: the scene's.
+    #[arg(long, value_parser = ["gs", "st", "cone", "tp", "convex", "compliant"])]
     formulation: Option<String>,
     /// Record every N-th step (N >= 1).
     #[arg(long, default_value_t = 1)]
@@ -125,6 +126,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
             ),
             "tp" => Formulation::TzitzourisPang,
             "convex" => Formulation::Convex,
+            "compliant" => Formulation::Compliant(perp::dynamics::Compliant::default()),
             _ => Formulation::Cone,
         });
     }

@@ -8,7 +8,8 @@
 //!   [`Rolling`] (rolling resistance, Siconos' `RollingFrictionContactProblem`).
 //! * [`FrictionContactProblem`] — the local form u = W r + q with μ and a law per contact.
 //! * [`GlobalFrictionContactProblem`] — M v = f + H r, u = Hᵀ v + b, reduced to the local form
-//!   by a sparse Cholesky of M.
+//!   by a sparse Cholesky of M; solved in global form by [`GlobalNewton`] (exact Coulomb) and
+//!   [`Sap`] (Drake's SAP: a primal Newton on a regularised, compliant convex model).
 //! * The solvers: [`Nsgs`], [`SemismoothNewton`] (`ac-newton`, `fb-newton`), [`Prox`],
 //!   [`lemke_pyramid::LemkePyramid`], [`Admm`], [`Apgd`]; the catalogue (`perp-catalogue`, or `perp::cones::solver`
 //!   in the facade) builds them by name.
@@ -51,6 +52,7 @@ mod elliptic;
 pub mod global;
 pub mod global_ipm;
 pub mod global_newton;
+pub mod global_sap;
 pub mod jordan;
 pub mod lemke_pyramid;
 mod local;
@@ -70,6 +72,7 @@ pub use elliptic::{Elliptic, EllipticMixed};
 pub use global::{GlobalFrictionContactProblem, Reduction};
 pub use global_ipm::{Certificate, GlobalIpm};
 pub use global_newton::{GlobalNewton, GlobalSolution, GlobalSolver};
+pub use global_sap::{Compliance, Regularisation, Sap, SapSolution};
 pub use local::LocalSolver;
 pub use newton::{LinearSolver, NewtonFunction, SemismoothNewton};
 pub use nsgs::Nsgs;

@@ -18,7 +18,7 @@ pub mod trajectory;
 
 pub use assembly::{Directions, LocalProblem};
 pub use sensitivity::{StepCotangent, StepSensitivity};
-pub use stepper::{Activation, Formulation, Scheme, Simulator, Stats, StepOptions, StepReport};
+pub use stepper::{Activation, Compliant, Formulation, Scheme, Simulator, Stats, StepOptions, StepReport};
 pub use system::{Bilateral, Contact, Row, System};
 pub use trajectory::{CsvWriter, Trajectory};
 pub mod rigid;

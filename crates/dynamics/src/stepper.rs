@@ -23,6 +23,7 @@ use crate::mass::MassFactor;
 use crate::system::{Contact, System};
 use crate::trajectory::Trajectory;
 use perp_catalogue::{run_chain, Family, Params, Solver};
+use perp_cones::global_sap::{Compliance, Regularisation, Sap};
 use perp_cones::{FrictionContactProblem, GlobalFrictionContactProblem, GlobalIpm};
 use perp_core::{Error, Matrix, Settings, SolveReport, Status};
 
@@ -58,6 +59,43 @@ pub enum Formulation {
     /// the surface (a box sliding at speed s rises at μ s); sticking and separated contacts
     /// are as in [`Formulation::Cone`]. Coulomb contacts of one dimension, no bilaterals.
     Convex,
+    /// SAP's compliant point contact (Castro, Permenter, Han, IEEE T-RO 2022) stepped in
+    /// velocity space: each step minimises SAP's regularised convex cost in the velocities
+    /// ([`perp_cones::Sap`], Newton with a sparse Cholesky of `M + Jᵀ G J`, W never formed),
+    /// warm-started from the step's initial velocity. A contact's normal impulse is
+    /// `δt (−k φ − k τ_d v_N)₊` within the cone, bounded by SAP's near-rigid limit; the
+    /// penetration is a model output, not an error. Coulomb contacts of dimension 2 or 3 only;
+    /// no restitution (the compliance models the impact) and no bilateral constraints. The
+    /// solver is SAP whatever [`StepOptions::solver`] says; fallbacks are not used. `Solved`
+    /// means SAP's optimality criterion at the step's tolerance (see [`perp_cones::global_sap`]).
+    Compliant(Compliant),
+}
+
+/// The contact parameters of [`Formulation::Compliant`] (the same for every contact).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compliant {
+    /// Normal stiffness k (force per length, > 0). Default `+∞`: SAP's near-rigid contact,
+    /// `R_n = β²/(4π²) w` (the stiffest contact the step resolves, period β·δt).
+    pub stiffness: f64,
+    /// Dissipation time scale τ_d (time, ≥ 0; damping `k τ_d`). `None` (the default): the time
+    /// step, so that a penetration φ is pushed out at `−φ/(2δt)` (`v̂_N = −φ₀/(δt + τ_d)`).
+    pub dissipation_time_scale: Option<f64>,
+    /// SAP's near-rigid threshold β (default 1, Drake's; > 0 when k is infinite).
+    pub beta: f64,
+    /// SAP's tangential regularisation σ (default 10⁻³, Drake's): stiction creeps by about
+    /// `σ w |γ_T|`.
+    pub sigma: f64,
+}
+
+impl Default for Compliant {
+    fn default() -> Self {
+        Compliant {
+            stiffness: f64::INFINITY,
+            dissipation_time_scale: None,
+            beta: perp_cones::global_sap::DEFAULT_BETA,
+            sigma: perp_cones::global_sap::DEFAULT_SIGMA,
+        }
+    }
 }
 
 impl Formulation {
@@ -68,6 +106,7 @@ impl Formulation {
             Formulation::Cone => "prox",
             Formulation::TzitzourisPang => "bdiff-newton",
             Formulation::Convex => "global-ipm",
+            Formulation::Compliant(_) => "sap",
         }
     }
 
@@ -82,6 +121,7 @@ impl Formulation {
             Formulation::Cone => &["prox", "ac-newton"],
             Formulation::TzitzourisPang => &["bdiff-newton", "fb-newton"],
             Formulation::Convex => &[],
+            Formulation::Compliant(_) => &[],
         }
     }
 
@@ -105,6 +145,7 @@ impl Formulation {
             Formulation::Cone => "cone (exact friction cones)".into(),
             Formulation::TzitzourisPang => "tp (Tzitzouris–Pang NCP)".into(),
             Formulation::Convex => "convex (Anitescu's relaxation, in velocity space)".into(),
+            Formulation::Compliant(_) => "compliant (SAP's regularised contact)".into(),
         }
     }
 
@@ -112,7 +153,9 @@ impl Formulation {
     pub fn family(&self) -> Family {
         match self {
             Formulation::GlockerStuder | Formulation::StewartTrinkle(_) => Family::Lcp,
-            Formulation::Cone | Formulation::Convex => Family::Friction,
+            // The compliant formulation's impulses are frictional; its solver (SAP) is not a
+            // catalogue entry.
+            Formulation::Cone | Formulation::Convex | Formulation::Compliant(_) => Family::Friction,
             Formulation::TzitzourisPang => Family::Mcp,
         }
     }
@@ -339,6 +382,8 @@ pub struct Simulator<'s> {
     spare_contacts: Vec<Contact>,
     /// The free velocity that decides whether a persistent contact stays active.
     u_pred: Vec<f64>,
+    /// SAP, kept across steps (its sparse Cholesky's analysis), for [`Formulation::Compliant`].
+    sap: Option<Box<Sap>>,
 }
 
 impl<'s> Simulator<'s> {
@@ -359,12 +404,19 @@ impl<'s> Simulator<'s> {
         Error::check_finite("q0", &q0)?;
         Error::check_finite("u0", &u0)?;
         opts.settings.validate()?;
-        let name = opts.solver.clone().unwrap_or_else(|| opts.formulation.default_solver().into());
+        let compliant = matches!(opts.formulation, Formulation::Compliant(_));
+        let name = if compliant {
+            // SAP solves the compliant formulation; the catalogue's slot holds an unused
+            // frictional solver.
+            "prox".to_string()
+        } else {
+            opts.solver.clone().unwrap_or_else(|| opts.formulation.default_solver().into())
+        };
         let solver = perp_catalogue::build(opts.formulation.family(), &name, &opts.params)?;
         let fallbacks = opts
             .fallback
             .iter()
-            .filter(|n| **n != name)
+            .filter(|n| **n != name && !compliant)
             .map(|n| perp_catalogue::build(opts.formulation.family(), n, &Params::new()))
             .collect::<Result<Vec<_>, _>>()?;
         let contacts = system.contacts(&q0, 0.0);
@@ -381,7 +433,8 @@ impl<'s> Simulator<'s> {
             })
             .collect();
         let mass = if system.constant_mass() { Some(MassFactor::new(&system.mass(&q0, 0.0))?) } else { None };
-        // Velocity space: the convex formulation, or a global solver of the exact cones.
+        // Velocity space: the convex and compliant formulations, or a global solver of the
+        // exact cones.
         let convex = matches!(opts.formulation, Formulation::Convex);
         if convex && name != "global-ipm" {
             return Err(Error::setting(
@@ -390,7 +443,7 @@ impl<'s> Simulator<'s> {
                 "the convex formulation is solved by global-ipm (its interior-point method on the relaxation)",
             ));
         }
-        let velocity_space = convex || matches!(solver, Solver::Global(_));
+        let velocity_space = convex || compliant || matches!(solver, Solver::Global(_));
         if velocity_space && !fallbacks.is_empty() {
             return Err(Error::setting(
                 "fallback",
@@ -436,6 +489,7 @@ impl<'s> Simulator<'s> {
             impulses: Vec::new(),
             spare_contacts: Vec::new(),
             u_pred: Vec::new(),
+            sap: None,
         })
     }
 
@@ -597,8 +651,8 @@ impl<'s> Simulator<'s> {
                     return Err(Error::setting(
                         "bilaterals",
                         bil.len(),
-                        "a step solved in velocity space (the convex formulation, a global solver) takes no \
-                         bilateral constraints: the global form has no equality rows",
+                        "a step solved in velocity space (the convex and compliant formulations, a global \
+                         solver) takes no bilateral constraints: the global form has no equality rows",
                     ));
                 }
                 lp.assemble_velocity_space(factor, &self.u, &h, dt)?;
@@ -608,7 +662,12 @@ impl<'s> Simulator<'s> {
                         Some(m) => m.clone(),
                         None => sys.mass(at, t_eval),
                     };
-                    self.solve_velocity_space(&lp, &m, report, &mut r, &mut u_new)?;
+                    if let Formulation::Compliant(c) = &self.opts.formulation {
+                        let c = c.clone();
+                        self.solve_compliant(&lp, &m, &c, report, &mut r, &mut u_new)?;
+                    } else {
+                        self.solve_velocity_space(&lp, &m, report, &mut r, &mut u_new)?;
+                    }
                 } else {
                     u_new.clone_from(&lp.u_free);
                 }
@@ -891,6 +950,48 @@ impl<'s> Simulator<'s> {
         self.scatter(lp, &sol.r, &slots);
         r.clone_from(&sol.r);
         v.clone_from(&sol.v);
+        Ok(())
+    }
+
+    /// Solves the step's problem with SAP's compliant contacts ([`Formulation::Compliant`]):
+    /// the global problem `M v = M u_free + Jᵀ γ`, `u = J v + b` with b the contacts'
+    /// rheonomic terms only (no restitution), φ₀ each contact's gap where the step evaluates
+    /// its contacts; from the step's initial velocity when warm starts are on.
+    fn solve_compliant(
+        &mut self,
+        lp: &LocalProblem,
+        m: &Matrix,
+        c: &Compliant,
+        report: &mut StepReport,
+        r: &mut Vec<f64>,
+        v: &mut Vec<f64>,
+    ) -> Result<(), Error> {
+        let mut g = lp.global_problem(m)?;
+        let mut k = 0;
+        for contact in &lp.contacts {
+            for j in 0..contact.dim() {
+                g.b[k] = contact.bias_at(j);
+                k += 1;
+            }
+        }
+        let tau = c.dissipation_time_scale.unwrap_or(self.dt);
+        let contacts = lp
+            .contacts
+            .iter()
+            .map(|contact| Compliance {
+                stiffness: c.stiffness,
+                dissipation_time_scale: tau,
+                phi0: contact.gap,
+            })
+            .collect();
+        let sap = self.sap.get_or_insert_with(Box::default);
+        sap.regularisation =
+            Regularisation::Compliant { dt: self.dt, beta: c.beta, sigma: c.sigma, contacts };
+        let v0 = self.opts.warm_start.then_some(self.u.as_slice());
+        let sol = sap.solve(&g, v0, &self.opts.settings)?;
+        self.note(report, lp.size(), &sol.solution.report, 1);
+        r.clone_from(&sol.solution.r);
+        v.clone_from(&sol.solution.v);
         Ok(())
     }
 

@@ -1,0 +1,150 @@
+//! The compliant formulation (`Formulation::Compliant`: SAP's regularised contact, Castro et
+//! al. 2022, stepped in velocity space) against the exact cones (`Formulation::Cone`) on the
+//! seed scene `box-stack` (boxes resting on the ground on four corners). The compliant contact
+//! penetrates by design, to its equilibrium: at rest `γ_N = −φ/((δt + τ_d) R_n)` carries the
+//! weight, so a box sinks by `(δt + τ_d) R_n m g δt / 4` (near-rigid, `R_n = w_n/(4π²)`) or
+//! `m g / (4k)` (stiffness k). The exact cones, at velocity level, keep whatever the landing
+//! left (the midpoint scheme activates a contact once its gap closes: about `g δt²`) and do
+//! not push it out.
+
+use perp_cones::{GlobalFrictionContactProblem, Sap};
+use perp_core::Status;
+use perp_dynamics::scenes;
+use perp_dynamics::{Compliant, Formulation, Simulator, StepOptions, System};
+
+/// `steps` steps of `box-stack n` in formulation `f`: the deepest penetration after each step
+/// (−min gap over the candidate contacts, 0 when none penetrates), the largest speed at the
+/// end, and the number of unsolved steps.
+fn run(
+    n: usize,
+    f: Formulation,
+    steps: usize,
+) -> (Vec<f64>, f64, usize, Option<GlobalFrictionContactProblem>) {
+    let scene = scenes::scene("box-stack", Some(n)).unwrap();
+    let mut opts: StepOptions = scene.default_options();
+    opts.formulation = f;
+    opts.keep_problem = true;
+    let (q0, u0) = scene.initial_state();
+    let sys: &dyn System = &*scene;
+    let mut sim = Simulator::new(sys, q0, u0, scene.default_dt(), opts).unwrap();
+    let mut pen = Vec::new();
+    let mut unsolved = 0;
+    for _ in 0..steps {
+        let rep = sim.step().unwrap();
+        if rep.status.is_some_and(|s| s != Status::Solved) {
+            unsolved += 1;
+        }
+        let gmin = sys.contacts(&sim.q, sim.t).iter().map(|c| c.gap).fold(0.0_f64, f64::min);
+        pen.push(-gmin);
+    }
+    let speed = sim.u.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    (pen, speed, unsolved, sim.last_global_problem().map(Result::unwrap))
+}
+
+/// The mass of one box of the scene (M's first diagonal entry).
+fn box_mass() -> f64 {
+    let scene = scenes::scene("box-stack", Some(1)).unwrap();
+    let (q0, _) = scene.initial_state();
+    scene.mass(&q0, 0.0).get(0, 0)
+}
+
+/// Near-rigid (the default): the box comes to rest at the penetration the hand estimate gives
+/// (a stack of three less than the exact cones' landing sink).
+#[test]
+fn a_near_rigid_compliant_stack_rests_with_a_small_penetration() {
+    for n in [1, 3] {
+        let (pen_c, speed_c, unsolved_c, g) = run(n, Formulation::Compliant(Compliant::default()), 100);
+        let (pen_e, speed_e, unsolved_e, _) = run(n, Formulation::Cone, 100);
+        let (last_c, last_e) = (*pen_c.last().unwrap(), *pen_e.last().unwrap());
+        println!(
+            "box-stack {n}: compliant penetration {last_c:.3e} at rest (max {:.3e}), end speed {speed_c:.2e}, \
+             {unsolved_c} unsolved; cone {last_e:.3e} (max {:.3e}), end speed {speed_e:.2e}, {unsolved_e} unsolved",
+            pen_c.iter().fold(0.0_f64, |m, &x| m.max(x)),
+            pen_e.iter().fold(0.0_f64, |m, &x| m.max(x)),
+        );
+        assert_eq!(unsolved_c, 0);
+        assert!(speed_c < 1e-6, "box-stack {n}: not at rest, {speed_c}");
+        assert!(last_c > 0.0 && last_c < last_e, "box-stack {n}: {last_c} against {last_e}");
+        if n == 1 {
+            // Four symmetric corners: R_n of the near-rigid bound (SAP's own, from the step's
+            // global problem), γ_N = m g δt / 4, τ_d = δt.
+            let rn = Sap::new().contacts(&g.unwrap()).unwrap()[0].rn;
+            let dt = 0.01;
+            let want = 2.0 * dt * rn * box_mass() * 9.81 * dt / 4.0;
+            println!("box-stack 1 near-rigid: penetration {last_c:.4e}, estimate {want:.4e}");
+            assert!((last_c - want).abs() <= 0.05 * want, "{last_c} against {want}");
+        }
+    }
+}
+
+/// A finite stiffness k (soft enough to be above SAP's near-rigid bound): at rest the four
+/// corners carry the box's weight, so it sinks by `m g / (4 k)`.
+#[test]
+fn a_soft_compliant_stack_sinks_by_its_weight_over_its_stiffness() {
+    let m = box_mass();
+    {
+        let n = 1;
+        let k = 1e4;
+        let c = Compliant { stiffness: k, dissipation_time_scale: Some(0.05), ..Compliant::default() };
+        let (pen, speed, unsolved, _) = run(n, Formulation::Compliant(c), 200);
+        let want = n as f64 * m * 9.81 / (4.0 * k);
+        let last = *pen.last().unwrap();
+        println!("box-stack {n}, k = {k}: penetration {last:.4e} at rest, n m g / (4k) = {want:.4e}, end speed {speed:.1e}");
+        assert_eq!(unsolved, 0);
+        assert!((last - want).abs() <= 0.05 * want, "box-stack {n}: {last} against {want}");
+    }
+}
+
+/// The figure of `design/SCALE.md`'s table for the compliant formulation: `ball-pile N`
+/// (N = `PERP_PILE`, default 100), the first 60 steps, ms per step (median, p95, worst),
+/// iterations per step and the deepest penetration, against the scene's default (exact cones,
+/// nsgs with its fallbacks). Release only:
+///
+/// `PERP_PILE=100 cargo test --release -p perp-dynamics --test compliant -- --ignored --nocapture`
+/// (`PERP_PILE_SKIP_CONE=1`: the compliant run only, for large piles).
+#[test]
+#[ignore = "bench: run in release"]
+fn bench_ball_pile_compliant_against_exact_cones() {
+    let n: usize = std::env::var("PERP_PILE").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let pile = scenes::scene("ball-pile", Some(n)).unwrap();
+    let sys: &dyn System = &*pile;
+    for (label, f) in [
+        ("compliant (SAP, near-rigid)", Some(Formulation::Compliant(Compliant::default()))),
+        ("cone (default: nsgs, fallbacks)", None),
+    ] {
+        if f.is_none() && std::env::var_os("PERP_PILE_SKIP_CONE").is_some() {
+            println!("ball-pile {n}, {label}: skipped (PERP_PILE_SKIP_CONE)");
+            continue;
+        }
+        let mut opts = pile.default_options();
+        if let Some(f) = f {
+            opts.formulation = f;
+            opts.settings.tol = 1e-6; // Drake's relative tolerance.
+        }
+        let (q0, u0) = pile.initial_state();
+        let mut sim = Simulator::new(sys, q0, u0, pile.default_dt(), opts).unwrap();
+        let (mut ms, mut iters, mut unsolved, mut pen) = (Vec::new(), Vec::new(), 0, 0.0_f64);
+        for _ in 0..60 {
+            let t = std::time::Instant::now();
+            let rep = sim.step().unwrap();
+            ms.push(t.elapsed().as_secs_f64() * 1e3);
+            if rep.status.is_some() {
+                iters.push(rep.iterations);
+                unsolved += usize::from(rep.status != Some(Status::Solved));
+            }
+            let gmin = sys.contacts(&sim.q, sim.t).iter().map(|c| c.gap).fold(0.0_f64, f64::min);
+            pen = pen.max(-gmin);
+        }
+        let mut sorted = ms.clone();
+        sorted.sort_by(f64::total_cmp);
+        let (med, p95, worst) = (sorted[30], sorted[56], sorted[59]);
+        let mean_it = iters.iter().sum::<usize>() as f64 / iters.len().max(1) as f64;
+        println!(
+            "ball-pile {n}, {label}: ms/step median {med:.2}, p95 {p95:.2}, worst {worst:.2}; total {:.0} ms; \
+             iterations mean {mean_it:.1}, max {}; {unsolved} of {} steps unsolved; deepest penetration {pen:.2e}",
+            ms.iter().sum::<f64>(),
+            iters.iter().max().unwrap_or(&0),
+            iters.len()
+        );
+    }
+}
