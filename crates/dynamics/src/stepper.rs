@@ -234,9 +234,11 @@ impl StepOptions {
         if changed || self.fallback.iter().any(|s| !names.contains(&s.as_str())) {
             self.fallback = self.formulation.default_fallback().iter().map(|s| s.to_string()).collect();
         }
-        // The convex formulation has one method and no fallback chain.
-        if matches!(self.formulation, Formulation::Convex) {
-            if self.solver.as_deref() != Some("global-ipm") {
+        // The convex and compliant formulations have one method each and no fallback chain.
+        if matches!(self.formulation, Formulation::Convex | Formulation::Compliant(_)) {
+            if self.solver.as_deref() != Some("global-ipm")
+                || matches!(self.formulation, Formulation::Compliant(_))
+            {
                 self.solver = None;
                 self.params = Params::new();
             }
@@ -1167,7 +1169,11 @@ impl<'s> Simulator<'s> {
         format!(
             "{}, solver {}, fallback {}",
             self.opts.formulation.describe(),
-            self.solver.name(),
+            match &self.opts.formulation {
+                Formulation::Compliant(_) => "sap",
+                Formulation::Convex => "global-ipm (convex model)",
+                _ => self.solver.name(),
+            },
             if chain.is_empty() { "none".to_string() } else { chain.join(", ") }
         )
     }
