@@ -35,6 +35,9 @@ pub struct Args {
     /// Default: the scene's.
     #[arg(long, value_parser = ["gs", "st", "cone", "tp", "convex", "compliant"])]
     formulation: Option<String>,
+    /// Time every step and print the median, 95th percentile and worst step time.
+    #[arg(long)]
+    step_times: bool,
     /// Record every N-th step (N >= 1).
     #[arg(long, default_value_t = 1)]
     every: usize,
@@ -138,6 +141,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         opts.params = std::mem::take(&mut opts.params).push_pair(p)?;
     }
     opts.warm_start = !a.cold;
+    opts.time_steps = a.step_times;
     opts.settings.threads = super::threads(a.threads)?;
     if let Some(act) = &a.activation {
         opts.activation = if act == "persistent" { Activation::Persistent } else { Activation::Gap };
@@ -251,6 +255,17 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         )?;
     }
     outln!("wall time  {secs:.3} s ({:.0} steps/s)", st.steps as f64 / secs.max(1e-12))?;
+    if !st.step_seconds.is_empty() {
+        let mut t = st.step_seconds.clone();
+        t.sort_by(f64::total_cmp);
+        let at = |p: f64| t[((p * (t.len() - 1) as f64).round() as usize).min(t.len() - 1)] * 1e3;
+        outln!(
+            "step time  median {:.3} ms, p95 {:.3} ms, worst {:.3} ms",
+            at(0.5),
+            at(0.95),
+            t[t.len() - 1] * 1e3
+        )?;
+    }
     if let (Some(path), Some(w)) = (&a.out, csv) {
         w.finish()?;
         outln!("wrote      {}", path.display())?;
