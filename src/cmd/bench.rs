@@ -287,8 +287,10 @@ fn load(inputs: &[String]) -> Result<(Vec<BenchProblem>, Vec<Unreadable>), Error
         };
         for f in files {
             let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            // The reader of `perp solve`: every format by its extension, the kind detected.
-            match perp::suite::convert::read_with_kind(&f, None) {
+            // The reader of `perp solve`: every format by its extension, the kind detected; a
+            // global frictional file in its global form, so that the profile compares the
+            // global solvers with the local ones on its reduction.
+            match read_for_bench(&f) {
                 Ok(p) => problems.push(BenchProblem::new(&name, p)),
                 Err(e) => {
                     eprintln!("perp bench: skipping unreadable {e}");
@@ -303,6 +305,22 @@ fn load(inputs: &[String]) -> Result<(Vec<BenchProblem>, Vec<Unreadable>), Error
         }
     }
     Ok((problems, unreadable))
+}
+
+/// A bench problem from `f`: a Siconos or FCLIB frictional file as stored (global or local),
+/// any other file as `perp solve` reads it.
+fn read_for_bench(f: &Path) -> Result<perp::catalogue::Problem, Error> {
+    let named_mlcp = f.file_name().is_some_and(|n| n.to_string_lossy().to_ascii_lowercase().contains("mlcp"));
+    if !named_mlcp && matches!(Format::from_path(f, "input file"), Ok(Format::Siconos | Format::Fclib)) {
+        match perp::formats::read_friction_file(f) {
+            Ok(perp::formats::FrictionFile::Global(g)) => {
+                return Ok(perp::catalogue::Problem::GlobalFriction(g))
+            }
+            Ok(perp::formats::FrictionFile::Local(p)) => return Ok(perp::catalogue::Problem::Friction(p)),
+            Err(_) => {}
+        }
+    }
+    perp::suite::convert::read_with_kind(f, None)
 }
 
 /// `Some(main)` when `f` is a MatrixMarket companion (`foo_q.mtx`, `foo_mu.mtx`,
