@@ -168,13 +168,36 @@ impl GlobalIpm {
         g: &GlobalFrictionContactProblem,
         s: &Settings,
     ) -> Result<(GlobalSolution, Certificate), Error> {
+        self.solve_convex_from(g, None, s)
+    }
+
+    /// [`GlobalIpm::solve_convex`] from the reactions `warm` of an earlier, similar problem
+    /// (the previous time step's): the interior point starts at `v = M⁻¹ (f + H r)` and r,
+    /// moved into the cones' interior by 10⁻¹ of their scale, instead of CVXOPT's start.
+    pub fn solve_convex_from(
+        &mut self,
+        g: &GlobalFrictionContactProblem,
+        warm: Option<&[f64]>,
+        s: &Settings,
+    ) -> Result<(GlobalSolution, Certificate), Error> {
         let start = Instant::now();
         g.validate()?;
+        if let Some(w) = warm {
+            Error::check_len("warm start", w, g.size())?;
+            Error::check_finite("warm start", w)?;
+        }
         let factor = MassFactor::new_or_lu(&g.m)?;
         let lay = Layout::new(g, &factor);
         let shift = vec![0.0; g.contacts()];
+        let start_point = warm.map(|r| {
+            let mut x = vec![0.0; g.dofs()];
+            g.h.mul_vec(r, &mut x);
+            x.iter_mut().zip(&g.f).for_each(|(a, b)| *a += b);
+            factor.solve(&mut x, g.dofs(), 1);
+            (x, lay.cone_variables(g, r))
+        });
         let mut report = SolveReport::new("global-ipm-convex");
-        let (r, v, cert) = self.interior_point(g, &lay, &shift, s, start, &mut report)?;
+        let (r, v, cert) = self.interior_point(g, &lay, &shift, start_point, s, start, &mut report)?;
         report.error = cert.worst();
         if report.status == Status::Solved && report.error > s.tol {
             report.status = Status::NumericalFailure;
@@ -219,7 +242,7 @@ impl GlobalIpm {
         let mut stalled = 0usize;
         for _ in 0..self.fixed_point.max(1) {
             let mut sub = SolveReport::new("global-ipm");
-            let (r, v, _) = self.interior_point(g, &lay, &shift, &inner, start, &mut sub)?;
+            let (r, v, _) = self.interior_point(g, &lay, &shift, None, &inner, start, &mut sub)?;
             report.iterations += sub.iterations;
             report.factorizations += sub.factorizations;
             if sub.status == Status::NumericalFailure && !r.iter().all(|x| x.is_finite()) {
@@ -512,6 +535,18 @@ impl Layout {
         }
     }
 
+    /// The cone variables z of the reactions r (`z = (μ r_N, r_T)`; r_N alone when μ = 0).
+    fn cone_variables(&self, g: &GlobalFrictionContactProblem, r: &[f64]) -> Vec<f64> {
+        let d = g.dim;
+        let mut z = vec![0.0; self.m];
+        for (i, &(off, p)) in self.cones.iter().enumerate() {
+            let mu = g.mu[i];
+            z[off] = if mu > 0.0 { mu * r[i * d] } else { r[i * d] };
+            z[off + 1..off + p].copy_from_slice(&r[i * d + 1..i * d + p]);
+        }
+        z
+    }
+
     /// The reactions r of the cone variables z.
     fn reactions(&self, g: &GlobalFrictionContactProblem, z: &[f64]) -> Vec<f64> {
         let d = g.dim;
@@ -772,6 +807,7 @@ impl GlobalIpm {
         g: &GlobalFrictionContactProblem,
         lay: &Layout,
         shift: &[f64],
+        warm: Option<(Vec<f64>, Vec<f64>)>,
         s: &Settings,
         start: Instant,
         report: &mut SolveReport,
@@ -815,31 +851,46 @@ impl GlobalIpm {
         };
         kkt.nt.extend(std::iter::repeat_n(unit, lay.cones.len()));
         let mut sol = vec![0.0; n + m];
-        sol[..n].copy_from_slice(&g.f);
-        sol[n..].copy_from_slice(&bt);
-        let started = kkt
-            .factor(chol, |_, a, b| if a == b { omega2 } else { 0.0 }, omega2, report)
-            .and_then(|()| kkt.solve(chol, &mut sol));
-        if let Err(e) = started {
-            report.status = Status::NumericalFailure;
-            report.message = Some(format!("global-ipm: {e}"));
-            return Ok((vec![0.0; g.size()], vec![0.0; n], Certificate::default()));
-        }
-        let mut x = sol[..n].to_vec();
-        let mut sv = vec![0.0; m];
-        lay.ht_mul(&x, &mut sv);
-        sv.iter_mut().zip(&bt).for_each(|(a, b)| *a += b);
-        let mut z: Vec<f64> = sv.iter().map(|v| -v / omega2).collect();
-        for v in [&mut sv, &mut z] {
+        // A warm start (v and the cone variables z of an earlier answer) is moved into the
+        // cones' interior by a margin of 10⁻¹ of its scale (ball-pile 1000's first 60 steps:
+        // 592 iterations in all, against 652 and 674 with 10⁻³ and 10⁻⁵ and 649 cold: an
+        // interior point gains little from a start near the boundary); otherwise CVXOPT's.
+        let (mut x, mut sv, mut z, margin) = match warm {
+            Some((x, z)) => {
+                let mut sv = vec![0.0; m];
+                lay.ht_mul(&x, &mut sv);
+                sv.iter_mut().zip(&bt).for_each(|(a, b)| *a += b);
+                (x, sv, z, 1e-1)
+            }
+            None => {
+                sol[..n].copy_from_slice(&g.f);
+                sol[n..].copy_from_slice(&bt);
+                let started = kkt
+                    .factor(chol, |_, a, b| if a == b { omega2 } else { 0.0 }, omega2, report)
+                    .and_then(|()| kkt.solve(chol, &mut sol));
+                if let Err(e) = started {
+                    report.status = Status::NumericalFailure;
+                    report.message = Some(format!("global-ipm: {e}"));
+                    return Ok((vec![0.0; g.size()], vec![0.0; n], Certificate::default()));
+                }
+                let x = sol[..n].to_vec();
+                let mut sv = vec![0.0; m];
+                lay.ht_mul(&x, &mut sv);
+                sv.iter_mut().zip(&bt).for_each(|(a, b)| *a += b);
+                let z: Vec<f64> = sv.iter().map(|v| -v / omega2).collect();
+                (x, sv, z, 1.0)
+            }
+        };
+        for (v, floor) in [(&mut sv, lay.vscale), (&mut z, 0.0)] {
             let worst = lay.cones.iter().fold(f64::NEG_INFINITY, |a, &(off, p)| {
                 let c = &v[off..off + p];
                 let t = c[1..].iter().map(|q| q * q).sum::<f64>().sqrt();
                 a.max(t - c[0])
             });
-            let size = norm_inf(v);
+            let size = norm_inf(v).max(floor);
             let size = if size > 0.0 { size } else { 1.0 };
             if worst >= -1e-8 * size {
-                let add = worst.max(0.0) + size;
+                let add = worst.max(0.0) + margin * size;
                 for &(off, _) in &lay.cones {
                     v[off] += add;
                 }
@@ -1139,6 +1190,22 @@ mod tests {
             let tol = if a.report.solver == "global-ipm-convex" { 1e-7 } else { 1e-4 };
             assert!(close(&b.r, &r, tol) && close(&b.v, &v, tol), "{:?} {:?}", b.r, b.v);
         }
+    }
+
+    #[test]
+    fn a_warm_start_from_the_answer_gives_the_same_answer() {
+        let s = settings();
+        for vf in [[0.3, 0.0, 1.0], [0.1, 0.0, -1.0], [3.0, 0.0, -1.0]] {
+            let g = particle(vf, 0.5);
+            let (cold, _) = GlobalIpm::convex().solve_convex(&g, &s).unwrap();
+            let (warm, cert) = GlobalIpm::convex().solve_convex_from(&g, Some(&cold.r), &s).unwrap();
+            assert_eq!(warm.report.status, Status::Solved, "{vf:?}: {:?}", warm.report);
+            assert!(cert.worst() <= 1e-10);
+            assert!(close(&warm.r, &cold.r, 1e-8) && close(&warm.v, &cold.v, 1e-8), "{vf:?}");
+        }
+        let g = particle([3.0, 0.0, -1.0], 0.5);
+        let e = GlobalIpm::convex().solve_convex_from(&g, Some(&[f64::NAN; 3]), &s).unwrap_err();
+        assert!(e.to_string().contains("warm start"), "{e}");
     }
 
     #[test]

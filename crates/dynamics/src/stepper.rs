@@ -953,7 +953,7 @@ impl<'s> Simulator<'s> {
         let mut z = std::mem::take(&mut self.fc_r);
         let warm = self.gather_into(lp, n, &slots, &mut z);
         let sol = match (&mut self.convex, &mut self.solver) {
-            (Some(ipm), _) => ipm.solve_convex(&g, &s)?.0,
+            (Some(ipm), _) => ipm.solve_convex_from(&g, warm.then_some(z.as_slice()), &s)?.0,
             (None, Solver::Global(sv)) => sv.solve_global(&g, warm.then_some(z.as_slice()), &s)?,
             _ => unreachable!("velocity space has a global solver or the convex method"),
         };
