@@ -197,7 +197,7 @@ impl GlobalIpm {
             (x, lay.cone_variables(g, r))
         });
         let mut report = SolveReport::new("global-ipm-convex");
-        let (r, v, cert) = self.interior_point(g, &lay, &shift, start_point, s, start, &mut report)?;
+        let (r, v, cert) = self.interior_point(g, &lay, (&shift, start_point), s, start, &mut report)?;
         report.error = cert.worst();
         if report.status == Status::Solved && report.error > s.tol {
             report.status = Status::NumericalFailure;
@@ -242,7 +242,7 @@ impl GlobalIpm {
         let mut stalled = 0usize;
         for _ in 0..self.fixed_point.max(1) {
             let mut sub = SolveReport::new("global-ipm");
-            let (r, v, _) = self.interior_point(g, &lay, &shift, None, &inner, start, &mut sub)?;
+            let (r, v, _) = self.interior_point(g, &lay, (&shift, None), &inner, start, &mut sub)?;
             report.iterations += sub.iterations;
             report.factorizations += sub.factorizations;
             if sub.status == Status::NumericalFailure && !r.iter().all(|x| x.is_finite()) {
@@ -799,15 +799,15 @@ impl<'a> Kkt<'a> {
 }
 
 impl GlobalIpm {
-    /// Mehrotra's predictor–corrector on the convex problem with `b_N + shift`: returns
+    /// Mehrotra's predictor–corrector on the convex problem with `b_N + shift`, from `warm`
+    /// (v and the cone variables) or CVXOPT's start: returns
     /// (r, v) and the certificate; the status goes into `report` (Solved when the
     /// certificate is at most `s.tol`).
     fn interior_point(
         &mut self,
         g: &GlobalFrictionContactProblem,
         lay: &Layout,
-        shift: &[f64],
-        warm: Option<(Vec<f64>, Vec<f64>)>,
+        (shift, warm): (&[f64], Option<(Vec<f64>, Vec<f64>)>),
         s: &Settings,
         start: Instant,
         report: &mut SolveReport,
