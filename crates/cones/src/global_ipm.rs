@@ -413,6 +413,10 @@ impl GlobalSolver for GlobalIpm {
     }
 }
 
+/// A starting point of the interior-point iterations: the velocities v and the cone variables
+/// z of an earlier answer.
+type WarmPoint = Option<(Vec<f64>, Vec<f64>)>;
+
 /// The cone variables of one problem and the fixed pattern of its KKT matrix.
 struct Layout {
     n: usize,
@@ -807,7 +811,7 @@ impl GlobalIpm {
         &mut self,
         g: &GlobalFrictionContactProblem,
         lay: &Layout,
-        (shift, warm): (&[f64], Option<(Vec<f64>, Vec<f64>)>),
+        (shift, warm): (&[f64], WarmPoint),
         s: &Settings,
         start: Instant,
         report: &mut SolveReport,
