@@ -83,6 +83,16 @@ enum Outcome {
     Cancelled,
 }
 
+/// The status of a run whose solve returned `Err(e)`: [`NOT_APPLICABLE`] when the solver
+/// cannot take the problem (`Error::Requirement`: schur-lemke on a nonlinear F, lemke on a
+/// box-LCP), `error` otherwise.
+fn failed_status(e: &Error) -> String {
+    match e {
+        Error::Requirement { .. } => super::record::NOT_APPLICABLE.to_string(),
+        _ => "error".to_string(),
+    }
+}
+
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         s.to_string()
@@ -245,7 +255,7 @@ fn run_one(
     let mut worker = match Worker::spawn(set, bp, solver, &settings, config.repeat) {
         Ok(w) => w,
         Err(e) => {
-            rec.status = "error".to_string();
+            rec.status = failed_status(&e);
             rec.message = Some(e.to_string());
             return Some(rec);
         }
@@ -276,7 +286,7 @@ fn run_one(
                 over.is_some()
             }
             Outcome::Failed(e) => {
-                rec.status = "error".to_string();
+                rec.status = failed_status(&e);
                 rec.iterations = 0;
                 rec.error = f64::NAN;
                 rec.message = Some(e.to_string());
@@ -361,7 +371,9 @@ pub fn record_curves(
             continue;
         };
         if let Some((Outcome::Report(report), _)) = worker.next(true, config.hard_deadline(), config) {
-            if !report.history.is_empty() {
+            // A curve needs two points: one point (a solve that ended at its first check) is
+            // no curve, and was drawn as one dot (issue 34, item 7).
+            if report.history.len().min(report.history_iterations.len()) >= 2 {
                 curves.push(Curve {
                     problem: r.problem.clone(),
                     kind: r.kind.clone(),
