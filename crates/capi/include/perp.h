@@ -94,7 +94,7 @@ typedef enum PerpFormat {
  */
 typedef enum PerpFamily {
   /*
-   LCP solvers (`perp_solve_lcp`).
+   LCP solvers (`perp_solve_lcp`, `perp_solve_box_lcp`).
    */
   PERP_FAMILY_LCP = 0,
   /*
@@ -107,7 +107,8 @@ typedef enum PerpFamily {
    */
   PERP_FAMILY_ANY = 2,
   /*
-   MCP solvers (`perp_solve_mlcp`), for `perp_solver_names`.
+   MCP solvers (`perp_solve_mlcp`), for `perp_solver_names` (`perp_solver_new` keeps
+   LCP and frictional solvers only, and refuses it).
    */
   PERP_FAMILY_MCP = 3
 } PerpFamily;

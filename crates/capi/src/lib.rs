@@ -112,14 +112,15 @@ pub enum PerpFormat {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PerpFamily {
-    /// LCP solvers (`perp_solve_lcp`).
+    /// LCP solvers (`perp_solve_lcp`, `perp_solve_box_lcp`).
     Lcp = 0,
     /// Frictional contact solvers (`perp_solve_friction`).
     Friction = 1,
     /// For `perp_solver_new`: the family of the solver's name, when the name is of one of the
     /// two families only (`lemke`, `nsgs`; not `fb-newton`, which is of both).
     Any = 2,
-    /// MCP solvers (`perp_solve_mlcp`), for `perp_solver_names`.
+    /// MCP solvers (`perp_solve_mlcp`), for `perp_solver_names` (`perp_solver_new` keeps
+    /// LCP and frictional solvers only, and refuses it).
     Mcp = 3,
 }
 
