@@ -89,7 +89,7 @@ fn builtin_ncp_samples_write_the_four_outputs_quietly() {
     let mcp_solvers = perp::ncp::SOLVER_NAMES.len();
     let csv = assert_four_outputs(&out, mcp_solvers);
     // Every sample with every MCP solver (schur-lemke's refusals of the nonlinear ones are
-    // rows too, with status error).
+    // rows too, with status not_applicable).
     let n_samples = perp::ncp::samples::all().len();
     assert_eq!(csv.lines().count(), 1 + mcp_solvers * n_samples, "{csv}");
     assert!(csv.lines().skip(1).all(|l| l.split(',').nth(1) == Some("ncp")), "{csv}");

@@ -85,6 +85,13 @@ fn one_profile_per_kind_and_metric_and_a_report_page() {
     let outside = html.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
     assert!(!outside.contains("<script") && !outside.contains("http") && !outside.contains("<link"));
     assert!(html.contains("<td class=\"fastest\""), "no fastest cell");
+    // schur-lemke cannot take the nonlinear NCPs: "not applicable", not a failure (issue 34,
+    // item 7), and left out of its profile's count.
+    let csv = read(&out, "results.csv");
+    assert!(csv.lines().any(|l| l.contains(",schur-lemke,not_applicable,")), "{csv}");
+    assert!(!csv.lines().any(|l| l.contains(",schur-lemke,error,")), "{csv}");
+    assert!(html.contains("<td class=\"na\""), "no not-applicable cell");
+    assert!(read(&out, "summary.md").contains("## Not applicable"));
     let v: serde_json::Value = serde_json::from_str(&read(&out, "results.json")).unwrap();
     let curves = v["curves"].as_array().unwrap();
     assert!(curves.iter().any(|c| c["why"] == "slowest" && c["kind"] == "mlcp"), "{curves:?}");
@@ -137,6 +144,24 @@ fn chromium_renders_the_report() {
         .output()
         .unwrap();
     assert!(o.status.success(), "chromium failed: {}", stderr(&o));
+    // Readable legends (issue 34, item 7): the profiles' legend labels ("name (k/n)") are drawn
+    // at 21 px in SVGs 900 px wide that the page shows 600 px wide, so at least 12 px on
+    // screen (they were 9.7 px, 6.5 px on screen).
+    let html = read(&out, "report.html");
+    let legends: Vec<f64> = html
+        .split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let (attrs, rest) = t.split_once('>')?;
+            let label = rest.split_once("</text>")?.0.trim();
+            let counted = label.ends_with(')') && label.contains(" (") && label.contains('/');
+            let size = attrs.split("font-size=\"").nth(1)?.split('"').next()?.parse().ok()?;
+            counted.then_some(size)
+        })
+        .collect();
+    assert!(!legends.is_empty(), "no legend label found in report.html");
+    assert!(legends.iter().all(|&px| px * 600.0 / 900.0 >= 12.0), "legend font sizes {legends:?}");
+    assert!(html.contains(".profiles svg{width:600px"), "the profiles' displayed width changed");
     let bytes = std::fs::read(&png)
         .unwrap_or_else(|e| panic!("no screenshot {}: {e}; {}", png.display(), stderr(&o)));
     // A PNG of 1280 × 2000 (the IHDR chunk: width and height, big-endian, at bytes 16..24).

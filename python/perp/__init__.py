@@ -6,9 +6,12 @@ The solvers are perp's Rust crates; this package calls them on numpy arrays::
     res = perp.solve_lcp(np.array([[2.0, 1.0], [1.0, 2.0]]), np.array([-5.0, -6.0]))
     res.z, res.w, res.status          # array([1.333.., 2.333..]), array([0., 0.]), 'solved'
 
-* ``solve_lcp`` and ``solve_friction`` solve one problem given by its arrays (dense numpy or
-  any scipy.sparse matrix); a ``Solver`` kept across solves does the same in a loop (a
-  simulation's steps), preparing each problem structure once;
+* ``solve_lcp`` (with ``lower``/``upper``: a box-LCP), ``solve_mlcp`` (Siconos' block
+  notation A, C, D, B, a, b), ``solve_ncp`` (F and J Python callables, optional bounds) and
+  ``solve_friction`` solve one problem given by its arrays (dense numpy or any scipy.sparse
+  matrix); ``lcp``, ``mlcp`` and ``ncp`` build the same problems as ``Problem`` objects; a
+  ``Solver`` kept across solves does the same in a loop (a simulation's steps), preparing
+  each problem structure once;
 * ``read`` reads a problem file (Siconos ``.dat``, FCLIB ``.hdf5``, MatrixMarket, JSON) and
   ``Problem.solve`` solves it;
 * ``Result.sensitivity()`` differentiates a solved LCP, MLCP or local frictional problem:
@@ -30,11 +33,17 @@ from ._perp import (
     Sensitivity,
     Simulation,
     Solver,
+    __version__,
+    lcp,
+    mlcp,
+    ncp,
     read,
     scenes,
     simulate,
     solve_friction,
     solve_lcp,
+    solve_mlcp,
+    solve_ncp,
     solvers,
 )
 
@@ -46,11 +55,17 @@ __all__ = [
     "Sensitivity",
     "Simulation",
     "Solver",
+    "__version__",
+    "lcp",
+    "mlcp",
+    "ncp",
     "read",
     "scenes",
     "simulate",
     "solve_friction",
     "solve_lcp",
+    "solve_mlcp",
+    "solve_ncp",
     "solvers",
 ]
 

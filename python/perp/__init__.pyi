@@ -19,13 +19,25 @@ __all__ = [
     "Result",
     "Sensitivity",
     "Simulation",
+    "Solver",
+    "__version__",
+    "lcp",
+    "mlcp",
+    "ncp",
     "read",
     "scenes",
     "simulate",
     "solve_friction",
     "solve_lcp",
+    "solve_mlcp",
+    "solve_ncp",
     "solvers",
 ]
+
+__version__: str
+"""The package's version (the Rust crate's, e.g. "0.1.0")."""
+
+_Map = Callable[[_Vector], _ArrayLike]
 
 class Error(ValueError):
     """Bad input or a failed call; the message is perp's (it names the argument and the value)."""
@@ -150,7 +162,7 @@ class Sensitivity:
 
 @final
 class Problem:
-    """A problem read by ``read``."""
+    """A problem read by ``read`` or built by ``lcp``, ``mlcp`` or ``ncp``."""
 
     @property
     def kind(self) -> str:
@@ -167,7 +179,12 @@ class Problem:
     def default_solver(self) -> str: ...
     @property
     def q(self) -> Optional[_Vector]:
-        """q of an LCP or of a local frictional problem, else None."""
+        """q of an LCP, of an MLCP ((a, b) for ``mlcp``) or of a local frictional problem,
+        else None."""
+    @property
+    def bounds(self) -> Optional[tuple[_Vector, _Vector]]:
+        """(lower, upper) of a box-LCP, an MLCP (-inf on its free rows) or an NCP/MCP; None
+        for an LCP without bounds and for frictional problems."""
     @property
     def mu(self) -> Optional[_Vector]:
         """The friction coefficients of a local frictional problem, else None."""
@@ -175,7 +192,8 @@ class Problem:
     def dim(self) -> Optional[int]:
         """The contact dimension of a frictional problem, else None."""
     def dense_matrix(self) -> Optional[npt.NDArray[np.float64]]:
-        """M (LCP) or W (local frictional problem) as a dense array, else None."""
+        """M (LCP, MLCP: [[A, C], [D, B]] for ``mlcp``) or W (local frictional problem) as a
+        dense array, else None."""
     def solve(
         self,
         solver: Optional[str] = None,
@@ -184,8 +202,11 @@ class Problem:
         time_limit: Optional[float] = None,
         warm: Optional[_ArrayLike] = None,
         params: Optional[Mapping[str, _ParamValue]] = None,
+        history: bool = False,
+        callback: Optional[Callable[[int, float], Optional[bool]]] = None,
     ) -> Result:
-        """Solves the problem (its kind's default solver when ``solver`` is None)."""
+        """Solves the problem (its kind's default solver when ``solver`` is None);
+        ``history`` and ``callback`` as for ``solve_lcp``."""
 
 @final
 class Simulation:
@@ -258,8 +279,37 @@ class Solver:
     @property
     def family(self) -> str:
         """lcp, mcp or friction."""
-    def solve_lcp(self, M: Any, q: _ArrayLike, warm: Optional[_ArrayLike] = None) -> Result:
-        """Solves 0 <= z ⊥ M z + q >= 0 (as ``solve_lcp``)."""
+    def solve_lcp(
+        self,
+        M: Any,
+        q: _ArrayLike,
+        warm: Optional[_ArrayLike] = None,
+        lower: Optional[Union[float, _ArrayLike]] = None,
+        upper: Optional[Union[float, _ArrayLike]] = None,
+    ) -> Result:
+        """Solves 0 <= z ⊥ M z + q >= 0, or the box-LCP with ``lower``/``upper`` (as
+        ``solve_lcp``)."""
+    def solve_mlcp(
+        self,
+        A: Any,
+        C: Any,
+        D: Any,
+        B: Any,
+        a: _ArrayLike,
+        b: _ArrayLike,
+        warm: Optional[_ArrayLike] = None,
+    ) -> Result:
+        """Solves A u + C v + a = 0, w = D u + B v + b, 0 <= v ⊥ w >= 0 (as ``solve_mlcp``)."""
+    def solve_ncp(
+        self,
+        F: _Map,
+        J: Optional[_Map] = None,
+        lower: Optional[Union[float, _ArrayLike]] = None,
+        upper: Optional[Union[float, _ArrayLike]] = None,
+        x0: Optional[_ArrayLike] = None,
+        warm: Optional[_ArrayLike] = None,
+    ) -> Result:
+        """Solves lower <= z <= upper ⊥ F(z) (as ``solve_ncp``), from ``warm``, else ``x0``."""
     def solve_friction(
         self,
         W: Any,
@@ -271,7 +321,7 @@ class Solver:
     ) -> Result:
         """Solves u = W r + q, K ∋ r ⊥ ũ ∈ K* (as ``solve_friction``)."""
     def solve(self, problem: Problem, warm: Optional[_ArrayLike] = None) -> Result:
-        """Solves a problem read by ``read``."""
+        """Solves a problem read by ``read`` or built by ``lcp``, ``mlcp`` or ``ncp``."""
 
 def solvers(kind: Optional[str] = None) -> list[str]:
     """The catalogue's solver names, all or those of a kind: "lcp", "mcp" or "friction"."""
@@ -279,7 +329,7 @@ def solvers(kind: Optional[str] = None) -> list[str]:
 def solve_lcp(
     M: Any,
     q: _ArrayLike,
-    solver: str = "lemke",
+    solver: Optional[str] = None,
     tol: float = 1e-8,
     max_iter: Optional[int] = None,
     time_limit: Optional[float] = None,
@@ -287,9 +337,15 @@ def solve_lcp(
     params: Optional[Mapping[str, _ParamValue]] = None,
     history: bool = False,
     callback: Optional[Callable[[int, float], Optional[bool]]] = None,
+    lower: Optional[Union[float, _ArrayLike]] = None,
+    upper: Optional[Union[float, _ArrayLike]] = None,
 ) -> Result:
     """Solves 0 <= z ⊥ M z + q >= 0; M dense (array-like) or sparse (scipy.sparse or any
-    object with tocsr() or CSR attributes).
+    object with tocsr() or CSR attributes). With ``lower`` or ``upper`` (a number for every
+    entry or an array; ±inf allowed; defaults 0 and +inf) the box-LCP: lower <= z <= upper,
+    w >= 0 where z = lower, w <= 0 where z = upper, w = 0 between (solvers fb-newton,
+    bdiff-newton, pgs, psor, rpgs, projected-newton; lemke refuses bounds). ``solver``
+    defaults to lemke, and to fb-newton for a box-LCP.
 
     ``history=True`` fills ``Result.history``. ``callback(iteration, error)`` is called at
     every iteration whose error the solver measured (PGS and NSGS: their exact checks), but
@@ -313,6 +369,67 @@ def solve_friction(
 ) -> Result:
     """Solves u = W r + q, K ∋ r ⊥ ũ ∈ K* (local form; Coulomb cones unless ``cone`` is given).
     ``history`` and ``callback`` as for ``solve_lcp``."""
+
+def solve_mlcp(
+    A: Any,
+    C: Any,
+    D: Any,
+    B: Any,
+    a: _ArrayLike,
+    b: _ArrayLike,
+    solver: str = "fb-newton",
+    tol: float = 1e-8,
+    max_iter: Optional[int] = None,
+    time_limit: Optional[float] = None,
+    warm: Optional[_ArrayLike] = None,
+    params: Optional[Mapping[str, _ParamValue]] = None,
+    history: bool = False,
+    callback: Optional[Callable[[int, float], Optional[bool]]] = None,
+) -> Result:
+    """Solves the MLCP in Siconos' block notation, A u + C v + a = 0, w = D u + B v + b,
+    0 <= v ⊥ w >= 0 (u free, of length len(a); v of length len(b)); blocks dense or sparse.
+    ``Result.z`` is (u, v), ``Result.w`` (A u + C v + a, w). Other arguments as for
+    ``solve_lcp``; ``solver`` a name of ``solvers("mcp")``."""
+
+def solve_ncp(
+    F: _Map,
+    J: Optional[_Map] = None,
+    lower: Optional[Union[float, _ArrayLike]] = None,
+    upper: Optional[Union[float, _ArrayLike]] = None,
+    x0: Optional[_ArrayLike] = None,
+    solver: str = "fb-newton",
+    tol: float = 1e-8,
+    max_iter: Optional[int] = None,
+    time_limit: Optional[float] = None,
+    params: Optional[Mapping[str, _ParamValue]] = None,
+    history: bool = False,
+    callback: Optional[Callable[[int, float], Optional[bool]]] = None,
+) -> Result:
+    """Solves the NCP 0 <= z ⊥ F(z) >= 0, or the MCP lower <= z <= upper ⊥ F(z), F(z)
+    returning n floats and J(z) its n × n Jacobian (row i the gradient of F_i; None: central
+    differences). n is len(x0), else len(lower), else len(upper); the solve starts at x0
+    (default 0, projected onto the bounds). An exception raised by F or J is raised as
+    ``perp.Error`` (the original its ``__cause__``)."""
+
+def lcp(
+    M: Any,
+    q: _ArrayLike,
+    lower: Optional[Union[float, _ArrayLike]] = None,
+    upper: Optional[Union[float, _ArrayLike]] = None,
+) -> Problem:
+    """The LCP (box-LCP with bounds) as a ``Problem``; arguments as for ``solve_lcp``."""
+
+def mlcp(A: Any, C: Any, D: Any, B: Any, a: _ArrayLike, b: _ArrayLike) -> Problem:
+    """The MLCP A u + C v + a = 0, w = D u + B v + b, 0 <= v ⊥ w >= 0 as a ``Problem``."""
+
+def ncp(
+    F: _Map,
+    J: Optional[_Map] = None,
+    lower: Optional[Union[float, _ArrayLike]] = None,
+    upper: Optional[Union[float, _ArrayLike]] = None,
+    x0: Optional[_ArrayLike] = None,
+) -> Problem:
+    """The NCP/MCP of a Python F (and J) as a ``Problem``; arguments as for ``solve_ncp``."""
 
 def read(path: Union[str, os.PathLike[str]], kind: Optional[str] = None) -> Problem:
     """Reads a problem file (Siconos .dat, FCLIB .hdf5, MatrixMarket, JSON)."""

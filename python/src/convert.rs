@@ -27,15 +27,29 @@ fn ndim(a: &Bound<'_, PyAny>) -> PyResult<usize> {
 
 /// A vector of floats: a 1-D array-like (a Python scalar is not a vector), all finite.
 pub fn vector(py: Python<'_>, obj: &Bound<'_, PyAny>, field: &str) -> PyResult<Vec<f64>> {
+    let v = any_vector(py, obj, field)?;
+    check_finite(field, &v)?;
+    Ok(v)
+}
+
+/// A vector of floats as [`vector`] reads it, ±inf allowed (bounds), NaN refused.
+pub fn vector_allowing_infinity(py: Python<'_>, obj: &Bound<'_, PyAny>, field: &str) -> PyResult<Vec<f64>> {
+    let v = any_vector(py, obj, field)?;
+    if let Some(i) = v.iter().position(|x| x.is_nan()) {
+        return Err(perp_error(format!("{field}[{i}] = NaN: must be a number (±inf allowed)")));
+    }
+    Ok(v)
+}
+
+/// A 1-D array-like of floats, unchecked.
+fn any_vector(py: Python<'_>, obj: &Bound<'_, PyAny>, field: &str) -> PyResult<Vec<f64>> {
     let a = float_array(py, obj, field)?;
     let d = ndim(&a)?;
     if d != 1 {
         return Err(perp_error(format!("{field}: must be a 1-D array, got {d} dimension(s)")));
     }
     let a: PyReadonlyArray1<f64> = a.extract()?;
-    let v = a.as_slice().map_err(|e| perp_error(format!("{field}: {e}")))?.to_vec();
-    check_finite(field, &v)?;
-    Ok(v)
+    Ok(a.as_slice().map_err(|e| perp_error(format!("{field}: {e}")))?.to_vec())
 }
 
 fn check_finite(field: &str, v: &[f64]) -> PyResult<()> {

@@ -1,7 +1,8 @@
 //! `perp.Solver`: a solver kept across solves ("prepare once, solve many").
 
+use crate::problems::{lcp_problem, mlcp_problem, ncp_problem};
 use crate::result::{Problem, Solution};
-use crate::{convert, friction_problem, lcp_problem, new_failure, perp_error, solve_with, to_py};
+use crate::{convert, friction_problem, new_failure, perp_error, solve_with, to_py};
 use perp_catalogue::{Family, Problem as Any, Solver};
 use perp_core::Settings;
 use pyo3::prelude::*;
@@ -97,8 +98,9 @@ impl KeptSolver {
         self.family.as_str()
     }
 
-    /// Solves the LCP of `M` and `q` (as `solve_lcp`), from `warm` when given.
-    #[pyo3(signature = (M, q, warm=None))]
+    /// Solves the LCP of `M` and `q` (a box-LCP with `lower`/`upper`, as `solve_lcp`), from
+    /// `warm` when given.
+    #[pyo3(signature = (M, q, warm=None, lower=None, upper=None))]
     #[allow(non_snake_case)]
     fn solve_lcp(
         &self,
@@ -106,9 +108,48 @@ impl KeptSolver {
         M: &Bound<'_, PyAny>,
         q: &Bound<'_, PyAny>,
         warm: Option<&Bound<'_, PyAny>>,
+        lower: Option<&Bound<'_, PyAny>>,
+        upper: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Solution> {
-        let p = lcp_problem(py, M, q)?;
+        let p = lcp_problem(py, M, q, lower, upper)?;
         self.run(py, Arc::new(p), warm, new_failure())
+    }
+
+    /// Solves the MLCP `A u + C v + a = 0`, `w = D u + B v + b`, `0 ≤ v ⊥ w ≥ 0` (as
+    /// `solve_mlcp`), from `warm` (a starting `(u, v)`) when given.
+    #[pyo3(signature = (A, C, D, B, a, b, warm=None))]
+    #[allow(non_snake_case, clippy::too_many_arguments)]
+    fn solve_mlcp(
+        &self,
+        py: Python<'_>,
+        A: &Bound<'_, PyAny>,
+        C: &Bound<'_, PyAny>,
+        D: &Bound<'_, PyAny>,
+        B: &Bound<'_, PyAny>,
+        a: &Bound<'_, PyAny>,
+        b: &Bound<'_, PyAny>,
+        warm: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Solution> {
+        let p = mlcp_problem(py, A, C, D, B, a, b)?;
+        self.run(py, Arc::new(p), warm, new_failure())
+    }
+
+    /// Solves the NCP/MCP of a Python `F` (as `solve_ncp`), from `warm` (else `x0`, else 0).
+    #[pyo3(signature = (F, J=None, lower=None, upper=None, x0=None, warm=None))]
+    #[allow(non_snake_case, clippy::too_many_arguments)]
+    fn solve_ncp(
+        &self,
+        py: Python<'_>,
+        F: &Bound<'_, PyAny>,
+        J: Option<&Bound<'_, PyAny>>,
+        lower: Option<&Bound<'_, PyAny>>,
+        upper: Option<&Bound<'_, PyAny>>,
+        x0: Option<&Bound<'_, PyAny>>,
+        warm: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Solution> {
+        let failure = new_failure();
+        let p = ncp_problem(py, F, J, lower, upper, x0, &failure)?;
+        self.run(py, Arc::new(p), warm, failure)
     }
 
     /// Solves the frictional problem of `W`, `q`, `mu`, `dim` and `cone` (as
@@ -130,7 +171,8 @@ impl KeptSolver {
         self.run(py, Arc::new(p), warm, failure)
     }
 
-    /// Solves a problem read by `perp.read`, from `warm` when given.
+    /// Solves a problem read by `perp.read` or built by `perp.lcp`, `perp.mlcp` or
+    /// `perp.ncp`, from `warm` when given.
     #[pyo3(signature = (problem, warm=None))]
     fn solve(
         &self,
@@ -138,7 +180,7 @@ impl KeptSolver {
         problem: &Problem,
         warm: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Solution> {
-        self.run(py, problem.p.clone(), warm, new_failure())
+        self.run(py, problem.p.clone(), warm, problem.failure.clone())
     }
 
     fn __repr__(&self) -> String {

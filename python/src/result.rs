@@ -181,11 +181,18 @@ impl Solution {
 #[pyclass(module = "perp", name = "Problem", frozen)]
 pub struct Problem {
     pub(crate) p: Arc<Any>,
+    /// Where a Python map (an NCP's F and J) keeps its exception during a solve.
+    pub(crate) failure: Failure,
 }
 
 impl Problem {
     pub fn new(p: Any) -> Problem {
-        Problem { p: Arc::new(p) }
+        Problem::with_failure(p, crate::new_failure())
+    }
+
+    /// A problem whose Python callables keep their exceptions in `failure`.
+    pub fn with_failure(p: Any, failure: Failure) -> Problem {
+        Problem { p: Arc::new(p), failure }
     }
 }
 
@@ -221,12 +228,13 @@ impl Problem {
         self.p.default_solver()
     }
 
-    /// q: the LCP's, or the free velocity of a local frictional problem; None for other
-    /// kinds.
+    /// q: the LCP's or MLCP's (for an MLCP built by `perp.mlcp`, `(a, b)`), or the free
+    /// velocity of a local frictional problem; None for other kinds.
     #[getter]
     fn q(&self, py: Python<'_>) -> Option<Py<PyAny>> {
         match &*self.p {
             Any::Lcp(l) => Some(array(py, l.q().to_vec())),
+            Any::Mlcp(m) => Some(array(py, m.q().to_vec())),
             Any::Friction(f) => Some(array(py, f.q.clone())),
             _ => None,
         }
@@ -251,10 +259,28 @@ impl Problem {
         }
     }
 
-    /// M (LCP) or W (local frictional problem) as a dense 2-D array; None for other kinds.
+    /// `(lower, upper)` as numpy arrays for a box-LCP, an MLCP (−inf on the free rows, 0
+    /// on the others; +inf) and an NCP/MCP; None for an LCP without bounds and other kinds.
+    #[getter]
+    fn bounds(&self, py: Python<'_>) -> Option<(Py<PyAny>, Py<PyAny>)> {
+        let (lo, hi) = match &*self.p {
+            Any::Lcp(l) => l.bounds().map(|(lo, hi)| (lo.to_vec(), hi.to_vec()))?,
+            Any::Mlcp(m) => m.bounds(),
+            Any::Ncp(n) => {
+                let s = n.build();
+                (s.lower, s.upper)
+            }
+            _ => return None,
+        };
+        Some((array(py, lo), array(py, hi)))
+    }
+
+    /// M (LCP, MLCP: for `perp.mlcp`, `[[A, C], [D, B]]`) or W (local frictional problem)
+    /// as a dense 2-D array; None for other kinds.
     fn dense_matrix(&self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
         let m = match &*self.p {
             Any::Lcp(l) => l.m(),
+            Any::Mlcp(m) => m.m(),
             Any::Friction(f) => &f.w,
             _ => return Ok(None),
         };
@@ -272,8 +298,10 @@ impl Problem {
         array2(py, r, c, v).map(Some)
     }
 
-    /// Solves the problem (the default solver when `solver` is None).
-    #[pyo3(signature = (solver=None, tol=1e-8, max_iter=None, time_limit=None, warm=None, params=None))]
+    /// Solves the problem (the default solver when `solver` is None); `history` and
+    /// `callback` as for `solve_lcp`.
+    #[pyo3(signature = (solver=None, tol=1e-8, max_iter=None, time_limit=None, warm=None, params=None,
+                        history=false, callback=None))]
     #[allow(clippy::too_many_arguments)]
     fn solve(
         &self,
@@ -284,11 +312,14 @@ impl Problem {
         time_limit: Option<f64>,
         warm: Option<&Bound<'_, PyAny>>,
         params: Option<&Bound<'_, PyDict>>,
+        history: bool,
+        callback: Option<Py<PyAny>>,
     ) -> PyResult<Solution> {
-        let settings = convert::settings(tol, max_iter, time_limit)?;
+        let failure = self.failure.clone();
+        let settings =
+            crate::watch(convert::settings(tol, max_iter, time_limit)?, history, callback, &failure);
         let params = convert::params(params)?;
         let warm = convert::warm(py, warm, self.p.n())?;
-        let failure = Arc::new(std::sync::Mutex::new(None));
         crate::solve_problem(py, self.p.clone(), solver, &params, warm, settings, failure)
     }
 

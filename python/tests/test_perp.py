@@ -384,7 +384,8 @@ def test_an_fclib_file_is_read(siconos):
 
 def test_an_mlcp_file_read_and_solved(siconos):
     p = perp.read(siconos / "mlcp" / "m2n1_mlcp.dat")
-    assert p.kind == "mlcp" and p.q is None
+    assert p.kind == "mlcp" and len(p.q) == p.n
+    assert p.dense_matrix().shape == (p.n, p.n)  # issue 34: was None for an MLCP
     res = p.solve()
     assert res.solved and len(res.z) == p.n
 
@@ -441,8 +442,8 @@ def test_the_readme_python_examples_run():
     assert len(section) == 2, "README.md has no '## Python' section"
     section = section[1].split("\n## ", 1)[0]
     blocks = [b.split("\n```", 1)[0] for b in section.split("```python\n")[1:]]
-    # The solve and friction-law example, then the sensitivities.
-    assert len(blocks) == 2, f"README.md's Python section has {len(blocks)} python blocks"
+    # The solve and friction-law example, the MLCP, box-LCP and NCP, then the sensitivities.
+    assert len(blocks) == 3, f"README.md's Python section has {len(blocks)} python blocks"
     for k, block in enumerate(blocks):
         exec(compile(block, f"README.md (Python section, block {k + 1})", "exec"), {})
 

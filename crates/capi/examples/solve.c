@@ -1,4 +1,5 @@
-/* Solves an LCP and a frictional contact problem with libperp (see README.md, "From C"). */
+/* Solves an LCP, a box-LCP, an MLCP and a frictional contact problem with libperp (see
+   README.md, "From C"). */
 #include <stdio.h>
 #include "perp.h"
 
@@ -9,6 +10,19 @@ int main(void) {
     PerpReport rep;
     perp_solve_lcp("lemke", &m, q, 2, NULL, NULL, z, w, &rep);
     printf("lcp: %s, z = %.6f %.6f\n", perp_status_name(rep.status), z[0], z[1]);
+
+    /* The box-LCP 0 <= z <= (1, 10) of the same M and q: z0 stops at its bound (w0 < 0). */
+    double lo[] = {0, 0}, hi[] = {1, 10};
+    perp_solve_box_lcp(NULL, &m, q, 2, lo, hi, NULL, NULL, z, w, &rep);
+    printf("box-lcp: %s, z = %.6f %.6f, w0 = %.6f\n", perp_status_name(rep.status), z[0], z[1], w[0]);
+
+    /* An MLCP in Siconos' layout, M = [A C; D B] with n_eq = 1 equation first:
+       2u + v - 4 = 0 (u free), 0 <= v _|_ -u + 2v - 1 >= 0; so u = 1.4, v = 1.2. */
+    double Mm[] = {2, -1, 1, 2}, qm[] = {-4, -1};
+    PerpMatrix mm = perp_matrix_dense(2, 2, Mm);
+    perp_solve_mlcp(NULL, &mm, qm, 2, 1, NULL, NULL, z, w, &rep);
+    printf("mlcp: %s, u = %.6f, v = %.6f, physical error below 1e-6: %s\n", perp_status_name(rep.status),
+           z[0], z[1], rep.physical_error < 1e-6 ? "yes" : "no");
 
     /* One 3-D Coulomb contact (normal first), W = identity in CSR, mu = 0.3. */
     size_t row_ptr[] = {0, 1, 2, 3}, col_idx[] = {0, 1, 2};
@@ -29,7 +43,9 @@ int main(void) {
     perp_solver_free(sv);
     printf("kept solver: %s, r_N = %.6f, r_T = %.6f\n", perp_status_name(rep.status), r[0], r[1]);
 
-    /* Bad input is refused with a negative status and a message. */
+    /* Bad input is refused with a negative status and a message, also in the report. */
+    if (perp_solve_mlcp("lemke", &mm, qm, 2, 1, NULL, NULL, z, w, &rep) < 0)
+        printf("refused: %s\n", rep.message);
     char msg[256];
     if (perp_solve_lcp("no-such-solver", &m, q, 2, NULL, NULL, z, w, NULL) < 0) {
         perp_last_error_message(msg, sizeof msg);

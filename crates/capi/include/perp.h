@@ -6,133 +6,244 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// How a call ended. Non-negative: the solver ran (outputs written). Negative: the call was
-// refused (outputs untouched; see `perp_last_error_message`).
+/*
+ Bytes of `PerpReport::message`, its terminating NUL included.
+ */
+#define PERP_MESSAGE_LEN 256
+
+/*
+ How a call ended. Non-negative: the solver ran (outputs written). Negative: the call was
+ refused (outputs untouched; see `perp_last_error_message`).
+ */
 typedef enum PerpStatus {
-  // The error measure is below the tolerance, checked on the returned vectors.
+  /*
+   The error measure is below the tolerance, checked on the returned vectors.
+   */
   PERP_STATUS_SOLVED = 0,
-  // The iteration (or pivot) limit was reached first.
+  /*
+   The iteration (or pivot) limit was reached first.
+   */
   PERP_STATUS_MAX_ITERATIONS = 1,
-  // The time limit was reached first.
+  /*
+   The time limit was reached first.
+   */
   PERP_STATUS_TIME_LIMIT = 2,
-  // No further progress was possible (a line search failed, the iterates stopped moving).
+  /*
+   No further progress was possible (a line search failed, the iterates stopped moving).
+   */
   PERP_STATUS_STALLED = 3,
-  // Lemke's method ended on a secondary ray.
+  /*
+   Lemke's method ended on a secondary ray.
+   */
   PERP_STATUS_RAY_TERMINATION = 4,
-  // The problem was shown to have no solution.
+  /*
+   The problem was shown to have no solution.
+   */
   PERP_STATUS_INFEASIBLE = 5,
-  // Arithmetic broke down, or the returned point failed the final accuracy check.
+  /*
+   Arithmetic broke down, or the returned point failed the final accuracy check.
+   */
   PERP_STATUS_NUMERICAL_FAILURE = 6,
-  // The solve was interrupted.
+  /*
+   The solve was interrupted.
+   */
   PERP_STATUS_INTERRUPTED = 7,
-  // A status of the Rust library that this C API has no code for yet (none today).
+  /*
+   A status of the Rust library that this C API has no code for yet (none today).
+   */
   PERP_STATUS_OTHER = 8,
-  // The reactions grew without bound while the residual at the data's scale did not fall:
-  // the problem most likely has no solution (the message gives the evidence).
+  /*
+   The reactions grew without bound while the residual at the data's scale did not fall:
+   the problem most likely has no solution (the message gives the evidence).
+   */
   PERP_STATUS_DIVERGED = 9,
-  // Bad input: an unknown solver or parameter, a value out of range, sizes that disagree,
-  // a NaN or infinite entry, a malformed CSR structure. The message names the field and
-  // the value.
+  /*
+   Bad input: an unknown solver or parameter, a value out of range, sizes that disagree,
+   a NaN or infinite entry, a malformed CSR structure. The message names the field and
+   the value.
+   */
   PERP_STATUS_INVALID_INPUT = -1,
-  // A required pointer argument was NULL (or misaligned); the message names it.
+  /*
+   A required pointer argument was NULL (or misaligned); the message names it.
+   */
   PERP_STATUS_NULL_POINTER = -2,
-  // A bug of perp (a caught panic); the message says where.
-  PERP_STATUS_INTERNAL_ERROR = -3,
+  /*
+   A bug of perp (a caught panic); the message says where.
+   */
+  PERP_STATUS_INTERNAL_ERROR = -3
 } PerpStatus;
 
-// The storage of a `PerpMatrix` (its `format` field).
+/*
+ The storage of a `PerpMatrix` (its `format` field).
+ */
 typedef enum PerpFormat {
-  // Dense, `nrows * ncols` values listed column by column (Fortran, LAPACK, Siconos).
+  /*
+   Dense, `nrows * ncols` values listed column by column (Fortran, LAPACK, Siconos).
+   */
   PERP_FORMAT_DENSE_COL_MAJOR = 0,
-  // Compressed sparse rows: `row_ptr` (`nrows + 1` offsets, `row_ptr[0] = 0`,
-  // `row_ptr[nrows] = nnz`), `col_idx` and `values` (`nnz` each). Column indices within a
-  // row may come in any order; duplicates are refused.
-  PERP_FORMAT_CSR = 1,
+  /*
+   Compressed sparse rows: `row_ptr` (`nrows + 1` offsets, `row_ptr[0] = 0`,
+   `row_ptr[nrows] = nnz`), `col_idx` and `values` (`nnz` each). Column indices within a
+   row may come in any order; duplicates are refused.
+   */
+  PERP_FORMAT_CSR = 1
 } PerpFormat;
 
-// A problem family, for `perp_solver_names`.
+/*
+ A problem family, for `perp_solver_names`.
+ */
 typedef enum PerpFamily {
-  // LCP solvers (`perp_solve_lcp`).
+  /*
+   LCP solvers (`perp_solve_lcp`, `perp_solve_box_lcp`).
+   */
   PERP_FAMILY_LCP = 0,
-  // Frictional contact solvers (`perp_solve_friction`).
+  /*
+   Frictional contact solvers (`perp_solve_friction`).
+   */
   PERP_FAMILY_FRICTION = 1,
-  // For `perp_solver_new`: the family of the solver's name, when the name is of one of the
-  // two families only (`lemke`, `nsgs`; not `fb-newton`, which is of both).
+  /*
+   For `perp_solver_new`: the family of the solver's name, when the name is of one of the
+   two families only (`lemke`, `nsgs`; not `fb-newton`, which is of both).
+   */
   PERP_FAMILY_ANY = 2,
+  /*
+   MCP solvers (`perp_solve_mlcp`), for `perp_solver_names` (`perp_solver_new` keeps
+   LCP and frictional solvers only, and refuses it).
+   */
+  PERP_FAMILY_MCP = 3
 } PerpFamily;
 
-// A solver kept across calls: the C face of "prepare once, solve many". It holds the
-// catalogue solver (its workspaces), the problem (whose storage is refilled in place while
-// the matrix keeps its shape: a dense matrix of the same size, or a CSR matrix with the same
-// `row_ptr` and `col_idx`), the solution vectors and the report. A simulator that solves a
-// problem of the same structure at every step then pays neither the conversion, the
-// solver's set-up nor an allocation per call. Create one with `perp_solver_new`, use it
-// from one thread at a time, and free it with `perp_solver_free`.
+/*
+ A solver kept across calls: the C face of "prepare once, solve many". It holds the
+ catalogue solver (its workspaces), the problem (whose storage is refilled in place while
+ the matrix keeps its shape: a dense matrix of the same size, or a CSR matrix with the same
+ `row_ptr` and `col_idx`), the solution vectors and the report. A simulator that solves a
+ problem of the same structure at every step then pays neither the conversion, the
+ solver's set-up nor an allocation per call. Create one with `perp_solver_new`, use it
+ from one thread at a time, and free it with `perp_solver_free`.
+ */
 typedef struct PerpSolver PerpSolver;
 
-// Settings of a solve. Start from `perp_settings_default()` and change what you need.
+/*
+ Settings of a solve. Start from `perp_settings_default()` and change what you need.
+ */
 typedef struct PerpSettings {
-  // Tolerance on the problem's error measure (Siconos-compatible). Default 1e-8; valid:
-  // finite and >= 0.
+  /*
+   Tolerance on the problem's error measure (Siconos-compatible). Default 1e-8; valid:
+   finite and >= 0.
+   */
   double tol;
-  // Iteration (pivot, sweep, Newton step) limit; 0 (the default) means the solver's own.
+  /*
+   Iteration (pivot, sweep, Newton step) limit; 0 (the default) means the solver's own.
+   */
   size_t max_iter;
-  // Wall-clock limit in seconds; 0 (the default) means none, and so does a limit beyond
-  // what the library's clock holds (above 1.8e19 s, e.g. 1e300); valid: finite and >= 0.
+  /*
+   Wall-clock limit in seconds; 0 (the default) means none, and so does a limit beyond
+   what the library's clock holds (above 1.8e19 s, e.g. 1e300); valid: finite and >= 0.
+   */
   double time_limit;
-  // Solver parameters as `n_params` strings `"name=value"` (e.g. `"omega=1.3"`), checked
-  // against the solver's declared parameters and ranges (`perp list` shows them); a name
-  // given twice is refused. May be NULL when `n_params` is 0.
+  /*
+   Solver parameters as `n_params` strings `"name=value"` (e.g. `"omega=1.3"`), checked
+   against the solver's declared parameters and ranges (`perp list` shows them); a name
+   given twice is refused. May be NULL when `n_params` is 0.
+   */
   const char *const *params;
-  // Number of strings in `params`: at most the solver's number of parameters (checked
-  // before `params` is read).
+  /*
+   Number of strings in `params`: at most the solver's number of parameters (checked
+   before `params` is read).
+   */
   size_t n_params;
 } PerpSettings;
 
-// A real matrix the caller owns; perp copies it during the call and keeps no pointer.
-// Build one with `perp_matrix_dense` or `perp_matrix_csr`.
+/*
+ A real matrix the caller owns; perp copies it during the call and keeps no pointer.
+ Build one with `perp_matrix_dense` or `perp_matrix_csr`.
+ */
 typedef struct PerpMatrix {
-  // A `PerpFormat` value; any other value is refused.
+  /*
+   A `PerpFormat` value; any other value is refused.
+   */
   int32_t format;
-  // Number of rows.
+  /*
+   Number of rows.
+   */
   size_t nrows;
-  // Number of columns.
+  /*
+   Number of columns.
+   */
   size_t ncols;
-  // Dense: `nrows * ncols` values, column-major. CSR: `nnz` values.
+  /*
+   Dense: `nrows * ncols` values, column-major. CSR: `nnz` values.
+   */
   const double *values;
-  // CSR: number of stored entries (ignored for dense).
+  /*
+   CSR: number of stored entries (ignored for dense).
+   */
   size_t nnz;
-  // CSR: `nrows + 1` row offsets (NULL for dense).
+  /*
+   CSR: `nrows + 1` row offsets (NULL for dense).
+   */
   const size_t *row_ptr;
-  // CSR: `nnz` column indices (NULL for dense).
+  /*
+   CSR: `nnz` column indices (NULL for dense).
+   */
   const size_t *col_idx;
 } PerpMatrix;
 
-// What a solve reports besides the vectors.
+/*
+ What a solve reports besides the vectors.
+ */
 typedef struct PerpReport {
-  // The same value the call returns.
+  /*
+   The same value the call returns.
+   */
   enum PerpStatus status;
-  // The problem's error measure at the returned point (NaN when the call was refused).
+  /*
+   The problem's error measure at the returned point (NaN when the call was refused).
+   */
   double error;
-  // Iterations (pivots for pivoting methods, sweeps, Newton steps).
+  /*
+   Iterations (pivots for pivoting methods, sweeps, Newton steps).
+   */
   size_t iterations;
-  // Wall-clock seconds of the solve.
+  /*
+   Wall-clock seconds of the solve.
+   */
   double seconds;
+  /*
+   The physical check of the answer in the problem's own scales (forces relative to their
+   size, velocities to the data's; see README, "How the error is measured"); a solved
+   answer has it at most `max(10 tol, 1e-4)`. NaN when the solver reports none (box-LCP)
+   or the call was refused.
+   */
+  double physical_error;
+  /*
+   The solver's note (why it stopped, the rescue that solved it) or, for a refused call,
+   the message `perp_last_error_message` gives: NUL-terminated UTF-8, cut at a character
+   boundary to fit; empty when there is none.
+   */
+  char message[PERP_MESSAGE_LEN];
 } PerpReport;
 
 #ifdef __cplusplus
 extern "C" {
-#endif // __cplusplus
+#endif /* __cplusplus */
 
-// The default settings: tolerance 1e-8, the solver's own iteration limit, no time limit,
-// no parameters.
+/*
+ The default settings: tolerance 1e-8, the solver's own iteration limit, no time limit,
+ no parameters.
+ */
 struct PerpSettings perp_settings_default(void);
 
-// A dense column-major matrix over the caller's `nrows * ncols` values (not copied here).
+/*
+ A dense column-major matrix over the caller's `nrows * ncols` values (not copied here).
+ */
 struct PerpMatrix perp_matrix_dense(size_t nrows, size_t ncols, const double *values);
 
-// A CSR matrix over the caller's arrays (not copied here): `row_ptr` has `nrows + 1`
-// offsets, `col_idx` and `values` have `nnz` entries.
+/*
+ A CSR matrix over the caller's arrays (not copied here): `row_ptr` has `nrows + 1`
+ offsets, `col_idx` and `values` have `nnz` entries.
+ */
 struct PerpMatrix perp_matrix_csr(size_t nrows,
                                   size_t ncols,
                                   size_t nnz,
@@ -140,18 +251,20 @@ struct PerpMatrix perp_matrix_csr(size_t nrows,
                                   const size_t *col_idx,
                                   const double *values);
 
-// Solves the LCP `0 ≤ z ⊥ w = M z + q ≥ 0` of size `n`.
-//
-// * `solver`: a catalogue LCP solver name (`lemke`, `pgs`, `psor`, … — see
-//   `perp_solver_names`), or NULL for `lemke`;
-// * `m`: the `n`×`n` matrix M (`n` other than its order is refused before q is read);
-//   `q`: `n` values;
-// * `warm`: `n` values to start from, or NULL for a cold start;
-// * `settings`: NULL for `perp_settings_default()`;
-// * `z`, `w`: the caller's buffers of `n` values, written when the result is >= 0;
-// * `report`: written when not NULL (also when the call is refused).
-//
-// Returns the status (see `PerpStatus`).
+/*
+ Solves the LCP `0 ≤ z ⊥ w = M z + q ≥ 0` of size `n`.
+
+ * `solver`: a catalogue LCP solver name (`lemke`, `pgs`, `psor`, … — see
+   `perp_solver_names`), or NULL for `lemke`;
+ * `m`: the `n`×`n` matrix M (`n` other than its order is refused before q is read);
+   `q`: `n` values;
+ * `warm`: `n` values to start from, or NULL for a cold start;
+ * `settings`: NULL for `perp_settings_default()`;
+ * `z`, `w`: the caller's buffers of `n` values, written when the result is >= 0;
+ * `report`: written when not NULL (also when the call is refused).
+
+ Returns the status (see `PerpStatus`).
+ */
 enum PerpStatus perp_solve_lcp(const char *solver,
                                const struct PerpMatrix *m,
                                const double *q,
@@ -162,21 +275,71 @@ enum PerpStatus perp_solve_lcp(const char *solver,
                                double *w,
                                struct PerpReport *report);
 
-// Solves the frictional contact problem `u = W r + q` with Coulomb friction at `n_contacts`
-// contacts of dimension `dim` (2 or 3; normal component first), `size = dim * n_contacts`.
-//
-// * `solver`: a catalogue frictional solver name (`nsgs`, `prox`, `ac-newton`, … — see
-//   `perp_solver_names`), or NULL for `prox`;
-// * `w_mat`: the `size`×`size` Delassus matrix W (a `size` other than its order is refused
-//   before q and mu are read); `q`: `size` values; `mu`: `n_contacts` friction coefficients
-//   (>= 0);
-// * `warm`: `size` reactions to start from, or NULL for a cold start;
-// * `settings`: NULL for `perp_settings_default()`;
-// * `r`, `u`: the caller's buffers of `size` values (reactions, local velocities), written
-//   when the result is >= 0;
-// * `report`: written when not NULL (also when the call is refused).
-//
-// Returns the status (see `PerpStatus`).
+/*
+ Solves the box-LCP `lower ≤ z ≤ upper ⊥ w = M z + q` of size `n`: `w ≥ 0` where
+ `z = lower`, `w ≤ 0` where `z = upper`, `w = 0` between.
+
+ * `solver`: a catalogue LCP solver that takes bounds (`fb-newton`, `bdiff-newton`, `pgs`,
+   `psor`, `rpgs`, `projected-newton`; `lemke` refuses them), or NULL for `fb-newton`;
+ * `lower`, `upper`: `n` values each, `-INFINITY` / `INFINITY` allowed; NaN, `lower > upper`,
+   `lower = +inf` and `upper = -inf` are refused naming the index and values;
+ * the other arguments as for `perp_solve_lcp`.
+ */
+enum PerpStatus perp_solve_box_lcp(const char *solver,
+                                   const struct PerpMatrix *m,
+                                   const double *q,
+                                   size_t n,
+                                   const double *lower,
+                                   const double *upper,
+                                   const double *warm,
+                                   const struct PerpSettings *settings,
+                                   double *z,
+                                   double *w,
+                                   struct PerpReport *report);
+
+/*
+ Solves the MLCP of size `n` in Siconos' layout: M is `[[A, C], [D, B]]` and q is `(a, b)`
+ with the first `n_eq` rows equations, the others complementarity rows:
+
+ ```text
+     A u + C v + a = 0 (u free, n_eq unknowns),   0 ≤ v ⊥ w = D u + B v + b ≥ 0
+ ```
+
+ * `solver`: a catalogue MCP solver (`fb-newton`, `bdiff-newton`, `schur-lemke`; see
+   `perp_solver_names(PERP_FAMILY_MCP, …)`), or NULL for `fb-newton`; a solver of another
+   family is refused naming its family and listing these;
+ * `n_eq`: the number of equations, at most `n`;
+ * `z` receives `(u, v)`, `w` the rows' values `(A u + C v + a, D u + B v + b)`;
+ * the other arguments as for `perp_solve_lcp` (`warm`: a starting `(u, v)`).
+ */
+enum PerpStatus perp_solve_mlcp(const char *solver,
+                                const struct PerpMatrix *m,
+                                const double *q,
+                                size_t n,
+                                size_t n_eq,
+                                const double *warm,
+                                const struct PerpSettings *settings,
+                                double *z,
+                                double *w,
+                                struct PerpReport *report);
+
+/*
+ Solves the frictional contact problem `u = W r + q` with Coulomb friction at `n_contacts`
+ contacts of dimension `dim` (2 or 3; normal component first), `size = dim * n_contacts`.
+
+ * `solver`: a catalogue frictional solver name (`nsgs`, `prox`, `ac-newton`, … — see
+   `perp_solver_names`), or NULL for `prox`;
+ * `w_mat`: the `size`×`size` Delassus matrix W (a `size` other than its order is refused
+   before q and mu are read); `q`: `size` values; `mu`: `n_contacts` friction coefficients
+   (>= 0);
+ * `warm`: `size` reactions to start from, or NULL for a cold start;
+ * `settings`: NULL for `perp_settings_default()`;
+ * `r`, `u`: the caller's buffers of `size` values (reactions, local velocities), written
+   when the result is >= 0;
+ * `report`: written when not NULL (also when the call is refused).
+
+ Returns the status (see `PerpStatus`).
+ */
 enum PerpStatus perp_solve_friction(const char *solver,
                                     size_t dim,
                                     const struct PerpMatrix *w_mat,
@@ -189,24 +352,30 @@ enum PerpStatus perp_solve_friction(const char *solver,
                                     double *u,
                                     struct PerpReport *report);
 
-// Creates a solver kept across calls (see `PerpSolver`): `family` a `PerpFamily` value,
-// `solver` a catalogue name of that family (NULL: `lemke` for LCPs, `prox` for frictional
-// problems; with `PERP_FAMILY_ANY` the name decides the family), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
-// NULL when refused (an unknown family, name or parameter, bad settings; see
-// `perp_last_error_message`).
+/*
+ Creates a solver kept across calls (see `PerpSolver`): `family` a `PerpFamily` value,
+ `solver` a catalogue name of that family (NULL: `lemke` for LCPs, `prox` for frictional
+ problems; with `PERP_FAMILY_ANY` the name decides the family), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
+ NULL when refused (an unknown family, name or parameter, bad settings; see
+ `perp_last_error_message`).
+ */
 struct PerpSolver *perp_solver_new(int32_t family,
                                    const char *solver,
                                    const struct PerpSettings *settings);
 
-// Frees a solver from `perp_solver_new` (NULL is ignored). The handle must not be used
-// afterwards.
+/*
+ Frees a solver from `perp_solver_new` (NULL is ignored). The handle must not be used
+ afterwards.
+ */
 void perp_solver_free(struct PerpSolver *s);
 
-// `perp_solve_lcp` with a kept solver of the LCP family (its solver name and settings):
-// M, q and the warm start as there. While M keeps its shape the problem is refilled in place
-// and, once the solver has solved a problem of that structure, the call allocates nothing
-// (dense M; see the solver's notes). A solver with memory of earlier answers (bdiff-newton's
-// hot start) uses it.
+/*
+ `perp_solve_lcp` with a kept solver of the LCP family (its solver name and settings):
+ M, q and the warm start as there. While M keeps its shape the problem is refilled in place
+ and, once the solver has solved a problem of that structure, the call allocates nothing
+ (dense M; see the solver's notes). A solver with memory of earlier answers (bdiff-newton's
+ hot start) uses it.
+ */
 enum PerpStatus perp_solver_lcp(struct PerpSolver *s,
                                 const struct PerpMatrix *m,
                                 const double *q,
@@ -216,11 +385,13 @@ enum PerpStatus perp_solver_lcp(struct PerpSolver *s,
                                 double *w,
                                 struct PerpReport *report);
 
-// `perp_solve_friction` with a kept solver of the frictional family (its solver name and
-// settings): W, q, μ and the warm start as there. While W keeps its shape (and `dim` and
-// `n_contacts` their values) the problem is refilled in place and, once the solver has
-// solved a problem of that structure, the call allocates nothing (dense W with nsgs,
-// ac-newton, fb-newton or prox; see each solver's notes).
+/*
+ `perp_solve_friction` with a kept solver of the frictional family (its solver name and
+ settings): W, q, μ and the warm start as there. While W keeps its shape (and `dim` and
+ `n_contacts` their values) the problem is refilled in place and, once the solver has
+ solved a problem of that structure, the call allocates nothing (dense W with nsgs,
+ ac-newton, fb-newton or prox; see each solver's notes).
+ */
 enum PerpStatus perp_solver_friction(struct PerpSolver *s,
                                      size_t dim,
                                      const struct PerpMatrix *w_mat,
@@ -232,26 +403,34 @@ enum PerpStatus perp_solver_friction(struct PerpSolver *s,
                                      double *u,
                                      struct PerpReport *report);
 
-// Copies the message of the calling thread's last refused call (empty after a call that
-// was not refused) into `buf` as a NUL-terminated string of at most `len` bytes, truncated
-// at a character boundary if needed. Returns the message's full length in bytes (without
-// the NUL), so a caller can size `buf`; `buf` may be NULL (with any `len`) to ask only that.
+/*
+ Copies the message of the calling thread's last refused call (empty after a call that
+ was not refused) into `buf` as a NUL-terminated string of at most `len` bytes, truncated
+ at a character boundary if needed. Returns the message's full length in bytes (without
+ the NUL), so a caller can size `buf`; `buf` may be NULL (with any `len`) to ask only that.
+ */
 size_t perp_last_error_message(char *buf, size_t len);
 
-// Copies the catalogue's solver names for `family` (a `PerpFamily` value), separated by
-// commas, into `buf` as `perp_last_error_message` does, and returns the full length.
-// An unknown family gives the empty string.
+/*
+ Copies the catalogue's solver names for `family` (a `PerpFamily` value), separated by
+ commas, into `buf` as `perp_last_error_message` does, and returns the full length.
+ An unknown family gives the empty string.
+ */
 size_t perp_solver_names(int32_t family, char *buf, size_t len);
 
-// The name of a status (`"solved"`, `"max_iterations"`, …, `"invalid_input"`,
-// `"null_pointer"`, `"internal_error"`; `"unknown"` for other values), a static string.
+/*
+ The name of a status (`"solved"`, `"max_iterations"`, …, `"invalid_input"`,
+ `"null_pointer"`, `"internal_error"`; `"unknown"` for other values), a static string.
+ */
 const char *perp_status_name(int32_t status);
 
-// perp's version, a static string such as `"0.1.0"`.
+/*
+ perp's version, a static string such as `"0.1.0"`.
+ */
 const char *perp_version(void);
 
 #ifdef __cplusplus
-}  // extern "C"
-#endif  // __cplusplus
+}  /* extern "C" */
+#endif  /* __cplusplus */
 
 #endif  /* PERP_H */

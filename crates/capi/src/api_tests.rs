@@ -24,7 +24,14 @@ struct Lcp {
 
 fn solve_lcp(solver: &CStr, m: &PerpMatrix, q: &[f64], n: usize, settings: Option<&PerpSettings>) -> Lcp {
     let (mut z, mut w) = ([f64::NAN; 2], [f64::NAN; 2]);
-    let mut report = PerpReport { status: PerpStatus::Other, error: 0.0, iterations: 0, seconds: 0.0 };
+    let mut report = PerpReport {
+        status: PerpStatus::Other,
+        error: 0.0,
+        iterations: 0,
+        seconds: 0.0,
+        physical_error: 0.0,
+        message: [0; PERP_MESSAGE_LEN],
+    };
     assert!(n <= 2);
     let status = unsafe {
         perp_solve_lcp(
@@ -92,7 +99,14 @@ fn frictional_contact_is_solved_dense_and_csr() {
     let s = PerpSettings { tol: 1e-12, ..perp_settings_default() };
     for (solver, m) in [(c"prox", &dense), (c"nsgs", &csr), (c"ac-newton", &csr)] {
         let (mut r, mut u) = ([f64::NAN; 3], [f64::NAN; 3]);
-        let mut rep = PerpReport { status: PerpStatus::Other, error: 0.0, iterations: 0, seconds: 0.0 };
+        let mut rep = PerpReport {
+            status: PerpStatus::Other,
+            error: 0.0,
+            iterations: 0,
+            seconds: 0.0,
+            physical_error: 0.0,
+            message: [0; PERP_MESSAGE_LEN],
+        };
         let status = unsafe {
             perp_solve_friction(
                 solver.as_ptr(),
@@ -136,7 +150,14 @@ fn a_problem_without_a_solution_is_diverged_not_solved() {
     let (q, mu) = ([-1.0, 0.0, 0.0, -1.0, 0.0, 0.0], [0.3, 0.3]);
     let s = PerpSettings { tol: 1e-8, ..perp_settings_default() };
     let (mut r, mut u) = ([0.0; 6], [0.0; 6]);
-    let mut rep = PerpReport { status: PerpStatus::Other, error: 0.0, iterations: 0, seconds: 0.0 };
+    let mut rep = PerpReport {
+        status: PerpStatus::Other,
+        error: 0.0,
+        iterations: 0,
+        seconds: 0.0,
+        physical_error: 0.0,
+        message: [0; PERP_MESSAGE_LEN],
+    };
     let status = unsafe {
         perp_solve_friction(
             c"prox".as_ptr(),
@@ -162,7 +183,14 @@ fn a_warm_start_at_the_solution_needs_no_sweep() {
     let m = perp_matrix_dense(2, 2, M.as_ptr());
     let warm = [4.0 / 3.0, 7.0 / 3.0];
     let (mut z, mut w) = ([0.0; 2], [0.0; 2]);
-    let mut rep = PerpReport { status: PerpStatus::Other, error: 0.0, iterations: 99, seconds: 0.0 };
+    let mut rep = PerpReport {
+        status: PerpStatus::Other,
+        error: 0.0,
+        iterations: 99,
+        seconds: 0.0,
+        physical_error: 0.0,
+        message: [0; PERP_MESSAGE_LEN],
+    };
     let s = unsafe {
         perp_solve_lcp(
             c"pgs".as_ptr(),
@@ -249,7 +277,14 @@ fn bad_settings_are_refused_naming_the_field() {
 fn null_pointers_are_refused_naming_the_argument() {
     let m = perp_matrix_dense(2, 2, M.as_ptr());
     let (mut z, mut w) = ([0.0; 2], [0.0; 2]);
-    let mut rep = PerpReport { status: PerpStatus::Solved, error: 0.0, iterations: 0, seconds: 0.0 };
+    let mut rep = PerpReport {
+        status: PerpStatus::Solved,
+        error: 0.0,
+        iterations: 0,
+        seconds: 0.0,
+        physical_error: 0.0,
+        message: [0; PERP_MESSAGE_LEN],
+    };
     let s = unsafe {
         perp_solve_lcp(null(), &m, null(), 2, null(), null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
     };
@@ -484,7 +519,14 @@ fn solver_names_come_from_the_catalogue() {
 }
 
 fn new_report() -> PerpReport {
-    PerpReport { status: PerpStatus::Other, error: 0.0, iterations: 0, seconds: 0.0 }
+    PerpReport {
+        status: PerpStatus::Other,
+        error: 0.0,
+        iterations: 0,
+        seconds: 0.0,
+        physical_error: 0.0,
+        message: [0; PERP_MESSAGE_LEN],
+    }
 }
 
 /// A random SPD-ish dense W (`size`×`size`, column-major) and q, μ for `nc` 3-D contacts.
@@ -1027,4 +1069,185 @@ proptest::proptest! {
             proptest::prop_assert!(status as i32 >= 0, "{:?}: {}", status, e);
         }
     }
+}
+
+// ----------------------------------------------- issue 34, item 5: box-LCP, MLCP, the report
+
+/// The report's message as a Rust string.
+fn report_message(r: &PerpReport) -> String {
+    unsafe { CStr::from_ptr(r.message.as_ptr()) }.to_str().unwrap().to_string()
+}
+
+/// `perp_solve_box_lcp` on M, Q with `lower`, `upper`: (status, z, w, report).
+fn box_lcp(
+    solver: Option<&CStr>,
+    lower: &[f64; 2],
+    upper: &[f64; 2],
+) -> (PerpStatus, [f64; 2], [f64; 2], PerpReport) {
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    let (mut z, mut w, mut rep) = ([f64::NAN; 2], [f64::NAN; 2], new_report());
+    let s = PerpSettings { tol: 1e-10, ..perp_settings_default() };
+    let status = unsafe {
+        perp_solve_box_lcp(
+            solver.map_or(null(), CStr::as_ptr),
+            &m,
+            Q.as_ptr(),
+            2,
+            lower.as_ptr(),
+            upper.as_ptr(),
+            null(),
+            &s,
+            z.as_mut_ptr(),
+            w.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(rep.status, status);
+    (status, z, w, rep)
+}
+
+#[test]
+fn a_box_lcp_with_active_bounds_is_solved_by_every_solver_that_takes_bounds() {
+    // z0 <= 1 binds: z0 = 1 (w0 = 2 + 2.5 - 5 = -0.5 <= 0), z1 = 2.5 (w1 = 0).
+    for solver in [None, Some(c"pgs"), Some(c"psor"), Some(c"bdiff-newton"), Some(c"fb-newton")] {
+        let (status, z, w, rep) = box_lcp(solver, &[0.0, 0.0], &[1.0, f64::INFINITY]);
+        assert_eq!(status, PerpStatus::Solved, "{solver:?}: {}", last_error());
+        assert!((z[0] - 1.0).abs() < 1e-8 && (z[1] - 2.5).abs() < 1e-8, "{solver:?}: {z:?}");
+        assert!((w[0] + 0.5).abs() < 1e-8 && w[1].abs() < 1e-8, "{solver:?}: {w:?}");
+        assert!(rep.error <= 1e-10, "{rep:?}");
+    }
+    // Lemke takes no bounds: refused, naming the solvers that do.
+    let (status, .., rep) = box_lcp(Some(c"lemke"), &[0.0, 0.0], &[1.0, 10.0]);
+    assert_eq!(status, PerpStatus::InvalidInput);
+    assert!(report_message(&rep).contains("for a box-LCP use pgs"), "{}", report_message(&rep));
+}
+
+#[test]
+fn box_lcp_bounds_are_checked_naming_the_index_and_values() {
+    let (status, z, _, rep) = box_lcp(None, &[2.0, 0.0], &[1.0, 10.0]);
+    assert_eq!(status, PerpStatus::InvalidInput);
+    assert!(z[0].is_nan(), "nothing written on a refusal");
+    assert_eq!(report_message(&rep), last_error());
+    assert!(last_error().contains("bounds at index 0: lower 2 > upper 1"), "{}", last_error());
+    let (status, ..) = box_lcp(None, &[0.0, f64::NAN], &[1.0, 10.0]);
+    assert_eq!(status, PerpStatus::InvalidInput);
+    assert!(last_error().contains("index 1") && last_error().contains("NaN"), "{}", last_error());
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    let (mut z, mut w) = ([0.0; 2], [0.0; 2]);
+    let status = unsafe {
+        perp_solve_box_lcp(
+            null(),
+            &m,
+            Q.as_ptr(),
+            2,
+            null(),
+            Q.as_ptr(),
+            null(),
+            null(),
+            z.as_mut_ptr(),
+            w.as_mut_ptr(),
+            null_mut(),
+        )
+    };
+    assert_eq!(status, PerpStatus::NullPointer);
+    assert!(last_error().contains("lower is a null"), "{}", last_error());
+}
+
+/// `perp_solve_mlcp` on the dense column-major `m` (order 2) and `q` with `n_eq` equations.
+fn mlcp(
+    solver: Option<&CStr>,
+    m: &[f64; 4],
+    q: &[f64; 2],
+    n_eq: usize,
+) -> (PerpStatus, [f64; 2], [f64; 2], PerpReport) {
+    let pm = perp_matrix_dense(2, 2, m.as_ptr());
+    let (mut z, mut w, mut rep) = ([f64::NAN; 2], [f64::NAN; 2], new_report());
+    let s = PerpSettings { tol: 1e-12, ..perp_settings_default() };
+    let status = unsafe {
+        perp_solve_mlcp(
+            solver.map_or(null(), CStr::as_ptr),
+            &pm,
+            q.as_ptr(),
+            2,
+            n_eq,
+            null(),
+            &s,
+            z.as_mut_ptr(),
+            w.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(rep.status, status);
+    (status, z, w, rep)
+}
+
+#[test]
+fn a_2x2_mlcp_solved_by_hand() {
+    // 2u + v - 4 = 0 (u free), w = -u + 2v - 1, 0 <= v ⊥ w >= 0: u = 7/5, v = 6/5, w = 0.
+    let (m, q) = ([2.0, -1.0, 1.0, 2.0], [-4.0, -1.0]);
+    for solver in [None, Some(c"fb-newton"), Some(c"bdiff-newton"), Some(c"schur-lemke")] {
+        let (status, z, w, rep) = mlcp(solver, &m, &q, 1);
+        assert_eq!(status, PerpStatus::Solved, "{solver:?}: {}", last_error());
+        assert!((z[0] - 1.4).abs() < 1e-10 && (z[1] - 1.2).abs() < 1e-10, "{solver:?}: {z:?}");
+        assert!(w.iter().all(|x| x.abs() < 1e-10), "{w:?}");
+        assert!(rep.physical_error.is_finite() && rep.physical_error <= 1e-8, "{rep:?}");
+    }
+    // With D = +1 instead, v = 0 is the answer: u = 2, w = (0, 1).
+    let (status, z, w, _) = mlcp(None, &[2.0, 1.0, 1.0, 2.0], &q, 1);
+    assert_eq!(status, PerpStatus::Solved);
+    assert!((z[0] - 2.0).abs() < 1e-10 && z[1].abs() < 1e-10 && (w[1] - 1.0).abs() < 1e-10, "{z:?} {w:?}");
+}
+
+#[test]
+fn mlcp_refusals_name_the_argument_and_the_family() {
+    let (m, q) = ([2.0, -1.0, 1.0, 2.0], [-4.0, -1.0]);
+    let (status, z, _, rep) = mlcp(None, &m, &q, 3);
+    assert_eq!(status, PerpStatus::InvalidInput);
+    assert!(z[0].is_nan());
+    assert!(
+        report_message(&rep).contains("n_eq") && report_message(&rep).contains("at most n = 2"),
+        "{}",
+        report_message(&rep)
+    );
+    let (status, .., rep) = mlcp(Some(c"nsgs"), &m, &q, 1);
+    assert_eq!(status, PerpStatus::InvalidInput);
+    let msg = report_message(&rep);
+    assert!(
+        msg.starts_with("perp_solve_mlcp: nsgs is a frictional-contact solver;") && msg.contains("fb-newton"),
+        "{msg}"
+    );
+    let (status, ..) = mlcp(None, &[2.0, f64::NAN, 1.0, 2.0], &q, 1);
+    assert_eq!(status, PerpStatus::InvalidInput);
+    assert!(last_error().contains("M.values"), "{}", last_error());
+}
+
+#[test]
+fn the_report_carries_the_physical_error_and_the_solvers_note() {
+    // An LCP solve has a physical error; a refused call none, and its message in the report.
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    let r = solve_lcp(c"lemke", &m, &Q, 2, None);
+    assert!(r.report.physical_error.is_finite() && r.report.physical_error < 1e-8, "{:?}", r.report);
+    let r = solve_lcp(c"nope", &m, &Q, 2, None);
+    assert!(r.report.physical_error.is_nan());
+    assert!(report_message(&r.report).starts_with("perp_solve_lcp: unknown solver 'nope'"));
+    // A solver's note: pgs stopped by its iteration limit says so, or says nothing; either way
+    // the message is a NUL-terminated string no longer than the buffer.
+    let s = PerpSettings { max_iter: 1, tol: 1e-14, ..perp_settings_default() };
+    let r = solve_lcp(c"pgs", &m, &Q, 2, Some(&s));
+    assert_eq!(r.status, PerpStatus::MaxIterations);
+    assert!(report_message(&r.report).len() < PERP_MESSAGE_LEN);
+    // A long refusal is cut to the buffer at a character boundary.
+    let long = format!("{}\u{e9}", "x".repeat(PERP_MESSAGE_LEN - 2));
+    let mut buf = [1 as c_char; PERP_MESSAGE_LEN];
+    set_text(&mut buf, &long);
+    assert_eq!(unsafe { CStr::from_ptr(buf.as_ptr()) }.to_bytes().len(), PERP_MESSAGE_LEN - 2);
+}
+
+#[test]
+fn mcp_solver_names_come_from_the_catalogue() {
+    let n = unsafe { perp_solver_names(PerpFamily::Mcp as i32, null_mut(), 0) };
+    let mut buf = vec![0 as c_char; n + 1];
+    unsafe { perp_solver_names(PerpFamily::Mcp as i32, buf.as_mut_ptr(), buf.len()) };
+    let names = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap().to_string();
+    assert_eq!(names, perp_catalogue::names(Family::Mcp).join(","));
 }

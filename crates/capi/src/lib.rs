@@ -1,9 +1,14 @@
 //! # perp-capi — perp as a C library (`libperp.so`, `libperp.a`, header `include/perp.h`)
 //!
-//! Two solve calls, thin over the catalogue ([`perp_catalogue::build`] and
+//! Four solve calls, thin over the catalogue ([`perp_catalogue::build`] and
 //! [`perp_catalogue::Solver::solve`]):
 //!
 //! * [`perp_solve_lcp`]: the LCP `0 ≤ z ⊥ w = Mz + q ≥ 0` with any LCP solver of the catalogue;
+//! * [`perp_solve_box_lcp`]: the box-LCP `lower ≤ z ≤ upper ⊥ w = Mz + q` (LCP solvers that
+//!   take bounds: fb-newton, bdiff-newton, pgs, psor, rpgs, projected-newton);
+//! * [`perp_solve_mlcp`]: the MLCP `M = [[A, C], [D, B]]` with its first `n_eq` rows equations
+//!   (`A u + C v + a = 0`, u free) and the others `0 ≤ v ⊥ w = D u + B v + b ≥ 0`, Siconos'
+//!   layout, with the MCP solvers (fb-newton, bdiff-newton, schur-lemke);
 //! * [`perp_solve_friction`]: the frictional contact problem `u = W r + q`, `K ∋ r ⊥ û ∈ K*`
 //!   (Coulomb, `dim` = 2 or 3) with any frictional solver of the catalogue.
 //!
@@ -107,13 +112,16 @@ pub enum PerpFormat {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PerpFamily {
-    /// LCP solvers (`perp_solve_lcp`).
+    /// LCP solvers (`perp_solve_lcp`, `perp_solve_box_lcp`).
     Lcp = 0,
     /// Frictional contact solvers (`perp_solve_friction`).
     Friction = 1,
     /// For `perp_solver_new`: the family of the solver's name, when the name is of one of the
     /// two families only (`lemke`, `nsgs`; not `fb-newton`, which is of both).
     Any = 2,
+    /// MCP solvers (`perp_solve_mlcp`), for `perp_solver_names` (`perp_solver_new` keeps
+    /// LCP and frictional solvers only, and refuses it).
+    Mcp = 3,
 }
 
 /// A real matrix the caller owns; perp copies it during the call and keeps no pointer.
@@ -158,6 +166,9 @@ pub struct PerpSettings {
     pub n_params: usize,
 }
 
+/// Bytes of `PerpReport::message`, its terminating NUL included.
+pub const PERP_MESSAGE_LEN: usize = 256;
+
 /// What a solve reports besides the vectors.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -170,20 +181,54 @@ pub struct PerpReport {
     pub iterations: usize,
     /// Wall-clock seconds of the solve.
     pub seconds: f64,
+    /// The physical check of the answer in the problem's own scales (forces relative to their
+    /// size, velocities to the data's; see README, "How the error is measured"); a solved
+    /// answer has it at most `max(10 tol, 1e-4)`. NaN when the solver reports none (box-LCP)
+    /// or the call was refused.
+    pub physical_error: f64,
+    /// The solver's note (why it stopped, the rescue that solved it) or, for a refused call,
+    /// the message `perp_last_error_message` gives: NUL-terminated UTF-8, cut at a character
+    /// boundary to fit; empty when there is none.
+    pub message: [c_char; PERP_MESSAGE_LEN],
+}
+
+/// Copies `text` into `buf`, NUL-terminated, cut at a character boundary to fit.
+fn set_text(buf: &mut [c_char; PERP_MESSAGE_LEN], text: &str) {
+    let mut k = text.len().min(PERP_MESSAGE_LEN - 1);
+    while !text.is_char_boundary(k) {
+        k -= 1;
+    }
+    for (b, &t) in buf.iter_mut().zip(&text.as_bytes()[..k]) {
+        *b = t as c_char;
+    }
+    buf[k] = 0;
 }
 
 impl PerpReport {
     fn refused(status: PerpStatus) -> PerpReport {
-        PerpReport { status, error: f64::NAN, iterations: 0, seconds: 0.0 }
+        PerpReport {
+            status,
+            error: f64::NAN,
+            iterations: 0,
+            seconds: 0.0,
+            physical_error: f64::NAN,
+            message: [0; PERP_MESSAGE_LEN],
+        }
     }
 
     fn of(r: &SolveReport) -> PerpReport {
-        PerpReport {
+        let mut out = PerpReport {
             status: r.status.into(),
             error: r.error,
             iterations: r.iterations,
             seconds: r.elapsed.as_secs_f64(),
+            physical_error: r.physical_error.unwrap_or(f64::NAN),
+            message: [0; PERP_MESSAGE_LEN],
+        };
+        if let Some(m) = &r.message {
+            set_text(&mut out.message, m);
         }
+        out
     }
 }
 
@@ -211,7 +256,7 @@ fn guard(
     body: impl FnOnce() -> Result<PerpReport, Refusal>,
 ) -> PerpStatus {
     set_message(String::new());
-    let out = match catch_unwind(AssertUnwindSafe(body)) {
+    let mut out = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(r)) => r,
         Ok(Err(Refusal::Null(what))) => {
             set_message(format!("{name}: {what} is a null or misaligned pointer"));
@@ -231,6 +276,9 @@ fn guard(
             PerpReport::refused(PerpStatus::InternalError)
         }
     };
+    if (out.status as i32) < 0 {
+        LAST_ERROR.with(|e| set_text(&mut out.message, &e.borrow()));
+    }
     if !report.is_null() && report.is_aligned() {
         // SAFETY: non-null and aligned; the caller provides a writable PerpReport.
         unsafe { report.write(out) };
@@ -518,6 +566,7 @@ unsafe fn solver_name<'a>(p: *const c_char, family: Family) -> Result<&'a str, R
     if p.is_null() {
         return Ok(match family {
             Family::Friction => "prox",
+            Family::Mcp => "fb-newton",
             _ => "lemke",
         });
     }
@@ -600,6 +649,104 @@ pub unsafe extern "C" fn perp_solve_lcp(
         let lcp = perp_lcp::Lcp::new(m, q)?;
         let a = perp_catalogue::build(Family::Lcp, name, &params)?.solve(
             &Problem::Lcp(lcp),
+            warm.as_deref(),
+            &s,
+        )?;
+        write(z, &a.z[..n]);
+        write(w, &a.w[..n]);
+        Ok(PerpReport::of(&a.report))
+    })
+}
+
+/// Solves the box-LCP `lower ≤ z ≤ upper ⊥ w = M z + q` of size `n`: `w ≥ 0` where
+/// `z = lower`, `w ≤ 0` where `z = upper`, `w = 0` between.
+///
+/// * `solver`: a catalogue LCP solver that takes bounds (`fb-newton`, `bdiff-newton`, `pgs`,
+///   `psor`, `rpgs`, `projected-newton`; `lemke` refuses them), or NULL for `fb-newton`;
+/// * `lower`, `upper`: `n` values each, `-INFINITY` / `INFINITY` allowed; NaN, `lower > upper`,
+///   `lower = +inf` and `upper = -inf` are refused naming the index and values;
+/// * the other arguments as for `perp_solve_lcp`.
+#[no_mangle]
+pub unsafe extern "C" fn perp_solve_box_lcp(
+    solver: *const c_char,
+    m: *const PerpMatrix,
+    q: *const f64,
+    n: usize,
+    lower: *const f64,
+    upper: *const f64,
+    warm: *const f64,
+    settings: *const PerpSettings,
+    z: *mut f64,
+    w: *mut f64,
+    report: *mut PerpReport,
+) -> PerpStatus {
+    guard("perp_solve_box_lcp", report, || unsafe {
+        let name = if solver.is_null() { "fb-newton" } else { c_str("solver", solver)? };
+        let mm = matrix_arg(m, "M")?;
+        check_order(&mm, "M", "n", n)?;
+        let m = matrix(&mm, "M")?;
+        let q = read("q", q, n)?;
+        let lo = read("lower", lower, n)?;
+        let hi = read("upper", upper, n)?;
+        Error::check_bounds(&lo, &hi)?;
+        let warm = warm_start(warm, n)?;
+        let (s, params) = self::settings(settings, Family::Lcp, name)?;
+        check_out("z", z)?;
+        check_out("w", w)?;
+        let lcp = perp_lcp::Lcp::with_bounds(m, q, lo, hi)?;
+        let a = perp_catalogue::build(Family::Lcp, name, &params)?.solve(
+            &Problem::Lcp(lcp),
+            warm.as_deref(),
+            &s,
+        )?;
+        write(z, &a.z[..n]);
+        write(w, &a.w[..n]);
+        Ok(PerpReport::of(&a.report))
+    })
+}
+
+/// Solves the MLCP of size `n` in Siconos' layout: M is `[[A, C], [D, B]]` and q is `(a, b)`
+/// with the first `n_eq` rows equations, the others complementarity rows:
+///
+/// ```text
+///     A u + C v + a = 0 (u free, n_eq unknowns),   0 ≤ v ⊥ w = D u + B v + b ≥ 0
+/// ```
+///
+/// * `solver`: a catalogue MCP solver (`fb-newton`, `bdiff-newton`, `schur-lemke`; see
+///   `perp_solver_names(PERP_FAMILY_MCP, …)`), or NULL for `fb-newton`; a solver of another
+///   family is refused naming its family and listing these;
+/// * `n_eq`: the number of equations, at most `n`;
+/// * `z` receives `(u, v)`, `w` the rows' values `(A u + C v + a, D u + B v + b)`;
+/// * the other arguments as for `perp_solve_lcp` (`warm`: a starting `(u, v)`).
+#[no_mangle]
+pub unsafe extern "C" fn perp_solve_mlcp(
+    solver: *const c_char,
+    m: *const PerpMatrix,
+    q: *const f64,
+    n: usize,
+    n_eq: usize,
+    warm: *const f64,
+    settings: *const PerpSettings,
+    z: *mut f64,
+    w: *mut f64,
+    report: *mut PerpReport,
+) -> PerpStatus {
+    guard("perp_solve_mlcp", report, || unsafe {
+        let name = solver_name(solver, Family::Mcp)?;
+        if n_eq > n {
+            return Err(Error::setting("n_eq", n_eq, &format!("must be at most n = {n}")).into());
+        }
+        let mm = matrix_arg(m, "M")?;
+        check_order(&mm, "M", "n", n)?;
+        let m = matrix(&mm, "M")?;
+        let q = read("q", q, n)?;
+        let warm = warm_start(warm, n)?;
+        let (s, params) = self::settings(settings, Family::Mcp, name)?;
+        check_out("z", z)?;
+        check_out("w", w)?;
+        let p = perp_ncp::mlcp::Mlcp::new(m, q, (0..n).map(|i| i < n_eq).collect())?;
+        let a = perp_catalogue::build(Family::Mcp, name, &params)?.solve(
+            &Problem::Mlcp(p),
             warm.as_deref(),
             &s,
         )?;
@@ -969,6 +1116,8 @@ pub unsafe extern "C" fn perp_solver_names(family: i32, buf: *mut c_char, len: u
         perp_catalogue::names(Family::Lcp).join(",")
     } else if family == PerpFamily::Friction as i32 {
         perp_catalogue::names(Family::Friction).join(",")
+    } else if family == PerpFamily::Mcp as i32 {
+        perp_catalogue::names(Family::Mcp).join(",")
     } else {
         String::new()
     };

@@ -72,7 +72,7 @@
 //! [`BdiffNewton::solve_from`] ignores the memory (a cold start from z0) but still records the
 //! result; [`BdiffNewton::clear_hot_start`] forgets it.
 
-use crate::proximal::{refine_physics, rescue, wanted, Proximal};
+use crate::proximal::{plain_settings, refine_physics, rescue, wanted, Proximal};
 use crate::{Mcp, NcpSolver};
 use faer::Mat;
 use perp_core::iteration::{self, Counters, IterativeMethod, StepResult};
@@ -217,7 +217,7 @@ impl BdiffNewton {
     fn run(&mut self, p: &Mcp<'_>, z0: &[f64], s: &Settings, use_memory: bool) -> Result<Solution, Error> {
         s.validate()?;
         self.validate()?;
-        let first = self.run_plain(p, z0, s, use_memory)?;
+        let first = self.run_plain(p, z0, &plain_settings(self.proximal, s), use_memory)?;
         if !wanted(self.proximal, &first, s) && !first.report.refused_by_physics(s.tol) {
             return Ok(first);
         }

@@ -63,7 +63,7 @@
 //! `Err(NonFinite)`; a `sparse_jacobian` of the wrong shape is an `Err(DimensionMismatch)`.
 
 use crate::fb::{fb_jacobian_diag_lambda, fb_residual_lambda};
-use crate::proximal::{refine_physics, rescue, Proximal};
+use crate::proximal::{plain_settings, refine_physics, rescue, Proximal};
 use crate::{BoundKind, Mcp, NcpSolver};
 use faer::Mat;
 use perp_core::iteration::{run, Counters, IterativeMethod, StepResult};
@@ -713,8 +713,8 @@ impl NcpSolver for FbNewton {
     fn solve(&mut self, p: &Mcp<'_>, z0: &[f64], s: &Settings) -> Result<Solution, Error> {
         s.validate()?;
         self.validate()?;
-        let first = self.solve_plain(p, z0, s)?;
         let knobs = self.proximal;
+        let first = self.solve_plain(p, z0, &plain_settings(knobs, s))?;
         let sol = rescue(p, first, s, knobs, DEFAULT_MAX_ITER, &mut |pp, z, st| self.solve_plain(pp, z, st))?;
         refine_physics(p, sol, s, DEFAULT_MAX_ITER, &mut |pp, z, st| self.solve_plain(pp, z, st))
     }

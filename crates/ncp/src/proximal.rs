@@ -18,20 +18,30 @@
 //! original problem, the perturbation `λ(x − x̄)` vanishes. This implementation's rules
 //! (ours, not the papers' exact constants):
 //!
-//! 1. The rescue runs only when the plain method ended `Stalled`, or `MaxIterations` under
-//!    its own default limit (`Settings::max_iter == 0`; an explicit limit is obeyed): a
-//!    problem the plain method solves is solved iteration for iteration as before.
+//! 1. The rescue runs only when the plain method ended `Stalled` or `MaxIterations`. With
+//!    the rescue on and an explicit limit `Settings::max_iter = B` (PATH's default is
+//!    B = 500 major iterations), B is the budget of the **whole** solve: the plain run gets
+//!    at most [`PLAIN_MAX_ITER`] of it (the plain method's own default limit, 100), and the
+//!    rescue's inner solves share what is left, so the report never counts more than B
+//!    iterations. A problem the plain method solves within 100 steps is solved iteration for
+//!    iteration as without the rescue; one it would need more for is handed to the rescue,
+//!    whose tries resume the plain method near a solution. Without an explicit limit
+//!    (`max_iter == 0`) the plain run gets its default 100 and the rescue its own limits.
 //! 2. The first centre x̄ is where the plain method stopped; λ starts at `lambda` times twice
 //!    the Gershgorin shift of ∇F(x̄) (the smallest λ making every row of `∇F(x̄) + λI`
 //!    diagonally dominant, hence a P-matrix), at least `1e-3·max|∇F(x̄)ᵢⱼ|` (1 if ∇F(x̄) = 0).
 //! 3. Each round solves the perturbed MCP from x̄ with the same method, to the tolerance
-//!    `max(tol, 1e-3·error(x̄))` (an inexact proximal step). When it is solved, the
-//!    original problem is tried from x_λ (at most `max_iter` Newton steps, at most 30 by
-//!    default); solved ends the rescue, else x_λ becomes the next centre (the proximal point
-//!    iteration, whatever the try did) and λ is multiplied by 0.2. When the perturbed solve fails, λ is
-//!    multiplied by 10 and the centre stays.
+//!    `max(tol, 1e-3·error(x̄))` (an inexact proximal step), in at most [`INNER_MAX_ITER`]
+//!    Newton steps. When it is solved, the original problem is tried from x_λ (at most
+//!    [`TRY_MAX_ITER`] Newton steps: every try that succeeded on the samples took ≤ 7; a
+//!    try whose error fell a hundredfold goes on for [`TRY_EXTEND_ITER`] more, as Siconos'
+//!    `deltasigma_mlcp` needs);
+//!    solved ends the rescue, else x_λ becomes the next centre (the proximal point
+//!    iteration, whatever the try did) and λ is multiplied by 0.2. When the perturbed solve
+//!    fails, λ is multiplied by 10 and the centre stays.
 //! 4. At most `rounds` rounds (each one perturbed solve and at most one original try); the
-//!    time limit of the settings counts for the whole solve.
+//!    time limit of the settings, and an explicit `max_iter`, count for the whole solve
+//!    (out of iterations: `MaxIterations`; out of time: `TimeLimit`).
 //!
 //! An unsolved rescue returns the point with the smallest original residual met. The returned
 //! solution is always checked on the original problem ([`Mcp::solution`]): `Solved` only if
@@ -105,7 +115,27 @@ impl Proximal {
 }
 
 /// Newton steps allowed to each try of the original problem from a perturbed solution.
-const TRY_MAX_ITER: usize = 30;
+pub const TRY_MAX_ITER: usize = 10;
+
+/// Newton steps more for a try that is converging (its error fell a hundredfold in its first
+/// [`TRY_MAX_ITER`]).
+pub const TRY_EXTEND_ITER: usize = 20;
+
+/// Newton steps allowed to each perturbed solve of a round.
+pub const INNER_MAX_ITER: usize = 50;
+
+/// The plain run's share of an explicit `max_iter` when the rescue is on (module docs, rule 1).
+pub const PLAIN_MAX_ITER: usize = 100;
+
+/// The settings of the plain run: `s` with an explicit `max_iter` above [`PLAIN_MAX_ITER`]
+/// cut to it when the rescue is on (the rest of the budget is the rescue's).
+pub(crate) fn plain_settings(knobs: Proximal, s: &Settings) -> Settings {
+    let mut t = s.clone();
+    if knobs.rounds > 0 && s.max_iter > PLAIN_MAX_ITER {
+        t.max_iter = PLAIN_MAX_ITER;
+    }
+    t
+}
 
 /// ‖natural residual‖∞ of the original problem at z (∞ for NaN).
 fn residual(p: &Mcp<'_>, z: &[f64], f: &mut [f64]) -> f64 {
@@ -160,15 +190,12 @@ fn gershgorin(f: &dyn NcpFunction, z: &[f64]) -> (f64, f64) {
 /// The plain method (cold start, no rescue): `solve(p, z0, settings)`.
 pub(crate) type PlainSolve<'s> = dyn FnMut(&Mcp<'_>, &[f64], &Settings) -> Result<Solution, Error> + 's;
 
-/// Whether the rescue runs after `first`: it ended `Stalled`, or `MaxIterations` under the
-/// solver's own iteration limit (`settings.max_iter == 0`; a caller's explicit limit is kept).
+/// Whether the rescue runs after `first` (run with [`plain_settings`]): it ended `Stalled` or
+/// `MaxIterations`, with some of an explicit budget `settings.max_iter` left.
 pub(crate) fn wanted(knobs: Proximal, first: &Solution, s: &Settings) -> bool {
     knobs.rounds > 0
-        && match first.report.status {
-            Status::Stalled => true,
-            Status::MaxIterations => s.max_iter == 0,
-            _ => false,
-        }
+        && matches!(first.report.status, Status::Stalled | Status::MaxIterations)
+        && (s.max_iter == 0 || first.report.iterations < s.max_iter)
 }
 
 /// Runs the rescue after the plain solve `first` (module docs). `solve(p, z0, s)` is the plain
@@ -208,13 +235,23 @@ pub(crate) fn rescue(
         }
         Some(t)
     };
+    // Iterations left of an explicit budget (`None`: no budget), given the report so far.
+    let left = |report: &perp_core::SolveReport| -> Option<usize> {
+        (s.max_iter > 0).then(|| s.max_iter.saturating_sub(report.iterations))
+    };
     let mut center = best_z.clone();
     let mut best_r = residual(p, &best_z, &mut f);
     let mut rounds = 0;
     let mut solved: Option<Solution> = None;
+    let mut out_of_budget = false;
     while rounds < knobs.rounds {
         let Some(mut inner) = remaining(s) else { break };
+        if left(&report) == Some(0) {
+            out_of_budget = true;
+            break;
+        }
         rounds += 1;
+        inner.max_iter = left(&report).unwrap_or(INNER_MAX_ITER).min(INNER_MAX_ITER);
         // Inexact proximal steps (Rockafellar 1976, criterion A): the perturbed problem is
         // solved to a thousandth of the original error at the centre (F_λ(x̄) = F(x̄)).
         p.f.eval(&center, &mut f);
@@ -240,9 +277,25 @@ pub(crate) fn rescue(
         center.copy_from_slice(&sub.z);
         lambda *= 0.2;
         let Some(mut t) = remaining(s) else { break };
-        t.max_iter = s.max_iter_or(default_max_iter).min(TRY_MAX_ITER);
-        let tried = solve(p, &sub.z, &t)?;
+        if left(&report) == Some(0) {
+            out_of_budget = true;
+            break;
+        }
+        t.max_iter = left(&report).unwrap_or(default_max_iter).min(TRY_MAX_ITER);
+        p.f.eval(&sub.z, &mut f);
+        let start_error = p.error(&sub.z, &f);
+        let mut tried = solve(p, &sub.z, &t)?;
         add(&mut report, &tried);
+        // A try that is converging (its error fell a hundredfold) goes on from where it
+        // stopped, for at most TRY_EXTEND_ITER more steps.
+        if tried.report.status == Status::MaxIterations && tried.report.error <= 1e-2 * start_error {
+            if let Some(mut t) = remaining(s).filter(|_| left(&report) != Some(0)) {
+                t.max_iter = left(&report).unwrap_or(default_max_iter).min(TRY_EXTEND_ITER);
+                let more = solve(p, &tried.z, &t)?;
+                add(&mut report, &more);
+                tried = more;
+            }
+        }
         if tried.report.status == Status::Solved {
             solved = Some(tried);
             break;
@@ -264,8 +317,15 @@ pub(crate) fn rescue(
             Ok(sol)
         }
         None => {
-            // Out of time: TimeLimit; out of rounds: the plain method's own ending.
-            report.status = if remaining(s).is_none() { Status::TimeLimit } else { first.report.status };
+            // Out of time: TimeLimit; out of the budget: MaxIterations; out of rounds: the
+            // plain method's own ending.
+            report.status = if remaining(s).is_none() {
+                Status::TimeLimit
+            } else if out_of_budget || left(&report) == Some(0) {
+                Status::MaxIterations
+            } else {
+                first.report.status
+            };
             let tail = match &first.report.message {
                 Some(m) => format!("; the plain method: {m}"),
                 None => String::new(),

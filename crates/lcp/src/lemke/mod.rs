@@ -126,7 +126,8 @@ pub const CRASH_MIN_N: usize = 64;
 /// * The pivoting runs through the shared loop ([`perp_core::iteration`]), one pivot a step:
 ///   `time_limit` and the observer are checked after every pivot, `record_history` records
 ///   the artificial variable z₀ after every pivot (0 once it has left), and
-///   `report.iterations = report.pivots`. The observer's `Progress::error` is that z₀ too.
+///   `report.iterations` is `report.pivots` plus the crash's block-pivoting rounds (each one
+///   LU; see "Crash"). The observer's `Progress::error` is that z₀ too.
 ///
 /// Sparse M is densified once per solve, into the workspace (Lemke's tableau fills in anyway).
 ///
@@ -421,6 +422,9 @@ impl Lemke {
         }
         let status = out.status;
         out.record(report);
+        // The crash's block-pivoting rounds are iterations too (one LU each): a problem the
+        // crash solves took them, not 0 (issue 34, item 7).
+        report.iterations += ws.crash.rounds;
         let spare = &mut ws.spare;
         match end {
             Some(End::Measured(error, residual_inf)) => {

@@ -486,6 +486,11 @@ fn the_crash_and_a_warm_basis_answer_with_every_check_of_a_pivoted_answer() {
     assert_eq!(cold.report.status, Status::Solved);
     assert_eq!(cold.report.pivots, 0, "{:?}", cold.report);
     assert!(cold.report.message.as_deref().unwrap().starts_with("solved by the crash"));
+    // Issue 34, item 7: its block-pivoting rounds count as iterations (one LU each), so the
+    // crash's solve is not reported as 0 iterations.
+    let rounds = cold.report.factorizations;
+    assert!(rounds >= 1 && cold.report.iterations == rounds, "{:?}", cold.report);
+    assert!(cold.report.message.as_deref().unwrap().contains(&format!("({rounds} block-pivoting rounds)")));
     assert!(cold.report.physical_error.is_some_and(|e| e < 1e-12), "{:?}", cold.report);
     let textbook = Lemke { crash: 0, ..Lemke::new() }.solve(&p, None, &s).unwrap();
     assert!(textbook.report.pivots > 0);

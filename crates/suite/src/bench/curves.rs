@@ -50,11 +50,12 @@ impl Curve {
 /// runs kept first. Re-solving them costs about what they cost when timed (a run that ended on
 /// the time limit costs the limit again).
 pub fn pick(records: &[BenchRecord], max: usize) -> Vec<(usize, &'static str)> {
-    let mut failed: Vec<usize> =
-        (0..records.len()).filter(|&i| !records[i].solved() && records[i].status != "error").collect();
+    let mut failed: Vec<usize> = (0..records.len())
+        .filter(|&i| !records[i].solved() && records[i].status != "error" && !records[i].not_applicable())
+        .collect();
     // A run with no iteration (a refusal, a panic, a solve abandoned at the hard deadline) has
     // no curve to show, and re-solving an abandoned one would cost the deadline again.
-    failed.retain(|&i| records[i].iterations > 0);
+    failed.retain(|&i| records[i].iterations >= 2);
     failed.sort_by(|&a, &b| records[b].seconds.total_cmp(&records[a].seconds));
     let mut out: Vec<(usize, &'static str)> = failed.into_iter().map(|i| (i, "failed")).collect();
     let mut kinds: Vec<&str> = Vec::new();
@@ -68,8 +69,9 @@ pub fn pick(records: &[BenchRecord], max: usize) -> Vec<(usize, &'static str)> {
             .filter(|&i| {
                 // Iterated: a solve at its start (a crash guess, a warm start) has no curve, and
                 // picking it left the kind without one whenever it happened to be the slowest.
+                // At least two iterations: one gives a one-point "curve" (issue 34, item 7).
                 let r = &records[i];
-                r.kind == k && r.solved() && r.iterations > 0 && r.seconds.is_finite()
+                r.kind == k && r.solved() && r.iterations >= 2 && r.seconds.is_finite()
             })
             .max_by(|&a, &b| records[a].seconds.total_cmp(&records[b].seconds));
         if let Some(i) = slowest {

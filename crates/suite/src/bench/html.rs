@@ -19,7 +19,7 @@ h1{font-size:1.6em}h2{margin-top:1.6em;border-bottom:1px solid #ccc}\
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0}\
 th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right;vertical-align:top;white-space:nowrap}\
 th{background:#eee}td.name{text-align:left}\
-td.fastest{background:#d4f4d4;font-weight:bold}td.failed{background:#fbe0e0}td.none{color:#999}\
+td.fastest{background:#d4f4d4;font-weight:bold}td.failed{background:#fbe0e0}td.none,td.na{color:#999}\
 .profiles,.curves{display:flex;flex-wrap:wrap;gap:1em}.profiles svg{width:600px;height:auto}\
 .curves figure{margin:0}.curves figcaption{font-size:.85em;max-width:460px}\
 p.note{font-size:.9em;color:#444}";
@@ -110,6 +110,11 @@ fn table(out: &mut String, report: &BenchReport, kind: &str) {
         for sv in &solvers {
             match row.iter().find(|r| &r.solver == sv) {
                 None => out.push_str("<td class=\"none\">–</td>"),
+                Some(r) if r.not_applicable() => {
+                    let title =
+                        r.message.as_deref().map_or(String::new(), |m| format!(" title=\"{}\"", esc(m)));
+                    let _ = write!(out, "<td class=\"na\"{title}>not applicable</td>");
+                }
                 Some(r) => {
                     let class = if fastest == Some(sv.as_str()) {
                         "fastest"
@@ -176,6 +181,16 @@ fn curves(out: &mut String, report: &BenchReport) -> Result<(), String> {
     Ok(())
 }
 
+/// The label of a tick at `v`: `v` when it is a whole number, else nothing (so no label
+/// repeats another).
+fn whole(v: &f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round() as i64)
+    } else {
+        String::new()
+    }
+}
+
 /// One convergence chart: log10(error) against the iteration.
 fn curve_svg(c: &Curve, colour: usize, tol: f64) -> Result<String, String> {
     let pts: Vec<(f64, f64)> = c
@@ -214,8 +229,10 @@ fn curve_svg(c: &Curve, colour: usize, tol: f64) -> Result<String, String> {
             .x_desc("iteration")
             .y_desc("log10(error)")
             .x_labels((x_end as usize).clamp(2, 10))
-            .x_label_formatter(&|x| format!("{}", x.round() as i64))
-            .y_label_formatter(&|y| format!("{y:.0}"))
+            // Whole numbers only, each once: a tick between two integers gets no label (it
+            // was rounded, and the labels repeated; issue 34, item 7).
+            .x_label_formatter(&whole)
+            .y_label_formatter(&whole)
             .draw()
             .map_err(|x| e(&x))?;
         if let Some(t) = tol_log {
@@ -233,4 +250,48 @@ fn curve_svg(c: &Curve, colour: usize, tol: f64) -> Result<String, String> {
         root.present().map_err(|x| e(&x))?;
     }
     Ok(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The texts of an SVG's `<text>` elements.
+    fn texts(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim().to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn curve_tick_labels_are_whole_numbers_each_once() {
+        // Issue 34, item 7: a curve spanning less than a decade had its y ticks rounded to the
+        // same integer ("-8", "-8", "-8"), and a two-iteration one its x ticks ("1", "2", "2").
+        let cases: [(Vec<f64>, f64); 3] = [
+            (vec![3e-8, 1e-8], 1e-8),
+            (vec![0.5, 0.2, 0.1], 1e-8),
+            ((1..=40).map(|k| 10f64.powf(-(k as f64) / 4.0)).collect(), 1e-6),
+        ];
+        for (errors, tol) in cases {
+            let c = Curve {
+                problem: "p".into(),
+                kind: "lcp".into(),
+                solver: "s".into(),
+                why: "slowest".into(),
+                status: "solved".into(),
+                points: errors.iter().enumerate().map(|(i, &e)| (i + 1, e)).collect(),
+            };
+            let svg = curve_svg(&c, 0, tol).unwrap();
+            let labels: Vec<String> = texts(&svg)
+                .into_iter()
+                .filter(|t| !t.is_empty() && t != "s on p" && t != "iteration" && t != "log10(error)")
+                .collect();
+            assert!(labels.len() >= 3, "{labels:?}");
+            for (i, l) in labels.iter().enumerate() {
+                assert!(l.parse::<i64>().is_ok(), "{l:?} in {labels:?}");
+                assert!(!labels[..i].contains(l), "{l} twice in {labels:?}");
+            }
+        }
+    }
 }

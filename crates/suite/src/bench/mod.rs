@@ -53,7 +53,7 @@ pub use html::report_html;
 pub use params::{SolverParams, Tuned};
 pub use perp_catalogue::NcpInstance;
 pub use problems::{BenchProblem, Instance, ReferenceKernel};
-pub use record::{parse_results_csv, results_csv, BenchRecord, CSV_HEADER};
+pub use record::{parse_results_csv, results_csv, BenchRecord, CSV_HEADER, NOT_APPLICABLE};
 pub use report::{
     kind_profile_svg, kinds, merge, read_report, summary_md, write, BenchReport, Machine, RunSettings,
     Unreadable,

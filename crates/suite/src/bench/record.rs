@@ -5,6 +5,9 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::Path;
 
+/// The status of a run whose solver cannot take the problem ([`BenchRecord::not_applicable`]).
+pub const NOT_APPLICABLE: &str = "not_applicable";
+
 /// `serde` for f64 fields that may be NaN or infinite: those are written as `null` (JSON has
 /// no NaN) and read back as NaN.
 pub(super) mod nan_as_null {
@@ -57,6 +60,13 @@ impl BenchRecord {
     /// Whether the solver reported `Solved`.
     pub fn solved(&self) -> bool {
         self.status == Status::Solved.as_str()
+    }
+
+    /// Whether the solver cannot take this problem (its status is [`NOT_APPLICABLE`]: the
+    /// solver refused it by a requirement, e.g. schur-lemke on a nonlinear NCP). Such a run is
+    /// neither solved nor failed: the profiles, solve counts and curves leave it out.
+    pub fn not_applicable(&self) -> bool {
+        self.status == NOT_APPLICABLE
     }
 
     /// Whether two records are the same run with the same outcome: everything equal except

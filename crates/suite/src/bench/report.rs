@@ -232,7 +232,7 @@ pub fn summary_md(report: &BenchReport) -> String {
         let _ = writeln!(out, "|---|---|---|---|---|---|---|");
         for sv in &mine {
             let of_kind: Vec<&BenchRecord> =
-                records.iter().filter(|r| r.kind == kind && &r.solver == sv).collect();
+                records.iter().filter(|r| r.kind == kind && &r.solver == sv && !r.not_applicable()).collect();
             let solved: Vec<&BenchRecord> = of_kind.iter().copied().filter(|r| r.solved()).collect();
             let times: Vec<f64> = solved.iter().map(|r| r.seconds).collect();
             let t = median(times.clone());
@@ -270,6 +270,7 @@ pub fn summary_md(report: &BenchReport) -> String {
                 .iter()
                 .map(|sv| match row.iter().find(|r| &r.solver == sv) {
                     Some(r) if r.status == "error" => "error".to_string(),
+                    Some(r) if r.not_applicable() => "n/a".to_string(),
                     Some(r) => format!("{} {} {:.1e}", r.status, r.iterations, r.error),
                     None => "–".to_string(),
                 })
@@ -284,7 +285,21 @@ pub fn summary_md(report: &BenchReport) -> String {
         }
         let _ = writeln!(out);
     }
-    let failed: Vec<&BenchRecord> = records.iter().filter(|r| r.message.is_some()).collect();
+    let na: Vec<&BenchRecord> = records.iter().filter(|r| r.not_applicable()).collect();
+    if !na.is_empty() {
+        let _ = writeln!(out, "\n## Not applicable (the solver cannot take the problem; not counted)\n");
+        for r in na {
+            let _ = writeln!(
+                out,
+                "- {} on {}: {}",
+                r.solver,
+                r.problem,
+                r.message.as_deref().unwrap_or("").replace('\n', " ")
+            );
+        }
+    }
+    let failed: Vec<&BenchRecord> =
+        records.iter().filter(|r| r.message.is_some() && !r.not_applicable()).collect();
     if !failed.is_empty() {
         let _ = writeln!(out, "\n## Failed runs (error, panic, time limit)\n");
         for r in failed {

@@ -83,6 +83,16 @@ enum Outcome {
     Cancelled,
 }
 
+/// The status of a run whose solve returned `Err(e)`: [`NOT_APPLICABLE`] when the solver
+/// cannot take the problem (`Error::Requirement`: schur-lemke on a nonlinear F, lemke on a
+/// box-LCP), `error` otherwise.
+fn failed_status(e: &Error) -> String {
+    match e {
+        Error::Requirement { .. } => super::record::NOT_APPLICABLE.to_string(),
+        _ => "error".to_string(),
+    }
+}
+
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         s.to_string()
@@ -245,7 +255,7 @@ fn run_one(
     let mut worker = match Worker::spawn(set, bp, solver, &settings, config.repeat) {
         Ok(w) => w,
         Err(e) => {
-            rec.status = "error".to_string();
+            rec.status = failed_status(&e);
             rec.message = Some(e.to_string());
             return Some(rec);
         }
@@ -276,7 +286,7 @@ fn run_one(
                 over.is_some()
             }
             Outcome::Failed(e) => {
-                rec.status = "error".to_string();
+                rec.status = failed_status(&e);
                 rec.iterations = 0;
                 rec.error = f64::NAN;
                 rec.message = Some(e.to_string());
@@ -349,29 +359,70 @@ pub fn record_curves(
     max: usize,
 ) -> Vec<Curve> {
     let mut curves = Vec::new();
-    for (i, why) in pick(records, max) {
+    let picked = pick(records, max);
+    for &(i, why) in &picked {
         if config.cancelled() {
             break;
         }
-        let r = &records[i];
-        let Some(bp) = problems.iter().find(|p| p.name == r.problem) else { continue };
-        let mut settings = solve_settings(config, &bp.name, &r.solver);
-        settings.record_history = true;
-        let Ok(mut worker) = Worker::spawn(&set, &Arc::new(bp.clone()), &r.solver, &settings, 1) else {
+        if let Some(c) = record_curve(&set, problems, &records[i], why, config) {
+            curves.push(c);
             continue;
-        };
-        if let Some((Outcome::Report(report), _)) = worker.next(true, config.hard_deadline(), config) {
-            if !report.history.is_empty() {
-                curves.push(Curve {
-                    problem: r.problem.clone(),
-                    kind: r.kind.clone(),
-                    solver: r.solver.clone(),
-                    why: why.to_string(),
-                    status: report.status.as_str().to_string(),
-                    points: Curve::thin(&report.history, &report.history_iterations),
-                });
+        }
+        if why != "slowest" {
+            continue;
+        }
+        // The slowest run of its kind recorded fewer than two measured errors (schur-lemke's
+        // few pivots): the next slowest solved runs of that kind are tried instead, so that the
+        // kind keeps a curve (at most 3 more solves).
+        let kind = &records[i].kind;
+        let mut others: Vec<usize> = (0..records.len())
+            .filter(|&j| {
+                let r = &records[j];
+                j != i && &r.kind == kind && r.solved() && r.iterations >= 2 && r.seconds.is_finite()
+            })
+            .filter(|j| !picked.iter().any(|(k, _)| k == j))
+            .collect();
+        others.sort_by(|&a, &b| records[b].seconds.total_cmp(&records[a].seconds));
+        for j in others.into_iter().take(3) {
+            if config.cancelled() {
+                break;
+            }
+            if let Some(c) = record_curve(&set, problems, &records[j], why, config) {
+                curves.push(c);
+                break;
             }
         }
     }
     curves
+}
+
+/// The curve of the run `r`, solved once more with its history recorded; `None` when the
+/// solve fails or measured fewer than two errors (one point is no curve, and was drawn as one
+/// dot; issue 34, item 7).
+fn record_curve(
+    set: &Arc<dyn SolverSet>,
+    problems: &[BenchProblem],
+    r: &BenchRecord,
+    why: &str,
+    config: &BenchConfig,
+) -> Option<Curve> {
+    let bp = problems.iter().find(|p| p.name == r.problem)?;
+    let mut settings = solve_settings(config, &bp.name, &r.solver);
+    settings.record_history = true;
+    let mut worker = Worker::spawn(set, &Arc::new(bp.clone()), &r.solver, &settings, 1).ok()?;
+    match worker.next(true, config.hard_deadline(), config) {
+        Some((Outcome::Report(report), _))
+            if report.history.len().min(report.history_iterations.len()) >= 2 =>
+        {
+            Some(Curve {
+                problem: r.problem.clone(),
+                kind: r.kind.clone(),
+                solver: r.solver.clone(),
+                why: why.to_string(),
+                status: report.status.as_str().to_string(),
+                points: Curve::thin(&report.history, &report.history_iterations),
+            })
+        }
+        _ => None,
+    }
 }

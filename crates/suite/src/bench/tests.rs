@@ -30,9 +30,11 @@ fn records_csv_and_summary() {
     let solvers = vec!["lemke".to_string(), "pgs".to_string()];
     let a = run(&problems(), &solvers, &BenchConfig::default(), &|_, _| {}).unwrap();
     assert_eq!(a.len(), 4);
-    // Lemke solves both; PGS refuses the zero diagonal with an error, recorded as such.
+    // Lemke solves both; PGS cannot take the zero diagonal (a requirement it states): not
+    // applicable, neither solved nor failed (issue 34, item 7).
     assert!(a[0].solved() && a[2].solved());
-    assert_eq!(a[3].status, "error");
+    assert_eq!(a[3].status, "not_applicable");
+    assert!(a[3].not_applicable());
     assert!(a[3].message.as_deref().unwrap().contains("pgs"), "{:?}", a[3].message);
     let csv = results_csv(&a);
     assert!(csv.starts_with("problem,kind,n,solver,status,iterations,error,seconds\n"));
@@ -45,10 +47,16 @@ fn records_csv_and_summary() {
     }
     let md = summary_md(&report(a, &solvers));
     assert!(md.contains("| lemke | 2/2 | 100% |"), "{md}");
-    assert!(md.contains("| pgs | 1/2 | 50% |"), "{md}");
+    assert!(md.contains("| pgs | 1/1 | 100% |"), "{md}");
     assert!(md.contains("| easy | 2 | "), "{md}");
     assert!(md.contains("- `bad.dat`: token 3 (n): not a number"), "{md}");
-    assert!(md.contains("- pgs on skew, zero diagonal: error: "), "{md}");
+    assert!(md.contains("n/a"), "{md}");
+    let (before, failed) = md.split_once("## Failed runs").unwrap_or((&md, ""));
+    assert!(!failed.contains("- pgs on skew, zero diagonal: "), "not a failed run: {md}");
+    assert!(
+        before.contains("## Not applicable") && before.contains("- pgs on skew, zero diagonal: "),
+        "{md}"
+    );
 }
 
 #[test]
@@ -139,10 +147,15 @@ fn curves_pick_failed_then_slowest_and_thin_long_histories() {
         rec("c", "lcp", "max_iterations", 100, 1.0),
         rec("d", "lcp", "error", 0, 0.0),
         rec("e", "fc3d", "stalled", 10, 3.0),
-        rec("f", "fc3d", "solved", 1, 0.1),
+        rec("f", "fc3d", "solved", 2, 0.1),
         rec("g", "fc3d", "time_limit", 0, 9.0),
         // Solved at its start (0 iterations): no curve, although it is the slowest lcp run.
         rec("h", "lcp", "solved", 0, 5.0),
+        // One iteration: a one-point "curve", never picked (issue 34, item 7).
+        rec("i", "fc3d", "solved", 1, 7.0),
+        rec("j", "fc3d", "max_iterations", 1, 8.0),
+        // Not applicable: neither failed nor slowest.
+        rec("k", "lcp", "not_applicable", 0, 0.0),
     ];
     // Failed runs that iterated, longest first; then the slowest solved run of each kind that
     // iterated.
