@@ -28,6 +28,7 @@ __all__ = [
     "scenes",
     "simulate",
     "solve_friction",
+    "solve_global",
     "solve_lcp",
     "solve_mlcp",
     "solve_ncp",
@@ -369,6 +370,25 @@ def solve_friction(
 ) -> Result:
     """Solves u = W r + q, K ∋ r ⊥ ũ ∈ K* (local form; Coulomb cones unless ``cone`` is given).
     ``history`` and ``callback`` as for ``solve_lcp``."""
+
+def solve_global(
+    M: Any,
+    H: Any,
+    f: _ArrayLike,
+    b: _ArrayLike,
+    mu: Union[float, _ArrayLike],
+    dim: int = 3,
+    solver: str = "global-ipm",
+    tol: float = 1e-8,
+    warm: Optional[_ArrayLike] = None,
+    max_iter: Optional[int] = None,
+    time_limit: Optional[float] = None,
+    params: Optional[Mapping[str, _ParamValue]] = None,
+    history: bool = False,
+    callback: Optional[Callable[[int, float], Optional[bool]]] = None,
+) -> Result:
+    """Solves M v = f + H r, u = Hᵀ v + b, Coulomb's law per contact (global form, W never
+    formed by the global solvers); M and H dense or scipy.sparse. ``Result.v`` holds v."""
 
 def solve_mlcp(
     A: Any,

@@ -465,6 +465,63 @@ fn solve_friction(
     solve_problem(py, Arc::new(p), Some(solver), &params, warm, settings, failure)
 }
 
+/// Solves the frictional contact problem in global form (Siconos' and FCLIB's
+/// `GlobalFrictionContactProblem`) without forming W:
+///
+/// ```text
+///   M v = f + H r,   u = Hᵀ v + b,   Coulomb's law between r and u at each contact
+/// ```
+///
+/// * `M` (n × n, symmetric positive definite) and `H` (n × dim·nc): dense numpy or any
+///   scipy.sparse matrix;
+/// * `f` (length n), `b` (length dim·nc, each contact's normal component first);
+/// * `mu`: one friction coefficient for every contact, or one per contact; `dim` 2 or 3;
+/// * `solver`: `"global-ipm"` (interior point on the convex relaxation, then Newton to exact
+///   Coulomb), `"global-ac-newton"`, or a local solver's name (run on the reduction
+///   `W = Hᵀ M⁻¹ H`); `tol`, `warm` (a starting r), `max_iter`, `time_limit`, `params`,
+///   `history`, `callback` as for `solve_friction`.
+///
+/// Returns a `Result` with `r`, `u`, `v` and the report; the error is Siconos' global one.
+#[pyfunction]
+#[pyo3(signature = (M, H, f, b, mu, dim=3, solver="global-ipm", tol=1e-8, warm=None, max_iter=None,
+                    time_limit=None, params=None, history=false, callback=None))]
+#[allow(non_snake_case, clippy::too_many_arguments)]
+fn solve_global(
+    py: Python<'_>,
+    M: &Bound<'_, PyAny>,
+    H: &Bound<'_, PyAny>,
+    f: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    mu: &Bound<'_, PyAny>,
+    dim: i64,
+    solver: &str,
+    tol: f64,
+    warm: Option<&Bound<'_, PyAny>>,
+    max_iter: Option<i64>,
+    time_limit: Option<f64>,
+    params: Option<&Bound<'_, PyDict>>,
+    history: bool,
+    callback: Option<Py<PyAny>>,
+) -> PyResult<Solution> {
+    if !(2..=3).contains(&dim) {
+        return Err(perp_error(format!(
+            "dim = {dim}: the global problem takes contacts of dimension 2 or 3"
+        )));
+    }
+    let dim = dim as usize;
+    let m = convert::matrix(py, M, "M")?;
+    let h = convert::matrix(py, H, "H")?;
+    let f = convert::vector(py, f, "f")?;
+    let b = convert::vector(py, b, "b")?;
+    let mu = convert::coefficients(py, mu, b.len() / dim)?;
+    let g = perp_cones::GlobalFrictionContactProblem::new(dim, m, h, f, b, mu).map_err(to_py)?;
+    let failure = new_failure();
+    let settings = watch(convert::settings(tol, max_iter, time_limit)?, history, callback, &failure);
+    let params = convert::params(params)?;
+    let warm = convert::warm(py, warm, g.size())?;
+    solve_problem(py, Arc::new(Any::GlobalFriction(g)), Some(solver), &params, warm, settings, failure)
+}
+
 /// The local frictional problem of `W`, `q`, `mu` (one, or one per contact), `dim` and
 /// `cone` (as `solve_friction` takes them), checked; a Python law keeps its exception in
 /// `failure`.
@@ -525,7 +582,9 @@ fn scenes() -> Vec<&'static str> {
 /// * `dt`, `t_end`: time step and end time (default: the scene's paper's);
 /// * `solver`, `params`: the contact solver (default: the formulation's);
 /// * `formulation`: `"gs"` (Glocker–Studer LCP), `"st"` (Stewart–Trinkle LCP), `"cone"`
-///   (exact cones) or `"tp"` (Tzitzouris–Pang NCP); default the scene's;
+///   (exact cones), `"tp"` (Tzitzouris–Pang NCP), `"convex"` (Anitescu's relaxation, interior
+///   point in velocity space) or `"compliant"` (SAP's regularised contact); default the
+///   scene's;
 /// * `every`: record every N-th step (and the first and last);
 /// * `warm_start`: start each solve from the previous step's answer;
 /// * `activation`: `"gap"` or `"persistent"`; `tol`: the solver's tolerance;
@@ -618,6 +677,7 @@ fn _perp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solvers, m)?)?;
     m.add_function(wrap_pyfunction!(solve_lcp, m)?)?;
     m.add_function(wrap_pyfunction!(solve_friction, m)?)?;
+    m.add_function(wrap_pyfunction!(solve_global, m)?)?;
     m.add_function(wrap_pyfunction!(solve_mlcp, m)?)?;
     m.add_function(wrap_pyfunction!(solve_ncp, m)?)?;
     m.add_function(wrap_pyfunction!(lcp, m)?)?;

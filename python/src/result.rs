@@ -458,10 +458,10 @@ pub struct SimArgs {
 pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
     let formulation = match a.formulation.as_deref() {
         None => None,
-        Some(f @ ("gs" | "st" | "cone" | "tp")) => Some(f.to_string()),
+        Some(f @ ("gs" | "st" | "cone" | "tp" | "convex" | "compliant")) => Some(f.to_string()),
         Some(f) => {
             return Err(perp_error(format!(
-                "formulation = {f:?}: must be \"gs\", \"st\", \"cone\" or \"tp\""
+                "formulation = {f:?}: must be \"gs\", \"st\", \"cone\", \"tp\", \"convex\" or \"compliant\""
             )))
         }
     };
@@ -489,6 +489,8 @@ pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
                     Formulation::StewartTrinkle(scene.stewart_directions().unwrap_or(Directions::Uniform(8)))
                 }
                 "tp" => Formulation::TzitzourisPang,
+                "convex" => Formulation::Convex,
+                "compliant" => Formulation::Compliant(perp_dynamics::Compliant::default()),
                 _ => Formulation::Cone,
             });
         }

@@ -430,6 +430,41 @@ def test_simulate_block_on_incline_accelerates_as_coulomb_says():
         sim["nope"]
 
 
+def test_simulate_in_velocity_space_convex_and_compliant():
+    # The convex relaxation lifts a sliding block off the incline at v_N = μ v_T (its first
+    # step); the exact cones keep it on the slope.
+    exact = perp.simulate("block-incline", t_end=0.001)
+    convex = perp.simulate("block-incline", t_end=0.001, formulation="convex")
+    assert convex.unsolved == 0
+    assert abs(exact["v_y"][-1]) <= 1e-12
+    np.testing.assert_allclose(convex["v_y"][-1], 0.3 * convex["v_x"][-1], rtol=1e-7)
+    compliant = perp.simulate("box-stack", 1, t_end=0.1, formulation="compliant")
+    assert compliant.unsolved == 0 and compliant.steps == 10
+    with pytest.raises(perp.Error, match="formulation"):
+        perp.simulate("block-incline", formulation="sap")
+
+
+def test_solve_global_matches_the_reduced_problem_and_its_known_answer():
+    # A particle of mass 2 sliding on a plane (μ = 0.5): Coulomb gives r = (2, −1, 0),
+    # v = (2.5, 0, 0) from the free velocity (3, 0, −1).
+    M = 2.0 * np.eye(3)
+    H = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+    f = M @ np.array([3.0, 0.0, -1.0])
+    b = np.zeros(3)
+    for solver in ("global-ipm", "global-ac-newton", "nsgs"):
+        res = perp.solve_global(M, H, f, b, 0.5, solver=solver, tol=1e-10)
+        assert res.status == "solved", (solver, res.status)
+        np.testing.assert_allclose(res.r, [2.0, -1.0, 0.0], atol=1e-8)
+        np.testing.assert_allclose(res.v, [2.5, 0.0, 0.0], atol=1e-8)
+    with pytest.raises(perp.Error, match="f"):
+        perp.solve_global(M, H, f[:2], b, 0.5)
+    with pytest.raises(perp.Error, match="dim"):
+        perp.solve_global(M, H, f, b, 0.5, dim=5)
+    sp = pytest.importorskip("scipy.sparse")
+    res = perp.solve_global(sp.csr_matrix(M), sp.csc_matrix(H), f, b, [0.5])
+    assert res.status == "solved"
+
+
 # --------------------------------------------------------------------------- README
 
 
