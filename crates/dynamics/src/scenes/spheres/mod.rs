@@ -58,6 +58,20 @@ pub fn catalog() -> Vec<SceneInfo> {
             build: |_| Ok(Box::new(SphereOnPlane::bowling())),
         },
         SceneInfo {
+            name: "sphere-rolling",
+            description: "solid sphere rolling on a level plane with rolling resistance μ_r = 0.1: \
+                          decelerates at 5 μ_r g / 7, stops at 7 v₀ / (5 μ_r g) (issue 35)",
+            default_size: None,
+            build: |_| Ok(Box::new(SphereRolling::level())),
+        },
+        SceneInfo {
+            name: "sphere-rolling-slope",
+            description: "solid sphere on a 10° incline, rolling resistance μ_r = 0.1: held iff tan α ≤ μ_r, \
+                          else rolls at 5/7 g (sin α − μ_r cos α) (issue 35)",
+            default_size: None,
+            build: |_| Ok(Box::new(SphereRolling::slope())),
+        },
+        SceneInfo {
             name: "sphere-two-spheres",
             description: "unit sphere driven along the seam between two fixed spheres (seed 002 §4.2, eq. 9)",
             default_size: None,
@@ -246,6 +260,7 @@ fn set_contact_rows(
     c.tangents.resize_with(2, Row::default);
     set(&mut c.tangents[0], frame[1]);
     set(&mut c.tangents[1], frame[2]);
+    c.rolling.clear();
     if twist {
         let row = c.twist.get_or_insert_with(Row::default);
         row.0.clear();
@@ -353,10 +368,12 @@ fn contacts_with(out: &mut Vec<Contact>, count: usize, mut set: impl FnMut(usize
 
 mod billiards;
 mod on_plane;
+mod rolling;
 mod two_spheres;
 
 pub use billiards::Billiards;
 pub use on_plane::SphereOnPlane;
+pub use rolling::SphereRolling;
 pub use two_spheres::SphereTwoSpheres;
 
 #[cfg(test)]
