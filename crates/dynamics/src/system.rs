@@ -279,3 +279,53 @@ pub trait System: Sync {
     /// Renormalize coordinates after a step (unit quaternions; default: nothing).
     fn normalize(&self, _q: &mut [f64]) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A spatial contact over 6 velocities with rolling rows `ω_x`, `ω_y` and μ_r = 0.1.
+    fn rolling_contact() -> Contact {
+        let row = |k: usize| Row(vec![(k, 1.0)]);
+        Contact::new(0.0, row(2), vec![row(0), row(1)], 0.5).with_rolling(vec![row(3), row(4)], 0.1)
+    }
+
+    #[test]
+    fn rolling_rows_follow_the_tangents_in_the_local_order() {
+        let c = rolling_contact();
+        assert_eq!(c.dim(), 5);
+        let first: Vec<usize> = c.rows().map(|r| r.0[0].0).collect();
+        assert_eq!(first, [2, 0, 1, 3, 4]);
+        c.validate(0, 6).unwrap();
+        assert_eq!(c.clone().rolling.len(), 2);
+        let mut d = Contact::new(0.0, Row::default(), Vec::new(), 0.0);
+        d.clone_from(&c);
+        assert_eq!(d.dim(), 5);
+        assert!(matches!(d.cone, ConeSpec::Rolling { mu_r } if mu_r == 0.1));
+    }
+
+    #[test]
+    fn rolling_rows_and_the_rolling_cone_go_together() {
+        let err = |c: Contact| c.validate(3, 6).unwrap_err().to_string();
+        // Rolling rows with Coulomb's cone, the rolling cone without rolling rows.
+        let mut c = rolling_contact();
+        c.cone = ConeSpec::Coulomb;
+        assert!(err(c).contains("contact 3: rolling rows"));
+        let mut c = rolling_contact();
+        c.rolling.clear();
+        assert!(err(c).contains("rolling rows"));
+        // One rolling row for two tangents; a twist beside the rolling rows.
+        let mut c = rolling_contact();
+        c.rolling.pop();
+        assert!(err(c).contains("one rolling row per tangent"));
+        let mut c = rolling_contact();
+        c.twist = Some(Row(vec![(5, 1.0)]));
+        assert!(err(c).contains("no twist"));
+        // A rolling row beyond the velocities, a negative μ_r.
+        let mut c = rolling_contact();
+        c.rolling[1] = Row(vec![(6, 1.0)]);
+        assert!(err(c).contains("rolling row 1"));
+        let c = rolling_contact().with_rolling(vec![Row(vec![(3, 1.0)]), Row(vec![(4, 1.0)])], -0.1);
+        assert!(err(c).contains("cone"));
+    }
+}
