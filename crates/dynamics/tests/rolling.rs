@@ -234,3 +234,39 @@ fn every_rolling_solver_steps_the_scenes() {
         }
     }
 }
+
+/// The formulations without a rolling law (and the frictional solvers without the rolling
+/// cone) refuse the rolling contact with an error naming it, rather than stepping it as
+/// something else.
+#[test]
+fn other_formulations_refuse_the_rolling_contact() {
+    use perp_dynamics::{Compliant, Directions, Formulation};
+    let scene = SphereRolling::level();
+    let formulations = [
+        Formulation::GlockerStuder,
+        Formulation::StewartTrinkle(Directions::Uniform(8)),
+        Formulation::TzitzourisPang,
+        Formulation::Convex,
+        Formulation::Compliant(Compliant::default()),
+    ];
+    for f in formulations {
+        let mut opts = scene.default_options();
+        opts.set_formulation(f.clone());
+        let (q0, u0) = scene.initial_state();
+        let sys: &dyn System = &scene;
+        let out =
+            Simulator::new(sys, q0, u0, 0.01, opts).and_then(|mut sim| sim.step().map(|_| sim.u.clone()));
+        let e = out.expect_err(&f.describe()).to_string();
+        eprintln!("{}: {e}", f.describe());
+        assert!(e.contains("Rolling") || e.contains("dimension"), "{}: {e}", f.describe());
+    }
+    // The exact cones with a frictional solver that has no rolling cone.
+    for solver in ["fb-newton", "lemke-pyramid"] {
+        let opts = StepOptions { solver: Some(solver.into()), ..scene.default_options() };
+        let (q0, u0) = scene.initial_state();
+        let sys: &dyn System = &scene;
+        let out = Simulator::new(sys, q0, u0, 0.01, opts).and_then(|mut sim| sim.step().map(|_| ()));
+        let e = out.expect_err(solver).to_string();
+        assert!(e.contains("rolling"), "{solver}: {e}");
+    }
+}
