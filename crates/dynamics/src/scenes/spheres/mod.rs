@@ -260,7 +260,6 @@ fn set_contact_rows(
     c.tangents.resize_with(2, Row::default);
     set(&mut c.tangents[0], frame[1]);
     set(&mut c.tangents[1], frame[2]);
-    c.rolling.clear();
     if twist {
         let row = c.twist.get_or_insert_with(Row::default);
         row.0.clear();
@@ -304,8 +303,9 @@ pub fn set_sphere_sphere(
     set_law(c, dist - r_a - b.radius, mu, e_r);
 }
 
-/// The gap and friction law of a sphere contact (no bias, drift or restitution; the Coulomb
-/// cone, or the elliptic cone `[1, 1, e_r]` with a twist row), reusing `c`'s storage.
+/// The gap and friction law of a sphere contact (no bias, drift, restitution or rolling rows;
+/// the Coulomb cone, or the elliptic cone `[1, 1, e_r]` with a twist row), reusing `c`'s
+/// storage.
 fn set_law(c: &mut Contact, gap: f64, mu: f64, e_r: Option<f64>) {
     c.gap = gap;
     c.bias.clear();
@@ -313,6 +313,7 @@ fn set_law(c: &mut Contact, gap: f64, mu: f64, e_r: Option<f64>) {
     c.mu = mu;
     c.restitution_n = 0.0;
     c.restitution_t = 0.0;
+    c.rolling.clear();
     match (e_r, &mut c.cone) {
         (Some(e), ConeSpec::Elliptic { e: v }) => {
             v.clear();

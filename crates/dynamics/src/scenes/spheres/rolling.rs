@@ -324,3 +324,52 @@ impl Scene for SphereRolling {
         vec![Panel { title: self.name(), x_label: "t [s]".into(), y_label: "velocity".into(), series }]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rows_are_the_contact_point_velocity_and_r_times_the_tangential_spin() {
+        let s = SphereRolling::level();
+        let (q, u) = s.initial_state();
+        let c = &s.contacts(&q, 0.0)[0];
+        assert_eq!((c.dim(), c.gap), (5, 0.0));
+        assert!(matches!(c.cone, ConeSpec::Rolling { mu_r } if mu_r == 0.1));
+        c.validate(0, NU).unwrap();
+        // Rolling without slipping at v₀ = 1 along x: the point is at rest, R ω_y = v₀.
+        let local: Vec<f64> = c.rows().map(|r| r.dot(&u)).collect();
+        assert_eq!(local, [0.0, 0.0, 0.0, 0.0, 1.0]);
+        // A spin about x rolls along −y: the contact point moves by +R ω_x along y.
+        let w = [0.0, 0.0, 0.0, 2.0, 0.0, 0.0];
+        let local: Vec<f64> = c.rows().map(|r| r.dot(&w)).collect();
+        assert_eq!(local, [0.0, 0.0, 2.0 * SphereRolling::RADIUS, 2.0 * SphereRolling::RADIUS, 0.0]);
+    }
+
+    #[test]
+    fn contact_buffers_pass_between_rolling_and_torsional_scenes() {
+        let (rolling, spin) = (SphereRolling::slope(), SphereOnPlane::spin());
+        let (qr, qs) = (rolling.initial_state().0, spin.q0.to_vec());
+        let mut buf = rolling.contacts(&qr, 0.0);
+        spin.contacts_into(&qs, 0.0, &mut buf);
+        let fresh = spin.contacts(&qs, 0.0);
+        assert!(buf[0].rolling.is_empty() && buf[0].twist.is_some());
+        assert_eq!(format!("{buf:?}"), format!("{fresh:?}"));
+        rolling.contacts_into(&qr, 0.0, &mut buf);
+        assert_eq!(format!("{buf:?}"), format!("{:?}", rolling.contacts(&qr, 0.0)));
+        assert!(buf[0].twist.is_none() && buf[0].rolling.len() == 2);
+    }
+
+    #[test]
+    fn the_analytic_motion_is_continuous_and_stops_at_t_star() {
+        let s = SphereRolling::level();
+        let (a, t_star) = (s.acceleration(), s.stop_time());
+        assert!((a * t_star + 1.0).abs() < 1e-15);
+        assert_eq!(s.analytic(t_star + 1.0), [0.0; 6]);
+        assert!((s.distance(10.0) - 1.0 / (2.0 * -a)).abs() < 1e-14);
+        // At the critical angle the moment bound just holds the sphere.
+        let held = SphereRolling::slope().with_alpha(s.critical_angle()).unwrap();
+        assert!(held.acceleration().abs() < 1e-15 && held.analytic(1.0)[0] < 1e-15);
+        assert_eq!(SphereRolling::slope().with_alpha(0.05).unwrap().stop_time(), 0.0);
+    }
+}
