@@ -16,9 +16,10 @@
 //! The generalized impulse of the rolling rows is `Jᵀ r_R = R (r_R1 t̂ + r_R2 ô)` on ω, so the
 //! rolling *moment* is `R r_R`: the law is `‖M_R‖ ≤ μ_r R N` and **μ_r is dimensionless** (the
 //! moment arm is a fraction μ_r of the radius). With the same cone but unscaled rows (the
-//! angular velocity itself, as Siconos' rolling relations have it), μ_r is a length, the
-//! moment bound `μ_r N`; the two agree when `μ_r(length) = μ_r R`. Scaling keeps the five
-//! rows in one unit, so the Delassus block of the contact is well balanced.
+//! angular velocity itself, in rad/s) μ_r would be a length and the moment bound `μ_r N`; the
+//! two agree when `μ_r(length) = μ_r R`, which is the conversion to apply when comparing with
+//! a rolling problem posed in angular velocities. Scaling keeps the five rows in one unit, so
+//! the contact's Delassus block is balanced.
 //!
 //! # The analytic motion
 //!
@@ -65,7 +66,9 @@
 //! with v = 0 lies in `[t*, t* + Δt)` (an O(Δt) bound on the stop time), and the midpoint
 //! position update (the trapezoid rule on a velocity linear in t) is exact except in the
 //! stopping step, where it overshoots the stopping distance `v₀²/(2|a|)` by at most
-//! `|a| Δt²/8`.
+//! `|a| Δt²/8`. On the semi-implicit Euler scheme (`q ← q + Δt u⁺`, velocities as above) the
+//! distance rolled lags by `|a| t Δt / 2`: first order, halving with Δt
+//! (`crates/dynamics/tests/rolling.rs` checks each of these).
 
 use super::*;
 use perp_core::Error;
