@@ -520,9 +520,17 @@ pub enum Directions {
 }
 
 impl Directions {
-    /// The `(d−1) × m` direction matrix for a contact.
+    /// The `(d−1) × m` direction matrix for a contact; `Err` for the rolling cone, whose two
+    /// coefficients a single bound `Σ β ≤ μ c_n` cannot express.
     pub fn for_contact(&self, c: &Contact) -> Result<Vec<f64>, Error> {
         let d = c.dim();
+        if let ConeSpec::Rolling { .. } = c.cone {
+            return Err(Error::setting(
+                "cone",
+                format!("{:?}", c.cone),
+                "the Stewart–Trinkle LCP has no polyhedral form of the rolling cone (two coefficients)",
+            ));
+        }
         match self {
             Directions::Uniform(m) => Ok(c.cone.build(d)?.linearize(if d == 2 { 2 } else { *m })),
             Directions::Custom(v) => {

@@ -13,10 +13,11 @@ pub use perp_core::linear::Row;
 
 /// One candidate contact, as [`System::contacts`] reports it at a configuration.
 ///
-/// Local coordinates are ordered `(N, T₁[, T₂][, R])`: the normal, one tangent (planar) or two
-/// (spatial), and an optional twist (torsion, seed 002 eq. 1). The local dimension is
+/// Local coordinates are ordered `(N, T₁[, T₂][, R][, ρ₁[, ρ₂]])`: the normal, one tangent
+/// (planar) or two (spatial), an optional twist (torsion, seed 002 eq. 1), and optional rolling
+/// rows (one per tangent; rolling resistance, [`perp_cones::Rolling`]). The local dimension is
 /// [`Contact::dim`]; the contact's friction law is `cone` (Coulomb by default; an elliptic cone
-/// `e = [e_t, e_o, e_r]` for torsion).
+/// `e = [e_t, e_o, e_r]` for torsion; `ConeSpec::Rolling { mu_r }` with rolling rows).
 #[derive(Debug)]
 pub struct Contact {
     /// The gap `g_N(q, t)`: > 0 open, 0 closed, < 0 penetrating (eq. 7).
@@ -27,6 +28,11 @@ pub struct Contact {
     pub tangents: Vec<Row>,
     /// The twist (torsion) direction, if the contact transmits a moment about its normal.
     pub twist: Option<Row>,
+    /// The rolling directions (as many as tangents, no twist): the relative angular velocity
+    /// about each tangent, in whatever scaling the friction law's μ_r is stated for (the sphere
+    /// scenes scale by the radius, [`crate::scenes::spheres::SphereRolling`]). Empty for
+    /// contacts without rolling resistance.
+    pub rolling: Vec<Row>,
     /// Rheonomic terms `ŵ` in local order (N, T…, R); empty means zero.
     pub bias: Vec<f64>,
     /// `(J̇ u)` in local order, the velocity-product terms of the contact accelerations
@@ -50,6 +56,7 @@ impl Clone for Contact {
             normal: self.normal.clone(),
             tangents: self.tangents.clone(),
             twist: self.twist.clone(),
+            rolling: self.rolling.clone(),
             bias: self.bias.clone(),
             drift: self.drift.clone(),
             mu: self.mu,
@@ -64,6 +71,7 @@ impl Clone for Contact {
         self.normal.clone_from(&source.normal);
         self.tangents.clone_from(&source.tangents);
         self.twist.clone_from(&source.twist);
+        self.rolling.clone_from(&source.rolling);
         self.bias.clone_from(&source.bias);
         self.drift.clone_from(&source.drift);
         self.mu = source.mu;
@@ -81,6 +89,7 @@ impl Contact {
             normal,
             tangents,
             twist: None,
+            rolling: Vec::new(),
             bias: Vec::new(),
             drift: Vec::new(),
             mu,
@@ -104,6 +113,14 @@ impl Contact {
         self
     }
 
+    /// With rolling rows (one per tangent) and the rolling cone `{‖r_T‖ ≤ μ r_N, ‖r_R‖ ≤ μ_r r_N}`
+    /// ([`perp_cones::Rolling`]).
+    pub fn with_rolling(mut self, rolling: Vec<Row>, mu_r: f64) -> Contact {
+        self.rolling = rolling;
+        self.cone = ConeSpec::Rolling { mu_r };
+        self
+    }
+
     /// With another friction law.
     pub fn with_cone(mut self, cone: ConeSpec) -> Contact {
         self.cone = cone;
@@ -116,14 +133,17 @@ impl Contact {
         self
     }
 
-    /// Local dimension: 1 + tangents + twist.
+    /// Local dimension: 1 + tangents + twist + rolling rows.
     pub fn dim(&self) -> usize {
-        1 + self.tangents.len() + usize::from(self.twist.is_some())
+        1 + self.tangents.len() + usize::from(self.twist.is_some()) + self.rolling.len()
     }
 
-    /// The local rows in order (N, T…, R).
+    /// The local rows in order (N, T…, R, ρ…).
     pub fn rows(&self) -> impl Iterator<Item = &Row> {
-        std::iter::once(&self.normal).chain(self.tangents.iter()).chain(self.twist.iter())
+        std::iter::once(&self.normal)
+            .chain(self.tangents.iter())
+            .chain(self.twist.iter())
+            .chain(self.rolling.iter())
     }
 
     /// Rheonomic term of local row `k`.
@@ -163,6 +183,25 @@ impl Contact {
         if let Some(r) = &self.twist {
             if !row_ok(r) {
                 r.check(dofs, &name("twist row"))?;
+            }
+        }
+        if !self.rolling.is_empty() && (self.rolling.len() != self.tangents.len() || self.twist.is_some()) {
+            return Err(Error::setting(
+                &name("rolling rows"),
+                self.rolling.len(),
+                "a rolling contact has one rolling row per tangent row and no twist row",
+            ));
+        }
+        if self.rolling.is_empty() == matches!(self.cone, ConeSpec::Rolling { .. }) {
+            return Err(Error::setting(
+                &name("rolling rows"),
+                self.rolling.len(),
+                "rolling rows go with the rolling cone (ConeSpec::Rolling) and it with them",
+            ));
+        }
+        for (k, t) in self.rolling.iter().enumerate() {
+            if !row_ok(t) {
+                t.check(dofs, &name(&format!("rolling row {k}")))?;
             }
         }
         let d = self.dim();
@@ -239,4 +278,54 @@ pub trait System: Sync {
     }
     /// Renormalize coordinates after a step (unit quaternions; default: nothing).
     fn normalize(&self, _q: &mut [f64]) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A spatial contact over 6 velocities with rolling rows `ω_x`, `ω_y` and μ_r = 0.1.
+    fn rolling_contact() -> Contact {
+        let row = |k: usize| Row(vec![(k, 1.0)]);
+        Contact::new(0.0, row(2), vec![row(0), row(1)], 0.5).with_rolling(vec![row(3), row(4)], 0.1)
+    }
+
+    #[test]
+    fn rolling_rows_follow_the_tangents_in_the_local_order() {
+        let c = rolling_contact();
+        assert_eq!(c.dim(), 5);
+        let first: Vec<usize> = c.rows().map(|r| r.0[0].0).collect();
+        assert_eq!(first, [2, 0, 1, 3, 4]);
+        c.validate(0, 6).unwrap();
+        assert_eq!(c.clone().rolling.len(), 2);
+        let mut d = Contact::new(0.0, Row::default(), Vec::new(), 0.0);
+        d.clone_from(&c);
+        assert_eq!(d.dim(), 5);
+        assert!(matches!(d.cone, ConeSpec::Rolling { mu_r } if mu_r == 0.1));
+    }
+
+    #[test]
+    fn rolling_rows_and_the_rolling_cone_go_together() {
+        let err = |c: Contact| c.validate(3, 6).unwrap_err().to_string();
+        // Rolling rows with Coulomb's cone, the rolling cone without rolling rows.
+        let mut c = rolling_contact();
+        c.cone = ConeSpec::Coulomb;
+        assert!(err(c).contains("contact 3: rolling rows"));
+        let mut c = rolling_contact();
+        c.rolling.clear();
+        assert!(err(c).contains("rolling rows"));
+        // One rolling row for two tangents; a twist beside the rolling rows.
+        let mut c = rolling_contact();
+        c.rolling.pop();
+        assert!(err(c).contains("one rolling row per tangent"));
+        let mut c = rolling_contact();
+        c.twist = Some(Row(vec![(5, 1.0)]));
+        assert!(err(c).contains("no twist"));
+        // A rolling row beyond the velocities, a negative μ_r.
+        let mut c = rolling_contact();
+        c.rolling[1] = Row(vec![(6, 1.0)]);
+        assert!(err(c).contains("rolling row 1"));
+        let c = rolling_contact().with_rolling(vec![Row(vec![(3, 1.0)]), Row(vec![(4, 1.0)])], -0.1);
+        assert!(err(c).contains("cone"));
+    }
 }

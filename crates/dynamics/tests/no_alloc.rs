@@ -65,12 +65,16 @@ fn woodpecker_steps_allocate_nothing() {
 fn frictional_steps_allocate_nothing() {
     use perp_dynamics::scenes::scene;
     // One sphere on a plane (sliding, then rolling; spinning on the spot) and on the seam of two
-    // fixed spheres: elliptic cones with torsion, NSGS (the default) or prox, with fallbacks.
+    // fixed spheres: elliptic cones with torsion, NSGS (the default) or prox, with fallbacks;
+    // a sphere with rolling resistance (the rolling cone).
     let cases = [
         ("sphere-slide", None),
         ("sphere-spin", None),
         ("sphere-two-spheres", None),
         ("sphere-two-spheres", Some("prox")),
+        // The rolling cone (5-D contacts): rolling, stopping and resting; rolling from rest.
+        ("sphere-rolling", None),
+        ("sphere-rolling-slope", None),
     ];
     for (name, solver) in cases {
         let dt = 1e-3;

@@ -7,6 +7,7 @@
 //! | `sphere-spin`, `sphere-slide` | seed 002 §4.1.1–4.1.4 |
 //! | `bowling-ball` | seed 002 §4.1.5 |
 //! | `sphere-two-spheres` | seed 002 §4.2 |
+//! | `sphere-rolling`, `sphere-rolling-slope` | rolling resistance, derived in [`spheres::SphereRolling`] (issue 35) |
 //! | `painleve-rod`, `painleve-impact` | seed 000 §1.3, fig. 2.4 |
 //! | `billiards` | seed 000 fig. 2.3 |
 //! | `frictional-catastrophe` | seed 003 example 15.3 |

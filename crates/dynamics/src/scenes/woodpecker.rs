@@ -194,6 +194,7 @@ impl System for Woodpecker {
             c.tangents.resize_with(1, Row::default);
             c.tangents[0].set_dense(t);
             c.twist = None;
+            c.rolling.clear();
             c.bias.clear();
             c.drift.clear();
             c.mu = p.mu[i];

@@ -58,6 +58,20 @@ pub fn catalog() -> Vec<SceneInfo> {
             build: |_| Ok(Box::new(SphereOnPlane::bowling())),
         },
         SceneInfo {
+            name: "sphere-rolling",
+            description: "solid sphere rolling on a level plane with rolling resistance μ_r = 0.1: \
+                          decelerates at 5 μ_r g / 7, stops at 7 v₀ / (5 μ_r g) (issue 35)",
+            default_size: None,
+            build: |_| Ok(Box::new(SphereRolling::level())),
+        },
+        SceneInfo {
+            name: "sphere-rolling-slope",
+            description: "solid sphere on a 10° incline, rolling resistance μ_r = 0.1: held iff tan α ≤ μ_r, \
+                          else rolls at 5/7 g (sin α − μ_r cos α) (issue 35)",
+            default_size: None,
+            build: |_| Ok(Box::new(SphereRolling::slope())),
+        },
+        SceneInfo {
             name: "sphere-two-spheres",
             description: "unit sphere driven along the seam between two fixed spheres (seed 002 §4.2, eq. 9)",
             default_size: None,
@@ -289,8 +303,9 @@ pub fn set_sphere_sphere(
     set_law(c, dist - r_a - b.radius, mu, e_r);
 }
 
-/// The gap and friction law of a sphere contact (no bias, drift or restitution; the Coulomb
-/// cone, or the elliptic cone `[1, 1, e_r]` with a twist row), reusing `c`'s storage.
+/// The gap and friction law of a sphere contact (no bias, drift, restitution or rolling rows;
+/// the Coulomb cone, or the elliptic cone `[1, 1, e_r]` with a twist row), reusing `c`'s
+/// storage.
 fn set_law(c: &mut Contact, gap: f64, mu: f64, e_r: Option<f64>) {
     c.gap = gap;
     c.bias.clear();
@@ -298,6 +313,7 @@ fn set_law(c: &mut Contact, gap: f64, mu: f64, e_r: Option<f64>) {
     c.mu = mu;
     c.restitution_n = 0.0;
     c.restitution_t = 0.0;
+    c.rolling.clear();
     match (e_r, &mut c.cone) {
         (Some(e), ConeSpec::Elliptic { e: v }) => {
             v.clear();
@@ -353,10 +369,12 @@ fn contacts_with(out: &mut Vec<Contact>, count: usize, mut set: impl FnMut(usize
 
 mod billiards;
 mod on_plane;
+mod rolling;
 mod two_spheres;
 
 pub use billiards::Billiards;
 pub use on_plane::SphereOnPlane;
+pub use rolling::SphereRolling;
 pub use two_spheres::SphereTwoSpheres;
 
 #[cfg(test)]
