@@ -247,6 +247,13 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         st.unsolved,
         st.max_error
     )?;
+    if st.factorizations > 0 {
+        outln!(
+            "factor     {} matrix factorizations ({:.1} a solve)",
+            st.factorizations,
+            st.factorizations as f64 / st.solves.max(1) as f64
+        )?;
+    }
     if st.fallbacks > 0 {
         outln!(
             "fallback   {} solves went to the fallback chain, {} of them solved there",

@@ -277,6 +277,9 @@ pub struct StepReport {
     pub size: usize,
     /// Solver iterations (pivots for Lemke).
     pub iterations: usize,
+    /// Matrix factorizations of the step's solves (where the time of the velocity-space
+    /// and Newton solvers goes: one a Newton or interior-point iteration).
+    pub factorizations: usize,
     /// The solver's status (`None` when nothing was solved).
     pub status: Option<Status>,
     /// The solver's error measure.
@@ -297,6 +300,8 @@ pub struct Stats {
     pub solves: usize,
     /// Total solver iterations (pivots).
     pub iterations: usize,
+    /// Total matrix factorizations of the solves.
+    pub factorizations: usize,
     /// Solves whose status was not `Solved`, after the fallback chain.
     pub unsolved: usize,
     /// Solves where the chosen solver failed and the fallback chain ran (whether or not it
@@ -841,10 +846,12 @@ impl<'s> Simulator<'s> {
             self.stats.rescued += usize::from(rep.status == Status::Solved);
         }
         report.iterations += rep.iterations;
+        report.factorizations += rep.factorizations;
         report.status = Some(rep.status);
         report.error = rep.error;
         self.stats.solves += 1;
         self.stats.iterations += rep.iterations;
+        self.stats.factorizations += rep.factorizations;
         self.stats.max_size = self.stats.max_size.max(size);
         if rep.status != Status::Solved {
             self.stats.unsolved += 1;
