@@ -33,6 +33,15 @@ int main(void) {
     perp_solve_friction("nsgs", 3, &wm, qc, mu, 1, NULL, &s, r, u, &rep);
     printf("friction: %s, r = %.6f %.6f %.6f\n", perp_status_name(rep.status), r[0], r[1], r[2]);
 
+    /* The same law in global form, W never formed: a particle of mass 2 (M) on a plane, H's
+       columns its normal e_z and tangents e_x, e_y, sliding from (3, 0, -1) with mu = 0.5. */
+    double Mg[] = {2, 0, 0, 0, 2, 0, 0, 0, 2}, H[] = {0, 0, 1, 1, 0, 0, 0, 1, 0};
+    double f[] = {6, 0, -2}, b[] = {0, 0, 0}, mug[] = {0.5}, rg[3], vg[3], ug[3];
+    PerpMatrix mg = perp_matrix_dense(3, 3, Mg), hg = perp_matrix_dense(3, 3, H);
+    perp_solve_global(NULL, 3, &mg, &hg, f, b, mug, 1, NULL, &s, rg, vg, ug, &rep);
+    printf("global: %s, r_N = %.6f, r_T = %.6f, v_x = %.6f\n", perp_status_name(rep.status), rg[0], rg[1],
+           vg[0]);
+
     /* A simulator's loop: a solver kept across calls prepares its structure once; each step
        brings new values of the same shape and starts from the last answer (warm = r). */
     PerpSolver *sv = perp_solver_new(PERP_FAMILY_FRICTION, "nsgs", &s);

@@ -353,6 +353,42 @@ enum PerpStatus perp_solve_friction(const char *solver,
                                     struct PerpReport *report);
 
 /*
+ Solves the frictional contact problem in global form (Siconos' and FCLIB's
+ `GlobalFrictionContactProblem`), `M v = f + H r`, `u = Hᵀ v + b`, Coulomb friction at
+ `n_contacts` contacts of dimension `dim` (2 or 3; normal component first),
+ `size = dim * n_contacts`, without forming W by the global solvers.
+
+ * `solver`: `global-ipm` (NULL: interior point on the convex relaxation, then Newton to
+   the exact problem), `global-ac-newton`, or a local frictional solver's name (run on the
+   reduction `W = Hᵀ M⁻¹ H`);
+ * `m_mat`: M, `n_dof`×`n_dof` symmetric positive definite (its order gives `n_dof`);
+   `h_mat`: H, `n_dof`×`size`; `f`: `n_dof` values; `b`: `size` values; `mu`: `n_contacts`
+   friction coefficients (>= 0);
+ * `warm`: `size` reactions to start from, or NULL;
+ * `settings`: NULL for `perp_settings_default()`;
+ * `r`, `u` (`size` values) and `v` (`n_dof` values): the caller's buffers, written when
+   the result is >= 0;
+ * `report`: written when not NULL (also when the call is refused); its error is Siconos'
+   global measure.
+
+ Returns the status (see `PerpStatus`).
+ */
+enum PerpStatus perp_solve_global(const char *solver,
+                                  size_t dim,
+                                  const struct PerpMatrix *m_mat,
+                                  const struct PerpMatrix *h_mat,
+                                  const double *f,
+                                  const double *b,
+                                  const double *mu,
+                                  size_t n_contacts,
+                                  const double *warm,
+                                  const struct PerpSettings *settings,
+                                  double *r,
+                                  double *v,
+                                  double *u,
+                                  struct PerpReport *report);
+
+/*
  Creates a solver kept across calls (see `PerpSolver`): `family` a `PerpFamily` value,
  `solver` a catalogue name of that family (NULL: `lemke` for LCPs, `prox` for frictional
  problems; with `PERP_FAMILY_ANY` the name decides the family), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns

@@ -132,6 +132,55 @@ fn frictional_contact_is_solved_dense_and_csr() {
     }
 }
 
+/// The global form: a particle of mass 2 sliding on a plane (μ = 0.5, free velocity
+/// (3, 0, −1)): r = (2, −1, 0), v = (2.5, 0, 0), u = (0, 2.5, 0), by the global solvers and by
+/// a local one on the reduction; M NULL and an H of the wrong shape refused by name.
+#[test]
+fn the_global_problem_is_solved_in_velocity_space() {
+    let m = [2.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 2.0];
+    // H's columns (column-major): the normal e_z, the tangents e_x, e_y.
+    let h = [0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+    let (mm, hm) = (perp_matrix_dense(3, 3, m.as_ptr()), perp_matrix_dense(3, 3, h.as_ptr()));
+    let (f, b, mu) = ([6.0, 0.0, -2.0], [0.0; 3], [0.5]);
+    let s = PerpSettings { tol: 1e-10, ..perp_settings_default() };
+    let solve = |solver: *const c_char, hm: &PerpMatrix, mm: *const PerpMatrix| {
+        let (mut r, mut v, mut u) = ([f64::NAN; 3], [f64::NAN; 3], [f64::NAN; 3]);
+        let status = unsafe {
+            perp_solve_global(
+                solver,
+                3,
+                mm,
+                hm,
+                f.as_ptr(),
+                b.as_ptr(),
+                mu.as_ptr(),
+                1,
+                null(),
+                &s,
+                r.as_mut_ptr(),
+                v.as_mut_ptr(),
+                u.as_mut_ptr(),
+                null_mut(),
+            )
+        };
+        (status, r, v, u)
+    };
+    for solver in [null(), c"global-ac-newton".as_ptr(), c"nsgs".as_ptr()] {
+        let (status, r, v, u) = solve(solver, &hm, &mm);
+        assert_eq!(status, PerpStatus::Solved, "{}", last_error());
+        for (got, want) in [(r, [2.0, -1.0, 0.0]), (v, [2.5, 0.0, 0.0]), (u, [0.0, 2.5, 0.0])] {
+            assert!(got.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-8), "{got:?} against {want:?}");
+        }
+    }
+    let (status, ..) = solve(null(), &hm, null());
+    assert_eq!(status, PerpStatus::NullPointer);
+    assert!(last_error().contains('M'), "{}", last_error());
+    let narrow = perp_matrix_dense(3, 2, h.as_ptr());
+    let (status, ..) = solve(null(), &narrow, &mm);
+    assert_eq!(status, PerpStatus::InvalidInput);
+    assert!(last_error().contains("H must be"), "{}", last_error());
+}
+
 /// Issue 36: a particle squeezed between two walls that both push in has no solution (W = H Hᵀ
 /// with opposite normals, q_N = (−1, −1)); prox's reactions grow without bound while u_N stays
 /// at −1. It used to return `Solved` with r = 1e8; now `Diverged`, and the message says why.
