@@ -1,7 +1,7 @@
 //! `perp bench`: every applicable solver on every problem of a suite, or the merge of shards.
 //!
 //! ```text
-//! perp bench [DIR|builtin|FILE…] [--solvers a,b] [--kind lcp|mlcp|ncp|fc2d|fc3d] [--tol X]
+//! perp bench [DIR|builtin|FILE…] [--solvers a,b] [--kind lcp|mlcp|ncp|fc2d|fc3d|gfc2d|gfc3d|rfc2d|rfc3d] [--tol X]
 //!            [--time-limit S] [--max-iter N] [--repeat N] [--threads N] [--shard K/N] [--out DIR]
 //!            [--param [SOLVER.]NAME=VALUE]… [--curves N] [--verbose | --quiet]
 //! perp bench --merge DIR… [--out DIR] [--quiet]
@@ -44,7 +44,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',')]
     solvers: Option<Vec<String>>,
     /// Only problems of these kinds (comma-separated).
-    #[arg(long, value_delimiter = ',', value_parser = ["lcp", "mlcp", "ncp", "fc2d", "fc3d"])]
+    #[arg(long, value_delimiter = ',', value_parser = ["lcp", "mlcp", "ncp", "fc2d", "fc3d", "gfc2d", "gfc3d", "rfc2d", "rfc3d"])]
     kind: Option<Vec<String>>,
     #[command(flatten)]
     common: Common,
