@@ -144,9 +144,8 @@ impl GlobalIpm {
         }
     }
 
-    /// Solves `g` — the model's problem — from the reactions `warm` (only
-    /// [`Model::Coulomb`]'s polishing Newton uses them; the interior-point iterations start
-    /// from their own interior point). For [`Model::Convex`] "solved" means the
+    /// Solves `g` — the model's problem — from the reactions `warm` (the first convex
+    /// solve's start, as [`GlobalIpm::solve_convex_from`]; cold when `None`). For [`Model::Convex`] "solved" means the
     /// [`Certificate`] is at most `tol`, and `report.error` is its worst figure (not Siconos'
     /// Coulomb error, which the relaxation does not aim at); use [`GlobalIpm::solve_convex`]
     /// for the certificate itself.
@@ -157,7 +156,7 @@ impl GlobalIpm {
         s: &Settings,
     ) -> Result<GlobalSolution, Error> {
         match self.model {
-            Model::Convex => self.solve_convex(g, s).map(|(sol, _)| sol),
+            Model::Convex => self.solve_convex_from(g, warm, s).map(|(sol, _)| sol),
             Model::Coulomb => self.solve_coulomb(g, warm, s),
         }
     }
@@ -189,13 +188,7 @@ impl GlobalIpm {
         let factor = MassFactor::new_or_lu(&g.m)?;
         let lay = Layout::new(g, &factor);
         let shift = vec![0.0; g.contacts()];
-        let start_point = warm.map(|r| {
-            let mut x = vec![0.0; g.dofs()];
-            g.h.mul_vec(r, &mut x);
-            x.iter_mut().zip(&g.f).for_each(|(a, b)| *a += b);
-            factor.solve(&mut x, g.dofs(), 1);
-            (x, lay.cone_variables(g, r))
-        });
+        let start_point = warm.map(|r| lay.warm_point(g, &factor, r));
         let mut report = SolveReport::new("global-ipm-convex");
         let (r, v, cert) = self.interior_point(g, &lay, (&shift, start_point), s, start, &mut report)?;
         report.error = cert.worst();
@@ -243,12 +236,18 @@ impl GlobalIpm {
         let mut shift = vec![0.0; nc];
         let mut best: Option<(f64, Vec<f64>, Vec<f64>)> = None;
         let mut stalled = 0usize;
+        // The first convex solve starts from the warm reactions when given (as
+        // `solve_convex_from`), the later ones from CVXOPT's point.
+        let mut start_point = warm.map(|r| lay.warm_point(g, &factor, r));
+        let mut breakdown = None;
         for _ in 0..self.fixed_point.max(1) {
             let mut sub = SolveReport::new("global-ipm");
-            let (r, v, _) = self.interior_point(g, &lay, (&shift, None), &inner, start, &mut sub)?;
+            let (r, v, _) =
+                self.interior_point(g, &lay, (&shift, start_point.take()), &inner, start, &mut sub)?;
             report.iterations += sub.iterations;
             report.factorizations += sub.factorizations;
             if sub.status == Status::NumericalFailure && !r.iter().all(|x| x.is_finite()) {
+                breakdown = sub.message;
                 break;
             }
             let err = g.error(&r, &v);
@@ -274,10 +273,9 @@ impl GlobalIpm {
             }
         }
         let Some((mut err, mut r, mut v)) = best else {
-            return Err(Error::Requirement {
+            return Err(Error::Numerical {
                 solver: "global-ipm".into(),
-                requirement: "at least one interior-point solve (a fixed-point count of 0 was given)".into(),
-                suggestion: None,
+                message: breakdown.unwrap_or_else(|| "the interior-point iterates are not finite".into()),
             });
         };
         // An interior point never reaches the cones' boundary: a separated contact keeps a
@@ -540,6 +538,21 @@ impl Layout {
         for (zk, row) in z.iter().zip(&self.rows) {
             row.axpy(*zk, y);
         }
+    }
+
+    /// The interior point's start from reactions r: `v = M⁻¹ (f + H r)` and r's cone
+    /// variables.
+    fn warm_point(
+        &self,
+        g: &GlobalFrictionContactProblem,
+        factor: &MassFactor,
+        r: &[f64],
+    ) -> (Vec<f64>, Vec<f64>) {
+        let mut x = vec![0.0; g.dofs()];
+        g.h.mul_vec(r, &mut x);
+        x.iter_mut().zip(&g.f).for_each(|(a, b)| *a += b);
+        factor.solve(&mut x, g.dofs(), 1);
+        (x, self.cone_variables(g, r))
     }
 
     /// The cone variables z of the reactions r (`z = (μ r_N, r_T)`; r_N alone when μ = 0).
@@ -1209,6 +1222,11 @@ mod tests {
             assert_eq!(warm.report.status, Status::Solved, "{vf:?}: {:?}", warm.report);
             assert!(cert.worst() <= 1e-10);
             assert!(close(&warm.r, &cold.r, 1e-8) && close(&warm.v, &cold.v, 1e-8), "{vf:?}");
+            // The exact model from its own answer: the same answer.
+            let exact = GlobalIpm::new().solve(&g, None, &s).unwrap();
+            let again = GlobalIpm::new().solve(&g, Some(&exact.r), &s).unwrap();
+            assert_eq!(again.report.status, Status::Solved, "{vf:?}: {:?}", again.report);
+            assert!(close(&again.r, &exact.r, 1e-8) && close(&again.v, &exact.v, 1e-8), "{vf:?}");
         }
         let g = particle([3.0, 0.0, -1.0], 0.5);
         let e = GlobalIpm::convex().solve_convex_from(&g, Some(&[f64::NAN; 3]), &s).unwrap_err();

@@ -4,17 +4,16 @@
 //! recomputed from the returned v; the Coulomb (Siconos global) error of its answer is printed
 //! beside it and is not expected to be small.
 //!
-//! The suite files and the timing against `global-ac-newton` (release; medians of 3 runs):
-//!
-//! `PERP_SUITES=$PWD/../shared/suites cargo test --release -p perp-dynamics --test sap_global -- --include-ignored --nocapture`
+//! The suite files: `PERP_SUITES=$PWD/../shared/suites cargo test -p perp-dynamics --test
+//! sap_global -- --include-ignored`. The timings against `global-ac-newton` and `global-ipm`
+//! are an example: `cargo run --release -p perp-dynamics --example velocity_space -- solvers`.
 
-use perp_cones::{GlobalFrictionContactProblem, GlobalNewton, Sap};
+use perp_cones::{GlobalFrictionContactProblem, Sap};
 use perp_core::{Error, Settings, Status};
 use perp_dynamics::scenes;
 use perp_dynamics::{Simulator, StepOptions, System};
 use perp_formats::FrictionFile;
 use std::path::PathBuf;
-use std::time::Instant;
 
 /// The global problems of `ball-pile n`'s first `steps` steps (those with contacts).
 fn ball_pile_steps(n: usize, steps: usize) -> Vec<GlobalFrictionContactProblem> {
@@ -123,66 +122,5 @@ fn every_global_suite_file_is_solved_to_saps_criterion() {
                 assert!(matches!(e, Error::Requirement { .. }), "{name}: {e}");
             }
         }
-    }
-}
-
-fn median(mut x: Vec<f64>) -> f64 {
-    x.sort_by(f64::total_cmp);
-    x[x.len() / 2]
-}
-
-/// Milliseconds of `solve` on `problems` (all of them), median of 3 runs, with the solver
-/// kept across the problems of a run (as a simulation keeps it).
-fn time_ms(
-    mut solve: impl FnMut(&GlobalFrictionContactProblem) -> bool,
-    problems: &[GlobalFrictionContactProblem],
-) -> (f64, usize) {
-    let mut runs = Vec::new();
-    let mut solved = 0;
-    for _ in 0..3 {
-        let t = Instant::now();
-        solved = problems.iter().filter(|g| solve(g)).count();
-        runs.push(t.elapsed().as_secs_f64() * 1e3);
-    }
-    (median(runs), solved)
-}
-
-/// The bench figure: SAP to its criterion (1e-6, Drake's default relative tolerance, and 1e-8)
-/// against `global-ac-newton` to the Coulomb error 1e-8, on the gfc files and on the harvested
-/// steps of `ball-pile 20` and `ball-pile 100` (the Newton method limited to 2 s a problem).
-/// Release only.
-#[test]
-#[ignore = "bench: run in release with PERP_SUITES"]
-fn bench_sap_against_global_newton() {
-    let mut sets: Vec<(String, Vec<GlobalFrictionContactProblem>)> =
-        global_files().into_iter().map(|(n, g)| (n, vec![g])).collect();
-    sets.push(("ball-pile 20, steps 1-40 (all with contacts)".into(), ball_pile_steps(20, 40)));
-    let t = Instant::now();
-    let pile100 = ball_pile_steps(100, 40);
-    println!("ball-pile 100: {} steps harvested in {:.1} s", pile100.len(), t.elapsed().as_secs_f64());
-    sets.push(("ball-pile 100, steps 1-40 (all with contacts)".into(), pile100));
-    println!("| problem | count | SAP 1e-6 ms (solved) | SAP 1e-8 ms (solved) | global-ac-newton 1e-8 ms (solved) |");
-    println!("|---|---|---|---|---|");
-    for (name, problems) in &sets {
-        let sap_at = |tol: f64| {
-            let mut sap = Sap::new();
-            let s = Settings { tol, ..Settings::default() };
-            time_ms(
-                |g| sap.solve(g, None, &s).is_ok_and(|x| x.solution.report.status == Status::Solved),
-                problems,
-            )
-        };
-        let (t6, n6) = sap_at(1e-6);
-        let (t8, n8) = sap_at(1e-8);
-        let mut newton = GlobalNewton::new();
-        // At most 2 s a problem: the Newton method's proximal mode can take long on a pile.
-        let s = Settings {
-            tol: 1e-8,
-            time_limit: Some(std::time::Duration::from_secs(2)),
-            ..Settings::default()
-        };
-        let (tn, nn) =
-            time_ms(|g| newton.solve(g, None, &s).is_ok_and(|x| x.report.status == Status::Solved), problems);
-        println!("| {name} | {} | {t6:.2} ({n6}) | {t8:.2} ({n8}) | {tn:.2} ({nn}) |", problems.len());
     }
 }
