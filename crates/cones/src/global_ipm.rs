@@ -56,6 +56,8 @@
 //! recomputed, is at most `tol` and the answer passes the physical check of every frictional
 //! solver, as for `global-ac-newton`.
 
+use crate::cone::{Cone, MAX_DIM};
+use crate::coulomb::Coulomb;
 use crate::global::GlobalFrictionContactProblem;
 use crate::global_newton::{check_answer, free_velocity_norm, GlobalNewton, GlobalSolution, GlobalSolver};
 use perp_core::linear::{MassFactor, Row, SparseCholesky};
@@ -337,6 +339,8 @@ fn project_once(
     v: &[f64],
 ) -> (Vec<f64>, Vec<f64>) {
     let (n, d) = (g.dofs(), g.dim);
+    // The dimension was validated (2 to 6): Coulomb's cone exists.
+    let Ok(cone) = Coulomb::new(d) else { return (r.to_vec(), v.to_vec()) };
     let u = g.local_velocity(v);
     let rows = g.contact_rows();
     let mdiag: Vec<f64> = lay.mdiag.iter().map(|&k| lay.base[k].abs().max(f64::MIN_POSITIVE)).collect();
@@ -354,7 +358,7 @@ fn project_once(
         for a in 1..d {
             x[a] = ri[a] - rho * ui[a];
         }
-        project_coulomb(g.mu[i], &x[..d], &mut out[i * d..(i + 1) * d]);
+        cone.project(g.mu[i], &x[..d], &mut out[i * d..(i + 1) * d]);
     }
     let mut vp = vec![0.0; n];
     g.h.mul_vec(&out, &mut vp);
@@ -367,6 +371,7 @@ fn project_once(
 /// term in ũ (the Coulomb problem) or without it (`ũ = u`: the convex relaxation).
 fn natural_map_inf(g: &GlobalFrictionContactProblem, r: &[f64], v: &[f64], desaxce: bool) -> f64 {
     let d = g.dim;
+    let Ok(cone) = Coulomb::new(d) else { return f64::NAN };
     let u = g.local_velocity(v);
     let (mut x, mut p) = ([0.0; MAX_DIM], [0.0; MAX_DIM]);
     let mut worst = 0.0_f64;
@@ -377,26 +382,10 @@ fn natural_map_inf(g: &GlobalFrictionContactProblem, r: &[f64], v: &[f64], desax
         for a in 1..d {
             x[a] = ri[a] - ui[a];
         }
-        project_coulomb(g.mu[i], &x[..d], &mut p[..d]);
+        cone.project(g.mu[i], &x[..d], &mut p[..d]);
         worst = (0..d).fold(worst, |w, a| w.max((ri[a] - p[a]).abs()));
     }
     worst
-}
-
-/// The projection onto `{‖x_T‖ ≤ μ x_N}`.
-fn project_coulomb(mu: f64, x: &[f64], out: &mut [f64]) {
-    let t = x[1..].iter().map(|v| v * v).sum::<f64>().sqrt();
-    if t <= mu * x[0] {
-        out.copy_from_slice(x);
-    } else if mu * t <= -x[0] {
-        out.iter_mut().for_each(|v| *v = 0.0);
-    } else {
-        let rn = (x[0] + mu * t) / (1.0 + mu * mu);
-        out[0] = rn;
-        for a in 1..x.len() {
-            out[a] = mu * rn * x[a] / t;
-        }
-    }
 }
 
 impl GlobalSolver for GlobalIpm {
@@ -587,8 +576,6 @@ struct Nt {
     eta: f64,
     w: [f64; MAX_DIM],
 }
-
-use crate::cone::MAX_DIM;
 
 /// `x₀² − ‖x₁‖²` computed as `(x₀ − ‖x₁‖)(x₀ + ‖x₁‖)`.
 fn jnorm_sq(x: &[f64]) -> f64 {

@@ -95,19 +95,8 @@ impl LocalProblem {
         dt: f64,
         bilaterals: &[Bilateral],
     ) -> Result<(), Error> {
-        if self.active.len() != self.contacts.len() {
-            return Err(Error::dim(
-                "active (one candidate index per contact of the local problem)",
-                self.contacts.len(),
-                self.active.len(),
-            ));
-        }
-        let n = u_a.len();
-        let u_free = &mut self.u_free;
-        u_free.clear();
-        u_free.extend(h.iter().map(|x| x * dt));
-        factor.solve(u_free, n, 1);
-        u_free.iter_mut().zip(u_a).for_each(|(a, b)| *a += b);
+        self.assemble_free(factor, u_a, h, dt)?;
+        let (n, u_free) = (u_a.len(), &mut self.u_free);
         // The rows of a small problem (a few contacts, stepped millions of times) are listed on
         // the stack.
         static NONE: Row = Row(Vec::new());
@@ -142,6 +131,15 @@ impl LocalProblem {
         h: &[f64],
         dt: f64,
     ) -> Result<(), Error> {
+        self.assemble_free(factor, u_a, h, dt)?;
+        self.y = crate::mass::Y::empty();
+        self.w = Matrix::Dense(faer::Mat::zeros(0, 0));
+        self.assemble_b(u_a);
+        Ok(())
+    }
+
+    /// Checks the active list and computes `u_free = u_A + M⁻¹ h dt` into its kept storage.
+    fn assemble_free(&mut self, factor: &MassFactor, u_a: &[f64], h: &[f64], dt: f64) -> Result<(), Error> {
         if self.active.len() != self.contacts.len() {
             return Err(Error::dim(
                 "active (one candidate index per contact of the local problem)",
@@ -149,15 +147,11 @@ impl LocalProblem {
                 self.active.len(),
             ));
         }
-        let n = u_a.len();
         let u_free = &mut self.u_free;
         u_free.clear();
         u_free.extend(h.iter().map(|x| x * dt));
-        factor.solve(u_free, n, 1);
+        factor.solve(u_free, u_a.len(), 1);
         u_free.iter_mut().zip(u_a).for_each(|(a, b)| *a += b);
-        self.y = crate::mass::Y::empty();
-        self.w = Matrix::Dense(faer::Mat::zeros(0, 0));
-        self.assemble_b(u_a);
         Ok(())
     }
 
