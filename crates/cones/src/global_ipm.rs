@@ -700,6 +700,7 @@ struct Kkt<'a> {
     nt: Vec<Nt>,
     tmp: Vec<f64>,
     res: Vec<f64>,
+    rhs: Vec<f64>,
 }
 
 impl<'a> Kkt<'a> {
@@ -715,6 +716,7 @@ impl<'a> Kkt<'a> {
             nt: Vec::with_capacity(lay.cones.len()),
             tmp: vec![0.0; n + m],
             res: vec![0.0; n + m],
+            rhs: Vec::with_capacity(n + m),
         }
     }
 
@@ -782,24 +784,34 @@ impl<'a> Kkt<'a> {
     /// Solves `K x = rhs` in place, with two steps of iterative refinement against the
     /// unregularized matrix.
     fn solve(&mut self, chol: &mut SparseCholesky, x: &mut [f64]) -> Result<(), String> {
+        // The right-hand side and the residual in kept storage, given back on every path.
+        let (mut rhs, mut res) = (std::mem::take(&mut self.rhs), std::mem::take(&mut self.res));
+        rhs.clear();
+        rhs.extend_from_slice(x);
+        let out = self.refine(chol, x, &rhs, &mut res);
+        (self.rhs, self.res) = (rhs, res);
+        out
+    }
+
+    fn refine(
+        &mut self,
+        chol: &mut SparseCholesky,
+        x: &mut [f64],
+        rhs: &[f64],
+        res: &mut [f64],
+    ) -> Result<(), String> {
         let nm = x.len();
-        let rhs = x.to_vec();
         let fail = |e| format!("the KKT solve failed ({e})");
         chol.solve_in_place(x, nm, 1).map_err(fail)?;
-        let rn = norm_inf(&rhs);
+        let rn = norm_inf(rhs);
         for _ in 0..2 {
-            let mut res = std::mem::take(&mut self.res);
-            self.apply(x, &mut res);
-            res.iter_mut().zip(&rhs).for_each(|(r, b)| *r = b - *r);
-            let small = norm_inf(&res) <= 1e-14 * rn;
-            if !small {
-                chol.solve_in_place(&mut res, nm, 1).map_err(fail)?;
-                x.iter_mut().zip(&res).for_each(|(a, b)| *a += b);
-            }
-            self.res = res;
-            if small {
+            self.apply(x, res);
+            res.iter_mut().zip(rhs).for_each(|(r, b)| *r = b - *r);
+            if norm_inf(res) <= 1e-14 * rn {
                 break;
             }
+            chol.solve_in_place(res, nm, 1).map_err(fail)?;
+            x.iter_mut().zip(res.iter()).for_each(|(a, b)| *a += b);
         }
         Ok(())
     }
@@ -964,8 +976,11 @@ impl GlobalIpm {
                 nt.apply(&z[off..off + p], &mut lambda[off..off + p], false);
                 kkt.nt.push(nt);
             }
-            let nts = kkt.nt.clone();
-            if let Err(e) = kkt.factor(chol, |c, a, b| nts[c].w2(a, b), omega2, report) {
+            // The scalings lent to the fill (no copy per iteration), given back after.
+            let nts = std::mem::take(&mut kkt.nt);
+            let factored = kkt.factor(chol, |c, a, b| nts[c].w2(a, b), omega2, report);
+            kkt.nt = nts;
+            if let Err(e) = factored {
                 report.status = Status::NumericalFailure;
                 report.message = Some(format!("global-ipm: {e}"));
                 break;
