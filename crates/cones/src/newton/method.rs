@@ -1,0 +1,238 @@
+//! The state of one Newton solve ([`Method`]) and the loop that runs it ([`run`]).
+
+use super::direction::ETA0;
+use super::prox_mode::{rho_into, ProxParams, ProxState};
+use super::step::MEMORY;
+use super::workspace::{Linear, Vectors, Workspace};
+use super::{NewtonFunction, SemismoothNewton, DEFAULT_MAX_ITER, PROX_MAX_ITER};
+use crate::cone::{Cone, SocMap};
+use crate::delassus::Blocks;
+use crate::problem::{message_buffer, prepare, reset_report, FrictionContactProblem};
+use perp_core::line_search::NonMonotone;
+use perp_core::{iteration, Error, Settings, SolveReport, Status};
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The state of one solve: the problem's structure (borrowed from the workspace), the
+/// iteration vectors and the counters.
+pub(super) struct Method<'a> {
+    pub(super) opts: &'a SemismoothNewton,
+    pub(super) p: &'a FrictionContactProblem,
+    pub(super) blocks: &'a Blocks,
+    pub(super) cones: &'a [Arc<dyn Cone>],
+    /// FB's Lorentz-cone maps (see [`Workspace::maps`]; empty for the other functions).
+    pub(super) maps: &'a [Option<SocMap>],
+    /// Every contact has the built-in Coulomb law (its cone object is a `Coulomb`).
+    pub(super) coulomb: bool,
+    /// `(ρ_N, ρ_T)` per contact, from the diagonal blocks of W (of `W + σI` in prox mode).
+    pub(super) rho: Vec<(f64, f64)>,
+    pub(super) linear: &'a mut Linear,
+    /// The iteration vectors (see [`Vectors`]).
+    pub(super) v: Vectors,
+    /// The merits of the last [`MEMORY`] iterations (the non-monotone reference).
+    pub(super) merit_memory: NonMonotone,
+    pub(super) error: f64,
+    pub(super) factorizations: usize,
+    pub(super) line_search_steps: usize,
+    pub(super) regularized: usize,
+    pub(super) fail: Option<(Status, &'static str)>,
+    /// The smallest error so far (its iterate is `v.best`).
+    pub(super) best_error: f64,
+    /// Proximal-point state (`prox`): Φ is evaluated at `u + σ (r − r_ref)`.
+    pub(super) prox: Option<ProxState>,
+    /// Mean diagonal entry of W, the scale of the regularisation σ_k.
+    pub(super) w_mean: f64,
+    /// fb-newton with direct linear solves: Φ pairs r with `u / w̄` instead of u, the same
+    /// zeros (K* is a cone) with both arguments in the units of r; 1 otherwise. Where ‖r‖ is
+    /// far from ‖u‖ (Confeti-ex03: ‖r‖ ≈ 6e5) the unscaled FB merit was flat along the Newton
+    /// directions and the line search crept: 200 iterations to 7.4e-7 there, 9 scaled; the
+    /// Rover files take 5–7 iterations instead of 8–17, BoxesStack1 49 instead of 183.
+    /// Not with BiCGSTAB (the iterative path of large problems): its block-Jacobi
+    /// preconditioned solves of the scaled systems needed so many more inner iterations that
+    /// 4 of 8 generated 10 000-contact problems ran out of a 10 s limit they met unscaled.
+    pub(super) u_scale: f64,
+    /// The instant the time limit falls (start of the solve + `time_limit`).
+    pub(super) deadline: Option<Instant>,
+    /// Inexact Newton (iterative solves): the forcing term of this iteration and `‖Φ‖` at the
+    /// previous one (`None` after a prox update, which changes Φ).
+    pub(super) eta: f64,
+    pub(super) phi_prev: Option<f64>,
+    /// BiCGSTAB iterations, and directions that missed their forcing term (but not `η_max`).
+    pub(super) krylov_iterations: usize,
+    pub(super) short_directions: usize,
+    /// The automatic choice went iterative because a factorization would end too late.
+    pub(super) switched_for_time: bool,
+    /// Stagnation ([`SemismoothNewton::stall_iterations`]): iterations since the best error
+    /// last halved, the error it halved to, and the iteration at which the method went
+    /// proximal, with why.
+    pub(super) stalled_for: usize,
+    pub(super) progress_mark: f64,
+    pub(super) went_proximal: Option<(usize, &'static str)>,
+    pub(super) iterations: usize,
+    /// The largest diagonal entry of W, the scale of σ for a proximal start.
+    pub(super) w_max: f64,
+    /// Storage of `r_ref` and `r_inner` for a proximal start (taken from `v`).
+    pub(super) spare: Option<(Vec<f64>, Vec<f64>)>,
+}
+
+/// The Newton loop shared by the Newton solvers and `prox`: solves `p` from the reactions in
+/// `r` into `r`, `u` and `report`, on the storage of `ws`.
+pub(crate) fn run(
+    opts: &SemismoothNewton,
+    ws: &mut Workspace,
+    prox: Option<ProxParams>,
+    p: &FrictionContactProblem,
+    warm: bool,
+    out: Out<'_>,
+    s: &Settings,
+) -> Result<(), Error> {
+    let start = Instant::now();
+    let Out { r, u, report } = out;
+    let rebuilt = prepare(p, warm, r, u, s, &mut ws.cones)?;
+    opts.check()?;
+    if opts.function == NewtonFunction::FischerBurmeister {
+        ws.prepare_maps(opts, p, rebuilt)?;
+    }
+    let sparse = ws.prepare_linear(opts, p);
+    let mut m = Method::new(opts, ws, prox, p, r, s.deadline(start));
+    m.refresh();
+    if let Some(ps) = &mut m.prox {
+        ps.phi_start = Method::merit(&m.v.phi).sqrt();
+    }
+    let (name, default_max) =
+        if m.prox.is_some() { ("prox", PROX_MAX_ITER) } else { (opts.name, DEFAULT_MAX_ITER) };
+    let outcome = iteration::run_with(&mut m, s, default_max, start, Vec::new());
+    reset_report(report, name);
+    outcome.record(report);
+    m.describe(message_buffer(report), sparse);
+    // The best iterate, not the last (they differ after watchdog steps).
+    r.copy_from_slice(if m.best_error < m.error { &m.v.best } else { &m.v.r });
+    p.solution_with(m.cones, r, u, report, s.tol);
+    let (v, rho, merit_memory) = m.finish();
+    (ws.vectors, ws.rho, ws.merit_memory) = (v, rho, merit_memory);
+    Ok(())
+}
+
+/// Where a solve writes: the reactions (which hold the start on entry), the velocities and
+/// the report.
+pub(crate) struct Out<'a> {
+    pub(crate) r: &'a mut [f64],
+    pub(crate) u: &'a mut [f64],
+    pub(crate) report: &'a mut SolveReport,
+}
+
+impl<'a> Method<'a> {
+    /// The state at the start of a solve from `r`, on the structure prepared in `ws` and its
+    /// storage (prox mode from the start when `prox` is given).
+    pub(super) fn new(
+        opts: &'a SemismoothNewton,
+        ws: &'a mut Workspace,
+        prox: Option<ProxParams>,
+        p: &'a FrictionContactProblem,
+        r: &[f64],
+        deadline: Option<Instant>,
+    ) -> Self {
+        let (n, d, nc) = (p.size(), p.dim, p.contacts());
+        let Some(blocks) = &ws.blocks else { unreachable!("prepare_linear fills the slot") };
+        let Some(linear) = &mut ws.linear else { unreachable!("prepare_linear fills the slot") };
+        // The diagonal of W, read from the diagonal blocks.
+        let diagonal = (0..n).map(|k| blocks.diag[(k / d) * d * d + (k % d) * (d + 1)]);
+        let w_mean = diagonal.clone().map(|v| v.abs()).sum::<f64>() / n.max(1) as f64;
+        let w_max = diagonal.fold(0.0_f64, |m, v| m.max(v.abs())).max(f64::MIN_POSITIVE);
+        let iterative = matches!(linear, Linear::Sparse(sj) if sj.iterative);
+        let fb_scaled = opts.function == NewtonFunction::FischerBurmeister && !iterative;
+        let u_scale = if fb_scaled && w_mean > 0.0 && w_mean.is_finite() { 1.0 / w_mean } else { 1.0 };
+        let mut v = std::mem::take(&mut ws.vectors);
+        v.start(r, d);
+        let storage = (std::mem::take(&mut v.r_ref), std::mem::take(&mut v.r_inner));
+        let (prox, spare) = match prox {
+            Some(params) => (Some(ProxState::new(params, w_max, iterative, r, storage)), None),
+            None => (None, Some(storage)),
+        };
+        let mut rho = std::mem::take(&mut ws.rho);
+        rho_into(blocks, nc, prox.as_ref().map_or(0.0, |ps| ps.sigma), opts.rho_scale, &mut rho);
+        let mut merit_memory = std::mem::take(&mut ws.merit_memory);
+        merit_memory.reset(MEMORY);
+        Method {
+            opts,
+            p,
+            blocks,
+            cones: &ws.cones.cones,
+            maps: if opts.function == NewtonFunction::FischerBurmeister { &ws.maps } else { &[] },
+            coulomb: p.is_coulomb(),
+            rho,
+            linear,
+            v,
+            merit_memory,
+            error: 0.0,
+            factorizations: 0,
+            line_search_steps: 0,
+            regularized: 0,
+            fail: None,
+            best_error: f64::INFINITY,
+            prox,
+            w_mean,
+            u_scale,
+            deadline,
+            eta: ETA0,
+            phi_prev: None,
+            krylov_iterations: 0,
+            short_directions: 0,
+            switched_for_time: false,
+            stalled_for: 0,
+            progress_mark: f64::INFINITY,
+            went_proximal: None,
+            iterations: 0,
+            w_max,
+            spare,
+        }
+    }
+
+    /// The report's message: the linear solver, prox's updates, regularised systems, the switch
+    /// to prox mode and why the solve failed.
+    fn describe(&mut self, msg: &mut String, sparse: bool) {
+        match &*self.linear {
+            Linear::Sparse(sj) if sj.iterative => {
+                let _ = write!(
+                    msg,
+                    "BiCGSTAB (block-Jacobi), {} inner iterations, {} directions short of their forcing term",
+                    self.krylov_iterations, self.short_directions
+                );
+                if self.switched_for_time {
+                    let _ = write!(msg, " (a factorization would have ended after the time limit)");
+                }
+            }
+            _ => {
+                msg.push_str(if sparse { "sparse LU" } else { "dense LU" });
+            }
+        }
+        if let Some(ps) = &self.prox {
+            let _ = write!(
+                msg,
+                "; {} prox updates, final σ = {:.2e} (largest {:.2e})",
+                ps.updates, ps.sigma, ps.sigma_peak
+            );
+        }
+        if self.regularized > 0 {
+            let _ = write!(msg, "; {} regularised Newton systems", self.regularized);
+        }
+        if let Some((k, why)) = self.went_proximal {
+            let _ = write!(msg, "; proximal from iteration {k} ({why})");
+        }
+        if let Some((_, why)) = self.fail.take() {
+            let _ = write!(msg, "; {why}");
+        }
+    }
+
+    /// The storage to keep: the vectors (prox's given back), the ρ's and the merit memory.
+    fn finish(self) -> (Vectors, Vec<(f64, f64)>, NonMonotone) {
+        let mut v = self.v;
+        if let Some(ps) = self.prox {
+            (v.r_ref, v.r_inner) = (ps.r_ref, ps.r_inner);
+        } else if let Some((a, b)) = self.spare {
+            (v.r_ref, v.r_inner) = (a, b);
+        }
+        (v, self.rho, self.merit_memory)
+    }
+}
