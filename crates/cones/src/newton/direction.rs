@@ -6,9 +6,7 @@
 use super::method::Method;
 use super::workspace::Linear;
 use super::{LinearSolver, AUTO_MIN_N, FLOP_RATE};
-use faer::reborrow::ReborrowMut;
-use faer::{Mat, MatMut};
-use perp_core::linear::{DenseLu, KrylovStop};
+use perp_core::linear::KrylovStop;
 use std::time::Instant;
 
 /// Eisenstat–Walker forcing terms (choice 2): `η₀`, `γ`, `α`, the largest η and the smallest.
@@ -86,7 +84,7 @@ impl Method<'_> {
                 let nphi = self.v.phi.iter().map(|v| v * v).sum::<f64>().sqrt();
                 self.forcing_term(nphi)
             }
-            Linear::Dense { .. } => ETA_MAX,
+            Linear::Dense(_) => ETA_MAX,
         };
         if let Linear::Sparse(sj) = &mut *self.linear {
             if !sj.iterative && self.deadline.is_some() && n >= AUTO_MIN_N {
@@ -140,55 +138,12 @@ impl Method<'_> {
                     sj.assemble(d, &self.v.jr_eff, &self.v.ju);
                     sj.solve(eps, &mut self.v.dir)
                 }
-                Linear::Dense { w, lu, j: kept, reduced, active, rhs, x } => {
+                Linear::Dense(dj) => {
                     self.factorizations += 1;
                     for k in 0..n {
                         self.v.dir[k] = -self.v.phi[k];
                     }
-                    // A retry after a reduced attempt assembles the whole J: `kept` holds J_AA.
-                    let kept_is_whole = !*reduced;
-                    *reduced = eps_k == 0 && active_contacts(d, &self.v.jr_eff, &self.v.ju, active) < n / d;
-                    if *reduced {
-                        reduced_direction(
-                            d,
-                            w,
-                            &self.v.jr_eff,
-                            &self.v.ju,
-                            &self.v.phi,
-                            active,
-                            lu,
-                            kept,
-                            rhs,
-                            x,
-                            &mut self.v.dir,
-                        )
-                    } else {
-                        if lu.n() != n {
-                            lu.resize(n, 1);
-                        }
-                        // J is assembled once and kept; a regularized retry starts from the copy
-                        // (the previous attempt's LU overwrote the matrix).
-                        let mut j = lu.matrix_mut();
-                        if eps_k == 0 || !kept_is_whole {
-                            dense_assemble(d, w, &self.v.jr_eff, &self.v.ju, j.rb_mut());
-                            for (c, kc) in kept.chunks_exact_mut(n).enumerate() {
-                                kc.copy_from_slice(col_slice(&mut j, c));
-                            }
-                        } else {
-                            for (c, kc) in kept.chunks_exact(n).enumerate() {
-                                col_slice(&mut j, c).copy_from_slice(kc);
-                            }
-                        }
-                        for k in 0..n {
-                            j[(k, k)] += eps;
-                        }
-                        // LU with partial pivoting in place (perp_core::linear; J is overwritten
-                        // by L and U), then the solve; a breakdown or a non-finite Δ is refused.
-                        lu.factor().is_ok() && {
-                            lu.solve_in_place(&mut self.v.dir);
-                            self.v.dir.iter().all(|v| v.is_finite())
-                        }
-                    }
+                    dj.solve(d, &self.v.jr_eff, &self.v.ju, &self.v.phi, eps, &mut self.v.dir)
                 }
             };
             let accepted = if iterative { self.inexact_ok(eta) } else { self.residual_ok(eps > 0.0) };
@@ -221,41 +176,10 @@ impl Method<'_> {
     /// `‖J Δ + Φ‖ ≤ 1e-6 ‖Φ‖` (the solve was accurate), or, for a regularised system, at
     /// least a descent direction of ½‖Φ‖² (`Φᵀ J Δ < 0`).
     pub(super) fn residual_ok(&mut self, regularized: bool) -> bool {
-        let n = self.v.r.len();
         let mut jd = std::mem::take(&mut self.v.jd);
         match &mut *self.linear {
             Linear::Sparse(sj) => sj.mul(&self.v.dir, &mut jd),
-            Linear::Dense { j, reduced: true, active, rhs, x, .. } => {
-                // Rows [I 0]: (J Δ)_i = Δ_i (= −Φ_i); the others, with J_AA kept by columns:
-                // (J Δ)_A = J_AA Δ_A + J_AT Δ_T = J_AA Δ_A − rhs_A − Φ_A.
-                let d = self.p.dim;
-                let m = active.len() * d;
-                jd[..n].copy_from_slice(&self.v.dir);
-                let y = &mut x[..m];
-                y.fill(0.0);
-                // (m = 0, every contact taking off: no columns.)
-                for (lc, jc) in j[..m * m].chunks_exact(m.max(1)).enumerate() {
-                    let xc = self.v.dir[d * active[lc / d] + lc % d];
-                    for (yr, a) in y.iter_mut().zip(jc) {
-                        *yr += a * xc;
-                    }
-                }
-                for (ci, &i) in active.iter().enumerate() {
-                    for a in 0..d {
-                        jd[d * i + a] = y[d * ci + a] - rhs[d * ci + a] - self.v.phi[d * i + a];
-                    }
-                }
-            }
-            Linear::Dense { j, .. } => {
-                // J Δ with the copy of J kept (by columns) before its LU overwrote it.
-                let jd = &mut jd[..n];
-                jd.fill(0.0);
-                for (jc, x) in j.chunks_exact(n).zip(&self.v.dir) {
-                    for (y, a) in jd.iter_mut().zip(jc) {
-                        *y += a * x;
-                    }
-                }
-            }
+            Linear::Dense(dj) => dj.mul(self.p.dim, &self.v.dir, &self.v.phi, &mut jd),
         }
         let res: f64 = jd.iter().zip(&self.v.phi).map(|(a, b)| (a + b) * (a + b)).sum::<f64>().sqrt();
         let nphi = self.v.phi.iter().map(|v| v * v).sum::<f64>().sqrt();
@@ -273,174 +197,6 @@ pub(super) fn fits_before(now: Instant, predicted: f64, deadline: Option<Instant
         Some(t) => {
             let left = t.saturating_duration_since(now).as_secs_f64();
             predicted.is_finite() && predicted < left
-        }
-    }
-}
-
-/// Column `c` of `j` as a slice (the columns of a faer matrix are contiguous).
-pub(super) fn col_slice<'a>(j: &'a mut MatMut<'_, f64>, c: usize) -> &'a mut [f64] {
-    j.rb_mut().col_mut(c).try_as_col_major_mut().expect("contiguous column").as_slice_mut()
-}
-
-/// Fills `active` with the contacts whose rows of J are not `[I 0]` (their `jr` block the
-/// identity and their `ju` block zero, exactly) and returns how many there are.
-pub(super) fn active_contacts(d: usize, jr: &[f64], ju: &[f64], active: &mut Vec<usize>) -> usize {
-    let dd = d * d;
-    let nc = ju.len() / dd;
-    active.clear();
-    for i in 0..nc {
-        let (r, u) = (&jr[i * dd..(i + 1) * dd], &ju[i * dd..(i + 1) * dd]);
-        let identity = r.iter().enumerate().all(|(k, v)| *v == if k % (d + 1) == 0 { 1.0 } else { 0.0 });
-        if !(identity && u.iter().all(|v| *v == 0.0)) {
-            active.push(i);
-        }
-    }
-    active.len()
-}
-
-/// The Newton direction when the contacts outside `active` (the set T) have rows `[I 0]` of
-/// J: their Δ_T = −Φ_T (already in `dir`, which holds −Φ), and the others solve the reduced
-/// system `J_AA Δ_A = rhs_A = −Φ_A − J_AT Δ_T`, with `J_AA = Jr_A + Ju_A W_AA` and
-/// `J_AT Δ_T = Ju_A (W_AT Δ_T)`: the same direction as the whole system in exact arithmetic,
-/// for the LU of |A|·d unknowns instead of n (an Alart–Curnier contact taking off has Φ = r,
-/// Jr = I, Ju = 0; on the generated fc3d-contact-40 more than half of the contacts are so at
-/// every iteration). `J_AA` is kept by columns in `kept` for the residual check, whose
-/// entries have the bits of the same entries of the whole J ([`dense_assemble`]'s sums).
-/// False on a breakdown of the LU or a non-finite Δ.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn reduced_direction(
-    d: usize,
-    w: &Mat<f64>,
-    jr: &[f64],
-    ju: &[f64],
-    phi: &[f64],
-    active: &[usize],
-    lu: &mut DenseLu,
-    kept: &mut [f64],
-    rhs: &mut [f64],
-    x: &mut [f64],
-    dir: &mut [f64],
-) -> bool {
-    let (m, dd, nc) = (active.len() * d, d * d, ju.len() / (d * d));
-    if m == 0 {
-        return true;
-    }
-    // v = W_AT Δ_T, into x, column by column over T (W is stored by columns).
-    let v = &mut x[..m];
-    v.fill(0.0);
-    let mut next = 0;
-    for jc in 0..nc {
-        if next < active.len() && active[next] == jc {
-            next += 1;
-            continue;
-        }
-        for k in 0..d {
-            let xc = dir[d * jc + k];
-            let wc = w.col_as_slice(d * jc + k);
-            for (ci, &i) in active.iter().enumerate() {
-                for a in 0..d {
-                    v[d * ci + a] += wc[d * i + a] * xc;
-                }
-            }
-        }
-    }
-    for (ci, &i) in active.iter().enumerate() {
-        let jui = &ju[i * dd..(i + 1) * dd];
-        for a in 0..d {
-            rhs[d * ci + a] = -phi[d * i + a] - block_row_dot(jui, a, &v[d * ci..d * (ci + 1)]);
-        }
-    }
-    if lu.n() != m {
-        lu.resize(m, 1);
-    }
-    let mut j = lu.matrix_mut();
-    for (cc, &cj) in active.iter().enumerate() {
-        for k in 0..d {
-            let wc = w.col_as_slice(d * cj + k);
-            let jc = col_slice(&mut j, d * cc + k);
-            for (rc, &ri) in active.iter().enumerate() {
-                let jui = &ju[ri * dd..(ri + 1) * dd];
-                for a in 0..d {
-                    jc[d * rc + a] = block_row_dot(jui, a, &wc[d * ri..d * (ri + 1)]);
-                }
-            }
-            for a in 0..d {
-                jc[d * cc + a] += jr[cj * dd + a * d + k];
-            }
-            kept[(d * cc + k) * m..(d * cc + k + 1) * m].copy_from_slice(&jc[..m]);
-        }
-    }
-    let x = &mut x[..m];
-    x.copy_from_slice(&rhs[..m]);
-    lu.factor().is_ok() && {
-        lu.solve_in_place(x);
-        for (ci, &i) in active.iter().enumerate() {
-            dir[d * i..d * (i + 1)].copy_from_slice(&x[d * ci..d * (ci + 1)]);
-        }
-        dir.iter().all(|v| v.is_finite())
-    }
-}
-
-/// Row `a` of the `d×d` row-major block `b` times `x` (`d = x.len()`), summed from 0 in
-/// order: the sums of [`dense_assemble`].
-#[inline]
-pub(super) fn block_row_dot(b: &[f64], a: usize, x: &[f64]) -> f64 {
-    let d = x.len();
-    b[a * d..(a + 1) * d].iter().zip(x).fold(0.0, |s, (bk, xk)| s + bk * xk)
-}
-
-/// `J = jr + ju W` (block-diagonal `jr`, `ju`), column by column on W's contiguous columns:
-/// every entry is the sum of [`dense_assemble_dyn`] in the same order (the same bits).
-pub(super) fn dense_assemble(d: usize, w: &Mat<f64>, jr: &[f64], ju: &[f64], mut j: MatMut<'_, f64>) {
-    fn fixed<const D: usize>(w: &Mat<f64>, jr: &[f64], ju: &[f64], mut j: MatMut<'_, f64>) {
-        let n = w.nrows();
-        let nc = n / D;
-        for c in 0..n {
-            let wc = &w.col_as_slice(c)[..nc * D];
-            let jc = &mut col_slice(&mut j, c)[..nc * D];
-            for ((wi, ji), jui) in wc.chunks_exact(D).zip(jc.chunks_exact_mut(D)).zip(ju.chunks_exact(D * D))
-            {
-                for a in 0..D {
-                    let mut s = 0.0;
-                    for k in 0..D {
-                        s += jui[a * D + k] * wi[k];
-                    }
-                    ji[a] = s;
-                }
-            }
-        }
-        for i in 0..nc {
-            for k in 0..D {
-                let jc = col_slice(&mut j, D * i + k);
-                for a in 0..D {
-                    jc[D * i + a] += jr[i * D * D + a * D + k];
-                }
-            }
-        }
-    }
-    match d {
-        2 => fixed::<2>(w, jr, ju, j.rb_mut()),
-        3 => fixed::<3>(w, jr, ju, j.rb_mut()),
-        _ => dense_assemble_dyn(d, w, jr, ju, j.rb_mut()),
-    }
-}
-
-/// [`dense_assemble`] for any d (its reference).
-pub(super) fn dense_assemble_dyn(d: usize, w: &Mat<f64>, jr: &[f64], ju: &[f64], mut j: MatMut<'_, f64>) {
-    let n = w.nrows();
-    for i in 0..n / d {
-        for a in 0..d {
-            let row = d * i + a;
-            for c in 0..n {
-                let mut s = 0.0;
-                for k in 0..d {
-                    s += ju[i * d * d + a * d + k] * w[(d * i + k, c)];
-                }
-                j[(row, c)] = s;
-            }
-            for k in 0..d {
-                j[(row, d * i + k)] += jr[i * d * d + a * d + k];
-            }
         }
     }
 }

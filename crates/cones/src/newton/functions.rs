@@ -18,7 +18,6 @@ impl Method<'_> {
     pub(super) fn eval(&self, r: &[f64], u: &[f64], phi: &mut [f64], jac: Option<(&mut [f64], &mut [f64])>) {
         let d = self.p.dim;
         let dd = d * d;
-        let f = self.opts.function;
         let mut ok = true;
         // Contact i's velocity, shifted in prox mode, on a stack buffer (no allocation per
         // evaluation: the line search evaluates Φ many times per iteration).
@@ -45,7 +44,7 @@ impl Method<'_> {
                 for (i, cone) in self.cones.iter().enumerate() {
                     let s = d * i..d * i + d;
                     velocity(i, &mut ui);
-                    ok &= self.contact(f, &**cone, i, &r[s.clone()], &ui[..d], &mut phi[s], None);
+                    ok &= self.contact(&**cone, i, &r[s.clone()], &ui[..d], &mut phi[s], None);
                 }
             }
             Some((jr, ju)) => {
@@ -53,7 +52,7 @@ impl Method<'_> {
                     let s = d * i..d * i + d;
                     velocity(i, &mut ui);
                     let jac = Some((&mut jr[i * dd..(i + 1) * dd], &mut ju[i * dd..(i + 1) * dd]));
-                    ok &= self.contact(f, &**cone, i, &r[s.clone()], &ui[..d], &mut phi[s], jac);
+                    ok &= self.contact(&**cone, i, &r[s.clone()], &ui[..d], &mut phi[s], jac);
                     if fb {
                         ju[i * dd..(i + 1) * dd].iter_mut().for_each(|v| *v *= rho);
                     }
@@ -63,11 +62,10 @@ impl Method<'_> {
         debug_assert!(ok, "FB requested on a cone without a Lorentz map: checked at start");
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Φ of contact `i` (and its Jacobian blocks when `jac`) at `r`, `u`.
     #[inline]
     pub(super) fn contact(
         &self,
-        f: NewtonFunction,
         cone: &dyn Cone,
         i: usize,
         r: &[f64],
@@ -76,6 +74,7 @@ impl Method<'_> {
         jac: Option<(&mut [f64], &mut [f64])>,
     ) -> bool {
         use crate::coulomb::{alart_curnier_fixed, COULOMB_2D, COULOMB_3D};
+        let f = self.opts.function;
         let mu = self.p.mu[i];
         let (rn, rt) = self.rho[i];
         // The built-in Coulomb law: its functions called statically (the same code as

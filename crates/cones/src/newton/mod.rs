@@ -60,6 +60,7 @@ use crate::problem::{
 };
 use perp_core::{Error, Settings, SolveReport};
 
+mod dense;
 mod direction;
 mod functions;
 mod method;

@@ -1,7 +1,5 @@
-use super::direction::{
-    active_contacts, dense_assemble, dense_assemble_dyn, fits_before, reduced_direction, ETA0, ETA_MAX,
-    ETA_MIN, EW_GAMMA,
-};
+use super::dense::{active_contacts, dense_assemble, dense_assemble_dyn, DenseJ};
+use super::direction::{fits_before, ETA0, ETA_MAX, ETA_MIN, EW_GAMMA};
 use super::method::Method;
 use super::prox_mode::rho_for;
 use super::*;
@@ -68,15 +66,13 @@ fn reduced_direction_equals_the_whole_systems() {
         let mut want: Vec<f64> = phi.iter().map(|v| -v).collect();
         lu.solve_in_place(&mut want);
         // The reduced one.
-        let mut active = Vec::new();
-        let m = active_contacts(d, &jr, &ju, &mut active) * d;
-        assert_eq!(active, (0..nc).filter(|&i| !taking_off(i)).collect::<Vec<_>>());
-        let (mut kept, mut rhs, mut x) = (vec![0.0; n * n], vec![0.0; n], vec![0.0; n]);
+        let mut dj = DenseJ::new(n);
+        dj.w.copy_from(w.as_ref());
+        let m = active_contacts(d, &jr, &ju, &mut dj.active) * d;
+        assert_eq!(dj.active, (0..nc).filter(|&i| !taking_off(i)).collect::<Vec<_>>());
         let mut dir: Vec<f64> = phi.iter().map(|v| -v).collect();
-        let mut rlu = DenseLu::new();
-        assert!(reduced_direction(
-            d, &w, &jr, &ju, &phi, &active, &mut rlu, &mut kept, &mut rhs, &mut x, &mut dir
-        ));
+        assert!(dj.reduced_direction(d, &jr, &ju, &phi, &mut dir));
+        let (kept, active) = (&dj.j, &dj.active);
         let scale = want.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
         for k in 0..n {
             assert!((dir[k] - want[k]).abs() <= 1e-12 * scale, "mask {mask:b}, {k}: {} {}", dir[k], want[k]);

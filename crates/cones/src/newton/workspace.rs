@@ -1,6 +1,7 @@
 //! What a Newton solver keeps between calls: the structure of the problem (W's blocks, the
 //! cones, FB's Lorentz maps, the linear solver's storage) and the iteration vectors.
 
+use super::dense::{fill_dense, DenseJ};
 use super::sparse::SparseJ;
 use super::{
     LinearSolver, NewtonFunction, SemismoothNewton, AUTO_MAX_FLOPS, AUTO_MIN_N, DENSE_MAX_N, DENSE_MAX_N_FB,
@@ -8,62 +9,13 @@ use super::{
 use crate::cone::{ConeSpec, SocMap};
 use crate::delassus::Blocks;
 use crate::problem::{ConeCache, FrictionContactProblem};
-use faer::Mat;
 use perp_core::line_search::NonMonotone;
-use perp_core::linear::DenseLu;
-use perp_core::{Error, Matrix};
+use perp_core::Error;
 
-#[allow(clippy::large_enum_variant)] // one per prepared solver, never moved in a loop
+/// The Newton matrix's storage and solver.
 pub(super) enum Linear {
-    /// W dense, and the Newton matrix J with its LU in place ([`DenseLu`]), sized once for n;
-    /// `j` keeps J itself by columns (before any regularization), for the residual check of
-    /// the direction (one dense product instead of W Δ and the blocks).
-    ///
-    /// When some contacts' rows of J are `[I 0]` (an Alart–Curnier contact taking off: its Φ
-    /// is r, Jr = I, Ju = 0), the first attempt solves only for the others (`reduced`; the
-    /// contacts in `active`, J_AA in `lu` and in `j`, the right-hand side in `rhs`, `x`
-    /// scratch): see [`reduced_direction`].
-    Dense {
-        w: Mat<f64>,
-        lu: DenseLu,
-        j: Vec<f64>,
-        reduced: bool,
-        active: Vec<usize>,
-        rhs: Vec<f64>,
-        x: Vec<f64>,
-    },
+    Dense(Box<DenseJ>),
     Sparse(Box<SparseJ>),
-}
-
-impl Linear {
-    /// The dense storage for size n.
-    pub(super) fn dense(n: usize) -> Linear {
-        let mut lu = DenseLu::new();
-        lu.resize(n, 1);
-        Linear::Dense {
-            w: Mat::zeros(n, n),
-            lu,
-            j: vec![0.0; n * n],
-            reduced: false,
-            // At most n contacts: no allocation at a later solve.
-            active: Vec::with_capacity(n),
-            rhs: vec![0.0; n],
-            x: vec![0.0; n],
-        }
-    }
-}
-
-/// `out = w` as `Matrix::to_dense` computes it (same values bit for bit), in place.
-pub(super) fn fill_dense(w: &Matrix, out: &mut Mat<f64>) {
-    match w {
-        Matrix::Dense(m) => out.as_mut().copy_from(m.as_ref()),
-        Matrix::Sparse(s) => {
-            out.as_mut().fill(0.0);
-            for (v, (i, j)) in s.iter() {
-                out[(i, j)] += *v;
-            }
-        }
-    }
 }
 
 /// What a [`SemismoothNewton`] (or [`crate::Prox`]) keeps between calls: what depends on the
@@ -213,13 +165,11 @@ impl Workspace {
             }
         } else {
             match &mut self.linear {
-                Some(Linear::Dense { w, .. }) if w.nrows() == n => fill_dense(&p.w, w),
+                Some(Linear::Dense(dj)) if dj.w.nrows() == n => fill_dense(&p.w, &mut dj.w),
                 slot => {
-                    let mut fresh = Linear::dense(n);
-                    if let Linear::Dense { w, .. } = &mut fresh {
-                        fill_dense(&p.w, w);
-                    }
-                    *slot = Some(fresh);
+                    let mut fresh = DenseJ::new(n);
+                    fill_dense(&p.w, &mut fresh.w);
+                    *slot = Some(Linear::Dense(Box::new(fresh)));
                 }
             }
         }
