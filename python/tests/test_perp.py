@@ -331,7 +331,7 @@ def test_malformed_sparse_input_is_an_error():
 
 def test_solvers_lists_the_catalogue():
     assert perp.solvers("lcp")[0] == "lemke"
-    assert perp.solvers("friction") == ["nsgs", "ac-newton", "fb-newton", "prox", "lemke-pyramid", "admm", "apgd"]
+    assert perp.solvers("friction") == ["nsgs", "ac-newton", "fb-newton", "nm-newton", "prox", "lemke-pyramid", "admm", "apgd"]
     assert "schur-lemke" in perp.solvers("mcp")
     every = perp.solvers()
     assert len(every) == len(set(every)) and {"lemke", "nsgs", "bdiff-newton"} <= set(every)

@@ -615,6 +615,18 @@ pub const ENTRIES: &[Entry] = &[
         }),
     },
     Entry {
+        name: "nm-newton",
+        family: Family::Friction,
+        summary: "semismooth Newton on the natural map r − P_K(r − ρ ũ): any friction law given by its projection",
+        citation: "Facchinei–Pang 2003 §1.5; Acary–Brémond–Huber 2018",
+        params: &NEWTON_PARAMS,
+        build: Build::Friction(|p| {
+            let mut s = SemismoothNewton::natural_map();
+            newton_and_stall_knobs(&mut s, p);
+            Box::new(s)
+        }),
+    },
+    Entry {
         name: "prox",
         family: Family::Friction,
         summary: "proximal-point outer loop (W + σI) around the Alart–Curnier Newton",

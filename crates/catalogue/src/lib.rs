@@ -98,7 +98,7 @@ mod tests {
         assert_eq!(MCP_NAMES, ["fb-newton", "bdiff-newton", "schur-lemke"]);
         assert_eq!(
             FRICTION_NAMES,
-            ["nsgs", "ac-newton", "fb-newton", "prox", "lemke-pyramid", "admm", "apgd"]
+            ["nsgs", "ac-newton", "fb-newton", "nm-newton", "prox", "lemke-pyramid", "admm", "apgd"]
         );
         assert_eq!(GLOBAL_NAMES, ["global-ac-newton", "global-ipm"]);
         assert_eq!(GLOBAL_PROBLEM_NAMES, [FRICTION_NAMES, GLOBAL_NAMES].concat().as_slice());
@@ -110,7 +110,7 @@ mod tests {
         assert_eq!(
             e,
             "lemke is an LCP solver; for a frictional-contact problem use one of \
-             nsgs, ac-newton, fb-newton, prox, lemke-pyramid, admm, apgd"
+             nsgs, ac-newton, fb-newton, nm-newton, prox, lemke-pyramid, admm, apgd"
         );
         let e = mcp_solver("nsgs").err().unwrap().to_string();
         assert_eq!(e, "nsgs is a frictional-contact solver; for an MCP/NCP/MLCP use one of fb-newton, bdiff-newton, schur-lemke");

@@ -12,6 +12,7 @@ fn solvers() -> Vec<Box<dyn FrictionSolver>> {
         Box::new(Nsgs::new()),
         Box::new(SemismoothNewton::alart_curnier()),
         Box::new(SemismoothNewton::fischer_burmeister()),
+        Box::new(SemismoothNewton::natural_map()),
         Box::new(Prox::new()),
         Box::new(LemkePyramid::new()),
         Box::new(Admm::new()),
@@ -194,7 +195,7 @@ fn solved_rolling_answers_are_physical_under_any_scaling_and_any_mu() {
             }
         }
     }
-    for name in ["nsgs", "ac-newton", "prox", "admm", "apgd"] {
+    for name in ["nsgs", "ac-newton", "nm-newton", "prox", "admm", "apgd"] {
         assert!(
             solved_plain.iter().any(|s| s == name),
             "{name} solves the unscaled problem: {solved_plain:?}"

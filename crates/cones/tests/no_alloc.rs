@@ -15,6 +15,7 @@ fn solver(name: &str) -> Option<Box<dyn FrictionSolver>> {
         "nsgs" => Box::new(perp_cones::Nsgs::new()),
         "ac-newton" => Box::new(perp_cones::SemismoothNewton::alart_curnier()),
         "fb-newton" => Box::new(perp_cones::SemismoothNewton::fischer_burmeister()),
+        "nm-newton" => Box::new(perp_cones::SemismoothNewton::natural_map()),
         "prox" => Box::new(perp_cones::Prox::new()),
         "admm" => Box::new(perp_cones::Admm::new()),
         "apgd" => Box::new(perp_cones::Apgd::new()),
@@ -66,7 +67,7 @@ fn perturb(p: &mut FrictionContactProblem, rng: &mut ChaCha8Rng) {
 #[test]
 fn prepared_solves_allocate_nothing_and_match_solve() {
     let s = Settings { tol: 1e-10, ..Settings::default() };
-    for name in ["nsgs", "prox", "ac-newton", "fb-newton", "admm", "apgd"] {
+    for name in ["nsgs", "prox", "ac-newton", "fb-newton", "nm-newton", "admm", "apgd"] {
         for nc in [3, 5] {
             let mut rng = ChaCha8Rng::seed_from_u64(7 + nc as u64);
             let mut p = problem(nc, &mut rng);

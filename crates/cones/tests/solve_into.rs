@@ -9,13 +9,15 @@ use rand_chacha::ChaCha8Rng;
 
 /// The frictional solvers with their defaults (the catalogue, `perp-catalogue`, sits above
 /// this crate; `perp-catalogue`'s tests check that it builds the same ones).
-const SOLVER_NAMES: &[&str] = &["nsgs", "ac-newton", "fb-newton", "prox", "lemke-pyramid", "admm", "apgd"];
+const SOLVER_NAMES: &[&str] =
+    &["nsgs", "ac-newton", "fb-newton", "nm-newton", "prox", "lemke-pyramid", "admm", "apgd"];
 
 fn solver(name: &str) -> Option<Box<dyn FrictionSolver>> {
     Some(match name {
         "nsgs" => Box::new(Nsgs::new()),
         "ac-newton" => Box::new(perp_cones::SemismoothNewton::alart_curnier()),
         "fb-newton" => Box::new(perp_cones::SemismoothNewton::fischer_burmeister()),
+        "nm-newton" => Box::new(perp_cones::SemismoothNewton::natural_map()),
         "prox" => Box::new(perp_cones::Prox::new()),
         "lemke-pyramid" => Box::new(perp_cones::lemke_pyramid::LemkePyramid::new()),
         "admm" => Box::new(perp_cones::Admm::new()),
