@@ -1,0 +1,170 @@
+//! The cone variables of a problem in Lorentz-cone form and the fixed pattern of its KKT
+//! matrix.
+
+use super::*;
+
+/// A starting point of the interior-point iterations: the velocities v and the cone variables
+/// z of an earlier answer.
+pub(super) type WarmPoint = Option<(Vec<f64>, Vec<f64>)>;
+
+/// The cone variables of one problem and the fixed pattern of its KKT matrix.
+pub(super) struct Layout {
+    pub(super) n: usize,
+    pub(super) m: usize,
+    /// Per contact: its first cone row and its rows (the contact's dimension, or 1 when μ = 0).
+    pub(super) cones: Vec<(usize, usize)>,
+    /// The rows of `H̃ᵀ`, one per cone row: `(dof, value)`.
+    pub(super) rows: Vec<Row>,
+    pub(super) col_ptr: Vec<usize>,
+    pub(super) row_idx: Vec<usize>,
+    /// The KKT values with the `−W²` blocks zero.
+    pub(super) base: Vec<f64>,
+    /// Per cone: where its block's first column starts in the values (the block's columns
+    /// follow one another: rows `k..end` of column k).
+    pub(super) wstart: Vec<usize>,
+    /// Where M's diagonal entries are in the values.
+    pub(super) mdiag: Vec<usize>,
+    /// `‖H̃ᵀ M⁻¹ f‖∞`: the cone rows' velocity scale (of the free motion), which the primal
+    /// residual and the gap are measured against when the answer's own velocities vanish (a
+    /// sticking contact).
+    pub(super) vscale: f64,
+}
+
+impl Layout {
+    pub(super) fn new(g: &GlobalFrictionContactProblem, factor: &MassFactor) -> Layout {
+        let (n, d) = (g.dofs(), g.dim);
+        let h = g.contact_rows();
+        let mut cones = Vec::with_capacity(g.contacts());
+        let mut rows = Vec::with_capacity(g.size());
+        for (i, &mu) in g.mu.iter().enumerate() {
+            cones.push((rows.len(), if mu > 0.0 { d } else { 1 }));
+            let mut normal = h[i * d].clone();
+            if mu > 0.0 {
+                normal.0.iter_mut().for_each(|(_, v)| *v /= mu);
+                rows.push(normal);
+                rows.extend(h[i * d + 1..(i + 1) * d].iter().cloned());
+            } else {
+                rows.push(normal);
+            }
+        }
+        let m = rows.len();
+        // H̃ by dofs: per dof the cone rows touching it, in ascending order (duplicates summed).
+        let mut by_dof: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+        for (k, row) in rows.iter().enumerate() {
+            for &(j, v) in &row.0 {
+                match by_dof[j].last_mut() {
+                    Some((kk, w)) if *kk == k => *w += v,
+                    _ => by_dof[j].push((k, v)),
+                }
+            }
+        }
+        let mcsc = g.m.to_csr().to_csc();
+        let (mut col_ptr, mut row_idx, mut base) = (vec![0], Vec::new(), Vec::new());
+        let mut mdiag = Vec::with_capacity(n);
+        for j in 0..n {
+            let mut lower: Vec<(usize, f64)> = mcsc
+                .outer_view(j)
+                .map(|c| c.iter().filter(|&(i, _)| i >= j).map(|(i, &v)| (i, v)).collect())
+                .unwrap_or_default();
+            lower.sort_by_key(|&(i, _)| i);
+            if lower.first().is_none_or(|&(i, _)| i != j) {
+                lower.insert(0, (j, 0.0));
+            }
+            mdiag.push(base.len());
+            for (i, v) in lower {
+                row_idx.push(i);
+                base.push(v);
+            }
+            for &(k, v) in &by_dof[j] {
+                row_idx.push(n + k);
+                base.push(-v);
+            }
+            col_ptr.push(row_idx.len());
+        }
+        let mut wstart = Vec::with_capacity(cones.len());
+        for &(off, p) in &cones {
+            wstart.push(base.len());
+            for a in 0..p {
+                for b in a..p {
+                    row_idx.push(n + off + b);
+                    base.push(0.0);
+                }
+                col_ptr.push(row_idx.len());
+            }
+        }
+        let mut lay = Layout { n, m, cones, rows, col_ptr, row_idx, base, wstart, mdiag, vscale: 0.0 };
+        let mut vfree = g.f.clone();
+        factor.solve(&mut vfree, n, 1);
+        let mut y = vec![0.0; m];
+        lay.ht_mul(&vfree, &mut y);
+        lay.vscale = norm_inf(&y);
+        lay
+    }
+
+    /// `b̃` for the De Saxcé shifts `shift` (one per contact, added to `b_N`).
+    pub(super) fn b_tilde(&self, g: &GlobalFrictionContactProblem, shift: &[f64]) -> Vec<f64> {
+        let d = g.dim;
+        let mut bt = vec![0.0; self.m];
+        for (i, &(off, p)) in self.cones.iter().enumerate() {
+            let mu = g.mu[i];
+            let bn = g.b[i * d] + shift[i];
+            bt[off] = if mu > 0.0 { bn / mu } else { bn };
+            bt[off + 1..off + p].copy_from_slice(&g.b[i * d + 1..i * d + p]);
+        }
+        bt
+    }
+
+    /// `y = H̃ᵀ x`.
+    pub(super) fn ht_mul(&self, x: &[f64], y: &mut [f64]) {
+        for (yk, row) in y.iter_mut().zip(&self.rows) {
+            *yk = row.dot(x);
+        }
+    }
+
+    /// `y = H̃ z`.
+    pub(super) fn h_mul(&self, z: &[f64], y: &mut [f64]) {
+        y.iter_mut().for_each(|v| *v = 0.0);
+        for (zk, row) in z.iter().zip(&self.rows) {
+            row.axpy(*zk, y);
+        }
+    }
+
+    /// The interior point's start from reactions r: `v = M⁻¹ (f + H r)` and r's cone
+    /// variables.
+    pub(super) fn warm_point(
+        &self,
+        g: &GlobalFrictionContactProblem,
+        factor: &MassFactor,
+        r: &[f64],
+    ) -> (Vec<f64>, Vec<f64>) {
+        let mut x = vec![0.0; g.dofs()];
+        g.h.mul_vec(r, &mut x);
+        x.iter_mut().zip(&g.f).for_each(|(a, b)| *a += b);
+        factor.solve(&mut x, g.dofs(), 1);
+        (x, self.cone_variables(g, r))
+    }
+
+    /// The cone variables z of the reactions r (`z = (μ r_N, r_T)`; r_N alone when μ = 0).
+    pub(super) fn cone_variables(&self, g: &GlobalFrictionContactProblem, r: &[f64]) -> Vec<f64> {
+        let d = g.dim;
+        let mut z = vec![0.0; self.m];
+        for (i, &(off, p)) in self.cones.iter().enumerate() {
+            let mu = g.mu[i];
+            z[off] = if mu > 0.0 { mu * r[i * d] } else { r[i * d] };
+            z[off + 1..off + p].copy_from_slice(&r[i * d + 1..i * d + p]);
+        }
+        z
+    }
+
+    /// The reactions r of the cone variables z.
+    pub(super) fn reactions(&self, g: &GlobalFrictionContactProblem, z: &[f64]) -> Vec<f64> {
+        let d = g.dim;
+        let mut r = vec![0.0; g.size()];
+        for (i, &(off, p)) in self.cones.iter().enumerate() {
+            let mu = g.mu[i];
+            r[i * d] = if mu > 0.0 { z[off] / mu } else { z[off] };
+            r[i * d + 1..i * d + p].copy_from_slice(&z[off + 1..off + p]);
+        }
+        r
+    }
+}

@@ -1,0 +1,239 @@
+//! [`GlobalIpm`]: a primal-dual interior-point method on the global form of the frictional
+//! contact problem — the convex relaxation (Anitescu's cone complementarity problem) to a
+//! certified duality gap, and the exact Coulomb problem by the De Saxcé fixed point around it.
+//!
+//! **The convex relaxation.** With the global data (`crate::global`: `M v = f + H r`,
+//! `u = Hᵀ v + b`), Anitescu's cone complementarity problem (Anitescu 2006; the relaxation
+//! Chrono steps) is the second-order cone program
+//!
+//! ```text
+//!     min ½ vᵀ M v − fᵀ v   subject to   u_i = H_iᵀ v + b_i ∈ K_i*  for every contact i,
+//! ```
+//!
+//! `K_i = {‖r_T‖ ≤ μ_i r_N}` the friction cone and `K_i* = {μ_i ‖u_T‖ ≤ u_N}` its dual. Its
+//! optimality conditions are `M v = f + H r`, `K ∋ r ⊥ u ∈ K*`: the Coulomb problem with
+//! the De Saxcé term `μ‖u_T‖` dropped from the normal velocity (a sliding contact separates at
+//! `u_N = μ‖u_T‖` instead of staying on the surface). Per contact the change of variables
+//! `r̃ = (μ r_N, r_T)`, `ũ = (u_N / μ, u_T)` makes both cones the Lorentz cone L (self-dual,
+//! `r̃ᵀũ = rᵀu`); a contact with μ = 0 keeps its normal row alone (a cone of dimension 1).
+//!
+//! **The method** is the primal-dual path-following method of conic programming as in CVXOPT's
+//! `coneqp` (Vandenberghe 2010, "The CVXOPT linear and quadratic cone program solvers", §§ 2–5)
+//! and Clarabel (Goulart & Chen 2024): Nesterov–Todd scaling W of each cone (`λ = W z = W⁻¹ s`,
+//! Vandenberghe 2010 eqs. 14–17 for the second-order cone), Mehrotra's predictor–corrector
+//! (the affine direction, the centring `σ = ρ³` with ρ the complementarity the affine step
+//! leaves, and the second-order correction `(W⁻¹Δs_a) ∘ (W Δz_a)`), and a step of 0.99 of the
+//! way to the cones' boundary. Each direction solves the quasi-definite KKT system
+//!
+//! ```text
+//!     [  M    −H̃  ] [Δv]   [ −(M v − f − H̃ z)                 ]
+//!     [ −H̃ᵀ   −W² ] [Δz] = [ −(s − H̃ᵀ v − b̃) − W (λ \ d)       ],     Δs = W (λ \ d) − W² Δz,
+//! ```
+//!
+//! by a sparse `LDLᵀ` ([`perp_core::linear::SparseCholesky::factor_quasi_definite`], AMD
+//! ordering: the W² blocks, 3 × 3 per contact, are eliminated into `M + H̃ W⁻² H̃ᵀ`, which has
+//! the sparsity of the body graph) with a static regularization of 10⁻¹⁰ of the diagonal's
+//! scale, dynamic regularization of tiny pivots, and two steps of iterative refinement against
+//! the unregularized matrix. The pattern is fixed for a problem: one symbolic analysis for all
+//! iterations (and for later problems of the same structure: [`GlobalSolution::analyses`]),
+//! one numeric factorization per iteration — the predictor and the corrector share it.
+//! The convex problem stops when the primal residual, the dual residual and the duality gap
+//! `sᵀz` are each at most `tol` relative to their own scales ([`Certificate`]).
+//!
+//! **The exact Coulomb problem** ([`Model::Coulomb`], the catalogue's `global-ipm`): the
+//! convex answer warm-starts [`GlobalNewton`] (`global-ac-newton`) on the same problem. In
+//! between, [`GlobalIpm::fixed_point`] − 1 steps of the De Saxcé fixed point (De Saxcé & Feng
+//! 1998; Acary, Cadoux, Lemaréchal & Malick 2011, "A formulation of the linear discrete Coulomb
+//! friction problem via convex optimization", §3) can be taken: solve the convex problem with
+//! `b_N` replaced by `b_N + s_i`, then `s_i ← μ_i ‖u_T,i‖` from its answer. A fixed point is a
+//! Coulomb solution, but the iteration converges linearly at best (tenfold per step on
+//! Box_Stacks, twofold or not at all on a settling pile), so the default takes none: on the
+//! suites' global files the Newton method from the plain convex answer was the fastest of
+//! 1, 2, 3, 5 and 20 convex solves (Box_Stacks: 10 iterations against 81 for 20 solves).
+//! Before the Newton method, one step of the natural map puts the interior point's
+//! separated contacts on the cone's boundary, and when that answer is already within `tol`
+//! the Newton method is not run. "Solved" means Siconos' global error of the returned (r, v),
+//! recomputed, is at most `tol` and the answer passes the physical check of every frictional
+//! solver, as for `global-ac-newton`.
+
+use crate::cone::{Cone, MAX_DIM};
+use crate::coulomb::Coulomb;
+use crate::global::GlobalFrictionContactProblem;
+use crate::global_newton::{check_answer, free_velocity_norm, GlobalNewton, GlobalSolution, GlobalSolver};
+use perp_core::linear::{MassFactor, Row, SparseCholesky};
+use perp_core::{Error, Settings, SolveReport, Status};
+use std::time::Instant;
+
+mod coulomb;
+mod kkt;
+mod layout;
+mod nt;
+mod path;
+#[cfg(test)]
+mod tests;
+
+use coulomb::natural_map_inf;
+use kkt::Kkt;
+use layout::{Layout, WarmPoint};
+use nt::*;
+
+/// Which problem [`GlobalIpm`] solves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Model {
+    /// The exact Coulomb problem (De Saxcé fixed point over the convex problem, then
+    /// `global-ac-newton` when it stops short).
+    Coulomb,
+    /// Anitescu's convex relaxation, to a certified duality gap.
+    Convex,
+}
+
+/// The interior-point method on the global form (see the [module docs](self)).
+#[derive(Clone, Debug)]
+pub struct GlobalIpm {
+    /// Interior-point iterations at most per convex solve (when `Settings::max_iter` is 0).
+    pub max_iter: usize,
+    /// The problem solved.
+    pub model: Model,
+    /// Convex solves at most in the De Saxcé fixed point ([`Model::Coulomb`]; 1: the convex
+    /// problem alone, then the Newton method).
+    pub fixed_point: usize,
+    /// Whether [`Model::Coulomb`] finishes with `global-ac-newton` when the fixed point stops
+    /// short of `tol`.
+    pub polish: bool,
+    chol: SparseCholesky,
+    newton: GlobalNewton,
+}
+
+impl Default for GlobalIpm {
+    fn default() -> Self {
+        GlobalIpm {
+            max_iter: 100,
+            model: Model::Coulomb,
+            fixed_point: 1,
+            polish: true,
+            chol: SparseCholesky::new(),
+            newton: GlobalNewton::new(),
+        }
+    }
+}
+
+/// The convex relaxation's optimality certificate at the returned point: each figure relative
+/// to its own scale (so it is the same for any choice of units).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Certificate {
+    /// `‖s − H̃ᵀ v − b̃‖∞ / max(‖b̃‖∞, ‖H̃ᵀ M⁻¹ f‖∞, ‖H̃ᵀ v‖∞, ‖s‖∞)`: the velocities' equation.
+    pub primal: f64,
+    /// `‖M v − f − H r‖∞ / max(‖f‖∞, ‖M v‖∞, ‖H r‖∞)`: the dynamics' equation.
+    pub dual: f64,
+    /// The duality gap `sᵀz = rᵀu` relative to `max(|primal objective|, |dual objective|,
+    /// V ‖z‖∞)`, V the velocity scale of `primal`'s denominator (the objectives vanish when
+    /// everything sticks).
+    pub gap: f64,
+    /// Interior-point iterations.
+    pub iterations: usize,
+}
+
+impl Certificate {
+    /// The largest of the three figures.
+    pub fn worst(&self) -> f64 {
+        self.primal.max(self.dual).max(self.gap)
+    }
+}
+
+impl GlobalIpm {
+    /// The method with its defaults (the exact Coulomb problem).
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The method on the convex relaxation.
+    pub fn convex() -> Self {
+        GlobalIpm { model: Model::Convex, ..Self::default() }
+    }
+
+    /// The catalogue name.
+    pub fn name(&self) -> &'static str {
+        match self.model {
+            Model::Coulomb => "global-ipm",
+            Model::Convex => "global-ipm-convex",
+        }
+    }
+
+    /// Solves `g` — the model's problem — from the reactions `warm` (the first convex
+    /// solve's start, as [`GlobalIpm::solve_convex_from`]; cold when `None`). For [`Model::Convex`] "solved" means the
+    /// [`Certificate`] is at most `tol`, and `report.error` is its worst figure (not Siconos'
+    /// Coulomb error, which the relaxation does not aim at); use [`GlobalIpm::solve_convex`]
+    /// for the certificate itself.
+    pub fn solve(
+        &mut self,
+        g: &GlobalFrictionContactProblem,
+        warm: Option<&[f64]>,
+        s: &Settings,
+    ) -> Result<GlobalSolution, Error> {
+        match self.model {
+            Model::Convex => self.solve_convex_from(g, warm, s).map(|(sol, _)| sol),
+            Model::Coulomb => self.solve_coulomb(g, warm, s),
+        }
+    }
+
+    /// The convex relaxation of `g` to `s.tol`, with its certificate.
+    pub fn solve_convex(
+        &mut self,
+        g: &GlobalFrictionContactProblem,
+        s: &Settings,
+    ) -> Result<(GlobalSolution, Certificate), Error> {
+        self.solve_convex_from(g, None, s)
+    }
+
+    /// [`GlobalIpm::solve_convex`] from the reactions `warm` of an earlier, similar problem
+    /// (the previous time step's): the interior point starts at `v = M⁻¹ (f + H r)` and r,
+    /// moved into the cones' interior by 10⁻¹ of their scale, instead of CVXOPT's start.
+    pub fn solve_convex_from(
+        &mut self,
+        g: &GlobalFrictionContactProblem,
+        warm: Option<&[f64]>,
+        s: &Settings,
+    ) -> Result<(GlobalSolution, Certificate), Error> {
+        let start = Instant::now();
+        g.validate()?;
+        if let Some(w) = warm {
+            Error::check_len("warm start", w, g.size())?;
+            Error::check_finite("warm start", w)?;
+        }
+        let factor = MassFactor::new_or_lu(&g.m)?;
+        let lay = Layout::new(g, &factor);
+        let shift = vec![0.0; g.contacts()];
+        let start_point = warm.map(|r| lay.warm_point(g, &factor, r));
+        let mut report = SolveReport::new("global-ipm-convex");
+        let (r, v, cert) = self.interior_point(g, &lay, (&shift, start_point), s, start, &mut report)?;
+        report.error = cert.worst();
+        if report.status == Status::Solved && report.error > s.tol {
+            report.status = Status::NumericalFailure;
+        }
+        report.message.get_or_insert_with(|| {
+            format!(
+                "convex relaxation: primal {:.1e}, dual {:.1e}, gap {:.1e}",
+                cert.primal, cert.dual, cert.gap
+            )
+        });
+        let u = g.local_velocity(&v);
+        report.residual_inf = natural_map_inf(g, &r, &v, false);
+        report.elapsed = start.elapsed();
+        Ok((GlobalSolution { r, v, u, report, analyses: self.chol.analyses() }, cert))
+    }
+}
+
+impl GlobalSolver for GlobalIpm {
+    fn name(&self) -> &'static str {
+        GlobalIpm::name(self)
+    }
+
+    fn solve_global(
+        &mut self,
+        g: &GlobalFrictionContactProblem,
+        warm: Option<&[f64]>,
+        s: &Settings,
+    ) -> Result<GlobalSolution, Error> {
+        self.solve(g, warm, s)
+    }
+}

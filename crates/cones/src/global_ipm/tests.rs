@@ -1,0 +1,177 @@
+use super::*;
+use perp_core::Matrix;
+
+/// A particle of mass 2 (velocities x, y, z) on the plane z = 0 with friction coefficient
+/// `mu`: H's columns are the contact's normal e_z and tangents e_x, e_y; f = M v_free.
+fn particle(v_free: [f64; 3], mu: f64) -> GlobalFrictionContactProblem {
+    let m = Matrix::from_row_major(3, 3, &[2.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 2.0]).unwrap();
+    let h = Matrix::from_row_major(3, 3, &[0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0]).unwrap();
+    let f = v_free.iter().map(|v| 2.0 * v).collect();
+    GlobalFrictionContactProblem::new(3, m, h, f, vec![0.0; 3], vec![mu]).unwrap()
+}
+
+fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
+    a.iter().zip(b).all(|(x, y)| (x - y).abs() <= tol * (1.0 + y.abs()))
+}
+
+fn settings() -> Settings {
+    Settings { tol: 1e-10, ..Settings::default() }
+}
+
+#[test]
+fn nesterov_todd_scaling_maps_s_and_z_to_one_point() {
+    let (s, z) = ([2.0, 0.5, -1.0], [1.5, -0.3, 0.9]);
+    let nt = Nt::new(&s, &z);
+    let (mut wz, mut winv_s) = ([0.0; 3], [0.0; 3]);
+    nt.apply(&z, &mut wz, false);
+    nt.apply(&s, &mut winv_s, true);
+    assert!(close(&wz, &winv_s, 1e-14), "{wz:?} {winv_s:?}");
+    // W² z = s, and W W⁻¹ = I.
+    let w2z: Vec<f64> = (0..3).map(|a| (0..3).map(|b| nt.w2(a, b) * z[b]).sum()).collect();
+    assert!(close(&w2z, &s, 1e-14), "{w2z:?}");
+    let (mut y, mut back) = ([0.0; 3], [0.0; 3]);
+    nt.apply(&[0.3, -0.7, 1.1], &mut y, false);
+    nt.apply(&y, &mut back, true);
+    assert!(close(&back, &[0.3, -0.7, 1.1], 1e-14));
+    // The cone of dimension 1 (a frictionless contact): W = √(s/z).
+    let nt = Nt::new(&[4.0], &[1.0]);
+    assert!((nt.eta * nt.w[0] - 2.0).abs() < 1e-15 && (nt.w2(0, 0) - 4.0).abs() < 1e-14);
+}
+
+#[test]
+fn jordan_division_inverts_the_product_and_steps_stop_at_the_boundary() {
+    let (l, y) = ([2.0, 0.5, -1.0], [0.3, -0.4, 0.8]);
+    let (mut d, mut back) = ([0.0; 3], [0.0; 3]);
+    jordan(&l, &y, &mut d);
+    jordan_div(&l, &d, &mut back);
+    assert!(close(&back, &y, 1e-14), "{back:?}");
+    // From (1, 0, 0) along (−1, 1, 0): ‖(α, 0)‖ ≤ 1 − α until α = 1/2.
+    assert!((step_to_boundary(&[1.0, 0.0, 0.0], &[-1.0, 1.0, 0.0]) - 0.5).abs() < 1e-15);
+    // Along the axis inward the cone is never left; outward the apex is reached at α = 1.
+    assert_eq!(step_to_boundary(&[1.0, 0.0, 0.0], &[1.0, 0.0, 0.0]), f64::INFINITY);
+    assert!((step_to_boundary(&[1.0, 0.0, 0.0], &[-1.0, 0.0, 0.0]) - 1.0).abs() < 1e-15);
+    // Against a brute-force scan on a generic direction.
+    let (x, dx) = ([2.0, 0.5, -1.0], [-0.3, 1.2, 0.4]);
+    let alpha = step_to_boundary(&x, &dx);
+    let inside = |a: f64| {
+        let p: Vec<f64> = x.iter().zip(&dx).map(|(u, v)| u + a * v).collect();
+        p[0] >= (p[1] * p[1] + p[2] * p[2]).sqrt()
+    };
+    assert!(inside(alpha * (1.0 - 1e-9)) && !inside(alpha * (1.0 + 1e-9)), "{alpha}");
+}
+
+#[test]
+fn one_contact_separated_sticking_and_sliding_have_their_known_answers() {
+    let s = settings();
+    // (v_free, Coulomb r and v, convex r and v).
+    let cases = [
+        // Moving away: no impulse in either model.
+        ([0.3, 0.0, 1.0], [0.0, 0.0, 0.0], [0.3, 0.0, 1.0], [0.0, 0.0, 0.0], [0.3, 0.0, 1.0]),
+        // Sticking: |r_T| = 0.2 ≤ μ r_N = 1, the particle stops.
+        ([0.1, 0.0, -1.0], [2.0, -0.2, 0.0], [0.0, 0.0, 0.0], [2.0, -0.2, 0.0], [0.0, 0.0, 0.0]),
+        // Sliding: Coulomb keeps u_N = 0 (r = (2, −1, 0), v_x = 3 − 1/2); the relaxation
+        // separates at u_N = μ‖u_T‖: −1 + r_N/2 = 0.5 (3 − r_N/4), r_N = 4, v = (2, 0, 1).
+        ([3.0, 0.0, -1.0], [2.0, -1.0, 0.0], [2.5, 0.0, 0.0], [4.0, -2.0, 0.0], [2.0, 0.0, 1.0]),
+    ];
+    for (vf, r_c, v_c, r_x, v_x) in cases {
+        let g = particle(vf, 0.5);
+        let sol = GlobalIpm::new().solve(&g, None, &s).unwrap();
+        assert_eq!(sol.report.status, Status::Solved, "{vf:?}: {:?}", sol.report);
+        assert!(close(&sol.r, &r_c, 1e-8) && close(&sol.v, &v_c, 1e-8), "{vf:?}: {:?} {:?}", sol.r, sol.v);
+        assert_eq!(sol.report.error.to_bits(), g.error(&sol.r, &sol.v).to_bits());
+        let (sol, cert) = GlobalIpm::convex().solve_convex(&g, &s).unwrap();
+        assert_eq!(sol.report.status, Status::Solved, "{vf:?}: {:?}", sol.report);
+        assert!(cert.worst() <= 1e-10, "{cert:?}");
+        assert!(close(&sol.r, &r_x, 1e-8) && close(&sol.v, &v_x, 1e-8), "{vf:?}: {:?} {:?}", sol.r, sol.v);
+        // The certified gap: rᵀu = 0 at the answer, to the certificate's accuracy.
+        let ru: f64 = sol.r.iter().zip(&sol.u).map(|(a, b)| a * b).sum();
+        assert!(ru.abs() <= 1e-9 * (1.0 + sol.r.iter().map(|x| x.abs()).sum::<f64>()), "{ru}");
+    }
+}
+
+#[test]
+fn a_frictionless_contact_keeps_its_normal_row_alone() {
+    let g = particle([3.0, 0.0, -1.0], 0.0);
+    for mut ipm in [GlobalIpm::new(), GlobalIpm::convex()] {
+        let sol = ipm.solve(&g, None, &settings()).unwrap();
+        assert_eq!(sol.report.status, Status::Solved, "{:?}", sol.report);
+        assert!(close(&sol.r, &[2.0, 0.0, 0.0], 1e-8) && close(&sol.v, &[3.0, 0.0, 0.0], 1e-8));
+    }
+}
+
+#[test]
+fn any_choice_of_units_gives_the_same_answer_scaled() {
+    // Mass ×1e6, velocities ×1e-4: forces ×1e2. The statuses and the iterations stay.
+    let g = particle([3.0, 0.0, -1.0], 0.5);
+    let (km, kv) = (1e6, 1e-4);
+    let scaled = GlobalFrictionContactProblem::new(
+        3,
+        Matrix::from_row_major(3, 3, &[2.0 * km, 0.0, 0.0, 0.0, 2.0 * km, 0.0, 0.0, 0.0, 2.0 * km]).unwrap(),
+        g.h.clone(),
+        g.f.iter().map(|x| x * km * kv).collect(),
+        vec![0.0; 3],
+        vec![0.5],
+    )
+    .unwrap();
+    for make in [GlobalIpm::new, GlobalIpm::convex] {
+        let st = Settings { record_history: true, ..settings() };
+        let a = make().solve(&g, None, &st).unwrap();
+        let b = make().solve(&scaled, None, &st).unwrap();
+        assert_eq!(b.report.status, Status::Solved, "{:?}", b.report);
+        // The convex method's iterates are the same in any units; the Coulomb model stops
+        // on Siconos' error, which is not (its natural-map term subtracts velocities from
+        // forces), so its stop may come at another iteration of the same sequence.
+        if a.report.solver == "global-ipm-convex" {
+            assert_eq!(a.report.iterations, b.report.iterations);
+            assert_eq!(a.report.history.len(), b.report.history.len());
+            for (x, y) in a.report.history.iter().zip(&b.report.history) {
+                assert!((x - y).abs() <= 1e-6 * x.abs() + 1e-12, "{x} {y}");
+            }
+        }
+        let r: Vec<f64> = a.r.iter().map(|x| x * km * kv).collect();
+        let v: Vec<f64> = a.v.iter().map(|x| x * kv).collect();
+        // Siconos' error at 1e-10 in these units allows 1e-5 relative on r (the physical
+        // check's bound is 1e-4): the Coulomb answers agree to that, the convex ones to 1e-7.
+        let tol = if a.report.solver == "global-ipm-convex" { 1e-7 } else { 1e-4 };
+        assert!(close(&b.r, &r, tol) && close(&b.v, &v, tol), "{:?} {:?}", b.r, b.v);
+    }
+}
+
+#[test]
+fn a_warm_start_from_the_answer_gives_the_same_answer() {
+    let s = settings();
+    for vf in [[0.3, 0.0, 1.0], [0.1, 0.0, -1.0], [3.0, 0.0, -1.0]] {
+        let g = particle(vf, 0.5);
+        let (cold, _) = GlobalIpm::convex().solve_convex(&g, &s).unwrap();
+        let (warm, cert) = GlobalIpm::convex().solve_convex_from(&g, Some(&cold.r), &s).unwrap();
+        assert_eq!(warm.report.status, Status::Solved, "{vf:?}: {:?}", warm.report);
+        assert!(cert.worst() <= 1e-10);
+        assert!(close(&warm.r, &cold.r, 1e-8) && close(&warm.v, &cold.v, 1e-8), "{vf:?}");
+        // The exact model from its own answer: the same answer.
+        let exact = GlobalIpm::new().solve(&g, None, &s).unwrap();
+        let again = GlobalIpm::new().solve(&g, Some(&exact.r), &s).unwrap();
+        assert_eq!(again.report.status, Status::Solved, "{vf:?}: {:?}", again.report);
+        assert!(close(&again.r, &exact.r, 1e-8) && close(&again.v, &exact.v, 1e-8), "{vf:?}");
+    }
+    let g = particle([3.0, 0.0, -1.0], 0.5);
+    let e = GlobalIpm::convex().solve_convex_from(&g, Some(&[f64::NAN; 3]), &s).unwrap_err();
+    assert!(e.to_string().contains("warm start"), "{e}");
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let mut g = particle([3.0, 0.0, -1.0], 0.5);
+    let e = GlobalIpm::new().solve(&g, Some(&[1.0]), &settings()).unwrap_err().to_string();
+    assert!(e.contains("warm start"), "{e}");
+    g.f[1] = f64::NAN;
+    let e = GlobalIpm::new().solve(&g, None, &settings()).unwrap_err().to_string();
+    assert!(e.contains('f'), "{e}");
+    let mut g = particle([3.0, 0.0, -1.0], 0.5);
+    g.mu[0] = -1.0;
+    assert!(GlobalIpm::convex().solve(&g, None, &settings()).unwrap_err().to_string().contains("mu[0]"));
+    // A singular M: named.
+    let mut g = particle([3.0, 0.0, -1.0], 0.5);
+    g.m = Matrix::from_row_major(3, 3, &[1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0]).unwrap();
+    let e = GlobalIpm::new().solve(&g, None, &settings()).unwrap_err().to_string();
+    assert!(e.contains('M'), "{e}");
+}

@@ -1,0 +1,509 @@
+//! [`Sap`]: the semi-analytic primal solver of Castro, Permenter and Han ("An unconstrained
+//! convex formulation of compliant contact", IEEE T-RO 2022, arXiv 2110.10107; Drake's
+//! `multibody/contact_solvers/sap/`) on perp's global problem — a primal Newton method on a
+//! *regularised* (compliant) convex model of contact, not on Coulomb's law itself.
+//!
+//! With the global problem's data (`crate::global`: `M v = f + H r`, `u = Hᵀ v + b`), SAP
+//! minimises over the velocities alone the unconstrained, strongly convex cost (the paper's
+//! primal problem with A = M, J = Hᵀ, v* = M⁻¹ f)
+//!
+//! ```text
+//!     ℓ(v) = ½ (v − v*)ᵀ M (v − v*) + Σ_i ℓ_i(u_i),      u_i = H_iᵀ v + b_i,
+//!     ℓ_i(u_i) = ½ γ_iᵀ R_i γ_i,    γ_i = P_F(y_i),    y_i = R_i⁻¹ (v̂_i − u_i),
+//! ```
+//!
+//! where `P_F` projects onto the friction cone `F = {‖γ_T‖ ≤ μ γ_N}` in the norm of the
+//! diagonal regulariser `R_i = diag(R_n, R_t, R_t)` (perp's order: normal first; Drake stores
+//! the normal last) and v̂_i is the target contact velocity (zero but for the compliant mode's
+//! normal bias). With `μ̂ = μ R_t / R_n`, `y_r = ‖y_T‖` and `t̂ = y_T / y_r` the projection is
+//! analytic in three regions (Drake's `SapFrictionConeConstraint::ProjectImpulse`):
+//!
+//! ```text
+//!     stiction    y_r ≤ μ y_N, y_N ≥ 0:   γ = y
+//!     sliding     y_r > μ y_N > −μ μ̂ y_r:   γ_N = (y_N + μ̂ y_r) / (1 + μ μ̂),  γ_T = μ γ_N t̂
+//!     separation  otherwise:               γ = 0
+//! ```
+//!
+//! The gradient and Hessian are (Drake's `SapModel`: cost gradient and `CalcConstraintsHessian`)
+//!
+//! ```text
+//!     ∇ℓ(v) = M v − f − H γ,        ∇²ℓ(v) = M + H G Hᵀ,    G_i = −∂γ_i/∂u_i = (∂P_F/∂y) R_i⁻¹,
+//! ```
+//!
+//! `G_i` symmetric positive semi-definite (R⁻¹ in stiction, zero in separation). Each Newton
+//! direction solves `(M + H G Hᵀ) Δv = −∇ℓ` by a sparse Cholesky with AMD ordering
+//! ([`perp_core::linear::SparseCholesky`]) whose pattern is M's plus one clique per contact (the
+//! velocities it touches): fixed for a problem, so its symbolic analysis is done once and kept
+//! across problems of the same structure ([`SapSolution::analyses`] counts them). The step
+//! length is the exact minimiser of the convex 1-D function `α ↦ ℓ(v + α Δv)` on `[0, α_max]`,
+//! found by Newton's method on `dℓ/dα` safeguarded by bisection (Drake's
+//! `DoNewtonWithBisectionFallback`; the paper's §VIII.C): its first and second derivatives cost
+//! one sweep over the contacts, `M Δv` and `Hᵀ Δv` being computed once per direction.
+//!
+//! **Stopping (Drake's `SapSolver::CalcStoppingCriteriaResidual`).** With
+//! `D = diag(M)^{-1/2}`, the momentum `p = M v` and the generalised impulse `j = H γ`,
+//!
+//! ```text
+//!     ‖D ∇ℓ(v)‖ ≤ ε_abs + ε_rel · max(‖D p‖, ‖D j‖),
+//! ```
+//!
+//! `ε_rel` being [`Settings::tol`] and `ε_abs` [`Sap::abs_tolerance`]. `Status::Solved` means
+//! exactly this criterion, recomputed from the returned v: the answer is the **regularised**
+//! problem's, a compliant contact model that lets a contact penetrate (`u_N < 0`) and stick
+//! with a small creep. Its Coulomb (Siconos global) error is reported apart,
+//! [`SapSolution::coulomb_error`], and is generally far above any tolerance; it tends to zero
+//! with β → 0 only.
+//!
+//! **Regularisation ([`Regularisation`]).** `w_i` approximates the contact's Delassus block
+//! `W_ii = H_iᵀ M⁻¹ H_i` as Drake does, from its diagonal `(W_N, W_T1, W_T2)`: `w_rms =
+//! ‖diag W_ii‖ / √d`, `w_n = max(W_N, w_rms)`, `w_t = max(mean W_T, w_rms)`. perp computes the
+//! diagonal exactly (one solve per contact direction with M's factor, block by block for
+//! rigid bodies; Drake uses M's diagonal blocks per clique, the same for rigid bodies).
+//! Near-rigid (the default): `R_n = β²/(4π²) · w_n` (a contact whose natural period is β time
+//! steps), `R_t = σ · w_t`. Compliant: `R_n = max(β²/(4π²) w_n, 1/(δt k (δt + τ_d)))` and
+//! `v̂_N = −φ₀/(δt + τ_d)` from the contact's stiffness k, dissipation time scale τ_d and signed
+//! distance φ₀ at the start of the step (Drake's `SapFrictionConeConstraint::DoMakeData`).
+
+use crate::global::GlobalFrictionContactProblem;
+use crate::global_newton::{GlobalSolution, GlobalSolver};
+use perp_core::linear::mass::solve_rows;
+use perp_core::linear::{MassFactor, Row, SparseCholesky};
+use perp_core::{measures, Error, Settings, SolveReport, Status};
+use std::time::Instant;
+
+mod contact;
+mod model;
+mod pattern;
+#[cfg(test)]
+mod tests;
+
+pub use contact::{Compliance, ContactMode, Regularisation, SapContact};
+use model::*;
+use pattern::Pattern;
+
+/// Drake's near-rigid threshold β (`SapFrictionConeConstraint::Parameters::beta`).
+pub const DEFAULT_BETA: f64 = 1.0;
+/// Drake's tangential regularisation σ (`SapFrictionConeConstraint::Parameters::sigma`).
+pub const DEFAULT_SIGMA: f64 = 1e-3;
+
+/// SAP on the global problem (see the [module docs](self)).
+#[derive(Clone, Debug)]
+pub struct Sap {
+    /// How the regularisers are chosen (default: near-rigid, β = 1, σ = 10⁻³).
+    pub regularisation: Regularisation,
+    /// ε_abs of the stopping criterion, in the units of `‖D ∇ℓ‖` (Drake's default 10⁻¹⁴).
+    pub abs_tolerance: f64,
+    /// Newton iterations at most when `Settings::max_iter` is 0 (Drake's default 100).
+    pub max_iter: usize,
+    /// The largest step length the line search considers (Drake's default 1.5).
+    pub alpha_max: f64,
+    /// Iterations of the line search's Newton–bisection at most (Drake's default 100).
+    pub line_search_max_iter: usize,
+    /// Tolerance on `dℓ/dα` relative to its value at α = 0 (Drake's 10⁻⁸).
+    pub line_search_tolerance: f64,
+    /// The method stops (`Stalled`) when the cost decreases by less than
+    /// `cost_abs_tolerance + cost_rel_tolerance · ℓ` in a step of length > ½ (Drake's 10⁻³⁰).
+    pub cost_abs_tolerance: f64,
+    /// See `cost_abs_tolerance` (Drake's 10⁻¹⁵).
+    pub cost_rel_tolerance: f64,
+    chol: SparseCholesky,
+}
+
+impl Default for Sap {
+    fn default() -> Self {
+        Sap {
+            regularisation: Regularisation::default(),
+            abs_tolerance: 1e-14,
+            max_iter: 100,
+            alpha_max: 1.5,
+            line_search_max_iter: 100,
+            line_search_tolerance: 1e-8,
+            cost_abs_tolerance: 1e-30,
+            cost_rel_tolerance: 1e-15,
+            chol: SparseCholesky::new(),
+        }
+    }
+}
+
+/// What [`Sap::solve`] returns: the answer in the global solvers' form and what SAP measures.
+#[derive(Clone, Debug)]
+pub struct SapSolution {
+    /// `r = γ` (the regularised model's impulses), v, `u = Hᵀ v + b` and the report, whose
+    /// `error` is SAP's relative optimality `(‖D∇ℓ‖ − ε_abs)₊ / max(‖Dp‖, ‖Dj‖)` (so `Solved`
+    /// ⇔ `error ≤ tol`) and whose `factorizations` counts the Cholesky factorizations.
+    pub solution: GlobalSolution,
+    /// `‖D ∇ℓ(v)‖` at the answer.
+    pub optimality: f64,
+    /// `max(‖D p‖, ‖D j‖)` at the answer.
+    pub scale: f64,
+    /// The cost ℓ(v) at the answer.
+    pub cost: f64,
+    /// Siconos' global (Coulomb) error of (γ, v): how far the regularised answer is from the
+    /// rigid Coulomb problem's. Not a convergence measure of SAP.
+    pub coulomb_error: f64,
+    /// The contacts' regularisation as used.
+    pub contacts: Vec<SapContact>,
+    /// Symbolic analyses the solver's sparse Cholesky has done so far.
+    pub analyses: usize,
+}
+
+impl Sap {
+    /// SAP with the default (near-rigid) regularisation.
+    ///
+    /// ```
+    /// use perp_cones::{global::GlobalFrictionContactProblem, global_sap::Sap, Matrix, Settings, Status};
+    /// // A particle of mass 1 landing on z = 0 (normal e_z, tangents e_x, e_y) at v = (0.1, 0, −1).
+    /// let m = Matrix::from_row_major(3, 3, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0])?;
+    /// let h = Matrix::from_row_major(3, 3, &[0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0])?;
+    /// let g = GlobalFrictionContactProblem::new(3, m, h, vec![0.1, 0.0, -1.0], vec![0.0; 3], vec![0.5])?;
+    /// let sol = Sap::new().solve(&g, None, &Settings::default())?;
+    /// assert_eq!(sol.solution.report.status, Status::Solved);
+    /// // Stiction of the regularised model: γ = R⁻¹(−u) with v = v* + γ stops the particle to
+    /// // within the regulariser (R_n = 1/(4π²), R_t = 10⁻³).
+    /// assert!(sol.solution.v[2].abs() < 0.03 && sol.solution.v[0].abs() < 1e-3);
+    /// # Ok::<(), perp_core::Error>(())
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// SAP with the given regularisation.
+    ///
+    /// ```
+    /// use perp_cones::global_sap::{Regularisation, Sap};
+    /// use perp_cones::{global::GlobalFrictionContactProblem, Matrix};
+    /// // Stiffer than Drake's default (β = 0.1): R_n = β²/(4π²) · w with w = 1/m = 1.
+    /// let sap = Sap::with_regularisation(Regularisation::NearRigid { beta: 0.1, sigma: 1e-5 });
+    /// let m = Matrix::from_row_major(2, 2, &[1.0, 0.0, 0.0, 1.0])?;
+    /// let h = Matrix::from_row_major(2, 2, &[0.0, 1.0, 1.0, 0.0])?;
+    /// let g = GlobalFrictionContactProblem::new(2, m, h, vec![0.0, -1.0], vec![0.0; 2], vec![0.5])?;
+    /// let c = sap.contacts(&g)?[0];
+    /// let four_pi2 = 4.0 * std::f64::consts::PI * std::f64::consts::PI;
+    /// assert!((c.rn - 0.01 / four_pi2).abs() < 1e-15 && (c.rt - 1e-5).abs() < 1e-18);
+    /// # Ok::<(), perp_core::Error>(())
+    /// ```
+    pub fn with_regularisation(regularisation: Regularisation) -> Self {
+        Sap { regularisation, ..Self::default() }
+    }
+
+    /// The catalogue name.
+    pub fn name(&self) -> &'static str {
+        "sap"
+    }
+
+    /// Symbolic analyses of the Newton matrix's pattern done so far (one per new pattern).
+    pub fn analyses(&self) -> usize {
+        self.chol.analyses()
+    }
+
+    /// Checks this solver's own parameters.
+    fn validate_params(&self) -> Result<(), Error> {
+        let check = |name: &str, v: f64, ok: bool, range: &str| {
+            if ok {
+                Ok(())
+            } else {
+                Err(Error::setting(name, v, range))
+            }
+        };
+        check(
+            "sap abs_tolerance",
+            self.abs_tolerance,
+            self.abs_tolerance.is_finite() && self.abs_tolerance >= 0.0,
+            "must be finite and ≥ 0",
+        )?;
+        check(
+            "sap alpha_max",
+            self.alpha_max,
+            self.alpha_max.is_finite() && self.alpha_max >= 1.0,
+            "must be finite and ≥ 1",
+        )?;
+        check(
+            "sap line_search_tolerance",
+            self.line_search_tolerance,
+            self.line_search_tolerance.is_finite() && self.line_search_tolerance > 0.0,
+            "must be finite and > 0",
+        )?;
+        check(
+            "sap cost_rel_tolerance",
+            self.cost_rel_tolerance,
+            self.cost_rel_tolerance.is_finite() && self.cost_rel_tolerance >= 0.0,
+            "must be finite and ≥ 0",
+        )?;
+        check(
+            "sap cost_abs_tolerance",
+            self.cost_abs_tolerance,
+            self.cost_abs_tolerance.is_finite() && self.cost_abs_tolerance >= 0.0,
+            "must be finite and ≥ 0",
+        )
+    }
+
+    /// The contacts' regularisation for `g` (validated), with the factor of M and the free
+    /// velocity `v* = M⁻¹ f`. Errors: the problem's validation errors, a contact dimension
+    /// other than 2 or 3, bad parameters, and an M that is not symmetric positive definite.
+    pub fn contacts(&self, g: &GlobalFrictionContactProblem) -> Result<Vec<SapContact>, Error> {
+        Ok(self.prepare(g)?.0)
+    }
+
+    fn prepare(
+        &self,
+        g: &GlobalFrictionContactProblem,
+    ) -> Result<(Vec<SapContact>, MassFactor, Vec<Row>), Error> {
+        g.validate()?;
+        if !(2..=3).contains(&g.dim) {
+            return Err(Error::Requirement {
+                solver: "sap".into(),
+                requirement: format!(
+                    "Coulomb contacts of dimension 2 or 3 (this problem's have dimension {})",
+                    g.dim
+                ),
+                suggestion: Some("rolling or torsional cones: use global-ac-newton or a local solver".into()),
+            });
+        }
+        self.validate_params()?;
+        let nc = g.contacts();
+        self.regularisation.validate(nc)?;
+        let n = g.dofs();
+        let factor = MassFactor::new(&g.m).map_err(|e| Error::Requirement {
+            solver: "sap".into(),
+            requirement: format!("a symmetric positive definite mass matrix M (n_dof = {n}): {e}"),
+            suggestion: Some("SAP's cost is strongly convex only for an SPD M; try global-ac-newton".into()),
+        })?;
+        let d = g.dim;
+        let rows = g.contact_rows();
+        let refs: Vec<&Row> = rows.iter().collect();
+        let y = solve_rows(&factor, n, &refs);
+        if let Some((i, j)) = y.first_non_finite() {
+            return Err(Error::Requirement {
+                solver: "sap".into(),
+                requirement: format!(
+                    "an invertible mass matrix M: M⁻¹ H has a non-finite entry at ({i}, {j})"
+                ),
+                suggestion: None,
+            });
+        }
+        let mut wd = [0.0; 3];
+        let contacts = (0..nc)
+            .map(|i| {
+                for a in 0..d {
+                    wd[a] = y.row_dot_column(&rows[i * d + a], i * d + a);
+                }
+                let (rn, rt, vhat_n) = self.regularisation.contact(i, &wd[..d]);
+                SapContact { mu: g.mu[i], rn, rt, vhat_n }
+            })
+            .collect();
+        Ok((contacts, factor, rows))
+    }
+
+    /// SAP's cost ℓ(v) and gradient ∇ℓ(v) for `g` (with this solver's regularisation): the
+    /// functions the Newton method minimises, for tests and diagnostics.
+    pub fn cost_and_gradient(
+        &self,
+        g: &GlobalFrictionContactProblem,
+        v: &[f64],
+    ) -> Result<(f64, Vec<f64>), Error> {
+        let (contacts, factor, _) = self.prepare(g)?;
+        Error::check_len("v", v, g.dofs())?;
+        Error::check_finite("v", v)?;
+        let model = model(g, contacts, &factor)?;
+        let mut e = Eval::new(g);
+        model.eval(v, &mut e, false);
+        Ok((e.cost, e.grad))
+    }
+
+    /// The Hessian `M + H G Hᵀ` at v, dense (row-major, n_dof²): for tests.
+    pub fn dense_hessian(&self, g: &GlobalFrictionContactProblem, v: &[f64]) -> Result<Vec<f64>, Error> {
+        let (contacts, factor, rows) = self.prepare(g)?;
+        Error::check_len("v", v, g.dofs())?;
+        let model = model(g, contacts, &factor)?;
+        let mut e = Eval::new(g);
+        model.eval(v, &mut e, true);
+        let pat = Pattern::new(g, &rows);
+        let mut values = Vec::new();
+        pat.fill(g.dim, &e.g, &mut values, &mut e.hg);
+        let n = g.dofs();
+        let mut out = vec![0.0; n * n];
+        for j in 0..n {
+            for k in pat.col_ptr[j]..pat.col_ptr[j + 1] {
+                let i = pat.row_idx[k];
+                out[i * n + j] = values[k];
+                out[j * n + i] = values[k];
+            }
+        }
+        Ok(out)
+    }
+
+    /// Solves `g`'s regularised problem from the global velocity `v0` (`v* = M⁻¹ f` when
+    /// `None`). Errors: those of [`Sap::contacts`], and a `v0` of the wrong length or not
+    /// finite; never a panic.
+    pub fn solve(
+        &mut self,
+        g: &GlobalFrictionContactProblem,
+        v0: Option<&[f64]>,
+        s: &Settings,
+    ) -> Result<SapSolution, Error> {
+        let start = Instant::now();
+        s.validate()?;
+        let (contacts, factor, rows) = self.prepare(g)?;
+        let (n, d) = (g.dofs(), g.dim);
+        if let Some(v0) = v0 {
+            Error::check_len("initial velocity v0", v0, n)?;
+            Error::check_finite("initial velocity v0", v0)?;
+        }
+        let model = model(g, contacts, &factor)?;
+        let max_iter = s.max_iter_or(self.max_iter);
+        let deadline = s.deadline(start);
+        let mut v = v0.map_or_else(|| model.vstar.clone(), <[f64]>::to_vec);
+        let pat = Pattern::new(g, &rows);
+        let mut report = SolveReport::new(self.name());
+        let mut e = Eval::new(g);
+        let mut values = Vec::new();
+        let (mut dv, mut mdv, mut du) = (vec![0.0; n], vec![0.0; n], Vec::with_capacity(g.size()));
+        let mut cost_stalled = false;
+        let criterion = |e: &Eval| e.residual <= self.abs_tolerance + s.tol * e.scale;
+        loop {
+            model.eval(&v, &mut e, true);
+            report.error = relative_optimality(e.residual, e.scale, self.abs_tolerance);
+            if s.record_history {
+                report.history.push(report.error);
+                report.history_iterations.push(report.iterations);
+            }
+            if criterion(&e) {
+                report.status = Status::Solved;
+                break;
+            }
+            if !(e.residual.is_finite() && e.cost.is_finite()) {
+                report.status = Status::NumericalFailure;
+                report.message = Some("the cost or its gradient is not finite".into());
+                break;
+            }
+            if cost_stalled {
+                report.status = Status::Stalled;
+                report.message = Some(format!(
+                    "the cost stopped decreasing (SAP's cost criterion) before the optimality \
+                     criterion held: ‖D∇ℓ‖ = {:.3e}, scale {:.3e}",
+                    e.residual, e.scale
+                ));
+                break;
+            }
+            if report.iterations >= max_iter {
+                report.status = Status::MaxIterations;
+                break;
+            }
+            if deadline.is_some_and(|t| Instant::now() >= t) {
+                report.status = Status::TimeLimit;
+                break;
+            }
+            report.iterations += 1;
+            // The Newton direction (M + H G Hᵀ) Δv = −∇ℓ.
+            pat.fill(d, &e.g, &mut values, &mut e.hg);
+            report.factorizations += 1;
+            let solved = self.chol.factor(n, &pat.col_ptr, &pat.row_idx, &values).and_then(|()| {
+                dv.iter_mut().zip(&e.grad).for_each(|(a, b)| *a = -b);
+                self.chol.solve_in_place(&mut dv, n, 1)
+            });
+            if let Err(b) = solved {
+                report.status = Status::NumericalFailure;
+                report.message = Some(format!("the Newton matrix M + H G Hᵀ could not be factored: {b}"));
+                break;
+            }
+            g.m.mul_vec(&dv, &mut mdv);
+            du.clear();
+            du.resize(g.size(), 0.0);
+            mul_transpose(&g.h, &dv, &mut du);
+            let a: f64 = dv.iter().zip(&mdv).map(|(x, y)| x * y).sum();
+            // g0 = Δvᵀ (M v − f) = Δvᵀ (∇ℓ + H γ).
+            let slope: f64 = dv.iter().zip(&e.grad).map(|(x, y)| x * y).sum();
+            let g0 = slope + du.iter().zip(&e.gamma).map(|(x, y)| x * y).sum::<f64>();
+            if slope.is_nan() || slope >= 0.0 {
+                report.status = Status::NumericalFailure;
+                report.message = Some(format!(
+                    "the Newton direction is not a descent direction (slope {slope:.3e}): rounding"
+                ));
+                break;
+            }
+            let cost_a0 = e.cost
+                - model
+                    .contacts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| c.cost(&e.gamma[i * d..(i + 1) * d]))
+                    .sum::<f64>();
+            let line = Line { contacts: &model.contacts, d, u: &e.u, du: &du, a, g0, cost_a0 };
+            let (alpha, evals) = if -slope < self.cost_abs_tolerance + self.cost_rel_tolerance * e.cost {
+                (1.0, 0)
+            } else {
+                exact_line_search(
+                    &line,
+                    self.alpha_max,
+                    self.line_search_tolerance,
+                    self.line_search_max_iter,
+                )
+            };
+            report.line_search_steps += evals;
+            let (cost_new, _, _) = line.eval(alpha);
+            let decrement = (e.cost - cost_new).abs();
+            cost_stalled = alpha > 0.5
+                && decrement < self.cost_abs_tolerance + self.cost_rel_tolerance * 0.5 * (e.cost + cost_new);
+            v.iter_mut().zip(&dv).for_each(|(x, y)| *x += alpha * y);
+        }
+        // The answer's measures, from v afresh (the criterion recomputed).
+        model.eval(&v, &mut e, false);
+        report.error = relative_optimality(e.residual, e.scale, self.abs_tolerance);
+        let optimal = criterion(&e);
+        if report.status == Status::Solved && !optimal {
+            report.status = Status::NumericalFailure;
+            report.message = Some("the optimality criterion does not hold when recomputed".into());
+        }
+        report.residual_inf = e.grad.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+        let coulomb_error = g.error(&e.gamma, &v);
+        if report.message.is_none() {
+            report.message = Some(format!(
+                "the regularised (compliant) problem's answer; its Coulomb global error is {coulomb_error:.3e}"
+            ));
+        }
+        report.elapsed = start.elapsed();
+        let Eval { u, gamma, cost, residual, scale, .. } = e;
+        let analyses = self.chol.analyses();
+        Ok(SapSolution {
+            solution: GlobalSolution { r: gamma, v, u, report, analyses },
+            optimality: residual,
+            scale,
+            cost,
+            coulomb_error,
+            contacts: model.contacts,
+            analyses,
+        })
+    }
+}
+
+impl GlobalSolver for Sap {
+    fn name(&self) -> &'static str {
+        Sap::name(self)
+    }
+
+    /// From reactions `warm` the start is `v = M⁻¹ (f + H r)`. The report's `error` is SAP's
+    /// relative optimality of the **regularised** problem (see [`SapSolution`]), its message
+    /// the Coulomb global error of the answer.
+    fn solve_global(
+        &mut self,
+        g: &GlobalFrictionContactProblem,
+        warm: Option<&[f64]>,
+        s: &Settings,
+    ) -> Result<GlobalSolution, Error> {
+        let v0 = match warm {
+            None => None,
+            Some(r) => {
+                g.validate()?;
+                Error::check_len("warm start", r, g.size())?;
+                Error::check_finite("warm start", r)?;
+                let factor = MassFactor::new(&g.m)?;
+                let mut v = vec![0.0; g.dofs()];
+                g.h.mul_vec(r, &mut v);
+                v.iter_mut().zip(&g.f).for_each(|(a, b)| *a += b);
+                factor.solve(&mut v, g.dofs(), 1);
+                Some(v)
+            }
+        };
+        Ok(self.solve(g, v0.as_deref(), s)?.solution)
+    }
+}
