@@ -1,0 +1,316 @@
+//! One contact solve of a step: the local form through the catalogue's solver chain, the LCP
+//! formulations, and the velocity-space formulations (convex, compliant, exact global
+//! solvers); moving a contact's variables between the solver's vector and the simulator.
+
+use super::*;
+
+/// Where a contact's variables sit in the solver's vector: `start + stride·j`, `j < len`.
+pub(super) struct Slots {
+    pub(super) start: usize,
+    pub(super) stride: usize,
+    pub(super) len: usize,
+}
+
+impl Slots {
+    pub(super) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.len).map(|j| self.start + self.stride * j)
+    }
+}
+
+impl Simulator<'_> {
+    pub(super) fn note(
+        &mut self,
+        report: &mut StepReport,
+        size: usize,
+        rep: &perp_core::SolveReport,
+        attempts: usize,
+    ) {
+        report.size = size;
+        report.attempts = attempts;
+        if attempts > 1 {
+            self.stats.fallbacks += 1;
+            self.stats.rescued += usize::from(rep.status == Status::Solved);
+        }
+        report.iterations += rep.iterations;
+        report.factorizations += rep.factorizations;
+        report.status = Some(rep.status);
+        report.error = rep.error;
+        self.stats.solves += 1;
+        self.stats.iterations += rep.iterations;
+        self.stats.factorizations += rep.factorizations;
+        self.stats.max_size = self.stats.max_size.max(size);
+        if rep.status != Status::Solved {
+            self.stats.unsolved += 1;
+        }
+        if rep.error.is_finite() {
+            self.stats.max_error = self.stats.max_error.max(rep.error);
+        } else {
+            self.stats.max_error = f64::INFINITY;
+        }
+    }
+
+    /// Warm start vector from per-contact blocks placed at `slots(a)` (None if nothing stored).
+    pub(super) fn gather(
+        &self,
+        lp: &LocalProblem,
+        len: usize,
+        slots: &dyn Fn(usize) -> Slots,
+    ) -> Option<Vec<f64>> {
+        let mut z = Vec::new();
+        self.gather_into(lp, len, slots, &mut z).then_some(z)
+    }
+
+    /// [`Simulator::gather`] into `z` (resized to `len`, zeros where nothing is stored);
+    /// `false` when nothing was stored (then `z` is all zeros: a cold start).
+    pub(super) fn gather_into(
+        &self,
+        lp: &LocalProblem,
+        len: usize,
+        slots: &dyn Fn(usize) -> Slots,
+        z: &mut Vec<f64>,
+    ) -> bool {
+        z.clear();
+        z.resize(len, 0.0);
+        if !self.opts.warm_start {
+            return false;
+        }
+        let mut any = false;
+        for (a, &i) in lp.active.iter().enumerate() {
+            let (s, w) = (slots(a), &self.warm[i]);
+            if s.len == w.len() {
+                s.iter().zip(w).for_each(|(k, v)| z[k] = *v);
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// Stores each active contact's block of `z` for the next step's warm start (reusing the
+    /// stored vectors) and forgets the inactive contacts'.
+    pub(super) fn scatter(&mut self, lp: &LocalProblem, z: &[f64], slots: &dyn Fn(usize) -> Slots) {
+        let mut next = lp.active.iter().enumerate().peekable();
+        for (i, w) in self.warm.iter_mut().enumerate() {
+            match next.next_if(|&(_, &j)| j == i) {
+                Some((a, _)) => {
+                    w.clear();
+                    w.extend(slots(a).iter().map(|k| z[k]));
+                }
+                None => w.clear(),
+            }
+        }
+    }
+
+    /// Solves a step's LCP on the prepared path (`solve_into` on z, w and a report whose
+    /// storage is kept from step to step), warm-started from the stored blocks; z is left in
+    /// `self.fc_r`.
+    pub(super) fn solve_lcp(
+        &mut self,
+        lp: &LocalProblem,
+        lcp: &perp_lcp::Lcp,
+        slots: &dyn Fn(usize) -> Slots,
+        report: &mut StepReport,
+    ) -> Result<(), Error> {
+        let n = lcp.n();
+        let (mut z, mut w, mut rep) = (
+            std::mem::take(&mut self.fc_r),
+            std::mem::take(&mut self.fc_u),
+            std::mem::replace(&mut self.fc_report, SolveReport::new("")),
+        );
+        let warm = self.gather_into(lp, n, slots, &mut z);
+        w.resize(n, 0.0);
+        let (settings, budget) = (&self.opts.settings, self.opts.step_budget);
+        let solvers = std::iter::once(&mut self.solver).chain(self.fallbacks.iter_mut());
+        let out = run_chain(solvers, budget, settings, warm, &mut z, &mut rep, |sv, warm, z, rep, s| {
+            let Solver::Lcp(sv) = sv else { unreachable!("an LCP formulation has LCP solvers") };
+            sv.solve_into(lcp, warm, z, &mut w, rep, s)
+        });
+        if let Ok(attempts) = out {
+            self.note(report, n, &rep, attempts);
+            self.scatter(lp, &z, slots);
+        }
+        (self.fc_r, self.fc_u, self.fc_report) = (z, w, rep);
+        out.map(|_| ())
+    }
+
+    /// Solves the step's problem in velocity space (the global form `M v = f + H r` with the
+    /// step's M, [`LocalProblem::global_problem`]): the convex relaxation by the interior-point
+    /// method, or the exact cones by the chosen global solver warm-started from the previous
+    /// impulses. The local impulses go to `r`, the new velocities to `v`.
+    pub(super) fn solve_velocity_space(
+        &mut self,
+        lp: &LocalProblem,
+        m: &Matrix,
+        report: &mut StepReport,
+        r: &mut Vec<f64>,
+        v: &mut Vec<f64>,
+    ) -> Result<(), Error> {
+        let g = lp.global_problem(m)?;
+        let s = self.opts.settings.clone();
+        let n = lp.size();
+        let slots = |a: usize| Slots { start: lp.offsets[a], stride: 1, len: lp.contacts[a].dim() };
+        let mut z = std::mem::take(&mut self.fc_r);
+        let warm = self.gather_into(lp, n, &slots, &mut z);
+        let sol = match (&mut self.convex, &mut self.solver) {
+            (Some(ipm), _) => ipm.solve_convex_from(&g, warm.then_some(z.as_slice()), &s)?.0,
+            (None, Solver::Global(sv)) => sv.solve_global(&g, warm.then_some(z.as_slice()), &s)?,
+            _ => unreachable!("velocity space has a global solver or the convex method"),
+        };
+        self.fc_r = z;
+        self.note(report, n, &sol.report, 1);
+        self.scatter(lp, &sol.r, &slots);
+        r.clone_from(&sol.r);
+        v.clone_from(&sol.v);
+        Ok(())
+    }
+
+    /// Solves the step's problem with SAP's compliant contacts ([`Formulation::Compliant`]):
+    /// the global problem `M v = M u_free + Jᵀ γ`, `u = J v + b` with b the contacts'
+    /// rheonomic terms only (no restitution), φ₀ each contact's gap where the step evaluates
+    /// its contacts; from the step's initial velocity when warm starts are on.
+    pub(super) fn solve_compliant(
+        &mut self,
+        lp: &LocalProblem,
+        m: &Matrix,
+        c: &Compliant,
+        report: &mut StepReport,
+        r: &mut Vec<f64>,
+        v: &mut Vec<f64>,
+    ) -> Result<(), Error> {
+        let mut g = lp.global_problem(m)?;
+        let mut k = 0;
+        for contact in &lp.contacts {
+            for j in 0..contact.dim() {
+                g.b[k] = contact.bias_at(j);
+                k += 1;
+            }
+        }
+        let tau = c.dissipation_time_scale.unwrap_or(self.dt);
+        let contacts = lp
+            .contacts
+            .iter()
+            .map(|contact| Compliance {
+                stiffness: c.stiffness,
+                dissipation_time_scale: tau,
+                phi0: contact.gap,
+            })
+            .collect();
+        let sap = self.sap.get_or_insert_with(Box::default);
+        sap.regularisation =
+            Regularisation::Compliant { dt: self.dt, beta: c.beta, sigma: c.sigma, contacts };
+        let v0 = self.opts.warm_start.then_some(self.u.as_slice());
+        let sol = sap.solve(&g, v0, &self.opts.settings)?;
+        self.note(report, lp.size(), &sol.solution.report, 1);
+        r.clone_from(&sol.solution.r);
+        v.clone_from(&sol.solution.v);
+        Ok(())
+    }
+
+    /// Solves the step's problem in the chosen formulation; the local impulses go to `r`.
+    pub(super) fn solve(
+        &mut self,
+        lp: &LocalProblem,
+        report: &mut StepReport,
+        r: &mut Vec<f64>,
+    ) -> Result<(), Error> {
+        let s = self.opts.settings.clone();
+        let k = lp.contacts.len();
+        match (&self.opts.formulation, &mut self.solver) {
+            (Formulation::GlockerStuder, Solver::Lcp(_)) => {
+                let mut lcp = self.gs_lcp.take();
+                glocker_studer_lcp_into(lp, &mut lcp, &mut self.gs_values)?;
+                let slots = move |a: usize| Slots { start: a, stride: k, len: 3 };
+                let out = self.solve_lcp(lp, lcp.as_ref().expect("just built"), &slots, report);
+                self.gs_lcp = lcp;
+                out?;
+                gs_impulses_into(lp, &self.fc_r, r);
+                Ok(())
+            }
+            (Formulation::StewartTrinkle(dirs), Solver::Lcp(_)) => {
+                let (lcp, layout) = stewart_trinkle_lcp(lp, dirs)?;
+                let lay = layout.clone();
+                let slots = move |a: usize| {
+                    let m = lay.m[a];
+                    Slots { start: lay.start[a], stride: 1, len: 1 + if m > 0 { m + 1 } else { 0 } }
+                };
+                self.solve_lcp(lp, &lcp, &slots, report)?;
+                st_impulses_into(lp, &layout, &self.fc_r, r);
+                Ok(())
+            }
+            (Formulation::Cone, Solver::Friction(_)) => {
+                // The prepared path: the problem, r, u and the report keep their storage
+                // from step to step, and the solver its workspace (no allocation in the
+                // solve once the structure repeats).
+                let mut fc = self.fc.take();
+                lp.friction_problem_into(&mut fc)?;
+                let fp = fc.as_ref().expect("friction problem just built");
+                let slots = |a: usize| Slots { start: lp.offsets[a], stride: 1, len: lp.contacts[a].dim() };
+                let n = lp.size();
+                let (mut z, mut u, mut rep) = (
+                    std::mem::take(&mut self.fc_r),
+                    std::mem::take(&mut self.fc_u),
+                    std::mem::replace(&mut self.fc_report, SolveReport::new("")),
+                );
+                let warm = self.gather_into(lp, n, &slots, &mut z);
+                u.resize(n, 0.0);
+                let budget = self.opts.step_budget;
+                let solvers = std::iter::once(&mut self.solver).chain(self.fallbacks.iter_mut());
+                let out = run_chain(solvers, budget, &s, warm, &mut z, &mut rep, |sv, warm, r, rep, s| {
+                    let Solver::Friction(sv) = sv else {
+                        unreachable!("the cone formulation has frictional solvers")
+                    };
+                    sv.solve_into(fp, warm, r, &mut u, rep, s)
+                });
+                self.fc = fc;
+                if let Ok(attempts) = out {
+                    self.note(report, n, &rep, attempts);
+                    self.scatter(lp, &z, &slots);
+                }
+                r.clone_from(&z);
+                (self.fc_r, self.fc_u, self.fc_report) = (z, u, rep);
+                out.map(|_| ())
+            }
+            (Formulation::TzitzourisPang, Solver::Mcp(_)) => {
+                let (f, lower, upper) = tzitzouris_pang(lp)?;
+                let offs = lp.offsets.clone();
+                let dims: Vec<usize> = lp.contacts.iter().map(Contact::dim).collect();
+                let slots = move |a: usize| Slots { start: offs[a], stride: 1, len: dims[a] };
+                // Hot start: the previous impulses, with s from the current sliding speed.
+                // Cold start: each contact's frictionless normal impulse max(0, −b_N / W_NN), which
+                // keeps the NCP away from its degenerate corner c_n = 0.
+                let r0 = self.gather(lp, lp.size(), &slots).unwrap_or_else(|| {
+                    let mut r = vec![0.0; lp.size()];
+                    for &o in &lp.offsets {
+                        let d = lp.w.get(o, o);
+                        r[o] = if d > 0.0 { (-lp.b[o] / d).max(0.0) } else { 0.0 };
+                    }
+                    r
+                });
+                let mut z = f.point(&r0);
+                let mcp = perp_ncp::Mcp::new(&f, lower, upper)?;
+                let mut rep = SolveReport::new("");
+                let solvers = std::iter::once(&mut self.solver).chain(self.fallbacks.iter_mut());
+                let attempts = run_chain(
+                    solvers,
+                    self.opts.step_budget,
+                    &s,
+                    true,
+                    &mut z,
+                    &mut rep,
+                    |sv, _, z, rep, s| {
+                        let Solver::Mcp(sv) = sv else { unreachable!("the NCP formulation has MCP solvers") };
+                        let sol = sv.solve(&mcp, z, s)?;
+                        z.copy_from_slice(&sol.z);
+                        *rep = sol.report;
+                        Ok(())
+                    },
+                )?;
+                let sol = perp_core::Solution { z, w: Vec::new(), report: rep, ray: None };
+                *r = f.impulses(&sol.z);
+                self.note(report, f.offsets.len() + lp.size(), &sol.report, attempts);
+                self.scatter(lp, r, &slots);
+                Ok(())
+            }
+            _ => unreachable!("solver kind follows the formulation"),
+        }
+    }
+}
