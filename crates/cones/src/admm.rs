@@ -46,7 +46,7 @@ use crate::cone::Cone;
 use crate::delassus::Blocks;
 use crate::problem::{
     message_buffer, prepare, reset_report, solve_by_into, solve_refined, ConeCache, FrictionContactProblem,
-    FrictionSolution, FrictionSolver, Prepared,
+    FrictionSolution, FrictionSolver, Out, Prepared,
 };
 use perp_core::iteration::{self, Counters};
 use perp_core::linear::{DenseCholesky, DenseLu, SparseCholesky, SparseLu};
@@ -564,9 +564,9 @@ impl FrictionSolver for Admm {
         let start = Instant::now();
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
         let mut start = Some(start);
-        let out = solve_refined(p, warm, r, u, report, s, DEFAULT_MAX_ITER, |warm, r, u, rep, s| {
+        let out = solve_refined(p, warm, Out { r, u, report }, s, DEFAULT_MAX_ITER, |warm, out, s| {
             // The first round's clock started before the workspace was taken.
-            self.solve_with(&mut ws, start.take().unwrap_or_else(Instant::now), p, warm, r, u, rep, s)
+            self.solve_with(&mut ws, start.take().unwrap_or_else(Instant::now), p, warm, out, s)
         });
         *self.prepared.get::<Workspace>() = ws;
         out
@@ -574,18 +574,16 @@ impl FrictionSolver for Admm {
 }
 
 impl Admm {
-    #[allow(clippy::too_many_arguments)] // the arguments of solve_into, plus the workspace
     fn solve_with(
         &self,
         ws: &mut Workspace,
         start: Instant,
         p: &FrictionContactProblem,
         warm: bool,
-        r: &mut [f64],
-        u: &mut [f64],
-        report: &mut SolveReport,
+        out: Out<'_>,
         s: &Settings,
     ) -> Result<(), Error> {
+        let Out { r, u, report } = out;
         prepare(p, warm, r, u, s, &mut ws.cones)?;
         self.validate()?;
         let _ = Blocks::refresh(&mut ws.blocks, &p.w, p.dim);

@@ -27,7 +27,7 @@ use crate::delassus::Blocks;
 use crate::local::{Local, LocalSolver};
 use crate::problem::{
     message_buffer, prepare, reset_report, solve_by_into, solve_refined, ConeCache, FrictionContactProblem,
-    FrictionSolution, FrictionSolver, Prepared,
+    FrictionSolution, FrictionSolver, Out, Prepared,
 };
 use perp_core::iteration::Outlook;
 use perp_core::parallel::Par;
@@ -482,8 +482,8 @@ impl FrictionSolver for Nsgs {
         s: &Settings,
     ) -> Result<(), Error> {
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = solve_refined(p, warm, r, u, report, s, DEFAULT_SWEEPS, |warm, r, u, rep, s| {
-            self.solve_with(&mut ws, p, warm, r, u, rep, s)
+        let out = solve_refined(p, warm, Out { r, u, report }, s, DEFAULT_SWEEPS, |warm, out, s| {
+            self.solve_with(&mut ws, p, warm, out, s)
         });
         *self.prepared.get::<Workspace>() = ws;
         out
@@ -491,17 +491,15 @@ impl FrictionSolver for Nsgs {
 }
 
 impl Nsgs {
-    #[allow(clippy::too_many_arguments)] // the arguments of solve_into, plus the workspace
     fn solve_with(
         &self,
         ws: &mut Workspace,
         p: &FrictionContactProblem,
         warm: bool,
-        r: &mut [f64],
-        u: &mut [f64],
-        report: &mut SolveReport,
+        out: Out<'_>,
         s: &Settings,
     ) -> Result<(), Error> {
+        let Out { r, u, report } = out;
         prepare(p, warm, r, u, s, &mut ws.cones)?;
         self.validate()?;
         let par = Par::new(s.threads)?;

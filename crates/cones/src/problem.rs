@@ -603,6 +603,15 @@ impl ConeCache {
     }
 }
 
+/// Where a solve writes: the reactions (which hold the warm start on entry when there is one),
+/// the velocities `u = W r + q` and the report (the arguments of
+/// [`FrictionSolver::solve_into`]).
+pub(crate) struct Out<'a> {
+    pub(crate) r: &'a mut [f64],
+    pub(crate) u: &'a mut [f64],
+    pub(crate) report: &'a mut SolveReport,
+}
+
 /// The checks of [`start`] for [`FrictionSolver::solve_into`], without allocating on
 /// success: the problem (the laws through `cones`, brought up to date), the settings, the
 /// starting reactions `r` (the warm start when `warm`; else `r` is set to zeros, the cold
@@ -638,18 +647,16 @@ pub(crate) fn prepare(
 /// report adds up the rounds' iterations, counters, time and history, and
 /// [`SolveReport::end_refinement`] says so and judges the answer at the caller's `tol`. A solve
 /// the check did not refuse is `solve` alone.
-#[allow(clippy::too_many_arguments)] // solve_into's arguments, the default limit and the solve
 pub(crate) fn solve_refined(
     p: &FrictionContactProblem,
     warm: bool,
-    r: &mut [f64],
-    u: &mut [f64],
-    report: &mut SolveReport,
+    out: Out<'_>,
     s: &Settings,
     default_max: usize,
-    mut solve: impl FnMut(bool, &mut [f64], &mut [f64], &mut SolveReport, &Settings) -> Result<(), Error>,
+    mut solve: impl FnMut(bool, Out<'_>, &Settings) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    solve(warm, r, u, report, s)?;
+    let Out { r, u, report } = out;
+    solve(warm, Out { r: &mut *r, u: &mut *u, report: &mut *report }, s)?;
     if !report.refused_by_physics(s.tol) {
         return Ok(());
     }
@@ -673,7 +680,7 @@ pub(crate) fn solve_refined(
         let elapsed = report.elapsed;
         let mut history = std::mem::take(&mut report.history);
         let mut history_iterations = std::mem::take(&mut report.history_iterations);
-        solve(true, r, u, report, &s2)?;
+        solve(true, Out { r: &mut *r, u: &mut *u, report: &mut *report }, &s2)?;
         report.iterations += before.0;
         report.pivots += before.1;
         report.factorizations += before.2;

@@ -26,9 +26,9 @@
 //! ‖Φ_σ‖ alternating between 0.23 and 0.27 at σ = max diag W; σ then grew ×100 after every
 //! inner failure up to 10⁴⁰, and 162 of 193 solves failed).
 
-use crate::newton::{run, Out, ProxParams, SemismoothNewton, Workspace, PROX_DEFAULTS, PROX_MAX_ITER};
+use crate::newton::{run, ProxParams, SemismoothNewton, Workspace, PROX_DEFAULTS, PROX_MAX_ITER};
 use crate::problem::{
-    solve_by_into, solve_refined, FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared,
+    solve_by_into, solve_refined, FrictionContactProblem, FrictionSolution, FrictionSolver, Out, Prepared,
 };
 use perp_core::{Error, Settings, SolveReport};
 
@@ -101,8 +101,8 @@ impl FrictionSolver for Prox {
         }
         let params = ProxParams { sigma0: self.sigma0, nu: self.nu, inner_max: self.inner_max };
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = solve_refined(p, warm, r, u, report, s, PROX_MAX_ITER, |warm, r, u, rep, s| {
-            run(&self.inner, &mut ws, Some(params), p, warm, Out { r, u, report: rep }, s)
+        let out = solve_refined(p, warm, Out { r, u, report }, s, PROX_MAX_ITER, |warm, out, s| {
+            run(&self.inner, &mut ws, Some(params), p, warm, out, s)
         });
         *self.prepared.get::<Workspace>() = ws;
         out

@@ -235,22 +235,20 @@ impl Lcp {
     }
 
     /// The in-place form of [`Lcp::solve_unit_scaled`], for `solve_into`: `solve(problem,
-    /// warm, z, w, report, finish)` runs on this problem with `finish` true (it measures and
+    /// warm, out, finish)` runs on this problem with `finish` true (it measures and
     /// verifies its answer itself), or on the scaled one with `finish` false, after which z is
     /// unscaled and the answer measured and verified here. Returns the scaling used. Allocates
     /// only the scaled copy, and only for data far from 1.
-    #[allow(clippy::too_many_arguments)] // solve_into's arguments and the solve
     pub(crate) fn solve_into_unit_scaled(
         &self,
         warm: bool,
-        z: &mut [f64],
-        w: &mut [f64],
-        report: &mut SolveReport,
+        out: Out<'_>,
         tol: f64,
-        solve: impl FnOnce(&Lcp, bool, &mut [f64], &mut [f64], &mut SolveReport, bool) -> Result<(), Error>,
+        solve: impl FnOnce(&Lcp, bool, Out<'_>, bool) -> Result<(), Error>,
     ) -> Result<Option<(f64, f64)>, Error> {
+        let Out { z, w, report } = out;
         let Some((gamma, delta)) = self.unit_scaling() else {
-            solve(self, warm, z, w, report, true)?;
+            solve(self, warm, Out { z, w, report }, true)?;
             return Ok(None);
         };
         let scaled = self.scaled(gamma, delta)?;
@@ -258,7 +256,7 @@ impl Lcp {
         if warm {
             z.iter_mut().for_each(|v| *v /= delta);
         }
-        if let Err(e) = solve(&scaled, warm, z, w, report, false) {
+        if let Err(e) = solve(&scaled, warm, Out { z: &mut *z, w: &mut *w, report: &mut *report }, false) {
             unscale(z);
             return Err(e);
         }
@@ -391,6 +389,14 @@ pub(crate) fn note_scaling(report: &mut SolveReport, gamma: f64, delta: f64) {
         Some(m) if !m.is_empty() => format!("{m}; {note}"),
         _ => note,
     });
+}
+
+/// Where an in-place solve writes: z (which holds the warm start on entry when there is one),
+/// `w = M z + q` and the report (the arguments of [`crate::LcpSolver::solve_into`]).
+pub(crate) struct Out<'a> {
+    pub(crate) z: &'a mut [f64],
+    pub(crate) w: &'a mut [f64],
+    pub(crate) report: &'a mut SolveReport,
 }
 
 #[cfg(test)]

@@ -7,9 +7,9 @@ use super::workspace::{Linear, Vectors, Workspace};
 use super::{NewtonFunction, SemismoothNewton, DEFAULT_MAX_ITER, PROX_MAX_ITER};
 use crate::cone::{Cone, SocMap};
 use crate::delassus::Blocks;
-use crate::problem::{message_buffer, prepare, reset_report, FrictionContactProblem};
+use crate::problem::{message_buffer, prepare, reset_report, FrictionContactProblem, Out};
 use perp_core::line_search::NonMonotone;
-use perp_core::{iteration, Error, Settings, SolveReport, Status};
+use perp_core::{iteration, Error, Settings, Status};
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
@@ -112,14 +112,6 @@ pub(crate) fn run(
     let (v, rho, merit_memory) = m.finish();
     (ws.vectors, ws.rho, ws.merit_memory) = (v, rho, merit_memory);
     Ok(())
-}
-
-/// Where a solve writes: the reactions (which hold the start on entry), the velocities and
-/// the report.
-pub(crate) struct Out<'a> {
-    pub(crate) r: &'a mut [f64],
-    pub(crate) u: &'a mut [f64],
-    pub(crate) report: &'a mut SolveReport,
 }
 
 impl<'a> Method<'a> {

@@ -56,7 +56,7 @@
 //! numeric LU may still allocate: the zero-allocation promise is for the dense case.
 
 use crate::problem::{
-    solve_by_into, solve_refined, FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared,
+    solve_by_into, solve_refined, FrictionContactProblem, FrictionSolution, FrictionSolver, Out, Prepared,
 };
 use perp_core::{Error, Settings, SolveReport};
 
@@ -71,7 +71,7 @@ mod step;
 mod tests;
 mod workspace;
 
-pub(crate) use method::{run, Out};
+pub(crate) use method::run;
 pub(crate) use prox_mode::ProxParams;
 pub(crate) use workspace::Workspace;
 
@@ -257,8 +257,8 @@ impl FrictionSolver for SemismoothNewton {
         s: &Settings,
     ) -> Result<(), Error> {
         let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = solve_refined(p, warm, r, u, report, s, DEFAULT_MAX_ITER, |warm, r, u, rep, s| {
-            run(self, &mut ws, None, p, warm, Out { r, u, report: rep }, s)
+        let out = solve_refined(p, warm, Out { r, u, report }, s, DEFAULT_MAX_ITER, |warm, out, s| {
+            run(self, &mut ws, None, p, warm, out, s)
         });
         *self.prepared.get::<Workspace>() = ws;
         out

@@ -100,6 +100,7 @@ use perp_core::iteration::{self, Counters, IterativeMethod, StepResult};
 use perp_core::{Error, Ray, Settings, Solution, SolveReport, Status};
 use std::time::Instant;
 
+use crate::problem::Out;
 use crate::{Lcp, LcpSolver};
 use dense::DenseCols;
 use engine::*;
@@ -340,10 +341,12 @@ impl LcpSolver for Lemke {
         // pivoting tolerances (absolute floors on the smallest direction entry and on ties)
         // are set — with M and q scaled by 1e-12 and 1e-6, every direction looked like 0 and
         // 8 of 10 test LCPs ended on rays.
-        let scaling =
-            p.solve_into_unit_scaled(warm, z_out, w_out, report, s.tol, |p, warm, z, w, r, finish| {
-                self.pivot(p, warm, z, w, r, s, finish)
-            });
+        let scaling = p.solve_into_unit_scaled(
+            warm,
+            Out { z: z_out, w: w_out, report },
+            s.tol,
+            |p, warm, out, finish| self.pivot(p, warm, out, s, finish),
+        );
         let ray = &mut self.workspace.ray;
         if let (Some((gamma, delta)), true) = (scaling?, ray.valid) {
             ray.z.iter_mut().chain(ray.dz.iter_mut()).for_each(|z| *z *= delta);
@@ -357,17 +360,8 @@ impl LcpSolver for Lemke {
 impl Lemke {
     /// [`LcpSolver::solve_into`] on `p` as given; `finish`: measure and verify the answer
     /// (else the caller does, on the problem before scaling).
-    #[allow(clippy::too_many_arguments)] // solve_into's arguments and `finish`
-    fn pivot(
-        &mut self,
-        p: &Lcp,
-        warm: bool,
-        z_out: &mut [f64],
-        w_out: &mut [f64],
-        report: &mut SolveReport,
-        s: &Settings,
-        finish: bool,
-    ) -> Result<(), Error> {
+    fn pivot(&mut self, p: &Lcp, warm: bool, out: Out<'_>, s: &Settings, finish: bool) -> Result<(), Error> {
+        let Out { z: z_out, w: w_out, report } = out;
         if p.is_box() {
             return Err(Error::Requirement {
                 solver: "lemke".into(),

@@ -96,6 +96,7 @@ mod sweep;
 #[cfg(test)]
 mod tests;
 
+use crate::problem::Out;
 use crate::{Lcp, LcpSolver};
 use perp_core::iteration;
 use perp_core::{Error, Settings, Solution, SolveReport, Status};
@@ -328,13 +329,13 @@ impl LcpSolver for Pgs {
         p.check_buffers(warm, z_out, w_out)?;
         if self.rho == 0.0 {
             // PGS and PSOR are invariant under a scaling of the data.
-            return self.sweep_into(p, warm, z_out, w_out, report, s, true);
+            return self.sweep_into(p, warm, Out { z: z_out, w: w_out, report }, s, true);
         }
         // ρ is absolute (Siconos' default 1): with M scaled by 1e-6 it dominated every
         // diagonal and 10 of 10 test LCPs ran into the sweep limit. Data far from 1 are
         // solved scaled (`Lcp::unit_scaling`), where ρ = 1 means what it does for data near 1.
-        p.solve_into_unit_scaled(warm, z_out, w_out, report, s.tol, |p, warm, z, w, r, finish| {
-            self.sweep_into(p, warm, z, w, r, s, finish)
+        p.solve_into_unit_scaled(warm, Out { z: z_out, w: w_out, report }, s.tol, |p, warm, out, finish| {
+            self.sweep_into(p, warm, out, s, finish)
         })
         .map(|_| ())
     }
@@ -343,17 +344,15 @@ impl LcpSolver for Pgs {
 impl Pgs {
     /// [`LcpSolver::solve_into`] on `p` as given (checked); `finish`: measure and verify the
     /// answer (else the caller does, on the problem before scaling).
-    #[allow(clippy::too_many_arguments)] // solve_into's arguments and `finish`
     fn sweep_into(
         &mut self,
         p: &Lcp,
         warm: bool,
-        z_out: &mut [f64],
-        w_out: &mut [f64],
-        report: &mut SolveReport,
+        out: Out<'_>,
         s: &Settings,
         finish: bool,
     ) -> Result<(), Error> {
+        let Out { z: z_out, w: w_out, report } = out;
         let start = Instant::now();
         let n = p.n();
 
