@@ -1,10 +1,10 @@
 //! Time stepping: Moreau's midpoint scheme and the semi-implicit Euler of Stewart–Trinkle,
 //! each with any of the contact formulations of [`crate::assembly`].
 //!
-//! * [`Scheme::Midpoint`] (seed 001 §5; seed 003 §11, §15 stages 1–3):
+//! * [`Scheme::Midpoint`] (Glocker–Studer 2005 §5; Moreau 1988 §11, §15 stages 1–3):
 //!   `q_M = q_A + ½Δt u_A`; M, h and the contacts at `(q_M, t_M)`; the contacts with
 //!   `g_N(q_M) ≤ 0` take part; solve for `u_E`; `q_E = q_M + ½Δt u_E`.
-//! * [`Scheme::Euler`] (seed 000 eq. 2.11–2.15): contacts and forces at `q^l`, a contact takes
+//! * [`Scheme::Euler`] (Stewart 2000 eq. 2.11–2.15): contacts and forces at `q^l`, a contact takes
 //!   part when its predicted gap `g_N + Δt γ_N(u^l) ≤ 0` (the test `f(q^l + h v^l) < 0`,
 //!   linearized), `q^{l+1} = q^l + Δt v^{l+1}`. Optionally a fixed-point iteration on
 //!   `M(q^{l+1})` (§2.3) and a projection of the positions back to the admissible set (the
@@ -44,13 +44,13 @@ pub enum Scheme {
 /// How the contact problem of a step is posed and solved.
 #[derive(Clone, Debug)]
 pub enum Formulation {
-    /// Glocker–Studer planar LCP (seed 001 eq. 33); LCP solver (default `lemke`).
+    /// Glocker–Studer planar LCP (Glocker–Studer 2005 eq. 33); LCP solver (default `lemke`).
     GlockerStuder,
-    /// Stewart–Trinkle LCP with polyhedral cones (seed 000 eq. 2.16); LCP solver.
+    /// Stewart–Trinkle LCP with polyhedral cones (Stewart 2000 eq. 2.16); LCP solver.
     StewartTrinkle(Directions),
     /// The frictional contact problem with the exact cones; frictional solver (default `prox`).
     Cone,
-    /// The Tzitzouris–Pang NCP (seed 002 §4); NCP solver (default `bdiff-newton`).
+    /// The Tzitzouris–Pang NCP (Trinkle–Tzitzouris–Pang 2001 §4); NCP solver (default `bdiff-newton`).
     TzitzourisPang,
     /// Anitescu's convex relaxation of the exact cones (the cone complementarity problem that
     /// Chrono steps; Anitescu 2006), solved in velocity space by the interior-point method

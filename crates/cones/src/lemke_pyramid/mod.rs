@@ -1,12 +1,12 @@
 //! `lemke-pyramid`: Lemke's method on the Stewart–Trinkle LCP of a polyhedral friction cone,
 //! with pyramid alignment to remove the linearisation error.
 //!
-//! # The LCP (seed 000 §2.2.1, eq. 2.11–2.16; seed 002 eq. 5–6)
+//! # The LCP (Stewart 2000 §2.2.1, eq. 2.11–2.16; Trinkle–Tzitzouris–Pang 2001 eq. 5–6)
 //!
 //! Each contact i of dimension d gets a linearisation `D_i = [d_1 … d_{m_i}]` of its cone
 //! (`(d−1) × m_i`, points of the section `S_1(1)`, [`Cone::linearize`]; a pyramid returns its
 //! own generators): the friction force is `D_i β_i` with `β_i ≥ 0`, `Σ β_i ≤ μ_i c_{n,i}`
-//! (seed 000 fig. 2.2). With the dynamics already condensed into the Delassus operator W (the
+//! (Stewart 2000 fig. 2.2). With the dynamics already condensed into the Delassus operator W (the
 //! local problem `u = W r + q`, so that the blocks `nᵀM⁻¹n`, `nᵀM⁻¹D̃`, … of eq. 2.16 are
 //! `W_NN`, `W_NT D`, …), eq. 2.13–2.15 become the LCP in `z = (c_n ∈ R^nc, β, λ)`:
 //!
