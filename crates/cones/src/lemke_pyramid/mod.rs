@@ -84,11 +84,12 @@
 //! BoxesStack1 become 3.0e-4, 3.6e-4, 1.1e-4, 8.0e-6 — better, not yet solved. When that
 //! fails too, proximal rounds on the LCP regularized on its force block ([`proximal_lemke`]:
 //! `M + εI`, `q − ε z_k`, Lemke warm from `z_k`, ε raised ×10 while Lemke fails on it) solve
-//! BoxesStack1 (0.02 s) and Capsules-i101-404 (8 s) at 1e-6. A solve that ends stalled (at
+//! BoxesStack1 and Capsules-i101-404 at 1e-6. A solve that ends stalled (at
 //! the pyramid's linearisation error) or failed is repeated with twice the facets, warm from
-//! its best answer, up to `max_facets`: Capsules-i100 (13 s) and -i125 (36–44 s) are solved
+//! its best answer, up to `max_facets`: Capsules-i100 and -i125 are solved
 //! with 16 (`lemke_pyramid_survives_the_round_off_files` in perp-suite's `honest_sweep`).
-//! Confeti-ex03, whose LCP error stops at 2.4e-6 (its z is large against q), is not.
+//! Confeti-ex03, whose LCP error stops at 2.4e-6 (its z is large against q), is not. The
+//! times of these solves are in `docs/performance.md` ("Frictional contact").
 //!
 //! Also a one-shot Stewart–Trinkle solver: `refine: 0`.
 //!

@@ -194,3 +194,20 @@ pub fn harvest(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    /// `perp list` and `perp simulate` print these; they name the paper (e.g. "Trinkle–
+    /// Tzitzouris–Pang 2001 §4.1.1"), never the project's seed-file numbers.
+    #[test]
+    fn scene_descriptions_name_papers_not_the_seed_files() {
+        for info in super::catalog() {
+            assert!(!info.description.contains("seed 0"), "{}: {}", info.name, info.description);
+            if info.default_size.is_none() {
+                let scene = (info.build)(0).unwrap();
+                let d = scene.description();
+                assert!(!d.contains("seed 0"), "{}: {d}", info.name);
+            }
+        }
+    }
+}
