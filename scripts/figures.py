@@ -53,6 +53,9 @@ class RecordError(ValueError):
     pass
 
 
+RecordError.__module__ = 'builtins'  # tracebacks say "RecordError" under `python3 -m doctest` too
+
+
 def parse_records(text):
     r"""Parses and checks the figure records of a TOML text; returns a list of dicts.
 
