@@ -6,7 +6,8 @@
     scripts/figures.py ID [ID ...]            run these figures
     scripts/figures.py --tag TAG              run the figures with this tag (e.g. lcp, dynamics)
     scripts/figures.py --all                  run every figure (hours: the peers' runs included)
-    scripts/figures.py --self-test            check the record parser (doctests; no figure runs)
+    scripts/figures.py --self-test            check the record parser (doctests) and that every record
+                                              is cited in docs/performance.md and back (no figure runs)
 
 The records are docs/figures.toml (`--records FILE` for another): one `[[figure]]` table per
 figure with its id, the command that reproduces it, how to read the measured value from that
@@ -195,6 +196,23 @@ def judge(claimed, measured, tolerance, bound='about'):
     return ratio, abs(ratio - 1.0) <= tolerance + 1e-12
 
 
+def cross_check(recs, page):
+    """Lines naming the records docs/performance.md does not cite as `[id]` (a warm-start
+    table's `[warm-SCENE]` covers every warm-/cold- record) and the `[id]`s it cites that no
+    record has; empty when the page and the records agree."""
+    text = open(page, encoding='utf-8').read()
+    cited = set(re.findall(r'`\[([a-z0-9.-]+)\]`', text))
+    out = []
+    for r in recs:
+        i = r['id']
+        if i not in cited and not (re.match(r'(warm|cold)-', i) and '[warm-SCENE]' in text) \
+                and not (i.startswith('dense-small-') and '[dense-small-*]' in text):
+            out.append(f'record {i!r} is not cited as `[{i}]` in {os.path.relpath(page)}')
+    ids = {r['id'] for r in recs}
+    out += [f'{os.path.relpath(page)} cites `[{c}]`, which no record has' for c in sorted(cited - ids - {'id'})]
+    return out
+
+
 def places():
     target = os.environ.get('CARGO_TARGET_DIR', os.path.join(ROOT, 'target'))
     return {
@@ -280,7 +298,10 @@ def main():
         failed, tried = doctest.testmod(optionflags=doctest.ELLIPSIS)
         recs = parse_records(open(a.records, encoding='utf-8').read())
         print(f'{tried} doctests, {failed} failed; {len(recs)} records in {os.path.relpath(a.records)} parse')
-        sys.exit(1 if failed else 0)
+        unmatched = cross_check(recs, os.path.join(ROOT, 'docs', 'performance.md'))
+        for line in unmatched:
+            print(line)
+        sys.exit(1 if failed or unmatched else 0)
     try:
         recs = parse_records(open(a.records, encoding='utf-8').read())
     except RecordError as e:
