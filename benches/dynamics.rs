@@ -1,4 +1,4 @@
-//! Time-stepping throughput: steps per second for `woodpecker` (seed 001; each step a 3-dof
+//! Time-stepping throughput: steps per second for `woodpecker` (Glocker–Studer 2005; each step a 3-dof
 //! update and an LCP of size ≤ 6) and for `ball-pile 1000`, with warm start on and off.
 //!
 //! Each group also times the reference kernel of the same run: one dense LU of the largest

@@ -1,7 +1,7 @@
 //! Fitting a friction coefficient to a recorded trajectory, by gradient descent through the
 //! time stepper.
 //!
-//! The sliding sphere of Trinkle, Tzitzouris and Pang (seed 002 §4.1.3): a unit sphere pushed
+//! The sliding sphere of Trinkle, Tzitzouris and Pang (Trinkle–Tzitzouris–Pang 2001 §4.1.3): a unit sphere pushed
 //! along a plane at 2 m/s slides, slowed by friction, until it rolls at `t* = 2v₀/(7μg)`. A
 //! trajectory recorded with the paper's μ = 0.2 (here: simulated, 25 steps of 10 ms, all in
 //! the sliding phase) is the data; starting from a guess μ = 0.5, gradient descent on the

@@ -74,3 +74,18 @@ pub use perp_suite as suite;
 #[cfg(all(doctest, feature = "cli"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The Rust examples of `docs/cli.md` (a frictional problem in a program), run as doc-tests.
+#[cfg(all(doctest, feature = "cli"))]
+#[doc = include_str!("../docs/cli.md")]
+pub struct CliDocDoctests;
+
+/// The Rust examples of `docs/simulation.md` (a system of one's own), run as doc-tests.
+#[cfg(all(doctest, feature = "cli"))]
+#[doc = include_str!("../docs/simulation.md")]
+pub struct SimulationDocDoctests;
+
+/// The Rust examples of `docs/solvers.md` (derivatives of a solution), run as doc-tests.
+#[cfg(all(doctest, feature = "cli"))]
+#[doc = include_str!("../docs/solvers.md")]
+pub struct SolversDocDoctests;

@@ -150,7 +150,7 @@ fn a_kept_sparse_solver_follows_a_shrinking_pile() {
     assert!(stdout.contains("steps      14 of dt"), "{stdout}");
 }
 
-/// Issue 15: `--formulation st` on `sphere-slide` uses the scene's aligned directions (seed 002
+/// Issue 15: `--formulation st` on `sphere-slide` uses the scene's aligned directions (Trinkle–Tzitzouris–Pang 2001
 /// eq. 5): the pushed sphere slides straight along x (v_y stays 0, where a uniform polygon of 8
 /// directions in (t, o, r) made it drift by 0.0139 a step), and it rolls within one step of
 /// t* = 2v₀/(7μg) = 0.2912 s at 5v₀/7, at every step size: the rolling time converges to t* as

@@ -57,6 +57,16 @@ mod tests {
     }
 
     #[test]
+    fn summaries_and_citations_name_papers_not_the_seed_files() {
+        // `perp list` prints them; a user knows "Moreau 1988", not the project's file numbers.
+        for e in ENTRIES {
+            for text in [e.summary, e.citation] {
+                assert!(!text.contains("seed 0"), "{}: {text}", e.name);
+            }
+        }
+    }
+
+    #[test]
     fn every_declared_parameter_is_read_by_its_builder() {
         // Setting each parameter to a valid non-default value must build (a builder that reads
         // an undeclared name panics; one that ignores a declared name is caught by review of

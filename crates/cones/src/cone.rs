@@ -3,14 +3,14 @@
 //! A contact of dimension `d` carries a reaction `r = (r_N, r_T)` and a relative velocity
 //! `u = (u_N, u_T)`: one normal component first, then `d − 1` tangential (and, for torsion,
 //! rotational) components. A friction law is a closed convex cone `K ⊂ Rᵈ` parametrised by the
-//! friction coefficient μ (seed 002, the abstract maps 𝓕ᵢ(σ) with σ = μ c_n):
+//! friction coefficient μ (Trinkle–Tzitzouris–Pang 2001: the abstract maps 𝓕ᵢ(σ) with σ = μ c_n):
 //!
 //! ```text
 //!     K_μ = { (r_N, r_T) : r_N ≥ 0, r_T ∈ S_μ(r_N) },     S_μ(ξ) = ξ · S_μ(1),
 //! ```
 //!
 //! where the *section* `S_μ(1)` is a compact convex set around 0 of `R^{d−1}`. Coulomb's law is
-//! the disk ‖r_T‖ ≤ μ r_N; the elliptic law with torsion of seed 002 eq. (1) is
+//! the disk ‖r_T‖ ≤ μ r_N; the elliptic law with torsion of Trinkle–Tzitzouris–Pang 2001 eq. (1) is
 //! `c_t²/e_t² + c_o²/e_o² + c_r²/e_r² ≤ μ² c_n²`; a pyramid is a polygon.
 //!
 //! The frictional contact condition at one contact, in De Saxcé's form, is
@@ -19,7 +19,7 @@
 //!     K ∋ r  ⊥  ũ ∈ K*,        ũ = u + h(u_T) e_N,        h(v) = max { −t·v : t ∈ S_μ(1) },
 //! ```
 //!
-//! with `h` the maximal dissipation (support function of the section; seed 002 (iv) and eq. 2:
+//! with `h` the maximal dissipation (support function of the section; Trinkle–Tzitzouris–Pang 2001 (iv) and eq. 2:
 //! the friction force maximises the work −t·v). This trait asks a new law for four things:
 //! its dimension, the Euclidean projection onto K, the projection onto a section, and the
 //! support point `argmax {−t·v : t ∈ S_μ(1)}` — and the projection onto K has a default
@@ -192,7 +192,7 @@ pub trait Cone: Send + Sync + fmt::Debug {
     }
 
     /// The friction force of maximal dissipation for normal force `normal ≥ 0` and sliding
-    /// velocity `v` (seed 002 (iv), eq. 2): `argmax {−t·v : t ∈ S_μ(normal)}`.
+    /// velocity `v` (Trinkle–Tzitzouris–Pang 2001 (iv), eq. 2): `argmax {−t·v : t ∈ S_μ(normal)}`.
     fn max_dissipation_force(&self, mu: f64, normal: f64, v: &[f64], out: &mut [f64]) {
         self.support(mu, v, out);
         let s = normal.max(0.0);
@@ -201,8 +201,8 @@ pub trait Cone: Send + Sync + fmt::Debug {
 
     /// The directions of a polyhedral linearisation with `m` edges: a `(d−1) × m` matrix `D`,
     /// column-major (column j is `D[j·(d−1)..(j+1)·(d−1)]`), such that
-    /// `{(c_n, Dβ) : β ≥ 0, Σβ ≤ μ c_n}` is inscribed in K (Stewart's D, seed 000 §2.2.1,
-    /// fig. 2.2; seed 002 eq. 5–6). The default takes the support points of `S_1(1)` in `m`
+    /// `{(c_n, Dβ) : β ≥ 0, Σβ ≤ μ c_n}` is inscribed in K (Stewart's D, Stewart 2000 §2.2.1,
+    /// fig. 2.2; Trinkle–Tzitzouris–Pang 2001 eq. 5–6). The default takes the support points of `S_1(1)` in `m`
     /// directions spread evenly over the unit circle (d = 3), the pair ±1 (d = 2), or a
     /// Fibonacci lattice of the sphere (d ≥ 4).
     fn linearize(&self, m: usize) -> Vec<f64> {
@@ -401,13 +401,13 @@ pub enum ConeSpec {
     /// Isotropic Coulomb cone ‖r_T‖ ≤ μ r_N, of the problem's dimension (2 or 3).
     Coulomb,
     /// A pyramid with `facets` faces inscribed in the Coulomb cone (d = 3); in 2-D the
-    /// two-sided `Sgn` law of seed 001 eq. 4–5 (`facets` must be 2).
+    /// two-sided `Sgn` law of Glocker–Studer 2005 eq. 4–5 (`facets` must be 2).
     Pyramid {
         /// Number of faces (≥ 3 in 3-D, 2 in 2-D).
         facets: usize,
     },
     /// Elliptic cone `Σ (r_k/e_k)² ≤ μ² r_N²` with `e = [e_t, e_o]` (d = 3) or
-    /// `[e_t, e_o, e_r]` (d = 4, torsion: seed 002 eq. 1).
+    /// `[e_t, e_o, e_r]` (d = 4, torsion: Trinkle–Tzitzouris–Pang 2001 eq. 1).
     Elliptic {
         /// The positive semi-axes, one per tangential/rotational component.
         e: Vec<f64>,

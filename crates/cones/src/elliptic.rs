@@ -1,6 +1,6 @@
 //! Elliptic friction cones: the anisotropic law `Σ_k (r_k/e_k)² ≤ μ² r_N²` (2-D, 3-D, and 4-D
-//! with torsion: seed 002 eq. 1, Howe & Cutkosky's friction ellipsoid) and the mixed law of
-//! seed 002 example (c) with semi-axes, `(c_t/e_t)² + (c_o/e_o)² ≤ μ²c_n²`, `|c_r| ≤ e_r μ c_n`.
+//! with torsion: Trinkle–Tzitzouris–Pang 2001 eq. 1, Howe & Cutkosky's friction ellipsoid) and the mixed law of
+//! Trinkle–Tzitzouris–Pang 2001 example (c) with semi-axes, `(c_t/e_t)² + (c_o/e_o)² ≤ μ²c_n²`, `|c_r| ≤ e_r μ c_n`.
 //!
 //! Projections are exact (to rounding):
 //!
@@ -26,7 +26,7 @@ use perp_core::Error;
 const MD: usize = MAX_DIM;
 
 /// The elliptic cone `K = {(r_N, r_T) : Σ_k (r_k/e_k)² ≤ μ² r_N²}` of dimension `e.len() + 1`
-/// (seed 002 eq. 1; the section `S_μ(1)` is the ellipse/ellipsoid of semi-axes `μ e_k`).
+/// (Trinkle–Tzitzouris–Pang 2001 eq. 1; the section `S_μ(1)` is the ellipse/ellipsoid of semi-axes `μ e_k`).
 ///
 /// One semi-axis gives a 2-D law `|r_T| ≤ μ e r_N`; two give the anisotropic 3-D law
 /// `(e_t, e_o)`; three the 4-D law with torsion `(e_t, e_o, e_r)`.
@@ -384,10 +384,10 @@ fn project_elliptic(e: &[f64], mu: f64, z: &[f64], out: &mut [f64], jac: Option<
     }
 }
 
-/// Unit directions of the 2-sphere for the 4-D linearisation, in the spirit of seed 002 eq. 5:
+/// Unit directions of the 2-sphere for the 4-D linearisation, in the spirit of Trinkle–Tzitzouris–Pang 2001 eq. 5:
 /// the two poles (pure torsion), then latitude rings (the equator first, whose directions are
 /// pure sliding), ring sizes proportional to the ring's circumference. For even `m` the set is
-/// balanced (`d` and `−d` both present; seed 000 §2.2.1 assumes this).
+/// balanced (`d` and `−d` both present; Stewart 2000 §2.2.1 assumes this).
 fn ring_directions(m: usize) -> Vec<[f64; 3]> {
     let mut out = Vec::with_capacity(m);
     if m == 0 {
@@ -486,7 +486,7 @@ impl Cone for Elliptic {
         ellipsoid_section(self.axes(), mu, xi, t, out, jac_t, jac_xi)
     }
 
-    /// `h(v) = μ‖Ev‖`, maximiser `t = −μE²v/‖Ev‖` (seed 002 eq. 2 solved for the force).
+    /// `h(v) = μ‖Ev‖`, maximiser `t = −μE²v/‖Ev‖` (Trinkle–Tzitzouris–Pang 2001 eq. 2 solved for the force).
     fn support(&self, mu: f64, v: &[f64], t_out: &mut [f64]) -> f64 {
         let e = self.axes();
         let s = e.iter().zip(v).map(|(a, b)| (a * b).powi(2)).sum::<f64>().sqrt();
@@ -513,7 +513,7 @@ impl Cone for Elliptic {
 
     /// Points of the boundary of `S_1(1)`: `±e` in 2-D (m ignored); `(e_t cos θ_j, e_o sin θ_j)`,
     /// `θ_j = 2πj/m` in 3-D; in 4-D the poles `(0, 0, ±e_r)` and latitude rings
-    /// `(e_t cos φ cos θ, e_o cos φ sin θ, e_r sin φ)` (seed 002 eq. 5).
+    /// `(e_t cos φ cos θ, e_o cos φ sin θ, e_r sin φ)` (Trinkle–Tzitzouris–Pang 2001 eq. 5).
     fn linearize(&self, m: usize) -> Vec<f64> {
         let e = self.axes();
         match self.k {
@@ -531,7 +531,7 @@ impl Cone for Elliptic {
 
 // ---------------------------------------------------------------------------------------------
 
-/// The 4-D mixed law of seed 002 example (c) with semi-axes:
+/// The 4-D mixed law of Trinkle–Tzitzouris–Pang 2001 example (c) with semi-axes:
 /// `K = {(c_n, c_t, c_o, c_r) : (c_t/e_t)² + (c_o/e_o)² ≤ μ² c_n², |c_r| ≤ e_r μ c_n}`,
 /// an elliptic cone in `(c_n, c_t, c_o)` intersected with a wedge in `(c_n, c_r)`; the section
 /// is an elliptic cylinder. No map to the Lorentz cone (no Fischer–Burmeister).

@@ -3,8 +3,8 @@
 //! * [`Cone`] — the plug-in point for friction laws: projection, section projection, maximal
 //!   dissipation, and, built on them, the natural map, the Alart–Curnier and
 //!   Fischer–Burmeister functions with their generalised Jacobians, polyhedral linearisation.
-//! * Laws: [`Coulomb`] (2-D, 3-D), [`Elliptic`] (anisotropic, and with torsion: seed 002
-//!   eq. 1), [`EllipticMixed`] (elliptic + |c_r| ≤ e_r σ, seed 002 example (c)), [`Pyramid`],
+//! * Laws: [`Coulomb`] (2-D, 3-D), [`Elliptic`] (anisotropic, and with torsion: Trinkle–Tzitzouris–Pang 2001
+//!   eq. 1), [`EllipticMixed`] (elliptic + |c_r| ≤ e_r σ, Trinkle–Tzitzouris–Pang 2001 example (c)), [`Pyramid`],
 //!   [`Rolling`] (rolling resistance, Siconos' `RollingFrictionContactProblem`).
 //! * [`FrictionContactProblem`] — the local form u = W r + q with μ and a law per contact.
 //! * [`GlobalFrictionContactProblem`] — M v = f + H r, u = Hᵀ v + b, reduced to the local form

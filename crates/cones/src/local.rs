@@ -1,5 +1,5 @@
 //! Solvers for one contact: `u = W_ii r + b`, `K ∋ r ⊥ ũ ∈ K*` (the local step of the
-//! nonsmooth Gauss–Seidel; Moreau 1988, seed 003 §15–16, solves it as a nearest-point
+//! nonsmooth Gauss–Seidel; Moreau 1988 §15–16, solves it as a nearest-point
 //! problem).
 
 use crate::cone::{Cone, MAX_DIM};

@@ -1,6 +1,6 @@
 //! `nsgs`: nonsmooth Gauss–Seidel over contacts.
 //!
-//! Moreau's algorithm (seed 003 §15–16): sweep over the contacts; at contact i freeze the
+//! Moreau's algorithm (Moreau 1988 §15–16): sweep over the contacts; at contact i freeze the
 //! others, so that `u_i = W_ii r_i + b_i` with `b_i = q_i + Σ_{j≠i} W_ij r_j`, and solve this
 //! one-contact problem exactly (Moreau solves it as a nearest-point problem in the kinetic
 //! metric; here by the [`LocalSolver`] chosen: the closed form in 2-D, a semismooth Newton

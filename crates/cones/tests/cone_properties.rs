@@ -546,7 +546,7 @@ fn elliptic_linearization_is_inscribed_and_converges() {
         assert!(gap < prev && gap * m as f64 <= 8.0, "m = {m}: gap {gap}");
         prev = gap;
     }
-    // Pure torsion and pure sliding are exact directions (seed 002, eq. 5's columns).
+    // Pure torsion and pure sliding are exact directions (Trinkle–Tzitzouris–Pang 2001 eq. 5's columns).
     let dcols = cone.linearize(22);
     assert!(dcols.chunks(3).any(|c| c == [0.0, 0.0, 0.4]));
     assert!(dcols.chunks(3).any(|c| (c[0] - 1.0).abs() < 1e-15 && c[1].abs() < 1e-15 && c[2] == 0.0));

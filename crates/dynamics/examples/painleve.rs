@@ -1,4 +1,4 @@
-//! Painlevé's rod (seed 000 §1.3): the first steps of `painleve-rod` with its default options,
+//! Painlevé's rod (Stewart 2000 §1.3): the first steps of `painleve-rod` with its default options,
 //! printed: the impulses of each step and the velocities of the lower end.
 //!
 //! `cargo run --release -p perp-dynamics --example painleve [dt]`

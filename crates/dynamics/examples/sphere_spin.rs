@@ -34,7 +34,7 @@ fn main() -> Result<(), perp_core::Error> {
     let exact = SphereOnPlane::spin();
     let stewart = series(Method::Stewart, dt)?;
     let cone = series(Method::Cone, dt)?;
-    println!("sphere-spin (seed 002 §4.1.1), h = {dt}: ω_z [rad/s]");
+    println!("sphere-spin (Trinkle–Tzitzouris–Pang 2001 §4.1.1), h = {dt}: ω_z [rad/s]");
     println!(
         "{:>6} {:>10} {:>10} {:>10} {:>10} {:>12}",
         "t", "analytic", "stewart", "cone", "|Δ| max", "others max"

@@ -1,4 +1,4 @@
-//! The woodpecker toy (Glocker–Studer, seed 001 §4, Table I) with Moreau's midpoint rule and
+//! The woodpecker toy (Glocker–Studer 2005 §4, Table I) with Moreau's midpoint rule and
 //! the LCP of eq. 33 solved by Lemke, at Δt = 1e-4, 1e-5 and 5e-6: the limit cycle's period
 //! and the sleeve's mean descent velocity, the LCPs not solved, and the speed.
 //!
@@ -17,7 +17,7 @@ fn main() -> Result<(), Error> {
     let (qn, un) = w.state_names();
     let (t_end, transient, cycles) = (2.0, 0.3, 10);
     println!(
-        "woodpecker (seed 001 Table I), midpoint rule + Glocker–Studer LCP (Lemke), {t_end} s, \
+        "woodpecker (Glocker–Studer 2005 Table I), midpoint rule + Glocker–Studer LCP (Lemke), {t_end} s, \
          limit cycle over the last {cycles} cycles after t = {transient} s"
     );
     println!(

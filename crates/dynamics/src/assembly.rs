@@ -1,7 +1,7 @@
 //! Assembly of one step's contact problem from M, h and the contact rows, in each formulation.
 //!
-//! Every formulation starts from the same affine map over the active contacts (seed 001
-//! eq. 18–21, seed 000 eq. 2.11): with `u_free = u_A + M⁻¹ h Δt`, `Y = M⁻¹ Jᵀ` and
+//! Every formulation starts from the same affine map over the active contacts (Glocker–Studer 2005
+//! eq. 18–21, Stewart 2000 eq. 2.11): with `u_free = u_A + M⁻¹ h Δt`, `Y = M⁻¹ Jᵀ` and
 //! `W = J M⁻¹ Jᵀ` (the Delassus matrix),
 //!
 //! ```text
@@ -13,12 +13,12 @@
 //! velocity the impact law acts on; ε_T only in the Glocker–Studer form). [`LocalProblem`]
 //! holds that map; the functions below turn it into
 //!
-//! * [`glocker_studer_lcp`]: the planar LCP of size 3k (seed 001 eq. 27, 33);
-//! * [`stewart_trinkle_lcp`]: the LCP with polyhedral cones (seed 000 eq. 2.13–2.16);
+//! * [`glocker_studer_lcp`]: the planar LCP of size 3k (Glocker–Studer 2005 eq. 27, 33);
+//! * [`stewart_trinkle_lcp`]: the LCP with polyhedral cones (Stewart 2000 eq. 2.13–2.16);
 //! * [`LocalProblem::friction_problem`]: the frictional contact problem `u = W r + q` with
 //!   the exact cones (solved by perp-cones);
 //! * [`tzitzouris_pang`]: the NCP with the elliptic law written by its Fritz–John conditions
-//!   (seed 002 eq. 2, §4), solved by `bdiff-newton` with hot start.
+//!   (Trinkle–Tzitzouris–Pang 2001 eq. 2, §4), solved by `bdiff-newton` with hot start.
 //!
 //! Bilateral constraints `B u + ŵ_B = 0` are condensed into the map before any formulation
 //! sees it (the Schur complement of the MLCP's equality block): with `Y_B = M⁻¹ Bᵀ` and
@@ -394,7 +394,7 @@ impl Builder {
     }
 }
 
-/// The Glocker–Studer LCP (seed 001 eq. 27, 33) of a planar problem, in the variables
+/// The Glocker–Studer LCP (Glocker–Studer 2005 eq. 27, 33) of a planar problem, in the variables
 /// `x = (Λ_N, Λ_R, ξ_L)` (k each) with `y = (ξ_N, ξ_R, Λ_L)`:
 ///
 /// ```text
@@ -509,7 +509,7 @@ pub fn gs_impulses_into(p: &LocalProblem, x: &[f64], r: &mut Vec<f64>) {
 pub enum Directions {
     /// `m` directions spread over the section (the cone's `linearize(m)`; ±1 in the plane).
     Uniform(usize),
-    /// The same directions for every contact (e.g. a set aligned as in seed 002 eq. 5).
+    /// The same directions for every contact (e.g. a set aligned as in Trinkle–Tzitzouris–Pang 2001 eq. 5).
     Custom(Vec<f64>),
 }
 
@@ -542,7 +542,7 @@ impl Directions {
     }
 }
 
-/// The Stewart–Trinkle / Anitescu–Potra LCP (seed 000 eq. 2.13–2.16) in `x = (c_n, β, λ)`:
+/// The Stewart–Trinkle / Anitescu–Potra LCP (Stewart 2000 eq. 2.13–2.16) in `x = (c_n, β, λ)`:
 ///
 /// ```text
 /// 0 ≤ [ nᵀM⁻¹n   nᵀM⁻¹D   0 ] [c_n]   [ b_N  ]
@@ -643,7 +643,7 @@ pub fn st_impulses_into(p: &LocalProblem, layout: &StLayout, x: &[f64], r: &mut 
     }
 }
 
-/// The Tzitzouris–Pang NCP of one step (seed 002 §4; friction by the Fritz–John form of
+/// The Tzitzouris–Pang NCP of one step (Trinkle–Tzitzouris–Pang 2001 §4; friction by the Fritz–John form of
 /// maximal dissipation, eq. 2, for an elliptic law `e`): per contact the unknowns are
 /// `(c_n, c_F, s)` with `c_F` free and
 ///
@@ -744,8 +744,8 @@ impl perp_ncp::NcpFunction for TzitzourisPang<'_> {
     }
 }
 
-/// The acceleration-level LCP of a state with persistent contacts (Pang–Trinkle, seed 004;
-/// Painlevé's analysis, seed 000 eq. 1.5–1.6), in the Stewart–Trinkle variables.
+/// The acceleration-level LCP of a state with persistent contacts (Pang–Trinkle 1996;
+/// Painlevé's analysis, Stewart 2000 eq. 1.5–1.6), in the Stewart–Trinkle variables.
 ///
 /// The unknowns are contact *forces*; `a = J M⁻¹ (h + Jᵀ c) + J̇u` are the contact
 /// accelerations (`drift` holds `J̇u`). A contact whose tangential velocity exceeds `slip_tol`

@@ -18,7 +18,7 @@
 //!
 //! A JVP costs two assemblies and two triangular solves; a VJP builds the whole Jacobian from
 //! one JVP per input (`coords + dofs + 2·contacts` of them), which suits the small systems this
-//! is meant for (the sliding sphere of seed 002 §4, a block on an incline).
+//! is meant for (the sliding sphere of Trinkle–Tzitzouris–Pang 2001 §4, a block on an incline).
 
 use crate::assembly::LocalProblem;
 use crate::mass::MassFactor;
@@ -290,7 +290,7 @@ mod tests {
         (sim.q, sim.u)
     }
 
-    /// The sliding sphere of seed 002 §4.1.3, slightly pressed into the plane (so that small
+    /// The sliding sphere of Trinkle–Tzitzouris–Pang 2001 §4.1.3, slightly pressed into the plane (so that small
     /// perturbations keep its contact active), falling onto it and spinning a little (so that
     /// it slides obliquely and every component is exercised). Stepped with ε_N = 0.5 (see
     /// [`Tweak`]).

@@ -1,7 +1,7 @@
 //! What a simulator implements: the [`System`] trait, its [`Contact`] candidates and
 //! [`Bilateral`] constraints, and the sparse constraint [`Row`] they are made of.
 //!
-//! Notation follows Glocker–Studer (seed 001 eq. 6–12): coordinates `q`, velocities `u`,
+//! Notation follows Glocker–Studer (Glocker–Studer 2005 eq. 6–12): coordinates `q`, velocities `u`,
 //! `M(q,t) du − h(q,u,t) dt − dR = 0`, gaps `g_N(q,t) ≥ 0`, relative velocities
 //! `γ_N = w_Nᵀu + ŵ_N`, `γ_T = w_Tᵀu + ŵ_T` (eq. 10), Newton restitution
 //! `ξ = γ⁺ + ε γ⁻` (eq. 11).
@@ -14,7 +14,7 @@ pub use perp_core::linear::Row;
 /// One candidate contact, as [`System::contacts`] reports it at a configuration.
 ///
 /// Local coordinates are ordered `(N, T₁[, T₂][, R][, ρ₁[, ρ₂]])`: the normal, one tangent
-/// (planar) or two (spatial), an optional twist (torsion, seed 002 eq. 1), and optional rolling
+/// (planar) or two (spatial), an optional twist (torsion, Trinkle–Tzitzouris–Pang 2001 eq. 1), and optional rolling
 /// rows (one per tangent; rolling resistance, [`perp_cones::Rolling`]). The local dimension is
 /// [`Contact::dim`]; the contact's friction law is `cone` (Coulomb by default; an elliptic cone
 /// `e = [e_t, e_o, e_r]` for torsion; `ConeSpec::Rolling { mu_r }` with rolling rows).
@@ -36,7 +36,7 @@ pub struct Contact {
     /// Rheonomic terms `ŵ` in local order (N, T…, R); empty means zero.
     pub bias: Vec<f64>,
     /// `(J̇ u)` in local order, the velocity-product terms of the contact accelerations
-    /// (acceleration-level formulation, seed 000 eq. 1.5); empty means zero.
+    /// (acceleration-level formulation, Stewart 2000 eq. 1.5); empty means zero.
     pub drift: Vec<f64>,
     /// Friction coefficient μ ≥ 0.
     pub mu: f64,
@@ -106,7 +106,7 @@ impl Contact {
         self
     }
 
-    /// With a twist row and an elliptic cone `e = [e_t, e_o, e_r]` (seed 002 eq. 1).
+    /// With a twist row and an elliptic cone `e = [e_t, e_o, e_r]` (Trinkle–Tzitzouris–Pang 2001 eq. 1).
     pub fn with_twist(mut self, twist: Row, e: [f64; 3]) -> Contact {
         self.twist = Some(twist);
         self.cone = ConeSpec::Elliptic { e: e.to_vec() };
@@ -240,7 +240,7 @@ pub struct Bilateral {
     pub bias: f64,
 }
 
-/// A mechanical system with unilateral frictional contacts (seed 001 eq. 6–12).
+/// A mechanical system with unilateral frictional contacts (Glocker–Studer 2005 eq. 6–12).
 ///
 /// Coordinates `q` may differ from velocities `u` (unit quaternions): the system supplies
 /// `q̇ = T(q) u` through [`System::integrate`] and renormalizes in [`System::normalize`].

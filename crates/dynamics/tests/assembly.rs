@@ -140,7 +140,7 @@ fn a_sliding_particle_gets_the_coulomb_impulse() {
     }
 }
 
-/// Painlevé's rod (seed 000 eq. 1.4–1.5) at the acceleration level: q = (x, y, θ), contact at
+/// Painlevé's rod (Stewart 2000 eq. 1.4–1.5) at the acceleration level: q = (x, y, θ), contact at
 /// the lower end, sliding left.
 fn painleve(mu: f64) -> (MassFactor, Vec<f64>, Vec<f64>, Contact, f64) {
     let (m, l, g, th) = (1.0, 1.0, 9.81, std::f64::consts::FRAC_PI_4);

@@ -1,7 +1,7 @@
 //! The planar scenes (`scenes::planar`) do what their sources say: Painlevé's rod stops sliding
-//! by an impulse (seed 000 §1.3), the spinning rod's impact dissipates (fig. 2.4), Moreau's
-//! frictional catastrophe happens (seed 003 example 15.3), a ball bounces with Newton's law
-//! (seed 001 eq. 11), a block slides down an incline with `g (sin α − μ cos α)`, and a resting
+//! by an impulse (Stewart 2000 §1.3), the spinning rod's impact dissipates (fig. 2.4), Moreau's
+//! frictional catastrophe happens (Moreau 1988 example 15.3), a ball bounces with Newton's law
+//! (Glocker–Studer 2005 eq. 11), a block slides down an incline with `g (sin α − μ cos α)`, and a resting
 //! block's normal impulses carry its weight exactly.
 //!
 //! Reference values are computed here from the mechanics (closed forms, the paper's formulas),
@@ -49,7 +49,7 @@ fn every_planar_scene_is_in_the_catalog_and_starts() {
     }
 }
 
-/// Eq. 1.5 of seed 000, written out here, and the same coefficient from the scene's rows and
+/// Eq. 1.5 of Stewart 2000 written out here, and the same coefficient from the scene's rows and
 /// mass matrix: `w_Nᵀ M⁻¹ (w_N + μ w_T)` (friction `+μN` along +x for a rod sliding left).
 #[test]
 fn painleve_coefficient_is_negative_for_the_chosen_rod() {
@@ -183,7 +183,7 @@ fn painleve_impact_is_dissipative_and_admissible() {
         t_free += 1e-5;
     }
     assert!((t_hit - t_free).abs() < 2.0 * dt, "first contact at {t_hit}, free flight ends at {t_free}");
-    // The impact changes the horizontal velocity of the striking end (seed 000 §2.2).
+    // The impact changes the horizontal velocity of the striking end (Stewart 2000 §2.2).
     let (i, imp, qa, ua) = first_impulse.unwrap();
     let pn = imp[2 * i];
     assert!(pn > 0.0 && imp[2 * i + 1] != 0.0, "a frictional impact: {imp:?}");
@@ -268,7 +268,7 @@ fn frictional_catastrophe_happens() {
     assert!(after.last().unwrap().7 > 1e-3, "the tip lifts off: gap {}", after.last().unwrap().7);
 }
 
-/// Newton's law (seed 001 eq. 11) on a dropped ball: every step with a contact loses energy
+/// Newton's law (Glocker–Studer 2005 eq. 11) on a dropped ball: every step with a contact loses energy
 /// (`ε ≤ 1`), the rebound speed is ε times the impact speed (free fall: `√(2 g h)`), and the
 /// apex after the first bounce is `ε² h`.
 #[test]

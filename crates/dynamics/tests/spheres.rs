@@ -1,8 +1,8 @@
-//! The sphere scenes against their analytic solutions (seed 002 §4.1) and the physics they must
+//! The sphere scenes against their analytic solutions (Trinkle–Tzitzouris–Pang 2001 §4.1) and the physics they must
 //! respect: the spin and the slide of a sphere on a plane with both the linearized-cone LCP
 //! (aligned directions) and the exact elliptic cone, the weight carried by a resting contact,
 //! the final rolling velocity of the bowling ball, the sphere between two spheres, and energy
-//! across the impacts of billiards (seed 000 fig. 2.3).
+//! across the impacts of billiards (Stewart 2000 fig. 2.3).
 
 use perp_core::Status;
 use perp_dynamics::scenes::spheres::{Billiards, Method, SphereOnPlane, SphereTwoSpheres, G};
@@ -49,7 +49,7 @@ fn sphere_spin_decelerates_at_1_962_and_stops_by_1_05_with_both_cones() {
         for s in &steps {
             let wz = s.u[5];
             let exact = scene.analytic(s.t).unwrap()[5];
-            // The time-stepping values sit on the analytic line at every step (seed 002 fig. 4).
+            // The time-stepping values sit on the analytic line at every step (Trinkle–Tzitzouris–Pang 2001 fig. 4).
             assert!((wz - exact).abs() < 1e-8, "{method:?} t = {:.2}: ω_z = {wz} vs {exact}", s.t);
             if exact > 0.0 {
                 let rate = (prev - wz) / dt;
@@ -103,7 +103,7 @@ fn check_slide(method: Method, dt: f64, tol: f64) {
 fn sphere_slide_rolls_at_5_7_v0_after_2v0_over_7_mu_g() {
     for dt in [0.12, 0.01] {
         // Exact cone: 1e-6 as the issue asks. The Stewart LCP is exact too here: one of the
-        // eq. 5 directions points along −x (seed 002 §4.1.3).
+        // eq. 5 directions points along −x (Trinkle–Tzitzouris–Pang 2001 §4.1.3).
         check_slide(Method::Cone, dt, 1e-6);
         check_slide(Method::Stewart, dt, 1e-6);
         check_slide(Method::TzitzourisPang, dt, 1e-6);
@@ -159,7 +159,7 @@ fn billiards_energy_never_increases_and_the_third_ball_takes_the_momentum() {
     }
     assert!(impacts >= 3 && ball_impacts >= 2, "{impacts} impacts, {ball_impacts} between balls");
     assert!(prev < 0.9 * e0, "ε = 0.9 and friction dissipate: {prev} vs {e0}");
-    // Most of the momentum ends in the third ball (seed 000 §2, fig. 2.3).
+    // Most of the momentum ends in the third ball (Stewart 2000 §2, fig. 2.3).
     let last = steps.last().unwrap();
     let px: Vec<f64> = (0..4).map(|k| last.u[6 * k]).collect();
     assert!(px[3] > 2.0 * px[0].abs().max(px[1].abs()).max(px[2].abs()), "x velocities {px:?}");
@@ -195,7 +195,7 @@ fn sphere_between_two_spheres_rolls_along_the_seam_and_leaves() {
     for method in [Method::TzitzourisPang, Method::Cone] {
         let scene = SphereTwoSpheres::new().with_method(method);
         let steps = run(&scene, scene.default_dt(), scene.default_t_end());
-        // Both contacts carry load at the start (seed 002 fig. 20, 22).
+        // Both contacts carry load at the start (Trinkle–Tzitzouris–Pang 2001 fig. 20, 22).
         let first = &steps[0];
         assert!(first.r[0] > 0.0 && first.r[4] > 0.0, "{method:?}: {:?}", first.r);
         // Pushed by g_obj along +x, the sphere moves round the seam and finally falls off.

@@ -1,4 +1,4 @@
-//! The woodpecker toy (seed 001 §4, Table I) with the paper's method (midpoint rule, LCP of
+//! The woodpecker toy (Glocker–Studer 2005 §4, Table I) with the paper's method (midpoint rule, LCP of
 //! eq. 33, Lemke) settles on a limit cycle along which the toy descends the pole, and the
 //! cycle's period and descent velocity converge as the step shrinks.
 
@@ -69,7 +69,7 @@ fn limit_cycle_is_reached_and_converges_as_the_step_shrinks() {
         let de = e(s1) - e(s0);
         let dv = m_total * w.params.g * (at(&traj, "y", s1) - at(&traj, "y", s0));
         assert!((de - dv).abs() < 0.05 * dv.abs(), "{dt:e}: ΔE = {de:e}, m g Δy = {dv:e}");
-        // At most two closed contacts (LCP size 6), never both sleeve edges (seed 001 §4).
+        // At most two closed contacts (LCP size 6), never both sleeve edges (Glocker–Studer 2005 §4).
         assert!(stats.max_size <= 6);
         // Every LCP along the way is solved (Lemke's tie test is relative to the basic values;
         // with an absolute 1e-9 it failed on ~0.1 % of the dt ≤ 1e-5 steps, whose q ~ 1e-3).

@@ -1,5 +1,5 @@
 //! `fb-newton`: the Fischer–Burmeister semismooth Newton method of De Luca, Facchinei &
-//! Kanzow (1996) (seed 001, ref. [6]) for MCP(F, l, u).
+//! Kanzow (1996) (Glocker–Studer 2005 ref. [6]) for MCP(F, l, u).
 //!
 //! The MCP is rewritten as the square nonsmooth system `Φ(z) = 0` of [`crate::fb`]
 //! (Billups 1995; Ferris, Kanzow & Munson 1999), with merit `Ψ(z) = ½‖Φ(z)‖²`, which is

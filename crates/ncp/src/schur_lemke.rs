@@ -8,7 +8,7 @@
 //! ```
 //!
 //! 1. **Elimination** (the Schur complement; Cottle, Pang & Stone 1992, §1.5 on the mixed
-//!    LCP; the same step as Stewart 2000, seed 000 eq. 2.11–2.16, eliminating velocities):
+//!    LCP; the same step as Stewart 2000, Stewart 2000 eq. 2.11–2.16, eliminating velocities):
 //!    when `A` is nonsingular, `u = −A⁻¹(a + C v)` and `v` solves the LCP
 //!    `0 ≤ v ⊥ S v + s ≥ 0` with `S = B − D A⁻¹ C`, `s = b − D A⁻¹ a`. A singular `A` is an
 //!    input this method cannot take (`Error::Requirement`; fb-newton handles those files).

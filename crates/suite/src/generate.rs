@@ -705,7 +705,7 @@ fn scene_label(&(name, size, _, _): &SceneSpec) -> String {
 
 /// Contact problems harvested from the dynamics scenes (`perp_dynamics::scenes::harvest`): the
 /// largest problem met in the first steps of each scene, as the LCP its formulation solves
-/// (the woodpecker's Glocker–Studer LCP, seed 001 eq. 33) or as the frictional contact problem
+/// (the woodpecker's Glocker–Studer LCP, Glocker–Studer 2005 eq. 33) or as the frictional contact problem
 /// (ball pile, box stack). Deterministic: the scenes are.
 pub fn scene_problems() -> Vec<BenchProblem> {
     SCENES.iter().map(scene_problem).collect()

@@ -1,4 +1,4 @@
-//! The Stewart–Trinkle LCP of a set of pyramids (seed 000 eq. 2.13–2.16, in the local
+//! The Stewart–Trinkle LCP of a set of pyramids (Stewart 2000 eq. 2.13–2.16, in the local
 //! form): each contact's generators ([`Generators`]), the LCP's layout and matrix
 //! ([`build_lcp`]), Lemke's state between solves, and reading a force back in generator
 //! coordinates.

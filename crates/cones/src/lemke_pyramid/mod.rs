@@ -1,12 +1,12 @@
 //! `lemke-pyramid`: Lemke's method on the Stewart–Trinkle LCP of a polyhedral friction cone,
 //! with pyramid alignment to remove the linearisation error.
 //!
-//! # The LCP (seed 000 §2.2.1, eq. 2.11–2.16; seed 002 eq. 5–6)
+//! # The LCP (Stewart 2000 §2.2.1, eq. 2.11–2.16; Trinkle–Tzitzouris–Pang 2001 eq. 5–6)
 //!
 //! Each contact i of dimension d gets a linearisation `D_i = [d_1 … d_{m_i}]` of its cone
 //! (`(d−1) × m_i`, points of the section `S_1(1)`, [`Cone::linearize`]; a pyramid returns its
 //! own generators): the friction force is `D_i β_i` with `β_i ≥ 0`, `Σ β_i ≤ μ_i c_{n,i}`
-//! (seed 000 fig. 2.2). With the dynamics already condensed into the Delassus operator W (the
+//! (Stewart 2000 fig. 2.2). With the dynamics already condensed into the Delassus operator W (the
 //! local problem `u = W r + q`, so that the blocks `nᵀM⁻¹n`, `nᵀM⁻¹D̃`, … of eq. 2.16 are
 //! `W_NN`, `W_NT D`, …), eq. 2.13–2.15 become the LCP in `z = (c_n ∈ R^nc, β, λ)`:
 //!
@@ -84,11 +84,12 @@
 //! BoxesStack1 become 3.0e-4, 3.6e-4, 1.1e-4, 8.0e-6 — better, not yet solved. When that
 //! fails too, proximal rounds on the LCP regularized on its force block ([`proximal_lemke`]:
 //! `M + εI`, `q − ε z_k`, Lemke warm from `z_k`, ε raised ×10 while Lemke fails on it) solve
-//! BoxesStack1 (0.02 s) and Capsules-i101-404 (8 s) at 1e-6. A solve that ends stalled (at
+//! BoxesStack1 and Capsules-i101-404 at 1e-6. A solve that ends stalled (at
 //! the pyramid's linearisation error) or failed is repeated with twice the facets, warm from
-//! its best answer, up to `max_facets`: Capsules-i100 (13 s) and -i125 (36–44 s) are solved
+//! its best answer, up to `max_facets`: Capsules-i100 and -i125 are solved
 //! with 16 (`lemke_pyramid_survives_the_round_off_files` in perp-suite's `honest_sweep`).
-//! Confeti-ex03, whose LCP error stops at 2.4e-6 (its z is large against q), is not.
+//! Confeti-ex03, whose LCP error stops at 2.4e-6 (its z is large against q), is not. The
+//! times of these solves are in `docs/performance.md` ("Frictional contact").
 //!
 //! Also a one-shot Stewart–Trinkle solver: `refine: 0`.
 //!

@@ -104,20 +104,14 @@ pub enum LinearSolver {
 
 /// Up to this many unknowns the Newton systems are dense whatever W's storage (unless
 /// `sparse` says otherwise): there the sparse LU's analysis and dispatch cost more than the
-/// dense arithmetic, and the dense direction solves only for the contacts not taking off.
-/// ac-newton, `perp bench --repeat 10`, sparse against dense: the generated fc3d-contact-40
-/// (n = 120) 430 against 180–265 µs, OneObject-i1028 (69) 344 against 206,
-/// OneObject-i100000 (75) 268 against 191, Confeti-ex13 (12) 5.1 against 2.2;
-/// above it dense lost: BoxesStack1 (156) 1 446 against 2 576, Box_Stacks-i0122 (246) 272
-/// against 2 226, Confeti-ex03 (162) alike.
+/// dense arithmetic, and the dense direction solves only for the contacts not taking off;
+/// above it the dense LU loses (measured on the Siconos files and generated problems:
+/// `docs/performance.md`, "Frictional contact").
 pub const DENSE_MAX_N: usize = 128;
 
 /// [`DENSE_MAX_N`] for the Fischer–Burmeister function, whose contacts taking off keep whole
-/// rows of J (no reduced direction), so that its dense LU is of all n unknowns. fb-newton,
-/// three interleaved rounds of `perp bench --repeat 10`, fastest rounds, dense over sparse on
-/// generated problems (`examples/gen_fc.rs`, two seeds each): n = 72 0.53 and 0.56, 84 0.57
-/// and 1.19, 96 1.02 and 1.01, 108 1.11 and 1.10, 120 1.15 and 1.21 (fc3d-contact-40 read
-/// 0.93× after it went dense at 128).
+/// rows of J (no reduced direction), so that its dense LU is of all n unknowns: dense wins
+/// up to about this size on generated problems (`docs/performance.md`, "Frictional contact").
 pub const DENSE_MAX_N_FB: usize = 96;
 
 /// Below this many unknowns the sparse Newton systems are always factorized (the automatic

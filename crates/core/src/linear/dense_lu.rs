@@ -137,10 +137,9 @@ impl DenseLu {
 
 /// Orders up to which [`DenseLu`] factors and solves with [`small_lu_in_place`] rather than
 /// faer's recursive LU, whose dispatch costs more than the arithmetic on small matrices (the
-/// Newton matrices of problems of up to about a dozen contacts). Factor and solve of a random
-/// matrix (`crates/core/examples/dense_small.rs`), this kernel against faer's: n = 16
-/// 1.0 µs, n = 21 1.6 against 2.8, n = 27 2.5 against 4.5, n = 36 4.7 against 7.5, n = 40
-/// 5.9 (faer 8.8 at n = 42).
+/// Newton matrices of problems of up to about a dozen contacts), chosen by measurement: factor
+/// and solve of a random matrix (`crates/core/examples/dense_small.rs`), this kernel against
+/// faer's; the figures are in `docs/performance.md` ("Dense LU").
 pub(super) const SMALL_LU: usize = 40;
 
 /// A clone is workspace of the same size, not yet factorized (solvers clone their workspaces,

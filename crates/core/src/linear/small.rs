@@ -35,14 +35,10 @@ pub(super) fn small_lu_in_place(a: MatMut<'_, f64>, perm: &mut [usize], perm_inv
     }
 }
 
-/// Orders above which [`small_lu_in_place`] runs its AVX2 build. Fill, factor and solve of a
-/// random matrix (`examples/dense_small.rs`, three interleaved runs of each build): at n = 3
-/// the baseline build takes 59 ns against 77, at n = 6 both 158 ns, at n = 12 533 against
-/// 484 and at n = 16 1 000 against 850. ac-newton, 10 interleaved rounds of `perp bench
-/// --repeat 300`: Rover1041 (n = 15) 13.3 against 12.6 µs, Rover4144 (n = 12) 9.1 against
-/// 8.7, FC3D_Example1 (n = 9) 2.48 against 2.41, Confeti-ex13 (n = 12) alike. An earlier
-/// reading that the wide build was slower below 17 (Confeti-ex13 7.3 against 5.0 µs) was
-/// the shared machine's two speeds, which these runs did not meet.
+/// Orders above which [`small_lu_in_place`] runs its AVX2 build, chosen by measurement: fill,
+/// factor and solve of a random matrix (`examples/dense_small.rs`) and ac-newton on the small
+/// Siconos files (`perp bench --repeat 300`), each build against the other in interleaved
+/// runs; the figures are in `docs/performance.md` ("Dense LU").
 pub(super) const WIDE_MIN: usize = 6;
 
 /// [`small_lu_fixed`] for the order of `a`, or the next multiple of 4 above 16, as a

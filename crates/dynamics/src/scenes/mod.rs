@@ -3,14 +3,14 @@
 //!
 //! | name | source |
 //! |---|---|
-//! | `woodpecker` | seed 001 §4, Table I, eq. 13–16 |
-//! | `sphere-spin`, `sphere-slide` | seed 002 §4.1.1–4.1.4 |
-//! | `bowling-ball` | seed 002 §4.1.5 |
-//! | `sphere-two-spheres` | seed 002 §4.2 |
+//! | `woodpecker` | Glocker–Studer 2005 §4, Table I, eq. 13–16 |
+//! | `sphere-spin`, `sphere-slide` | Trinkle–Tzitzouris–Pang 2001 §4.1.1–4.1.4 |
+//! | `bowling-ball` | Trinkle–Tzitzouris–Pang 2001 §4.1.5 |
+//! | `sphere-two-spheres` | Trinkle–Tzitzouris–Pang 2001 §4.2 |
 //! | `sphere-rolling`, `sphere-rolling-slope` | rolling resistance, derived in [`spheres::SphereRolling`] (issue 35) |
-//! | `painleve-rod`, `painleve-impact` | seed 000 §1.3, fig. 2.4 |
-//! | `billiards` | seed 000 fig. 2.3 |
-//! | `frictional-catastrophe` | seed 003 example 15.3 |
+//! | `painleve-rod`, `painleve-impact` | Stewart 2000 §1.3, fig. 2.4 |
+//! | `billiards` | Stewart 2000 fig. 2.3 |
+//! | `frictional-catastrophe` | Moreau 1988 example 15.3 |
 //! | `bouncing-ball`, `block-incline` | textbook checks |
 //! | `ball-pile N`, `box-stack N` | scalable suites |
 
@@ -67,7 +67,7 @@ pub trait Scene: System {
     fn state_names(&self) -> (Vec<String>, Vec<String>);
     /// The friction directions this scene's contacts need when posed as a Stewart–Trinkle LCP
     /// (`perp simulate --formulation st`), when a uniform polygon would not do: the sphere
-    /// scenes' torsional cones need the aligned directions of seed 002 eq. 5, without which a
+    /// scenes' torsional cones need the aligned directions of Trinkle–Tzitzouris–Pang 2001 eq. 5, without which a
     /// sphere pushed along x slides off diagonally. Default `None` (uniform directions).
     fn stewart_directions(&self) -> Option<crate::assembly::Directions> {
         None
@@ -193,4 +193,21 @@ pub fn harvest(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    /// `perp list` and `perp simulate` print these; they name the paper (e.g. "Trinkle–
+    /// Tzitzouris–Pang 2001 §4.1.1"), never the project's seed-file numbers.
+    #[test]
+    fn scene_descriptions_name_papers_not_the_seed_files() {
+        for info in super::catalog() {
+            assert!(!info.description.contains("seed 0"), "{}: {}", info.name, info.description);
+            if info.default_size.is_none() {
+                let scene = (info.build)(0).unwrap();
+                let d = scene.description();
+                assert!(!d.contains("seed 0"), "{}: {d}", info.name);
+            }
+        }
+    }
 }

@@ -1,13 +1,13 @@
-//! Planar rigid-body scenes: Painlevé's rod (seed 000 §1.3 and fig. 2.4), Moreau's frictional
-//! catastrophe (seed 003 example 15.3), a bouncing ball and a block on an incline.
+//! Planar rigid-body scenes: Painlevé's rod (Stewart 2000 §1.3 and fig. 2.4), Moreau's frictional
+//! catastrophe (Moreau 1988 example 15.3), a bouncing ball and a block on an incline.
 //!
 //! Every body moves in a vertical plane with `q = (x, y, θ)` (centre of mass, counterclockwise
 //! angle) and `u = (v_x, v_y, ω)`, so `q̇ = u` and M = diag(m, m, J) is constant. A body point
 //! at offset `r = (r_x, r_y)` from the centre of mass touching the line `y = 0` is a planar
 //! contact ([`point_contact`]) with normal row `w_N = (0, 1, r_x)` (the gradient of its gap
-//! `y + r_y(θ)`, seed 001 eq. 9–10) and one tangent row `w_T = (1, 0, −r_y)` (the horizontal
-//! velocity of the point, `v + ω × r`). The scenes default to Moreau's midpoint rule (seed 001
-//! §5, seed 003 §15) with the Glocker–Studer LCP (seed 001 eq. 33) solved by Lemke.
+//! `y + r_y(θ)`, Glocker–Studer 2005 eq. 9–10) and one tangent row `w_T = (1, 0, −r_y)` (the horizontal
+//! velocity of the point, `v + ω × r`). The scenes default to Moreau's midpoint rule (Glocker–Studer 2005
+//! §5, Moreau 1988 §15) with the Glocker–Studer LCP (Glocker–Studer 2005 eq. 33) solved by Lemke.
 
 use super::{Panel, Scene, SceneInfo, Series};
 use crate::stepper::{Activation, Formulation, Scheme, StepOptions};
@@ -76,7 +76,7 @@ fn states(traj: &Trajectory) -> impl Iterator<Item = (&[f64], &[f64])> {
     traj.rows.iter().map(|r| (&r[1..4], &r[4..7]))
 }
 
-/// A uniform rod of length `l` (seed 000 §1.3): both ends are contact candidates, contact 0 the
+/// A uniform rod of length `l` (Stewart 2000 §1.3): both ends are contact candidates, contact 0 the
 /// end at `−(l/2)(cos θ, sin θ)` (the lower end of Figure 1.3 for `0 < θ < π/2`), contact 1
 /// the end at `+(l/2)(cos θ, sin θ)`.
 #[derive(Clone, Debug, PartialEq)]
@@ -124,7 +124,7 @@ impl Rod {
     }
 }
 
-/// Painlevé's problem (seed 000 §1.3, Figure 1.3, eq. 1.4–1.6): a rod standing on its lower end
+/// Painlevé's problem (Stewart 2000 §1.3, Figure 1.3, eq. 1.4–1.6): a rod standing on its lower end
 /// at angle θ₀ from the horizontal, sliding left with `ẋ < 0`, `θ̇ = 0`, with μ so large that
 /// the coefficient of N in eq. 1.5,
 ///
@@ -133,8 +133,8 @@ impl Rod {
 /// ```
 ///
 /// is negative: no contact force keeps `ÿ_c ≥ 0` while the rod slides (eq. 1.6 has no solution).
-/// The velocity-level step (seed 000 eq. 2.11–2.16, seed 001 eq. 33) has one: an impulse
-/// that stops the sliding at once (the "modern resolution", seed 000 §1.3).
+/// The velocity-level step (Stewart 2000 eq. 2.11–2.16, Glocker–Studer 2005 eq. 33) has one: an impulse
+/// that stops the sliding at once (the "modern resolution", Stewart 2000 §1.3).
 ///
 /// Defaults: `m = 1`, `l = 1`, `J = 1/12`, `θ₀ = 60°`, `μ = 1.5` (coefficient ≈ −0.20), `ẋ₀ =
 /// −1 m/s`, `ε = 0`. With a uniform rod the coefficient is negative only for
@@ -193,7 +193,7 @@ impl Scene for PainleveRod {
     }
     fn description(&self) -> String {
         "Painlevé's rod sliding left with a negative coefficient in eq. 1.5: the step stops the \
-         sliding by an impulse (seed 000 §1.3)"
+         sliding by an impulse (Stewart 2000 §1.3)"
             .into()
     }
     /// The lower end on the table (`y = (l/2) sin θ₀`), sliding left, not rotating.
@@ -225,10 +225,10 @@ impl Scene for PainleveRod {
     }
 }
 
-/// The impact version of Painlevé's problem (seed 000 fig. 2.4): a rod spinning
+/// The impact version of Painlevé's problem (Stewart 2000 fig. 2.4): a rod spinning
 /// counterclockwise with its centre of mass at rest falls onto the table; inelastic impacts
 /// (`ε = 0`) with friction. The horizontal velocity of the striking end changes during the
-/// impact (seed 000 §2.2: a method that keeps it cannot get this right).
+/// impact (Stewart 2000 §2.2: a method that keeps it cannot get this right).
 ///
 /// Defaults: `m = 1`, `l = 1`, `J = 1/12`, `μ = 0.8`, `ε = 0`, centre at height 1 m, θ₀ = 0,
 /// ω₀ = 4 rad/s.
@@ -280,7 +280,7 @@ impl Scene for PainleveImpact {
         "painleve-impact".into()
     }
     fn description(&self) -> String {
-        "a spinning rod falls onto the table, inelastic frictional impacts (seed 000 fig. 2.4)".into()
+        "a spinning rod falls onto the table, inelastic frictional impacts (Stewart 2000 fig. 2.4)".into()
     }
     fn initial_state(&self) -> (Vec<f64>, Vec<f64>) {
         (vec![0.0, self.y0, self.theta0], vec![0.0, 0.0, self.omega0])
@@ -302,7 +302,7 @@ impl Scene for PainleveImpact {
     }
 }
 
-/// Moreau's "frictional catastrophe" (seed 003 §14–15, example 15.3): a round-tipped rigid body
+/// Moreau's "frictional catastrophe" (Moreau 1988 §14–15, example 15.3): a round-tipped rigid body
 /// moving in a vertical plane, gravity, a horizontal floor with μ = 0.5; it starts in contact
 /// with negative angular velocity and its tip sliding to the right.
 ///
@@ -311,7 +311,7 @@ impl Scene for PainleveImpact {
 /// sin θ)`; with `−π/2 < θ < 0` the tip is ahead of and below G. The contact is the lowest
 /// point of the tip: gap `y + d sin θ − ρ`, offset `r = (d cos θ, d sin θ − ρ)`. While the tip
 /// slides right, friction `−μN` acts at r, and the coefficient of N in the normal acceleration
-/// of the contact point (the analogue of seed 000 eq. 1.5) is
+/// of the contact point (the analogue of Stewart 2000 eq. 1.5) is
 /// [`FrictionalCatastrophe::sliding_coefficient`] `= 1/m + d cos θ (d cos θ − μ (ρ − d sin θ)) / J`.
 /// Turning clockwise (θ decreasing) drives it to zero: the normal force grows without bound
 /// and the sliding deceleration tends to −∞ (Moreau: "the rate of change of the sliding
@@ -418,7 +418,7 @@ impl Scene for FrictionalCatastrophe {
     }
     fn description(&self) -> String {
         "a round-tipped body slides, then jams: sliding velocity drops, contact breaks, spin grows \
-         (Moreau, seed 003 example 15.3)"
+         (Moreau 1988, example 15.3)"
             .into()
     }
     /// In contact (gap 0) with zero normal velocity, slip `slip0`, spin `omega0`.
@@ -433,7 +433,7 @@ impl Scene for FrictionalCatastrophe {
     fn default_t_end(&self) -> f64 {
         0.3
     }
-    /// Moreau's midpoint algorithm (seed 003 §15) with the Glocker–Studer LCP.
+    /// Moreau's midpoint algorithm (Moreau 1988 §15) with the Glocker–Studer LCP.
     fn default_options(&self) -> StepOptions {
         midpoint_gs()
     }
@@ -455,7 +455,7 @@ impl Scene for FrictionalCatastrophe {
 }
 
 /// A ball (disk section of a solid sphere, `J = 2/5 m R²`) dropped onto the floor, with
-/// Newton restitution `ε_N` (seed 001 eq. 11) and Coulomb friction.
+/// Newton restitution `ε_N` (Glocker–Studer 2005 eq. 11) and Coulomb friction.
 ///
 /// Defaults: `m = 1`, `R = 0.1`, `ε_N = 0.8`, `μ = 0.3`, dropped from 1 m (lowest point above
 /// the floor) with `v_x = 0.5 m/s`, no spin.
@@ -518,7 +518,8 @@ impl Scene for BouncingBall {
         "bouncing-ball".into()
     }
     fn description(&self) -> String {
-        "a ball dropped on the floor, Newton restitution ε_N = 0.8 and friction (seed 001 eq. 11)".into()
+        "a ball dropped on the floor, Newton restitution ε_N = 0.8 and friction (Glocker–Studer 2005 eq. 11)"
+            .into()
     }
     fn initial_state(&self) -> (Vec<f64>, Vec<f64>) {
         (vec![0.0, self.r + self.h0, 0.0], vec![self.vx0, 0.0, 0.0])
@@ -662,19 +663,20 @@ pub fn catalog() -> Vec<SceneInfo> {
     vec![
         SceneInfo {
             name: "painleve-rod",
-            description: "Painlevé's rod: sliding stopped by an impulse (seed 000 §1.3, eq. 1.4–1.6)",
+            description: "Painlevé's rod: sliding stopped by an impulse (Stewart 2000 §1.3, eq. 1.4–1.6)",
             default_size: None,
             build: |_| Ok(Box::new(PainleveRod::new())),
         },
         SceneInfo {
             name: "painleve-impact",
-            description: "a spinning rod falls on the table, inelastic frictional impact (seed 000 fig. 2.4)",
+            description:
+                "a spinning rod falls on the table, inelastic frictional impact (Stewart 2000 fig. 2.4)",
             default_size: None,
             build: |_| Ok(Box::new(PainleveImpact::new())),
         },
         SceneInfo {
             name: "frictional-catastrophe",
-            description: "Moreau's frictional catastrophe: sliding, jamming, lift-off (seed 003 ex. 15.3)",
+            description: "Moreau's frictional catastrophe: sliding, jamming, lift-off (Moreau 1988 ex. 15.3)",
             default_size: None,
             build: |_| Ok(Box::new(FrictionalCatastrophe::new())),
         },

@@ -1,4 +1,4 @@
-//! The woodpecker toy of Glocker–Studer (seed 001 §4, Table I, eq. 13–16).
+//! The woodpecker toy of Glocker–Studer (Glocker–Studer 2005 §4, Table I, eq. 13–16).
 //!
 //! Three rigid bodies in the plane: the pole (fixed), the sleeve (mass `m_M`, inertia `J_M`,
 //! centre M) and the woodpecker (mass `m_S`, inertia `J_S`, centre S), the last two joined by a
@@ -19,7 +19,7 @@ use crate::system::{Contact, Row, System};
 use crate::trajectory::Trajectory;
 use perp_core::{Error, Matrix, Settings};
 
-/// The parameters of Table I (seed 001).
+/// The parameters of Table I (Glocker–Studer 2005).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WoodpeckerParams {
     /// Radius of the pole `r_O` (m).
@@ -80,7 +80,7 @@ impl Default for WoodpeckerParams {
     }
 }
 
-/// The woodpecker toy (seed 001 §4): a [`System`] and [`Scene`] with `q = (y, φ_M, φ_S)`,
+/// The woodpecker toy (Glocker–Studer 2005 §4): a [`System`] and [`Scene`] with `q = (y, φ_M, φ_S)`,
 /// `u = (v, ω_M, ω_S)` (eq. 13).
 #[derive(Clone, Debug)]
 pub struct Woodpecker {
@@ -212,7 +212,7 @@ impl Scene for Woodpecker {
 
     fn description(&self) -> String {
         "the woodpecker toy: sleeve jamming on a pole, beak impacts, limit cycle (Glocker–Studer, \
-         seed 001 §4, Table I)"
+         Glocker–Studer 2005 §4, Table I)"
             .into()
     }
 
@@ -392,7 +392,7 @@ impl Woodpecker {
 pub fn catalog() -> Vec<SceneInfo> {
     vec![SceneInfo {
         name: "woodpecker",
-        description: "the woodpecker toy: jamming sleeve, beak impacts, limit cycle (seed 001 §4)",
+        description: "the woodpecker toy: jamming sleeve, beak impacts, limit cycle (Glocker–Studer 2005 §4)",
         default_size: None,
         build: |_| Ok(Box::new(Woodpecker::new())),
     }]

@@ -1,10 +1,10 @@
 //! Time stepping: Moreau's midpoint scheme and the semi-implicit Euler of Stewart–Trinkle,
 //! each with any of the contact formulations of [`crate::assembly`].
 //!
-//! * [`Scheme::Midpoint`] (seed 001 §5; seed 003 §11, §15 stages 1–3):
+//! * [`Scheme::Midpoint`] (Glocker–Studer 2005 §5; Moreau 1988 §11, §15 stages 1–3):
 //!   `q_M = q_A + ½Δt u_A`; M, h and the contacts at `(q_M, t_M)`; the contacts with
 //!   `g_N(q_M) ≤ 0` take part; solve for `u_E`; `q_E = q_M + ½Δt u_E`.
-//! * [`Scheme::Euler`] (seed 000 eq. 2.11–2.15): contacts and forces at `q^l`, a contact takes
+//! * [`Scheme::Euler`] (Stewart 2000 eq. 2.11–2.15): contacts and forces at `q^l`, a contact takes
 //!   part when its predicted gap `g_N + Δt γ_N(u^l) ≤ 0` (the test `f(q^l + h v^l) < 0`,
 //!   linearized), `q^{l+1} = q^l + Δt v^{l+1}`. Optionally a fixed-point iteration on
 //!   `M(q^{l+1})` (§2.3) and a projection of the positions back to the admissible set (the

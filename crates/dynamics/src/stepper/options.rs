@@ -20,13 +20,13 @@ pub enum Scheme {
 /// How the contact problem of a step is posed and solved.
 #[derive(Clone, Debug)]
 pub enum Formulation {
-    /// Glocker–Studer planar LCP (seed 001 eq. 33); LCP solver (default `lemke`).
+    /// Glocker–Studer planar LCP (Glocker–Studer 2005 eq. 33); LCP solver (default `lemke`).
     GlockerStuder,
-    /// Stewart–Trinkle LCP with polyhedral cones (seed 000 eq. 2.16); LCP solver.
+    /// Stewart–Trinkle LCP with polyhedral cones (Stewart 2000 eq. 2.16); LCP solver.
     StewartTrinkle(Directions),
     /// The frictional contact problem with the exact cones; frictional solver (default `prox`).
     Cone,
-    /// The Tzitzouris–Pang NCP (seed 002 §4); NCP solver (default `bdiff-newton`).
+    /// The Tzitzouris–Pang NCP (Trinkle–Tzitzouris–Pang 2001 §4); NCP solver (default `bdiff-newton`).
     TzitzourisPang,
     /// Anitescu's convex relaxation of the exact cones (the cone complementarity problem that
     /// Chrono steps; Anitescu 2006), solved in velocity space by the interior-point method

@@ -28,7 +28,7 @@
 //! basic is a unit vector (O(1)), one for a row of R₂ costs O(k) per candidate. So M = I
 //! with all qᵢ equal, which ties every basic w at every pivot, costs about what the same
 //! problem with q perturbed costs (building each tied candidate's whole row of B⁻¹ made it
-//! O(n⁴): 60–73 s at n = 1000).
+//! O(n⁴); the times before and after are in `docs/performance.md`, "LCP").
 //!
 //! # Cost per pivot
 //!

@@ -41,7 +41,7 @@ impl Engine {
         // (1e-13 where exact arithmetic gives 0) decide, and the method could cycle.
         // Relative to the basic values themselves (not to max(1, ·)): contact LCPs of small
         // time steps have q ~ 1e-3 and solutions ~ 1e-6, where an absolute 1e-9 calls rows
-        // tied that are not (a sticking/sliding edge of the woodpecker, seed 001).
+        // tied that are not (a sticking/sliding edge of the woodpecker, Glocker–Studer 2005).
         let xscale = self.xz[..k].iter().chain(&self.xw).fold(0.0f64, |a, x| a.max(x.abs()));
         let tie = TIE_TOL * if xscale > 0.0 { xscale } else { 1.0 };
         let is_tied = |var: Var| {

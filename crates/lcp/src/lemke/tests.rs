@@ -202,7 +202,7 @@ fn enumerate(p: &Lcp) -> Option<Vec<f64>> {
 
 #[test]
 fn tiny_scaled_contact_lcp_is_solved_not_stopped_on_a_false_tie() {
-    // A woodpecker step's Glocker–Studer LCP (seed 001 eq. 33) at dt = 1e-5: with an
+    // A woodpecker step's Glocker–Studer LCP (Glocker–Studer 2005 eq. 33) at dt = 1e-5: with an
     // absolute tie tolerance Lemke left z₀ on a false tie and returned friction 0.2 %
     // outside the cone. The same problem with q × 1e3 was always solved.
     let m = Matrix::from_row_major(

@@ -1,8 +1,8 @@
-//! Stewart's billiards (seed 000 fig. 2.3).
+//! Stewart's billiards (Stewart 2000 fig. 2.3).
 
 use super::*;
 
-/// Stewart's billiards (seed 000 fig. 2.3): a ball thrown onto a table bounces and strikes,
+/// Stewart's billiards (Stewart 2000 fig. 2.3): a ball thrown onto a table bounces and strikes,
 /// slightly off-line, the first of three balls lying in a row on the table; restitution
 /// ε = 0.9 at every contact, friction with the table and between balls.
 ///
@@ -123,7 +123,7 @@ impl Scene for Billiards {
     }
     fn description(&self) -> String {
         format!(
-            "thrown ball hits the first of three balls on a table, ε = {} (seed 000 fig. 2.3)",
+            "thrown ball hits the first of three balls on a table, ε = {} (Stewart 2000 fig. 2.3)",
             self.restitution
         )
     }

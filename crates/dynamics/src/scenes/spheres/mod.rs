@@ -1,15 +1,15 @@
 //! Spheres: the sphere-on-plane experiments and the sphere between two spheres of
-//! Trinkle–Tzitzouris–Pang (seed 002 §4), and Stewart's billiards (seed 000 fig. 2.3).
+//! Trinkle–Tzitzouris–Pang (Trinkle–Tzitzouris–Pang 2001 §4), and Stewart's billiards (Stewart 2000 fig. 2.3).
 //!
 //! Every body is a uniform sphere in the layout of [`crate::rigid`]: coordinates
 //! `(x, y, z, q_w, q_x, q_y, q_z)`, velocities `(v, ω)` in the world frame. A sphere's world
 //! inertia `⅖ m r² E₃` does not depend on its orientation and its gyroscopic term `ω × Iω`
-//! vanishes, so `M` is constant (seed 002 eq. 3: `M = diag(E₃, ⅖E₃)` for unit mass and
+//! vanishes, so `M` is constant (Trinkle–Tzitzouris–Pang 2001 eq. 3: `M = diag(E₃, ⅖E₃)` for unit mass and
 //! radius) and `h` is gravity plus the external force.
 //!
 //! Contacts with a plane or a sphere are written with [`rigid::point_row`] at the contact point
 //! `p = −r n̂` (relative to the moving sphere's center), so the rows are the columns of the
-//! paper's Jacobian `𝒥` (eq. 3). Torsion (seed 002 eq. 1) adds the twist row `ω · n̂` and the
+//! paper's Jacobian `𝒥` (eq. 3). Torsion (Trinkle–Tzitzouris–Pang 2001 eq. 1) adds the twist row `ω · n̂` and the
 //! elliptic cone `e = [e_t, e_o, e_r]`: `c_t² / e_t² + c_o² / e_o² + c_r² / e_r² ≤ μ² c_n²`.
 //!
 //! Three ways to pose each step ([`Method`]):
@@ -17,10 +17,10 @@
 //! * [`Method::Cone`]: the exact elliptic cone, a frictional contact problem in the local
 //!   variables `(n, t, o, r)` solved by `nsgs` (Alart–Curnier Newton per contact: the 4-D
 //!   elliptic law is handled exactly), on Moreau's midpoint scheme.
-//! * [`Method::Stewart`]: the paper's "Stewart method" — the Stewart–Trinkle LCP (seed 000
-//!   eq. 2.16) with the linearized friction ellipsoid of seed 002 eq. 5 ([`aligned_directions`]),
-//!   solved by Lemke, on the semi-implicit Euler scheme of seed 000 eq. 2.11–2.15.
-//! * [`Method::TzitzourisPang`]: the NCP of seed 002 §4 with the nonlinear elliptic law (eq. 2),
+//! * [`Method::Stewart`]: the paper's "Stewart method" — the Stewart–Trinkle LCP (Stewart 2000
+//!   eq. 2.16) with the linearized friction ellipsoid of Trinkle–Tzitzouris–Pang 2001 eq. 5 ([`aligned_directions`]),
+//!   solved by Lemke, on the semi-implicit Euler scheme of Stewart 2000 eq. 2.11–2.15.
+//! * [`Method::TzitzourisPang`]: the NCP of Trinkle–Tzitzouris–Pang 2001 §4 with the nonlinear elliptic law (eq. 2),
 //!   solved by the hot-started B-differentiable Newton method `bdiff-newton`, on the Euler scheme
 //!   (the paper's method is implicit Euler; here contacts and `M` are taken at `q^l`).
 
@@ -33,7 +33,7 @@ use crate::trajectory::Trajectory;
 use perp_cones::ConeSpec;
 use perp_core::{Matrix, Settings};
 
-/// Gravity `g` (m/s²) (seed 002 eq. 3: `g_obj = [0, 0, −9.81, 0, 0, 0]`).
+/// Gravity `g` (m/s²) (Trinkle–Tzitzouris–Pang 2001 eq. 3: `g_obj = [0, 0, −9.81, 0, 0, 0]`).
 pub const G: f64 = 9.81;
 
 /// This module's scenes.
@@ -41,19 +41,19 @@ pub fn catalog() -> Vec<SceneInfo> {
     vec![
         SceneInfo {
             name: "sphere-spin",
-            description: "sphere spinning in place on a plane, torsional friction (seed 002 §4.1.1, eq. 4)",
+            description: "sphere spinning in place on a plane, torsional friction (Trinkle–Tzitzouris–Pang 2001 §4.1.1, eq. 4)",
             default_size: None,
             build: |_| Ok(Box::new(SphereOnPlane::spin())),
         },
         SceneInfo {
             name: "sphere-slide",
-            description: "sphere sliding then rolling on a plane (seed 002 §4.1.3, eq. 7)",
+            description: "sphere sliding then rolling on a plane (Trinkle–Tzitzouris–Pang 2001 §4.1.3, eq. 7)",
             default_size: None,
             build: |_| Ok(Box::new(SphereOnPlane::slide())),
         },
         SceneInfo {
             name: "bowling-ball",
-            description: "hooking bowling ball on an oiled lane, μ = 0.01 (seed 002 §4.1.5, eq. 8)",
+            description: "hooking bowling ball on an oiled lane, μ = 0.01 (Trinkle–Tzitzouris–Pang 2001 §4.1.5, eq. 8)",
             default_size: None,
             build: |_| Ok(Box::new(SphereOnPlane::bowling())),
         },
@@ -73,13 +73,13 @@ pub fn catalog() -> Vec<SceneInfo> {
         },
         SceneInfo {
             name: "sphere-two-spheres",
-            description: "unit sphere driven along the seam between two fixed spheres (seed 002 §4.2, eq. 9)",
+            description: "unit sphere driven along the seam between two fixed spheres (Trinkle–Tzitzouris–Pang 2001 §4.2, eq. 9)",
             default_size: None,
             build: |_| Ok(Box::new(SphereTwoSpheres::new())),
         },
         SceneInfo {
             name: "billiards",
-            description: "ball thrown onto a table hits the first of three balls in a line, ε = 0.9 (seed 000 fig. 2.3)",
+            description: "ball thrown onto a table hits the first of three balls in a line, ε = 0.9 (Stewart 2000 fig. 2.3)",
             default_size: None,
             build: |_| Ok(Box::new(Billiards::new())),
         },
@@ -91,7 +91,7 @@ pub fn catalog() -> Vec<SceneInfo> {
 pub enum Method {
     /// Exact elliptic cones, frictional contact problem (`nsgs`), Moreau midpoint.
     Cone,
-    /// Stewart–Trinkle LCP with the directions of seed 002 eq. 5 (Lemke), semi-implicit Euler.
+    /// Stewart–Trinkle LCP with the directions of Trinkle–Tzitzouris–Pang 2001 eq. 5 (Lemke), semi-implicit Euler.
     Stewart,
     /// Tzitzouris–Pang NCP (`bdiff-newton`, hot start), Euler.
     TzitzourisPang,
@@ -129,10 +129,10 @@ impl Method {
     }
 }
 
-/// `r / e_r` of the two latitude circles of seed 002 eq. 5 (the entries 0.3227 with `e_r = 0.4`).
+/// `r / e_r` of the two latitude circles of Trinkle–Tzitzouris–Pang 2001 eq. 5 (the entries 0.3227 with `e_r = 0.4`).
 const LATITUDE: f64 = 0.3227 / 0.4;
 
-/// The 20 friction directions of seed 002 eq. 5 (fig. 3) in the local tangential coordinates
+/// The 20 friction directions of Trinkle–Tzitzouris–Pang 2001 eq. 5 (fig. 3) in the local tangential coordinates
 /// `(t, o, r)` of a contact with elliptic cone `e = [1, 1, e_r]`, column-major `3 × 20`, each
 /// on the ellipsoid's surface (section at μ = 1):
 ///
@@ -142,7 +142,7 @@ const LATITUDE: f64 = 0.3227 / 0.4;
 /// * the poles `(0, 0, ±e_r)` — columns 19–20, the pure torsion direction of `sphere-spin`.
 ///
 /// The Stewart method is exact on `sphere-spin` and `sphere-slide` because one of these points
-/// along the true friction (seed 002 §4.1.1, §4.1.3). The Stewart–Trinkle LCP then has size
+/// along the true friction (Trinkle–Tzitzouris–Pang 2001 §4.1.1, §4.1.3). The Stewart–Trinkle LCP then has size
 /// 1 + 20 + 1 = 22 per contact, as in the paper.
 pub fn aligned_directions(e_r: f64) -> Vec<f64> {
     let mut d = Vec::with_capacity(60);
@@ -274,7 +274,7 @@ fn set_contact_rows(
 
 /// The contact between the moving sphere `a` (center `c_a`, radius `r_a`) and another sphere
 /// (moving body `b`, or fixed when `b.body` is `None`): gap `‖c_a − c_b‖ − r_a − r_b` (the
-/// nonlinear distance of seed 002 §4.2), normal along `c_a − c_b`, tangents from
+/// nonlinear distance of Trinkle–Tzitzouris–Pang 2001 §4.2), normal along `c_a − c_b`, tangents from
 /// [`rigid::tangents`]. Coulomb cone, or with `e_r = Some(e)` the twist row and the elliptic
 /// cone `[1, 1, e]`.
 pub fn sphere_sphere(a: usize, c_a: [f64; 3], r_a: f64, b: Side, mu: f64, e_r: Option<f64>) -> Contact {

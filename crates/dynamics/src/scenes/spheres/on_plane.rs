@@ -1,8 +1,8 @@
-//! A sphere on a plane (seed 002 §4.1): spinning in place, sliding then rolling, the bowling ball.
+//! A sphere on a plane (Trinkle–Tzitzouris–Pang 2001 §4.1): spinning in place, sliding then rolling, the bowling ball.
 
 use super::*;
 
-/// Which experiment of seed 002 §4.1 a [`SphereOnPlane`] is.
+/// Which experiment of Trinkle–Tzitzouris–Pang 2001 §4.1 a [`SphereOnPlane`] is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Experiment {
     Spin,
@@ -10,7 +10,7 @@ enum Experiment {
     Bowling,
 }
 
-/// A uniform sphere of unit mass and radius on the plane `z = 0` (seed 002 §4.1, fig. 2, eq. 3),
+/// A uniform sphere of unit mass and radius on the plane `z = 0` (Trinkle–Tzitzouris–Pang 2001 §4.1, fig. 2, eq. 3),
 /// one contact with torsion: normal `ẑ`, tangents `t̂, ô` rotated π/4 from `x, y`, twist `ω_z`,
 /// elliptic cone `e = [1, 1, e_r]`.
 #[derive(Clone, Debug)]
@@ -98,7 +98,7 @@ impl SphereOnPlane {
     }
 
     /// The exact velocity `(v, ω)` at time `t` for `sphere-spin` and `sphere-slide`
-    /// (seed 002 §4.1.1, §4.1.3); `None` for the bowling ball.
+    /// (Trinkle–Tzitzouris–Pang 2001 §4.1.1, §4.1.3); `None` for the bowling ball.
     pub fn analytic(&self, t: f64) -> Option<[f64; 6]> {
         let (m, r, inertia) = (1.0, 1.0, 0.4);
         match self.kind {
@@ -118,7 +118,7 @@ impl SphereOnPlane {
         }
     }
 
-    /// `sphere-slide`: the end of sliding `2v₀/(7μg)` (seed 002 §4.1.3); `sphere-spin`: the
+    /// `sphere-slide`: the end of sliding `2v₀/(7μg)` (Trinkle–Tzitzouris–Pang 2001 §4.1.3); `sphere-spin`: the
     /// time the spin stops, `ω₀ I / (μ e_r m g)`; the bowling ball: `NaN` (no closed form).
     pub fn transition_time(&self) -> f64 {
         match self.kind {
@@ -129,7 +129,7 @@ impl SphereOnPlane {
     }
 }
 
-/// The contact frame of seed 002 §4.1: `n̂ = ẑ`, `t̂, ô` rotated π/4 from `x, y`.
+/// The contact frame of Trinkle–Tzitzouris–Pang 2001 §4.1: `n̂ = ẑ`, `t̂, ô` rotated π/4 from `x, y`.
 fn plane_frame() -> [[f64; 3]; 3] {
     let a = std::f64::consts::FRAC_1_SQRT_2;
     [[0.0, 0.0, 1.0], [a, a, 0.0], [-a, a, 0.0]]
@@ -179,9 +179,9 @@ impl Scene for SphereOnPlane {
     }
     fn description(&self) -> String {
         let src = match self.kind {
-            Experiment::Spin => "seed 002 §4.1.1",
-            Experiment::Slide => "seed 002 §4.1.3",
-            Experiment::Bowling => "seed 002 §4.1.5",
+            Experiment::Spin => "Trinkle–Tzitzouris–Pang 2001 §4.1.1",
+            Experiment::Slide => "Trinkle–Tzitzouris–Pang 2001 §4.1.3",
+            Experiment::Bowling => "Trinkle–Tzitzouris–Pang 2001 §4.1.5",
         };
         format!(
             "unit sphere on a plane, μ = {}, e_r = {} ({src}; the paper's method: {:?})",

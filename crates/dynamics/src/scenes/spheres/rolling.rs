@@ -51,7 +51,7 @@
 //! In both cases (v₀ ≥ 0, α ≥ 0) `v(t) = max(0, v₀ + a t)` and `ω_y = v / R`.
 //! Rolling, not sliding, needs `|F| ≤ μ N`: with `F = m a − m g sin α`,
 //! `(2 tan α + 5 μ_r) / 7 ≤ μ` (at rest `tan α ≤ μ`) — [`SphereRolling::new`] refuses
-//! parameters that would slide. The equations of motion are those of seed 002 §4.1 (eq. 3:
+//! parameters that would slide. The equations of motion are those of Trinkle–Tzitzouris–Pang 2001 §4.1 (eq. 3:
 //! `M = diag(m E₃, ⅖ m R² E₃)`, the contact point's velocity `v + ω × (−R n̂)`, the
 //! derivation of the sliding-to-rolling time of §4.1.3), with the rolling moment added; the
 //! derivation above is this file's (the seeds have no rolling resistance).

@@ -1,8 +1,8 @@
-//! A unit sphere driven along the seam between two fixed spheres (seed 002 §4.2).
+//! A unit sphere driven along the seam between two fixed spheres (Trinkle–Tzitzouris–Pang 2001 §4.2).
 
 use super::*;
 
-/// The unit sphere between two fixed spheres (seed 002 §4.2, fig. 18, eq. 9): radius 10 at the
+/// The unit sphere between two fixed spheres (Trinkle–Tzitzouris–Pang 2001 §4.2, fig. 18, eq. 9): radius 10 at the
 /// origin and radius 9 at `(0, 11.4, 0)`, external force `g_obj = [1.0, 2.6, −9.81, 0, 0, 0]`
 /// (unit mass), `e = [1, 1, 0.3]`, `μ = 0.2`, two contacts with the nonlinear gaps
 /// `‖c − c_i‖ − 1 − R_i`; `h = 0.1`. The sphere starts at rest touching both and rolls and
@@ -102,7 +102,7 @@ impl Scene for SphereTwoSpheres {
     }
     fn description(&self) -> String {
         format!(
-            "unit sphere on the seam of two fixed spheres (seed 002 §4.2, eq. 9; the paper's method: {:?})",
+            "unit sphere on the seam of two fixed spheres (Trinkle–Tzitzouris–Pang 2001 §4.2, eq. 9; the paper's method: {:?})",
             self.method
         )
     }
