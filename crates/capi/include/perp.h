@@ -153,6 +153,21 @@ typedef struct PerpSettings {
    before `params` is read).
    */
   size_t n_params;
+  /*
+   Optional: called after every iteration whose error the solver measured (as Python's
+   `callback=`; PGS and NSGS measure between their sweeps only at their exact checks),
+   on the calling thread, with `user`, the 1-based iteration and the error measure
+   (not at the iteration that meets the tolerance: the report gives that one). A
+   nonzero return stops the solve: the call then returns `PERP_STATUS_INTERRUPTED` with
+   the best iterate written and the report's message saying which iteration stopped it.
+   NULL (the default): no call. The callback must not unwind (throw) into perp and must
+   not call perp on the same kept solver.
+   */
+  int (*callback)(void *user, size_t iteration, double error);
+  /*
+   Passed unchanged as the callback's first argument (may be NULL).
+   */
+  void *user;
 } PerpSettings;
 
 /*
@@ -231,7 +246,7 @@ extern "C" {
 
 /*
  The default settings: tolerance 1e-8, the solver's own iteration limit, no time limit,
- no parameters.
+ no parameters, no callback.
  */
 struct PerpSettings perp_settings_default(void);
 
@@ -450,7 +465,8 @@ size_t perp_last_error_message(char *buf, size_t len);
 /*
  Copies the catalogue's solver names for `family` (a `PerpFamily` value), separated by
  commas, into `buf` as `perp_last_error_message` does, and returns the full length.
- An unknown family gives the empty string.
+ `PERP_FAMILY_ANY` lists every solver of the catalogue once (a name of several families,
+ such as `fb-newton`, once). An unknown family gives the empty string.
  */
 size_t perp_solver_names(int32_t family, char *buf, size_t len);
 

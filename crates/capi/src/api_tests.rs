@@ -564,6 +564,17 @@ fn solver_names_come_from_the_catalogue() {
     assert_eq!(names, perp_catalogue::FRICTION_NAMES.join(","));
     assert!(names.split(',').any(|s| s == "nsgs"));
     assert_eq!(unsafe { perp_solver_names(42, buf.as_mut_ptr(), buf.len()) }, 0);
+    // PERP_FAMILY_ANY: every solver once, those of each family among them.
+    let n = unsafe { perp_solver_names(PerpFamily::Any as i32, null_mut(), 0) };
+    let mut all = vec![0 as c_char; n + 1];
+    unsafe { perp_solver_names(PerpFamily::Any as i32, all.as_mut_ptr(), all.len()) };
+    let all = unsafe { CStr::from_ptr(all.as_ptr()) }.to_str().unwrap().to_string();
+    let all: Vec<&str> = all.split(',').collect();
+    for family in [Family::Lcp, Family::Friction, Family::Mcp] {
+        for name in perp_catalogue::names(family) {
+            assert_eq!(all.iter().filter(|&&a| a == *name).count(), 1, "{name} in {all:?}");
+        }
+    }
     assert_eq!(unsafe { CStr::from_ptr(perp_version()) }.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
 }
 
@@ -1299,4 +1310,202 @@ fn mcp_solver_names_come_from_the_catalogue() {
     unsafe { perp_solver_names(PerpFamily::Mcp as i32, buf.as_mut_ptr(), buf.len()) };
     let names = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap().to_string();
     assert_eq!(names, perp_catalogue::names(Family::Mcp).join(","));
+}
+
+/// What the test callback saw: (iteration, error) pairs, and after how many calls it stops
+/// (0: never).
+struct Seen {
+    calls: Vec<(usize, f64)>,
+    stop_after: usize,
+}
+
+unsafe extern "C" fn record(user: *mut std::ffi::c_void, iteration: usize, error: f64) -> std::ffi::c_int {
+    let seen = unsafe { &mut *user.cast::<Seen>() };
+    seen.calls.push((iteration, error));
+    (seen.stop_after != 0 && seen.calls.len() >= seen.stop_after) as std::ffi::c_int
+}
+
+/// The history the Rust library records for the same solve (its measured iterations and
+/// errors), through the catalogue directly.
+fn rust_history(family: perp_catalogue::Family, name: &str, p: Problem, tol: f64) -> Vec<(usize, f64)> {
+    let s = Settings { tol, record_history: true, ..Settings::default() };
+    let a = perp_catalogue::build(family, name, &Params::new()).unwrap().solve(&p, None, &s).unwrap();
+    a.report.history_iterations.iter().copied().zip(a.report.history.iter().copied()).collect()
+}
+
+/// The callback of the settings is called at every measured iteration, in increasing order,
+/// with the errors the Rust report's history shows, by the one-shot and the kept calls;
+/// stopping it early is `PERP_STATUS_INTERRUPTED` with a message; NULL changes nothing.
+#[test]
+fn the_settings_callback_sees_every_measured_iteration_and_can_stop_the_solve() {
+    let (w, q, mu) = fc_data(3, 7);
+    let size = 9;
+    let wm = perp_matrix_dense(size, size, w.as_ptr());
+    for name in [c"nsgs", c"prox", c"fb-newton", c"ac-newton"] {
+        let rust = rust_history(
+            perp_catalogue::Family::Friction,
+            name.to_str().unwrap(),
+            Problem::Friction(
+                perp_cones::FrictionContactProblem::new(
+                    3,
+                    Matrix::from_col_major(size, size, &w).unwrap(),
+                    q.clone(),
+                    mu.clone(),
+                )
+                .unwrap(),
+            ),
+            1e-10,
+        );
+        assert!(rust.len() >= 2, "{name:?}: {rust:?}");
+        let mut seen = Seen { calls: Vec::new(), stop_after: 0 };
+        let s = PerpSettings {
+            tol: 1e-10,
+            callback: Some(record),
+            user: (&mut seen as *mut Seen).cast(),
+            ..perp_settings_default()
+        };
+        let (mut r, mut u, mut rep) = (vec![0.0; size], vec![0.0; size], new_report());
+        let st = unsafe {
+            perp_solve_friction(
+                name.as_ptr(),
+                3,
+                &wm,
+                q.as_ptr(),
+                mu.as_ptr(),
+                3,
+                null(),
+                &s,
+                r.as_mut_ptr(),
+                u.as_mut_ptr(),
+                &mut rep,
+            )
+        };
+        assert_eq!(st, PerpStatus::Solved, "{name:?}: {}", report_message(&rep));
+        assert!(seen.calls.windows(2).all(|p| p[0].0 < p[1].0), "{name:?}: {:?}", seen.calls);
+        // The iteration that meets the tolerance ends the loop before the observer is asked
+        // (perp_core::iteration::run): the history's last entry is the report's.
+        assert_eq!(seen.calls, rust[..rust.len() - 1], "{name:?}");
+        assert_eq!(rust.last().map(|&(k, _)| k), Some(rep.iterations), "{name:?}");
+        // Without a callback: the same answer, bit for bit.
+        let plain = PerpSettings { tol: 1e-10, ..perp_settings_default() };
+        let (mut r0, mut u0, mut rep0) = (vec![0.0; size], vec![0.0; size], new_report());
+        let st0 = unsafe {
+            perp_solve_friction(
+                name.as_ptr(),
+                3,
+                &wm,
+                q.as_ptr(),
+                mu.as_ptr(),
+                3,
+                null(),
+                &plain,
+                r0.as_mut_ptr(),
+                u0.as_mut_ptr(),
+                &mut rep0,
+            )
+        };
+        assert_eq!((st0, rep0.iterations, bits(&r0)), (st, rep.iterations, bits(&r)), "{name:?}");
+
+        // Stopped after the first call: interrupted at that iteration, best iterate written.
+        let mut stop = Seen { calls: Vec::new(), stop_after: 1 };
+        let s = PerpSettings { user: (&mut stop as *mut Seen).cast(), ..s };
+        r.fill(f64::NAN);
+        let st = unsafe {
+            perp_solve_friction(
+                name.as_ptr(),
+                3,
+                &wm,
+                q.as_ptr(),
+                mu.as_ptr(),
+                3,
+                null(),
+                &s,
+                r.as_mut_ptr(),
+                u.as_mut_ptr(),
+                &mut rep,
+            )
+        };
+        assert_eq!(st, PerpStatus::Interrupted, "{name:?}: {}", report_message(&rep));
+        assert_eq!(stop.calls.len(), 1, "{name:?}");
+        let k = stop.calls[0].0;
+        assert!(
+            report_message(&rep)
+                .starts_with(&format!("stopped by settings.callback (it returned 1 at iteration {k})")),
+            "{name:?}: {}",
+            report_message(&rep)
+        );
+        assert!(r.iter().all(|x| x.is_finite()), "{name:?}: {r:?}");
+        assert!(rep.iterations >= k, "{name:?}: {rep:?}");
+    }
+
+    // The LCP, MLCP and box-LCP calls and a kept solver call it the same way.
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    for name in [c"pgs", c"psor"] {
+        let lcp = perp_lcp::Lcp::new(Matrix::from_col_major(2, 2, &M).unwrap(), Q.to_vec()).unwrap();
+        let rust =
+            rust_history(perp_catalogue::Family::Lcp, name.to_str().unwrap(), Problem::Lcp(lcp), 1e-12);
+        let mut seen = Seen { calls: Vec::new(), stop_after: 0 };
+        let s = PerpSettings {
+            tol: 1e-12,
+            callback: Some(record),
+            user: (&mut seen as *mut Seen).cast(),
+            ..perp_settings_default()
+        };
+        let r = solve_lcp(name, &m, &Q, 2, Some(&s));
+        assert_eq!(r.status, PerpStatus::Solved);
+        assert!(rust.len() >= 2, "{name:?}: {rust:?}");
+        assert_eq!(seen.calls, rust[..rust.len() - 1], "{name:?}");
+        // A kept solver with these settings.
+        let seen_before = seen.calls.len();
+        let h = unsafe { perp_solver_new(PerpFamily::Lcp as i32, name.as_ptr(), &s) };
+        let (mut z, mut w, mut rep) = ([0.0; 2], [0.0; 2], new_report());
+        let st = unsafe {
+            perp_solver_lcp(h, &m, Q.as_ptr(), 2, null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
+        };
+        unsafe { perp_solver_free(h) };
+        assert_eq!(st, PerpStatus::Solved);
+        assert_eq!(seen.calls[seen_before..], rust[..rust.len() - 1], "{name:?} kept");
+    }
+    let mut seen = Seen { calls: Vec::new(), stop_after: 1 };
+    let s = PerpSettings {
+        tol: 1e-14,
+        callback: Some(record),
+        user: (&mut seen as *mut Seen).cast(),
+        ..perp_settings_default()
+    };
+    let (mut z, mut w, mut rep) = ([f64::NAN; 2], [f64::NAN; 2], new_report());
+    let st = unsafe {
+        perp_solve_box_lcp(
+            c"pgs".as_ptr(),
+            &m,
+            Q.as_ptr(),
+            2,
+            [0.0, 0.0].as_ptr(),
+            [10.0, 10.0].as_ptr(),
+            null(),
+            &s,
+            z.as_mut_ptr(),
+            w.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!((st, seen.calls.len()), (PerpStatus::Interrupted, 1), "{}", report_message(&rep));
+    let mut seen = Seen { calls: Vec::new(), stop_after: 0 };
+    let s = PerpSettings { user: (&mut seen as *mut Seen).cast(), tol: 1e-12, ..s };
+    let st = unsafe {
+        perp_solve_mlcp(
+            null(),
+            &perp_matrix_dense(2, 2, [2.0, -1.0, 1.0, 2.0].as_ptr()),
+            [-4.0, -1.0].as_ptr(),
+            2,
+            1,
+            null(),
+            &s,
+            z.as_mut_ptr(),
+            w.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(st, PerpStatus::Solved);
+    assert!(!seen.calls.is_empty() && seen.calls.windows(2).all(|p| p[0].0 < p[1].0), "{:?}", seen.calls);
 }

@@ -40,7 +40,7 @@
 use perp_catalogue::{Family, Params, Problem};
 use perp_core::{Error, Matrix, Settings, SolveReport, Status};
 use std::cell::RefCell;
-use std::ffi::{c_char, CStr};
+use std::ffi::{c_char, c_int, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// How a call ended. Non-negative: the solver ran (outputs written). Negative: the call was
@@ -164,6 +164,37 @@ pub struct PerpSettings {
     /// Number of strings in `params`: at most the solver's number of parameters (checked
     /// before `params` is read).
     pub n_params: usize,
+    /// Optional: called after every iteration whose error the solver measured (as Python's
+    /// `callback=`; PGS and NSGS measure between their sweeps only at their exact checks),
+    /// on the calling thread, with `user`, the 1-based iteration and the error measure
+    /// (not at the iteration that meets the tolerance: the report gives that one). A
+    /// nonzero return stops the solve: the call then returns `PERP_STATUS_INTERRUPTED` with
+    /// the best iterate written and the report's message saying which iteration stopped it.
+    /// NULL (the default): no call. The callback must not unwind (throw) into perp and must
+    /// not call perp on the same kept solver.
+    pub callback: Option<unsafe extern "C" fn(user: *mut c_void, iteration: usize, error: f64) -> c_int>,
+    /// Passed unchanged as the callback's first argument (may be NULL).
+    pub user: *mut c_void,
+}
+
+/// The type of `PerpSettings::callback` (Rust side).
+type PerpCallback = unsafe extern "C" fn(user: *mut c_void, iteration: usize, error: f64) -> c_int;
+
+/// A C callback as the Rust observer: the function and its user pointer.
+#[derive(Clone, Copy)]
+struct CCallback {
+    f: PerpCallback,
+    user: *mut c_void,
+}
+
+// SAFETY: with `Settings::threads = 1` (the C API never sets more) the observer runs on the
+// thread that called perp; the user pointer is only handed back to the caller's function.
+unsafe impl Send for CCallback {}
+unsafe impl Sync for CCallback {}
+
+thread_local! {
+    /// The iteration at which the calling thread's C callback stopped the current solve.
+    static STOPPED_AT: std::cell::Cell<Option<(usize, c_int)>> = const { std::cell::Cell::new(None) };
 }
 
 /// Bytes of `PerpReport::message`, its terminating NUL included.
@@ -205,6 +236,12 @@ fn set_text(buf: &mut [c_char; PERP_MESSAGE_LEN], text: &str) {
 }
 
 impl PerpReport {
+    /// The message as Rust text (up to its NUL).
+    fn message_text(&self) -> String {
+        let bytes: Vec<u8> = self.message.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
     fn refused(status: PerpStatus) -> PerpReport {
         PerpReport {
             status,
@@ -256,8 +293,19 @@ fn guard(
     body: impl FnOnce() -> Result<PerpReport, Refusal>,
 ) -> PerpStatus {
     set_message(String::new());
+    STOPPED_AT.with(|c| c.set(None));
     let mut out = match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(r)) => r,
+        Ok(Ok(mut r)) => {
+            if let Some((k, ret)) = STOPPED_AT.with(|c| c.take()) {
+                if r.status == PerpStatus::Interrupted {
+                    let note = r.message_text();
+                    let text = format!("stopped by settings.callback (it returned {ret} at iteration {k})");
+                    let text = if note.is_empty() { text } else { format!("{text}; {note}") };
+                    set_text(&mut r.message, &text);
+                }
+            }
+            r
+        }
         Ok(Err(Refusal::Null(what))) => {
             set_message(format!("{name}: {what} is a null or misaligned pointer"));
             PerpReport::refused(PerpStatus::NullPointer)
@@ -487,6 +535,24 @@ unsafe fn settings(
         } else {
             None
         },
+        observer: s.callback.map(|f| {
+            let cb = CCallback { f, user: s.user };
+            let observer: perp_core::Observer = std::sync::Arc::new(move |p: &perp_core::Progress| {
+                if !p.measured {
+                    return perp_core::Control::Continue;
+                }
+                let cb = cb;
+                // SAFETY: the caller's function, with the caller's pointer.
+                let ret = unsafe { (cb.f)(cb.user, p.iteration, p.error) };
+                if ret == 0 {
+                    perp_core::Control::Continue
+                } else {
+                    STOPPED_AT.with(|c| c.set(Some((p.iteration, ret))));
+                    perp_core::Control::Stop
+                }
+            });
+            observer
+        }),
         ..Settings::default()
     };
     out.validate().map_err(|e| match e {
@@ -578,10 +644,18 @@ fn warm_start(p: *const f64, n: usize) -> Result<Option<Vec<f64>>, Refusal> {
 }
 
 /// The default settings: tolerance 1e-8, the solver's own iteration limit, no time limit,
-/// no parameters.
+/// no parameters, no callback.
 #[no_mangle]
 pub extern "C" fn perp_settings_default() -> PerpSettings {
-    PerpSettings { tol: 1e-8, max_iter: 0, time_limit: 0.0, params: std::ptr::null(), n_params: 0 }
+    PerpSettings {
+        tol: 1e-8,
+        max_iter: 0,
+        time_limit: 0.0,
+        params: std::ptr::null(),
+        n_params: 0,
+        callback: None,
+        user: std::ptr::null_mut(),
+    }
 }
 
 /// A dense column-major matrix over the caller's `nrows * ncols` values (not copied here).
@@ -1185,7 +1259,8 @@ unsafe fn copy_text(msg: &str, buf: *mut c_char, len: usize) -> usize {
 
 /// Copies the catalogue's solver names for `family` (a `PerpFamily` value), separated by
 /// commas, into `buf` as `perp_last_error_message` does, and returns the full length.
-/// An unknown family gives the empty string.
+/// `PERP_FAMILY_ANY` lists every solver of the catalogue once (a name of several families,
+/// such as `fb-newton`, once). An unknown family gives the empty string.
 #[no_mangle]
 pub unsafe extern "C" fn perp_solver_names(family: i32, buf: *mut c_char, len: usize) -> usize {
     let names = if family == PerpFamily::Lcp as i32 {
@@ -1194,6 +1269,8 @@ pub unsafe extern "C" fn perp_solver_names(family: i32, buf: *mut c_char, len: u
         perp_catalogue::names(Family::Friction).join(",")
     } else if family == PerpFamily::Mcp as i32 {
         perp_catalogue::names(Family::Mcp).join(",")
+    } else if family == PerpFamily::Any as i32 {
+        perp_catalogue::all_names().join(",")
     } else {
         String::new()
     };
