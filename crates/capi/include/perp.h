@@ -406,7 +406,8 @@ enum PerpStatus perp_solve_global(const char *solver,
 /*
  Creates a solver kept across calls (see `PerpSolver`): `family` a `PerpFamily` value,
  `solver` a catalogue name of that family (NULL: `lemke` for LCPs, `prox` for frictional
- problems; with `PERP_FAMILY_ANY` the name decides the family), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
+ problems, `fb-newton` for `PERP_FAMILY_MCP`, whose solvers take `perp_solver_mlcp`; with
+ `PERP_FAMILY_ANY` the name decides the family, LCP or frictional, MCP for `schur-lemke`), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
  NULL when refused (an unknown family, name or parameter, bad settings; see
  `perp_last_error_message`).
  */
@@ -435,6 +436,41 @@ enum PerpStatus perp_solver_lcp(struct PerpSolver *s,
                                 double *z,
                                 double *w,
                                 struct PerpReport *report);
+
+/*
+ `perp_solve_box_lcp` with a kept solver of the LCP family (one that takes bounds: see
+ there): M, q, the bounds and the warm start as there. While M keeps its shape and the
+ bounds their values, the problem is refilled in place as `perp_solver_lcp` does; new
+ bounds build it afresh. The answer equals `perp_solve_box_lcp`'s with the same solver
+ and settings, bit for bit (for a solver without memory of earlier answers).
+ */
+enum PerpStatus perp_solver_box_lcp(struct PerpSolver *s,
+                                    const struct PerpMatrix *m,
+                                    const double *q,
+                                    size_t n,
+                                    const double *lower,
+                                    const double *upper,
+                                    const double *warm,
+                                    double *z,
+                                    double *w,
+                                    struct PerpReport *report);
+
+/*
+ `perp_solve_mlcp` with a kept solver of the MCP family (`perp_solver_new(PERP_FAMILY_MCP,
+ …)`): M, q, `n_eq` and the warm start as there. The solver (and its settings) is kept;
+ the MLCP is built from the arguments at each call. The answer equals `perp_solve_mlcp`'s
+ with the same solver and settings, bit for bit (for a solver without memory of earlier
+ answers).
+ */
+enum PerpStatus perp_solver_mlcp(struct PerpSolver *s,
+                                 const struct PerpMatrix *m,
+                                 const double *q,
+                                 size_t n,
+                                 size_t n_eq,
+                                 const double *warm,
+                                 double *z,
+                                 double *w,
+                                 struct PerpReport *report);
 
 /*
  `perp_solve_friction` with a kept solver of the frictional family (its solver name and

@@ -1509,3 +1509,149 @@ fn the_settings_callback_sees_every_measured_iteration_and_can_stop_the_solve() 
     assert_eq!(st, PerpStatus::Solved);
     assert!(!seen.calls.is_empty() && seen.calls.windows(2).all(|p| p[0].0 < p[1].0), "{:?}", seen.calls);
 }
+
+/// Kept box-LCP and MLCP solvers answer as the one-shot calls, bit for bit, across different
+/// problems (values, bounds and sizes changing; the same bounds again refill in place).
+#[test]
+fn kept_box_lcp_and_mlcp_solvers_answer_as_the_one_shot_calls() {
+    let s = PerpSettings { tol: 1e-12, ..perp_settings_default() };
+    // (M column-major, q, lower, upper) of orders 2, 2, 2 (same bounds), 3.
+    let inf = f64::INFINITY;
+    let problems: Vec<(Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>)> = vec![
+        (M.to_vec(), Q.to_vec(), vec![0.0, 0.0], vec![1.0, inf]),
+        (vec![3.0, 1.0, 1.0, 2.0], vec![-2.0, 1.0], vec![-1.0, -1.0], vec![1.0, 1.0]),
+        (vec![4.0, 1.0, 1.0, 3.0], vec![-9.0, 2.0], vec![-1.0, -1.0], vec![1.0, 1.0]),
+        (
+            vec![4.0, 1.0, 0.0, 1.0, 3.0, 1.0, 0.0, 1.0, 2.0],
+            vec![-1.0, 5.0, -3.0],
+            vec![0.0, -inf, 0.5],
+            vec![0.2, inf, inf],
+        ),
+    ];
+    for name in [c"pgs", c"psor", c"fb-newton"] {
+        let h = unsafe { perp_solver_new(PerpFamily::Lcp as i32, name.as_ptr(), &s) };
+        assert!(!h.is_null(), "{}", last_error());
+        for (k, (m, q, lo, hi)) in problems.iter().enumerate() {
+            let n = q.len();
+            let mat = perp_matrix_dense(n, n, m.as_ptr());
+            let (mut z1, mut w1, mut z2, mut w2) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            let (mut rep1, mut rep2) = (new_report(), new_report());
+            let st1 = unsafe {
+                perp_solver_box_lcp(
+                    h,
+                    &mat,
+                    q.as_ptr(),
+                    n,
+                    lo.as_ptr(),
+                    hi.as_ptr(),
+                    null(),
+                    z1.as_mut_ptr(),
+                    w1.as_mut_ptr(),
+                    &mut rep1,
+                )
+            };
+            let st2 = unsafe {
+                perp_solve_box_lcp(
+                    name.as_ptr(),
+                    &mat,
+                    q.as_ptr(),
+                    n,
+                    lo.as_ptr(),
+                    hi.as_ptr(),
+                    null(),
+                    &s,
+                    z2.as_mut_ptr(),
+                    w2.as_mut_ptr(),
+                    &mut rep2,
+                )
+            };
+            assert_eq!(st1, PerpStatus::Solved, "{name:?} problem {k}: {}", report_message(&rep1));
+            assert_eq!(
+                (st1, rep1.iterations, bits(&z1), bits(&w1), rep1.error.to_bits()),
+                (st2, rep2.iterations, bits(&z2), bits(&w2), rep2.error.to_bits()),
+                "{name:?} problem {k}"
+            );
+            // The answer is within its bounds and complementary.
+            for i in 0..n {
+                assert!(z1[i] >= lo[i] && z1[i] <= hi[i], "{name:?} problem {k}: {z1:?}");
+            }
+        }
+        // A plain LCP after box ones on the same handle does not keep their bounds.
+        let mat = perp_matrix_dense(2, 2, M.as_ptr());
+        let (mut z, mut w, mut rep) = ([0.0; 2], [0.0; 2], new_report());
+        let st = unsafe {
+            perp_solver_lcp(h, &mat, Q.as_ptr(), 2, null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
+        };
+        assert_eq!(st, PerpStatus::Solved, "{name:?}");
+        assert!((z[0] - 4.0 / 3.0).abs() < 1e-9 && (z[1] - 7.0 / 3.0).abs() < 1e-9, "{name:?}: {z:?}");
+        unsafe { perp_solver_free(h) };
+    }
+
+    // MLCPs: (M column-major, q, n_eq).
+    let mlcps: Vec<(Vec<f64>, Vec<f64>, usize)> = vec![
+        (vec![2.0, -1.0, 1.0, 2.0], vec![-4.0, -1.0], 1),
+        (vec![2.0, 1.0, 1.0, 2.0], vec![-4.0, -1.0], 1),
+        (vec![4.0, 1.0, 0.0, 1.0, 3.0, 1.0, 0.0, 1.0, 2.0], vec![-1.0, 5.0, -3.0], 2),
+    ];
+    for name in [c"fb-newton", c"schur-lemke"] {
+        let h = unsafe { perp_solver_new(PerpFamily::Mcp as i32, name.as_ptr(), &s) };
+        assert!(!h.is_null(), "{}", last_error());
+        for (k, (m, q, n_eq)) in mlcps.iter().enumerate() {
+            let n = q.len();
+            let mat = perp_matrix_dense(n, n, m.as_ptr());
+            let (mut z1, mut w1, mut z2, mut w2) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            let (mut rep1, mut rep2) = (new_report(), new_report());
+            let st1 = unsafe {
+                perp_solver_mlcp(
+                    h,
+                    &mat,
+                    q.as_ptr(),
+                    n,
+                    *n_eq,
+                    null(),
+                    z1.as_mut_ptr(),
+                    w1.as_mut_ptr(),
+                    &mut rep1,
+                )
+            };
+            let st2 = unsafe {
+                perp_solve_mlcp(
+                    name.as_ptr(),
+                    &mat,
+                    q.as_ptr(),
+                    n,
+                    *n_eq,
+                    null(),
+                    &s,
+                    z2.as_mut_ptr(),
+                    w2.as_mut_ptr(),
+                    &mut rep2,
+                )
+            };
+            assert_eq!(st1, PerpStatus::Solved, "{name:?} mlcp {k}: {}", report_message(&rep1));
+            assert_eq!(
+                (st1, rep1.iterations, bits(&z1), bits(&w1), rep1.error.to_bits()),
+                (st2, rep2.iterations, bits(&z2), bits(&w2), rep2.error.to_bits()),
+                "{name:?} mlcp {k}"
+            );
+        }
+        // The family is checked: an MCP handle refuses an LCP call, n_eq > n is refused.
+        let mat = perp_matrix_dense(2, 2, M.as_ptr());
+        let (mut z, mut w, mut rep) = ([0.0; 2], [0.0; 2], new_report());
+        let st = unsafe {
+            perp_solver_lcp(h, &mat, Q.as_ptr(), 2, null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
+        };
+        assert_eq!(st, PerpStatus::InvalidInput);
+        assert!(report_message(&rep).contains("create one of the Lcp family"), "{}", report_message(&rep));
+        let st = unsafe {
+            perp_solver_mlcp(h, &mat, Q.as_ptr(), 2, 3, null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
+        };
+        assert_eq!(st, PerpStatus::InvalidInput);
+        assert!(report_message(&rep).contains("n_eq"), "{}", report_message(&rep));
+        unsafe { perp_solver_free(h) };
+    }
+    // PERP_FAMILY_ANY with an MCP-only name makes an MCP solver.
+    let h = unsafe { perp_solver_new(PerpFamily::Any as i32, c"schur-lemke".as_ptr(), null()) };
+    assert!(!h.is_null(), "{}", last_error());
+    unsafe { perp_solver_free(h) };
+}

@@ -607,17 +607,19 @@ unsafe fn c_str<'a>(what: &str, p: *const c_char) -> Result<&'a str, Refusal> {
     Ok(s.to_str().map_err(|_| Error::setting(what, s.to_string_lossy(), "is not valid UTF-8"))?)
 }
 
-/// The one family of the C API (LCP or frictional) with a solver called by the C string
-/// `p`: `PERP_FAMILY_ANY`'s rule.
+/// The one family of the C API (LCP or frictional; MCP for a name of that family only) with
+/// a solver called by the C string `p`: `PERP_FAMILY_ANY`'s rule.
 unsafe fn family_of_name(p: *const c_char) -> Result<Family, Refusal> {
     if p.is_null() {
         return Err(Error::setting("solver", "NULL", "PERP_FAMILY_ANY needs a solver name").into());
     }
     let name = unsafe { c_str("solver", p) }?;
-    let families: Vec<Family> =
-        perp_catalogue::families_of(name).into_iter().filter(|f| *f != Family::Mcp).collect();
+    let all = perp_catalogue::families_of(name);
+    let families: Vec<Family> = all.iter().copied().filter(|f| *f != Family::Mcp).collect();
     match families.as_slice() {
         [f] => Ok(*f),
+        // An MCP solver only (schur-lemke).
+        [] if all.contains(&Family::Mcp) => Ok(Family::Mcp),
         [] => Err(Error::unknown_solver(name, &perp_catalogue::all_names()).into()),
         _ => Err(Error::setting(
             "solver",
@@ -1071,7 +1073,8 @@ unsafe fn handle<'a>(s: *mut PerpSolver, family: Family) -> Result<&'a mut PerpS
 
 /// Creates a solver kept across calls (see `PerpSolver`): `family` a `PerpFamily` value,
 /// `solver` a catalogue name of that family (NULL: `lemke` for LCPs, `prox` for frictional
-/// problems; with `PERP_FAMILY_ANY` the name decides the family), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
+/// problems, `fb-newton` for `PERP_FAMILY_MCP`, whose solvers take `perp_solver_mlcp`; with
+/// `PERP_FAMILY_ANY` the name decides the family, LCP or frictional, MCP for `schur-lemke`), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
 /// NULL when refused (an unknown family, name or parameter, bad settings; see
 /// `perp_last_error_message`).
 #[no_mangle]
@@ -1088,11 +1091,13 @@ pub unsafe extern "C" fn perp_solver_new(
             Family::Friction
         } else if family == PerpFamily::Any as i32 {
             family_of_name(solver)?
+        } else if family == PerpFamily::Mcp as i32 {
+            Family::Mcp
         } else {
             return Err(Error::setting(
                 "family",
                 family,
-                "must be PERP_FAMILY_LCP (0), PERP_FAMILY_FRICTION (1) or PERP_FAMILY_ANY (2)",
+                "must be PERP_FAMILY_LCP (0), PERP_FAMILY_FRICTION (1), PERP_FAMILY_ANY (2) or PERP_FAMILY_MCP (3)",
             )
             .into());
         };
@@ -1149,32 +1154,138 @@ pub unsafe extern "C" fn perp_solver_lcp(
         check_out("z", z)?;
         check_out("w", w)?;
         let kept = match &mut h.problem {
-            Some(Problem::Lcp(p)) if p.n() == n && mm.nrows == n => match same_shape(&mm, p.m(), "M")? {
-                Some(values) => {
-                    if let Matrix::Dense(_) = p.m() {
-                        // `set_m_values` takes a dense M row by row.
-                        h.rows.clear();
-                        h.rows.extend((0..n * n).map(|k| values[(k % n) * n + k / n]));
-                        p.set_m_values(&h.rows).map_err(|e| rename(e, "M"))?;
-                    } else {
-                        p.set_m_values(values).map_err(|e| rename(e, "M"))?;
-                    }
-                    p.set_q(qs)?;
-                    true
-                }
-                None => false,
-            },
+            Some(Problem::Lcp(p)) if p.n() == n && mm.nrows == n && p.bounds().is_none() => {
+                refill_lcp(p, &mut h.rows, &mm, qs)?
+            }
             _ => false,
         };
         if !kept {
             h.problem = None;
             let lcp = perp_lcp::Lcp::new(matrix(&mm, "M")?, qs.to_vec())?;
-            if let Matrix::Dense(_) = lcp.m() {
-                // The next call's refill of a dense M goes through this buffer.
-                h.rows.reserve(n * n);
-            }
-            h.problem = Some(Problem::Lcp(lcp));
+            h.keep_lcp(lcp);
         }
+        h.solve_kept(start, z, w)
+    })
+}
+
+/// Refills the kept LCP `p` (of order n) with M's values and q when M has the shape of the
+/// kept one (then `true`); `false` when it does not (nothing changed).
+unsafe fn refill_lcp(
+    p: &mut perp_lcp::Lcp,
+    rows: &mut Vec<f64>,
+    mm: &PerpMatrix,
+    qs: &[f64],
+) -> Result<bool, Refusal> {
+    let n = p.n();
+    Ok(match unsafe { same_shape(mm, p.m(), "M")? } {
+        Some(values) => {
+            if let Matrix::Dense(_) = p.m() {
+                // `set_m_values` takes a dense M row by row.
+                rows.clear();
+                rows.extend((0..n * n).map(|k| values[(k % n) * n + k / n]));
+                p.set_m_values(rows).map_err(|e| rename(e, "M"))?;
+            } else {
+                p.set_m_values(values).map_err(|e| rename(e, "M"))?;
+            }
+            p.set_q(qs)?;
+            true
+        }
+        None => false,
+    })
+}
+
+impl PerpSolver {
+    /// Keeps `lcp` as the problem (after a change of shape).
+    fn keep_lcp(&mut self, lcp: perp_lcp::Lcp) {
+        if let Matrix::Dense(_) = lcp.m() {
+            // The next call's refill of a dense M goes through this buffer.
+            self.rows.reserve(lcp.n() * lcp.n());
+        }
+        self.problem = Some(Problem::Lcp(lcp));
+    }
+}
+
+/// `perp_solve_box_lcp` with a kept solver of the LCP family (one that takes bounds: see
+/// there): M, q, the bounds and the warm start as there. While M keeps its shape and the
+/// bounds their values, the problem is refilled in place as `perp_solver_lcp` does; new
+/// bounds build it afresh. The answer equals `perp_solve_box_lcp`'s with the same solver
+/// and settings, bit for bit (for a solver without memory of earlier answers).
+#[no_mangle]
+pub unsafe extern "C" fn perp_solver_box_lcp(
+    s: *mut PerpSolver,
+    m: *const PerpMatrix,
+    q: *const f64,
+    n: usize,
+    lower: *const f64,
+    upper: *const f64,
+    warm: *const f64,
+    z: *mut f64,
+    w: *mut f64,
+    report: *mut PerpReport,
+) -> PerpStatus {
+    guard("perp_solver_box_lcp", report, || unsafe {
+        let h = handle(s, Family::Lcp)?;
+        let mm = matrix_arg(m, "M")?;
+        check_order(&mm, "M", "n", n)?;
+        let qs = view(|| "q".into(), q, n)?;
+        let lo = view(|| "lower".into(), lower, n)?;
+        let hi = view(|| "upper".into(), upper, n)?;
+        Error::check_bounds(lo, hi)?;
+        let start = warm_view(warm, n)?;
+        check_out("z", z)?;
+        check_out("w", w)?;
+        let same_bounds =
+            |p: &perp_lcp::Lcp| p.bounds().is_some_and(|(l, u)| bits_eq(l, lo) && bits_eq(u, hi));
+        let kept = match &mut h.problem {
+            Some(Problem::Lcp(p)) if p.n() == n && same_bounds(p) => refill_lcp(p, &mut h.rows, &mm, qs)?,
+            _ => false,
+        };
+        if !kept {
+            h.problem = None;
+            let lcp = perp_lcp::Lcp::with_bounds(matrix(&mm, "M")?, qs.to_vec(), lo.to_vec(), hi.to_vec())?;
+            h.keep_lcp(lcp);
+        }
+        h.solve_kept(start, z, w)
+    })
+}
+
+/// Whether `a` and `b` hold the same values bit for bit.
+fn bits_eq(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// `perp_solve_mlcp` with a kept solver of the MCP family (`perp_solver_new(PERP_FAMILY_MCP,
+/// …)`): M, q, `n_eq` and the warm start as there. The solver (and its settings) is kept;
+/// the MLCP is built from the arguments at each call. The answer equals `perp_solve_mlcp`'s
+/// with the same solver and settings, bit for bit (for a solver without memory of earlier
+/// answers).
+#[no_mangle]
+pub unsafe extern "C" fn perp_solver_mlcp(
+    s: *mut PerpSolver,
+    m: *const PerpMatrix,
+    q: *const f64,
+    n: usize,
+    n_eq: usize,
+    warm: *const f64,
+    z: *mut f64,
+    w: *mut f64,
+    report: *mut PerpReport,
+) -> PerpStatus {
+    guard("perp_solver_mlcp", report, || unsafe {
+        let h = handle(s, Family::Mcp)?;
+        if n_eq > n {
+            return Err(Error::setting("n_eq", n_eq, &format!("must be at most n = {n}")).into());
+        }
+        let mm = matrix_arg(m, "M")?;
+        check_order(&mm, "M", "n", n)?;
+        let mat = matrix(&mm, "M")?;
+        let qs = read("q", q, n)?;
+        let start = warm_view(warm, n)?;
+        check_out("z", z)?;
+        check_out("w", w)?;
+        h.problem = None;
+        h.problem =
+            Some(Problem::Mlcp(perp_ncp::mlcp::Mlcp::new(mat, qs, (0..n).map(|i| i < n_eq).collect())?));
         h.solve_kept(start, z, w)
     })
 }
