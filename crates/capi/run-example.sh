@@ -35,6 +35,7 @@ expected='lcp: solved, z = 1.333333 2.333333
 box-lcp: solved, z = 1.000000 2.500000, w0 = -0.500000
 mlcp: solved, u = 1.400000, v = 1.200000, physical error below 1e-6: yes
 friction: solved, r = 1.000000 -0.300000 0.000000
+rolling: solved, r_N = 1.000000, r_T1 = -0.300000, r_R2 = -0.100000, u_R2 = 1.900000
 global: solved, r_N = 2.000000, r_T = -1.000000, v_x = 2.500000
 kept solver: solved, r_N = 3.000000, r_T = -0.500000
 refused: perp_solve_mlcp: lemke is an LCP solver; for an MCP/NCP/MLCP use one of fb-newton

@@ -125,6 +125,28 @@ typedef enum PerpFamily {
 typedef struct PerpSolver PerpSolver;
 
 /*
+ The friction law of every contact of a `perp_solve_friction_cone` call. Build one with
+ `perp_cone_coulomb`, `perp_cone_pyramid`, `perp_cone_elliptic` or `perp_cone_rolling`;
+ perp copies `data` during the call and keeps no pointer.
+ */
+typedef struct PerpCone {
+  /*
+   A `PerpConeKind` value; any other value is refused.
+   */
+  int32_t kind;
+  /*
+   `PERP_CONE_PYRAMID`: the number of facets; ignored for the other kinds.
+   */
+  size_t facets;
+  /*
+   Per-contact coefficients, contact by contact: `PERP_CONE_ROLLING`, `n_contacts` values
+   μ_r; `PERP_CONE_ELLIPTIC`, `n_contacts * (dim − 1)` semi-axes; NULL (ignored) for
+   `PERP_CONE_COULOMB` and `PERP_CONE_PYRAMID`.
+   */
+  const double *data;
+} PerpCone;
+
+/*
  Settings of a solve. Start from `perp_settings_default()` and change what you need.
  */
 typedef struct PerpSettings {
@@ -243,6 +265,28 @@ typedef struct PerpReport {
 #ifdef __cplusplus
 extern "C" {
 #endif /* __cplusplus */
+
+/*
+ Coulomb's cone at every contact (the law of `perp_solve_friction`).
+ */
+struct PerpCone perp_cone_coulomb(void);
+
+/*
+ A pyramid of `facets` faces at every contact (3 or more in 3-D, 2 in 2-D).
+ */
+struct PerpCone perp_cone_pyramid(size_t facets);
+
+/*
+ The elliptic cone at every contact, its `dim − 1` semi-axes per contact in `e` (the
+ caller's array, `n_contacts * (dim − 1)` values; not copied here).
+ */
+struct PerpCone perp_cone_elliptic(const double *e);
+
+/*
+ The rolling friction cone at every contact, its coefficient μ_r per contact in `mu_r`
+ (the caller's array, `n_contacts` values; not copied here).
+ */
+struct PerpCone perp_cone_rolling(const double *mu_r);
 
 /*
  The default settings: tolerance 1e-8, the solver's own iteration limit, no time limit,
@@ -366,6 +410,35 @@ enum PerpStatus perp_solve_friction(const char *solver,
                                     double *r,
                                     double *u,
                                     struct PerpReport *report);
+
+/*
+ Solves the frictional contact problem `u = W r + q` with the friction law `cone` at each
+ of the `n_contacts` contacts of dimension `dim` (normal component first),
+ `size = dim * n_contacts`: Coulomb's cone (dim 2, 3), a pyramid (dim 2, 3), the elliptic
+ cone (dim 2–4, torsion at 4) or Siconos' rolling friction cone (dim 3, 5; μ_r per
+ contact), see `PerpConeKind`.
+
+ * `cone`: the law (`perp_cone_rolling(mu_r)`, …), or NULL for Coulomb; a kind and `dim`
+   that do not fit, a negative μ_r, a semi-axis <= 0 or too few facets are refused naming
+   the field and value;
+ * the other arguments as for `perp_solve_friction`. Solvers that work from a cone's
+   projection or natural map (nsgs, prox, fb-newton, ac-newton, admm, apgd, …) take every
+   law; a solver that cannot take one refuses the call with a message saying which to use.
+
+ Returns the status (see `PerpStatus`).
+ */
+enum PerpStatus perp_solve_friction_cone(const char *solver,
+                                         const struct PerpCone *cone,
+                                         size_t dim,
+                                         const struct PerpMatrix *w_mat,
+                                         const double *q,
+                                         const double *mu,
+                                         size_t n_contacts,
+                                         const double *warm,
+                                         const struct PerpSettings *settings,
+                                         double *r,
+                                         double *u,
+                                         struct PerpReport *report);
 
 /*
  Solves the frictional contact problem in global form (Siconos' and FCLIB's

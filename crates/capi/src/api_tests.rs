@@ -1517,7 +1517,8 @@ fn kept_box_lcp_and_mlcp_solvers_answer_as_the_one_shot_calls() {
     let s = PerpSettings { tol: 1e-12, ..perp_settings_default() };
     // (M column-major, q, lower, upper) of orders 2, 2, 2 (same bounds), 3.
     let inf = f64::INFINITY;
-    let problems: Vec<(Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>)> = vec![
+    type BoxLcp = (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
+    let problems: Vec<BoxLcp> = vec![
         (M.to_vec(), Q.to_vec(), vec![0.0, 0.0], vec![1.0, inf]),
         (vec![3.0, 1.0, 1.0, 2.0], vec![-2.0, 1.0], vec![-1.0, -1.0], vec![1.0, 1.0]),
         (vec![4.0, 1.0, 1.0, 3.0], vec![-9.0, 2.0], vec![-1.0, -1.0], vec![1.0, 1.0]),
@@ -1654,4 +1655,216 @@ fn kept_box_lcp_and_mlcp_solvers_answer_as_the_one_shot_calls() {
     let h = unsafe { perp_solver_new(PerpFamily::Any as i32, c"schur-lemke".as_ptr(), null()) };
     assert!(!h.is_null(), "{}", last_error());
     unsafe { perp_solver_free(h) };
+}
+
+/// `perp_solve_friction_cone` on the identity W of `n_contacts` contacts of dimension `dim`.
+fn solve_cone(
+    solver: &CStr,
+    cone: Option<&PerpCone>,
+    dim: usize,
+    q: &[f64],
+    mu: &[f64],
+) -> (PerpStatus, Vec<f64>, Vec<f64>, PerpReport) {
+    let size = q.len();
+    let w: Vec<f64> = (0..size * size).map(|k| if k % (size + 1) == 0 { 1.0 } else { 0.0 }).collect();
+    let wm = perp_matrix_dense(size, size, w.as_ptr());
+    let (mut r, mut u, mut rep) = (vec![f64::NAN; size], vec![f64::NAN; size], new_report());
+    let s = PerpSettings { tol: 1e-12, ..perp_settings_default() };
+    let status = unsafe {
+        perp_solve_friction_cone(
+            solver.as_ptr(),
+            cone.map_or(null(), |c| c as *const _),
+            dim,
+            &wm,
+            q.as_ptr(),
+            mu.as_ptr(),
+            mu.len(),
+            null(),
+            &s,
+            r.as_mut_ptr(),
+            u.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(rep.status, status);
+    (status, r, u, rep)
+}
+
+/// Rolling contacts with W = I solved by hand: with q_N = −1 the contact presses (u_N = 0,
+/// r_N = 1); a tangential q_T within μ r_N sticks (r_T = −q_T, u_T = 0); the rolling q_R = 2
+/// slides (r_R = −μ_r r_N along q_R, u_R = q_R − μ_r r_N = 1.9): De Saxcé's complementarity
+/// r·ũ = r_N u_N = 0 with ũ_N = u_N + μ‖u_T‖ + μ_r‖u_R‖ ≥ μ‖u_T‖ + μ_r‖u_R‖ (the dual cone).
+#[test]
+fn rolling_contacts_are_solved_by_hand_in_2d_and_3d() {
+    let mu_r = [0.1, 0.1];
+    let cone = perp_cone_rolling(mu_r.as_ptr());
+    // 3-D (dim 5): two such contacts, N, T1, T2, R1, R2.
+    let q5 = [-1.0, 0.3, -0.4, 0.0, 2.0, -1.0, 0.0, 0.2, 2.0, 0.0];
+    let r5 = [1.0, -0.3, 0.4, 0.0, -0.1, 1.0, 0.0, -0.2, -0.1, 0.0];
+    let u5 = [0.0, 0.0, 0.0, 0.0, 1.9, 0.0, 0.0, 0.0, 1.9, 0.0];
+    // 2-D (dim 3): N, T, R.
+    let q3 = [-1.0, 0.2, 2.0, -1.0, -0.2, -2.0];
+    let r3 = [1.0, -0.2, -0.1, 1.0, 0.2, 0.1];
+    let u3 = [0.0, 0.0, 1.9, 0.0, 0.0, -1.9];
+    for name in [c"nsgs", c"prox", c"ac-newton"] {
+        for (dim, q, r_want, u_want) in [(5, &q5[..], &r5[..], &u5[..]), (3, &q3[..], &r3[..], &u3[..])] {
+            let (status, r, u, rep) = solve_cone(name, Some(&cone), dim, q, &[0.8, 0.8]);
+            assert_eq!(status, PerpStatus::Solved, "{name:?} dim {dim}: {}", report_message(&rep));
+            for i in 0..q.len() {
+                assert!((r[i] - r_want[i]).abs() < 1e-9, "{name:?} dim {dim}: r = {r:?}");
+                assert!((u[i] - u_want[i]).abs() < 1e-9, "{name:?} dim {dim}: u = {u:?}");
+            }
+            assert!(rep.error <= 1e-12, "{name:?} dim {dim}: {rep:?}");
+        }
+    }
+    // A solver that needs ellipsoidal cones refuses, naming the contact and what to use.
+    let (status, .., rep) = solve_cone(c"fb-newton", Some(&cone), 5, &q5, &[0.8, 0.8]);
+    assert_eq!(status, PerpStatus::InvalidInput);
+    assert!(report_message(&rep).contains("contact 0 is rolling"), "{}", report_message(&rep));
+}
+
+/// Every built-in law through the C call answers as the Rust problem built directly, bit for
+/// bit; NULL and `perp_cone_coulomb()` are `perp_solve_friction`.
+#[test]
+fn every_built_in_cone_answers_as_the_rust_problem() {
+    let (w3, q3, mu3) = fc_data(2, 11);
+    let e: Vec<f64> = vec![1.0, 0.5, 0.8, 1.2];
+    let rust = |dim: usize,
+                w: &[f64],
+                q: &[f64],
+                mu: &[f64],
+                specs: Option<Vec<perp_cones::ConeSpec>>,
+                name: &str| {
+        let size = q.len();
+        let p = perp_cones::FrictionContactProblem::new(
+            dim,
+            Matrix::from_col_major(size, size, w).unwrap(),
+            q.to_vec(),
+            mu.to_vec(),
+        )
+        .unwrap();
+        let p = match specs {
+            Some(c) => p.with_cones(c).unwrap(),
+            None => p,
+        };
+        let s = Settings { tol: 1e-10, ..Settings::default() };
+        perp_catalogue::build(Family::Friction, name, &Params::new()).unwrap().solve(
+            &Problem::Friction(p),
+            None,
+            &s,
+        )
+    };
+    let c_call = |name: &CStr, cone: Option<&PerpCone>, dim: usize, w: &[f64], q: &[f64], mu: &[f64]| {
+        let size = q.len();
+        let wm = perp_matrix_dense(size, size, w.as_ptr());
+        let (mut r, mut u, mut rep) = (vec![f64::NAN; size], vec![f64::NAN; size], new_report());
+        let s = PerpSettings { tol: 1e-10, ..perp_settings_default() };
+        let st = unsafe {
+            perp_solve_friction_cone(
+                name.as_ptr(),
+                cone.map_or(null(), |c| c as *const _),
+                dim,
+                &wm,
+                q.as_ptr(),
+                mu.as_ptr(),
+                mu.len(),
+                null(),
+                &s,
+                r.as_mut_ptr(),
+                u.as_mut_ptr(),
+                &mut rep,
+            )
+        };
+        (st, r, u, rep)
+    };
+    let coulomb = perp_cone_coulomb();
+    let pyramid = perp_cone_pyramid(8);
+    let elliptic = perp_cone_elliptic(e.as_ptr());
+    for name in [c"nsgs", c"prox"] {
+        let n = name.to_str().unwrap();
+        let cases: Vec<(Option<&PerpCone>, Option<Vec<perp_cones::ConeSpec>>)> = vec![
+            (None, None),
+            (Some(&coulomb), None),
+            (Some(&pyramid), Some(vec![perp_cones::ConeSpec::Pyramid { facets: 8 }; 2])),
+            (
+                Some(&elliptic),
+                Some(vec![
+                    perp_cones::ConeSpec::Elliptic { e: e[..2].to_vec() },
+                    perp_cones::ConeSpec::Elliptic { e: e[2..].to_vec() },
+                ]),
+            ),
+        ];
+        for (k, (cone, specs)) in cases.into_iter().enumerate() {
+            let want = rust(3, &w3, &q3, &mu3, specs, n).unwrap();
+            let (st, r, u, rep) = c_call(name, cone, 3, &w3, &q3, &mu3);
+            assert_eq!(st, PerpStatus::from(want.report.status), "{n} case {k}: {}", report_message(&rep));
+            assert_eq!(st, PerpStatus::Solved, "{n} case {k}");
+            assert_eq!((bits(&r), bits(&u)), (bits(&want.z), bits(&want.w)), "{n} case {k}");
+        }
+        // Torsion: the elliptic cone of dimension 4, three semi-axes per contact.
+        let (w4, q4, mu4) = {
+            let (w, q, mu) = fc_data(3, 12);
+            // 9 unknowns as 2 contacts of dimension 4 and one left over is not a problem:
+            // use the leading 8×8 block.
+            let w8: Vec<f64> = (0..64).map(|k| w[(k / 8) * 9 + k % 8]).collect();
+            (w8, q[..8].to_vec(), mu[..2].to_vec())
+        };
+        let e4 = [1.0, 1.0, 0.1, 0.8, 1.2, 0.05];
+        let cone = perp_cone_elliptic(e4.as_ptr());
+        let specs = vec![
+            perp_cones::ConeSpec::Elliptic { e: e4[..3].to_vec() },
+            perp_cones::ConeSpec::Elliptic { e: e4[3..].to_vec() },
+        ];
+        let want = rust(4, &w4, &q4, &mu4, Some(specs), n).unwrap();
+        let (st, r, _, rep) = c_call(name, Some(&cone), 4, &w4, &q4, &mu4);
+        assert_eq!(st, PerpStatus::from(want.report.status), "{n} torsion: {}", report_message(&rep));
+        assert_eq!(bits(&r), bits(&want.z), "{n} torsion");
+    }
+}
+
+#[test]
+fn cones_that_do_not_fit_are_refused_naming_the_field() {
+    let q5 = [-1.0, 0.0, 0.0, 0.0, 2.0];
+    let neg = [-0.1];
+    let cases: Vec<(PerpCone, usize, &[f64], &str)> = vec![
+        (PerpCone { kind: 9, facets: 0, data: null() }, 5, &q5, "cone.kind = 9"),
+        (perp_cone_rolling(neg.as_ptr()), 5, &q5, "mu_r[0] (cone.data) = -0.1"),
+        (perp_cone_rolling(null()), 5, &q5, "cone.data (mu_r) is a null"),
+        (perp_cone_rolling([0.1].as_ptr()), 2, &q5[..2], "contacts of the rolling cone have dimension 3"),
+        (perp_cone_coulomb(), 5, &q5, "for torsion use PERP_CONE_ELLIPTIC"),
+        (perp_cone_pyramid(2), 3, &q5[..3], "cone.facets = 2"),
+        (perp_cone_elliptic([1.0, 0.0].as_ptr()), 3, &q5[..3], "cone.data[1] (semi-axis 1 of contact 0) = 0"),
+    ];
+    for (k, (cone, dim, q, want)) in cases.iter().enumerate() {
+        let (status, r, _, rep) = solve_cone(c"nsgs", Some(cone), *dim, q, &[0.5]);
+        assert!((status as i32) < 0, "case {k}: {status:?}");
+        assert!(r[0].is_nan(), "case {k}: nothing written");
+        let msg = report_message(&rep);
+        assert!(msg.starts_with("perp_solve_friction_cone: ") && msg.contains(want), "case {k}: {msg}");
+    }
+    // The global call says that its form has no rolling cone.
+    let m = [1.0; 1];
+    let h = [1.0; 5];
+    let (mm, hm) = (perp_matrix_dense(1, 1, m.as_ptr()), perp_matrix_dense(1, 5, h.as_ptr()));
+    let (mut r, mut v, mut u, mut rep) = ([0.0; 5], [0.0; 1], [0.0; 5], new_report());
+    let st = unsafe {
+        perp_solve_global(
+            null(),
+            5,
+            &mm,
+            &hm,
+            [0.0].as_ptr(),
+            q5.as_ptr(),
+            [0.5].as_ptr(),
+            1,
+            null(),
+            null(),
+            r.as_mut_ptr(),
+            v.as_mut_ptr(),
+            u.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(st, PerpStatus::InvalidInput);
+    assert!(report_message(&rep).contains("no rolling or torsional cones"), "{}", report_message(&rep));
 }

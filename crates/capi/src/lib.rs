@@ -1,6 +1,6 @@
 //! # perp-capi — perp as a C library (`libperp.so`, `libperp.a`, header `include/perp.h`)
 //!
-//! Four solve calls, thin over the catalogue ([`perp_catalogue::build`] and
+//! Solve calls, thin over the catalogue ([`perp_catalogue::build`] and
 //! [`perp_catalogue::Solver::solve`]):
 //!
 //! * [`perp_solve_lcp`]: the LCP `0 ≤ z ⊥ w = Mz + q ≥ 0` with any LCP solver of the catalogue;
@@ -10,7 +10,14 @@
 //!   (`A u + C v + a = 0`, u free) and the others `0 ≤ v ⊥ w = D u + B v + b ≥ 0`, Siconos'
 //!   layout, with the MCP solvers (fb-newton, bdiff-newton, schur-lemke);
 //! * [`perp_solve_friction`]: the frictional contact problem `u = W r + q`, `K ∋ r ⊥ û ∈ K*`
-//!   (Coulomb, `dim` = 2 or 3) with any frictional solver of the catalogue.
+//!   (Coulomb, `dim` = 2 or 3) with any frictional solver of the catalogue;
+//! * [`perp_solve_friction_cone`]: the same with any built-in friction law ([`PerpCone`]:
+//!   Coulomb, pyramids, elliptic with torsion, Siconos' rolling cone with μ_r per contact);
+//! * [`perp_solve_global`]: the global form `M v = f + H r`, `u = Hᵀ v + b` (Coulomb);
+//! * kept solvers ([`perp_solver_new`], `perp_solver_lcp`, `_box_lcp`, `_mlcp`, `_friction`)
+//!   that reuse their set-up from call to call.
+//!
+//! `PerpSettings::callback` watches (and may stop) any of them iteration by iteration.
 //!
 //! Matrices are given as a [`PerpMatrix`]: dense column-major, or compressed sparse rows.
 //! Results are written into buffers the caller owns. Every call returns a [`PerpStatus`]:
@@ -122,6 +129,69 @@ pub enum PerpFamily {
     /// MCP solvers (`perp_solve_mlcp`), for `perp_solver_names` (`perp_solver_new` keeps
     /// LCP and frictional solvers only, and refuses it).
     Mcp = 3,
+}
+
+/// A friction law, the `kind` of a `PerpCone`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PerpConeKind {
+    /// Coulomb's isotropic cone `‖r_T‖ ≤ μ r_N`; contacts of dimension 2 or 3.
+    Coulomb = 0,
+    /// A pyramid with `facets` faces inscribed in Coulomb's cone: dimension 3 with 3 or more
+    /// facets, or dimension 2 with exactly 2 (the two-sided law `|r_T| ≤ μ r_N`).
+    Pyramid = 1,
+    /// The elliptic cone `Σ_k (r_k / e_k)² ≤ μ² r_N²`: dimension 3 (two tangential semi-axes
+    /// e_t, e_o) or 4 (with torsion: e_t, e_o and e_r, a length, seed 002 eq. 1), also 2
+    /// (one semi-axis); `data` holds `dim − 1` semi-axes (> 0) per contact.
+    Elliptic = 2,
+    /// Siconos' rolling friction cone `‖r_T‖ ≤ μ r_N`, `‖r_R‖ ≤ μ_r r_N` (De Saxcé's
+    /// modified velocity `ũ_N = u_N + μ‖u_T‖ + μ_r‖u_R‖`): dimension 5 in 3-D (normal, two
+    /// tangential, two rolling) or 3 in 2-D (normal, tangential, rolling); `data` holds one
+    /// rolling coefficient μ_r (≥ 0) per contact. The report's error is Siconos'
+    /// `rolling_friction_3d_compute_error`.
+    Rolling = 3,
+}
+
+/// The friction law of every contact of a `perp_solve_friction_cone` call. Build one with
+/// `perp_cone_coulomb`, `perp_cone_pyramid`, `perp_cone_elliptic` or `perp_cone_rolling`;
+/// perp copies `data` during the call and keeps no pointer.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct PerpCone {
+    /// A `PerpConeKind` value; any other value is refused.
+    pub kind: i32,
+    /// `PERP_CONE_PYRAMID`: the number of facets; ignored for the other kinds.
+    pub facets: usize,
+    /// Per-contact coefficients, contact by contact: `PERP_CONE_ROLLING`, `n_contacts` values
+    /// μ_r; `PERP_CONE_ELLIPTIC`, `n_contacts * (dim − 1)` semi-axes; NULL (ignored) for
+    /// `PERP_CONE_COULOMB` and `PERP_CONE_PYRAMID`.
+    pub data: *const f64,
+}
+
+/// Coulomb's cone at every contact (the law of `perp_solve_friction`).
+#[no_mangle]
+pub extern "C" fn perp_cone_coulomb() -> PerpCone {
+    PerpCone { kind: PerpConeKind::Coulomb as i32, facets: 0, data: std::ptr::null() }
+}
+
+/// A pyramid of `facets` faces at every contact (3 or more in 3-D, 2 in 2-D).
+#[no_mangle]
+pub extern "C" fn perp_cone_pyramid(facets: usize) -> PerpCone {
+    PerpCone { kind: PerpConeKind::Pyramid as i32, facets, data: std::ptr::null() }
+}
+
+/// The elliptic cone at every contact, its `dim − 1` semi-axes per contact in `e` (the
+/// caller's array, `n_contacts * (dim − 1)` values; not copied here).
+#[no_mangle]
+pub extern "C" fn perp_cone_elliptic(e: *const f64) -> PerpCone {
+    PerpCone { kind: PerpConeKind::Elliptic as i32, facets: 0, data: e }
+}
+
+/// The rolling friction cone at every contact, its coefficient μ_r per contact in `mu_r`
+/// (the caller's array, `n_contacts` values; not copied here).
+#[no_mangle]
+pub extern "C" fn perp_cone_rolling(mu_r: *const f64) -> PerpCone {
+    PerpCone { kind: PerpConeKind::Rolling as i32, facets: 0, data: mu_r }
 }
 
 /// A real matrix the caller owns; perp copies it during the call and keeps no pointer.
@@ -885,6 +955,155 @@ pub unsafe extern "C" fn perp_solve_friction(
     })
 }
 
+/// The contact dimension `dim` checked against the law `cone` (NULL: Coulomb), and
+/// `dim · n_contacts` (checked for overflow).
+unsafe fn cone_size(cone: Option<&PerpCone>, dim: usize, n_contacts: usize) -> Result<usize, Refusal> {
+    let kind = cone.map_or(PerpConeKind::Coulomb as i32, |c| c.kind);
+    let dims: &[usize] = if kind == PerpConeKind::Coulomb as i32 || kind == PerpConeKind::Pyramid as i32 {
+        &[2, 3]
+    } else if kind == PerpConeKind::Elliptic as i32 {
+        &[2, 3, 4]
+    } else if kind == PerpConeKind::Rolling as i32 {
+        &[3, 5]
+    } else {
+        return Err(Error::setting(
+            "cone.kind",
+            kind,
+            "must be PERP_CONE_COULOMB (0), PERP_CONE_PYRAMID (1), PERP_CONE_ELLIPTIC (2) or PERP_CONE_ROLLING (3)",
+        )
+        .into());
+    };
+    if !dims.contains(&dim) {
+        let (law, which) = match kind {
+            1 => ("a pyramid", "2 (with 2 facets) or 3"),
+            2 => ("the elliptic cone", "2, 3 or 4 (with torsion)"),
+            3 => ("the rolling cone", "3 (2-D: normal, tangential, rolling) or 5 (3-D)"),
+            _ => ("Coulomb's cone", "2 or 3 (for torsion use PERP_CONE_ELLIPTIC, dim 4)"),
+        };
+        return Err(Error::setting("dim", dim, &format!("contacts of {law} have dimension {which}")).into());
+    }
+    Ok(dim
+        .checked_mul(n_contacts)
+        .ok_or_else(|| Error::setting("n_contacts", n_contacts, "dim * n_contacts overflows"))?)
+}
+
+/// The local problem of `w`, `q`, `mu` with the law `cone` (NULL: Coulomb) at each of its
+/// contacts; the law's data read here (`cone.data`, named so in errors).
+unsafe fn cone_problem(
+    cone: Option<&PerpCone>,
+    dim: usize,
+    w: Matrix,
+    q: Vec<f64>,
+    mu: Vec<f64>,
+) -> Result<perp_cones::FrictionContactProblem, Refusal> {
+    let nc = mu.len();
+    let Some(c) = cone else {
+        return Ok(perp_cones::FrictionContactProblem::new(dim, w, q, mu)?);
+    };
+    let specs: Vec<perp_cones::ConeSpec> = match c.kind {
+        0 => return Ok(perp_cones::FrictionContactProblem::new(dim, w, q, mu)?),
+        1 => {
+            // Checked once here so that the error names the field, not a contact.
+            perp_cones::Pyramid::new(dim, c.facets).map_err(|e| match e {
+                Error::InvalidSetting { name, value, reason } if name == "facets" => {
+                    Error::InvalidSetting { name: "cone.facets".into(), value, reason }
+                }
+                other => other,
+            })?;
+            vec![perp_cones::ConeSpec::Pyramid { facets: c.facets }; nc]
+        }
+        2 => {
+            let k = dim - 1;
+            let len = nc.checked_mul(k).ok_or_else(|| Error::setting("n_contacts", nc, "overflows"))?;
+            let e = unsafe { read("cone.data (the semi-axes)", c.data, len)? };
+            for (i, &v) in e.iter().enumerate() {
+                if !(v.is_finite() && v > 0.0) {
+                    return Err(Error::setting(
+                        &format!("cone.data[{i}] (semi-axis {} of contact {})", i % k, i / k),
+                        v,
+                        "must be finite and > 0",
+                    )
+                    .into());
+                }
+            }
+            e.chunks(k).map(|a| perp_cones::ConeSpec::Elliptic { e: a.to_vec() }).collect()
+        }
+        _ => {
+            let mu_r = unsafe { read("cone.data (mu_r)", c.data, nc)? };
+            for (i, &v) in mu_r.iter().enumerate() {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(Error::setting(
+                        &format!("mu_r[{i}] (cone.data)"),
+                        v,
+                        "must be finite and >= 0",
+                    )
+                    .into());
+                }
+            }
+            return Ok(perp_cones::FrictionContactProblem::rolling(dim, w, q, mu, mu_r)?);
+        }
+    };
+    Ok(perp_cones::FrictionContactProblem::new(dim, w, q, mu)?.with_cones(specs)?)
+}
+
+/// Solves the frictional contact problem `u = W r + q` with the friction law `cone` at each
+/// of the `n_contacts` contacts of dimension `dim` (normal component first),
+/// `size = dim * n_contacts`: Coulomb's cone (dim 2, 3), a pyramid (dim 2, 3), the elliptic
+/// cone (dim 2–4, torsion at 4) or Siconos' rolling friction cone (dim 3, 5; μ_r per
+/// contact), see `PerpConeKind`.
+///
+/// * `cone`: the law (`perp_cone_rolling(mu_r)`, …), or NULL for Coulomb; a kind and `dim`
+///   that do not fit, a negative μ_r, a semi-axis <= 0 or too few facets are refused naming
+///   the field and value;
+/// * the other arguments as for `perp_solve_friction`. Solvers that work from a cone's
+///   projection or natural map (nsgs, prox, fb-newton, ac-newton, admm, apgd, …) take every
+///   law; a solver that cannot take one refuses the call with a message saying which to use.
+///
+/// Returns the status (see `PerpStatus`).
+#[no_mangle]
+pub unsafe extern "C" fn perp_solve_friction_cone(
+    solver: *const c_char,
+    cone: *const PerpCone,
+    dim: usize,
+    w_mat: *const PerpMatrix,
+    q: *const f64,
+    mu: *const f64,
+    n_contacts: usize,
+    warm: *const f64,
+    settings: *const PerpSettings,
+    r: *mut f64,
+    u: *mut f64,
+    report: *mut PerpReport,
+) -> PerpStatus {
+    guard("perp_solve_friction_cone", report, || unsafe {
+        let name = solver_name(solver, Family::Friction)?;
+        if !cone.is_null() && !cone.is_aligned() {
+            return Err(Refusal::Null("cone".into()));
+        }
+        // SAFETY: checked aligned; NULL is None. PerpCone is plain data.
+        let cone = if cone.is_null() { None } else { Some(*cone) };
+        let size = cone_size(cone.as_ref(), dim, n_contacts)?;
+        let wm = matrix_arg(w_mat, "W")?;
+        check_order(&wm, "W", "dim * n_contacts", size)?;
+        let w = matrix(&wm, "W")?;
+        let q = read("q", q, size)?;
+        let mu = read("mu", mu, n_contacts)?;
+        let warm = warm_start(warm, size)?;
+        let (s, params) = self::settings(settings, Family::Friction, name)?;
+        check_out("r", r)?;
+        check_out("u", u)?;
+        let p = cone_problem(cone.as_ref(), dim, w, q, mu)?;
+        let a = perp_catalogue::build(Family::Friction, name, &params)?.solve(
+            &Problem::Friction(p),
+            warm.as_deref(),
+            &s,
+        )?;
+        write(r, &a.z[..size]);
+        write(u, &a.w[..size]);
+        Ok(PerpReport::of(&a.report))
+    })
+}
+
 /// Solves the frictional contact problem in global form (Siconos' and FCLIB's
 /// `GlobalFrictionContactProblem`), `M v = f + H r`, `u = Hᵀ v + b`, Coulomb friction at
 /// `n_contacts` contacts of dimension `dim` (2 or 3; normal component first),
@@ -923,6 +1142,16 @@ pub unsafe extern "C" fn perp_solve_global(
 ) -> PerpStatus {
     guard("perp_solve_global", report, || unsafe {
         let name = if solver.is_null() { "global-ipm" } else { solver_name(solver, Family::Friction)? };
+        if !(2..=3).contains(&dim) {
+            return Err(Error::setting(
+                "dim",
+                dim,
+                "the global problem takes Coulomb contacts of dimension 2 or 3 (perp's global form \
+                 has no rolling or torsional cones yet: form W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + b and call \
+                 perp_solve_friction_cone)",
+            )
+            .into());
+        }
         let size = friction_size(dim, n_contacts)?;
         let mm = matrix_arg(m_mat, "M")?;
         let n_dof = mm.nrows;
