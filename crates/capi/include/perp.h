@@ -412,6 +412,26 @@ enum PerpStatus perp_solve_friction(const char *solver,
                                     struct PerpReport *report);
 
 /*
+ `perp_solve_friction_cone` with a kept solver of the frictional family: the law, W, q, μ
+ and the warm start as there. While W keeps its shape, `dim` and `n_contacts` their values
+ and the law its kind (and facets), the problem is refilled in place (μ_r and semi-axes
+ included); otherwise it is built afresh. The answer equals `perp_solve_friction_cone`'s
+ with the same solver and settings, bit for bit (for a solver without memory of earlier
+ answers).
+ */
+enum PerpStatus perp_solver_friction_cone(struct PerpSolver *s,
+                                          const struct PerpCone *cone,
+                                          size_t dim,
+                                          const struct PerpMatrix *w_mat,
+                                          const double *q,
+                                          const double *mu,
+                                          size_t n_contacts,
+                                          const double *warm,
+                                          double *r,
+                                          double *u,
+                                          struct PerpReport *report);
+
+/*
  Solves the frictional contact problem `u = W r + q` with the friction law `cone` at each
  of the `n_contacts` contacts of dimension `dim` (normal component first),
  `size = dim * n_contacts`: Coulomb's cone (dim 2, 3), a pyramid (dim 2, 3), the elliptic

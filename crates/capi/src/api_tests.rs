@@ -1868,3 +1868,132 @@ fn cones_that_do_not_fit_are_refused_naming_the_field() {
     assert_eq!(st, PerpStatus::InvalidInput);
     assert!(report_message(&rep).contains("no rolling or torsional cones"), "{}", report_message(&rep));
 }
+
+/// A kept solver with laws: rolling contacts whose W, q, μ and μ_r change (refilled in
+/// place), then elliptic ones, then Coulomb through `perp_solver_friction` on the same
+/// handle, each answer bit for bit the one-shot call's.
+#[test]
+fn a_kept_solver_follows_the_laws_as_the_one_shot_calls() {
+    let s = PerpSettings { tol: 1e-10, ..perp_settings_default() };
+    for name in [c"nsgs", c"prox"] {
+        let h = unsafe { perp_solver_new(PerpFamily::Friction as i32, name.as_ptr(), &s) };
+        assert!(!h.is_null(), "{}", last_error());
+        // (dim, kind, data) per call; W, q, μ from fc_data(3, seed) cut to 2 contacts of dim.
+        let calls: Vec<(usize, i32, Vec<f64>)> = vec![
+            (5, PerpConeKind::Rolling as i32, vec![0.1, 0.05]),
+            (5, PerpConeKind::Rolling as i32, vec![0.2, 0.0]),
+            (3, PerpConeKind::Rolling as i32, vec![0.1, 0.3]),
+            (3, PerpConeKind::Elliptic as i32, vec![1.0, 0.5, 0.7, 1.3]),
+            (3, PerpConeKind::Elliptic as i32, vec![0.9, 0.6, 0.8, 1.1]),
+            (3, -1, vec![]),
+        ];
+        for (k, (dim, kind, data)) in calls.iter().enumerate() {
+            let (w9, q9, mu) = fc_data(4, 20 + k as u64);
+            let size = 2 * dim;
+            let w: Vec<f64> = (0..size * size).map(|i| w9[(i / size) * 12 + i % size]).collect();
+            let (q, mu) = (&q9[..size], &mu[..2]);
+            let wm = perp_matrix_dense(size, size, w.as_ptr());
+            let cone = PerpCone { kind: *kind, facets: 0, data: data.as_ptr() };
+            let (mut r1, mut u1, mut r2, mut u2) =
+                (vec![0.0; size], vec![0.0; size], vec![0.0; size], vec![0.0; size]);
+            let (mut rep1, mut rep2) = (new_report(), new_report());
+            let (st1, st2) = unsafe {
+                if *kind < 0 {
+                    (
+                        perp_solver_friction(
+                            h,
+                            *dim,
+                            &wm,
+                            q.as_ptr(),
+                            mu.as_ptr(),
+                            2,
+                            null(),
+                            r1.as_mut_ptr(),
+                            u1.as_mut_ptr(),
+                            &mut rep1,
+                        ),
+                        perp_solve_friction(
+                            name.as_ptr(),
+                            *dim,
+                            &wm,
+                            q.as_ptr(),
+                            mu.as_ptr(),
+                            2,
+                            null(),
+                            &s,
+                            r2.as_mut_ptr(),
+                            u2.as_mut_ptr(),
+                            &mut rep2,
+                        ),
+                    )
+                } else {
+                    (
+                        perp_solver_friction_cone(
+                            h,
+                            &cone,
+                            *dim,
+                            &wm,
+                            q.as_ptr(),
+                            mu.as_ptr(),
+                            2,
+                            null(),
+                            r1.as_mut_ptr(),
+                            u1.as_mut_ptr(),
+                            &mut rep1,
+                        ),
+                        perp_solve_friction_cone(
+                            name.as_ptr(),
+                            &cone,
+                            *dim,
+                            &wm,
+                            q.as_ptr(),
+                            mu.as_ptr(),
+                            2,
+                            null(),
+                            &s,
+                            r2.as_mut_ptr(),
+                            u2.as_mut_ptr(),
+                            &mut rep2,
+                        ),
+                    )
+                }
+            };
+            assert_eq!(st1, PerpStatus::Solved, "{name:?} call {k}: {}", report_message(&rep1));
+            assert_eq!(
+                (st1, rep1.iterations, bits(&r1), bits(&u1), rep1.error.to_bits()),
+                (st2, rep2.iterations, bits(&r2), bits(&u2), rep2.error.to_bits()),
+                "{name:?} call {k}"
+            );
+        }
+        // A bad μ_r on a kept rolling problem is refused and leaves it usable.
+        let (w9, q9, mu) = fc_data(4, 40);
+        let w: Vec<f64> = (0..100).map(|i| w9[(i / 10) * 12 + i % 10]).collect();
+        let wm = perp_matrix_dense(10, 10, w.as_ptr());
+        let good = [0.1, 0.1];
+        let bad = [0.1, -1.0];
+        let (mut r, mut u, mut rep) = (vec![0.0; 10], vec![0.0; 10], new_report());
+        for (data, want) in
+            [(&good, PerpStatus::Solved), (&bad, PerpStatus::InvalidInput), (&good, PerpStatus::Solved)]
+        {
+            let cone = perp_cone_rolling(data.as_ptr());
+            let st = unsafe {
+                perp_solver_friction_cone(
+                    h,
+                    &cone,
+                    5,
+                    &wm,
+                    q9[..10].as_ptr(),
+                    mu[..2].as_ptr(),
+                    2,
+                    null(),
+                    r.as_mut_ptr(),
+                    u.as_mut_ptr(),
+                    &mut rep,
+                )
+            };
+            assert_eq!(st, want, "{name:?}: {}", report_message(&rep));
+        }
+        assert!(last_error().is_empty());
+        unsafe { perp_solver_free(h) };
+    }
+}

@@ -1016,34 +1016,142 @@ unsafe fn cone_problem(
             let k = dim - 1;
             let len = nc.checked_mul(k).ok_or_else(|| Error::setting("n_contacts", nc, "overflows"))?;
             let e = unsafe { read("cone.data (the semi-axes)", c.data, len)? };
-            for (i, &v) in e.iter().enumerate() {
-                if !(v.is_finite() && v > 0.0) {
-                    return Err(Error::setting(
-                        &format!("cone.data[{i}] (semi-axis {} of contact {})", i % k, i / k),
-                        v,
-                        "must be finite and > 0",
-                    )
-                    .into());
-                }
-            }
+            check_axes(&e, k)?;
             e.chunks(k).map(|a| perp_cones::ConeSpec::Elliptic { e: a.to_vec() }).collect()
         }
         _ => {
             let mu_r = unsafe { read("cone.data (mu_r)", c.data, nc)? };
-            for (i, &v) in mu_r.iter().enumerate() {
-                if !(v.is_finite() && v >= 0.0) {
-                    return Err(Error::setting(
-                        &format!("mu_r[{i}] (cone.data)"),
-                        v,
-                        "must be finite and >= 0",
-                    )
-                    .into());
-                }
-            }
+            check_mu_r(&mu_r)?;
             return Ok(perp_cones::FrictionContactProblem::rolling(dim, w, q, mu, mu_r)?);
         }
     };
     Ok(perp_cones::FrictionContactProblem::new(dim, w, q, mu)?.with_cones(specs)?)
+}
+
+/// Refuses a semi-axis (`k` per contact) that is not finite and > 0, naming it.
+fn check_axes(e: &[f64], k: usize) -> Result<(), Refusal> {
+    match e.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
+        Some(i) => Err(Error::setting(
+            &format!("cone.data[{i}] (semi-axis {} of contact {})", i % k, i / k),
+            e[i],
+            "must be finite and > 0",
+        )
+        .into()),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a rolling coefficient that is not finite and >= 0, naming it.
+fn check_mu_r(mu_r: &[f64]) -> Result<(), Refusal> {
+    match mu_r.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
+        Some(i) => {
+            Err(Error::setting(&format!("mu_r[{i}] (cone.data)"), mu_r[i], "must be finite and >= 0").into())
+        }
+        None => Ok(()),
+    }
+}
+
+/// Refills the laws of the kept problem `p` from `cone` in place when they are of the same
+/// kind (and, for pyramids, facets): μ_r or the semi-axes are copied (checked first).
+/// `false` when the kinds differ (nothing changed).
+unsafe fn refill_laws(
+    p: &mut perp_cones::FrictionContactProblem,
+    cone: Option<&PerpCone>,
+) -> Result<bool, Refusal> {
+    use perp_cones::ConeSpec;
+    let nc = p.contacts();
+    let k = p.dim - 1;
+    let kind = cone.map_or(PerpConeKind::Coulomb as i32, |c| c.kind);
+    let Some(laws) = p.cones.as_mut() else {
+        return Ok(kind == PerpConeKind::Coulomb as i32);
+    };
+    let Some(c) = cone else { return Ok(false) };
+    if kind == PerpConeKind::Pyramid as i32 {
+        return Ok(laws.iter().all(|l| matches!(l, ConeSpec::Pyramid { facets } if *facets == c.facets)));
+    }
+    if kind == PerpConeKind::Elliptic as i32 {
+        if !laws.iter().all(|l| matches!(l, ConeSpec::Elliptic { e } if e.len() == k)) {
+            return Ok(false);
+        }
+        let e = unsafe { view(|| "cone.data (the semi-axes)".into(), c.data, nc * k)? };
+        check_axes(e, k)?;
+        for (law, axes) in laws.iter_mut().zip(e.chunks(k)) {
+            if let ConeSpec::Elliptic { e } = law {
+                e.copy_from_slice(axes);
+            }
+        }
+        return Ok(true);
+    }
+    if kind == PerpConeKind::Rolling as i32 {
+        if !laws.iter().all(|l| matches!(l, ConeSpec::Rolling { .. })) {
+            return Ok(false);
+        }
+        let v = unsafe { view(|| "cone.data (mu_r)".into(), c.data, nc)? };
+        check_mu_r(v)?;
+        for (law, &m) in laws.iter_mut().zip(v) {
+            *law = ConeSpec::Rolling { mu_r: m };
+        }
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// `perp_solve_friction_cone` with a kept solver of the frictional family: the law, W, q, μ
+/// and the warm start as there. While W keeps its shape, `dim` and `n_contacts` their values
+/// and the law its kind (and facets), the problem is refilled in place (μ_r and semi-axes
+/// included); otherwise it is built afresh. The answer equals `perp_solve_friction_cone`'s
+/// with the same solver and settings, bit for bit (for a solver without memory of earlier
+/// answers).
+#[no_mangle]
+pub unsafe extern "C" fn perp_solver_friction_cone(
+    s: *mut PerpSolver,
+    cone: *const PerpCone,
+    dim: usize,
+    w_mat: *const PerpMatrix,
+    q: *const f64,
+    mu: *const f64,
+    n_contacts: usize,
+    warm: *const f64,
+    r: *mut f64,
+    u: *mut f64,
+    report: *mut PerpReport,
+) -> PerpStatus {
+    guard("perp_solver_friction_cone", report, || unsafe {
+        let h = handle(s, Family::Friction)?;
+        if !cone.is_null() && !cone.is_aligned() {
+            return Err(Refusal::Null("cone".into()));
+        }
+        // SAFETY: checked aligned; NULL is None. PerpCone is plain data.
+        let cone = if cone.is_null() { None } else { Some(*cone) };
+        let size = cone_size(cone.as_ref(), dim, n_contacts)?;
+        let wm = matrix_arg(w_mat, "W")?;
+        check_order(&wm, "W", "dim * n_contacts", size)?;
+        let qs = view(|| "q".into(), q, size)?;
+        let mus = view(|| "mu".into(), mu, n_contacts)?;
+        let start = warm_view(warm, size)?;
+        check_out("r", r)?;
+        check_out("u", u)?;
+        let kept = match &mut h.problem {
+            Some(Problem::Friction(p)) if p.dim == dim && p.size() == size => {
+                match same_shape(&wm, &p.w, "W")? {
+                    Some(values) if refill_laws(p, cone.as_ref())? => {
+                        refill(&mut p.w, values);
+                        p.q.copy_from_slice(qs);
+                        p.mu.copy_from_slice(mus);
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
+        if !kept {
+            h.problem = None;
+            let p = cone_problem(cone.as_ref(), dim, matrix(&wm, "W")?, qs.to_vec(), mus.to_vec())?;
+            h.problem = Some(Problem::Friction(p));
+        }
+        h.solve_kept(start, r, u)
+    })
 }
 
 /// Solves the frictional contact problem `u = W r + q` with the friction law `cone` at each
@@ -1549,7 +1657,7 @@ pub unsafe extern "C" fn perp_solver_friction(
         check_out("u", u)?;
         // The values are checked by the solve (`solve_into` validates the problem).
         let kept = match &mut h.problem {
-            Some(Problem::Friction(p)) if p.dim == dim && p.size() == size => {
+            Some(Problem::Friction(p)) if p.dim == dim && p.size() == size && p.cones.is_none() => {
                 match same_shape(&wm, &p.w, "W")? {
                     Some(values) => {
                         refill(&mut p.w, values);
