@@ -531,9 +531,9 @@ fn solve_global(
 }
 
 /// The local frictional problem of `W`, `q`, `mu` (one, or one per contact), `dim` and
-/// `cone` (as `solve_friction` takes them), checked; a Python law keeps its exception in
-/// `failure`.
-#[allow(non_snake_case)]
+/// `cone` or `mu_r` (as `solve_friction` takes them), checked; a Python law keeps its
+/// exception in `failure`.
+#[allow(non_snake_case, clippy::too_many_arguments)]
 pub(crate) fn friction_problem(
     py: Python<'_>,
     W: &Bound<'_, PyAny>,
