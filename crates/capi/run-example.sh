@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds libperp (debug), compiles examples/solve.c against it with cc, statically and as a
 # shared library (found through its SONAME), runs both and checks their output; compiles the
-# header as C89 (examples/c89.c, -std=c89 -pedantic, flags from the generated pkg-config file)
-# and as C++, and runs that example too; also checks that README.md's C example is
-# examples/solve.c. Run from anywhere: bash crates/capi/run-example.sh
+# header as C89 (examples/c89.c, -std=c89 -pedantic, flags from the generated pkg-config file;
+# it watches and stops a solve with the settings' callback) and as C++, and runs that example
+# too; also checks that README.md's C example is examples/solve.c. Run from anywhere:
+# bash crates/capi/run-example.sh
 set -euo pipefail
 cd "$(dirname "$0")"
 cargo build -q -p perp-capi

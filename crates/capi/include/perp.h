@@ -103,12 +103,13 @@ typedef enum PerpFamily {
   PERP_FAMILY_FRICTION = 1,
   /*
    For `perp_solver_new`: the family of the solver's name, when the name is of one of the
-   two families only (`lemke`, `nsgs`; not `fb-newton`, which is of both).
+   two families only (`lemke`, `nsgs`; not `fb-newton`, which is of both), MCP for a name
+   of that family only (`schur-lemke`). For `perp_solver_names`: every solver.
    */
   PERP_FAMILY_ANY = 2,
   /*
-   MCP solvers (`perp_solve_mlcp`), for `perp_solver_names` (`perp_solver_new` keeps
-   LCP and frictional solvers only, and refuses it).
+   MCP solvers (`perp_solve_mlcp`, and `perp_solver_mlcp` with a solver made by
+   `perp_solver_new(PERP_FAMILY_MCP, …)`).
    */
   PERP_FAMILY_MCP = 3
 } PerpFamily;

@@ -124,10 +124,11 @@ pub enum PerpFamily {
     /// Frictional contact solvers (`perp_solve_friction`).
     Friction = 1,
     /// For `perp_solver_new`: the family of the solver's name, when the name is of one of the
-    /// two families only (`lemke`, `nsgs`; not `fb-newton`, which is of both).
+    /// two families only (`lemke`, `nsgs`; not `fb-newton`, which is of both), MCP for a name
+    /// of that family only (`schur-lemke`). For `perp_solver_names`: every solver.
     Any = 2,
-    /// MCP solvers (`perp_solve_mlcp`), for `perp_solver_names` (`perp_solver_new` keeps
-    /// LCP and frictional solvers only, and refuses it).
+    /// MCP solvers (`perp_solve_mlcp`, and `perp_solver_mlcp` with a solver made by
+    /// `perp_solver_new(PERP_FAMILY_MCP, …)`).
     Mcp = 3,
 }
 
