@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds libperp (debug), compiles examples/solve.c against it with cc, statically and as a
 # shared library (found through its SONAME), runs both and checks their output; compiles the
-# header as C89 (examples/c89.c, -std=c89 -pedantic, flags from the generated pkg-config file)
-# and as C++, and runs that example too; also checks that README.md's C example is
-# examples/solve.c. Run from anywhere: bash crates/capi/run-example.sh
+# header as C89 (examples/c89.c, -std=c89 -pedantic, flags from the generated pkg-config file;
+# it watches and stops a solve with the settings' callback) and as C++, and runs that example
+# too, and README.md's short examples/quick.c; checks that README.md's C example is
+# examples/quick.c and docs/c.md's is examples/solve.c. Run from anywhere:
+# bash crates/capi/run-example.sh
 set -euo pipefail
 cd "$(dirname "$0")"
 cargo build -q -p perp-capi
@@ -12,9 +14,13 @@ lib="$target/debug"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-readme_c=$(awk '/^```c$/{f=1;next} /^```/{if(f)exit} f' ../../README.md)
-if [ "$readme_c" != "$(cat examples/solve.c)" ]; then
-    echo "run-example.sh: README.md's C example differs from crates/capi/examples/solve.c" >&2
+first_c() { awk '/^```c$/{f=1;next} /^```/{if(f)exit} f' "$1"; }
+if [ "$(first_c ../../README.md)" != "$(cat examples/quick.c)" ]; then
+    echo "run-example.sh: README.md's C example differs from crates/capi/examples/quick.c" >&2
+    exit 1
+fi
+if [ "$(first_c ../../docs/c.md)" != "$(cat examples/solve.c)" ]; then
+    echo "run-example.sh: docs/c.md's C example differs from crates/capi/examples/solve.c" >&2
     exit 1
 fi
 
@@ -35,6 +41,7 @@ expected='lcp: solved, z = 1.333333 2.333333
 box-lcp: solved, z = 1.000000 2.500000, w0 = -0.500000
 mlcp: solved, u = 1.400000, v = 1.200000, physical error below 1e-6: yes
 friction: solved, r = 1.000000 -0.300000 0.000000
+rolling: solved, r_N = 1.000000, r_T1 = -0.300000, r_R2 = -0.100000, u_R2 = 1.900000
 global: solved, r_N = 2.000000, r_T = -1.000000, v_x = 2.500000
 kept solver: solved, r_N = 3.000000, r_T = -0.500000
 refused: perp_solve_mlcp: lemke is an LCP solver; for an MCP/NCP/MLCP use one of fb-newton
@@ -55,6 +62,15 @@ for exe in solve-static solve-shared; do
     fi
 done
 
+# The README's short example.
+cc "${cflags[@]}" examples/quick.c "$lib/libperp.a" -lpthread -ldl -lm -o "$tmp/quick"
+out=$("$tmp/quick")
+echo "$out"
+if [ "$out" != $'lcp: solved, z = 1.333333 2.333333\nfriction: solved, r = 1.000000 -0.300000 0.000000' ]; then
+    echo "run-example.sh: examples/quick.c printed '$out'" >&2
+    exit 1
+fi
+
 # C89 with the generated pkg-config file of the build tree, and the header as C++.
 export PKG_CONFIG_PATH="$lib${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 read -r -a pc <<<"$(pkg-config --cflags --libs perp-uninstalled)"
@@ -64,10 +80,18 @@ out=$("$tmp/c89")
 echo "$out"
 expected89='c89 box-lcp: solved, z = 1.000000 2.500000, w = -0.500000 0.000000
 c89 mlcp: solved, u = 1.333333, v = 2.333333, physical error small
-c89 refused (invalid_input): perp_solve_box_lcp: bounds at index 0: lower 2 > upper 1'
-if [ "${out:0:${#expected89}}" != "$expected89" ]; then
-    echo "run-example.sh: examples/c89.c printed something else; expected it to start with:" >&2
-    echo "$expected89" >&2
+c89 refused (invalid_input): perp_solve_box_lcp: bounds at index 0: lower 2 > upper 1
+c89 callback: solved after
+c89 callback: called often at increasing iterations: yes
+c89 callback stop: interrupted: stopped by settings.callback (it returned 1 at iteration '
+while IFS= read -r want && IFS= read -r got <&3; do
+    if [ "${got:0:${#want}}" != "$want" ]; then
+        echo "run-example.sh: examples/c89.c printed '$got'; expected a line starting with '$want'" >&2
+        exit 1
+    fi
+done <<<"$expected89" 3<<<"$out"
+if [ "$(wc -l <<<"$out")" -ne "$(wc -l <<<"$expected89")" ]; then
+    echo "run-example.sh: examples/c89.c printed $(wc -l <<<"$out") lines, expected $(wc -l <<<"$expected89")" >&2
     exit 1
 fi
 printf '#include "perp.h"\nint main() { PerpReport r = PerpReport(); return r.message[0]; }\n' >"$tmp/h.cpp"

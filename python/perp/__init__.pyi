@@ -69,7 +69,7 @@ class Result:
         """The global velocities of a global frictional problem, else None."""
     @property
     def kind(self) -> str:
-        """lcp, mlcp, ncp, fc2d, fc3d, gfc3d, ..."""
+        """lcp, mlcp, ncp, fc2d, fc3d, gfc3d, rfc2d, rfc3d (rolling), ..."""
     @property
     def solver(self) -> str: ...
     @property
@@ -116,7 +116,7 @@ class Sensitivity:
 
     @property
     def kind(self) -> str:
-        """lcp, mlcp, fc2d, fc3d, ..."""
+        """lcp, mlcp, fc2d, fc3d, rfc2d, rfc3d (rolling), ..."""
     @property
     def n(self) -> int:
         """Number of unknowns (z, or the reactions r)."""
@@ -167,7 +167,7 @@ class Problem:
 
     @property
     def kind(self) -> str:
-        """lcp, mlcp, ncp, fc2d, fc3d (fcNd), gfc2d, gfc3d."""
+        """lcp, mlcp, ncp, fc2d, fc3d (fcNd), gfc2d, gfc3d, rfc2d, rfc3d (rolling)."""
     @property
     def n(self) -> int:
         """Number of unknowns (z, or the reactions r)."""
@@ -189,6 +189,9 @@ class Problem:
     @property
     def mu(self) -> Optional[_Vector]:
         """The friction coefficients of a local frictional problem, else None."""
+    @property
+    def mu_r(self) -> Optional[_Vector]:
+        """The rolling coefficients of a rolling frictional problem (rfc2d, rfc3d), else None."""
     @property
     def dim(self) -> Optional[int]:
         """The contact dimension of a frictional problem, else None."""
@@ -319,6 +322,7 @@ class Solver:
         dim: int = 3,
         cone: Optional[Union[Cone, Sequence[Cone]]] = None,
         warm: Optional[_ArrayLike] = None,
+        mu_r: Optional[Union[float, _ArrayLike]] = None,
     ) -> Result:
         """Solves u = W r + q, K ∋ r ⊥ ũ ∈ K* (as ``solve_friction``)."""
     def solve(self, problem: Problem, warm: Optional[_ArrayLike] = None) -> Result:
@@ -367,9 +371,13 @@ def solve_friction(
     params: Optional[Mapping[str, _ParamValue]] = None,
     history: bool = False,
     callback: Optional[Callable[[int, float], Optional[bool]]] = None,
+    mu_r: Optional[Union[float, _ArrayLike]] = None,
 ) -> Result:
-    """Solves u = W r + q, K ∋ r ⊥ ũ ∈ K* (local form; Coulomb cones unless ``cone`` is given).
-    ``history`` and ``callback`` as for ``solve_lcp``."""
+    """Solves u = W r + q, K ∋ r ⊥ ũ ∈ K* (local form; Coulomb cones unless ``cone`` or
+    ``mu_r`` is given). ``mu_r`` (a number for every contact, or one per contact, >= 0) makes
+    every contact's law Siconos' rolling cone ‖r_T‖ <= mu r_N, ‖r_R‖ <= mu_r r_N, contacts of
+    dimension 5 (normal, 2 tangential, 2 rolling) or 3 in 2-D; the result's kind is rfc3d /
+    rfc2d. ``history`` and ``callback`` as for ``solve_lcp``."""
 
 def solve_global(
     M: Any,
@@ -388,7 +396,9 @@ def solve_global(
     callback: Optional[Callable[[int, float], Optional[bool]]] = None,
 ) -> Result:
     """Solves M v = f + H r, u = Hᵀ v + b, Coulomb's law per contact (global form, W never
-    formed by the global solvers); M and H dense or scipy.sparse. ``Result.v`` holds v."""
+    formed by the global solvers); M and H dense or scipy.sparse. ``Result.v`` holds v.
+    Coulomb contacts only (dim 2 or 3): rolling contacts go through ``solve_friction`` with
+    ``mu_r`` on the reduction W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + b."""
 
 def solve_mlcp(
     A: Any,

@@ -2,7 +2,7 @@
 //! `perp.Cone`) becomes a Rust [`Cone`], called back under the GIL.
 //!
 //! The Rust trait asks a law for the projection onto a section of the cone and for the
-//! support point of a section (`perp_cones::cone`, seed 002 (iv) and eq. 2). A Python law may
+//! support point of a section (`perp_cones::cone`, Trinkle–Tzitzouris–Pang 2001 (iv) and eq. 2). A Python law may
 //! give them (`project_section(t, xi, mu)`, `support(v, mu)`); otherwise both are computed
 //! here from the projection onto K alone:
 //!

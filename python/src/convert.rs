@@ -61,10 +61,20 @@ fn check_finite(field: &str, v: &[f64]) -> PyResult<()> {
 
 /// The friction coefficients: one number for every contact, or one per contact.
 pub fn coefficients(py: Python<'_>, obj: &Bound<'_, PyAny>, contacts: usize) -> PyResult<Vec<f64>> {
+    coefficients_named(py, obj, contacts, "mu")
+}
+
+/// [`coefficients`] of the argument `field` (`mu_r`).
+pub fn coefficients_named(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    contacts: usize,
+    field: &str,
+) -> PyResult<Vec<f64>> {
     if let Ok(m) = obj.extract::<f64>() {
         return Ok(vec![m; contacts]);
     }
-    vector(py, obj, "mu")
+    vector(py, obj, field)
 }
 
 /// A square or rectangular matrix, dense (any 2-D array-like) or sparse (see the module docs).

@@ -152,9 +152,9 @@ impl KeptSolver {
         self.run(py, Arc::new(p), warm, failure)
     }
 
-    /// Solves the frictional problem of `W`, `q`, `mu`, `dim` and `cone` (as
+    /// Solves the frictional problem of `W`, `q`, `mu`, `dim` and `cone` or `mu_r` (as
     /// `solve_friction`), from `warm` (a starting r) when given.
-    #[pyo3(signature = (W, q, mu, dim=3, cone=None, warm=None))]
+    #[pyo3(signature = (W, q, mu, dim=3, cone=None, warm=None, mu_r=None))]
     #[allow(non_snake_case, clippy::too_many_arguments)]
     fn solve_friction(
         &self,
@@ -165,9 +165,10 @@ impl KeptSolver {
         dim: i64,
         cone: Option<&Bound<'_, PyAny>>,
         warm: Option<&Bound<'_, PyAny>>,
+        mu_r: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Solution> {
         let failure = new_failure();
-        let p = friction_problem(py, W, q, mu, dim, cone, &failure)?;
+        let p = friction_problem(py, W, q, mu, dim, cone, mu_r, &failure)?;
         self.run(py, Arc::new(p), warm, failure)
     }
 

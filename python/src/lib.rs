@@ -433,13 +433,18 @@ fn cone_specs(cone: &Bound<'_, PyAny>, contacts: usize, failure: &Failure) -> Py
 /// * `solver`: a name of `solvers("friction")`;
 /// * `cone`: None (Coulomb), a `perp.Cone` for every contact, or a list of them, one per
 ///   contact;
+/// * `mu_r`: rolling resistance (issue 35): one rolling coefficient μ_r ≥ 0 for every
+///   contact, or one per contact, making each contact's law Siconos' rolling cone
+///   `‖r_T‖ ≤ μ r_N, ‖r_R‖ ≤ μ_r r_N` (`ũ_N = u_N + μ‖u_T‖ + μ_r‖u_R‖`); contacts of
+///   dimension 5 (normal, 2 tangential, 2 rolling) or 3 in 2-D; not with `cone`. The
+///   result's kind is `rfc3d` / `rfc2d` and its error Siconos' rolling one;
 /// * `tol`, `warm` (a starting r), `max_iter`, `time_limit`, `params`: as for `solve_lcp`.
 ///
 /// Returns a `Result` with `r`, `u` and the report. Raises `perp.Error` for bad input, and
 /// for an exception raised by a Python cone (the original is its `__cause__`).
 #[pyfunction]
 #[pyo3(signature = (W, q, mu, dim=3, solver="prox", cone=None, tol=1e-8, warm=None, max_iter=None,
-                    time_limit=None, params=None, history=false, callback=None))]
+                    time_limit=None, params=None, history=false, callback=None, mu_r=None))]
 #[allow(non_snake_case, clippy::too_many_arguments)]
 fn solve_friction(
     py: Python<'_>,
@@ -456,9 +461,10 @@ fn solve_friction(
     params: Option<&Bound<'_, PyDict>>,
     history: bool,
     callback: Option<Py<PyAny>>,
+    mu_r: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Solution> {
     let failure = new_failure();
-    let p = friction_problem(py, W, q, mu, dim, cone, &failure)?;
+    let p = friction_problem(py, W, q, mu, dim, cone, mu_r, &failure)?;
     let settings = watch(convert::settings(tol, max_iter, time_limit)?, history, callback, &failure);
     let params = convert::params(params)?;
     let warm = convert::warm(py, warm, p.n())?;
@@ -505,7 +511,9 @@ fn solve_global(
 ) -> PyResult<Solution> {
     if !(2..=3).contains(&dim) {
         return Err(perp_error(format!(
-            "dim = {dim}: the global problem takes contacts of dimension 2 or 3"
+            "dim = {dim}: the global problem takes Coulomb contacts of dimension 2 or 3 (perp's global \
+             form has no rolling or torsional cones yet: reduce to W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + b \
+             and call solve_friction with mu_r= or cone=)"
         )));
     }
     let dim = dim as usize;
@@ -523,9 +531,9 @@ fn solve_global(
 }
 
 /// The local frictional problem of `W`, `q`, `mu` (one, or one per contact), `dim` and
-/// `cone` (as `solve_friction` takes them), checked; a Python law keeps its exception in
-/// `failure`.
-#[allow(non_snake_case)]
+/// `cone` or `mu_r` (as `solve_friction` takes them), checked; a Python law keeps its
+/// exception in `failure`.
+#[allow(non_snake_case, clippy::too_many_arguments)]
 pub(crate) fn friction_problem(
     py: Python<'_>,
     W: &Bound<'_, PyAny>,
@@ -533,6 +541,7 @@ pub(crate) fn friction_problem(
     mu: &Bound<'_, PyAny>,
     dim: i64,
     cone: Option<&Bound<'_, PyAny>>,
+    mu_r: Option<&Bound<'_, PyAny>>,
     failure: &Failure,
 ) -> PyResult<Any> {
     if !(2..=perp_cones::MAX_DIM as i64).contains(&dim) {
@@ -543,6 +552,23 @@ pub(crate) fn friction_problem(
     let q = convert::vector(py, q, "q")?;
     let contacts = w.nrows() / dim;
     let mu = convert::coefficients(py, mu, contacts)?;
+    if let Some(m) = mu_r.filter(|m| !m.is_none()) {
+        if cone.is_some_and(|c| !c.is_none()) {
+            return Err(perp_error(
+                "mu_r and cone: give one of them (mu_r makes every contact's law the rolling cone)"
+                    .to_string(),
+            ));
+        }
+        if dim != 3 && dim != 5 {
+            return Err(perp_error(format!(
+                "dim = {dim}: rolling contacts (mu_r) have dimension 5 (normal, 2 tangential, 2 rolling) \
+                 or 3 in 2-D (normal, tangential, rolling)"
+            )));
+        }
+        let mu_r = convert::coefficients_named(py, m, contacts, "mu_r")?;
+        let p = FrictionContactProblem::rolling(dim, w, q, mu, mu_r).map_err(to_py)?;
+        return Ok(Any::Friction(p));
+    }
     let mut p = FrictionContactProblem::new(dim, w, q, mu).map_err(to_py)?;
     if let Some(c) = cone.filter(|c| !c.is_none()) {
         p = p.with_cones(cone_specs(c, contacts, failure)?).map_err(to_py)?;

@@ -249,6 +249,17 @@ impl Problem {
         }
     }
 
+    /// The rolling coefficients μ_r of a rolling frictional problem (`rfc2d`, `rfc3d`: a
+    /// Siconos `RFC3D_*` or `rockfall_*` file, or `perp.solve_friction(..., mu_r=...)`'s), else
+    /// None.
+    #[getter]
+    fn mu_r(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        match &*self.p {
+            Any::Friction(f) => f.rolling_mu().map(|m| array(py, m)),
+            _ => None,
+        }
+    }
+
     /// The contact dimension of a frictional problem, else None.
     #[getter]
     fn dim(&self) -> Option<usize> {

@@ -1,5 +1,5 @@
-/* Solves an LCP, a box-LCP, an MLCP and a frictional contact problem with libperp (see
-   README.md, "From C"). */
+/* Solves an LCP, a box-LCP, an MLCP and frictional contact problems with libperp (see
+   docs/c.md). */
 #include <stdio.h>
 #include "perp.h"
 
@@ -32,6 +32,16 @@ int main(void) {
     s.tol = 1e-12;
     perp_solve_friction("nsgs", 3, &wm, qc, mu, 1, NULL, &s, r, u, &rep);
     printf("friction: %s, r = %.6f %.6f %.6f\n", perp_status_name(rep.status), r[0], r[1], r[2]);
+
+    /* Rolling resistance: one 3-D contact of dimension 5 (normal, two tangential, two rolling),
+       W = identity, mu = 0.8, mu_r = 0.1; the rolling velocity 2 slides, r_R = -mu_r r_N. */
+    double W5[25] = {0}, q5[] = {-1, 0.3, 0, 0, 2}, mu5[] = {0.8}, mu_r[] = {0.1}, r5[5], u5[5];
+    for (int i = 0; i < 5; i++) W5[6 * i] = 1;
+    PerpMatrix w5 = perp_matrix_dense(5, 5, W5);
+    PerpCone rolling = perp_cone_rolling(mu_r);
+    perp_solve_friction_cone("nsgs", &rolling, 5, &w5, q5, mu5, 1, NULL, &s, r5, u5, &rep);
+    printf("rolling: %s, r_N = %.6f, r_T1 = %.6f, r_R2 = %.6f, u_R2 = %.6f\n", perp_status_name(rep.status),
+           r5[0], r5[1], r5[4], u5[4]);
 
     /* The same law in global form, W never formed: a particle of mass 2 (M) on a plane, H's
        columns its normal e_z and tangents e_x, e_y, sliding from (3, 0, -1) with mu = 0.5. */

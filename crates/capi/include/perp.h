@@ -103,12 +103,13 @@ typedef enum PerpFamily {
   PERP_FAMILY_FRICTION = 1,
   /*
    For `perp_solver_new`: the family of the solver's name, when the name is of one of the
-   two families only (`lemke`, `nsgs`; not `fb-newton`, which is of both).
+   two families only (`lemke`, `nsgs`; not `fb-newton`, which is of both), MCP for a name
+   of that family only (`schur-lemke`). For `perp_solver_names`: every solver.
    */
   PERP_FAMILY_ANY = 2,
   /*
-   MCP solvers (`perp_solve_mlcp`), for `perp_solver_names` (`perp_solver_new` keeps
-   LCP and frictional solvers only, and refuses it).
+   MCP solvers (`perp_solve_mlcp`, and `perp_solver_mlcp` with a solver made by
+   `perp_solver_new(PERP_FAMILY_MCP, …)`).
    */
   PERP_FAMILY_MCP = 3
 } PerpFamily;
@@ -123,6 +124,28 @@ typedef enum PerpFamily {
  from one thread at a time, and free it with `perp_solver_free`.
  */
 typedef struct PerpSolver PerpSolver;
+
+/*
+ The friction law of every contact of a `perp_solve_friction_cone` call. Build one with
+ `perp_cone_coulomb`, `perp_cone_pyramid`, `perp_cone_elliptic` or `perp_cone_rolling`;
+ perp copies `data` during the call and keeps no pointer.
+ */
+typedef struct PerpCone {
+  /*
+   A `PerpConeKind` value; any other value is refused.
+   */
+  int32_t kind;
+  /*
+   `PERP_CONE_PYRAMID`: the number of facets; ignored for the other kinds.
+   */
+  size_t facets;
+  /*
+   Per-contact coefficients, contact by contact: `PERP_CONE_ROLLING`, `n_contacts` values
+   μ_r; `PERP_CONE_ELLIPTIC`, `n_contacts * (dim − 1)` semi-axes; NULL (ignored) for
+   `PERP_CONE_COULOMB` and `PERP_CONE_PYRAMID`.
+   */
+  const double *data;
+} PerpCone;
 
 /*
  Settings of a solve. Start from `perp_settings_default()` and change what you need.
@@ -153,6 +176,21 @@ typedef struct PerpSettings {
    before `params` is read).
    */
   size_t n_params;
+  /*
+   Optional: called after every iteration whose error the solver measured (as Python's
+   `callback=`; PGS and NSGS measure between their sweeps only at their exact checks),
+   on the calling thread, with `user`, the 1-based iteration and the error measure
+   (not at the iteration that meets the tolerance: the report gives that one). A
+   nonzero return stops the solve: the call then returns `PERP_STATUS_INTERRUPTED` with
+   the best iterate written and the report's message saying which iteration stopped it.
+   NULL (the default): no call. The callback must not unwind (throw) into perp and must
+   not call perp on the same kept solver.
+   */
+  int (*callback)(void *user, size_t iteration, double error);
+  /*
+   Passed unchanged as the callback's first argument (may be NULL).
+   */
+  void *user;
 } PerpSettings;
 
 /*
@@ -212,7 +250,7 @@ typedef struct PerpReport {
   double seconds;
   /*
    The physical check of the answer in the problem's own scales (forces relative to their
-   size, velocities to the data's; see README, "How the error is measured"); a solved
+   size, velocities to the data's; see docs/solvers.md, "How the error is measured"); a solved
    answer has it at most `max(10 tol, 1e-4)`. NaN when the solver reports none (box-LCP)
    or the call was refused.
    */
@@ -230,8 +268,30 @@ extern "C" {
 #endif /* __cplusplus */
 
 /*
+ Coulomb's cone at every contact (the law of `perp_solve_friction`).
+ */
+struct PerpCone perp_cone_coulomb(void);
+
+/*
+ A pyramid of `facets` faces at every contact (3 or more in 3-D, 2 in 2-D).
+ */
+struct PerpCone perp_cone_pyramid(size_t facets);
+
+/*
+ The elliptic cone at every contact, its `dim − 1` semi-axes per contact in `e` (the
+ caller's array, `n_contacts * (dim − 1)` values; not copied here).
+ */
+struct PerpCone perp_cone_elliptic(const double *e);
+
+/*
+ The rolling friction cone at every contact, its coefficient μ_r per contact in `mu_r`
+ (the caller's array, `n_contacts` values; not copied here).
+ */
+struct PerpCone perp_cone_rolling(const double *mu_r);
+
+/*
  The default settings: tolerance 1e-8, the solver's own iteration limit, no time limit,
- no parameters.
+ no parameters, no callback.
  */
 struct PerpSettings perp_settings_default(void);
 
@@ -353,6 +413,55 @@ enum PerpStatus perp_solve_friction(const char *solver,
                                     struct PerpReport *report);
 
 /*
+ `perp_solve_friction_cone` with a kept solver of the frictional family: the law, W, q, μ
+ and the warm start as there. While W keeps its shape, `dim` and `n_contacts` their values
+ and the law its kind (and facets), the problem is refilled in place (μ_r and semi-axes
+ included); otherwise it is built afresh. The answer equals `perp_solve_friction_cone`'s
+ with the same solver and settings, bit for bit (for a solver without memory of earlier
+ answers).
+ */
+enum PerpStatus perp_solver_friction_cone(struct PerpSolver *s,
+                                          const struct PerpCone *cone,
+                                          size_t dim,
+                                          const struct PerpMatrix *w_mat,
+                                          const double *q,
+                                          const double *mu,
+                                          size_t n_contacts,
+                                          const double *warm,
+                                          double *r,
+                                          double *u,
+                                          struct PerpReport *report);
+
+/*
+ Solves the frictional contact problem `u = W r + q` with the friction law `cone` at each
+ of the `n_contacts` contacts of dimension `dim` (normal component first),
+ `size = dim * n_contacts`: Coulomb's cone (dim 2, 3), a pyramid (dim 2, 3), the elliptic
+ cone (dim 2–4, torsion at 4) or Siconos' rolling friction cone (dim 3, 5; μ_r per
+ contact), see `PerpConeKind`.
+
+ * `cone`: the law (`perp_cone_rolling(mu_r)`, …), or NULL for Coulomb; a kind and `dim`
+   that do not fit, a negative μ_r, a semi-axis <= 0 or too few facets are refused naming
+   the field and value;
+ * the other arguments as for `perp_solve_friction`. Solvers that work from a cone's
+   projection or natural map (nsgs, prox, fb-newton, ac-newton, admm, apgd, …) take every
+   law; a solver that cannot take one refuses the call with a message saying which to use.
+
+ Returns the status (see `PerpStatus`).
+ */
+enum PerpStatus perp_solve_friction_cone(const char *solver,
+                                         const struct PerpCone *cone,
+                                         size_t dim,
+                                         const struct PerpMatrix *w_mat,
+                                         const double *q,
+                                         const double *mu,
+                                         size_t n_contacts,
+                                         const double *warm,
+                                         const struct PerpSettings *settings,
+                                         double *r,
+                                         double *u,
+                                         struct PerpReport *report);
+
+/*
  Solves the frictional contact problem in global form (Siconos' and FCLIB's
  `GlobalFrictionContactProblem`), `M v = f + H r`, `u = Hᵀ v + b`, Coulomb friction at
  `n_contacts` contacts of dimension `dim` (2 or 3; normal component first),
@@ -391,7 +500,8 @@ enum PerpStatus perp_solve_global(const char *solver,
 /*
  Creates a solver kept across calls (see `PerpSolver`): `family` a `PerpFamily` value,
  `solver` a catalogue name of that family (NULL: `lemke` for LCPs, `prox` for frictional
- problems; with `PERP_FAMILY_ANY` the name decides the family), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
+ problems, `fb-newton` for `PERP_FAMILY_MCP`, whose solvers take `perp_solver_mlcp`; with
+ `PERP_FAMILY_ANY` the name decides the family, LCP or frictional, MCP for `schur-lemke`), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
  NULL when refused (an unknown family, name or parameter, bad settings; see
  `perp_last_error_message`).
  */
@@ -422,6 +532,41 @@ enum PerpStatus perp_solver_lcp(struct PerpSolver *s,
                                 struct PerpReport *report);
 
 /*
+ `perp_solve_box_lcp` with a kept solver of the LCP family (one that takes bounds: see
+ there): M, q, the bounds and the warm start as there. While M keeps its shape and the
+ bounds their values, the problem is refilled in place as `perp_solver_lcp` does; new
+ bounds build it afresh. The answer equals `perp_solve_box_lcp`'s with the same solver
+ and settings, bit for bit (for a solver without memory of earlier answers).
+ */
+enum PerpStatus perp_solver_box_lcp(struct PerpSolver *s,
+                                    const struct PerpMatrix *m,
+                                    const double *q,
+                                    size_t n,
+                                    const double *lower,
+                                    const double *upper,
+                                    const double *warm,
+                                    double *z,
+                                    double *w,
+                                    struct PerpReport *report);
+
+/*
+ `perp_solve_mlcp` with a kept solver of the MCP family (`perp_solver_new(PERP_FAMILY_MCP,
+ …)`): M, q, `n_eq` and the warm start as there. The solver (and its settings) is kept;
+ the MLCP is built from the arguments at each call. The answer equals `perp_solve_mlcp`'s
+ with the same solver and settings, bit for bit (for a solver without memory of earlier
+ answers).
+ */
+enum PerpStatus perp_solver_mlcp(struct PerpSolver *s,
+                                 const struct PerpMatrix *m,
+                                 const double *q,
+                                 size_t n,
+                                 size_t n_eq,
+                                 const double *warm,
+                                 double *z,
+                                 double *w,
+                                 struct PerpReport *report);
+
+/*
  `perp_solve_friction` with a kept solver of the frictional family (its solver name and
  settings): W, q, μ and the warm start as there. While W keeps its shape (and `dim` and
  `n_contacts` their values) the problem is refilled in place and, once the solver has
@@ -450,7 +595,8 @@ size_t perp_last_error_message(char *buf, size_t len);
 /*
  Copies the catalogue's solver names for `family` (a `PerpFamily` value), separated by
  commas, into `buf` as `perp_last_error_message` does, and returns the full length.
- An unknown family gives the empty string.
+ `PERP_FAMILY_ANY` lists every solver of the catalogue once (a name of several families,
+ such as `fb-newton`, once). An unknown family gives the empty string.
  */
 size_t perp_solver_names(int32_t family, char *buf, size_t len);
 

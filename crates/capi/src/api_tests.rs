@@ -564,6 +564,17 @@ fn solver_names_come_from_the_catalogue() {
     assert_eq!(names, perp_catalogue::FRICTION_NAMES.join(","));
     assert!(names.split(',').any(|s| s == "nsgs"));
     assert_eq!(unsafe { perp_solver_names(42, buf.as_mut_ptr(), buf.len()) }, 0);
+    // PERP_FAMILY_ANY: every solver once, those of each family among them.
+    let n = unsafe { perp_solver_names(PerpFamily::Any as i32, null_mut(), 0) };
+    let mut all = vec![0 as c_char; n + 1];
+    unsafe { perp_solver_names(PerpFamily::Any as i32, all.as_mut_ptr(), all.len()) };
+    let all = unsafe { CStr::from_ptr(all.as_ptr()) }.to_str().unwrap().to_string();
+    let all: Vec<&str> = all.split(',').collect();
+    for family in [Family::Lcp, Family::Friction, Family::Mcp] {
+        for name in perp_catalogue::names(family) {
+            assert_eq!(all.iter().filter(|&&a| a == *name).count(), 1, "{name} in {all:?}");
+        }
+    }
     assert_eq!(unsafe { CStr::from_ptr(perp_version()) }.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
 }
 
@@ -1299,4 +1310,690 @@ fn mcp_solver_names_come_from_the_catalogue() {
     unsafe { perp_solver_names(PerpFamily::Mcp as i32, buf.as_mut_ptr(), buf.len()) };
     let names = unsafe { CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap().to_string();
     assert_eq!(names, perp_catalogue::names(Family::Mcp).join(","));
+}
+
+/// What the test callback saw: (iteration, error) pairs, and after how many calls it stops
+/// (0: never).
+struct Seen {
+    calls: Vec<(usize, f64)>,
+    stop_after: usize,
+}
+
+unsafe extern "C" fn record(user: *mut std::ffi::c_void, iteration: usize, error: f64) -> std::ffi::c_int {
+    let seen = unsafe { &mut *user.cast::<Seen>() };
+    seen.calls.push((iteration, error));
+    (seen.stop_after != 0 && seen.calls.len() >= seen.stop_after) as std::ffi::c_int
+}
+
+/// The history the Rust library records for the same solve (its measured iterations and
+/// errors), through the catalogue directly.
+fn rust_history(family: perp_catalogue::Family, name: &str, p: Problem, tol: f64) -> Vec<(usize, f64)> {
+    let s = Settings { tol, record_history: true, ..Settings::default() };
+    let a = perp_catalogue::build(family, name, &Params::new()).unwrap().solve(&p, None, &s).unwrap();
+    a.report.history_iterations.iter().copied().zip(a.report.history.iter().copied()).collect()
+}
+
+/// The callback of the settings is called at every measured iteration, in increasing order,
+/// with the errors the Rust report's history shows, by the one-shot and the kept calls;
+/// stopping it early is `PERP_STATUS_INTERRUPTED` with a message; NULL changes nothing.
+#[test]
+fn the_settings_callback_sees_every_measured_iteration_and_can_stop_the_solve() {
+    let (w, q, mu) = fc_data(3, 7);
+    let size = 9;
+    let wm = perp_matrix_dense(size, size, w.as_ptr());
+    for name in [c"nsgs", c"prox", c"fb-newton", c"ac-newton"] {
+        let rust = rust_history(
+            perp_catalogue::Family::Friction,
+            name.to_str().unwrap(),
+            Problem::Friction(
+                perp_cones::FrictionContactProblem::new(
+                    3,
+                    Matrix::from_col_major(size, size, &w).unwrap(),
+                    q.clone(),
+                    mu.clone(),
+                )
+                .unwrap(),
+            ),
+            1e-10,
+        );
+        assert!(rust.len() >= 2, "{name:?}: {rust:?}");
+        let mut seen = Seen { calls: Vec::new(), stop_after: 0 };
+        let s = PerpSettings {
+            tol: 1e-10,
+            callback: Some(record),
+            user: (&mut seen as *mut Seen).cast(),
+            ..perp_settings_default()
+        };
+        let (mut r, mut u, mut rep) = (vec![0.0; size], vec![0.0; size], new_report());
+        let st = unsafe {
+            perp_solve_friction(
+                name.as_ptr(),
+                3,
+                &wm,
+                q.as_ptr(),
+                mu.as_ptr(),
+                3,
+                null(),
+                &s,
+                r.as_mut_ptr(),
+                u.as_mut_ptr(),
+                &mut rep,
+            )
+        };
+        assert_eq!(st, PerpStatus::Solved, "{name:?}: {}", report_message(&rep));
+        assert!(seen.calls.windows(2).all(|p| p[0].0 < p[1].0), "{name:?}: {:?}", seen.calls);
+        // The iteration that meets the tolerance ends the loop before the observer is asked
+        // (perp_core::iteration::run): the history's last entry is the report's.
+        assert_eq!(seen.calls, rust[..rust.len() - 1], "{name:?}");
+        assert_eq!(rust.last().map(|&(k, _)| k), Some(rep.iterations), "{name:?}");
+        // Without a callback: the same answer, bit for bit.
+        let plain = PerpSettings { tol: 1e-10, ..perp_settings_default() };
+        let (mut r0, mut u0, mut rep0) = (vec![0.0; size], vec![0.0; size], new_report());
+        let st0 = unsafe {
+            perp_solve_friction(
+                name.as_ptr(),
+                3,
+                &wm,
+                q.as_ptr(),
+                mu.as_ptr(),
+                3,
+                null(),
+                &plain,
+                r0.as_mut_ptr(),
+                u0.as_mut_ptr(),
+                &mut rep0,
+            )
+        };
+        assert_eq!((st0, rep0.iterations, bits(&r0)), (st, rep.iterations, bits(&r)), "{name:?}");
+
+        // Stopped after the first call: interrupted at that iteration, best iterate written.
+        let mut stop = Seen { calls: Vec::new(), stop_after: 1 };
+        let s = PerpSettings { user: (&mut stop as *mut Seen).cast(), ..s };
+        r.fill(f64::NAN);
+        let st = unsafe {
+            perp_solve_friction(
+                name.as_ptr(),
+                3,
+                &wm,
+                q.as_ptr(),
+                mu.as_ptr(),
+                3,
+                null(),
+                &s,
+                r.as_mut_ptr(),
+                u.as_mut_ptr(),
+                &mut rep,
+            )
+        };
+        assert_eq!(st, PerpStatus::Interrupted, "{name:?}: {}", report_message(&rep));
+        assert_eq!(stop.calls.len(), 1, "{name:?}");
+        let k = stop.calls[0].0;
+        assert!(
+            report_message(&rep)
+                .starts_with(&format!("stopped by settings.callback (it returned 1 at iteration {k})")),
+            "{name:?}: {}",
+            report_message(&rep)
+        );
+        assert!(r.iter().all(|x| x.is_finite()), "{name:?}: {r:?}");
+        assert!(rep.iterations >= k, "{name:?}: {rep:?}");
+    }
+
+    // The LCP, MLCP and box-LCP calls and a kept solver call it the same way.
+    let m = perp_matrix_dense(2, 2, M.as_ptr());
+    for name in [c"pgs", c"psor"] {
+        let lcp = perp_lcp::Lcp::new(Matrix::from_col_major(2, 2, &M).unwrap(), Q.to_vec()).unwrap();
+        let rust =
+            rust_history(perp_catalogue::Family::Lcp, name.to_str().unwrap(), Problem::Lcp(lcp), 1e-12);
+        let mut seen = Seen { calls: Vec::new(), stop_after: 0 };
+        let s = PerpSettings {
+            tol: 1e-12,
+            callback: Some(record),
+            user: (&mut seen as *mut Seen).cast(),
+            ..perp_settings_default()
+        };
+        let r = solve_lcp(name, &m, &Q, 2, Some(&s));
+        assert_eq!(r.status, PerpStatus::Solved);
+        assert!(rust.len() >= 2, "{name:?}: {rust:?}");
+        assert_eq!(seen.calls, rust[..rust.len() - 1], "{name:?}");
+        // A kept solver with these settings.
+        let seen_before = seen.calls.len();
+        let h = unsafe { perp_solver_new(PerpFamily::Lcp as i32, name.as_ptr(), &s) };
+        let (mut z, mut w, mut rep) = ([0.0; 2], [0.0; 2], new_report());
+        let st = unsafe {
+            perp_solver_lcp(h, &m, Q.as_ptr(), 2, null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
+        };
+        unsafe { perp_solver_free(h) };
+        assert_eq!(st, PerpStatus::Solved);
+        assert_eq!(seen.calls[seen_before..], rust[..rust.len() - 1], "{name:?} kept");
+    }
+    let mut seen = Seen { calls: Vec::new(), stop_after: 1 };
+    let s = PerpSettings {
+        tol: 1e-14,
+        callback: Some(record),
+        user: (&mut seen as *mut Seen).cast(),
+        ..perp_settings_default()
+    };
+    let (mut z, mut w, mut rep) = ([f64::NAN; 2], [f64::NAN; 2], new_report());
+    let st = unsafe {
+        perp_solve_box_lcp(
+            c"pgs".as_ptr(),
+            &m,
+            Q.as_ptr(),
+            2,
+            [0.0, 0.0].as_ptr(),
+            [10.0, 10.0].as_ptr(),
+            null(),
+            &s,
+            z.as_mut_ptr(),
+            w.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!((st, seen.calls.len()), (PerpStatus::Interrupted, 1), "{}", report_message(&rep));
+    let mut seen = Seen { calls: Vec::new(), stop_after: 0 };
+    let s = PerpSettings { user: (&mut seen as *mut Seen).cast(), tol: 1e-12, ..s };
+    let st = unsafe {
+        perp_solve_mlcp(
+            null(),
+            &perp_matrix_dense(2, 2, [2.0, -1.0, 1.0, 2.0].as_ptr()),
+            [-4.0, -1.0].as_ptr(),
+            2,
+            1,
+            null(),
+            &s,
+            z.as_mut_ptr(),
+            w.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(st, PerpStatus::Solved);
+    assert!(!seen.calls.is_empty() && seen.calls.windows(2).all(|p| p[0].0 < p[1].0), "{:?}", seen.calls);
+}
+
+/// Kept box-LCP and MLCP solvers answer as the one-shot calls, bit for bit, across different
+/// problems (values, bounds and sizes changing; the same bounds again refill in place).
+#[test]
+fn kept_box_lcp_and_mlcp_solvers_answer_as_the_one_shot_calls() {
+    let s = PerpSettings { tol: 1e-12, ..perp_settings_default() };
+    // (M column-major, q, lower, upper) of orders 2, 2, 2 (same bounds), 3.
+    let inf = f64::INFINITY;
+    type BoxLcp = (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
+    let problems: Vec<BoxLcp> = vec![
+        (M.to_vec(), Q.to_vec(), vec![0.0, 0.0], vec![1.0, inf]),
+        (vec![3.0, 1.0, 1.0, 2.0], vec![-2.0, 1.0], vec![-1.0, -1.0], vec![1.0, 1.0]),
+        (vec![4.0, 1.0, 1.0, 3.0], vec![-9.0, 2.0], vec![-1.0, -1.0], vec![1.0, 1.0]),
+        (
+            vec![4.0, 1.0, 0.0, 1.0, 3.0, 1.0, 0.0, 1.0, 2.0],
+            vec![-1.0, 5.0, -3.0],
+            vec![0.0, -inf, 0.5],
+            vec![0.2, inf, inf],
+        ),
+    ];
+    for name in [c"pgs", c"psor", c"fb-newton"] {
+        let h = unsafe { perp_solver_new(PerpFamily::Lcp as i32, name.as_ptr(), &s) };
+        assert!(!h.is_null(), "{}", last_error());
+        for (k, (m, q, lo, hi)) in problems.iter().enumerate() {
+            let n = q.len();
+            let mat = perp_matrix_dense(n, n, m.as_ptr());
+            let (mut z1, mut w1, mut z2, mut w2) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            let (mut rep1, mut rep2) = (new_report(), new_report());
+            let st1 = unsafe {
+                perp_solver_box_lcp(
+                    h,
+                    &mat,
+                    q.as_ptr(),
+                    n,
+                    lo.as_ptr(),
+                    hi.as_ptr(),
+                    null(),
+                    z1.as_mut_ptr(),
+                    w1.as_mut_ptr(),
+                    &mut rep1,
+                )
+            };
+            let st2 = unsafe {
+                perp_solve_box_lcp(
+                    name.as_ptr(),
+                    &mat,
+                    q.as_ptr(),
+                    n,
+                    lo.as_ptr(),
+                    hi.as_ptr(),
+                    null(),
+                    &s,
+                    z2.as_mut_ptr(),
+                    w2.as_mut_ptr(),
+                    &mut rep2,
+                )
+            };
+            assert_eq!(st1, PerpStatus::Solved, "{name:?} problem {k}: {}", report_message(&rep1));
+            assert_eq!(
+                (st1, rep1.iterations, bits(&z1), bits(&w1), rep1.error.to_bits()),
+                (st2, rep2.iterations, bits(&z2), bits(&w2), rep2.error.to_bits()),
+                "{name:?} problem {k}"
+            );
+            // The answer is within its bounds and complementary.
+            for i in 0..n {
+                assert!(z1[i] >= lo[i] && z1[i] <= hi[i], "{name:?} problem {k}: {z1:?}");
+            }
+        }
+        // A plain LCP after box ones on the same handle does not keep their bounds.
+        let mat = perp_matrix_dense(2, 2, M.as_ptr());
+        let (mut z, mut w, mut rep) = ([0.0; 2], [0.0; 2], new_report());
+        let st = unsafe {
+            perp_solver_lcp(h, &mat, Q.as_ptr(), 2, null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
+        };
+        assert_eq!(st, PerpStatus::Solved, "{name:?}");
+        assert!((z[0] - 4.0 / 3.0).abs() < 1e-9 && (z[1] - 7.0 / 3.0).abs() < 1e-9, "{name:?}: {z:?}");
+        unsafe { perp_solver_free(h) };
+    }
+
+    // MLCPs: (M column-major, q, n_eq).
+    let mlcps: Vec<(Vec<f64>, Vec<f64>, usize)> = vec![
+        (vec![2.0, -1.0, 1.0, 2.0], vec![-4.0, -1.0], 1),
+        (vec![2.0, 1.0, 1.0, 2.0], vec![-4.0, -1.0], 1),
+        (vec![4.0, 1.0, 0.0, 1.0, 3.0, 1.0, 0.0, 1.0, 2.0], vec![-1.0, 5.0, -3.0], 2),
+    ];
+    for name in [c"fb-newton", c"schur-lemke"] {
+        let h = unsafe { perp_solver_new(PerpFamily::Mcp as i32, name.as_ptr(), &s) };
+        assert!(!h.is_null(), "{}", last_error());
+        for (k, (m, q, n_eq)) in mlcps.iter().enumerate() {
+            let n = q.len();
+            let mat = perp_matrix_dense(n, n, m.as_ptr());
+            let (mut z1, mut w1, mut z2, mut w2) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            let (mut rep1, mut rep2) = (new_report(), new_report());
+            let st1 = unsafe {
+                perp_solver_mlcp(
+                    h,
+                    &mat,
+                    q.as_ptr(),
+                    n,
+                    *n_eq,
+                    null(),
+                    z1.as_mut_ptr(),
+                    w1.as_mut_ptr(),
+                    &mut rep1,
+                )
+            };
+            let st2 = unsafe {
+                perp_solve_mlcp(
+                    name.as_ptr(),
+                    &mat,
+                    q.as_ptr(),
+                    n,
+                    *n_eq,
+                    null(),
+                    &s,
+                    z2.as_mut_ptr(),
+                    w2.as_mut_ptr(),
+                    &mut rep2,
+                )
+            };
+            assert_eq!(st1, PerpStatus::Solved, "{name:?} mlcp {k}: {}", report_message(&rep1));
+            assert_eq!(
+                (st1, rep1.iterations, bits(&z1), bits(&w1), rep1.error.to_bits()),
+                (st2, rep2.iterations, bits(&z2), bits(&w2), rep2.error.to_bits()),
+                "{name:?} mlcp {k}"
+            );
+        }
+        // The family is checked: an MCP handle refuses an LCP call, n_eq > n is refused.
+        let mat = perp_matrix_dense(2, 2, M.as_ptr());
+        let (mut z, mut w, mut rep) = ([0.0; 2], [0.0; 2], new_report());
+        let st = unsafe {
+            perp_solver_lcp(h, &mat, Q.as_ptr(), 2, null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
+        };
+        assert_eq!(st, PerpStatus::InvalidInput);
+        assert!(report_message(&rep).contains("create one of the Lcp family"), "{}", report_message(&rep));
+        let st = unsafe {
+            perp_solver_mlcp(h, &mat, Q.as_ptr(), 2, 3, null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
+        };
+        assert_eq!(st, PerpStatus::InvalidInput);
+        assert!(report_message(&rep).contains("n_eq"), "{}", report_message(&rep));
+        unsafe { perp_solver_free(h) };
+    }
+    // PERP_FAMILY_ANY with an MCP-only name makes an MCP solver.
+    let h = unsafe { perp_solver_new(PerpFamily::Any as i32, c"schur-lemke".as_ptr(), null()) };
+    assert!(!h.is_null(), "{}", last_error());
+    unsafe { perp_solver_free(h) };
+}
+
+/// `perp_solve_friction_cone` on the identity W of `n_contacts` contacts of dimension `dim`.
+fn solve_cone(
+    solver: &CStr,
+    cone: Option<&PerpCone>,
+    dim: usize,
+    q: &[f64],
+    mu: &[f64],
+) -> (PerpStatus, Vec<f64>, Vec<f64>, PerpReport) {
+    let size = q.len();
+    let w: Vec<f64> = (0..size * size).map(|k| if k % (size + 1) == 0 { 1.0 } else { 0.0 }).collect();
+    let wm = perp_matrix_dense(size, size, w.as_ptr());
+    let (mut r, mut u, mut rep) = (vec![f64::NAN; size], vec![f64::NAN; size], new_report());
+    let s = PerpSettings { tol: 1e-12, ..perp_settings_default() };
+    let status = unsafe {
+        perp_solve_friction_cone(
+            solver.as_ptr(),
+            cone.map_or(null(), |c| c as *const _),
+            dim,
+            &wm,
+            q.as_ptr(),
+            mu.as_ptr(),
+            mu.len(),
+            null(),
+            &s,
+            r.as_mut_ptr(),
+            u.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(rep.status, status);
+    (status, r, u, rep)
+}
+
+/// Rolling contacts with W = I solved by hand: with q_N = −1 the contact presses (u_N = 0,
+/// r_N = 1); a tangential q_T within μ r_N sticks (r_T = −q_T, u_T = 0); the rolling q_R = 2
+/// slides (r_R = −μ_r r_N along q_R, u_R = q_R − μ_r r_N = 1.9): De Saxcé's complementarity
+/// r·ũ = r_N u_N = 0 with ũ_N = u_N + μ‖u_T‖ + μ_r‖u_R‖ ≥ μ‖u_T‖ + μ_r‖u_R‖ (the dual cone).
+#[test]
+fn rolling_contacts_are_solved_by_hand_in_2d_and_3d() {
+    let mu_r = [0.1, 0.1];
+    let cone = perp_cone_rolling(mu_r.as_ptr());
+    // 3-D (dim 5): two such contacts, N, T1, T2, R1, R2.
+    let q5 = [-1.0, 0.3, -0.4, 0.0, 2.0, -1.0, 0.0, 0.2, 2.0, 0.0];
+    let r5 = [1.0, -0.3, 0.4, 0.0, -0.1, 1.0, 0.0, -0.2, -0.1, 0.0];
+    let u5 = [0.0, 0.0, 0.0, 0.0, 1.9, 0.0, 0.0, 0.0, 1.9, 0.0];
+    // 2-D (dim 3): N, T, R.
+    let q3 = [-1.0, 0.2, 2.0, -1.0, -0.2, -2.0];
+    let r3 = [1.0, -0.2, -0.1, 1.0, 0.2, 0.1];
+    let u3 = [0.0, 0.0, 1.9, 0.0, 0.0, -1.9];
+    for name in [c"nsgs", c"prox", c"ac-newton"] {
+        for (dim, q, r_want, u_want) in [(5, &q5[..], &r5[..], &u5[..]), (3, &q3[..], &r3[..], &u3[..])] {
+            let (status, r, u, rep) = solve_cone(name, Some(&cone), dim, q, &[0.8, 0.8]);
+            assert_eq!(status, PerpStatus::Solved, "{name:?} dim {dim}: {}", report_message(&rep));
+            for i in 0..q.len() {
+                assert!((r[i] - r_want[i]).abs() < 1e-9, "{name:?} dim {dim}: r = {r:?}");
+                assert!((u[i] - u_want[i]).abs() < 1e-9, "{name:?} dim {dim}: u = {u:?}");
+            }
+            assert!(rep.error <= 1e-12, "{name:?} dim {dim}: {rep:?}");
+        }
+    }
+    // A solver that needs ellipsoidal cones refuses, naming the contact and what to use.
+    let (status, .., rep) = solve_cone(c"fb-newton", Some(&cone), 5, &q5, &[0.8, 0.8]);
+    assert_eq!(status, PerpStatus::InvalidInput);
+    assert!(report_message(&rep).contains("contact 0 is rolling"), "{}", report_message(&rep));
+}
+
+/// Every built-in law through the C call answers as the Rust problem built directly, bit for
+/// bit; NULL and `perp_cone_coulomb()` are `perp_solve_friction`.
+#[test]
+fn every_built_in_cone_answers_as_the_rust_problem() {
+    let (w3, q3, mu3) = fc_data(2, 11);
+    let e: Vec<f64> = vec![1.0, 0.5, 0.8, 1.2];
+    let rust = |dim: usize,
+                w: &[f64],
+                q: &[f64],
+                mu: &[f64],
+                specs: Option<Vec<perp_cones::ConeSpec>>,
+                name: &str| {
+        let size = q.len();
+        let p = perp_cones::FrictionContactProblem::new(
+            dim,
+            Matrix::from_col_major(size, size, w).unwrap(),
+            q.to_vec(),
+            mu.to_vec(),
+        )
+        .unwrap();
+        let p = match specs {
+            Some(c) => p.with_cones(c).unwrap(),
+            None => p,
+        };
+        let s = Settings { tol: 1e-10, ..Settings::default() };
+        perp_catalogue::build(Family::Friction, name, &Params::new()).unwrap().solve(
+            &Problem::Friction(p),
+            None,
+            &s,
+        )
+    };
+    let c_call = |name: &CStr, cone: Option<&PerpCone>, dim: usize, w: &[f64], q: &[f64], mu: &[f64]| {
+        let size = q.len();
+        let wm = perp_matrix_dense(size, size, w.as_ptr());
+        let (mut r, mut u, mut rep) = (vec![f64::NAN; size], vec![f64::NAN; size], new_report());
+        let s = PerpSettings { tol: 1e-10, ..perp_settings_default() };
+        let st = unsafe {
+            perp_solve_friction_cone(
+                name.as_ptr(),
+                cone.map_or(null(), |c| c as *const _),
+                dim,
+                &wm,
+                q.as_ptr(),
+                mu.as_ptr(),
+                mu.len(),
+                null(),
+                &s,
+                r.as_mut_ptr(),
+                u.as_mut_ptr(),
+                &mut rep,
+            )
+        };
+        (st, r, u, rep)
+    };
+    let coulomb = perp_cone_coulomb();
+    let pyramid = perp_cone_pyramid(8);
+    let elliptic = perp_cone_elliptic(e.as_ptr());
+    for name in [c"nsgs", c"prox"] {
+        let n = name.to_str().unwrap();
+        let cases: Vec<(Option<&PerpCone>, Option<Vec<perp_cones::ConeSpec>>)> = vec![
+            (None, None),
+            (Some(&coulomb), None),
+            (Some(&pyramid), Some(vec![perp_cones::ConeSpec::Pyramid { facets: 8 }; 2])),
+            (
+                Some(&elliptic),
+                Some(vec![
+                    perp_cones::ConeSpec::Elliptic { e: e[..2].to_vec() },
+                    perp_cones::ConeSpec::Elliptic { e: e[2..].to_vec() },
+                ]),
+            ),
+        ];
+        for (k, (cone, specs)) in cases.into_iter().enumerate() {
+            let want = rust(3, &w3, &q3, &mu3, specs, n).unwrap();
+            let (st, r, u, rep) = c_call(name, cone, 3, &w3, &q3, &mu3);
+            assert_eq!(st, PerpStatus::from(want.report.status), "{n} case {k}: {}", report_message(&rep));
+            assert_eq!(st, PerpStatus::Solved, "{n} case {k}");
+            assert_eq!((bits(&r), bits(&u)), (bits(&want.z), bits(&want.w)), "{n} case {k}");
+        }
+        // Torsion: the elliptic cone of dimension 4, three semi-axes per contact.
+        let (w4, q4, mu4) = {
+            let (w, q, mu) = fc_data(3, 12);
+            // 9 unknowns as 2 contacts of dimension 4 and one left over is not a problem:
+            // use the leading 8×8 block.
+            let w8: Vec<f64> = (0..64).map(|k| w[(k / 8) * 9 + k % 8]).collect();
+            (w8, q[..8].to_vec(), mu[..2].to_vec())
+        };
+        let e4 = [1.0, 1.0, 0.1, 0.8, 1.2, 0.05];
+        let cone = perp_cone_elliptic(e4.as_ptr());
+        let specs = vec![
+            perp_cones::ConeSpec::Elliptic { e: e4[..3].to_vec() },
+            perp_cones::ConeSpec::Elliptic { e: e4[3..].to_vec() },
+        ];
+        let want = rust(4, &w4, &q4, &mu4, Some(specs), n).unwrap();
+        let (st, r, _, rep) = c_call(name, Some(&cone), 4, &w4, &q4, &mu4);
+        assert_eq!(st, PerpStatus::from(want.report.status), "{n} torsion: {}", report_message(&rep));
+        assert_eq!(bits(&r), bits(&want.z), "{n} torsion");
+    }
+}
+
+#[test]
+fn cones_that_do_not_fit_are_refused_naming_the_field() {
+    let q5 = [-1.0, 0.0, 0.0, 0.0, 2.0];
+    let neg = [-0.1];
+    let cases: Vec<(PerpCone, usize, &[f64], &str)> = vec![
+        (PerpCone { kind: 9, facets: 0, data: null() }, 5, &q5, "cone.kind = 9"),
+        (perp_cone_rolling(neg.as_ptr()), 5, &q5, "mu_r[0] (cone.data) = -0.1"),
+        (perp_cone_rolling(null()), 5, &q5, "cone.data (mu_r) is a null"),
+        (perp_cone_rolling([0.1].as_ptr()), 2, &q5[..2], "contacts of the rolling cone have dimension 3"),
+        (perp_cone_coulomb(), 5, &q5, "for torsion use PERP_CONE_ELLIPTIC"),
+        (perp_cone_pyramid(2), 3, &q5[..3], "cone.facets = 2"),
+        (perp_cone_elliptic([1.0, 0.0].as_ptr()), 3, &q5[..3], "cone.data[1] (semi-axis 1 of contact 0) = 0"),
+    ];
+    for (k, (cone, dim, q, want)) in cases.iter().enumerate() {
+        let (status, r, _, rep) = solve_cone(c"nsgs", Some(cone), *dim, q, &[0.5]);
+        assert!((status as i32) < 0, "case {k}: {status:?}");
+        assert!(r[0].is_nan(), "case {k}: nothing written");
+        let msg = report_message(&rep);
+        assert!(msg.starts_with("perp_solve_friction_cone: ") && msg.contains(want), "case {k}: {msg}");
+    }
+    // The global call says that its form has no rolling cone.
+    let m = [1.0; 1];
+    let h = [1.0; 5];
+    let (mm, hm) = (perp_matrix_dense(1, 1, m.as_ptr()), perp_matrix_dense(1, 5, h.as_ptr()));
+    let (mut r, mut v, mut u, mut rep) = ([0.0; 5], [0.0; 1], [0.0; 5], new_report());
+    let st = unsafe {
+        perp_solve_global(
+            null(),
+            5,
+            &mm,
+            &hm,
+            [0.0].as_ptr(),
+            q5.as_ptr(),
+            [0.5].as_ptr(),
+            1,
+            null(),
+            null(),
+            r.as_mut_ptr(),
+            v.as_mut_ptr(),
+            u.as_mut_ptr(),
+            &mut rep,
+        )
+    };
+    assert_eq!(st, PerpStatus::InvalidInput);
+    assert!(report_message(&rep).contains("no rolling or torsional cones"), "{}", report_message(&rep));
+}
+
+/// A kept solver with laws: rolling contacts whose W, q, μ and μ_r change (refilled in
+/// place), then elliptic ones, then Coulomb through `perp_solver_friction` on the same
+/// handle, each answer bit for bit the one-shot call's.
+#[test]
+fn a_kept_solver_follows_the_laws_as_the_one_shot_calls() {
+    let s = PerpSettings { tol: 1e-10, ..perp_settings_default() };
+    for name in [c"nsgs", c"prox"] {
+        let h = unsafe { perp_solver_new(PerpFamily::Friction as i32, name.as_ptr(), &s) };
+        assert!(!h.is_null(), "{}", last_error());
+        // (dim, kind, data) per call; W, q, μ from fc_data(3, seed) cut to 2 contacts of dim.
+        let calls: Vec<(usize, i32, Vec<f64>)> = vec![
+            (5, PerpConeKind::Rolling as i32, vec![0.1, 0.05]),
+            (5, PerpConeKind::Rolling as i32, vec![0.2, 0.0]),
+            (3, PerpConeKind::Rolling as i32, vec![0.1, 0.3]),
+            (3, PerpConeKind::Elliptic as i32, vec![1.0, 0.5, 0.7, 1.3]),
+            (3, PerpConeKind::Elliptic as i32, vec![0.9, 0.6, 0.8, 1.1]),
+            (3, -1, vec![]),
+        ];
+        for (k, (dim, kind, data)) in calls.iter().enumerate() {
+            let (w9, q9, mu) = fc_data(4, 20 + k as u64);
+            let size = 2 * dim;
+            let w: Vec<f64> = (0..size * size).map(|i| w9[(i / size) * 12 + i % size]).collect();
+            let (q, mu) = (&q9[..size], &mu[..2]);
+            let wm = perp_matrix_dense(size, size, w.as_ptr());
+            let cone = PerpCone { kind: *kind, facets: 0, data: data.as_ptr() };
+            let (mut r1, mut u1, mut r2, mut u2) =
+                (vec![0.0; size], vec![0.0; size], vec![0.0; size], vec![0.0; size]);
+            let (mut rep1, mut rep2) = (new_report(), new_report());
+            let (st1, st2) = unsafe {
+                if *kind < 0 {
+                    (
+                        perp_solver_friction(
+                            h,
+                            *dim,
+                            &wm,
+                            q.as_ptr(),
+                            mu.as_ptr(),
+                            2,
+                            null(),
+                            r1.as_mut_ptr(),
+                            u1.as_mut_ptr(),
+                            &mut rep1,
+                        ),
+                        perp_solve_friction(
+                            name.as_ptr(),
+                            *dim,
+                            &wm,
+                            q.as_ptr(),
+                            mu.as_ptr(),
+                            2,
+                            null(),
+                            &s,
+                            r2.as_mut_ptr(),
+                            u2.as_mut_ptr(),
+                            &mut rep2,
+                        ),
+                    )
+                } else {
+                    (
+                        perp_solver_friction_cone(
+                            h,
+                            &cone,
+                            *dim,
+                            &wm,
+                            q.as_ptr(),
+                            mu.as_ptr(),
+                            2,
+                            null(),
+                            r1.as_mut_ptr(),
+                            u1.as_mut_ptr(),
+                            &mut rep1,
+                        ),
+                        perp_solve_friction_cone(
+                            name.as_ptr(),
+                            &cone,
+                            *dim,
+                            &wm,
+                            q.as_ptr(),
+                            mu.as_ptr(),
+                            2,
+                            null(),
+                            &s,
+                            r2.as_mut_ptr(),
+                            u2.as_mut_ptr(),
+                            &mut rep2,
+                        ),
+                    )
+                }
+            };
+            assert_eq!(st1, PerpStatus::Solved, "{name:?} call {k}: {}", report_message(&rep1));
+            assert_eq!(
+                (st1, rep1.iterations, bits(&r1), bits(&u1), rep1.error.to_bits()),
+                (st2, rep2.iterations, bits(&r2), bits(&u2), rep2.error.to_bits()),
+                "{name:?} call {k}"
+            );
+        }
+        // A bad μ_r on a kept rolling problem is refused and leaves it usable.
+        let (w9, q9, mu) = fc_data(4, 40);
+        let w: Vec<f64> = (0..100).map(|i| w9[(i / 10) * 12 + i % 10]).collect();
+        let wm = perp_matrix_dense(10, 10, w.as_ptr());
+        let good = [0.1, 0.1];
+        let bad = [0.1, -1.0];
+        let (mut r, mut u, mut rep) = (vec![0.0; 10], vec![0.0; 10], new_report());
+        for (data, want) in
+            [(&good, PerpStatus::Solved), (&bad, PerpStatus::InvalidInput), (&good, PerpStatus::Solved)]
+        {
+            let cone = perp_cone_rolling(data.as_ptr());
+            let st = unsafe {
+                perp_solver_friction_cone(
+                    h,
+                    &cone,
+                    5,
+                    &wm,
+                    q9[..10].as_ptr(),
+                    mu[..2].as_ptr(),
+                    2,
+                    null(),
+                    r.as_mut_ptr(),
+                    u.as_mut_ptr(),
+                    &mut rep,
+                )
+            };
+            assert_eq!(st, want, "{name:?}: {}", report_message(&rep));
+        }
+        assert!(last_error().is_empty());
+        unsafe { perp_solver_free(h) };
+    }
 }

@@ -1,6 +1,6 @@
 //! # perp-capi — perp as a C library (`libperp.so`, `libperp.a`, header `include/perp.h`)
 //!
-//! Four solve calls, thin over the catalogue ([`perp_catalogue::build`] and
+//! Solve calls, thin over the catalogue ([`perp_catalogue::build`] and
 //! [`perp_catalogue::Solver::solve`]):
 //!
 //! * [`perp_solve_lcp`]: the LCP `0 ≤ z ⊥ w = Mz + q ≥ 0` with any LCP solver of the catalogue;
@@ -10,7 +10,14 @@
 //!   (`A u + C v + a = 0`, u free) and the others `0 ≤ v ⊥ w = D u + B v + b ≥ 0`, Siconos'
 //!   layout, with the MCP solvers (fb-newton, bdiff-newton, schur-lemke);
 //! * [`perp_solve_friction`]: the frictional contact problem `u = W r + q`, `K ∋ r ⊥ û ∈ K*`
-//!   (Coulomb, `dim` = 2 or 3) with any frictional solver of the catalogue.
+//!   (Coulomb, `dim` = 2 or 3) with any frictional solver of the catalogue;
+//! * [`perp_solve_friction_cone`]: the same with any built-in friction law ([`PerpCone`]:
+//!   Coulomb, pyramids, elliptic with torsion, Siconos' rolling cone with μ_r per contact);
+//! * [`perp_solve_global`]: the global form `M v = f + H r`, `u = Hᵀ v + b` (Coulomb);
+//! * kept solvers ([`perp_solver_new`], `perp_solver_lcp`, `_box_lcp`, `_mlcp`, `_friction`)
+//!   that reuse their set-up from call to call.
+//!
+//! `PerpSettings::callback` watches (and may stop) any of them iteration by iteration.
 //!
 //! Matrices are given as a [`PerpMatrix`]: dense column-major, or compressed sparse rows.
 //! Results are written into buffers the caller owns. Every call returns a [`PerpStatus`]:
@@ -40,7 +47,7 @@
 use perp_catalogue::{Family, Params, Problem};
 use perp_core::{Error, Matrix, Settings, SolveReport, Status};
 use std::cell::RefCell;
-use std::ffi::{c_char, CStr};
+use std::ffi::{c_char, c_int, c_void, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// How a call ended. Non-negative: the solver ran (outputs written). Negative: the call was
@@ -117,11 +124,75 @@ pub enum PerpFamily {
     /// Frictional contact solvers (`perp_solve_friction`).
     Friction = 1,
     /// For `perp_solver_new`: the family of the solver's name, when the name is of one of the
-    /// two families only (`lemke`, `nsgs`; not `fb-newton`, which is of both).
+    /// two families only (`lemke`, `nsgs`; not `fb-newton`, which is of both), MCP for a name
+    /// of that family only (`schur-lemke`). For `perp_solver_names`: every solver.
     Any = 2,
-    /// MCP solvers (`perp_solve_mlcp`), for `perp_solver_names` (`perp_solver_new` keeps
-    /// LCP and frictional solvers only, and refuses it).
+    /// MCP solvers (`perp_solve_mlcp`, and `perp_solver_mlcp` with a solver made by
+    /// `perp_solver_new(PERP_FAMILY_MCP, …)`).
     Mcp = 3,
+}
+
+/// A friction law, the `kind` of a `PerpCone`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PerpConeKind {
+    /// Coulomb's isotropic cone `‖r_T‖ ≤ μ r_N`; contacts of dimension 2 or 3.
+    Coulomb = 0,
+    /// A pyramid with `facets` faces inscribed in Coulomb's cone: dimension 3 with 3 or more
+    /// facets, or dimension 2 with exactly 2 (the two-sided law `|r_T| ≤ μ r_N`).
+    Pyramid = 1,
+    /// The elliptic cone `Σ_k (r_k / e_k)² ≤ μ² r_N²`: dimension 3 (two tangential semi-axes
+    /// e_t, e_o) or 4 (with torsion: e_t, e_o and e_r, a length, Trinkle–Tzitzouris–Pang 2001 eq. 1), also 2
+    /// (one semi-axis); `data` holds `dim − 1` semi-axes (> 0) per contact.
+    Elliptic = 2,
+    /// Siconos' rolling friction cone `‖r_T‖ ≤ μ r_N`, `‖r_R‖ ≤ μ_r r_N` (De Saxcé's
+    /// modified velocity `ũ_N = u_N + μ‖u_T‖ + μ_r‖u_R‖`): dimension 5 in 3-D (normal, two
+    /// tangential, two rolling) or 3 in 2-D (normal, tangential, rolling); `data` holds one
+    /// rolling coefficient μ_r (≥ 0) per contact. The report's error is Siconos'
+    /// `rolling_friction_3d_compute_error`.
+    Rolling = 3,
+}
+
+/// The friction law of every contact of a `perp_solve_friction_cone` call. Build one with
+/// `perp_cone_coulomb`, `perp_cone_pyramid`, `perp_cone_elliptic` or `perp_cone_rolling`;
+/// perp copies `data` during the call and keeps no pointer.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct PerpCone {
+    /// A `PerpConeKind` value; any other value is refused.
+    pub kind: i32,
+    /// `PERP_CONE_PYRAMID`: the number of facets; ignored for the other kinds.
+    pub facets: usize,
+    /// Per-contact coefficients, contact by contact: `PERP_CONE_ROLLING`, `n_contacts` values
+    /// μ_r; `PERP_CONE_ELLIPTIC`, `n_contacts * (dim − 1)` semi-axes; NULL (ignored) for
+    /// `PERP_CONE_COULOMB` and `PERP_CONE_PYRAMID`.
+    pub data: *const f64,
+}
+
+/// Coulomb's cone at every contact (the law of `perp_solve_friction`).
+#[no_mangle]
+pub extern "C" fn perp_cone_coulomb() -> PerpCone {
+    PerpCone { kind: PerpConeKind::Coulomb as i32, facets: 0, data: std::ptr::null() }
+}
+
+/// A pyramid of `facets` faces at every contact (3 or more in 3-D, 2 in 2-D).
+#[no_mangle]
+pub extern "C" fn perp_cone_pyramid(facets: usize) -> PerpCone {
+    PerpCone { kind: PerpConeKind::Pyramid as i32, facets, data: std::ptr::null() }
+}
+
+/// The elliptic cone at every contact, its `dim − 1` semi-axes per contact in `e` (the
+/// caller's array, `n_contacts * (dim − 1)` values; not copied here).
+#[no_mangle]
+pub extern "C" fn perp_cone_elliptic(e: *const f64) -> PerpCone {
+    PerpCone { kind: PerpConeKind::Elliptic as i32, facets: 0, data: e }
+}
+
+/// The rolling friction cone at every contact, its coefficient μ_r per contact in `mu_r`
+/// (the caller's array, `n_contacts` values; not copied here).
+#[no_mangle]
+pub extern "C" fn perp_cone_rolling(mu_r: *const f64) -> PerpCone {
+    PerpCone { kind: PerpConeKind::Rolling as i32, facets: 0, data: mu_r }
 }
 
 /// A real matrix the caller owns; perp copies it during the call and keeps no pointer.
@@ -164,6 +235,37 @@ pub struct PerpSettings {
     /// Number of strings in `params`: at most the solver's number of parameters (checked
     /// before `params` is read).
     pub n_params: usize,
+    /// Optional: called after every iteration whose error the solver measured (as Python's
+    /// `callback=`; PGS and NSGS measure between their sweeps only at their exact checks),
+    /// on the calling thread, with `user`, the 1-based iteration and the error measure
+    /// (not at the iteration that meets the tolerance: the report gives that one). A
+    /// nonzero return stops the solve: the call then returns `PERP_STATUS_INTERRUPTED` with
+    /// the best iterate written and the report's message saying which iteration stopped it.
+    /// NULL (the default): no call. The callback must not unwind (throw) into perp and must
+    /// not call perp on the same kept solver.
+    pub callback: Option<unsafe extern "C" fn(user: *mut c_void, iteration: usize, error: f64) -> c_int>,
+    /// Passed unchanged as the callback's first argument (may be NULL).
+    pub user: *mut c_void,
+}
+
+/// The type of `PerpSettings::callback` (Rust side).
+type PerpCallback = unsafe extern "C" fn(user: *mut c_void, iteration: usize, error: f64) -> c_int;
+
+/// A C callback as the Rust observer: the function and its user pointer.
+#[derive(Clone, Copy)]
+struct CCallback {
+    f: PerpCallback,
+    user: *mut c_void,
+}
+
+// SAFETY: with `Settings::threads = 1` (the C API never sets more) the observer runs on the
+// thread that called perp; the user pointer is only handed back to the caller's function.
+unsafe impl Send for CCallback {}
+unsafe impl Sync for CCallback {}
+
+thread_local! {
+    /// The iteration at which the calling thread's C callback stopped the current solve.
+    static STOPPED_AT: std::cell::Cell<Option<(usize, c_int)>> = const { std::cell::Cell::new(None) };
 }
 
 /// Bytes of `PerpReport::message`, its terminating NUL included.
@@ -182,7 +284,7 @@ pub struct PerpReport {
     /// Wall-clock seconds of the solve.
     pub seconds: f64,
     /// The physical check of the answer in the problem's own scales (forces relative to their
-    /// size, velocities to the data's; see README, "How the error is measured"); a solved
+    /// size, velocities to the data's; see docs/solvers.md, "How the error is measured"); a solved
     /// answer has it at most `max(10 tol, 1e-4)`. NaN when the solver reports none (box-LCP)
     /// or the call was refused.
     pub physical_error: f64,
@@ -205,6 +307,12 @@ fn set_text(buf: &mut [c_char; PERP_MESSAGE_LEN], text: &str) {
 }
 
 impl PerpReport {
+    /// The message as Rust text (up to its NUL).
+    fn message_text(&self) -> String {
+        let bytes: Vec<u8> = self.message.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
     fn refused(status: PerpStatus) -> PerpReport {
         PerpReport {
             status,
@@ -256,8 +364,19 @@ fn guard(
     body: impl FnOnce() -> Result<PerpReport, Refusal>,
 ) -> PerpStatus {
     set_message(String::new());
+    STOPPED_AT.with(|c| c.set(None));
     let mut out = match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(r)) => r,
+        Ok(Ok(mut r)) => {
+            if let Some((k, ret)) = STOPPED_AT.with(|c| c.take()) {
+                if r.status == PerpStatus::Interrupted {
+                    let note = r.message_text();
+                    let text = format!("stopped by settings.callback (it returned {ret} at iteration {k})");
+                    let text = if note.is_empty() { text } else { format!("{text}; {note}") };
+                    set_text(&mut r.message, &text);
+                }
+            }
+            r
+        }
         Ok(Err(Refusal::Null(what))) => {
             set_message(format!("{name}: {what} is a null or misaligned pointer"));
             PerpReport::refused(PerpStatus::NullPointer)
@@ -487,6 +606,24 @@ unsafe fn settings(
         } else {
             None
         },
+        observer: s.callback.map(|f| {
+            let cb = CCallback { f, user: s.user };
+            let observer: perp_core::Observer = std::sync::Arc::new(move |p: &perp_core::Progress| {
+                if !p.measured {
+                    return perp_core::Control::Continue;
+                }
+                let cb = cb;
+                // SAFETY: the caller's function, with the caller's pointer.
+                let ret = unsafe { (cb.f)(cb.user, p.iteration, p.error) };
+                if ret == 0 {
+                    perp_core::Control::Continue
+                } else {
+                    STOPPED_AT.with(|c| c.set(Some((p.iteration, ret))));
+                    perp_core::Control::Stop
+                }
+            });
+            observer
+        }),
         ..Settings::default()
     };
     out.validate().map_err(|e| match e {
@@ -541,17 +678,19 @@ unsafe fn c_str<'a>(what: &str, p: *const c_char) -> Result<&'a str, Refusal> {
     Ok(s.to_str().map_err(|_| Error::setting(what, s.to_string_lossy(), "is not valid UTF-8"))?)
 }
 
-/// The one family of the C API (LCP or frictional) with a solver called by the C string
-/// `p`: `PERP_FAMILY_ANY`'s rule.
+/// The one family of the C API (LCP or frictional; MCP for a name of that family only) with
+/// a solver called by the C string `p`: `PERP_FAMILY_ANY`'s rule.
 unsafe fn family_of_name(p: *const c_char) -> Result<Family, Refusal> {
     if p.is_null() {
         return Err(Error::setting("solver", "NULL", "PERP_FAMILY_ANY needs a solver name").into());
     }
     let name = unsafe { c_str("solver", p) }?;
-    let families: Vec<Family> =
-        perp_catalogue::families_of(name).into_iter().filter(|f| *f != Family::Mcp).collect();
+    let all = perp_catalogue::families_of(name);
+    let families: Vec<Family> = all.iter().copied().filter(|f| *f != Family::Mcp).collect();
     match families.as_slice() {
         [f] => Ok(*f),
+        // An MCP solver only (schur-lemke).
+        [] if all.contains(&Family::Mcp) => Ok(Family::Mcp),
         [] => Err(Error::unknown_solver(name, &perp_catalogue::all_names()).into()),
         _ => Err(Error::setting(
             "solver",
@@ -578,10 +717,18 @@ fn warm_start(p: *const f64, n: usize) -> Result<Option<Vec<f64>>, Refusal> {
 }
 
 /// The default settings: tolerance 1e-8, the solver's own iteration limit, no time limit,
-/// no parameters.
+/// no parameters, no callback.
 #[no_mangle]
 pub extern "C" fn perp_settings_default() -> PerpSettings {
-    PerpSettings { tol: 1e-8, max_iter: 0, time_limit: 0.0, params: std::ptr::null(), n_params: 0 }
+    PerpSettings {
+        tol: 1e-8,
+        max_iter: 0,
+        time_limit: 0.0,
+        params: std::ptr::null(),
+        n_params: 0,
+        callback: None,
+        user: std::ptr::null_mut(),
+    }
 }
 
 /// A dense column-major matrix over the caller's `nrows * ncols` values (not copied here).
@@ -809,6 +956,263 @@ pub unsafe extern "C" fn perp_solve_friction(
     })
 }
 
+/// The contact dimension `dim` checked against the law `cone` (NULL: Coulomb), and
+/// `dim · n_contacts` (checked for overflow).
+unsafe fn cone_size(cone: Option<&PerpCone>, dim: usize, n_contacts: usize) -> Result<usize, Refusal> {
+    let kind = cone.map_or(PerpConeKind::Coulomb as i32, |c| c.kind);
+    let dims: &[usize] = if kind == PerpConeKind::Coulomb as i32 || kind == PerpConeKind::Pyramid as i32 {
+        &[2, 3]
+    } else if kind == PerpConeKind::Elliptic as i32 {
+        &[2, 3, 4]
+    } else if kind == PerpConeKind::Rolling as i32 {
+        &[3, 5]
+    } else {
+        return Err(Error::setting(
+            "cone.kind",
+            kind,
+            "must be PERP_CONE_COULOMB (0), PERP_CONE_PYRAMID (1), PERP_CONE_ELLIPTIC (2) or PERP_CONE_ROLLING (3)",
+        )
+        .into());
+    };
+    if !dims.contains(&dim) {
+        let (law, which) = match kind {
+            1 => ("a pyramid", "2 (with 2 facets) or 3"),
+            2 => ("the elliptic cone", "2, 3 or 4 (with torsion)"),
+            3 => ("the rolling cone", "3 (2-D: normal, tangential, rolling) or 5 (3-D)"),
+            _ => ("Coulomb's cone", "2 or 3 (for torsion use PERP_CONE_ELLIPTIC, dim 4)"),
+        };
+        return Err(Error::setting("dim", dim, &format!("contacts of {law} have dimension {which}")).into());
+    }
+    Ok(dim
+        .checked_mul(n_contacts)
+        .ok_or_else(|| Error::setting("n_contacts", n_contacts, "dim * n_contacts overflows"))?)
+}
+
+/// The local problem of `w`, `q`, `mu` with the law `cone` (NULL: Coulomb) at each of its
+/// contacts; the law's data read here (`cone.data`, named so in errors).
+unsafe fn cone_problem(
+    cone: Option<&PerpCone>,
+    dim: usize,
+    w: Matrix,
+    q: Vec<f64>,
+    mu: Vec<f64>,
+) -> Result<perp_cones::FrictionContactProblem, Refusal> {
+    let nc = mu.len();
+    let Some(c) = cone else {
+        return Ok(perp_cones::FrictionContactProblem::new(dim, w, q, mu)?);
+    };
+    let specs: Vec<perp_cones::ConeSpec> = match c.kind {
+        0 => return Ok(perp_cones::FrictionContactProblem::new(dim, w, q, mu)?),
+        1 => {
+            // Checked once here so that the error names the field, not a contact.
+            perp_cones::Pyramid::new(dim, c.facets).map_err(|e| match e {
+                Error::InvalidSetting { name, value, reason } if name == "facets" => {
+                    Error::InvalidSetting { name: "cone.facets".into(), value, reason }
+                }
+                other => other,
+            })?;
+            vec![perp_cones::ConeSpec::Pyramid { facets: c.facets }; nc]
+        }
+        2 => {
+            let k = dim - 1;
+            let len = nc.checked_mul(k).ok_or_else(|| Error::setting("n_contacts", nc, "overflows"))?;
+            let e = unsafe { read("cone.data (the semi-axes)", c.data, len)? };
+            check_axes(&e, k)?;
+            e.chunks(k).map(|a| perp_cones::ConeSpec::Elliptic { e: a.to_vec() }).collect()
+        }
+        _ => {
+            let mu_r = unsafe { read("cone.data (mu_r)", c.data, nc)? };
+            check_mu_r(&mu_r)?;
+            return Ok(perp_cones::FrictionContactProblem::rolling(dim, w, q, mu, mu_r)?);
+        }
+    };
+    Ok(perp_cones::FrictionContactProblem::new(dim, w, q, mu)?.with_cones(specs)?)
+}
+
+/// Refuses a semi-axis (`k` per contact) that is not finite and > 0, naming it.
+fn check_axes(e: &[f64], k: usize) -> Result<(), Refusal> {
+    match e.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
+        Some(i) => Err(Error::setting(
+            &format!("cone.data[{i}] (semi-axis {} of contact {})", i % k, i / k),
+            e[i],
+            "must be finite and > 0",
+        )
+        .into()),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a rolling coefficient that is not finite and >= 0, naming it.
+fn check_mu_r(mu_r: &[f64]) -> Result<(), Refusal> {
+    match mu_r.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
+        Some(i) => {
+            Err(Error::setting(&format!("mu_r[{i}] (cone.data)"), mu_r[i], "must be finite and >= 0").into())
+        }
+        None => Ok(()),
+    }
+}
+
+/// Refills the laws of the kept problem `p` from `cone` in place when they are of the same
+/// kind (and, for pyramids, facets): μ_r or the semi-axes are copied (checked first).
+/// `false` when the kinds differ (nothing changed).
+unsafe fn refill_laws(
+    p: &mut perp_cones::FrictionContactProblem,
+    cone: Option<&PerpCone>,
+) -> Result<bool, Refusal> {
+    use perp_cones::ConeSpec;
+    let nc = p.contacts();
+    let k = p.dim - 1;
+    let kind = cone.map_or(PerpConeKind::Coulomb as i32, |c| c.kind);
+    let Some(laws) = p.cones.as_mut() else {
+        return Ok(kind == PerpConeKind::Coulomb as i32);
+    };
+    let Some(c) = cone else { return Ok(false) };
+    if kind == PerpConeKind::Pyramid as i32 {
+        return Ok(laws.iter().all(|l| matches!(l, ConeSpec::Pyramid { facets } if *facets == c.facets)));
+    }
+    if kind == PerpConeKind::Elliptic as i32 {
+        if !laws.iter().all(|l| matches!(l, ConeSpec::Elliptic { e } if e.len() == k)) {
+            return Ok(false);
+        }
+        let e = unsafe { view(|| "cone.data (the semi-axes)".into(), c.data, nc * k)? };
+        check_axes(e, k)?;
+        for (law, axes) in laws.iter_mut().zip(e.chunks(k)) {
+            if let ConeSpec::Elliptic { e } = law {
+                e.copy_from_slice(axes);
+            }
+        }
+        return Ok(true);
+    }
+    if kind == PerpConeKind::Rolling as i32 {
+        if !laws.iter().all(|l| matches!(l, ConeSpec::Rolling { .. })) {
+            return Ok(false);
+        }
+        let v = unsafe { view(|| "cone.data (mu_r)".into(), c.data, nc)? };
+        check_mu_r(v)?;
+        for (law, &m) in laws.iter_mut().zip(v) {
+            *law = ConeSpec::Rolling { mu_r: m };
+        }
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// `perp_solve_friction_cone` with a kept solver of the frictional family: the law, W, q, μ
+/// and the warm start as there. While W keeps its shape, `dim` and `n_contacts` their values
+/// and the law its kind (and facets), the problem is refilled in place (μ_r and semi-axes
+/// included); otherwise it is built afresh. The answer equals `perp_solve_friction_cone`'s
+/// with the same solver and settings, bit for bit (for a solver without memory of earlier
+/// answers).
+#[no_mangle]
+pub unsafe extern "C" fn perp_solver_friction_cone(
+    s: *mut PerpSolver,
+    cone: *const PerpCone,
+    dim: usize,
+    w_mat: *const PerpMatrix,
+    q: *const f64,
+    mu: *const f64,
+    n_contacts: usize,
+    warm: *const f64,
+    r: *mut f64,
+    u: *mut f64,
+    report: *mut PerpReport,
+) -> PerpStatus {
+    guard("perp_solver_friction_cone", report, || unsafe {
+        let h = handle(s, Family::Friction)?;
+        if !cone.is_null() && !cone.is_aligned() {
+            return Err(Refusal::Null("cone".into()));
+        }
+        // SAFETY: checked aligned; NULL is None. PerpCone is plain data.
+        let cone = if cone.is_null() { None } else { Some(*cone) };
+        let size = cone_size(cone.as_ref(), dim, n_contacts)?;
+        let wm = matrix_arg(w_mat, "W")?;
+        check_order(&wm, "W", "dim * n_contacts", size)?;
+        let qs = view(|| "q".into(), q, size)?;
+        let mus = view(|| "mu".into(), mu, n_contacts)?;
+        let start = warm_view(warm, size)?;
+        check_out("r", r)?;
+        check_out("u", u)?;
+        let kept = match &mut h.problem {
+            Some(Problem::Friction(p)) if p.dim == dim && p.size() == size => {
+                match same_shape(&wm, &p.w, "W")? {
+                    Some(values) if refill_laws(p, cone.as_ref())? => {
+                        refill(&mut p.w, values);
+                        p.q.copy_from_slice(qs);
+                        p.mu.copy_from_slice(mus);
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
+        if !kept {
+            h.problem = None;
+            let p = cone_problem(cone.as_ref(), dim, matrix(&wm, "W")?, qs.to_vec(), mus.to_vec())?;
+            h.problem = Some(Problem::Friction(p));
+        }
+        h.solve_kept(start, r, u)
+    })
+}
+
+/// Solves the frictional contact problem `u = W r + q` with the friction law `cone` at each
+/// of the `n_contacts` contacts of dimension `dim` (normal component first),
+/// `size = dim * n_contacts`: Coulomb's cone (dim 2, 3), a pyramid (dim 2, 3), the elliptic
+/// cone (dim 2–4, torsion at 4) or Siconos' rolling friction cone (dim 3, 5; μ_r per
+/// contact), see `PerpConeKind`.
+///
+/// * `cone`: the law (`perp_cone_rolling(mu_r)`, …), or NULL for Coulomb; a kind and `dim`
+///   that do not fit, a negative μ_r, a semi-axis <= 0 or too few facets are refused naming
+///   the field and value;
+/// * the other arguments as for `perp_solve_friction`. Solvers that work from a cone's
+///   projection or natural map (nsgs, prox, fb-newton, ac-newton, admm, apgd, …) take every
+///   law; a solver that cannot take one refuses the call with a message saying which to use.
+///
+/// Returns the status (see `PerpStatus`).
+#[no_mangle]
+pub unsafe extern "C" fn perp_solve_friction_cone(
+    solver: *const c_char,
+    cone: *const PerpCone,
+    dim: usize,
+    w_mat: *const PerpMatrix,
+    q: *const f64,
+    mu: *const f64,
+    n_contacts: usize,
+    warm: *const f64,
+    settings: *const PerpSettings,
+    r: *mut f64,
+    u: *mut f64,
+    report: *mut PerpReport,
+) -> PerpStatus {
+    guard("perp_solve_friction_cone", report, || unsafe {
+        let name = solver_name(solver, Family::Friction)?;
+        if !cone.is_null() && !cone.is_aligned() {
+            return Err(Refusal::Null("cone".into()));
+        }
+        // SAFETY: checked aligned; NULL is None. PerpCone is plain data.
+        let cone = if cone.is_null() { None } else { Some(*cone) };
+        let size = cone_size(cone.as_ref(), dim, n_contacts)?;
+        let wm = matrix_arg(w_mat, "W")?;
+        check_order(&wm, "W", "dim * n_contacts", size)?;
+        let w = matrix(&wm, "W")?;
+        let q = read("q", q, size)?;
+        let mu = read("mu", mu, n_contacts)?;
+        let warm = warm_start(warm, size)?;
+        let (s, params) = self::settings(settings, Family::Friction, name)?;
+        check_out("r", r)?;
+        check_out("u", u)?;
+        let p = cone_problem(cone.as_ref(), dim, w, q, mu)?;
+        let a = perp_catalogue::build(Family::Friction, name, &params)?.solve(
+            &Problem::Friction(p),
+            warm.as_deref(),
+            &s,
+        )?;
+        write(r, &a.z[..size]);
+        write(u, &a.w[..size]);
+        Ok(PerpReport::of(&a.report))
+    })
+}
+
 /// Solves the frictional contact problem in global form (Siconos' and FCLIB's
 /// `GlobalFrictionContactProblem`), `M v = f + H r`, `u = Hᵀ v + b`, Coulomb friction at
 /// `n_contacts` contacts of dimension `dim` (2 or 3; normal component first),
@@ -847,6 +1251,16 @@ pub unsafe extern "C" fn perp_solve_global(
 ) -> PerpStatus {
     guard("perp_solve_global", report, || unsafe {
         let name = if solver.is_null() { "global-ipm" } else { solver_name(solver, Family::Friction)? };
+        if !(2..=3).contains(&dim) {
+            return Err(Error::setting(
+                "dim",
+                dim,
+                "the global problem takes Coulomb contacts of dimension 2 or 3 (perp's global form \
+                 has no rolling or torsional cones yet: form W = Hᵀ M⁻¹ H, q = Hᵀ M⁻¹ f + b and call \
+                 perp_solve_friction_cone)",
+            )
+            .into());
+        }
         let size = friction_size(dim, n_contacts)?;
         let mm = matrix_arg(m_mat, "M")?;
         let n_dof = mm.nrows;
@@ -997,7 +1411,8 @@ unsafe fn handle<'a>(s: *mut PerpSolver, family: Family) -> Result<&'a mut PerpS
 
 /// Creates a solver kept across calls (see `PerpSolver`): `family` a `PerpFamily` value,
 /// `solver` a catalogue name of that family (NULL: `lemke` for LCPs, `prox` for frictional
-/// problems; with `PERP_FAMILY_ANY` the name decides the family), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
+/// problems, `fb-newton` for `PERP_FAMILY_MCP`, whose solvers take `perp_solver_mlcp`; with
+/// `PERP_FAMILY_ANY` the name decides the family, LCP or frictional, MCP for `schur-lemke`), `settings` (NULL: `perp_settings_default()`) fixed for its lifetime. Returns
 /// NULL when refused (an unknown family, name or parameter, bad settings; see
 /// `perp_last_error_message`).
 #[no_mangle]
@@ -1014,11 +1429,13 @@ pub unsafe extern "C" fn perp_solver_new(
             Family::Friction
         } else if family == PerpFamily::Any as i32 {
             family_of_name(solver)?
+        } else if family == PerpFamily::Mcp as i32 {
+            Family::Mcp
         } else {
             return Err(Error::setting(
                 "family",
                 family,
-                "must be PERP_FAMILY_LCP (0), PERP_FAMILY_FRICTION (1) or PERP_FAMILY_ANY (2)",
+                "must be PERP_FAMILY_LCP (0), PERP_FAMILY_FRICTION (1), PERP_FAMILY_ANY (2) or PERP_FAMILY_MCP (3)",
             )
             .into());
         };
@@ -1075,32 +1492,138 @@ pub unsafe extern "C" fn perp_solver_lcp(
         check_out("z", z)?;
         check_out("w", w)?;
         let kept = match &mut h.problem {
-            Some(Problem::Lcp(p)) if p.n() == n && mm.nrows == n => match same_shape(&mm, p.m(), "M")? {
-                Some(values) => {
-                    if let Matrix::Dense(_) = p.m() {
-                        // `set_m_values` takes a dense M row by row.
-                        h.rows.clear();
-                        h.rows.extend((0..n * n).map(|k| values[(k % n) * n + k / n]));
-                        p.set_m_values(&h.rows).map_err(|e| rename(e, "M"))?;
-                    } else {
-                        p.set_m_values(values).map_err(|e| rename(e, "M"))?;
-                    }
-                    p.set_q(qs)?;
-                    true
-                }
-                None => false,
-            },
+            Some(Problem::Lcp(p)) if p.n() == n && mm.nrows == n && p.bounds().is_none() => {
+                refill_lcp(p, &mut h.rows, &mm, qs)?
+            }
             _ => false,
         };
         if !kept {
             h.problem = None;
             let lcp = perp_lcp::Lcp::new(matrix(&mm, "M")?, qs.to_vec())?;
-            if let Matrix::Dense(_) = lcp.m() {
-                // The next call's refill of a dense M goes through this buffer.
-                h.rows.reserve(n * n);
-            }
-            h.problem = Some(Problem::Lcp(lcp));
+            h.keep_lcp(lcp);
         }
+        h.solve_kept(start, z, w)
+    })
+}
+
+/// Refills the kept LCP `p` (of order n) with M's values and q when M has the shape of the
+/// kept one (then `true`); `false` when it does not (nothing changed).
+unsafe fn refill_lcp(
+    p: &mut perp_lcp::Lcp,
+    rows: &mut Vec<f64>,
+    mm: &PerpMatrix,
+    qs: &[f64],
+) -> Result<bool, Refusal> {
+    let n = p.n();
+    Ok(match unsafe { same_shape(mm, p.m(), "M")? } {
+        Some(values) => {
+            if let Matrix::Dense(_) = p.m() {
+                // `set_m_values` takes a dense M row by row.
+                rows.clear();
+                rows.extend((0..n * n).map(|k| values[(k % n) * n + k / n]));
+                p.set_m_values(rows).map_err(|e| rename(e, "M"))?;
+            } else {
+                p.set_m_values(values).map_err(|e| rename(e, "M"))?;
+            }
+            p.set_q(qs)?;
+            true
+        }
+        None => false,
+    })
+}
+
+impl PerpSolver {
+    /// Keeps `lcp` as the problem (after a change of shape).
+    fn keep_lcp(&mut self, lcp: perp_lcp::Lcp) {
+        if let Matrix::Dense(_) = lcp.m() {
+            // The next call's refill of a dense M goes through this buffer.
+            self.rows.reserve(lcp.n() * lcp.n());
+        }
+        self.problem = Some(Problem::Lcp(lcp));
+    }
+}
+
+/// `perp_solve_box_lcp` with a kept solver of the LCP family (one that takes bounds: see
+/// there): M, q, the bounds and the warm start as there. While M keeps its shape and the
+/// bounds their values, the problem is refilled in place as `perp_solver_lcp` does; new
+/// bounds build it afresh. The answer equals `perp_solve_box_lcp`'s with the same solver
+/// and settings, bit for bit (for a solver without memory of earlier answers).
+#[no_mangle]
+pub unsafe extern "C" fn perp_solver_box_lcp(
+    s: *mut PerpSolver,
+    m: *const PerpMatrix,
+    q: *const f64,
+    n: usize,
+    lower: *const f64,
+    upper: *const f64,
+    warm: *const f64,
+    z: *mut f64,
+    w: *mut f64,
+    report: *mut PerpReport,
+) -> PerpStatus {
+    guard("perp_solver_box_lcp", report, || unsafe {
+        let h = handle(s, Family::Lcp)?;
+        let mm = matrix_arg(m, "M")?;
+        check_order(&mm, "M", "n", n)?;
+        let qs = view(|| "q".into(), q, n)?;
+        let lo = view(|| "lower".into(), lower, n)?;
+        let hi = view(|| "upper".into(), upper, n)?;
+        Error::check_bounds(lo, hi)?;
+        let start = warm_view(warm, n)?;
+        check_out("z", z)?;
+        check_out("w", w)?;
+        let same_bounds =
+            |p: &perp_lcp::Lcp| p.bounds().is_some_and(|(l, u)| bits_eq(l, lo) && bits_eq(u, hi));
+        let kept = match &mut h.problem {
+            Some(Problem::Lcp(p)) if p.n() == n && same_bounds(p) => refill_lcp(p, &mut h.rows, &mm, qs)?,
+            _ => false,
+        };
+        if !kept {
+            h.problem = None;
+            let lcp = perp_lcp::Lcp::with_bounds(matrix(&mm, "M")?, qs.to_vec(), lo.to_vec(), hi.to_vec())?;
+            h.keep_lcp(lcp);
+        }
+        h.solve_kept(start, z, w)
+    })
+}
+
+/// Whether `a` and `b` hold the same values bit for bit.
+fn bits_eq(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// `perp_solve_mlcp` with a kept solver of the MCP family (`perp_solver_new(PERP_FAMILY_MCP,
+/// …)`): M, q, `n_eq` and the warm start as there. The solver (and its settings) is kept;
+/// the MLCP is built from the arguments at each call. The answer equals `perp_solve_mlcp`'s
+/// with the same solver and settings, bit for bit (for a solver without memory of earlier
+/// answers).
+#[no_mangle]
+pub unsafe extern "C" fn perp_solver_mlcp(
+    s: *mut PerpSolver,
+    m: *const PerpMatrix,
+    q: *const f64,
+    n: usize,
+    n_eq: usize,
+    warm: *const f64,
+    z: *mut f64,
+    w: *mut f64,
+    report: *mut PerpReport,
+) -> PerpStatus {
+    guard("perp_solver_mlcp", report, || unsafe {
+        let h = handle(s, Family::Mcp)?;
+        if n_eq > n {
+            return Err(Error::setting("n_eq", n_eq, &format!("must be at most n = {n}")).into());
+        }
+        let mm = matrix_arg(m, "M")?;
+        check_order(&mm, "M", "n", n)?;
+        let mat = matrix(&mm, "M")?;
+        let qs = read("q", q, n)?;
+        let start = warm_view(warm, n)?;
+        check_out("z", z)?;
+        check_out("w", w)?;
+        h.problem = None;
+        h.problem =
+            Some(Problem::Mlcp(perp_ncp::mlcp::Mlcp::new(mat, qs, (0..n).map(|i| i < n_eq).collect())?));
         h.solve_kept(start, z, w)
     })
 }
@@ -1135,7 +1658,7 @@ pub unsafe extern "C" fn perp_solver_friction(
         check_out("u", u)?;
         // The values are checked by the solve (`solve_into` validates the problem).
         let kept = match &mut h.problem {
-            Some(Problem::Friction(p)) if p.dim == dim && p.size() == size => {
+            Some(Problem::Friction(p)) if p.dim == dim && p.size() == size && p.cones.is_none() => {
                 match same_shape(&wm, &p.w, "W")? {
                     Some(values) => {
                         refill(&mut p.w, values);
@@ -1185,7 +1708,8 @@ unsafe fn copy_text(msg: &str, buf: *mut c_char, len: usize) -> usize {
 
 /// Copies the catalogue's solver names for `family` (a `PerpFamily` value), separated by
 /// commas, into `buf` as `perp_last_error_message` does, and returns the full length.
-/// An unknown family gives the empty string.
+/// `PERP_FAMILY_ANY` lists every solver of the catalogue once (a name of several families,
+/// such as `fb-newton`, once). An unknown family gives the empty string.
 #[no_mangle]
 pub unsafe extern "C" fn perp_solver_names(family: i32, buf: *mut c_char, len: usize) -> usize {
     let names = if family == PerpFamily::Lcp as i32 {
@@ -1194,6 +1718,8 @@ pub unsafe extern "C" fn perp_solver_names(family: i32, buf: *mut c_char, len: u
         perp_catalogue::names(Family::Friction).join(",")
     } else if family == PerpFamily::Mcp as i32 {
         perp_catalogue::names(Family::Mcp).join(",")
+    } else if family == PerpFamily::Any as i32 {
+        perp_catalogue::all_names().join(",")
     } else {
         String::new()
     };
