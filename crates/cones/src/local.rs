@@ -81,6 +81,21 @@ impl Local<'_> {
         norm(self.b) + wmax * norm(r) + f64::MIN_POSITIVE
     }
 
+    /// The local Newton stops when `‖φ‖ ≤ 1e-15 · scale / divisor`. φ (Alart–Curnier or
+    /// Fischer–Burmeister) is in the units of r while [`Local::scale`] is in those of u
+    /// (`‖b‖ + max|W_ii| ‖r‖`): for a law other than the built-in Coulomb cone the scale is
+    /// divided by `max(max|W_ii|, 1)`, back to r's units and never looser than before. A
+    /// badly scaled block (the rolling rows of `rfc3d_sphere_from_grfc3d`, max|W_ii| ≈ 1e7)
+    /// otherwise stops each local solve at ~1e-8 relative, and NSGS stalls there. The
+    /// Coulomb cone keeps the undivided scale (its answers and pinned counts unchanged).
+    fn stop_divisor(&self, wmax: f64) -> f64 {
+        if self.coulomb {
+            1.0
+        } else {
+            wmax.max(1.0)
+        }
+    }
+
     /// Solves in place from the current `r`; returns the local iterations spent.
     pub fn solve(&self, kind: LocalSolver, r: &mut [f64], max_iter: usize) -> usize {
         let d = self.d();
@@ -173,8 +188,9 @@ impl Local<'_> {
         let tdiag: f64 = (1..N).map(|k| w[k][k]).sum::<f64>() / (N - 1) as f64;
         let rho_t = if tdiag > 0.0 { 1.0 / tdiag } else { rho_n };
         let (nb, wmax) = (norm(&b), self.w.iter().fold(0.0_f64, |m, v| m.max(v.abs())));
-        // `Local::scale`.
-        let scale = |r: &[f64; N]| nb + wmax * norm(r) + f64::MIN_POSITIVE;
+        // `Local::scale`, over `Local::stop_divisor`.
+        let div = self.stop_divisor(wmax);
+        let scale = |r: &[f64; N]| (nb + wmax * norm(r) + f64::MIN_POSITIVE) / div;
         let cfun = |r: &[f64; N], phi: &mut [f64; N], jac: Option<(&mut [f64], &mut [f64])>| {
             self.cfun_fixed(fb, (rho_n, rho_t), &w, &b, r, phi, jac)
         };
@@ -287,13 +303,14 @@ impl Local<'_> {
         let tdiag: f64 = (1..d).map(|k| w[k * d + k]).sum::<f64>() / (d - 1) as f64;
         let rho_t = if tdiag > 0.0 { 1.0 / tdiag } else { rho_n };
         let rho = (rho_n, rho_t);
+        let div = self.stop_divisor(w.iter().fold(0.0_f64, |m, v| m.max(v.abs())));
         let (mut phi, mut jr, mut ju) = ([0.0; MD], [0.0; MD2], [0.0; MD2]);
         let mut trial = [0.0; MD];
         let mut phit = [0.0; MD];
         for it in 1..=max_iter {
             self.cfun(fb, rho, r, &mut phi[..d], Some((&mut jr[..d * d], &mut ju[..d * d])));
             let f0 = norm(&phi[..d]);
-            if f0 <= 1e-15 * self.scale(r) {
+            if f0 <= 1e-15 * self.scale(r) / div {
                 return it;
             }
             // J = Jr + Ju W
