@@ -169,3 +169,42 @@ fn every_global_file_is_solved_by_the_interior_point_method() {
         assert!(dv <= 1e-6 * vscale, "{name}: velocities differ by {:.1e}", dv / vscale);
     }
 }
+
+/// Every local solver on every global file (through its reduction `W = Hᵀ M⁻¹ H`, as
+/// `perp solve` and `perp bench` run it) at 1e-6: a `Solved` answer's report gives Siconos'
+/// global error of the returned (r, v), and that error, recomputed here, is within the
+/// tolerance. Before, the report gave the local error, normalised by ‖q‖ instead of
+/// max(‖u‖, ‖r‖), and admm on GFC3D_Example0 (1.03e-6) and admm and apgd on Box_Stacks (1.6e-6,
+/// 2.0e-6) were called solved at 1e-6.
+#[test]
+#[ignore = "needs PERP_SUITES"]
+fn a_local_solver_on_a_global_file_is_judged_by_the_global_measure() {
+    use perp::catalogue::{build, Family, Params, Problem};
+    let tol = 1e-6;
+    let s = Settings { tol, time_limit: Some(std::time::Duration::from_secs(10)), ..Settings::default() };
+    for (path, g) in global_files() {
+        let mut solved = Vec::new();
+        for name in perp::cones::SOLVER_NAMES {
+            let mut sv = build(Family::Friction, name, &Params::new()).unwrap();
+            let a = match sv.solve(&Problem::GlobalFriction(g.clone()), None, &s) {
+                Ok(a) => a,
+                // A solver that cannot take the file's laws says so; nothing to judge.
+                Err(_) => continue,
+            };
+            let v = a.v.as_ref().expect("a global answer has velocities");
+            let global = g.error(&a.z, v);
+            assert!(
+                (a.report.error - global).abs() <= 1e-12 * global.max(1e-300) || a.report.error == global,
+                "{} {name}: report error {} against the global error {global}",
+                path.display(),
+                a.report.error
+            );
+            if a.report.status == Status::Solved {
+                assert!(global <= tol, "{} {name}: solved with global error {global:.3e}", path.display());
+                solved.push(*name);
+            }
+        }
+        assert!(!solved.is_empty(), "{}: no local solver solved it", path.display());
+        println!("{}: solved by {solved:?}", path.file_name().unwrap().to_string_lossy());
+    }
+}
