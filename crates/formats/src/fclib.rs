@@ -131,7 +131,9 @@ pub fn parse_fclib(bytes: Vec<u8>, file: &Path) -> Result<(FrictionFile, FclibEx
             position: 0,
             field: ROLLING_GROUP.into(),
             message: "this file holds a rolling frictional contact problem (μ and μ_r), not a \
-                      frictional one: read it as rolling friction (kind rfc3d/rfc2d)"
+                      frictional one: perp reads it as rolling frictional contact in the local \
+                      form (kind rfc3d/rfc2d: no --kind, or --kind fc); the global form (--kind \
+                      gfc) has no rolling laws"
                 .into(),
         }),
     }
