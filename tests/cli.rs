@@ -392,6 +392,8 @@ fn solve_verbose_logs_measured_iterations_and_history_writes_them() {
         .collect();
     assert!(!logged.is_empty(), "{err}");
     assert!(logged.iter().all(|(k, _)| k % 10 == 0), "{logged:?}");
+    // nsgs takes no step length: its lines carry none.
+    assert!(err.lines().filter(|l| l.starts_with("iteration ")).all(|l| !l.contains(" step ")), "{err}");
     let end = err.lines().find(|l| l.starts_with("end ")).expect("an end line");
     let iterations: usize = end.split(' ').nth(3).unwrap().parse().unwrap();
     let text = std::fs::read_to_string(&csv).unwrap();
@@ -421,6 +423,16 @@ fn solve_verbose_logs_measured_iterations_and_history_writes_them() {
         err.lines().any(|l| l.starts_with("iteration 1 error ") && l.contains(" factorizations 1")),
         "{err}"
     );
+    // Issue 34, item 1: each Newton line carries the line search's step length t ∈ (0, 1].
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("iteration ")).collect();
+    assert!(!lines.is_empty(), "{err}");
+    for l in lines {
+        let f: Vec<&str> = l.split(' ').collect();
+        let at = f.iter().position(|w| *w == "step").unwrap_or_else(|| panic!("no step in {l}"));
+        assert_eq!(at, 4, "the step follows the error: {l}");
+        let t: f64 = f[at + 1].parse().unwrap_or_else(|e| panic!("{l}: {e}"));
+        assert!(t > 0.0 && t <= 1.0, "{l}");
+    }
     // A history file in a folder that does not exist is refused before the solve, naming it.
     let o =
         perp().args(["solve", "fc3d-contact-200", "--history", "/nonexistent-dir/h.csv"]).output().unwrap();

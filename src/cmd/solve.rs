@@ -41,8 +41,10 @@ pub struct Args {
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
-    /// Log every iteration whose error the solver measured to stderr: `iteration K error E`
-    /// and the effort so far (pivots, factorizations, line-search steps), then an `end` line.
+    /// Log every iteration whose error the solver measured to stderr: `iteration K error E`,
+    /// the step length when the solver takes one (`step T`: a Newton method's line-search
+    /// step, apgd's step size), and the effort so far (pivots, factorizations, line-search
+    /// steps), then an `end` line.
     #[arg(long)]
     verbose: bool,
     /// Write the iteration history (the measured errors and their iterations) to FILE: CSV
@@ -116,6 +118,9 @@ fn log_iteration(p: &perp::core::Progress) -> perp::core::Control {
     if p.measured {
         let c = p.counters;
         let mut line = format!("iteration {} error {:.6e}", p.iteration, p.error);
+        if let Some(t) = p.step {
+            line.push_str(&format!(" step {t:.1e}"));
+        }
         for (name, v) in
             [("pivots", c.pivots), ("factorizations", c.factorizations), ("line-search", c.line_search_steps)]
         {

@@ -140,6 +140,8 @@ struct Method<'a> {
     phase_residual: f64,
     phase_steps: usize,
     trials: usize,
+    /// The step size 1/L of the last step's accepted trial (the observer's log).
+    last_t: Option<f64>,
     restarts: usize,
     s_updates: usize,
     /// No shift has been set yet.
@@ -240,6 +242,10 @@ impl IterativeMethod for Method<'_> {
         Some(self.p.error_with(self.cones, self.r, self.u))
     }
 
+    fn last_step(&self) -> Option<f64> {
+        self.last_t
+    }
+
     fn step(&mut self) -> StepResult {
         let [prev, y, wr, wr_prev, wy, trial, wtrial, qs, tmp, _] = &mut *self.v;
         // ∇f(y) = W y + q_s (into tmp), f(y).
@@ -251,6 +257,7 @@ impl IterativeMethod for Method<'_> {
         for _ in 0..MAX_TRIALS {
             self.trials += 1;
             let t = 1.0 / self.lipschitz;
+            self.last_t = Some(t);
             for k in 0..trial.len() {
                 wtrial[k] = y[k] - t * tmp[k];
             }
@@ -411,6 +418,7 @@ impl Apgd {
             phase_residual: f64::INFINITY,
             phase_steps: 0,
             trials: 0,
+            last_t: None,
             restarts: 0,
             s_updates: 0,
         };

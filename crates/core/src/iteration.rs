@@ -80,6 +80,9 @@ pub struct Progress {
     pub elapsed: Duration,
     /// The method's effort so far: pivots, factorizations, line-search steps.
     pub counters: Counters,
+    /// The step length of this iteration (the line search's `t`, a step size), when the
+    /// method takes one and knows it ([`IterativeMethod::last_step`]); `None` otherwise.
+    pub step: Option<f64>,
 }
 
 /// The observer's answer.
@@ -169,6 +172,13 @@ pub trait IterativeMethod {
     /// observer. Default `true`.
     fn measured(&self) -> bool {
         true
+    }
+    /// The step length of the last step, for the observer's log (PATH's log shows it): the
+    /// `t` of a line search, or the step size of a gradient method. Read only for
+    /// [`Progress::step`]; never changes the iterates. Default `None` (the method takes no
+    /// step length, or does not know it).
+    fn last_step(&self) -> Option<f64> {
+        None
     }
 }
 
@@ -299,6 +309,7 @@ pub fn run_with<M: IterativeMethod + ?Sized>(
                     measured,
                     elapsed: start.elapsed(),
                     counters: method.counters(),
+                    step: method.last_step(),
                 };
                 if obs(&p) == Control::Stop {
                     break 'run Status::Interrupted;

@@ -4,7 +4,7 @@
 //! | format | extensions | reads | writes |
 //! |---|---|---|---|
 //! | Siconos numerics text | `.dat` | LCP, MLCP, frictional contact local and global (reduced to local), any matrix storage | LCP, MLCP, frictional contact (local); dense matrices in dense storage, sparse ones in CSparse compressed-column text |
-//! | FCLIB HDF5 | `.hdf5`, `.h5` | frictional contact, local and global (reduced to local) | frictional contact, `/fclib_local` with W in compressed rows (`nz = −2`) |
+//! | FCLIB HDF5 | `.hdf5`, `.h5` | frictional contact, local and global, and global rolling frictional contact (`/fclib_global_rolling`), reduced to local | frictional contact, `/fclib_local` with W in compressed rows (`nz = −2`); a global rolling problem by [`fclib_global_rolling_bytes`] (FCLIB has no local rolling layout) |
 //! | MatrixMarket | `.mtx` | LCP, MLCP, frictional contact ([`crate::mtx`]: `foo.mtx` + `foo_q.mtx`, `foo_mu.mtx`, `foo_free.mtx`) | the same |
 //! | JSON | `.json` | LCP (also box-constrained), MLCP, frictional contact ([`crate::json`]) | the same |
 //!
@@ -87,7 +87,7 @@ impl Format {
     pub fn reads(self) -> &'static str {
         match self {
             Format::Siconos => "LCP, MLCP, frictional contact local and global (global reduced to local), rolling frictional contact local and global (rfc3d/rfc2d); dense, SBM and CSparse storage",
-            Format::Fclib => "frictional contact, local and global (global reduced to local)",
+            Format::Fclib => "frictional contact, local and global (global reduced to local), global rolling frictional contact (/fclib_global_rolling, reduced to local: rfc3d/rfc2d)",
             Format::MatrixMarket => "LCP, MLCP, frictional contact: foo.mtx (M or W) + foo_q.mtx (+ foo_mu.mtx, foo_free.mtx)",
             Format::Json => "LCP (and box-LCP), MLCP, frictional contact: one object, see perp_formats::json",
         }
@@ -390,6 +390,15 @@ pub fn write_siconos(p: &Problem, path: &Path) -> Result<(), Error> {
 /// assert_eq!((back.w.get(1, 0), back.w.nnz(), back.q.clone(), back.mu.clone()), (0.5, 3, p.q, p.mu));
 /// ```
 pub fn fclib_bytes(p: &FrictionContactProblem) -> Result<Vec<u8>, Error> {
+    if p.rolling_mu().is_some() {
+        return Err(Error::setting(
+            "output file",
+            "FCLIB",
+            "FCLIB holds rolling problems in the global form only (/fclib_global_rolling, \
+             fclib_global_rolling_bytes), this is the local form: write .dat, the layout of Siconos' \
+             rollingFrictionContact_printInFile",
+        ));
+    }
     check_coulomb(p)?;
     if !(2..=3).contains(&p.dim) {
         return Err(Error::setting(
@@ -398,7 +407,92 @@ pub fn fclib_bytes(p: &FrictionContactProblem) -> Result<Vec<u8>, Error> {
             &format!("FCLIB holds contact dimensions 2 and 3 only, this problem has {}", p.dim),
         ));
     }
-    let csr = match &p.w {
+    let mut b = FileBuilder::new();
+    let mut local = b.create_group("fclib_local");
+    local.create_dataset("spacedim").with_i32_data(&[p.dim as i32]);
+    fclib_matrix_group(&mut local, "W", &p.w)?;
+    let mut v = local.create_group("vectors");
+    v.create_dataset("q").with_f64_data(&p.q);
+    v.create_dataset("mu").with_f64_data(&p.mu);
+    local.add_group(v.finish());
+    let description = format!("{} contacts of dimension {}, written by perp convert", p.contacts(), p.dim);
+    fclib_info_group(
+        &mut local,
+        "perp frictional contact problem",
+        &description,
+        "local form u = W r + q, Coulomb friction (De Saxce), normal component first",
+    )?;
+    b.add_group(local.finish());
+    b.finish().map_err(|e| hdf5_error("file", e))
+}
+
+/// The bytes of an FCLIB file holding the global rolling problem `g` with rolling friction
+/// coefficients `mu_r` as `/fclib_global_rolling`, FCLIB's `fclib_write_global_rolling`
+/// layout (FCLIB has no local rolling layout): `spacedim` (the contact dimension, 3 or 5),
+/// the matrix groups `M` and `H` (compressed rows, as [`fclib_bytes`] writes W),
+/// `vectors/f`, `vectors/w` (the b of `u = Hᵀ v + b`), `vectors/mu`, `vectors/mu_r`, `info`.
+///
+/// Errors: a contact dimension other than 3 or 5, `mu_r` not one value per contact, sizes
+/// beyond FCLIB's 32-bit integers, or a failure of the HDF5 writer.
+///
+/// ```
+/// use perp_cones::global::GlobalFrictionContactProblem;
+/// use perp_core::Matrix;
+/// use perp_formats::{convert::fclib_global_rolling_bytes, rolling::RollingFile};
+/// use perp_formats::fclib::{parse_fclib_problem, FclibProblem};
+/// use std::path::Path;
+/// let eye = Matrix::from_row_major(3, 3, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]).unwrap();
+/// let g = GlobalFrictionContactProblem::new(3, eye.clone(), eye, vec![1.0, 0.0, -2.0], vec![0.5, 0.0, 0.0], vec![0.3]).unwrap();
+/// let bytes = fclib_global_rolling_bytes(&g, &[0.05]).unwrap();
+/// let (FclibProblem::Rolling(RollingFile { mu_r, .. }), _) = parse_fclib_problem(bytes, Path::new("g.hdf5")).unwrap() else {
+///     panic!("rolling")
+/// };
+/// assert_eq!(mu_r, [0.05]);
+/// ```
+pub fn fclib_global_rolling_bytes(
+    g: &perp_cones::global::GlobalFrictionContactProblem,
+    mu_r: &[f64],
+) -> Result<Vec<u8>, Error> {
+    if g.dim != 3 && g.dim != 5 {
+        return Err(Error::setting(
+            "output file",
+            "FCLIB",
+            &format!("FCLIB's rolling problems have contact dimension 3 or 5, this problem has {}", g.dim),
+        ));
+    }
+    Error::check_len("mu_r", mu_r, g.contacts())?;
+    let mut b = FileBuilder::new();
+    let mut top = b.create_group("fclib_global_rolling");
+    top.create_dataset("spacedim").with_i32_data(&[g.dim as i32]);
+    fclib_matrix_group(&mut top, "M", &g.m)?;
+    fclib_matrix_group(&mut top, "H", &g.h)?;
+    let mut v = top.create_group("vectors");
+    v.create_dataset("f").with_f64_data(&g.f);
+    v.create_dataset("w").with_f64_data(&g.b);
+    v.create_dataset("mu").with_f64_data(&g.mu);
+    v.create_dataset("mu_r").with_f64_data(mu_r);
+    top.add_group(v.finish());
+    let description = format!(
+        "{} contacts of dimension {}, {} degrees of freedom, written by perp",
+        g.contacts(),
+        g.dim,
+        g.dofs()
+    );
+    fclib_info_group(
+        &mut top,
+        "perp global rolling frictional contact problem",
+        &description,
+        "global form M v = H r + f, u = H^T v + w, rolling friction (mu, mu_r), normal component first",
+    )?;
+    b.add_group(top.finish());
+    b.finish().map_err(|e| hdf5_error("file", e))
+}
+
+/// Adds to `parent` the FCLIB matrix group `name` holding `a` in compressed rows (`nz = −2`): int32 `nzmax`,
+/// `m`, `n`, `nz`, `p` (m + 1 row pointers), `i` (column of each entry), float64 `x`. A sparse
+/// matrix keeps its stored entries, a dense one stores every entry except +0.0.
+fn fclib_matrix_group(parent: &mut hdf5_pure::GroupBuilder, name: &str, a: &Matrix) -> Result<(), Error> {
+    let csr = match a {
         Matrix::Sparse(sp) => sp.to_csr(),
         Matrix::Dense(d) => {
             let mut t = Vec::new();
@@ -415,17 +509,18 @@ pub fn fclib_bytes(p: &FrictionContactProblem) -> Result<Vec<u8>, Error> {
     };
     let int = |v: usize, what: &str| {
         i32::try_from(v).map_err(|_| {
-            Error::setting("output file", "FCLIB", &format!("{what} = {v} exceeds FCLIB's 32-bit integers"))
+            Error::setting(
+                "output file",
+                "FCLIB",
+                &format!("{name}.{what} = {v} exceeds FCLIB's 32-bit integers"),
+            )
         })
     };
-    let (m, n, nnz) = (int(csr.rows(), "W.m")?, int(csr.cols(), "W.n")?, int(csr.nnz(), "W.nzmax")?);
+    let (m, n, nnz) = (int(csr.rows(), "m")?, int(csr.cols(), "n")?, int(csr.nnz(), "nzmax")?);
     // Every pointer is at most nnz, which fits in i32 (checked above).
     let pointers: Vec<i32> = csr.indptr().to_proper().iter().map(|&k| k as i32).collect();
     let columns: Vec<i32> = csr.indices().iter().map(|&j| j as i32).collect();
-    let mut b = FileBuilder::new();
-    let mut local = b.create_group("fclib_local");
-    local.create_dataset("spacedim").with_i32_data(&[p.dim as i32]);
-    let mut w = local.create_group("W");
+    let mut w = parent.create_group(name);
     w.create_dataset("nzmax").with_i32_data(&[nnz]);
     w.create_dataset("m").with_i32_data(&[m]);
     w.create_dataset("n").with_i32_data(&[n]);
@@ -433,19 +528,19 @@ pub fn fclib_bytes(p: &FrictionContactProblem) -> Result<Vec<u8>, Error> {
     w.create_dataset("p").with_i32_data(&pointers);
     w.create_dataset("i").with_i32_data(&columns);
     w.create_dataset("x").with_f64_data(csr.data());
-    local.add_group(w.finish());
-    let mut v = local.create_group("vectors");
-    v.create_dataset("q").with_f64_data(&p.q);
-    v.create_dataset("mu").with_f64_data(&p.mu);
-    local.add_group(v.finish());
-    let mut info = local.create_group("info");
-    let description = format!("{} contacts of dimension {}, written by perp convert", p.contacts(), p.dim);
-    let strings = [
-        ("title", "perp frictional contact problem"),
-        ("description", description.as_str()),
-        ("math_info", "local form u = W r + q, Coulomb friction (De Saxce), normal component first"),
-    ];
-    for (name, text) in strings {
+    parent.add_group(w.finish());
+    Ok(())
+}
+
+/// Adds to `parent` the FCLIB `info` group: `title`, `description`, `math_info` strings.
+fn fclib_info_group(
+    parent: &mut hdf5_pure::GroupBuilder,
+    title: &str,
+    description: &str,
+    math_info: &str,
+) -> Result<(), Error> {
+    let mut info = parent.create_group("info");
+    for (name, text) in [("title", title), ("description", description), ("math_info", math_info)] {
         // A scalar string, as FCLIB's H5LTmake_dataset_string writes it, one byte wider than
         // the text so that the zero padding ends it as a C string.
         info.create_dataset(name)
@@ -453,9 +548,8 @@ pub fn fclib_bytes(p: &FrictionContactProblem) -> Result<Vec<u8>, Error> {
             .map_err(|e| hdf5_error(&format!("info/{name}"), e))?
             .with_shape(&[]);
     }
-    local.add_group(info.finish());
-    b.add_group(local.finish());
-    b.finish().map_err(|e| hdf5_error("file", e))
+    parent.add_group(info.finish());
+    Ok(())
 }
 
 fn hdf5_error(what: &str, e: impl std::fmt::Display) -> Error {

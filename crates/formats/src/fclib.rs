@@ -1,5 +1,6 @@
-//! Reader of FCLIB frictional contact problems (HDF5), local and global, with the stored
-//! solution and initial guesses; pure Rust (the `hdf5-pure` crate, no C library).
+//! Reader of FCLIB frictional contact problems (HDF5), local and global, and of FCLIB's global
+//! rolling problems, with the stored solution and initial guesses; pure Rust (the `hdf5-pure`
+//! crate, no C library).
 //!
 //! Layout (`design/SUITES.md`, FCLIB's `fclib.c`):
 //!
@@ -15,6 +16,14 @@
 //! * `/fclib_global`: `spacedim`, matrices `M` (`n_dof` square) and `H` (`n_dof × d·nc`),
 //!   `vectors/f` (`n_dof`), `vectors/w` (`H.n`, the term b of `u = Hᵀ v + w`), `vectors/mu`;
 //!   the optional `G`, `vectors/b` are not supported (error).
+//! * `/fclib_global_rolling` (FCLIB's `fclib_write_global_rolling`, read by Siconos'
+//!   `globalRollingFrictionContact_fclib_read`): the global layout with `spacedim` the contact
+//!   dimension, 3 (2-D) or 5 (3-D: normal, two tangential, two rolling), and `vectors/mu_r`
+//!   (one rolling friction coefficient ≥ 0 per contact) beside `vectors/mu`; read by
+//!   [`parse_fclib_problem`] into a [`RollingFile`] (reduced to the local form with its
+//!   rolling laws by [`RollingFile::into_local`]); [`parse_fclib`], which returns frictional
+//!   problems only, refuses it with an error naming the group. FCLIB has no local rolling
+//!   layout.
 //! * `/solution` (`r`, `u`, and `v` for a global problem) and `/guesses`
 //!   (`number_of_guesses`, groups `1`, `2`, … holding `r`, `u`, `v`) are read by
 //!   [`read_fclib_with_extras`].
@@ -27,6 +36,7 @@
 //! [`Error::DimensionMismatch`] naming the file and the dataset.
 
 use crate::friction_file::FrictionFile;
+use crate::rolling::RollingFile;
 use hdf5_pure::{DType, File};
 use perp_cones::global::GlobalFrictionContactProblem;
 use perp_cones::FrictionContactProblem;
@@ -96,8 +106,42 @@ pub fn read_fclib_with_extras(path: &Path) -> Result<(FrictionFile, FclibExtras)
     parse_fclib(bytes, path)
 }
 
-/// Reads FCLIB HDF5 content held in memory; `file` names it in error messages.
+/// What an FCLIB file holds: a frictional contact problem (`/fclib_local` or `/fclib_global`)
+/// or a rolling one (`/fclib_global_rolling`).
+#[derive(Clone, Debug)]
+pub enum FclibProblem {
+    /// A frictional contact problem, local or global.
+    Friction(FrictionFile),
+    /// A global rolling frictional contact problem with its μ_r.
+    Rolling(RollingFile),
+}
+
+/// The field of the error [`parse_fclib`] returns on a rolling file: the readers that also
+/// accept rolling problems (`crate::read_problem`) try the rolling reader after it.
+pub(crate) const ROLLING_GROUP: &str = "/fclib_global_rolling";
+
+/// Reads FCLIB HDF5 content held in memory; `file` names it in error messages. A rolling
+/// file (`/fclib_global_rolling`) is an error naming that group: read it with
+/// [`parse_fclib_problem`] or [`crate::rolling::read_rolling_friction_contact`].
 pub fn parse_fclib(bytes: Vec<u8>, file: &Path) -> Result<(FrictionFile, FclibExtras), Error> {
+    match parse_fclib_problem(bytes, file)? {
+        (FclibProblem::Friction(f), x) => Ok((f, x)),
+        (FclibProblem::Rolling(_), _) => Err(Error::Parse {
+            file: file.to_path_buf(),
+            position: 0,
+            field: ROLLING_GROUP.into(),
+            message: "this file holds a rolling frictional contact problem (μ and μ_r), not a \
+                      frictional one: perp reads it as rolling frictional contact in the local \
+                      form (kind rfc3d/rfc2d: no --kind, or --kind fc); the global form (--kind \
+                      gfc) has no rolling laws"
+                .into(),
+        }),
+    }
+}
+
+/// Reads FCLIB HDF5 content held in memory, frictional or rolling (see the [module
+/// docs](self)); `file` names it in error messages.
+pub fn parse_fclib_problem(bytes: Vec<u8>, file: &Path) -> Result<(FclibProblem, FclibExtras), Error> {
     match catch_unwind(AssertUnwindSafe(|| parse_inner(bytes, file))) {
         Ok(result) => result,
         Err(payload) => {
@@ -116,7 +160,7 @@ pub fn parse_fclib(bytes: Vec<u8>, file: &Path) -> Result<(FrictionFile, FclibEx
     }
 }
 
-fn parse_inner(bytes: Vec<u8>, file: &Path) -> Result<(FrictionFile, FclibExtras), Error> {
+fn parse_inner(bytes: Vec<u8>, file: &Path) -> Result<(FclibProblem, FclibExtras), Error> {
     let limit = (bytes.len() as u64).saturating_mul(MAX_EXPANSION).saturating_add(1 << 20);
     let h5 = File::from_bytes(bytes).map_err(|e| Error::Parse {
         file: file.to_path_buf(),
@@ -125,14 +169,25 @@ fn parse_inner(bytes: Vec<u8>, file: &Path) -> Result<(FrictionFile, FclibExtras
         message: format!("not a readable HDF5 file: {e}"),
     })?;
     let r = Reader { h5: &h5, file, limit };
-    let problem = if r.h5.group("/fclib_global").is_ok() {
-        FrictionFile::Global(r.global()?)
+    let (problem, info) = if r.h5.group("/fclib_global").is_ok() {
+        (FclibProblem::Friction(FrictionFile::Global(r.global("/fclib_global", false)?.0)), "/fclib_global")
     } else if r.h5.group("/fclib_local").is_ok() {
-        FrictionFile::Local(r.local()?)
+        (FclibProblem::Friction(FrictionFile::Local(r.local()?)), "/fclib_local")
+    } else if r.h5.group(ROLLING_GROUP).is_ok() {
+        let (g, mu_r) = r.global(ROLLING_GROUP, true)?;
+        let mu_r = mu_r.unwrap_or_default();
+        (FclibProblem::Rolling(RollingFile { problem: FrictionFile::Global(g), mu_r }), ROLLING_GROUP)
     } else {
-        return Err(r.parse_error("/fclib_local", "neither /fclib_local nor /fclib_global is present"));
+        return Err(r.parse_error(
+            "/fclib_local",
+            "none of /fclib_local, /fclib_global, /fclib_global_rolling is present",
+        ));
     };
-    let extras = r.extras(&problem)?;
+    let file_problem = match &problem {
+        FclibProblem::Friction(f) => f,
+        FclibProblem::Rolling(rf) => &rf.problem,
+    };
+    let extras = r.extras(file_problem, info)?;
     Ok((problem, extras))
 }
 
@@ -252,6 +307,18 @@ impl Reader<'_> {
             return Err(self.parse_error(&format!("{path}[{k}]"), format!("value {} is not finite", v[k])));
         }
         Ok(v)
+    }
+
+    /// `spacedim` of a rolling problem: the contact dimension, 3 (2-D) or 5 (3-D), as FCLIB's
+    /// `fclib_write_global_rolling` asserts.
+    fn rolling_dim(&self, path: &str) -> Result<usize, Error> {
+        match self.scalar(path)? {
+            d @ (3 | 5) => Ok(d as usize),
+            d => Err(self.parse_error(
+                path,
+                format!("a rolling problem's spacedim (its contact dimension) must be 3 or 5, found {d}"),
+            )),
+        }
     }
 
     /// `spacedim`: 2 or 3.
@@ -398,46 +465,73 @@ impl Reader<'_> {
         FrictionContactProblem::new(d, w, q, mu)
     }
 
-    fn global(&self) -> Result<GlobalFrictionContactProblem, Error> {
-        let d = self.spacedim("/fclib_global/spacedim")?;
-        let mh = self.head("/fclib_global/M")?;
-        let hh = self.head("/fclib_global/H")?;
+    /// The global problem of group `g` (`/fclib_global`, or `/fclib_global_rolling` with
+    /// `rolling`: then also `vectors/mu_r`, returned beside the problem).
+    fn global(
+        &self,
+        g: &str,
+        rolling: bool,
+    ) -> Result<(GlobalFrictionContactProblem, Option<Vec<f64>>), Error> {
+        let d = if rolling {
+            self.rolling_dim(&format!("{g}/spacedim"))?
+        } else {
+            self.spacedim(&format!("{g}/spacedim"))?
+        };
+        let mh = self.head(&format!("{g}/M"))?;
+        let hh = self.head(&format!("{g}/H"))?;
         if mh.n != mh.m {
-            return Err(self.mismatch("/fclib_global/M/n (M must be square)", mh.m, mh.n));
+            return Err(self.mismatch(&format!("{g}/M/n (M must be square)"), mh.m, mh.n));
         }
-        let f_len = self.len("/fclib_global/vectors/f")?;
+        let f_len = self.len(&format!("{g}/vectors/f"))?;
         if f_len != mh.m {
-            return Err(self.mismatch("/fclib_global/vectors/f (length must equal M.m)", mh.m, f_len));
+            return Err(self.mismatch(&format!("{g}/vectors/f (length must equal M.m)"), mh.m, f_len));
         }
         if hh.m != mh.m {
-            return Err(self.mismatch("/fclib_global/H/m (H must have as many rows as M)", mh.m, hh.m));
+            return Err(self.mismatch(&format!("{g}/H/m (H must have as many rows as M)"), mh.m, hh.m));
         }
         if hh.n % d != 0 {
             return Err(self.parse_error(
-                "/fclib_global/H/n",
+                &format!("{g}/H/n"),
                 format!("H has {} columns, not a multiple of spacedim = {d}", hh.n),
             ));
         }
-        let w_len = self.len("/fclib_global/vectors/w")?;
+        let w_len = self.len(&format!("{g}/vectors/w"))?;
         if w_len != hh.n {
-            return Err(self.mismatch("/fclib_global/vectors/w (length must equal H.n)", hh.n, w_len));
+            return Err(self.mismatch(&format!("{g}/vectors/w (length must equal H.n)"), hh.n, w_len));
         }
         let nc = hh.n / d;
-        let mu_len = self.len("/fclib_global/vectors/mu")?;
+        let mu_len = self.len(&format!("{g}/vectors/mu"))?;
         if mu_len != nc {
             return Err(self.mismatch(
-                "/fclib_global/vectors/mu (length must equal H.n / spacedim)",
+                &format!("{g}/vectors/mu (length must equal H.n / spacedim)"),
                 nc,
                 mu_len,
             ));
         }
-        self.unsupported("/fclib_global/G", "bilateral constraints (G, b)")?;
-        let m = self.matrix("/fclib_global/M", mh)?;
-        let h = self.matrix("/fclib_global/H", hh)?;
-        let f = self.reals("/fclib_global/vectors/f", mh.m, true)?;
-        let w = self.reals("/fclib_global/vectors/w", hh.n, true)?;
-        let mu = self.mu("/fclib_global/vectors/mu", nc)?;
-        GlobalFrictionContactProblem::new(d, m, h, f, w, mu)
+        self.unsupported(&format!("{g}/G"), "bilateral constraints (G, b)")?;
+        let m = self.matrix(&format!("{g}/M"), mh)?;
+        let h = self.matrix(&format!("{g}/H"), hh)?;
+        let f = self.reals(&format!("{g}/vectors/f"), mh.m, true)?;
+        let w = self.reals(&format!("{g}/vectors/w"), hh.n, true)?;
+        let mu = self.mu(&format!("{g}/vectors/mu"), nc)?;
+        let mu_r = if rolling {
+            let path = format!("{g}/vectors/mu_r");
+            let len = self.len(&path)?;
+            if len != nc {
+                return Err(self.mismatch(&format!("{path} (length must equal H.n / spacedim)"), nc, len));
+            }
+            let mu_r = self.reals(&path, nc, true)?;
+            if let Some(i) = mu_r.iter().position(|&m| m < 0.0) {
+                return Err(self.parse_error(
+                    &format!("{path}[{i}]"),
+                    format!("rolling friction coefficient must be ≥ 0, found {}", mu_r[i]),
+                ));
+            }
+            Some(mu_r)
+        } else {
+            None
+        };
+        Ok((GlobalFrictionContactProblem::new(d, m, h, f, w, mu)?, mu_r))
     }
 
     fn string(&self, path: &str) -> Option<String> {
@@ -445,11 +539,13 @@ impl Reader<'_> {
         ds.read_string().ok()?.into_iter().next()
     }
 
-    fn extras(&self, problem: &FrictionFile) -> Result<FclibExtras, Error> {
-        let (size, dofs, info) = match problem {
-            FrictionFile::Local(p) => (p.size(), None, "/fclib_local/info"),
-            FrictionFile::Global(g) => (g.size(), Some(g.dofs()), "/fclib_global/info"),
+    /// The solution, guesses and info strings (`{group}/info`) of `problem`.
+    fn extras(&self, problem: &FrictionFile, group: &str) -> Result<FclibExtras, Error> {
+        let (size, dofs) = match problem {
+            FrictionFile::Local(p) => (p.size(), None),
+            FrictionFile::Global(g) => (g.size(), Some(g.dofs())),
         };
+        let info = format!("{group}/info");
         let mut x = FclibExtras {
             title: self.string(&format!("{info}/title")),
             description: self.string(&format!("{info}/description")),

@@ -15,7 +15,8 @@
 //!   `hdf5-pure`, no C library); global problems are reduced to the local form
 //!   (`perp_cones::global`). [`read_problem`] detects the kind of any supported file.
 //! * [`rolling`] reads Siconos rolling frictional contact files (local or global, d = 5 or 3:
-//!   the frictional layout with μ_r after μ) into a problem with `ConeSpec::Rolling` laws.
+//!   the frictional layout with μ_r after μ) and FCLIB's global rolling HDF5
+//!   (`/fclib_global_rolling`, [`fclib`]) into a problem with `ConeSpec::Rolling` laws.
 //! * [`mtx`] reads and writes MatrixMarket problems: `foo.mtx` (M or W) with `foo_q.mtx` and,
 //!   by kind, `foo_mu.mtx` or `foo_free.mtx`.
 //! * [`json`] reads and writes one self-describing JSON object per problem (schema in its

@@ -291,8 +291,8 @@ pub fn read_problem(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, E
         None => {
             let bytes =
                 std::fs::read(path).map_err(|source| Error::Io { file: path.to_path_buf(), source })?;
-            if bytes.starts_with(b"\x89HDF") {
-                return crate::read_friction_contact(path).map(Problem::Friction);
+            if crate::fclib::is_hdf5(&bytes) {
+                return read_friction_or_rolling(path).map(Problem::Friction);
             }
             let text = String::from_utf8_lossy(&bytes);
             let fc = crate::read_friction_contact(path);
@@ -317,9 +317,13 @@ pub fn read_problem(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, E
 }
 
 /// A frictional contact file, or else a rolling one ([`crate::rolling`]); the frictional
-/// reader's error when neither reads it.
+/// reader's error when neither reads it, but the rolling reader's for an FCLIB file holding a
+/// rolling problem (`/fclib_global_rolling`).
 fn read_friction_or_rolling(path: &Path) -> Result<perp_cones::FrictionContactProblem, Error> {
-    crate::read_friction_contact(path).or_else(|e| crate::read_rolling_friction_contact(path).map_err(|_| e))
+    crate::read_friction_contact(path).or_else(|e| {
+        let rolling_fclib = matches!(&e, Error::Parse { field, .. } if field == crate::fclib::ROLLING_GROUP);
+        crate::read_rolling_friction_contact(path).map_err(|r| if rolling_fclib { r } else { e })
+    })
 }
 
 /// Whether `e` is a reader's "more data than the header declares" ([`Tokens::expect_end`]).

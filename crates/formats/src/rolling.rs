@@ -1,4 +1,5 @@
-//! Reader of Siconos rolling frictional contact files (`RollingFrictionContactProblem`, local,
+//! Reader of rolling frictional contact files: FCLIB's `/fclib_global_rolling` HDF5
+//! ([`crate::fclib`], read by [`read_rolling_file`]) and Siconos' text files (`RollingFrictionContactProblem`, local,
 //! and `GlobalRollingFrictionContactProblem`, global), as
 //! `rollingFrictionContact_printInFile` and `globalRollingFrictionContact_printInFile`
 //! (numerics/src/RollingFrictionContact/) write them:
@@ -72,24 +73,42 @@ pub fn parse_rolling_friction_contact(text: &str, file: &Path) -> Result<Rolling
     Ok(RollingFile { problem, mu_r })
 }
 
-/// Reads a Siconos rolling frictional contact `.dat` file, local or global, in the local form
-/// with its rolling laws ([`RollingFile::into_local`]).
+/// Reads a rolling frictional contact file as stored: Siconos `.dat` text (local or global),
+/// or FCLIB HDF5 holding `/fclib_global_rolling` ([`crate::fclib`]). The content decides, as
+/// for [`crate::read_friction_file`]: a file starting with the HDF5 signature is read as FCLIB.
+pub fn read_rolling_file(path: &Path) -> Result<RollingFile, Error> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io { file: path.to_path_buf(), source })?;
+    if crate::fclib::is_hdf5(&bytes) {
+        return match crate::fclib::parse_fclib_problem(bytes, path)? {
+            (crate::fclib::FclibProblem::Rolling(r), _) => Ok(r),
+            (crate::fclib::FclibProblem::Friction(_), _) => Err(Error::Parse {
+                file: path.to_path_buf(),
+                position: 0,
+                field: crate::fclib::ROLLING_GROUP.into(),
+                message: "this FCLIB file holds a frictional contact problem (no μ_r), not a rolling one"
+                    .into(),
+            }),
+        };
+    }
+    parse_rolling_friction_contact(&String::from_utf8_lossy(&bytes), path)
+}
+
+/// Reads a rolling frictional contact file, Siconos `.dat` (local or global) or FCLIB HDF5
+/// (`/fclib_global_rolling`), in the local form with its rolling laws
+/// ([`RollingFile::into_local`]).
 ///
 /// Errors: [`Error::Io`] when the file cannot be read, [`Error::Parse`] naming the file, the
-/// token and the field when its content is wrong, [`Error::Requirement`] naming the file when
-/// the mass matrix of a global problem cannot be factored.
+/// token (or HDF5 dataset) and the field when its content is wrong, [`Error::Requirement`]
+/// naming the file when the mass matrix of a global problem cannot be factored.
 pub fn read_rolling_friction_contact(path: &Path) -> Result<FrictionContactProblem, Error> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io { file: path.to_path_buf(), source })?;
-    parse_rolling_friction_contact(&String::from_utf8_lossy(&bytes), path)?.into_local().map_err(
-        |e| match e {
-            Error::Requirement { solver, requirement, suggestion } => Error::Requirement {
-                solver,
-                requirement: format!("{requirement} (in {})", path.display()),
-                suggestion,
-            },
-            other => other,
+    read_rolling_file(path)?.into_local().map_err(|e| match e {
+        Error::Requirement { solver, requirement, suggestion } => Error::Requirement {
+            solver,
+            requirement: format!("{requirement} (in {})", path.display()),
+            suggestion,
         },
-    )
+        other => other,
+    })
 }
 
 #[cfg(test)]

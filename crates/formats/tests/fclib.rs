@@ -238,7 +238,7 @@ fn every_missing_dataset_is_named() {
     assert!(e.to_string().contains("/solution/u"), "{e}");
     // Neither problem group.
     let e = parse(&vec![("other/x".into(), D::F(vec![1.0]))]).unwrap_err();
-    assert!(e.to_string().contains("neither /fclib_local nor /fclib_global"), "{e}");
+    assert!(e.to_string().contains("none of /fclib_local, /fclib_global, /fclib_global_rolling"), "{e}");
 }
 
 #[test]
@@ -451,5 +451,279 @@ fn truncated_and_corrupted_copies_of_capsules_are_refused() {
         if let Err(e) = parse_fclib(b, name) {
             assert!(e.to_string().contains("capsules-copy.hdf5"), "{e}");
         }
+    }
+}
+
+// ---- FCLIB's global rolling problems (`/fclib_global_rolling`) ----
+
+/// A global rolling sample: d = 5, two contacts, n_dof = 12, M sparse SPD (block diagonal
+/// with off-diagonal couplings), H sparse, from a seeded generator; μ and μ_r per contact.
+fn rolling_sample() -> (perp_cones::global::GlobalFrictionContactProblem, Vec<f64>) {
+    use perp_core::Matrix;
+    let mut rng = ChaCha8Rng::seed_from_u64(35);
+    let n = 12;
+    let mut m = Vec::new();
+    for i in 0..n {
+        m.push((i, i, rng.random_range(2.0..4.0)));
+        if i + 1 < n && i % 3 != 2 {
+            let c = rng.random_range(-0.5..0.5);
+            m.push((i, i + 1, c));
+            m.push((i + 1, i, c));
+        }
+    }
+    let mut h = Vec::new();
+    for j in 0..10 {
+        for i in 0..n {
+            if rng.random_range(0.0..1.0) < 0.3 {
+                h.push((i, j, rng.random_range(-1.0..1.0)));
+            }
+        }
+    }
+    let f: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let mut b = vec![0.0; 10];
+    b[0] = -0.3;
+    b[5] = 0.2;
+    let g = perp_cones::global::GlobalFrictionContactProblem::new(
+        5,
+        Matrix::from_triplets(n, n, &m).unwrap(),
+        Matrix::from_triplets(n, 10, &h).unwrap(),
+        f,
+        b,
+        vec![0.4, 0.7],
+    )
+    .unwrap();
+    (g, vec![0.05, 0.1])
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+fn dense_bits(a: &perp_core::Matrix) -> Vec<u64> {
+    let d = a.to_dense();
+    (0..d.nrows())
+        .flat_map(|i| (0..d.ncols()).map(move |j| (i, j)))
+        .map(|(i, j)| d[(i, j)].to_bits())
+        .collect()
+}
+
+#[test]
+fn global_rolling_round_trips_and_reads_as_rfc3d() {
+    use perp_formats::convert::fclib_global_rolling_bytes;
+    use perp_formats::fclib::{parse_fclib_problem, FclibProblem};
+    use perp_formats::rolling::RollingFile;
+    let (g, mu_r) = rolling_sample();
+    let bytes = fclib_global_rolling_bytes(&g, &mu_r).unwrap();
+    let (FclibProblem::Rolling(back), x) = parse_fclib_problem(bytes.clone(), Path::new("r.hdf5")).unwrap()
+    else {
+        panic!("not read as rolling")
+    };
+    assert_eq!(x.title.as_deref(), Some("perp global rolling frictional contact problem"));
+    let FrictionFile::Global(h) = &back.problem else { panic!("not global") };
+    assert_eq!((h.dim, h.dofs(), h.contacts()), (5, 12, 2));
+    assert_eq!((dense_bits(&h.m), dense_bits(&h.h)), (dense_bits(&g.m), dense_bits(&g.h)));
+    assert_eq!((h.m.nnz(), h.h.nnz()), (g.m.nnz(), g.h.nnz()));
+    assert_eq!(
+        (bits(&h.f), bits(&h.b), bits(&h.mu), bits(&back.mu_r)),
+        (bits(&g.f), bits(&g.b), bits(&g.mu), bits(&mu_r))
+    );
+    // The local form: the same reduction of the same data, with the rolling laws.
+    let original =
+        RollingFile { problem: FrictionFile::Global(g.clone()), mu_r: mu_r.clone() }.into_local().unwrap();
+    let local = back.into_local().unwrap();
+    assert_eq!(local.rolling_mu(), Some(mu_r.clone()));
+    assert_eq!((dense_bits(&local.w), bits(&local.q)), (dense_bits(&original.w), bits(&original.q)));
+    // Through the file readers: detected as rolling (kind rfc3d) whatever the name.
+    let dir = std::env::temp_dir().join(format!("perp-fclib-rolling-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["Chute-like.hdf5", "named.dat"] {
+        let file = dir.join(name);
+        std::fs::write(&file, &bytes).unwrap();
+        for kind in [None, Some(perp_formats::ProblemKind::Friction)] {
+            let perp_formats::Problem::Friction(p) = perp_formats::read_problem(&file, kind).unwrap() else {
+                panic!("{name}: not frictional")
+            };
+            assert_eq!(perp_formats::Problem::Friction(p.clone()).kind_name(), "rfc3d");
+            assert_eq!((dense_bits(&p.w), bits(&p.q)), (dense_bits(&original.w), bits(&original.q)));
+        }
+        // The frictional reader names the group it will not read; the rolling reader reads it.
+        let e = read_friction_contact(&file).unwrap_err().to_string();
+        assert!(e.contains("/fclib_global_rolling") && e.contains("rolling"), "{e}");
+        assert_eq!(
+            perp_formats::read_rolling_friction_contact(&file).unwrap().rolling_mu(),
+            Some(mu_r.clone())
+        );
+    }
+    // A frictional FCLIB file is not a rolling one.
+    let file = dir.join("local.hdf5");
+    std::fs::write(&file, build(&local_sample(Storage::Csr))).unwrap();
+    let e = perp_formats::rolling::read_rolling_file(&file).unwrap_err().to_string();
+    assert!(e.contains("local.hdf5") && e.contains("not a rolling one"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+    // The local form has no FCLIB layout: writing it is an error saying what to do.
+    let e = perp_formats::convert::fclib_bytes(&original).unwrap_err().to_string();
+    assert!(e.contains("global form only") && e.contains(".dat"), "{e}");
+}
+
+/// The rolling sample as hand-made datasets (M triplet, H compressed columns), to break.
+fn rolling_entries() -> Entries {
+    let (g, mu_r) = rolling_sample();
+    let mut e = vec![("fclib_global_rolling/spacedim".to_string(), D::I(vec![5]))];
+    for (name, a) in [("M", &g.m), ("H", &g.h)] {
+        let d = a.to_dense();
+        let mut t = Vec::new();
+        for j in 0..d.ncols() {
+            for i in 0..d.nrows() {
+                if d[(i, j)] != 0.0 {
+                    t.push((i as i32, j as i32, d[(i, j)]));
+                }
+            }
+        }
+        let pre = format!("fclib_global_rolling/{name}");
+        let nnz = t.len() as i32;
+        e.push((format!("{pre}/m"), D::I(vec![d.nrows() as i32])));
+        e.push((format!("{pre}/n"), D::I(vec![d.ncols() as i32])));
+        e.push((format!("{pre}/nzmax"), D::I(vec![nnz])));
+        if name == "M" {
+            e.push((format!("{pre}/nz"), D::I(vec![nnz])));
+            e.push((format!("{pre}/p"), D::I(t.iter().map(|x| x.1).collect())));
+        } else {
+            let mut p = vec![0];
+            for c in 0..d.ncols() {
+                p.push(p[c] + t.iter().filter(|x| x.1 == c as i32).count() as i32);
+            }
+            e.push((format!("{pre}/nz"), D::I(vec![-1])));
+            e.push((format!("{pre}/p"), D::I(p)));
+        }
+        e.push((format!("{pre}/i"), D::I(t.iter().map(|x| x.0).collect())));
+        e.push((format!("{pre}/x"), D::F(t.iter().map(|x| x.2).collect())));
+    }
+    e.push(("fclib_global_rolling/vectors/f".into(), D::F(g.f.clone())));
+    e.push(("fclib_global_rolling/vectors/w".into(), D::F(g.b.clone())));
+    e.push(("fclib_global_rolling/vectors/mu".into(), D::F(g.mu.clone())));
+    e.push(("fclib_global_rolling/vectors/mu_r".into(), D::F(mu_r)));
+    e.push(("solution/r".into(), D::F(vec![0.0; 10])));
+    e.push(("solution/u".into(), D::F(vec![0.0; 10])));
+    e.push(("solution/v".into(), D::F(vec![0.0; 12])));
+    e
+}
+
+fn parse_rolling(entries: &Entries) -> Result<perp_formats::rolling::RollingFile, perp_core::Error> {
+    use perp_formats::fclib::{parse_fclib_problem, FclibProblem};
+    match parse_fclib_problem(build(entries), Path::new("rolling.hdf5"))? {
+        (FclibProblem::Rolling(r), _) => Ok(r),
+        (FclibProblem::Friction(_), _) => panic!("read as frictional"),
+    }
+}
+
+#[test]
+fn global_rolling_bad_input_is_an_error_naming_the_dataset() {
+    let good = rolling_entries();
+    let r = parse_rolling(&good).unwrap();
+    let (g, mu_r) = rolling_sample();
+    let FrictionFile::Global(h) = &r.problem else { panic!("global") };
+    assert_eq!(
+        (dense_bits(&h.m), dense_bits(&h.h), r.mu_r.clone()),
+        (dense_bits(&g.m), dense_bits(&g.h), mu_r)
+    );
+    // Every dataset of the problem is needed: its absence names it.
+    for (path, _) in good.iter().filter(|(p, _)| p.starts_with("fclib_global_rolling/")) {
+        let e = parse_rolling(&remove(&good, path)).unwrap_err().to_string();
+        assert!(e.contains("rolling.hdf5") && e.contains(path.as_str()), "{path}: {e}");
+    }
+    let cases: [(&str, D, &str); 7] = [
+        ("fclib_global_rolling/spacedim", D::I(vec![3 + 1]), "must be 3 or 5, found 4"),
+        (
+            "fclib_global_rolling/vectors/mu_r",
+            D::F(vec![0.05, -0.1]),
+            "vectors/mu_r[1]): rolling friction coefficient must be ≥ 0, found -0.1",
+        ),
+        (
+            "fclib_global_rolling/vectors/mu_r",
+            D::F(vec![0.05]),
+            "vectors/mu_r (length must equal H.n / spacedim)",
+        ),
+        (
+            "fclib_global_rolling/vectors/mu_r",
+            D::F(vec![0.05, f64::NAN]),
+            "vectors/mu_r[1]): value NaN is not finite",
+        ),
+        ("fclib_global_rolling/vectors/mu_r", D::I(vec![0, 0]), "expected floating-point values"),
+        ("fclib_global_rolling/vectors/mu", D::F(vec![0.4, -1.0]), "friction coefficient must be ≥ 0"),
+        ("fclib_global_rolling/H/n", D::I(vec![9]), "not a multiple of spacedim = 5"),
+    ];
+    for (path, value, message) in cases {
+        let mut e = good.clone();
+        set(&mut e, path, value);
+        let err = parse_rolling(&e).unwrap_err().to_string();
+        assert!(err.contains("rolling.hdf5") && err.contains(message), "{path}: {err}");
+    }
+    // Bilateral constraints are refused, not dropped.
+    let mut e = good.clone();
+    e.push(("fclib_global_rolling/G/m".into(), D::I(vec![12])));
+    let err = parse_rolling(&e).unwrap_err().to_string();
+    assert!(err.contains("bilateral constraints (G, b) are not supported"), "{err}");
+    // Truncated and bit-flipped copies: errors naming the file, never a panic.
+    let bytes = build(&good);
+    let name = Path::new("rolling-copy.hdf5");
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    for len in (0..bytes.len()).step_by(17) {
+        if let Err(e) = perp_formats::fclib::parse_fclib_problem(bytes[..len].to_vec(), name) {
+            assert!(e.to_string().contains("rolling-copy.hdf5"), "{e}");
+        }
+    }
+    for _ in 0..300 {
+        let mut b = bytes.clone();
+        let k = rng.random_range(0..b.len());
+        b[k] ^= 1 << rng.random_range(0..8);
+        if let Err(e) = perp_formats::fclib::parse_fclib_problem(b, name) {
+            assert!(e.to_string().contains("rolling-copy.hdf5"), "{e}");
+        }
+    }
+}
+
+/// Siconos' global rolling `.dat` of the Chute problem, written as FCLIB and read back: the
+/// global data bit for bit, the local form too, and the same solve.
+#[test]
+#[ignore = "needs PERP_SUITES"]
+fn chute_dat_through_fclib_rolling_is_the_same_problem() {
+    use perp_catalogue::{solve, Params};
+    use perp_core::Settings;
+    use perp_formats::convert::fclib_global_rolling_bytes;
+    let file = perp_formats::suites_dir().join("siconos/rfc/GRFC3D_Chute-ndof-768-nc-4-3.dat");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let dat = perp_formats::parse_rolling_friction_contact(&text, &file).unwrap();
+    let FrictionFile::Global(g) = &dat.problem else { panic!("Chute is global") };
+    let dir = std::env::temp_dir().join(format!("perp-fclib-chute-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let h5 = dir.join("Chute-ndof-768-nc-4-3.hdf5");
+    std::fs::write(&h5, fclib_global_rolling_bytes(g, &dat.mu_r).unwrap()).unwrap();
+    let back = perp_formats::rolling::read_rolling_file(&h5).unwrap();
+    let FrictionFile::Global(h) = &back.problem else { panic!("global") };
+    assert_eq!((dense_bits(&h.m), dense_bits(&h.h)), (dense_bits(&g.m), dense_bits(&g.h)));
+    assert_eq!(
+        (bits(&h.f), bits(&h.b), bits(&h.mu), bits(&back.mu_r)),
+        (bits(&g.f), bits(&g.b), bits(&g.mu), bits(&dat.mu_r))
+    );
+    let from_dat = perp_formats::read_rolling_friction_contact(&file).unwrap();
+    let perp_formats::Problem::Friction(from_h5) = perp_formats::read_problem(&h5, None).unwrap() else {
+        panic!("not frictional")
+    };
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!((dense_bits(&from_h5.w), bits(&from_h5.q)), (dense_bits(&from_dat.w), bits(&from_dat.q)));
+    let s = Settings { tol: 1e-8, ..Settings::default() };
+    for solver in ["nsgs", "ac-newton"] {
+        let a =
+            solve(&perp_formats::Problem::Friction(from_dat.clone()), Some(solver), &Params::new(), None, &s)
+                .unwrap();
+        let b =
+            solve(&perp_formats::Problem::Friction(from_h5.clone()), Some(solver), &Params::new(), None, &s)
+                .unwrap();
+        assert_eq!(a.report.status, perp_core::Status::Solved, "{solver}");
+        assert_eq!(
+            (a.report.status, a.report.iterations, bits(&a.z)),
+            (b.report.status, b.report.iterations, bits(&b.z)),
+            "{solver}"
+        );
     }
 }

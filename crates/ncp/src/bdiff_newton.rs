@@ -299,6 +299,7 @@ impl BdiffNewton {
             last_sets: None,
             factorizations: 0,
             line_search_steps: 0,
+            last_t: None,
             pivots: 0,
             message: None,
         };
@@ -468,6 +469,8 @@ struct Method<'p, 'a, 'w> {
     last_sets: Option<Vec<IndexSet>>,
     factorizations: usize,
     line_search_steps: usize,
+    /// The accepted step length of the last step (the observer's log).
+    last_t: Option<f64>,
     pivots: usize,
     message: Option<String>,
 }
@@ -741,7 +744,8 @@ impl Method<'_, '_, '_> {
         });
         self.line_search_steps += found.trials();
         match found {
-            Search::Accepted { .. } => {
+            Search::Accepted { step, .. } => {
+                self.last_t = Some(step);
                 std::mem::swap(&mut ws.z, &mut ws.zt);
                 std::mem::swap(&mut ws.f, &mut ws.ft);
                 std::mem::swap(&mut ws.h, &mut ws.ht);
@@ -767,7 +771,12 @@ impl IterativeMethod for Method<'_, '_, '_> {
         }
     }
 
+    fn last_step(&self) -> Option<f64> {
+        self.last_t
+    }
+
     fn step(&mut self) -> StepResult {
+        self.last_t = None;
         if let Err(msg) = self.jacobian() {
             return self.fail(Status::NumericalFailure, msg);
         }

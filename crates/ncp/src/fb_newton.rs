@@ -317,6 +317,9 @@ struct Method<'a, 'p> {
     psi: f64,
     factorizations: usize,
     line_search_steps: usize,
+    /// The accepted step length of the last line search (the observer's log); `None` for an
+    /// active-set step.
+    last_t: Option<f64>,
     gradient_steps: usize,
     active_set_steps: (usize, usize),
     /// ∇F, dᵃ, dᵇ and ∇Ψ have been computed at the current z (by a damped active-set try).
@@ -633,7 +636,12 @@ impl IterativeMethod for Method<'_, '_> {
         Counters { pivots: 0, factorizations: self.factorizations, line_search_steps: self.line_search_steps }
     }
 
+    fn last_step(&self) -> Option<f64> {
+        self.last_t
+    }
+
     fn step(&mut self) -> StepResult {
+        self.last_t = None;
         if self.active_set && self.active_set_step() {
             self.jac_ready = false;
             return self.finish_step();
@@ -680,7 +688,7 @@ impl IterativeMethod for Method<'_, '_> {
         });
         self.line_search_steps += found.trials();
         match found {
-            Search::Accepted { merit, .. } => self.psi = merit,
+            Search::Accepted { merit, step, .. } => (self.psi, self.last_t) = (merit, Some(step)),
             Search::Failed(f) => {
                 let t = f.last_step;
                 return if f.nonfinite {
@@ -746,6 +754,7 @@ impl FbNewton {
             psi,
             factorizations: 0,
             line_search_steps: 0,
+            last_t: None,
             gradient_steps: 0,
             active_set_steps: (0, 0),
             jac_ready: false,

@@ -35,6 +35,9 @@ pub(super) struct Method<'a> {
     pub(super) error: f64,
     pub(super) factorizations: usize,
     pub(super) line_search_steps: usize,
+    /// The line search's `t` of the last step (for the observer's log), `None` before the
+    /// first one or when the last step took none.
+    pub(super) last_t: Option<f64>,
     pub(super) regularized: usize,
     pub(super) fail: Option<(Status, &'static str)>,
     /// The smallest error so far (its iterate is `v.best`).
@@ -160,6 +163,7 @@ impl<'a> Method<'a> {
             error: 0.0,
             factorizations: 0,
             line_search_steps: 0,
+            last_t: None,
             regularized: 0,
             fail: None,
             best_error: f64::INFINITY,

@@ -104,7 +104,12 @@ impl IterativeMethod for Method<'_> {
         }
     }
 
+    fn last_step(&self) -> Option<f64> {
+        self.last_t
+    }
+
     fn step(&mut self) -> StepResult {
+        self.last_t = None;
         let n = self.v.r.len();
         let psi0 = Self::merit(&self.v.phi);
         let reference = self.merit_memory.reference(psi0);
@@ -129,6 +134,7 @@ impl IterativeMethod for Method<'_> {
             self.fail = Some((Status::Stalled, "the line search found no decrease of ½‖Φ‖²"));
             return StepResult { error: self.error, stop: Some(Status::Stalled) };
         };
+        self.last_t = Some(t);
         for k in 0..n {
             self.v.r[k] += t * self.v.dir[k];
         }

@@ -22,6 +22,8 @@ pub(super) struct Method<'a> {
     pub(super) error: f64,
     pub(super) factorizations: usize,
     pub(super) line_search_steps: usize,
+    /// The accepted α of the last step along the projection arc (the observer's log).
+    pub(super) last_alpha: Option<f64>,
     pub(super) message: Option<String>,
 }
 

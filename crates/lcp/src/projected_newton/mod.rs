@@ -288,6 +288,7 @@ impl ProjectedNewton {
             error: f64::INFINITY,
             factorizations: 0,
             line_search_steps: 0,
+            last_alpha: None,
             message: None,
         };
         let out = run(&mut method, s, default_max_iter(n));

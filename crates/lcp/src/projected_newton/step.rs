@@ -13,7 +13,12 @@ impl IterativeMethod for Method<'_> {
         Some(self.error)
     }
 
+    fn last_step(&self) -> Option<f64> {
+        self.last_alpha
+    }
+
     fn step(&mut self) -> StepResult {
+        self.last_alpha = None;
         let n = self.p.n();
         // ε_k = min(ε̄, ‖z − P(z − D̄ w)‖₂), D̄ = diag(r)⁻¹, and the ε-active set I⁺.
         let eps = {
@@ -89,6 +94,9 @@ impl IterativeMethod for Method<'_> {
             }
         });
         self.line_search_steps += found.trials();
+        if let Search::Accepted { step, .. } = found {
+            self.last_alpha = Some(step);
+        }
         if let Search::Failed(_) = found {
             let e = self.error;
             return self.stop(
