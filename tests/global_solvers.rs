@@ -208,3 +208,56 @@ fn a_local_solver_on_a_global_file_is_judged_by_the_global_measure() {
         println!("{}: solved by {solved:?}", path.file_name().unwrap().to_string_lossy());
     }
 }
+
+/// The global solvers run their own loops; they tell `settings.observer` (a user's callback,
+/// Python's Ctrl-C) of each iteration as every other solver does, and stop with
+/// `Interrupted` when it asks. Before, they never called it: a callback given to
+/// `perp.solve_global` or C's `perp_solve_global` was silently ignored.
+#[test]
+#[ignore = "needs PERP_SUITES"]
+fn the_global_solvers_tell_the_observer_and_stop_when_it_asks() {
+    use perp::core::{Control, Progress};
+    use std::sync::{Arc, Mutex};
+    let (_, g) = global_files()
+        .into_iter()
+        .find(|(p, _)| p.to_string_lossy().contains("Box_Stacks"))
+        .expect("Box_Stacks in the suites");
+    for name in ["global-ac-newton", "global-ipm"] {
+        // Watching only: the iterations the observer sees increase, and the answer is that of
+        // a solve without observer.
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let s = Settings { tol: 1e-8, ..Settings::default() };
+        let mut a =
+            perp::catalogue::build(perp::catalogue::Family::Friction, name, &Default::default()).unwrap();
+        let problem = perp::catalogue::Problem::GlobalFriction(g.clone());
+        let quiet = a.solve(&problem, None, &s).unwrap();
+        let watched = Settings {
+            observer: Some(Arc::new(move |p: &Progress| {
+                log.lock().unwrap().push((p.iteration, p.error));
+                Control::Continue
+            })),
+            ..s.clone()
+        };
+        let mut b =
+            perp::catalogue::build(perp::catalogue::Family::Friction, name, &Default::default()).unwrap();
+        let seen_answer = b.solve(&problem, None, &watched).unwrap();
+        assert_eq!(seen_answer.report.status, Status::Solved, "{name}");
+        assert_eq!(seen_answer.z, quiet.z, "{name}: watching changed the answer");
+        let seen = seen.lock().unwrap().clone();
+        assert!(!seen.is_empty(), "{name}: the observer was never called");
+        assert!(seen.iter().all(|(k, e)| *k >= 1 && e.is_finite()), "{name}: {seen:?}");
+        // Stopping at the first call.
+        let stop = Settings { observer: Some(Arc::new(|_: &Progress| Control::Stop)), ..s.clone() };
+        let mut c =
+            perp::catalogue::build(perp::catalogue::Family::Friction, name, &Default::default()).unwrap();
+        let stopped = c.solve(&problem, None, &stop).unwrap();
+        assert_eq!(stopped.report.status, Status::Interrupted, "{name}: {:?}", stopped.report);
+        assert!(
+            stopped.report.iterations < quiet.report.iterations,
+            "{name}: {} iterations stopped against {} to the end",
+            stopped.report.iterations,
+            quiet.report.iterations
+        );
+    }
+}

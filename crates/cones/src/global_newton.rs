@@ -43,6 +43,7 @@ use crate::cone::{Cone, MAX_DIM};
 use crate::coulomb::Coulomb;
 use crate::global::GlobalFrictionContactProblem;
 use crate::problem::physical_figure;
+use perp_core::iteration::{observe, Counters};
 use perp_core::linear::mass::solve_rows;
 use perp_core::linear::{MassFactor, Row, SparseLu};
 use perp_core::{measures, Error, Settings, SolveReport, Status};
@@ -408,6 +409,15 @@ impl GlobalNewton {
             }
             if deadline.is_some_and(|t| Instant::now() >= t) {
                 report.status = Status::TimeLimit;
+                break;
+            }
+            let counters = Counters {
+                pivots: 0,
+                factorizations: report.factorizations,
+                line_search_steps: report.line_search_steps,
+            };
+            if report.iterations > 0 && observe(s, report.iterations, report.error, start, counters, None) {
+                report.status = Status::Interrupted;
                 break;
             }
             if report.error <= 0.5 * mark {

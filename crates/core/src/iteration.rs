@@ -182,6 +182,24 @@ pub trait IterativeMethod {
     }
 }
 
+/// For a solver that runs its own loop instead of [`run_with`]: tells `settings.observer`, if
+/// there is one, of iteration `iteration` (its measured `error`, the effort `counters` and the
+/// `step` length) and returns true when the observer asks to stop (the solver then ends with
+/// [`Status::Interrupted`]), as [`run_with`] does.
+pub fn observe(
+    settings: &Settings,
+    iteration: usize,
+    error: f64,
+    start: Instant,
+    counters: Counters,
+    step: Option<f64>,
+) -> bool {
+    settings.observer.as_ref().is_some_and(|obs| {
+        let p = Progress { iteration, error, measured: true, elapsed: start.elapsed(), counters, step };
+        obs(&p) == Control::Stop
+    })
+}
+
 /// How the loop ended.
 #[derive(Clone, Debug)]
 pub struct LoopOutcome {

@@ -37,6 +37,8 @@ impl GlobalIpm {
         // `solve_convex_from`), the later ones from CVXOPT's point.
         let mut start_point = warm.map(|r| lay.warm_point(g, &factor, r));
         let mut breakdown = None;
+        // The observer (a user's callback, Ctrl-C) asked a phase to stop: no later phase runs.
+        let mut interrupted = false;
         for _ in 0..self.fixed_point.max(1) {
             let mut sub = SolveReport::new("global-ipm");
             let (r, v, _) =
@@ -56,7 +58,8 @@ impl GlobalIpm {
             if best.as_ref().is_none_or(|b| err < b.0) {
                 best = Some((err, r.clone(), v.clone()));
             }
-            if err <= s.tol || deadline.is_some_and(|t| Instant::now() >= t) {
+            interrupted = sub.status == Status::Interrupted;
+            if err <= s.tol || interrupted || deadline.is_some_and(|t| Instant::now() >= t) {
                 break;
             }
             stalled = if improved { 0 } else { stalled + 1 };
@@ -85,10 +88,18 @@ impl GlobalIpm {
             (err, r, v) = (errp, rp, vp);
         }
         report.error = err;
-        report.status = if err <= s.tol { Status::Solved } else { Status::MaxIterations };
+        report.status = match () {
+            _ if err <= s.tol => Status::Solved,
+            _ if interrupted => Status::Interrupted,
+            _ => Status::MaxIterations,
+        };
         let mut trial = report.clone();
         check_answer(g, qn, (&r, &v), &mut trial, s.tol);
-        if trial.status != Status::Solved && self.polish && deadline.is_none_or(|t| Instant::now() < t) {
+        if trial.status != Status::Solved
+            && !interrupted
+            && self.polish
+            && deadline.is_none_or(|t| Instant::now() < t)
+        {
             let mut rest = s.clone();
             if let Some(t) = s.time_limit {
                 rest.time_limit = Some(t.saturating_sub(start.elapsed()));
@@ -112,6 +123,8 @@ impl GlobalIpm {
                 report.status = polished.report.status;
                 report.residual_inf = polished.report.residual_inf;
                 (r, v) = (polished.r, polished.v);
+            } else if polished.report.status == Status::Interrupted {
+                report.status = Status::Interrupted;
             }
         }
         if report.residual_inf.is_infinite() {

@@ -1,6 +1,7 @@
 //! Mehrotra's predictor–corrector path following on the convex problem.
 
 use super::*;
+use perp_core::iteration::{observe, Counters};
 
 impl GlobalIpm {
     /// Mehrotra's predictor–corrector on the convex problem with `b_N + shift`, from `warm`
@@ -149,6 +150,12 @@ impl GlobalIpm {
             }
             if deadline.is_some_and(|t| Instant::now() >= t) {
                 report.status = Status::TimeLimit;
+                break;
+            }
+            let counters =
+                Counters { pivots: 0, factorizations: report.factorizations, line_search_steps: 0 };
+            if report.iterations > 0 && observe(s, report.iterations, cert.worst(), start, counters, None) {
+                report.status = Status::Interrupted;
                 break;
             }
             report.iterations += 1;
