@@ -54,7 +54,8 @@ const GLOBAL_ROUNDS: usize = 3;
 /// normalises the Coulomb residual by ‖q‖ and the global one by `max(‖u‖, ‖r‖)`, so a local
 /// answer within `tol` can miss it (admm on GFC3D_Example0: 9.6e-7 locally, 1.03e-6
 /// globally). Such an answer is solved again, warm, at a local tolerance tightened by the
-/// ratio (at most [`GLOBAL_ROUNDS`] rounds, the iterations and time added up). The report's
+/// ratio (at most [`GLOBAL_ROUNDS`] rounds, their effort, time and history added up:
+/// [`SolveReport::follow`]). The report's
 /// `error` is the global one, and the answer is `Solved` only when its global error is within
 /// `tol` (and, after a round that stopped short of its own tolerance, its physical figure
 /// within the bound of `tol`); a locally solved answer that misses it is `Stalled`, the
@@ -73,11 +74,9 @@ fn solve_reduced(
     while f.report.status == Status::Solved && global > s.tol && global.is_finite() && rounds < GLOBAL_ROUNDS
     {
         tol *= (s.tol / global).clamp(1e-3, 0.1);
-        let before = (f.report.iterations, f.report.elapsed);
         let next = sv.solve(&local, Some(&f.r), &Settings { tol, ..s.clone() })?;
-        f = next;
-        f.report.iterations += before.0;
-        f.report.elapsed += before.1;
+        let earlier = std::mem::replace(&mut f, next);
+        f.report.follow(&earlier.report);
         v = reduction.velocity(&f.r);
         global = g.error(&f.r, &v);
         rounds += 1;

@@ -676,20 +676,10 @@ pub(crate) fn solve_refined(
             break;
         }
         let s2 = Settings { tol: next, max_iter: left, time_limit: time_left, ..s.clone() };
-        let before = (report.iterations, report.pivots, report.factorizations, report.line_search_steps);
-        let elapsed = report.elapsed;
-        let mut history = std::mem::take(&mut report.history);
-        let mut history_iterations = std::mem::take(&mut report.history_iterations);
+        // A refinement round is rare: its report's copy is no cost in the solve loop.
+        let earlier = report.clone();
         solve(true, Out { r: &mut *r, u: &mut *u, report: &mut *report }, &s2)?;
-        report.iterations += before.0;
-        report.pivots += before.1;
-        report.factorizations += before.2;
-        report.line_search_steps += before.3;
-        report.elapsed += elapsed;
-        history.append(&mut report.history);
-        report.history = history;
-        history_iterations.extend(report.history_iterations.iter().map(|k| k + before.0));
-        report.history_iterations = history_iterations;
+        report.follow(&earlier);
         tol = next;
         rounds += 1;
         if p.runs_off(grown_from, r, u) {

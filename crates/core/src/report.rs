@@ -220,6 +220,25 @@ impl SolveReport {
         tol * (0.1 * crate::measures::physical_bound(tol) / phys).clamp(1e-3, 0.1)
     }
 
+    /// This report, of a further round of a solve warm-started where `earlier`'s round ended,
+    /// becomes the report of both: iterations, pivots, factorizations, line-search steps and
+    /// time summed, and the history `earlier`'s followed by this round's (its iterations
+    /// counted on from `earlier`'s).
+    pub fn follow(&mut self, earlier: &SolveReport) {
+        let k = earlier.iterations;
+        self.iterations += k;
+        self.pivots += earlier.pivots;
+        self.factorizations += earlier.factorizations;
+        self.line_search_steps += earlier.line_search_steps;
+        self.elapsed += earlier.elapsed;
+        let mut history = earlier.history.clone();
+        history.append(&mut self.history);
+        self.history = history;
+        let mut its = earlier.history_iterations.clone();
+        its.extend(self.history_iterations.iter().map(|i| i + k));
+        self.history_iterations = its;
+    }
+
     /// Closes a refinement of `rounds` rounds (down to `last_tol`) after a first answer with
     /// error and physical figure `first` was refused at the caller's `tol`: the report, that of
     /// the last round with the counters summed, becomes `Solved` when its answer passes both
