@@ -21,6 +21,7 @@ pub fn gamma(k: usize) -> f64 {
 /// assert!((norm2(&[3e-200, 4e-200]) / 5e-200 - 1.0).abs() < 1e-15);
 /// assert_eq!(norm2(&[0.0, 0.0]), 0.0);
 /// ```
+#[inline]
 pub fn norm2(v: &[f64]) -> f64 {
     let s = v.iter().map(|x| x * x).sum::<f64>();
     if (1e-280..=1e280).contains(&s) {
@@ -37,6 +38,7 @@ pub fn norm2(v: &[f64]) -> f64 {
 }
 
 /// Max-norm (0 for an empty slice; NaN if any entry is NaN).
+#[inline]
 pub fn norm_inf(v: &[f64]) -> f64 {
     max_abs(v.iter().copied())
 }

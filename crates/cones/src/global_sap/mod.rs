@@ -34,7 +34,9 @@
 //! direction solves `(M + H G Hᵀ) Δv = −∇ℓ` by a sparse Cholesky with AMD ordering
 //! ([`perp_core::linear::SparseCholesky`]) whose pattern is M's plus one clique per contact (the
 //! velocities it touches): fixed for a problem, so its symbolic analysis is done once and kept
-//! across problems of the same structure ([`SapSolution::analyses`] counts them). The step
+//! across problems of the same structure ([`SapSolution::analyses`] counts them); its numeric
+//! factorization is always faer's supernodal one ([`Supernodal::Always`]: 1.4× less CPU time
+//! than the simplicial one faer's own rule picks on these matrices). The step
 //! length is the exact minimiser of the convex 1-D function `α ↦ ℓ(v + α Δv)` on `[0, α_max]`,
 //! found by Newton's method on `dℓ/dα` safeguarded by bisection (Drake's
 //! `DoNewtonWithBisectionFallback`; the paper's §VIII.C): its first and second derivatives cost
@@ -67,7 +69,7 @@
 use crate::global::GlobalFrictionContactProblem;
 use crate::global_newton::{GlobalSolution, GlobalSolver};
 use perp_core::linear::mass::solve_rows;
-use perp_core::linear::{MassFactor, Row, SparseCholesky};
+use perp_core::linear::{MassFactor, Row, SparseCholesky, Supernodal};
 use perp_core::{measures, Error, Settings, SolveReport, Status};
 use std::time::Instant;
 
@@ -120,7 +122,7 @@ impl Default for Sap {
             line_search_tolerance: 1e-8,
             cost_abs_tolerance: 1e-30,
             cost_rel_tolerance: 1e-15,
-            chol: SparseCholesky::new(),
+            chol: SparseCholesky::with_supernodal(Supernodal::Always),
         }
     }
 }

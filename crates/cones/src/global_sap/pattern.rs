@@ -84,6 +84,53 @@ impl Pattern {
         for &(p, v) in &self.m_pos {
             values[p] += v;
         }
+        match d {
+            2 => self.add_cliques::<2>(g, values),
+            3 => self.add_cliques::<3>(g, values),
+            _ => self.add_cliques_any(d, g, values, hg),
+        }
+    }
+
+    /// `H_c G_c H_cᵀ` of every contact into `values`, contacts of dimension `D` (a fixed size:
+    /// the products unrolled; the same sums in the same order as [`Pattern::add_cliques_any`]).
+    fn add_cliques<const D: usize>(&self, g: &[f64], values: &mut [f64]) {
+        let mut t: Vec<[f64; D]> = Vec::new();
+        for (c, (dofs, h, pos)) in self.contacts.iter().enumerate() {
+            let gc = &g[c * D * D..(c + 1) * D * D];
+            if gc.iter().all(|&x| x == 0.0) {
+                continue;
+            }
+            let k = dofs.len();
+            t.clear();
+            for a in 0..k {
+                let ha = &h[a * D..(a + 1) * D];
+                let mut row = [0.0; D];
+                for (e, x) in row.iter_mut().enumerate() {
+                    let mut acc = 0.0;
+                    for f in 0..D {
+                        acc += ha[f] * gc[f * D + e];
+                    }
+                    *x = acc;
+                }
+                t.push(row);
+            }
+            let mut idx = 0;
+            for (a, ta) in t.iter().enumerate() {
+                for b in 0..=a {
+                    let hb = &h[b * D..(b + 1) * D];
+                    let mut acc = 0.0;
+                    for e in 0..D {
+                        acc += ta[e] * hb[e];
+                    }
+                    values[pos[idx]] += acc;
+                    idx += 1;
+                }
+            }
+        }
+    }
+
+    /// [`Pattern::add_cliques`] for any contact dimension.
+    fn add_cliques_any(&self, d: usize, g: &[f64], values: &mut [f64], hg: &mut Vec<f64>) {
         let dd = d * d;
         for (c, (dofs, h, pos)) in self.contacts.iter().enumerate() {
             let gc = &g[c * dd..(c + 1) * dd];

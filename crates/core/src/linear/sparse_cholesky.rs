@@ -9,6 +9,13 @@
 //! counts them) and each new set of values costs one numeric factorization, without
 //! allocating once the storage has grown to fit.
 //!
+//! faer chooses between its simplicial (column by column) and supernodal (dense blocks)
+//! numeric factorizations from the analysis' flop count per nonzero of L; [`Supernodal`]
+//! overrides that choice. On the body-graph matrices `M + H G Hᵀ` of SAP's Newton method
+//! (rigid bodies: 6 × 6 blocks, cliques of 12) faer's own rule picks the simplicial code,
+//! which took 1.4× the CPU time of the supernodal one on `ball-pile 30` to `1000` (see
+//! `docs/performance.md`).
+//!
 //! The factorization runs on the calling thread (faer is built without its rayon feature:
 //! its global parallelism would reach every small dense product of the solvers).
 
@@ -17,8 +24,10 @@ use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::ldlt::factor::{LdltError, LdltRegularization};
 use faer::linalg::cholesky::llt::factor::LltRegularization;
 use faer::sparse::linalg::cholesky::{
-    factorize_symbolic_cholesky, CholeskySymbolicParams, LdltRef, LltRef, SymbolicCholesky, SymmetricOrdering,
+    factorize_symbolic_cholesky, CholeskySymbolicParams, LdltRef, LltRef, SymbolicCholesky,
+    SymbolicCholeskyRaw, SymmetricOrdering,
 };
+use faer::sparse::linalg::SupernodalThreshold;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side};
 use std::sync::Arc;
@@ -40,6 +49,16 @@ pub enum SymmetricKind {
         /// Pivots below this magnitude (or of the wrong sign) are regularized.
         epsilon: f64,
     },
+}
+
+/// Which numeric factorization [`SparseCholesky`] runs (decided at each symbolic analysis).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Supernodal {
+    /// faer's rule: supernodal when the factorization's flops per nonzero of L are high.
+    #[default]
+    Auto,
+    /// Always the supernodal factorization (dense blocks for the fundamental supernodes).
+    Always,
 }
 
 /// Sparse Cholesky (`LLᵀ` or quasi-definite `LDLᵀ`) of a symmetric matrix in compressed-column
@@ -66,6 +85,7 @@ pub struct SparseCholesky {
     scratch: Option<MemBuffer>,
     scratch_req: Option<StackReq>,
     analyses: usize,
+    supernodal: Supernodal,
 }
 
 impl std::fmt::Debug for SparseCholesky {
@@ -89,6 +109,7 @@ impl Clone for SparseCholesky {
             scratch: None,
             scratch_req: None,
             analyses: self.analyses,
+            supernodal: self.supernodal,
         }
     }
 }
@@ -97,6 +118,21 @@ impl SparseCholesky {
     /// Empty.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Empty, with the given choice of numeric factorization.
+    pub fn with_supernodal(supernodal: Supernodal) -> Self {
+        SparseCholesky { supernodal, ..Self::default() }
+    }
+
+    /// The choice of numeric factorization.
+    pub fn supernodal(&self) -> Supernodal {
+        self.supernodal
+    }
+
+    /// Whether the current analysis chose the supernodal factorization (`false` before any).
+    pub fn is_supernodal(&self) -> bool {
+        self.symbolic.as_ref().is_some_and(|s| matches!(s.raw(), SymbolicCholeskyRaw::Supernodal(_)))
     }
 
     fn par(&self) -> Par {
@@ -178,7 +214,13 @@ impl SparseCholesky {
                 sym,
                 Side::Lower,
                 SymmetricOrdering::Amd,
-                CholeskySymbolicParams::default(),
+                CholeskySymbolicParams {
+                    supernodal_flop_ratio_threshold: match self.supernodal {
+                        Supernodal::Auto => SupernodalThreshold::AUTO,
+                        Supernodal::Always => SupernodalThreshold::FORCE_SUPERNODAL,
+                    },
+                    ..Default::default()
+                },
             )
             .map_err(|_| Breakdown::Symbolic)?;
             self.values.clear();

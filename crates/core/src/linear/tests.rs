@@ -455,3 +455,33 @@ fn quasi_definite_ldlt_solves_a_kkt_system() {
         Err(Breakdown::NotFactored)
     );
 }
+
+/// `Supernodal::Always` runs faer's supernodal factorization where its own rule picks the
+/// simplicial one (these small banded matrices), solves the same systems, keeps its analysis
+/// across values and reports a matrix that is not positive definite as the simplicial one does.
+#[test]
+fn sparse_cholesky_always_supernodal_solves_what_the_automatic_choice_solves() {
+    for (n, offsets) in [(30, &[1][..]), (12, &[2, 5]), (3, &[1])] {
+        let (a, _) = banded(n, offsets);
+        let s = Mat::from_fn(n, n, |i, j| a[(i, j)] + a[(j, i)]);
+        let b: Vec<f64> = (0..n).map(|i| (0..n).map(|j| s[(i, j)]).sum()).collect();
+        let (cp, ri, v) = csc(&s, true);
+        let (mut auto, mut always) =
+            (SparseCholesky::new(), SparseCholesky::with_supernodal(Supernodal::Always));
+        assert_eq!((auto.supernodal(), always.supernodal()), (Supernodal::Auto, Supernodal::Always));
+        for c in [&mut auto, &mut always] {
+            assert!(!c.is_supernodal(), "no analysis yet");
+            c.factor(n, &cp, &ri, &v).unwrap();
+            let mut x = b.clone();
+            c.solve_in_place(&mut x, n, 1).unwrap();
+            ones(&x);
+            let twice: Vec<f64> = v.iter().map(|x| 2.0 * x).collect();
+            c.factor(n, &cp, &ri, &twice).unwrap();
+            assert_eq!(c.analyses(), 1, "same pattern: one analysis");
+            let neg: Vec<f64> = v.iter().map(|x| -x).collect();
+            assert!(matches!(c.factor(n, &cp, &ri, &neg), Err(Breakdown::NotPositiveDefinite(_))));
+        }
+        assert!(always.is_supernodal(), "order {n}");
+        assert!(!auto.is_supernodal(), "order {n}: faer's rule picks the simplicial code here");
+    }
+}
