@@ -214,6 +214,7 @@ def fmt(t):
 rows, counts, disagreements, runs = [], {}, [], []
 for i, arg in enumerate(files):
     kind, f = arg.split(':', 1) if arg.split(':', 1)[0] in SICONOS else (None, arg)
+    f = os.path.abspath(f)  # Siconos runs in `tmp`, where a relative path does not resolve
     kind = kind or detect_kind(f)
     local_file = None
     if kind == 'grfc3d':

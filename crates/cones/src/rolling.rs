@@ -129,6 +129,30 @@ impl Rolling {
     }
 }
 
+impl Rolling {
+    /// Whether `P_K` has a kink within `delta` of x that the generic test of
+    /// [`crate::sensitivity`] (distance to K and to its polar) does not see: x outside K and
+    /// its polar, with one part's ball on the switch between left and kept (`‖x_T‖ = μ n` or
+    /// `‖x_R‖ = μ_r n` at the projection's normal part n, to within `delta`) — one part
+    /// sticking, the other sliding or rolling, at the boundary between the two.
+    pub(crate) fn at_kink(&self, mu: f64, x: &[f64], delta: f64) -> bool {
+        let k = self.k();
+        match self.piece(mu, x) {
+            None => false,
+            Some((n, ta, ra)) => {
+                if !ta && !ra {
+                    return false;
+                }
+                let a = norm(&x[1..1 + k]);
+                let b = norm(&x[1 + k..1 + 2 * k]);
+                // A part whose coefficient is 0 has the ball {0}: P is 0 there, smooth.
+                let near = |m: f64, s: f64| m > 0.0 && (s - m * n).abs() <= delta * (1.0 + m);
+                near(mu, a) || near(self.mu_r, b)
+            }
+        }
+    }
+}
+
 fn check_mu_r(mu_r: f64) -> Result<(), Error> {
     if !(mu_r.is_finite() && mu_r >= 0.0) {
         return Err(Error::setting("mu_r", mu_r, "the rolling friction coefficient must be finite and ≥ 0"));
@@ -247,6 +271,10 @@ impl Cone for Rolling {
             let xi = &x[off..off + k];
             if !active {
                 out[off..off + k].copy_from_slice(xi);
+                if m == 0.0 {
+                    // The ball {0} (x_i = 0 here): P_i ≡ 0 near x, its derivative 0, not I.
+                    continue;
+                }
                 for a in 0..k {
                     jac[(off + a) * d + off + a] = 1.0;
                 }
@@ -432,6 +460,41 @@ mod tests {
                 solver.name(),
                 sol.r
             );
+        }
+    }
+
+    /// With μ_r = 0 the rolling ball is {0}: `P_K` is 0 in x_R around any x, x_R = 0 included,
+    /// so its Jacobian's rolling rows are 0 (they were the identity at x_R = 0); the same for
+    /// μ = 0 and the tangential part. Checked against central differences of `project`.
+    #[test]
+    fn a_zero_coefficient_part_has_a_zero_jacobian() {
+        for (mu, mu_r, x) in [
+            (0.5, 0.0, [2.0, 0.3, -0.2, 0.0, 0.0]),
+            (0.5, 0.0, [2.0, 3.0, 0.0, 0.0, 0.0]),
+            (0.0, 0.2, [2.0, 0.0, 0.0, 0.1, 0.1]),
+        ] {
+            let c = Rolling::new(5, mu_r).unwrap();
+            let (mut out, mut jac) = ([0.0; 5], [0.0; 25]);
+            c.project_jacobian(mu, &x, &mut out, &mut jac);
+            let mut p = [0.0; 5];
+            c.project(mu, &x, &mut p);
+            assert!(out.iter().zip(p).all(|(a, b)| (a - b).abs() < 1e-14), "{out:?} vs {p:?}");
+            let h = 1e-7;
+            for j in 0..5 {
+                let (mut xp, mut xm, mut pp, mut pm) = (x, x, [0.0; 5], [0.0; 5]);
+                xp[j] += h;
+                xm[j] -= h;
+                c.project(mu, &xp, &mut pp);
+                c.project(mu, &xm, &mut pm);
+                for i in 0..5 {
+                    let fd = (pp[i] - pm[i]) / (2.0 * h);
+                    assert!(
+                        (jac[i * 5 + j] - fd).abs() < 1e-6,
+                        "μ={mu} μ_r={mu_r} x={x:?}: J[{i}][{j}] {} vs {fd}",
+                        jac[i * 5 + j]
+                    );
+                }
+            }
         }
     }
 }

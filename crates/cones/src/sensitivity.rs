@@ -27,6 +27,15 @@
 //! without writing one); `J_μ` is a central difference of `natural_map` in μ (step
 //! `1e-6·max(μ, 1e-3)`, one-sided second order near μ = 0), exact to about 1e-10 relative.
 //!
+//! **Rolling resistance.** A contact of the rolling law ([`crate::Rolling`]; `ũ_N = u_N +
+//! μ‖u_T‖ + μ_r‖u_R‖`) goes through the same equations with its own cone's exact projection
+//! Jacobian; its coefficient μ_r, held in the law (`ConeSpec::Rolling { mu_r }`), enters as μ
+//! does, `J_{μ_r} dμ_r` beside `J_μ dμ`, `J_{μ_r}` by the same central difference of
+//! `natural_map` in μ_r ([`FrictionSensitivity::jvp_all`], [`FrictionCotangent::mu_r`]).
+//! Its projection has, besides the surfaces of K and of its polar, the kinks where one part
+//! switches between inside its ball and on it while the other slides or rolls (`‖x_T‖ = μ n`
+//! or `‖x_R‖ = μ_r n` at the projection's normal part n); these are flagged as degenerate too.
+//!
 //! **Degenerate contacts.** `P_K` is not differentiable on the boundaries of K and of its
 //! polar: a contact at the stick/slip boundary (`r_i` on the cone's surface, `ũ_i = 0`), or
 //! separating with zero force (`r_i = 0`, `u_N = 0`), or with both zero. There the
@@ -37,7 +46,7 @@
 //! `x_i` within `tol · s` of either surface, `s` the scale of the r's and of ρ·ũ (a polyhedral
 //! cone's kinks between its faces are not detected).
 
-use crate::{Cone, FrictionContactProblem, FrictionSolution, MAX_DIM};
+use crate::{Cone, ConeSpec, FrictionContactProblem, FrictionSolution, Rolling, MAX_DIM};
 use perp_core::sensitivity::{self as sens, ActiveSet};
 use perp_core::{measures, Error, Matrix};
 use std::sync::Arc;
@@ -49,7 +58,8 @@ pub enum ContactState {
     Separated,
     /// The reaction strictly inside its cone: `du = 0`.
     Sticking,
-    /// The reaction on the cone's surface, sliding (or, with μ = 0, any contact that pushes).
+    /// The reaction on the cone's surface, sliding (or, with μ = 0, any contact that pushes;
+    /// for a rolling contact, at least one of its parts on its ball: sliding or rolling).
     Sliding,
     /// At a kink of the projection (stick/slip boundary, or zero force and zero normal
     /// velocity): derivatives are those of a documented element.
@@ -64,6 +74,8 @@ pub struct FrictionSensitivity {
     ju: Vec<f64>,
     /// `∂φ/∂μ` per contact (d values).
     jmu: Vec<f64>,
+    /// `∂φ/∂μ_r` per contact (d values; 0 for a contact whose law is not rolling).
+    jmur: Vec<f64>,
     w: Matrix,
     set: ActiveSet,
     states: Vec<ContactState>,
@@ -97,6 +109,9 @@ pub struct FrictionCotangent {
     pub q: Vec<f64>,
     /// Gradient with respect to μ (one per contact).
     pub mu: Vec<f64>,
+    /// Gradient with respect to the rolling coefficients μ_r (one per contact; 0 for a
+    /// contact whose law is not [`ConeSpec::Rolling`](crate::ConeSpec::Rolling)).
+    pub mu_r: Vec<f64>,
 }
 
 /// The sensitivity of `sol`, a solution of `p`, with the default degeneracy threshold
@@ -145,6 +160,7 @@ pub fn sensitivity_with(
     let delta = tol * r_scale;
 
     let (mut jr, mut ju, mut jmu) = (vec![0.0; nc * d * d], vec![0.0; nc * d * d], vec![0.0; n]);
+    let mut jmur = vec![0.0; n];
     let (mut states, mut degenerate, mut free) = (Vec::with_capacity(nc), Vec::new(), Vec::new());
     let mut phi = [0.0; MAX_DIM];
     let mut ut = [0.0; MAX_DIM];
@@ -160,19 +176,30 @@ pub fn sensitivity_with(
             Some((&mut jr[b.clone()], &mut ju[b.clone()])),
         );
         d_dmu(cone, mu, rho, &r[s.clone()], &u[s.clone()], &mut jmu[s.clone()]);
+        let rolling = match p.cones.as_ref().map(|c| &c[i]) {
+            Some(ConeSpec::Rolling { mu_r }) => Some(Rolling::new(d, *mu_r)?),
+            _ => None,
+        };
+        if let Some(law) = &rolling {
+            d_dmu_r(law, mu, rho, &r[s.clone()], &u[s.clone()], &mut jmur[s.clone()])?;
+        }
         cone.modified_velocity(mu, &u[s.clone()], &mut ut[..d], None);
         let mut x = [0.0; MAX_DIM];
         for k in 0..d {
             x[k] = r[d * i + k] - rho * ut[k];
         }
-        let state = classify(cone.as_ref(), mu, &x[..d], delta);
+        let mut state = classify(cone.as_ref(), mu, &x[..d], delta);
+        if rolling.is_some_and(|law| law.at_kink(mu, &x[..d], delta)) {
+            state = ContactState::Degenerate;
+        }
         if state == ContactState::Degenerate {
             degenerate.push(i);
         }
         // A contact is out of the reduced system when φ = r there (dr = 0): J_u = 0, J_r = I.
         let separated = ju[b.clone()].iter().all(|v| *v == 0.0)
             && (0..d * d).all(|e| jr[b.start + e] == f64::from(u8::from(e % (d + 1) == 0)))
-            && jmu[s.clone()].iter().all(|v| *v == 0.0);
+            && jmu[s.clone()].iter().all(|v| *v == 0.0)
+            && jmur[s.clone()].iter().all(|v| *v == 0.0);
         if !separated {
             free.extend(s);
         }
@@ -181,7 +208,32 @@ pub fn sensitivity_with(
     let block = reduced_matrix(&p.w, d, &free, &jr, &ju);
     let set =
         ActiveSet::from_reduced(n, free, &block, "contact law (J_r + J_u W on the non-separated contacts)")?;
-    Ok(FrictionSensitivity { dim: d, r, ju, jmu, w: p.w.clone(), set, states, degenerate })
+    Ok(FrictionSensitivity { dim: d, r, ju, jmu, jmur, w: p.w.clone(), set, states, degenerate })
+}
+
+/// `∂φ/∂μ_r` of a rolling contact by central differences (one-sided, second order, when μ_r
+/// is below the step), as [`d_dmu`] in μ.
+fn d_dmu_r(law: &Rolling, mu: f64, rho: f64, r: &[f64], u: &[f64], out: &mut [f64]) -> Result<(), Error> {
+    let d = r.len();
+    let mur = law.mu_r();
+    let h = 1e-6 * mur.max(1e-3);
+    let eval = |m: f64| -> Result<[f64; MAX_DIM], Error> {
+        let mut phi = [0.0; MAX_DIM];
+        Rolling::new(d, m)?.natural_map(mu, rho, r, u, &mut phi[..d], None);
+        Ok(phi)
+    };
+    if mur >= h {
+        let (fp, fm) = (eval(mur + h)?, eval(mur - h)?);
+        for k in 0..d {
+            out[k] = (fp[k] - fm[k]) / (2.0 * h);
+        }
+    } else {
+        let (f0, f1, f2) = (eval(mur)?, eval(mur + h)?, eval(mur + 2.0 * h)?);
+        for k in 0..d {
+            out[k] = (-3.0 * f0[k] + 4.0 * f1[k] - f2[k]) / (2.0 * h);
+        }
+    }
+    Ok(())
 }
 
 /// `∂φ/∂μ` by central differences (one-sided, second order, when μ is below the step).
@@ -324,6 +376,21 @@ impl FrictionSensitivity {
     /// # Panics
     /// On a wrong length or shape.
     pub fn jvp(&self, dq: Option<&[f64]>, dmu: Option<&[f64]>, dw: Option<&Matrix>) -> FrictionTangent {
+        self.jvp_all(dq, dmu, None, dw)
+    }
+
+    /// [`jvp`](Self::jvp) with a direction `dmu_r` in the rolling coefficients too (one per
+    /// contact; a contact whose law is not rolling ignores its entry).
+    ///
+    /// # Panics
+    /// On a wrong length or shape.
+    pub fn jvp_all(
+        &self,
+        dq: Option<&[f64]>,
+        dmu: Option<&[f64]>,
+        dmu_r: Option<&[f64]>,
+        dw: Option<&Matrix>,
+    ) -> FrictionTangent {
         let (n, d) = (self.n(), self.dim);
         // e = dq + dW r: what enters u.
         let mut e = vec![0.0; n];
@@ -344,6 +411,18 @@ impl FrictionSensitivity {
                 *v += self.jmu[k] * dmu[k / d];
             }
         }
+        if let Some(dmu_r) = dmu_r {
+            assert_eq!(
+                dmu_r.len(),
+                n / d,
+                "jvp: dmu_r has length {}, expected {} contacts",
+                dmu_r.len(),
+                n / d
+            );
+            for (k, v) in rhs.iter_mut().enumerate() {
+                *v += self.jmur[k] * dmu_r[k / d];
+            }
+        }
         rhs.iter_mut().for_each(|v| *v = -*v);
         let dr = self.set.solve(&rhs);
         let mut du = vec![0.0; n];
@@ -362,12 +441,17 @@ impl FrictionSensitivity {
         self.jvp(None, Some(dmu), None).r
     }
 
+    /// `dr` for a perturbation `dmu_r` of the rolling coefficients (one per contact).
+    pub fn jvp_mu_r(&self, dmu_r: &[f64]) -> Vec<f64> {
+        self.jvp_all(None, None, Some(dmu_r), None).r
+    }
+
     /// `dr` for a perturbation `dw` of W.
     pub fn jvp_w(&self, dw: &Matrix) -> Vec<f64> {
         self.jvp(None, None, Some(dw)).r
     }
 
-    /// The gradients with respect to q and μ of `⟨g_r, r⟩ + ⟨g_u, u⟩` (`g_u` optional).
+    /// The gradients with respect to q, μ and μ_r of `⟨g_r, r⟩ + ⟨g_u, u⟩` (`g_u` optional).
     ///
     /// # Panics
     /// On a wrong length.
@@ -398,10 +482,10 @@ impl FrictionSensitivity {
         if let Some(gu) = g_u {
             q.iter_mut().zip(gu).for_each(|(a, b)| *a += b);
         }
-        let mu = (0..n / d)
-            .map(|c| -(0..d).map(|k| self.jmu[c * d + k] * lambda[c * d + k]).sum::<f64>())
-            .collect();
-        FrictionCotangent { q, mu }
+        let pull = |j: &[f64]| -> Vec<f64> {
+            (0..n / d).map(|c| -(0..d).map(|k| j[c * d + k] * lambda[c * d + k]).sum::<f64>()).collect()
+        };
+        FrictionCotangent { q, mu: pull(&self.jmu), mu_r: pull(&self.jmur) }
     }
 
     /// `∇_q ⟨g, r⟩`.
@@ -412,6 +496,11 @@ impl FrictionSensitivity {
     /// `∇_μ ⟨g, r⟩` (one value per contact).
     pub fn vjp_mu(&self, g: &[f64]) -> Vec<f64> {
         self.vjp(g, None).mu
+    }
+
+    /// `∇_{μ_r} ⟨g, r⟩` (one value per contact; 0 where the law is not rolling).
+    pub fn vjp_mu_r(&self, g: &[f64]) -> Vec<f64> {
+        self.vjp(g, None).mu_r
     }
 
     /// `∇_W ⟨g, r⟩ = ∇_q ⟨g, r⟩ · rᵀ`, in W's storage (on W's pattern when sparse).
@@ -434,7 +523,7 @@ impl FrictionSensitivity {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ConeSpec, FrictionSolver, Nsgs, SemismoothNewton};
+    use crate::{FrictionSolver, Nsgs, SemismoothNewton};
     use perp_core::{Settings, Status};
     use rand::{Rng, SeedableRng};
 
@@ -553,6 +642,171 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// W SPD (5·nc, the rolling rows 10× stiffer, as a ball's moments against its forces) and
+    /// q chosen for each contact's state: 's' sticking and not rolling, 'l' sliding and
+    /// rolling, 't' sticking and rolling, 'r' sliding without rolling, 'o' separated.
+    fn rolling_problem(kinds: &str, mu: f64, mu_r: f64, seed: u64) -> FrictionContactProblem {
+        let nc = kinds.len();
+        let n = 5 * nc;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let a: Vec<f64> = (0..n * n).map(|_| rng.random_range(-0.5..0.5)).collect();
+        let scale = |i: usize| if i % 5 >= 3 { 10f64.sqrt() } else { 1.0 };
+        let mut w = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                let v = (0..n).map(|k| a[i * n + k] * a[j * n + k]).sum::<f64>() / n as f64;
+                w[i * n + j] = v * scale(i) * scale(j);
+            }
+            w[i * n + i] += 0.5 * scale(i) * scale(i);
+        }
+        let wm = Matrix::from_row_major(n, n, &w).unwrap();
+        let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
+        for (c, k) in kinds.chars().enumerate() {
+            let rn = rng.random_range(0.5..1.5);
+            let mut dir = || {
+                let th: f64 = rng.random_range(0.0..std::f64::consts::TAU);
+                [th.cos(), th.sin()]
+            };
+            let (dt, dr) = (dir(), dir());
+            let (vt, vr) = (rng.random_range(0.5..1.5), rng.random_range(0.5..1.5));
+            let b = 5 * c;
+            if k == 'o' {
+                u[b..b + 5].copy_from_slice(&[rng.random_range(0.5..1.5), 0.3, -0.2, 0.1, 0.4]);
+                continue;
+            }
+            r[b] = rn;
+            // Tangential part: sticking strictly inside μ r_N, or sliding against u_T.
+            if matches!(k, 's' | 't') {
+                r[b + 1..b + 3].copy_from_slice(&[0.5 * mu * rn * dt[0], 0.5 * mu * rn * dt[1]]);
+            } else {
+                r[b + 1..b + 3].copy_from_slice(&[-mu * rn * dt[0], -mu * rn * dt[1]]);
+                u[b + 1..b + 3].copy_from_slice(&[vt * dt[0], vt * dt[1]]);
+            }
+            // Rolling part: not rolling, strictly inside μ_r r_N, or rolling against u_R.
+            if matches!(k, 's' | 'r') {
+                r[b + 3..b + 5].copy_from_slice(&[0.5 * mu_r * rn * dr[0], 0.5 * mu_r * rn * dr[1]]);
+            } else {
+                r[b + 3..b + 5].copy_from_slice(&[-mu_r * rn * dr[0], -mu_r * rn * dr[1]]);
+                u[b + 3..b + 5].copy_from_slice(&[vr * dr[0], vr * dr[1]]);
+            }
+        }
+        let mut wr = vec![0.0; n];
+        wm.mul_vec(&r, &mut wr);
+        let q: Vec<f64> = u.iter().zip(&wr).map(|(a, b)| a - b).collect();
+        FrictionContactProblem::rolling(5, wm, q, vec![mu; nc], vec![mu_r; nc]).unwrap()
+    }
+
+    fn mu_r_of(p: &FrictionContactProblem) -> Vec<f64> {
+        p.rolling_mu().unwrap()
+    }
+
+    fn with_mu_r(p: &FrictionContactProblem, dmu_r: &[f64], t: f64) -> FrictionContactProblem {
+        let mu_r: Vec<f64> = mu_r_of(p).iter().zip(dmu_r).map(|(a, b)| a + t * b).collect();
+        FrictionContactProblem::rolling(p.dim, p.w.clone(), p.q.clone(), p.mu.clone(), mu_r).unwrap()
+    }
+
+    /// Rolling resistance: dr/dq, dr/dμ and dr/dμ_r against central differences of solves,
+    /// for every mix of sticking, sliding, rolling and separated contacts; the VJP in μ_r is
+    /// the JVP's adjoint.
+    #[test]
+    fn rolling_jvps_match_central_differences_and_vjps_are_adjoint() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for (seed, kinds) in ["s", "l", "t", "r", "slto", "rtls"].iter().enumerate() {
+            for (mu, mu_r) in [(0.3, 0.05), (1.2, 0.4)] {
+                let p = rolling_problem(kinds, mu, mu_r, seed as u64);
+                let sol = solve(&p, None);
+                let s = sensitivity(&p, &sol).unwrap();
+                assert!(s.degenerate().is_empty(), "{kinds} μ={mu}: {:?}", s.states());
+                let expect: Vec<ContactState> = kinds
+                    .chars()
+                    .map(|k| match k {
+                        's' => ContactState::Sticking,
+                        'o' => ContactState::Separated,
+                        _ => ContactState::Sliding,
+                    })
+                    .collect();
+                assert_eq!(s.states(), &expect[..], "{kinds}");
+                let (n, nc) = (p.size(), p.contacts());
+                let dq: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+                let dmu: Vec<f64> = (0..nc).map(|_| rng.random_range(-1.0..1.0)).collect();
+                let dmu_r: Vec<f64> = (0..nc).map(|_| rng.random_range(-1.0..1.0)).collect();
+                let h = 1e-6;
+                let zq = vec![0.0; n];
+                let zc = vec![0.0; nc];
+                for (what, dq, dmu, dmu_r) in [
+                    ("q", &dq, &zc, &zc),
+                    ("μ", &zq, &dmu, &zc),
+                    ("μ_r", &zq, &zc, &dmu_r),
+                    ("all", &dq, &dmu, &dmu_r),
+                ] {
+                    let at = |t: f64| solve(&with_mu_r(&with(&p, dq, dmu, t), dmu_r, t), Some(&sol.r)).r;
+                    let (rp, rm) = (at(h), at(-h));
+                    let an = s.jvp_all(Some(dq), Some(dmu), Some(dmu_r), None);
+                    for i in 0..n {
+                        let fd = (rp[i] - rm[i]) / (2.0 * h);
+                        assert!(
+                            (an.r[i] - fd).abs() < 2e-6 * (1.0 + fd.abs()),
+                            "{kinds} μ={mu} μ_r={mu_r} d{what}: dr[{i}] {} vs {fd}",
+                            an.r[i]
+                        );
+                    }
+                }
+                assert_eq!(s.jvp_mu_r(&dmu_r), s.jvp_all(None, None, Some(&dmu_r), None).r);
+                // μ_r moves the answer wherever a contact rolls.
+                let moved = s.jvp_mu_r(&dmu_r).iter().fold(0.0_f64, |a, v| a.max(v.abs()));
+                assert_eq!(moved > 1e-3, kinds.contains(['l', 't']), "{kinds}: |dr/dμ_r| {moved:e}");
+                let g: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+                let lhs: f64 = g.iter().zip(s.jvp_mu_r(&dmu_r)).map(|(a, b)| a * b).sum();
+                let rhs: f64 = s.vjp_mu_r(&g).iter().zip(&dmu_r).map(|(a, b)| a * b).sum();
+                assert!((lhs - rhs).abs() < 1e-12 * (1.0 + lhs.abs()), "{kinds}: {lhs} vs {rhs}");
+            }
+        }
+    }
+
+    /// A Coulomb contact has no μ_r: its gradient is 0 and a direction in it changes nothing.
+    #[test]
+    fn coulomb_contacts_have_no_mu_r_derivative() {
+        let p = problem("sl", 0.5, 2);
+        let s = sensitivity(&p, &solve(&p, None)).unwrap();
+        assert_eq!(s.jvp_mu_r(&[1.0, -2.0]), vec![0.0; 6]);
+        assert_eq!(s.vjp_mu_r(&[1.0; 6]), vec![0.0; 2]);
+    }
+
+    /// A rolling contact at the switch between rolling and not (‖x_R‖ = μ_r n while the
+    /// tangential part slides) is flagged; the generic test alone misses it.
+    #[test]
+    fn a_rolling_contact_at_the_roll_no_roll_switch_is_degenerate() {
+        // W = I, q = (−1, 2, 0, 0.1, 0), μ = 0.5, μ_r = 0.1: r = (1, −0.5, 0, −0.1, 0),
+        // u = (0, 1.5, 0, 0, 0): sliding, the rolling moment exactly at μ_r r_N, u_R = 0.
+        let id: Vec<f64> = (0..25).map(|e| f64::from(u8::from(e % 6 == 0))).collect();
+        let w = Matrix::from_row_major(5, 5, &id).unwrap();
+        let p = FrictionContactProblem::rolling(
+            5,
+            w.clone(),
+            vec![-1.0, 2.0, 0.0, 0.1, 0.0],
+            vec![0.5],
+            vec![0.1],
+        )
+        .unwrap();
+        let sol = solve(&p, None);
+        assert!((sol.r[3] + 0.1).abs() < 1e-10, "{:?}", sol.r);
+        let s = sensitivity(&p, &sol).unwrap();
+        assert_eq!(s.degenerate(), &[0]);
+        // Rolling clearly (q_R = 0.5) or clearly not (q_R = 0.05): not degenerate.
+        for qr in [0.5, 0.05] {
+            let p = FrictionContactProblem::rolling(
+                5,
+                w.clone(),
+                vec![-1.0, 2.0, 0.0, qr, 0.0],
+                vec![0.5],
+                vec![0.1],
+            )
+            .unwrap();
+            let s = sensitivity(&p, &solve(&p, None)).unwrap();
+            assert!(s.degenerate().is_empty(), "q_R = {qr}: {:?}", s.states());
         }
     }
 

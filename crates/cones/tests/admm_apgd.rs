@@ -386,3 +386,40 @@ fn admm_and_apgd_solve_a_sticking_contact_at_large_mu() {
         }
     }
 }
+
+/// A rolling contact whose W mixes forces and moments, shaped as one contact of Siconos'
+/// `rfc3d_sphere_from_grfc3d` (normal 367, tangential 1 285, rolling 9.2e6, the tangential
+/// and rolling rows coupled by ±91 818): pressed down and at rest, r = (−q_N/W_NN, 0, 0, 0, 0)
+/// and u = 0. ρ₀ from W's mean diagonal (3.7e6) is far too stiff for the normal row; the
+/// rescale after the first iteration ([`FirstRescale`], on for rolling laws) fixes it at once,
+/// where the slow adaptation alone takes 187 iterations (4 with the rescale, at 1e-8).
+#[test]
+fn admm_rescales_rho_once_on_a_rolling_contact_with_mixed_scales() {
+    use perp_cones::admm::FirstRescale;
+    let (n, t, m, c) = (367.281, 1285.48, 9.18165e6, 91818.3);
+    #[rustfmt::skip]
+    let w = Matrix::from_row_major(5, 5, &[
+        n, 0.0, 0.0, 0.0, 0.0,
+        0.0, t, 0.0, 0.0, -c,
+        0.0, 0.0, t, c, 0.0,
+        0.0, 0.0, c, m, 0.0,
+        0.0, -c, 0.0, 0.0, m,
+    ]).unwrap();
+    let q = vec![-9.80665e-3, 0.0, 0.0, 0.0, 0.0];
+    let p = FrictionContactProblem::rolling(5, w, q, vec![0.3], vec![1e-3]).unwrap();
+    let s = Settings { tol: 1e-8, ..Settings::default() };
+    let exact = [9.80665e-3 / n, 0.0, 0.0, 0.0, 0.0];
+    let mut iterations = Vec::new();
+    for first in [FirstRescale::Rolling, FirstRescale::Never] {
+        let mut admm = Admm::new();
+        admm.first_rescale = first;
+        let sol = admm.solve(&p, None, &s).unwrap();
+        assert_eq!(sol.report.status, Status::Solved, "{first:?}: {:?}", sol.report);
+        assert!(close(&sol.r, &exact, 1e-7 * exact[0]), "{first:?}: r = {:?}", sol.r);
+        iterations.push(sol.report.iterations);
+    }
+    assert!(
+        iterations[0] <= 5 && iterations[1] > 20,
+        "iterations with and without the rescale: {iterations:?}"
+    );
+}

@@ -8,6 +8,7 @@
 //! | `bowling-ball` | Trinkle–Tzitzouris–Pang 2001 §4.1.5 |
 //! | `sphere-two-spheres` | Trinkle–Tzitzouris–Pang 2001 §4.2 |
 //! | `sphere-rolling`, `sphere-rolling-slope` | rolling resistance, derived in [`spheres::SphereRolling`] (issue 35) |
+//! | `disk-rolling` | rolling resistance in the plane (2-D rolling contact), derived in [`disk_rolling`] (issue 35) |
 //! | `painleve-rod`, `painleve-impact` | Stewart 2000 §1.3, fig. 2.4 |
 //! | `billiards` | Stewart 2000 fig. 2.3 |
 //! | `frictional-catastrophe` | Moreau 1988 example 15.3 |
@@ -19,6 +20,7 @@ use crate::system::System;
 use crate::trajectory::Trajectory;
 use perp_core::Error;
 
+pub mod disk_rolling;
 pub mod planar;
 pub mod spheres;
 pub mod stacks;
@@ -141,6 +143,7 @@ pub fn catalog() -> Vec<SceneInfo> {
     v.extend(woodpecker::catalog());
     v.extend(spheres::catalog());
     v.extend(planar::catalog());
+    v.extend(disk_rolling::catalog());
     v.extend(stacks::catalog());
     v
 }

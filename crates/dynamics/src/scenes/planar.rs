@@ -25,15 +25,15 @@ pub fn point_contact(gap: f64, r: [f64; 2], mu: f64) -> Contact {
     Contact::new(gap, Row::dense(&[0.0, 1.0, r[0]]), vec![Row::dense(&[1.0, 0.0, -r[1]])], mu)
 }
 
-fn body_mass(m: f64, j: f64) -> Matrix {
+pub(super) fn body_mass(m: f64, j: f64) -> Matrix {
     Matrix::from_row_major(3, 3, &[m, 0.0, 0.0, 0.0, m, 0.0, 0.0, 0.0, j]).expect("3×3 from 9 entries")
 }
 
-fn kinetic(m: f64, j: f64, u: &[f64]) -> f64 {
+pub(super) fn kinetic(m: f64, j: f64, u: &[f64]) -> f64 {
     0.5 * m * (u[0] * u[0] + u[1] * u[1]) + 0.5 * j * u[2] * u[2]
 }
 
-fn planar_names() -> (Vec<String>, Vec<String>) {
+pub(super) fn planar_names() -> (Vec<String>, Vec<String>) {
     (
         ["x", "y", "theta"].iter().map(|s| s.to_string()).collect(),
         ["v_x", "v_y", "omega"].iter().map(|s| s.to_string()).collect(),
