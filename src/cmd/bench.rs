@@ -9,7 +9,7 @@
 //!
 //! Writes `results.csv`, `results.json`, `summary.md`, `report.html`, `profile.svg` and the
 //! per-kind profiles `profile-<kind>-{time,iterations}.svg` into `--out` (default
-//! `bench-out/`); see `perp_suite::bench`. After the timed runs, up to `--curves` failed and
+//! `bench-out/`); see `perp_bench::bench`. After the timed runs, up to `--curves` failed and
 //! slowest runs are solved once more with their history recorded, for the report's
 //! convergence curves. `results.csv` grows as each problem
 //! finishes. Ctrl-C stops the run: the solves under way are stopped, and the four outputs are

@@ -8,7 +8,7 @@
 
 use perp_catalogue::{build, Family, Params, Problem};
 use perp_core::{Settings, Status};
-use perp_suite::generate::friction_contact;
+use perp_bench::generate::friction_contact;
 
 /// The status of `solver` (with `params`) on `friction_contact(dim, contacts, seed)` at
 /// 1e-6, and whether its answer meets the tolerance by the problem's own error measure.

@@ -1,4 +1,4 @@
-//! # perp-suite — benchmark problems and the benchmark runner
+//! # perp-bench — benchmark problems and the benchmark runner
 //!
 //! * [`generate`] builds seeded, reproducible LCPs (SPD, PSD of given rank, contact-like
 //!   Delassus, P-matrix, Murty's exponential example) and the built-in benchmark suite of
@@ -8,7 +8,7 @@
 //!   through [`profile`], a Dolan–Moré performance profile `profile.svg`.
 //!
 //! The problem files are read and written by `perp-formats`, re-exported here under their
-//! old paths (`perp_suite::read_problem`, `perp_suite::convert`, …) so that code written
+//! old paths (`perp_bench::read_problem`, `perp_bench::convert`, …) so that code written
 //! against earlier versions keeps compiling.
 #![warn(missing_docs)]
 

@@ -21,7 +21,7 @@ impl SolverParams {
     /// values out of the declared range are errors naming the pair and the valid choices.
     ///
     /// ```
-    /// use perp_suite::bench::SolverParams;
+    /// use perp_bench::bench::SolverParams;
     /// let run = ["lemke".to_string(), "psor".to_string()];
     /// let p = SolverParams::parse(&["omega=1.5".into()], &run).unwrap();
     /// assert_eq!(p.pairs(), ["psor.omega=1.5"]);

@@ -7,7 +7,7 @@
 //! time of one numeric supernodal LU of `W + σI` (σ = max diag W, prox's first σ).
 //!
 //! ```text
-//! cargo run --release -p perp-suite --example sparse_fill -- [--no-lu] 1000 3000 10000
+//! cargo run --release -p perp-bench --example sparse_fill -- [--no-lu] 1000 3000 10000
 //! ```
 
 use faer::sparse::linalg::cholesky::{
@@ -18,7 +18,7 @@ use faer::sparse::SymbolicSparseColMatRef;
 use faer::Side;
 use perp_core::linear::SparseLu;
 use perp_core::Matrix;
-use perp_suite::generate::friction_contact;
+use perp_bench::generate::friction_contact;
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

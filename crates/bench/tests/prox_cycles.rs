@@ -6,7 +6,7 @@
 
 use perp_catalogue::{build, Family, Params, Problem};
 use perp_core::{Settings, Status};
-use perp_suite::generate::friction_contact;
+use perp_bench::generate::friction_contact;
 
 fn prox_solves(dim: usize, contacts: usize, seed: u64) -> bool {
     let s = Settings { tol: 1e-8, ..Settings::default() };

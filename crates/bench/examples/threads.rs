@@ -3,8 +3,8 @@
 //! checksum of r to show it):
 //!
 //! ```sh
-//! cargo run --release -p perp-suite --example threads -- 200 1
-//! cargo run --release -p perp-suite --example threads -- 200 2
+//! cargo run --release -p perp-bench --example threads -- 200 1
+//! cargo run --release -p perp-bench --example threads -- 200 2
 //! ```
 //!
 //! Arguments: the grid side s (s² bodies, about 3 s² contacts; default 200) and the thread
@@ -12,7 +12,7 @@
 //! and 100 APGD iterations, whatever the error.
 
 use perp_cones::{Apgd, FrictionSolver, Nsgs, Settings};
-use perp_suite::generate::friction_grid as grid;
+use perp_bench::generate::friction_grid as grid;
 use std::time::Instant;
 
 fn main() -> Result<(), perp_cones::Error> {

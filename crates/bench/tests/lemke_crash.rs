@@ -4,7 +4,7 @@
 
 use perp_core::{Settings, Status};
 use perp_lcp::{lemke::Lemke, Lcp, LcpSolver};
-use perp_suite::generate;
+use perp_bench::generate;
 
 /// Independent check of an answer: z ≥ 0, w = Mz + q ≥ 0, zᵢwᵢ = 0, each within `tol`
 /// relative to the size of q and M z.

@@ -15,9 +15,9 @@
 //! 6e-7 (W unscaled) — imprecise, not wrong: the solvers stop on the peer measure, which
 //! does not see them (`perp_core::measures::physical_bound`).
 //!
-//! `cargo test -p perp-suite --test honest_sweep -- --nocapture` prints, per solver, how many
+//! `cargo test -p perp-bench --test honest_sweep -- --nocapture` prints, per solver, how many
 //! variants it solved and the worst figure of a solved answer;
-//! `PERP_SUITES=$PWD/../shared/suites cargo test -p perp-suite --release --test honest_sweep -- --include-ignored --nocapture`
+//! `PERP_SUITES=$PWD/../shared/suites cargo test -p perp-bench --release --test honest_sweep -- --include-ignored --nocapture`
 //! adds the Siconos files.
 
 use perp_catalogue::{build, Family, Params, Problem, FRICTION_NAMES, LCP_NAMES};
@@ -255,7 +255,7 @@ fn generated() -> Vec<(String, FrictionContactProblem)> {
     for (dim, nc, seed) in [(3, 2, 1), (3, 5, 2), (2, 4, 3)] {
         v.push((
             format!("friction_contact({dim}, {nc}, {seed})"),
-            perp_suite::generate::friction_contact(dim, nc, seed),
+            perp_bench::generate::friction_contact(dim, nc, seed),
         ));
     }
     v
@@ -271,7 +271,7 @@ fn no_false_solved_on_generated_problems() {
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn no_false_solved_on_small_siconos_files() {
-    let dir = perp_suite::suites_dir().join("siconos/fc3d");
+    let dir = perp_bench::suites_dir().join("siconos/fc3d");
     let problems: Vec<_> = [
         "FrictionContact3D_1c.dat",
         "FrictionContact3D_RR_1c.dat",
@@ -284,7 +284,7 @@ fn no_false_solved_on_small_siconos_files() {
     .map(|f| {
         (
             f.to_string(),
-            perp_suite::read_friction_contact(&dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")),
+            perp_bench::read_friction_contact(&dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")),
         )
     })
     .collect();
@@ -304,7 +304,7 @@ fn no_false_solved_on_small_siconos_files() {
 #[ignore = "needs PERP_SUITES"]
 fn large_r_small_q_refines_until_physically_right() {
     let f = "Confeti-ex03-Fc3D-SBM.dat";
-    let p = perp_suite::read_friction_contact(&perp_suite::suites_dir().join("siconos/fc3d").join(f))
+    let p = perp_bench::read_friction_contact(&perp_bench::suites_dir().join("siconos/fc3d").join(f))
         .unwrap_or_else(|e| panic!("{f}: {e}"));
     let s = Settings { tol: 1e-6, ..Settings::default() };
     for name in FRICTION_NAMES {
@@ -350,7 +350,7 @@ fn lcp_check(p: &Lcp, z: &[f64]) -> f64 {
 
 #[test]
 fn no_false_solved_on_scaled_lcps() {
-    use perp_suite::generate;
+    use perp_bench::generate;
     let problems = [
         ("spd(8, 1)", generate::spd(8, 1)),
         ("p_matrix(6, 2)", generate::p_matrix(6, 2)),
@@ -438,7 +438,7 @@ fn box_check(p: &Lcp, z: &[f64]) -> f64 {
 /// reads 1e-8.
 #[test]
 fn no_false_solved_on_scaled_box_lcps() {
-    use perp_suite::generate;
+    use perp_bench::generate;
     let bases = [("spd(12, 3)", generate::spd(12, 3)), ("contact(4, 5)", generate::contact(4, 5))];
     let mut false_solved = Vec::new();
     for name in LCP_NAMES {
@@ -497,7 +497,7 @@ fn no_false_solved_on_scaled_box_lcps() {
 /// as if they had one unit).
 #[test]
 fn lcp_solvers_solve_scaled_copies_alike() {
-    use perp_suite::generate;
+    use perp_bench::generate;
     let problems = [
         ("spd(30, 1)", generate::spd(30, 1)),
         ("p_matrix(20, 2)", generate::p_matrix(20, 2)),
@@ -544,14 +544,14 @@ fn lcp_solvers_solve_scaled_copies_alike() {
 #[ignore = "needs PERP_SUITES; slow (about 3 min with --release)"]
 fn suite_physical_figures() {
     let mut false_solved = Vec::new();
-    let root = perp_suite::suites_dir().join("siconos");
+    let root = perp_bench::suites_dir().join("siconos");
     let mut files: Vec<_> = ["fc2d", "fc3d"]
         .iter()
         .flat_map(|d| std::fs::read_dir(root.join(d)).unwrap().map(|e| e.unwrap().path()))
         .collect();
     files.sort();
     for f in files {
-        let p = perp_suite::read_friction_contact(&f).unwrap();
+        let p = perp_bench::read_friction_contact(&f).unwrap();
         let file = f.file_name().unwrap().to_string_lossy().into_owned();
         for name in FRICTION_NAMES {
             let mut solver = build(Family::Friction, name, &Params::new()).unwrap();
@@ -592,7 +592,7 @@ fn no_false_solved_on_scaled_mlcps() {
     let mut false_solved = Vec::new();
     let problems: Vec<_> = [(8, 3, 1), (10, 4, 2)]
         .iter()
-        .map(|&(n, f, seed)| (format!("mixed({n}, {f}, {seed})"), perp_suite::generate::mixed(n, f, seed)))
+        .map(|&(n, f, seed)| (format!("mixed({n}, {f}, {seed})"), perp_bench::generate::mixed(n, f, seed)))
         .collect();
     let mut worst_all = 0.0_f64;
     for name in perp_catalogue::MCP_NAMES {
@@ -652,14 +652,14 @@ fn no_false_solved_on_scaled_mlcps() {
 #[test]
 #[ignore = "needs PERP_SUITES; slow (run with --release)"]
 fn lemke_pyramid_survives_the_round_off_files() {
-    let root = perp_suite::suites_dir().join("siconos/fc3d");
+    let root = perp_bench::suites_dir().join("siconos/fc3d");
     for (f, before) in [
         ("Capsules-i101-404.dat", 0.24),
         ("Capsules-i100-1090.dat", 0.099),
         ("Capsules-i125-1213.hdf5", 0.021),
         ("BoxesStack1-i100000-32.hdf5.dat", 0.42),
     ] {
-        let p = perp_suite::read_friction_contact(&root.join(f)).unwrap();
+        let p = perp_bench::read_friction_contact(&root.join(f)).unwrap();
         let mut solver = build(Family::Friction, "lemke-pyramid", &Params::new()).unwrap();
         let s = Settings { tol: 1e-6, ..Settings::default() };
         let a = solver.solve(&Problem::Friction(p.clone()), None, &s).unwrap();

@@ -3,7 +3,7 @@
 //! scene cannot solve with the solvers that failed there (issues 14 and 15).
 //!
 //! ```text
-//! cargo run --release -p perp-suite --example unsolved_steps -- SCENE SIZE STEPS OUT_DIR [CHAIN]
+//! cargo run --release -p perp-bench --example unsolved_steps -- SCENE SIZE STEPS OUT_DIR [CHAIN]
 //! ```
 //!
 //! SIZE is `-` for a scene without a size. Each file is `OUT_DIR/SCENE-SIZE-step-K.dat`, and
@@ -72,10 +72,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect();
         let file = Path::new(out).join(format!("{label}-step-{k}.dat"));
         let problem = Problem::Friction(p.friction_problem()?);
-        perp_suite::convert::write_siconos(&problem, &file)?;
+        perp_bench::convert::write_siconos(&problem, &file)?;
         if let Some(Ok(g)) = sim.last_global_problem() {
             let global = Path::new(out).join(format!("{label}-step-{k}-global.dat"));
-            perp_suite::convert::write_siconos(&Problem::GlobalFriction(g), &global)?;
+            perp_bench::convert::write_siconos(&Problem::GlobalFriction(g), &global)?;
         }
         let text: String = warm.iter().map(|v| format!("{v:e}\n")).collect();
         std::fs::write(file.with_extension("warm"), text)?;

@@ -1,12 +1,12 @@
-//! Writes a generated frictional contact problem ([`perp_suite::generate::friction_contact`])
+//! Writes a generated frictional contact problem ([`perp_bench::generate::friction_contact`])
 //! as a Siconos `.dat` file, for `perp solve` on large problems (issue 14).
 //!
 //! ```text
-//! cargo run --release -p perp-suite --example gen_fc -- DIM CONTACTS SEED OUT.dat
+//! cargo run --release -p perp-bench --example gen_fc -- DIM CONTACTS SEED OUT.dat
 //! ```
 
 use perp_catalogue::Problem;
-use perp_suite::generate::friction_contact;
+use perp_bench::generate::friction_contact;
 use std::path::Path;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -15,6 +15,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: gen_fc DIM CONTACTS SEED OUT.dat".into());
     };
     let p = friction_contact(dim.parse()?, n.parse()?, seed.parse()?);
-    perp_suite::convert::write_siconos(&Problem::Friction(p), Path::new(out))?;
+    perp_bench::convert::write_siconos(&Problem::Friction(p), Path::new(out))?;
     Ok(())
 }

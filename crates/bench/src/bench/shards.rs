@@ -17,7 +17,7 @@ pub fn default_solvers(problems: &[BenchProblem]) -> Vec<String> {
 /// Parses `K/N` (1 ≤ K ≤ N) as given to `--shard`.
 ///
 /// ```
-/// use perp_suite::bench::parse_shard;
+/// use perp_bench::bench::parse_shard;
 /// assert_eq!(parse_shard("2/3").unwrap(), (2, 3));
 /// assert!(parse_shard("0/3").is_err() && parse_shard("4/3").is_err() && parse_shard("x").is_err());
 /// ```

@@ -5,7 +5,7 @@
 //! calls the same `lu_in_place` on kept storage).
 //!
 //! ```text
-//! cargo run --release -p perp-suite --example dense_lu -- FILE.dat REPEATS
+//! cargo run --release -p perp-bench --example dense_lu -- FILE.dat REPEATS
 //! ../shared/peers/siconos/sicbench... lu FILE.dat 0 0 0 REPEATS     # the same, with dgetrf
 //! ```
 
@@ -21,7 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: dense_lu FILE.dat REPEATS".into());
     };
     let repeats: usize = repeats.parse()?;
-    let Problem::Lcp(p) = perp_suite::read_problem(std::path::Path::new(file), None)? else {
+    let Problem::Lcp(p) = perp_bench::read_problem(std::path::Path::new(file), None)? else {
         return Err(format!("{file}: not an LCP file").into());
     };
     let m = p.m().to_dense();

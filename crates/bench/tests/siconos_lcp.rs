@@ -6,19 +6,19 @@
 //!
 //! Tests marked `#[ignore = "needs PERP_SUITES"]` read the peer suite from the folder named by
 //! the environment variable `PERP_SUITES` (e.g. `/work/shared/suites`); run them with
-//! `PERP_SUITES=/work/shared/suites cargo test -p perp-suite -- --include-ignored`.
+//! `PERP_SUITES=/work/shared/suites cargo test -p perp-bench -- --include-ignored`.
 
 // Expected values are copied verbatim from the files (25 significant digits).
 #![allow(clippy::excessive_precision)]
 
 use perp_core::{Error, Matrix};
 use perp_lcp::Lcp;
-use perp_suite::tokens::Tokens;
-use perp_suite::{generate, parse_lcp, read_lcp, read_numerics_matrix};
+use perp_bench::tokens::Tokens;
+use perp_bench::{generate, parse_lcp, read_lcp, read_numerics_matrix};
 use std::path::{Path, PathBuf};
 
 fn suites() -> PathBuf {
-    perp_suite::suites_dir()
+    perp_bench::suites_dir()
 }
 
 fn lcp(name: &str) -> Lcp {

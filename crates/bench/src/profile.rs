@@ -49,7 +49,7 @@ const PALETTE: [(u8, u8, u8); 12] = [
 /// black or grey), then hues spaced by the golden angle.
 ///
 /// ```
-/// use perp_suite::profile::solver_color;
+/// use perp_bench::profile::solver_color;
 /// assert_eq!(solver_color(0), (31, 119, 180));
 /// assert_ne!(solver_color(3), solver_color(4));
 /// ```
@@ -122,8 +122,8 @@ impl PerformanceProfile {
     /// The time profile of `solvers` over `records` (records of other solvers are ignored).
     ///
     /// ```
-    /// use perp_suite::bench::BenchRecord;
-    /// use perp_suite::profile::PerformanceProfile;
+    /// use perp_bench::bench::BenchRecord;
+    /// use perp_bench::profile::PerformanceProfile;
     /// let rec = |p: &str, s: &str, status: &str, t: f64| BenchRecord {
     ///     problem: p.into(), kind: "lcp".into(), n: 1, solver: s.into(), status: status.into(),
     ///     iterations: 1, error: 0.0, seconds: t, reference_seconds: f64::NAN, message: None };

@@ -2,7 +2,7 @@
 //! 1, 2 and 3 threads, on a problem large enough for their parallel paths.
 
 use perp_cones::{Apgd, FrictionContactProblem, FrictionSolution, FrictionSolver, Nsgs, Settings};
-use perp_suite::generate::friction_grid as grid;
+use perp_bench::generate::friction_grid as grid;
 
 fn bits(v: &[f64]) -> Vec<u64> {
     v.iter().map(|x| x.to_bits()).collect()

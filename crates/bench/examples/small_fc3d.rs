@@ -4,12 +4,12 @@
 //! solver, and one `solve_into` on a reused solver and reused buffers; prints the medians.
 //!
 //! ```text
-//! cargo run --release -p perp-suite --example small_fc3d -- [--repeat N] [--solvers a,b] FILE...
+//! cargo run --release -p perp-bench --example small_fc3d -- [--repeat N] [--solvers a,b] FILE...
 //! ```
 
 use perp_catalogue::friction_solver as solver;
 use perp_cones::{Settings, SolveReport};
-use perp_suite::friction::read_friction_contact;
+use perp_bench::friction::read_friction_contact;
 use std::path::Path;
 use std::time::Instant;
 

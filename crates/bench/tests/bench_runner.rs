@@ -1,12 +1,12 @@
-//! The benchmark runner (`perp_suite::bench`): determinism across thread counts, caught panics,
+//! The benchmark runner (`perp_bench::bench`): determinism across thread counts, caught panics,
 //! enforced time limits, repeats, shards and their merge, and the four output files.
 
 use perp_core::{Error, Settings, SolveReport, Status};
-use perp_suite::bench::{
+use perp_bench::bench::{
     self, BenchConfig, BenchProblem, BenchRecord, BenchReport, Instance, Machine, Registry, RunSettings,
     SolverSet, Unreadable,
 };
-use perp_suite::profile::solver_color_hex;
+use perp_bench::profile::solver_color_hex;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use std::time::Duration;
 
 /// The built-in problems small enough for a debug-build test (n ≤ 200), every kind.
 fn small_suite() -> Vec<BenchProblem> {
-    perp_suite::generate::builtin_problems().into_iter().filter(|p| p.problem.n() <= 200).collect()
+    perp_bench::generate::builtin_problems().into_iter().filter(|p| p.problem.n() <= 200).collect()
 }
 
 fn config(threads: usize) -> BenchConfig {
@@ -156,8 +156,8 @@ impl SolverSet for Quick {
 
 fn two_lcps() -> Vec<BenchProblem> {
     vec![
-        BenchProblem::new("spd-5", Instance::Lcp(perp_suite::generate::spd(5, 1))),
-        BenchProblem::new("murty-4", Instance::Lcp(perp_suite::generate::murty(4))),
+        BenchProblem::new("spd-5", Instance::Lcp(perp_bench::generate::spd(5, 1))),
+        BenchProblem::new("murty-4", Instance::Lcp(perp_bench::generate::murty(4))),
     ]
 }
 

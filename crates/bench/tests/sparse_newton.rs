@@ -7,7 +7,7 @@
 
 use perp_cones::{FrictionContactProblem, FrictionSolver, LinearSolver, Prox, SemismoothNewton, Status};
 use perp_core::Settings;
-use perp_suite::generate::friction_contact;
+use perp_bench::generate::friction_contact;
 use std::time::Duration;
 
 /// The problem's own error at r, with u = W r + q computed here, apart from the solver.

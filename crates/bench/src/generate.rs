@@ -68,7 +68,7 @@ fn gram(b: &[f64], n: usize, cols: usize, shift: f64) -> Matrix {
 /// (1992, §5.2 test problems). Symmetry is exact (each pair computed once).
 ///
 /// ```
-/// let p = perp_suite::generate::spd(4, 7);
+/// let p = perp_bench::generate::spd(4, 7);
 /// assert_eq!(p.n(), 4);
 /// assert_eq!(p.m().get(1, 3), p.m().get(3, 1));
 /// assert!(p.m().get(2, 2) >= 1.0);
@@ -89,7 +89,7 @@ pub fn spd(n: usize, seed: u64) -> Lcp {
 /// that every answer claimed `Solved` is complementary.
 ///
 /// ```
-/// let p = perp_suite::generate::psd(5, 2, 3);
+/// let p = perp_bench::generate::psd(5, 2, 3);
 /// assert_eq!(p.n(), 5);
 /// assert!(p.m().asymmetry(0.0).is_none());
 /// assert!(p.m().diagonal().iter().all(|&d| d >= 0.0));
@@ -232,7 +232,7 @@ impl ContactSystem {
 /// exists even when W is singular.
 ///
 /// ```
-/// let p = perp_suite::generate::contact(20, 3);
+/// let p = perp_bench::generate::contact(20, 3);
 /// assert_eq!(p.n(), 20);
 /// assert!(p.m().is_sparse());
 /// assert!(p.m().asymmetry(0.0).is_none()); // exactly symmetric
@@ -245,7 +245,7 @@ pub fn contact(n_contacts: usize, seed: u64) -> Lcp {
 /// [`contact`]'s problem with the same matrix in dense storage.
 ///
 /// ```
-/// use perp_suite::generate::{contact, contact_dense};
+/// use perp_bench::generate::{contact, contact_dense};
 /// let (s, d) = (contact(12, 5), contact_dense(12, 5));
 /// assert!(!d.m().is_sparse());
 /// assert_eq!(s.m().get(3, 4), d.m().get(3, 4));
@@ -269,7 +269,7 @@ pub fn contact_dense(n_contacts: usize, seed: u64) -> Lcp {
 /// §5.2), so every LCP solver of `perp bench` is expected to finish on it.
 ///
 /// ```
-/// let p = perp_suite::generate::p_matrix(5, 1);
+/// let p = perp_bench::generate::p_matrix(5, 1);
 /// let m = p.m();
 /// for i in 0..5 {
 ///     let off: f64 = (0..5).filter(|&j| j != i).map(|j| m.get(i, j).abs()).sum();
@@ -312,7 +312,7 @@ pub fn p_matrix(n: usize, seed: u64) -> Lcp {
 /// If `n > 1022` (2ⁿ⁺¹ would overflow f64).
 ///
 /// ```
-/// let p = perp_suite::generate::murty(3);
+/// let p = perp_bench::generate::murty(3);
 /// assert_eq!(p.q(), &[-14.0, -12.0, -8.0]);
 /// assert_eq!((p.m().get(0, 2), p.m().get(2, 0), p.m().get(1, 1)), (2.0, 0.0, 1.0));
 /// ```
@@ -346,7 +346,7 @@ pub fn murty(n: usize) -> Lcp {
 /// condition number grows like n⁴ (≈ 1.7·10⁵ at n = 16, 2.8·10⁶ at n = 32).
 ///
 /// ```
-/// let p = perp_suite::generate::fathi(3);
+/// let p = perp_bench::generate::fathi(3);
 /// assert_eq!(p.q(), &[-1.0, -1.0, -1.0]);
 /// assert_eq!((p.m().get(0, 0), p.m().get(1, 1), p.m().get(2, 1), p.m().get(0, 2)), (1.0, 5.0, 6.0, 2.0));
 /// assert_eq!(p.w(&[1.0, 0.0, 0.0]), vec![0.0, 1.0, 1.0]);
@@ -377,7 +377,7 @@ pub fn fathi(n: usize) -> Lcp {
 /// §4.9 on degeneracy in pivoting).
 ///
 /// ```
-/// use perp_suite::generate::{degenerate, degenerate_solution};
+/// use perp_bench::generate::{degenerate, degenerate_solution};
 /// let p = degenerate(12, 4);
 /// let z = degenerate_solution(12, 4);
 /// let w = p.w(&z);
@@ -423,7 +423,7 @@ fn degenerate_parts(n: usize, seed: u64) -> (Matrix, Vec<f64>, Vec<f64>) {
 /// If `n_free > n`.
 ///
 /// ```
-/// let p = perp_suite::generate::mixed(6, 2, 1);
+/// let p = perp_bench::generate::mixed(6, 2, 1);
 /// assert_eq!((p.n(), p.n_free()), (6, 2));
 /// assert_eq!(p.free(), &[true, true, false, false, false, false]);
 /// ```
@@ -462,7 +462,7 @@ fn tangents(n: [f64; 3]) -> ([f64; 3], [f64; 3]) {
 /// If `dim` is not 2 or 3.
 ///
 /// ```
-/// let p = perp_suite::generate::friction_contact(3, 10, 1);
+/// let p = perp_bench::generate::friction_contact(3, 10, 1);
 /// assert_eq!((p.dim, p.size(), p.mu.len()), (3, 30, 10));
 /// assert!(p.mu.iter().all(|m| (0.3..=0.8).contains(m)));
 /// assert!(p.w.asymmetry(0.0).is_none());
@@ -540,7 +540,7 @@ pub fn friction_contact(dim: usize, n_contacts: usize, seed: u64) -> FrictionCon
 /// its grid neighbours: `W = J Jᵀ` sparse (and singular, as in a pile), q pushing down and
 /// sideways. Ground contacts come first, so that colour 0 of NSGS's colouring holds `s²`
 /// contacts. `3 s² − 2 s` contacts; the problem of the thread tests and
-/// `cargo run --release -p perp-suite --example threads`.
+/// `cargo run --release -p perp-bench --example threads`.
 pub fn friction_grid(s: usize, seed: u64) -> FrictionContactProblem {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let body = |i: usize, j: usize| i * s + j;
@@ -599,7 +599,7 @@ pub fn friction_grid(s: usize, seed: u64) -> FrictionContactProblem {
 /// | `psd-60` | dense | [`psd`] of rank 30 (may have no solution) |
 ///
 /// ```
-/// let suite = perp_suite::generate::builtin_suite();
+/// let suite = perp_bench::generate::builtin_suite();
 /// assert!(suite.iter().any(|(name, p)| name == "contact-200" && p.m().is_sparse()));
 /// assert!(suite.iter().any(|(name, p)| name == "spd-100" && !p.m().is_sparse()));
 /// ```
@@ -637,9 +637,9 @@ pub fn builtin_suite() -> Vec<(String, Lcp)> {
 /// this crate may not depend on), extend the returned vector with more [`BenchProblem`]s:
 ///
 /// ```
-/// use perp_suite::bench::{BenchProblem, Instance};
-/// let mut suite = perp_suite::generate::builtin_problems();
-/// suite.push(BenchProblem::new("my-lcp", Instance::Lcp(perp_suite::generate::spd(5, 1))));
+/// use perp_bench::bench::{BenchProblem, Instance};
+/// let mut suite = perp_bench::generate::builtin_problems();
+/// suite.push(BenchProblem::new("my-lcp", Instance::Lcp(perp_bench::generate::spd(5, 1))));
 /// assert!(suite.iter().any(|p| p.name == "fc3d-contact-40" && p.kind == "fc3d"));
 /// assert!(suite.iter().any(|p| p.name == "josephy" && p.kind == "ncp"));
 /// ```
@@ -654,10 +654,10 @@ pub fn builtin_problems() -> Vec<BenchProblem> {
 /// problem runs only its own scene. `None` for a name that is not built in.
 ///
 /// ```
-/// let p = perp_suite::generate::builtin_problem("fc3d-contact-40").unwrap();
+/// let p = perp_bench::generate::builtin_problem("fc3d-contact-40").unwrap();
 /// assert_eq!((p.kind.as_str(), p.problem.n()), ("fc3d", 120));
-/// assert!(perp_suite::generate::builtin_problem("fc3d-contact-41").is_none());
-/// assert_eq!(perp_suite::generate::builtin_problem("billups").unwrap().kind, "ncp");
+/// assert!(perp_bench::generate::builtin_problem("fc3d-contact-41").is_none());
+/// assert_eq!(perp_bench::generate::builtin_problem("billups").unwrap().kind, "ncp");
 /// ```
 pub fn builtin_problem(name: &str) -> Option<BenchProblem> {
     if let Some(p) = generated_problems().into_iter().find(|p| p.name == name) {
