@@ -63,11 +63,11 @@ pub mod cones {
     pub use perp_catalogue::{friction_solver as solver, FRICTION_NAMES as SOLVER_NAMES};
     pub use perp_cones::*;
 }
+#[cfg(feature = "suite")]
+pub use perp_bench as suite;
 pub use perp_core::{faer, ndarray, sprs};
 #[cfg(feature = "formats")]
 pub use perp_formats as formats;
-#[cfg(feature = "suite")]
-pub use perp_bench as suite;
 
 /// The README's Rust examples, compiled and run as doc-tests so the README cannot drift from the
 /// library.

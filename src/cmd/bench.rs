@@ -19,8 +19,8 @@
 
 use super::{settings, Common};
 use perp::core::Error;
+use perp::formats::convert::Format;
 use perp::suite::bench::{self, BenchConfig, BenchProblem, BenchReport, RunSettings, Unreadable};
-use perp::suite::convert::Format;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -320,7 +320,7 @@ fn read_for_bench(f: &Path) -> Result<perp::catalogue::Problem, Error> {
             Err(_) => {}
         }
     }
-    perp::suite::convert::read_with_kind(f, None)
+    perp::formats::convert::read_with_kind(f, None)
 }
 
 /// `Some(main)` when `f` is a MatrixMarket companion (`foo_q.mtx`, `foo_mu.mtx`,

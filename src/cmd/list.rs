@@ -6,7 +6,7 @@
 
 use perp::catalogue::Family;
 use perp::core::Error;
-use perp::suite::convert::Format;
+use perp::formats::convert::Format;
 use std::process::ExitCode;
 
 /// What each family of built-in problems is, by name prefix (longest prefix first).

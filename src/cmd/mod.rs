@@ -38,8 +38,8 @@ pub fn read_problem(input: &Path, kind: Option<ProblemKind>) -> Result<Problem, 
         }
     }
     // An unknown extension is named before the file is looked for.
-    perp::suite::convert::Format::from_path(input, "input file")?;
-    perp::suite::convert::read_with_kind(input, kind)
+    perp::formats::convert::Format::from_path(input, "input file")?;
+    perp::formats::convert::read_with_kind(input, kind)
 }
 
 /// A failed write to standard output, as an error naming `<stdout>`.

@@ -21,7 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: dense_lu FILE.dat REPEATS".into());
     };
     let repeats: usize = repeats.parse()?;
-    let Problem::Lcp(p) = perp_bench::read_problem(std::path::Path::new(file), None)? else {
+    let Problem::Lcp(p) = perp_formats::read_problem(std::path::Path::new(file), None)? else {
         return Err(format!("{file}: not an LCP file").into());
     };
     let m = p.m().to_dense();

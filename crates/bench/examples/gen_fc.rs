@@ -5,8 +5,8 @@
 //! cargo run --release -p perp-bench --example gen_fc -- DIM CONTACTS SEED OUT.dat
 //! ```
 
-use perp_catalogue::Problem;
 use perp_bench::generate::friction_contact;
+use perp_catalogue::Problem;
 use std::path::Path;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -15,6 +15,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: gen_fc DIM CONTACTS SEED OUT.dat".into());
     };
     let p = friction_contact(dim.parse()?, n.parse()?, seed.parse()?);
-    perp_bench::convert::write_siconos(&Problem::Friction(p), Path::new(out))?;
+    perp_formats::convert::write_siconos(&Problem::Friction(p), Path::new(out))?;
     Ok(())
 }

@@ -9,7 +9,7 @@
 
 use perp_catalogue::friction_solver as solver;
 use perp_cones::{Settings, SolveReport};
-use perp_bench::friction::read_friction_contact;
+use perp_formats::friction::read_friction_contact;
 use std::path::Path;
 use std::time::Instant;
 

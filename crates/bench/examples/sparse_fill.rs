@@ -16,9 +16,9 @@ use faer::sparse::linalg::cholesky::{
 use faer::sparse::linalg::lu::{factorize_symbolic_lu, LuSymbolicParams};
 use faer::sparse::SymbolicSparseColMatRef;
 use faer::Side;
+use perp_bench::generate::friction_contact;
 use perp_core::linear::SparseLu;
 use perp_core::Matrix;
-use perp_bench::generate::friction_contact;
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -11,8 +11,8 @@
 //! count (default 1). 50 NSGS sweeps (coloured, then in the natural order for comparison)
 //! and 100 APGD iterations, whatever the error.
 
-use perp_cones::{Apgd, FrictionSolver, Nsgs, Settings};
 use perp_bench::generate::friction_grid as grid;
+use perp_cones::{Apgd, FrictionSolver, Nsgs, Settings};
 use std::time::Instant;
 
 fn main() -> Result<(), perp_cones::Error> {

@@ -72,10 +72,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect();
         let file = Path::new(out).join(format!("{label}-step-{k}.dat"));
         let problem = Problem::Friction(p.friction_problem()?);
-        perp_bench::convert::write_siconos(&problem, &file)?;
+        perp_formats::convert::write_siconos(&problem, &file)?;
         if let Some(Ok(g)) = sim.last_global_problem() {
             let global = Path::new(out).join(format!("{label}-step-{k}-global.dat"));
-            perp_bench::convert::write_siconos(&Problem::GlobalFriction(g), &global)?;
+            perp_formats::convert::write_siconos(&Problem::GlobalFriction(g), &global)?;
         }
         let text: String = warm.iter().map(|v| format!("{v:e}\n")).collect();
         std::fs::write(file.with_extension("warm"), text)?;

@@ -1,12 +1,12 @@
 //! The benchmark runner (`perp_bench::bench`): determinism across thread counts, caught panics,
 //! enforced time limits, repeats, shards and their merge, and the four output files.
 
-use perp_core::{Error, Settings, SolveReport, Status};
 use perp_bench::bench::{
     self, BenchConfig, BenchProblem, BenchRecord, BenchReport, Instance, Machine, Registry, RunSettings,
     SolverSet, Unreadable,
 };
 use perp_bench::profile::solver_color_hex;
+use perp_core::{Error, Settings, SolveReport, Status};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -1,14 +1,14 @@
-//! `perp_bench::convert`: every problem survives a trip through every format bit for bit.
+//! `perp_formats::convert`: every problem survives a trip through every format bit for bit.
 //!
 //! The peer suites (`PERP_SUITES`) give the real files; generated problems and small inline
 //! ones always run. Readers of the new formats get truncated and corrupted files.
 
 use perp_cones::FrictionContactProblem;
 use perp_core::Matrix;
+use perp_formats::convert::{read_any, write_any, Format};
+use perp_formats::Problem;
 use perp_lcp::Lcp;
 use perp_ncp::mlcp::Mlcp;
-use perp_bench::convert::{read_any, write_any, Format};
-use perp_bench::Problem;
 use std::path::{Path, PathBuf};
 
 /// A fresh scratch folder for one test.
@@ -148,7 +148,7 @@ fn round_trip(p: &Problem, dir: &Path, stem: &str) -> Vec<String> {
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn every_peer_suite_file_round_trips_through_every_format() {
-    let root = perp_bench::suites_dir().join("siconos");
+    let root = perp_formats::suites_dir().join("siconos");
     let dir = scratch("suites");
     let (mut tried, mut converted, mut unreadable, mut failures) = (0, 0, Vec::new(), Vec::new());
     for kind in ["lcp", "mlcp", "fc2d", "fc3d"] {
@@ -161,7 +161,7 @@ fn every_peer_suite_file_round_trips_through_every_format() {
                 Ok(p) => p,
                 Err(e) => {
                     // Only files the existing readers refuse as well may be skipped.
-                    assert!(perp_bench::read_problem(&file, None).is_err(), "{}: {e}", file.display());
+                    assert!(perp_formats::read_problem(&file, None).is_err(), "{}: {e}", file.display());
                     unreadable.push(file.file_name().unwrap().to_string_lossy().into_owned());
                     continue;
                 }
@@ -321,8 +321,8 @@ fn truncated_and_corrupted_files_of_the_new_formats_give_clean_errors() {
 /// checked, any other name through the Siconos/FCLIB detection.
 #[test]
 fn read_with_kind_reads_every_format_and_checks_the_kind() {
-    use perp_bench::convert::read_with_kind;
-    use perp_bench::ProblemKind;
+    use perp_formats::convert::read_with_kind;
+    use perp_formats::ProblemKind;
     let dir = scratch("with-kind");
     let p = Problem::Mlcp(
         Mlcp::new(

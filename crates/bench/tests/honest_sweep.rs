@@ -271,7 +271,7 @@ fn no_false_solved_on_generated_problems() {
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn no_false_solved_on_small_siconos_files() {
-    let dir = perp_bench::suites_dir().join("siconos/fc3d");
+    let dir = perp_formats::suites_dir().join("siconos/fc3d");
     let problems: Vec<_> = [
         "FrictionContact3D_1c.dat",
         "FrictionContact3D_RR_1c.dat",
@@ -284,7 +284,7 @@ fn no_false_solved_on_small_siconos_files() {
     .map(|f| {
         (
             f.to_string(),
-            perp_bench::read_friction_contact(&dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")),
+            perp_formats::read_friction_contact(&dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")),
         )
     })
     .collect();
@@ -304,7 +304,7 @@ fn no_false_solved_on_small_siconos_files() {
 #[ignore = "needs PERP_SUITES"]
 fn large_r_small_q_refines_until_physically_right() {
     let f = "Confeti-ex03-Fc3D-SBM.dat";
-    let p = perp_bench::read_friction_contact(&perp_bench::suites_dir().join("siconos/fc3d").join(f))
+    let p = perp_formats::read_friction_contact(&perp_formats::suites_dir().join("siconos/fc3d").join(f))
         .unwrap_or_else(|e| panic!("{f}: {e}"));
     let s = Settings { tol: 1e-6, ..Settings::default() };
     for name in FRICTION_NAMES {
@@ -544,14 +544,14 @@ fn lcp_solvers_solve_scaled_copies_alike() {
 #[ignore = "needs PERP_SUITES; slow (about 3 min with --release)"]
 fn suite_physical_figures() {
     let mut false_solved = Vec::new();
-    let root = perp_bench::suites_dir().join("siconos");
+    let root = perp_formats::suites_dir().join("siconos");
     let mut files: Vec<_> = ["fc2d", "fc3d"]
         .iter()
         .flat_map(|d| std::fs::read_dir(root.join(d)).unwrap().map(|e| e.unwrap().path()))
         .collect();
     files.sort();
     for f in files {
-        let p = perp_bench::read_friction_contact(&f).unwrap();
+        let p = perp_formats::read_friction_contact(&f).unwrap();
         let file = f.file_name().unwrap().to_string_lossy().into_owned();
         for name in FRICTION_NAMES {
             let mut solver = build(Family::Friction, name, &Params::new()).unwrap();
@@ -652,14 +652,14 @@ fn no_false_solved_on_scaled_mlcps() {
 #[test]
 #[ignore = "needs PERP_SUITES; slow (run with --release)"]
 fn lemke_pyramid_survives_the_round_off_files() {
-    let root = perp_bench::suites_dir().join("siconos/fc3d");
+    let root = perp_formats::suites_dir().join("siconos/fc3d");
     for (f, before) in [
         ("Capsules-i101-404.dat", 0.24),
         ("Capsules-i100-1090.dat", 0.099),
         ("Capsules-i125-1213.hdf5", 0.021),
         ("BoxesStack1-i100000-32.hdf5.dat", 0.42),
     ] {
-        let p = perp_bench::read_friction_contact(&root.join(f)).unwrap();
+        let p = perp_formats::read_friction_contact(&root.join(f)).unwrap();
         let mut solver = build(Family::Friction, "lemke-pyramid", &Params::new()).unwrap();
         let s = Settings { tol: 1e-6, ..Settings::default() };
         let a = solver.solve(&Problem::Friction(p.clone()), None, &s).unwrap();

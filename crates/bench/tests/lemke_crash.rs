@@ -2,9 +2,9 @@
 //! start on every generated LCP family at sizes where the crash runs: the same status, an
 //! answer that an independent check accepts, and for P-matrices (unique solution) the same z.
 
+use perp_bench::generate;
 use perp_core::{Settings, Status};
 use perp_lcp::{lemke::Lemke, Lcp, LcpSolver};
-use perp_bench::generate;
 
 /// Independent check of an answer: z ≥ 0, w = Mz + q ≥ 0, zᵢwᵢ = 0, each within `tol`
 /// relative to the size of q and M z.

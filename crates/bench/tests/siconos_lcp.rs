@@ -11,14 +11,15 @@
 // Expected values are copied verbatim from the files (25 significant digits).
 #![allow(clippy::excessive_precision)]
 
+use perp_bench::generate;
 use perp_core::{Error, Matrix};
+use perp_formats::tokens::Tokens;
+use perp_formats::{parse_lcp, read_lcp, read_numerics_matrix};
 use perp_lcp::Lcp;
-use perp_bench::tokens::Tokens;
-use perp_bench::{generate, parse_lcp, read_lcp, read_numerics_matrix};
 use std::path::{Path, PathBuf};
 
 fn suites() -> PathBuf {
-    perp_bench::suites_dir()
+    perp_formats::suites_dir()
 }
 
 fn lcp(name: &str) -> Lcp {

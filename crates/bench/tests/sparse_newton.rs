@@ -5,9 +5,9 @@
 //! started, and a solve past its deadline stops within its first Newton iteration (the Krylov
 //! solver's own deadline is tested in `perp_core::linear`).
 
+use perp_bench::generate::friction_contact;
 use perp_cones::{FrictionContactProblem, FrictionSolver, LinearSolver, Prox, SemismoothNewton, Status};
 use perp_core::Settings;
-use perp_bench::generate::friction_contact;
 use std::time::Duration;
 
 /// The problem's own error at r, with u = W r + q computed here, apart from the solver.
