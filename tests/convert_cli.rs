@@ -117,7 +117,7 @@ fn list_names_every_solver_with_a_reference_and_every_format() {
     ] {
         assert!(s.lines().any(|l| l.trim_start().starts_with(solver) && l.contains(source)), "{solver}");
     }
-    for p in perp::suite::generate::builtin_problems() {
+    for p in perp::suite::builtin::builtin_problems() {
         assert!(s.lines().any(|l| l.trim_start().starts_with(&format!("{} ", p.name))), "{}", p.name);
     }
     for f in perp::formats::convert::Format::ALL {

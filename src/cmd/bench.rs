@@ -253,7 +253,7 @@ fn load(inputs: &[String]) -> Result<(Vec<BenchProblem>, Vec<Unreadable>), Error
     let mut unreadable = Vec::new();
     for input in inputs {
         if input == "builtin" {
-            problems.extend(perp::suite::generate::builtin_problems());
+            problems.extend(perp::suite::builtin::builtin_problems());
             continue;
         }
         let path = Path::new(input);

@@ -58,7 +58,7 @@ fn print_solvers() -> Result<(), Error> {
 
 fn print_builtin_problems() -> Result<(), Error> {
     outln!("Built-in problems (perp bench with no folder):")?;
-    let problems = perp::suite::generate::builtin_problems();
+    let problems = perp::suite::builtin::builtin_problems();
     let samples = perp::ncp::samples::all();
     let width = problems.iter().map(|p| p.name.len()).max().unwrap_or(0);
     for p in &problems {

@@ -25,7 +25,7 @@ use std::path::Path;
 pub fn read_problem(input: &Path, kind: Option<ProblemKind>) -> Result<Problem, Error> {
     if !input.exists() {
         let name = input.to_string_lossy();
-        if let Some(p) = perp::suite::generate::builtin_problem(&name) {
+        if let Some(p) = perp::suite::builtin::builtin_problem(&name) {
             return Ok(p.problem);
         }
         if input.extension().is_none() {

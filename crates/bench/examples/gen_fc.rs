@@ -1,12 +1,12 @@
-//! Writes a generated frictional contact problem ([`perp_bench::generate::friction_contact`])
+//! Writes a generated frictional contact problem ([`perp_cones::samples::friction_contact`])
 //! as a Siconos `.dat` file, for `perp solve` on large problems (issue 14).
 //!
 //! ```text
 //! cargo run --release -p perp-bench --example gen_fc -- DIM CONTACTS SEED OUT.dat
 //! ```
 
-use perp_bench::generate::friction_contact;
 use perp_catalogue::Problem;
+use perp_cones::samples::friction_contact;
 use std::path::Path;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

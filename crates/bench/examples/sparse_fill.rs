@@ -16,7 +16,7 @@ use faer::sparse::linalg::cholesky::{
 use faer::sparse::linalg::lu::{factorize_symbolic_lu, LuSymbolicParams};
 use faer::sparse::SymbolicSparseColMatRef;
 use faer::Side;
-use perp_bench::generate::friction_contact;
+use perp_cones::samples::friction_contact;
 use perp_core::linear::SparseLu;
 use perp_core::Matrix;
 use std::time::Instant;

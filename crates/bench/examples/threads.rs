@@ -11,7 +11,7 @@
 //! count (default 1). 50 NSGS sweeps (coloured, then in the natural order for comparison)
 //! and 100 APGD iterations, whatever the error.
 
-use perp_bench::generate::friction_grid as grid;
+use perp_cones::samples::friction_grid as grid;
 use perp_cones::{Apgd, FrictionSolver, Nsgs, Settings};
 use std::time::Instant;
 

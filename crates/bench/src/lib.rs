@@ -1,8 +1,8 @@
-//! # perp-bench — benchmark problems and the benchmark runner
+//! # perp-bench — the built-in suite and the benchmark runner
 //!
-//! * [`generate`] builds seeded, reproducible LCPs (SPD, PSD of given rank, contact-like
-//!   Delassus, P-matrix, Murty's exponential example) and the built-in benchmark suite of
-//!   `perp bench`, including problems harvested from the dynamics scenes.
+//! * [`builtin`] is the built-in benchmark suite of `perp bench`: seeded problems from the
+//!   solver crates' `samples` modules (`perp_lcp::samples`, `perp_ncp::samples`,
+//!   `perp_cones::samples`) and problems harvested from the dynamics scenes.
 //! * [`mod@bench`] runs the catalogue's solvers over a suite (time limits enforced, panics
 //!   caught, shards and merges) and writes `results.csv`, `summary.md`, `results.json` and,
 //!   through [`profile`], a Dolan–Moré performance profile `profile.svg`.
@@ -11,5 +11,5 @@
 #![warn(missing_docs)]
 
 pub mod bench;
-pub mod generate;
+pub mod builtin;
 pub mod profile;

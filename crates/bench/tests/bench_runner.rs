@@ -14,7 +14,7 @@ use std::time::Duration;
 
 /// The built-in problems small enough for a debug-build test (n ≤ 200), every kind.
 fn small_suite() -> Vec<BenchProblem> {
-    perp_bench::generate::builtin_problems().into_iter().filter(|p| p.problem.n() <= 200).collect()
+    perp_bench::builtin::builtin_problems().into_iter().filter(|p| p.problem.n() <= 200).collect()
 }
 
 fn config(threads: usize) -> BenchConfig {
@@ -156,8 +156,8 @@ impl SolverSet for Quick {
 
 fn two_lcps() -> Vec<BenchProblem> {
     vec![
-        BenchProblem::new("spd-5", Instance::Lcp(perp_bench::generate::spd(5, 1))),
-        BenchProblem::new("murty-4", Instance::Lcp(perp_bench::generate::murty(4))),
+        BenchProblem::new("spd-5", Instance::Lcp(perp_lcp::samples::spd(5, 1))),
+        BenchProblem::new("murty-4", Instance::Lcp(perp_lcp::samples::murty(4))),
     ]
 }
 

@@ -185,17 +185,17 @@ fn every_peer_suite_file_round_trips_through_every_format() {
 fn generated_problems_round_trip_through_every_format() {
     let dir = scratch("generated");
     let mut failures = Vec::new();
-    let gen = perp_bench::generate::builtin_suite();
+    let gen = perp_bench::builtin::builtin_suite();
     for (name, p) in gen
         .into_iter()
         .filter(|(n, _)| ["spd-100", "contact-200", "murty-8", "fathi-16"].contains(&n.as_str()))
     {
         failures.extend(round_trip(&Problem::Lcp(p), &dir, &name));
     }
-    let mlcp = perp_bench::generate::mixed(40, 12, 3);
+    let mlcp = perp_ncp::samples::mixed(40, 12, 3);
     failures.extend(round_trip(&Problem::Mlcp(mlcp), &dir, "mixed"));
     for (d, nc) in [(3, 20), (2, 15)] {
-        let f = perp_bench::generate::friction_contact(d, nc, 5);
+        let f = perp_cones::samples::friction_contact(d, nc, 5);
         failures.extend(round_trip(&Problem::Friction(f), &dir, &format!("fc{d}d")));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -1,6 +1,6 @@
 //! Issue 15's goal, "no false `solved` on scaled and extreme variants": every frictional solver
 //! of the catalogue on small frictional problems (the issue's `W = I, q = (−1, 2, 0)`, problems
-//! of `generate::friction_contact`, and — with `PERP_SUITES` — small Siconos fc3d files), with
+//! of `perp_cones::samples::friction_contact`, and — with `PERP_SUITES` — small Siconos fc3d files), with
 //! every contact's μ set to each of `MUS` and the data scaled as `W → s_W·W`, `q → s_q·q` for
 //! `s_W, s_q ∈ {1e-8, 1, 1e8}`. Whenever a solver says `Solved`, the answer is checked here,
 //! independently of the library's own checks ([`check`]); the same for the LCP solvers on
@@ -255,7 +255,7 @@ fn generated() -> Vec<(String, FrictionContactProblem)> {
     for (dim, nc, seed) in [(3, 2, 1), (3, 5, 2), (2, 4, 3)] {
         v.push((
             format!("friction_contact({dim}, {nc}, {seed})"),
-            perp_bench::generate::friction_contact(dim, nc, seed),
+            perp_cones::samples::friction_contact(dim, nc, seed),
         ));
     }
     v
@@ -350,12 +350,12 @@ fn lcp_check(p: &Lcp, z: &[f64]) -> f64 {
 
 #[test]
 fn no_false_solved_on_scaled_lcps() {
-    use perp_bench::generate;
+    use perp_lcp::samples;
     let problems = [
-        ("spd(8, 1)", generate::spd(8, 1)),
-        ("p_matrix(6, 2)", generate::p_matrix(6, 2)),
-        ("contact(3, 3)", generate::contact(3, 3)),
-        ("murty(5)", generate::murty(5)),
+        ("spd(8, 1)", samples::spd(8, 1)),
+        ("p_matrix(6, 2)", samples::p_matrix(6, 2)),
+        ("contact(3, 3)", samples::contact(3, 3)),
+        ("murty(5)", samples::murty(5)),
     ];
     let mut false_solved = Vec::new();
     for name in LCP_NAMES {
@@ -438,8 +438,8 @@ fn box_check(p: &Lcp, z: &[f64]) -> f64 {
 /// reads 1e-8.
 #[test]
 fn no_false_solved_on_scaled_box_lcps() {
-    use perp_bench::generate;
-    let bases = [("spd(12, 3)", generate::spd(12, 3)), ("contact(4, 5)", generate::contact(4, 5))];
+    use perp_lcp::samples;
+    let bases = [("spd(12, 3)", samples::spd(12, 3)), ("contact(4, 5)", samples::contact(4, 5))];
     let mut false_solved = Vec::new();
     for name in LCP_NAMES {
         let mut solver = build(Family::Lcp, name, &Params::new()).unwrap();
@@ -497,14 +497,14 @@ fn no_false_solved_on_scaled_box_lcps() {
 /// as if they had one unit).
 #[test]
 fn lcp_solvers_solve_scaled_copies_alike() {
-    use perp_bench::generate;
+    use perp_lcp::samples;
     let problems = [
-        ("spd(30, 1)", generate::spd(30, 1)),
-        ("p_matrix(20, 2)", generate::p_matrix(20, 2)),
-        ("contact(10, 3)", generate::contact(10, 3)),
-        ("degenerate(20, 4)", generate::degenerate(20, 4)),
-        ("murty(6)", generate::murty(6)),
-        ("psd(20, 10, 5)", generate::psd(20, 10, 5)),
+        ("spd(30, 1)", samples::spd(30, 1)),
+        ("p_matrix(20, 2)", samples::p_matrix(20, 2)),
+        ("contact(10, 3)", samples::contact(10, 3)),
+        ("degenerate(20, 4)", samples::degenerate(20, 4)),
+        ("murty(6)", samples::murty(6)),
+        ("psd(20, 10, 5)", samples::psd(20, 10, 5)),
     ];
     let mut lost = Vec::new();
     for name in LCP_NAMES {
@@ -592,7 +592,7 @@ fn no_false_solved_on_scaled_mlcps() {
     let mut false_solved = Vec::new();
     let problems: Vec<_> = [(8, 3, 1), (10, 4, 2)]
         .iter()
-        .map(|&(n, f, seed)| (format!("mixed({n}, {f}, {seed})"), perp_bench::generate::mixed(n, f, seed)))
+        .map(|&(n, f, seed)| (format!("mixed({n}, {f}, {seed})"), perp_ncp::samples::mixed(n, f, seed)))
         .collect();
     let mut worst_all = 0.0_f64;
     for name in perp_catalogue::MCP_NAMES {

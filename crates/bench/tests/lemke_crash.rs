@@ -2,8 +2,8 @@
 //! start on every generated LCP family at sizes where the crash runs: the same status, an
 //! answer that an independent check accepts, and for P-matrices (unique solution) the same z.
 
-use perp_bench::generate;
 use perp_core::{Settings, Status};
+use perp_lcp::samples;
 use perp_lcp::{lemke::Lemke, Lcp, LcpSolver};
 
 /// Independent check of an answer: z ≥ 0, w = Mz + q ≥ 0, zᵢwᵢ = 0, each within `tol`
@@ -49,21 +49,21 @@ fn both(p: &Lcp, unique: bool, label: &str) {
 fn the_crash_answers_as_the_all_w_start_does_on_every_generated_family() {
     for n in [64, 100, 300] {
         for seed in 0..3 {
-            both(&generate::spd(n, seed), true, &format!("spd {n} seed {seed}"));
-            both(&generate::p_matrix(n, seed), true, &format!("p-matrix {n} seed {seed}"));
-            both(&generate::degenerate(n, seed), false, &format!("degenerate {n} seed {seed}"));
-            both(&generate::psd(n, n / 2, seed), false, &format!("psd rank n/2 {n} seed {seed}"));
+            both(&samples::spd(n, seed), true, &format!("spd {n} seed {seed}"));
+            both(&samples::p_matrix(n, seed), true, &format!("p-matrix {n} seed {seed}"));
+            both(&samples::degenerate(n, seed), false, &format!("degenerate {n} seed {seed}"));
+            both(&samples::psd(n, n / 2, seed), false, &format!("psd rank n/2 {n} seed {seed}"));
         }
     }
     for contacts in [30, 100] {
         for seed in 0..3 {
-            both(&generate::contact(contacts, seed), false, &format!("contact {contacts} seed {seed}"));
+            both(&samples::contact(contacts, seed), false, &format!("contact {contacts} seed {seed}"));
             both(
-                &generate::contact_dense(contacts, seed),
+                &samples::contact_dense(contacts, seed),
                 false,
                 &format!("contact-dense {contacts} seed {seed}"),
             );
         }
     }
-    both(&generate::fathi(64), true, "fathi 64");
+    both(&samples::fathi(64), true, "fathi 64");
 }

@@ -6,8 +6,8 @@
 //! 12–64 contacts (seeds 9–40), fb-newton on one of them; with 3 000 iterations allowed
 //! ac-newton stalled (no decrease) on all six. prox solves them in 9 to 36 iterations.
 
-use perp_bench::generate::friction_contact;
 use perp_catalogue::{build, Family, Params, Problem};
+use perp_cones::samples::friction_contact;
 use perp_core::{Settings, Status};
 
 /// The status of `solver` (with `params`) on `friction_contact(dim, contacts, seed)` at

@@ -4,8 +4,8 @@
 //! centre moved to the last inner iterate), and 9 of 2 400 problems (2-D and 3-D, 5, 10 and 30
 //! contacts, seeds 0–399) were not solved; all are now.
 
-use perp_bench::generate::friction_contact;
 use perp_catalogue::{build, Family, Params, Problem};
+use perp_cones::samples::friction_contact;
 use perp_core::{Settings, Status};
 
 fn prox_solves(dim: usize, contacts: usize, seed: u64) -> bool {

@@ -11,10 +11,10 @@
 // Expected values are copied verbatim from the files (25 significant digits).
 #![allow(clippy::excessive_precision)]
 
-use perp_bench::generate;
 use perp_core::{Error, Matrix};
 use perp_formats::tokens::Tokens;
 use perp_formats::{parse_lcp, read_lcp, read_numerics_matrix};
+use perp_lcp::samples;
 use perp_lcp::Lcp;
 use std::path::{Path, PathBuf};
 
@@ -192,7 +192,7 @@ fn lcp_exp_murty2_is_generate_murty_6() {
         &[(0, 1, 2.0), (1, 0, 0.0), (4, 5, 2.0), (5, 4, 0.0)],
         &[(0, -126.0), (1, -124.0), (2, -120.0), (3, -112.0), (4, -96.0), (5, -64.0)],
     );
-    let g = generate::murty(6);
+    let g = samples::murty(6);
     assert_eq!(rows(g.m()), rows(p.m()));
     assert_eq!(g.q(), p.q());
 }

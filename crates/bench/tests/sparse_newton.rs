@@ -5,7 +5,7 @@
 //! started, and a solve past its deadline stops within its first Newton iteration (the Krylov
 //! solver's own deadline is tested in `perp_core::linear`).
 
-use perp_bench::generate::friction_contact;
+use perp_cones::samples::friction_contact;
 use perp_cones::{FrictionContactProblem, FrictionSolver, LinearSolver, Prox, SemismoothNewton, Status};
 use perp_core::Settings;
 use std::time::Duration;

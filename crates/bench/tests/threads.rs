@@ -1,7 +1,7 @@
 //! `Settings::threads`: NSGS with colouring and APGD give the same answer, bit for bit, on
 //! 1, 2 and 3 threads, on a problem large enough for their parallel paths.
 
-use perp_bench::generate::friction_grid as grid;
+use perp_cones::samples::friction_grid as grid;
 use perp_cones::{Apgd, FrictionContactProblem, FrictionSolution, FrictionSolver, Nsgs, Settings};
 
 fn bits(v: &[f64]) -> Vec<u64> {

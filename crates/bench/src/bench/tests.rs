@@ -82,7 +82,7 @@ fn unknown_solver_is_an_error_before_any_work() {
 #[test]
 fn shards_partition_the_sorted_list() {
     let mk = |names: &[&str]| -> Vec<BenchProblem> {
-        names.iter().map(|n| BenchProblem::new(n, Instance::Lcp(crate::generate::spd(2, 1)))).collect()
+        names.iter().map(|n| BenchProblem::new(n, Instance::Lcp(perp_lcp::samples::spd(2, 1)))).collect()
     };
     let all = mk(&["e", "a", "d", "b", "c"]);
     let names = |v: Vec<BenchProblem>| v.into_iter().map(|p| p.name).collect::<Vec<_>>();

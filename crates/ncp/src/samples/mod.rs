@@ -47,6 +47,10 @@
 //! }
 //! ```
 
+mod mixed;
+
+pub use mixed::mixed;
+
 use crate::{Mcp, NcpFunction};
 use faer::MatMut;
 
