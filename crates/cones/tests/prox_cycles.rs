@@ -4,15 +4,14 @@
 //! centre moved to the last inner iterate), and 9 of 2 400 problems (2-D and 3-D, 5, 10 and 30
 //! contacts, seeds 0–399) were not solved; all are now.
 
-use perp_catalogue::{build, Family, Params, Problem};
 use perp_cones::samples::friction_contact;
+use perp_cones::{FrictionSolver, Prox};
 use perp_core::{Settings, Status};
 
 fn prox_solves(dim: usize, contacts: usize, seed: u64) -> bool {
     let s = Settings { tol: 1e-8, ..Settings::default() };
-    let p = Problem::Friction(friction_contact(dim, contacts, seed));
-    let mut prox = build(Family::Friction, "prox", &Params::default()).unwrap();
-    let sol = prox.solve(&p, None, &s).unwrap();
+    let p = friction_contact(dim, contacts, seed);
+    let sol = Prox::new().solve(&p, None, &s).unwrap();
     sol.report.status == Status::Solved
 }
 

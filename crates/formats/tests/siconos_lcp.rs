@@ -6,7 +6,7 @@
 //!
 //! Tests marked `#[ignore = "needs PERP_SUITES"]` read the peer suite from the folder named by
 //! the environment variable `PERP_SUITES` (e.g. `/work/shared/suites`); run them with
-//! `PERP_SUITES=/work/shared/suites cargo test -p perp-bench -- --include-ignored`.
+//! `PERP_SUITES=/work/shared/suites cargo test -p perp-formats -- --include-ignored`.
 
 // Expected values are copied verbatim from the files (25 significant digits).
 #![allow(clippy::excessive_precision)]

@@ -1,6 +1,6 @@
 //! Issue 15's goal, "no false `solved` on scaled and extreme variants": every frictional solver
 //! of the catalogue on small frictional problems (the issue's `W = I, q = (−1, 2, 0)`, problems
-//! of `perp_cones::samples::friction_contact`, and — with `PERP_SUITES` — small Siconos fc3d files), with
+//! of `perp::cones::samples::friction_contact`, and — with `PERP_SUITES` — small Siconos fc3d files), with
 //! every contact's μ set to each of `MUS` and the data scaled as `W → s_W·W`, `q → s_q·q` for
 //! `s_W, s_q ∈ {1e-8, 1, 1e8}`. Whenever a solver says `Solved`, the answer is checked here,
 //! independently of the library's own checks ([`check`]); the same for the LCP solvers on
@@ -13,17 +13,17 @@
 //! bdiff-newton returned `Solved` on answers 20–50 % off in z (Siconos' LCP error 1e-9), and
 //! on MLCPs 30 % off. The frictional `Solved` answers left are within 9.5e-5 (W scaled) and
 //! 6e-7 (W unscaled) — imprecise, not wrong: the solvers stop on the peer measure, which
-//! does not see them (`perp_core::measures::physical_bound`).
+//! does not see them (`perp::core::measures::physical_bound`).
 //!
-//! `cargo test -p perp-bench --test honest_sweep -- --nocapture` prints, per solver, how many
+//! `cargo test --test honest_sweep -- --nocapture` prints, per solver, how many
 //! variants it solved and the worst figure of a solved answer;
-//! `PERP_SUITES=$PWD/../shared/suites cargo test -p perp-bench --release --test honest_sweep -- --include-ignored --nocapture`
+//! `PERP_SUITES=$PWD/../shared/suites cargo test --release --test honest_sweep -- --include-ignored --nocapture`
 //! adds the Siconos files.
 
-use perp_catalogue::{build, Family, Params, Problem, FRICTION_NAMES, LCP_NAMES};
-use perp_cones::FrictionContactProblem;
-use perp_core::{Matrix, Settings, Status};
-use perp_lcp::Lcp;
+use perp::catalogue::{build, Family, Params, Problem, FRICTION_NAMES, LCP_NAMES};
+use perp::cones::FrictionContactProblem;
+use perp::core::{Matrix, Settings, Status};
+use perp::lcp::Lcp;
 
 /// The friction coefficients of the sweep (every contact gets the same).
 const MUS: [f64; 7] = [0.0, 1e-3, 0.3, 1.0, 1e3, 1e8, 1e12];
@@ -32,7 +32,7 @@ const SCALES: [f64; 3] = [1e-8, 1.0, 1e8];
 /// The solvers' tolerance.
 const TOL: f64 = 1e-8;
 /// What a `Solved` answer must meet here: the figure of [`check`] at most the library's own
-/// bound at `TOL` (`perp_core::measures::physical_bound`, 1e-4; see there for its calibration,
+/// bound at `TOL` (`perp::core::measures::physical_bound`, 1e-4; see there for its calibration,
 /// which these tests measured), so a `Solved` that this independent check rejects is a false
 /// `Solved` of the library.
 const BOUND: f64 = 1e-4;
@@ -218,7 +218,7 @@ fn eye3() -> Matrix {
 
 #[test]
 fn the_bound_is_the_librarys() {
-    assert_eq!(BOUND, perp_core::measures::physical_bound(TOL));
+    assert_eq!(BOUND, perp::core::measures::physical_bound(TOL));
 }
 
 #[test]
@@ -255,7 +255,7 @@ fn generated() -> Vec<(String, FrictionContactProblem)> {
     for (dim, nc, seed) in [(3, 2, 1), (3, 5, 2), (2, 4, 3)] {
         v.push((
             format!("friction_contact({dim}, {nc}, {seed})"),
-            perp_cones::samples::friction_contact(dim, nc, seed),
+            perp::cones::samples::friction_contact(dim, nc, seed),
         ));
     }
     v
@@ -271,7 +271,7 @@ fn no_false_solved_on_generated_problems() {
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn no_false_solved_on_small_siconos_files() {
-    let dir = perp_formats::suites_dir().join("siconos/fc3d");
+    let dir = perp::formats::suites_dir().join("siconos/fc3d");
     let problems: Vec<_> = [
         "FrictionContact3D_1c.dat",
         "FrictionContact3D_RR_1c.dat",
@@ -284,7 +284,7 @@ fn no_false_solved_on_small_siconos_files() {
     .map(|f| {
         (
             f.to_string(),
-            perp_formats::read_friction_contact(&dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")),
+            perp::formats::read_friction_contact(&dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")),
         )
     })
     .collect();
@@ -304,7 +304,7 @@ fn no_false_solved_on_small_siconos_files() {
 #[ignore = "needs PERP_SUITES"]
 fn large_r_small_q_refines_until_physically_right() {
     let f = "Confeti-ex03-Fc3D-SBM.dat";
-    let p = perp_formats::read_friction_contact(&perp_formats::suites_dir().join("siconos/fc3d").join(f))
+    let p = perp::formats::read_friction_contact(&perp::formats::suites_dir().join("siconos/fc3d").join(f))
         .unwrap_or_else(|e| panic!("{f}: {e}"));
     let s = Settings { tol: 1e-6, ..Settings::default() };
     for name in FRICTION_NAMES {
@@ -350,7 +350,7 @@ fn lcp_check(p: &Lcp, z: &[f64]) -> f64 {
 
 #[test]
 fn no_false_solved_on_scaled_lcps() {
-    use perp_lcp::samples;
+    use perp::lcp::samples;
     let problems = [
         ("spd(8, 1)", samples::spd(8, 1)),
         ("p_matrix(6, 2)", samples::p_matrix(6, 2)),
@@ -373,7 +373,7 @@ fn no_false_solved_on_scaled_lcps() {
                     // Any other `Err` fails the test: a failure must show, not skip the run.
                     let a = match solver.solve(&Problem::Lcp(p.clone()), None, &settings()) {
                         Ok(a) => a,
-                        Err(e @ perp_core::Error::Requirement { .. }) if *name == "projected-newton" => {
+                        Err(e @ perp::core::Error::Requirement { .. }) if *name == "projected-newton" => {
                             refusals.get_or_insert_with(|| format!("{label} s_M={sm:e}: {e}"));
                             continue;
                         }
@@ -438,7 +438,7 @@ fn box_check(p: &Lcp, z: &[f64]) -> f64 {
 /// reads 1e-8.
 #[test]
 fn no_false_solved_on_scaled_box_lcps() {
-    use perp_lcp::samples;
+    use perp::lcp::samples;
     let bases = [("spd(12, 3)", samples::spd(12, 3)), ("contact(4, 5)", samples::contact(4, 5))];
     let mut false_solved = Vec::new();
     for name in LCP_NAMES {
@@ -461,7 +461,7 @@ fn no_false_solved_on_scaled_box_lcps() {
                     runs += 1;
                     let a = match solver.solve(&Problem::Lcp(p.clone()), None, &settings()) {
                         Ok(a) => a,
-                        Err(perp_core::Error::Requirement { .. }) => {
+                        Err(perp::core::Error::Requirement { .. }) => {
                             refused += 1;
                             continue;
                         }
@@ -497,7 +497,7 @@ fn no_false_solved_on_scaled_box_lcps() {
 /// as if they had one unit).
 #[test]
 fn lcp_solvers_solve_scaled_copies_alike() {
-    use perp_lcp::samples;
+    use perp::lcp::samples;
     let problems = [
         ("spd(30, 1)", samples::spd(30, 1)),
         ("p_matrix(20, 2)", samples::p_matrix(20, 2)),
@@ -544,14 +544,14 @@ fn lcp_solvers_solve_scaled_copies_alike() {
 #[ignore = "needs PERP_SUITES; slow (about 3 min with --release)"]
 fn suite_physical_figures() {
     let mut false_solved = Vec::new();
-    let root = perp_formats::suites_dir().join("siconos");
+    let root = perp::formats::suites_dir().join("siconos");
     let mut files: Vec<_> = ["fc2d", "fc3d"]
         .iter()
         .flat_map(|d| std::fs::read_dir(root.join(d)).unwrap().map(|e| e.unwrap().path()))
         .collect();
     files.sort();
     for f in files {
-        let p = perp_formats::read_friction_contact(&f).unwrap();
+        let p = perp::formats::read_friction_contact(&f).unwrap();
         let file = f.file_name().unwrap().to_string_lossy().into_owned();
         for name in FRICTION_NAMES {
             let mut solver = build(Family::Friction, name, &Params::new()).unwrap();
@@ -573,7 +573,7 @@ fn suite_physical_figures() {
 
 /// The MLCP's figure, as [`lcp_check`]: free rows `|w_i|/V`, the others
 /// `|min(z_i/Z, w_i/V)|`, with `Z = ‖z‖` and `V = max(‖q‖, max|M|·‖z‖)`.
-fn mlcp_check(p: &perp_ncp::mlcp::Mlcp, z: &[f64]) -> f64 {
+fn mlcp_check(p: &perp::ncp::mlcp::Mlcp, z: &[f64]) -> f64 {
     let w = p.w(z);
     let zn = norm(z);
     let v = norm(p.q()).max(p.m().max_abs() * zn);
@@ -592,16 +592,16 @@ fn no_false_solved_on_scaled_mlcps() {
     let mut false_solved = Vec::new();
     let problems: Vec<_> = [(8, 3, 1), (10, 4, 2)]
         .iter()
-        .map(|&(n, f, seed)| (format!("mixed({n}, {f}, {seed})"), perp_ncp::samples::mixed(n, f, seed)))
+        .map(|&(n, f, seed)| (format!("mixed({n}, {f}, {seed})"), perp::ncp::samples::mixed(n, f, seed)))
         .collect();
     let mut worst_all = 0.0_f64;
-    for name in perp_catalogue::MCP_NAMES {
+    for name in perp::catalogue::MCP_NAMES {
         let mut solver = build(Family::Mcp, name, &Params::new()).unwrap();
         let (mut runs, mut solved, mut worst) = (0, 0, (0.0_f64, String::new()));
         for (label, base) in &problems {
             for sm in SCALES {
                 for sq in SCALES {
-                    let p = perp_ncp::mlcp::Mlcp::new(
+                    let p = perp::ncp::mlcp::Mlcp::new(
                         scaled(base.m(), sm),
                         base.q().iter().map(|v| v * sq).collect(),
                         base.free().to_vec(),
@@ -652,14 +652,14 @@ fn no_false_solved_on_scaled_mlcps() {
 #[test]
 #[ignore = "needs PERP_SUITES; slow (run with --release)"]
 fn lemke_pyramid_survives_the_round_off_files() {
-    let root = perp_formats::suites_dir().join("siconos/fc3d");
+    let root = perp::formats::suites_dir().join("siconos/fc3d");
     for (f, before) in [
         ("Capsules-i101-404.dat", 0.24),
         ("Capsules-i100-1090.dat", 0.099),
         ("Capsules-i125-1213.hdf5", 0.021),
         ("BoxesStack1-i100000-32.hdf5.dat", 0.42),
     ] {
-        let p = perp_formats::read_friction_contact(&root.join(f)).unwrap();
+        let p = perp::formats::read_friction_contact(&root.join(f)).unwrap();
         let mut solver = build(Family::Friction, "lemke-pyramid", &Params::new()).unwrap();
         let s = Settings { tol: 1e-6, ..Settings::default() };
         let a = solver.solve(&Problem::Friction(p.clone()), None, &s).unwrap();

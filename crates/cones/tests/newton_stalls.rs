@@ -6,19 +6,26 @@
 //! 12–64 contacts (seeds 9–40), fb-newton on one of them; with 3 000 iterations allowed
 //! ac-newton stalled (no decrease) on all six. prox solves them in 9 to 36 iterations.
 
-use perp_catalogue::{build, Family, Params, Problem};
 use perp_cones::samples::friction_contact;
+use perp_cones::{FrictionSolver, SemismoothNewton};
 use perp_core::{Settings, Status};
 
-/// The status of `solver` (with `params`) on `friction_contact(dim, contacts, seed)` at
-/// 1e-6, and whether its answer meets the tolerance by the problem's own error measure.
-fn outcome(solver: &str, params: &Params, dim: usize, contacts: usize, seed: u64) -> (Status, bool) {
+/// The status of `solver` (its defaults, with the stagnation rule on or off) on
+/// `friction_contact(dim, contacts, seed)` at 1e-6, and whether its answer meets the tolerance
+/// by the problem's own error measure.
+fn outcome(solver: &str, stall_rule: bool, dim: usize, contacts: usize, seed: u64) -> (Status, bool) {
     let s = Settings { tol: 1e-6, ..Settings::default() };
-    let fp = friction_contact(dim, contacts, seed);
-    let p = Problem::Friction(fp.clone());
-    let mut m = build(Family::Friction, solver, params).unwrap();
+    let p = friction_contact(dim, contacts, seed);
+    let mut m = match solver {
+        "ac-newton" => SemismoothNewton::alart_curnier(),
+        "fb-newton" => SemismoothNewton::fischer_burmeister(),
+        _ => unreachable!("{solver}"),
+    };
+    if !stall_rule {
+        m.stall_iterations = 0;
+    }
     let a = m.solve(&p, None, &s).unwrap();
-    (a.report.status, fp.error(&a.z, &a.w) <= s.tol)
+    (a.report.status, p.error(&a.r, &a.u) <= s.tol)
 }
 
 /// (solver, dim, contacts, seed) that ended unsolved before the rule.
@@ -38,7 +45,7 @@ const STALLED: [(&str, usize, usize, u64); 10] = [
 #[test]
 fn newton_solves_where_it_stalled_by_going_proximal() {
     for (solver, dim, contacts, seed) in STALLED {
-        let (status, ok) = outcome(solver, &Params::new(), dim, contacts, seed);
+        let (status, ok) = outcome(solver, true, dim, contacts, seed);
         assert_eq!(status, Status::Solved, "{solver} on friction_contact({dim}, {contacts}, {seed})");
         assert!(
             ok,
@@ -49,9 +56,8 @@ fn newton_solves_where_it_stalled_by_going_proximal() {
 
 #[test]
 fn without_the_rule_they_are_not_solved() {
-    let off = Params::new().set("stall_iterations", 0);
     for (solver, dim, contacts, seed) in STALLED {
-        let (status, ok) = outcome(solver, &off, dim, contacts, seed);
+        let (status, ok) = outcome(solver, false, dim, contacts, seed);
         assert_ne!(status, Status::Solved, "{solver} on friction_contact({dim}, {contacts}, {seed})");
         assert!(!ok);
     }
@@ -65,9 +71,7 @@ fn newton_solves_every_generated_problem_of_the_sweep() {
         for dim in [2, 3] {
             for contacts in [5, 10, 30, 80] {
                 let failed: Vec<u64> = (0..150)
-                    .filter(|&seed| {
-                        outcome(solver, &Params::new(), dim, contacts, seed) != (Status::Solved, true)
-                    })
+                    .filter(|&seed| outcome(solver, true, dim, contacts, seed) != (Status::Solved, true))
                     .collect();
                 assert!(
                     failed.is_empty(),
