@@ -48,7 +48,7 @@ fn main() {
     let s = Settings { tol: 1e-6, time_limit: Some(Duration::from_secs(10)), ..Settings::default() };
     let mut table = Vec::new();
     for file in FILES {
-        let p = match perp::suite::read_friction_contact(&dir.join(file)) {
+        let p = match perp::formats::read_friction_contact(&dir.join(file)) {
             Ok(p) => p,
             Err(e) => {
                 eprintln!("{e}");

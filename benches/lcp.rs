@@ -34,8 +34,8 @@ const SWEEPS: usize = 50;
 
 fn problems(family: &str, n: usize) -> Lcp {
     match family {
-        "spd" => perp::suite::generate::spd(n, 42),
-        _ => perp::suite::generate::contact_dense(n, 42),
+        "spd" => perp::lcp::samples::spd(n, 42),
+        _ => perp::lcp::samples::contact_dense(n, 42),
     }
 }
 
@@ -67,7 +67,7 @@ fn dense_solver_group(c: &mut Criterion, solver: &str) {
 fn pgs_sweep(c: &mut Criterion) {
     let mut g = c.benchmark_group("pgs-sweep/contact");
     for &n in SIZES {
-        let p = perp::suite::generate::contact(n, 42);
+        let p = perp::lcp::samples::contact(n, 42);
         let x = vec![1.0; n];
         let mut y = vec![0.0; n];
         g.bench_function(BenchmarkId::new("csr-matvec", n), |b| {
@@ -228,7 +228,7 @@ fn ties_interleaved() {
     for &n in TIE_SIZES {
         let tied = identity_lcp(n, false);
         let pert = identity_lcp(n, true);
-        let spd = perp::suite::generate::spd(n, 42);
+        let spd = perp::lcp::samples::spd(n, 42);
         let (di, ds) = (tied.m().to_dense(), spd.m().to_dense());
         let mut sv = Lemke::new();
         let mut all_w = Lemke { crash: 0, ..Lemke::new() };

@@ -17,8 +17,8 @@ const SOLVERS: &[&str] = &["fb-newton", "bdiff-newton"];
 
 fn problem(family: &str, n: usize) -> perp::lcp::Lcp {
     match family {
-        "spd" => perp::suite::generate::spd(n, 42),
-        _ => perp::suite::generate::contact_dense(n, 42),
+        "spd" => perp::lcp::samples::spd(n, 42),
+        _ => perp::lcp::samples::contact_dense(n, 42),
     }
 }
 

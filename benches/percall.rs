@@ -60,7 +60,7 @@ fn main() {
     let s = Settings { tol: 1e-6, ..Settings::default() };
     let mut rows = Vec::new();
     for (k, file) in FILES.iter().enumerate() {
-        let p = match perp::suite::read_friction_contact(&dir.join(file)) {
+        let p = match perp::formats::read_friction_contact(&dir.join(file)) {
             Ok(p) => p,
             Err(e) => {
                 eprintln!("{e}");

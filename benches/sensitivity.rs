@@ -23,7 +23,7 @@ const FC_CONTACTS: &[usize] = &[10, 30, 100];
 fn lcp(c: &mut Criterion) {
     let mut g = c.benchmark_group("sensitivity-lcp");
     for &n in LCP_SIZES {
-        let p = perp::suite::generate::spd(n, 42);
+        let p = perp::lcp::samples::spd(n, 42);
         let s = Settings { tol: 1e-12, ..Settings::default() };
         let mut sv = perp::lcp::solver("lemke").unwrap();
         let sol = sv.solve(&p, None, &s).unwrap();
@@ -45,7 +45,7 @@ fn lcp(c: &mut Criterion) {
 fn fc(c: &mut Criterion) {
     let mut g = c.benchmark_group("sensitivity-fc");
     for &nc in FC_CONTACTS {
-        let p = perp::suite::generate::friction_contact(3, nc, 42);
+        let p = perp::cones::samples::friction_contact(3, nc, 42);
         let s = Settings { tol: 1e-12, ..Settings::default() };
         let mut sv = perp::cones::solver("ac-newton").unwrap();
         let sol = sv.solve(&p, None, &s).unwrap();

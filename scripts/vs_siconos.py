@@ -47,7 +47,7 @@ def rounds_for(n):
     """ROUNDS, three times over for n <= 30: their solves take microseconds, so a round is
     mostly process start-up, and the shared machine's noise comes by the process: a process
     tends to run at one of two speeds, about 1.5x apart, for its whole life (seen with
-    `crates/suite/examples/small_fc3d.rs`, run after run)."""
+    `crates/bench/examples/small_fc3d.rs`, run after run)."""
     return 3 * rounds if n <= 30 else rounds
 
 

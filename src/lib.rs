@@ -17,8 +17,8 @@
 //!   (Moreau midpoint, Stewart–Trinkle) and the papers' scenes;
 //! * `formats` (feature `formats`) — problem files: Siconos `.dat`, FCLIB `.hdf5`,
 //!   MatrixMarket, JSON, convert;
-//! * `suite` (feature `suite`) — generated problems, the benchmark runner and profiles (and,
-//!   for older code, the readers of `formats` under their former paths);
+//! * `suite` (feature `suite`, crate `perp-bench`) — the built-in benchmark suite, the
+//!   benchmark runner and profiles;
 //! * [`faer`], [`sprs`], [`ndarray`] — the versions perp's public types use, so a caller
 //!   builds matrices without pinning matching versions.
 //!
@@ -63,11 +63,11 @@ pub mod cones {
     pub use perp_catalogue::{friction_solver as solver, FRICTION_NAMES as SOLVER_NAMES};
     pub use perp_cones::*;
 }
+#[cfg(feature = "suite")]
+pub use perp_bench as suite;
 pub use perp_core::{faer, ndarray, sprs};
 #[cfg(feature = "formats")]
 pub use perp_formats as formats;
-#[cfg(feature = "suite")]
-pub use perp_suite as suite;
 
 /// The README's Rust examples, compiled and run as doc-tests so the README cannot drift from the
 /// library.

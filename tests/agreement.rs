@@ -40,17 +40,17 @@ proptest! {
 
     #[test]
     fn every_solver_agrees_with_lemke_on_spd(n in 1usize..16, seed in any::<u64>()) {
-        agree_with_lemke(&perp::suite::generate::spd(n, seed))?;
+        agree_with_lemke(&perp::lcp::samples::spd(n, seed))?;
     }
 
     #[test]
     fn every_solver_agrees_with_lemke_on_p_matrices(n in 1usize..16, seed in any::<u64>()) {
-        agree_with_lemke(&perp::suite::generate::p_matrix(n, seed))?;
+        agree_with_lemke(&perp::lcp::samples::p_matrix(n, seed))?;
     }
 
     #[test]
     fn solved_psd_problems_are_complementary(n in 1usize..12, k in 1usize..6, seed in any::<u64>()) {
-        let p = perp::suite::generate::psd(n, k, seed);
+        let p = perp::lcp::samples::psd(n, k, seed);
         // Each solver's own iteration limit: many of these problems have no solution.
         let s = Settings { tol: 1e-10, ..Settings::default() };
         check_psd_complementarity(&p, &s)?;
@@ -86,6 +86,6 @@ fn check_psd_complementarity(p: &Lcp, s: &Settings) -> Result<(), TestCaseError>
 /// The case that failed CI once (pgs, zᵀw = −8.4e-8 with ‖z‖ large), kept as a fixed test.
 #[test]
 fn psd_regression_large_z() {
-    let p = perp::suite::generate::psd(8, 4, 3604433163003508270);
+    let p = perp::lcp::samples::psd(8, 4, 3604433163003508270);
     check_psd_complementarity(&p, &Settings { tol: 1e-10, ..Settings::default() }).unwrap();
 }

@@ -27,7 +27,7 @@ fn read(dir: &Path, f: &str) -> String {
 }
 
 /// The curves of profile.svg: `<polyline>`s of stroke width 2 (the curve width; axes and
-/// ticks are 1), as documented in `perp_suite::profile`.
+/// ticks are 1), as documented in `perp_bench::profile`.
 fn curves(svg: &str) -> usize {
     let thick: Vec<&str> = svg
         .split("<polyline")
@@ -104,7 +104,7 @@ fn builtin_ncp_samples_write_the_four_outputs_quietly() {
 
 /// Siconos dense LCP: M = [[2,1],[1,2]], q = (−5,−6).
 const DEUDEU: &str = "2\n0 2 2\n2 2\n2 1\n1 2\n-5 -6\n";
-/// A 2×2 MLCP (one equality row), Siconos MLCP format (as in `perp_suite::read_problem`'s docs).
+/// A 2×2 MLCP (one equality row), Siconos MLCP format (as in `perp_formats::read_problem`'s docs).
 const MLCP: &str = "1 0 1 1\n0 1 2\n0 1\n0 2 2 2 2\n1 1\n-1 1\n0 -2";
 
 #[test]
@@ -316,7 +316,7 @@ fn the_slurm_script_in_four_shards_merges_to_the_unsharded_summary() {
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn siconos_lcp_suite_gives_the_four_outputs() {
-    let dir = perp::suite::suites_dir().join("siconos").join("lcp");
+    let dir = perp::formats::suites_dir().join("siconos").join("lcp");
     let files = std::fs::read_dir(&dir)
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "dat"))
@@ -345,7 +345,7 @@ fn siconos_lcp_suite_gives_the_four_outputs() {
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn siconos_fc3d_suite_gives_the_four_outputs() {
-    let dir = perp::suite::suites_dir().join("siconos").join("fc3d");
+    let dir = perp::formats::suites_dir().join("siconos").join("fc3d");
     let out = temp_dir("siconos-fc3d");
     let o = bench(&[
         dir.to_str().unwrap(),

@@ -132,7 +132,7 @@ fn bench_on_a_folder_writes_results_and_summary() {
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn solve_detects_an_mlcp_file_and_solves_it_with_fb_newton() {
-    let f = perp::suite::suites_dir().join("siconos").join("mlcp").join("m2n1_mlcp.dat");
+    let f = perp::formats::suites_dir().join("siconos").join("mlcp").join("m2n1_mlcp.dat");
     let out = perp().args(["solve", f.to_str().unwrap(), "--json", "--tol", "1e-10"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -192,7 +192,7 @@ fn solve_detects_a_frictional_contact_file() {
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn bench_runs_the_frictional_solvers_on_fc3d() {
-    let dir = perp::suite::suites_dir().join("siconos").join("fc3d");
+    let dir = perp::formats::suites_dir().join("siconos").join("fc3d");
     let out_dir = std::env::temp_dir().join(format!("perp-bench-fc-{}", std::process::id()));
     let out = perp()
         .args([

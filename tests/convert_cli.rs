@@ -39,8 +39,8 @@ fn convert_goes_through_every_format_and_solve_agrees() {
     }
     assert!(dir.join("one_q.mtx").exists() && dir.join("one_mu.mtx").exists());
     let back = std::fs::read_to_string(dir.join("back.dat")).unwrap();
-    let p = perp::suite::convert::read_any(&dir.join("back.dat")).unwrap();
-    let perp::suite::Problem::Friction(p) = p else { panic!("{back}") };
+    let p = perp::formats::convert::read_any(&dir.join("back.dat")).unwrap();
+    let perp::formats::Problem::Friction(p) = p else { panic!("{back}") };
     // Through FCLIB the dense W became sparse (zeros not stored), values unchanged.
     assert_eq!((p.w.get(0, 1), p.w.get(1, 0), p.w.get(2, 2), p.w.nnz()), (0.5, 0.5, 1.0, 5));
     assert_eq!((p.q.clone(), p.mu.clone()), (vec![-1.0, 0.1, 0.0], vec![0.3]));
@@ -117,10 +117,10 @@ fn list_names_every_solver_with_a_reference_and_every_format() {
     ] {
         assert!(s.lines().any(|l| l.trim_start().starts_with(solver) && l.contains(source)), "{solver}");
     }
-    for p in perp::suite::generate::builtin_problems() {
+    for p in perp::suite::builtin::builtin_problems() {
         assert!(s.lines().any(|l| l.trim_start().starts_with(&format!("{} ", p.name))), "{}", p.name);
     }
-    for f in perp::suite::convert::Format::ALL {
+    for f in perp::formats::convert::Format::ALL {
         assert!(s.contains(f.name()), "{}", f.name());
         for e in f.extensions() {
             assert!(s.contains(&format!(".{e}")), "{e}");
@@ -157,7 +157,7 @@ fn converting_a_global_problem_says_what_is_dropped() {
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn converting_a_global_fclib_file_says_what_is_dropped() {
-    let input = perp::suite::suites_dir().join("siconos/fc3d/Box_Stacks-i0122-82-5.hdf5");
+    let input = perp::formats::suites_dir().join("siconos/fc3d/Box_Stacks-i0122-82-5.hdf5");
     let out = scratch("global-fclib").join("box.dat");
     let o = perp(&["convert", input.to_str().unwrap(), out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));

@@ -11,7 +11,7 @@ use perp::core::{Settings, Status};
 use std::path::PathBuf;
 
 fn files() -> Vec<PathBuf> {
-    let dir = perp::suite::suites_dir().join("siconos").join("fc3d");
+    let dir = perp::formats::suites_dir().join("siconos").join("fc3d");
     let mut v: Vec<PathBuf> =
         std::fs::read_dir(dir).expect("suite folder").map(|e| e.expect("entry").path()).collect();
     v.sort();
@@ -26,7 +26,7 @@ fn admm_and_apgd_never_claim_a_false_solved() {
     let mut solved = [0usize; 2];
     for f in &all {
         let p: FrictionContactProblem =
-            perp::suite::read_friction_contact(f).unwrap_or_else(|e| panic!("{e}"));
+            perp::formats::read_friction_contact(f).unwrap_or_else(|e| panic!("{e}"));
         let name = f.file_name().unwrap().to_string_lossy().into_owned();
         let mut line = format!("{name:42} n={:5}", p.size());
         for (k, s) in ["admm", "apgd"].iter().enumerate() {

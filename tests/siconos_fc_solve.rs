@@ -11,7 +11,7 @@ use perp::core::{Settings, Status};
 use std::path::{Path, PathBuf};
 
 fn files() -> Vec<PathBuf> {
-    let root = perp::suite::suites_dir().join("siconos");
+    let root = perp::formats::suites_dir().join("siconos");
     let mut v: Vec<PathBuf> = ["fc2d", "fc3d"]
         .iter()
         .flat_map(|d| {
@@ -23,7 +23,7 @@ fn files() -> Vec<PathBuf> {
 }
 
 fn read(f: &Path) -> FrictionContactProblem {
-    perp::suite::read_friction_contact(f).unwrap_or_else(|e| panic!("{e}"))
+    perp::formats::read_friction_contact(f).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn settings(tol: f64) -> Settings {
@@ -95,7 +95,7 @@ fn nsgs_solves_every_file_at_1e4() {
 #[test]
 #[ignore = "needs PERP_SUITES"]
 fn apgd_solves_capsules_i101_at_1e8() {
-    let f = perp::suite::suites_dir().join("siconos/fc3d/Capsules-i101-404.dat");
+    let f = perp::formats::suites_dir().join("siconos/fc3d/Capsules-i101-404.dat");
     let p = read(&f);
     let s = Settings { tol: 1e-8, ..Settings::default() };
     let sol = solver("apgd").unwrap().solve(&p, None, &s).unwrap();

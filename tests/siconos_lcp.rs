@@ -8,7 +8,7 @@ use perp::lcp::{Lcp, LcpSolver, SOLVER_NAMES};
 use std::path::PathBuf;
 
 fn lcp_dir() -> PathBuf {
-    perp::suite::suites_dir().join("siconos").join("lcp")
+    perp::formats::suites_dir().join("siconos").join("lcp")
 }
 
 fn files() -> Vec<PathBuf> {
@@ -23,7 +23,7 @@ fn files() -> Vec<PathBuf> {
 }
 
 fn read(name: &str) -> Lcp {
-    perp::suite::read_lcp(&lcp_dir().join(name)).unwrap()
+    perp::formats::read_lcp(&lcp_dir().join(name)).unwrap()
 }
 
 fn stem(p: &std::path::Path) -> String {
@@ -39,7 +39,7 @@ fn lemke_solves_every_file_siconos_lemke_solves_to_1e_12() {
     let s = Settings { tol: 1e-12, ..Settings::default() };
     let mut table = String::new();
     for f in files() {
-        let p = perp::suite::read_lcp(&f).unwrap();
+        let p = perp::formats::read_lcp(&f).unwrap();
         let sol = perp::lcp::solver("lemke").unwrap().solve(&p, None, &s).unwrap();
         let r = &sol.report;
         table.push_str(&format!(
@@ -106,7 +106,7 @@ fn no_solver_claims_solved_above_tolerance_on_any_file() {
         // No time limit (issue 37): iteration limits alone, so no outcome depends on the clock.
         let s = Settings { tol, ..Settings::default() };
         for f in files() {
-            let p = perp::suite::read_lcp(&f).unwrap();
+            let p = perp::formats::read_lcp(&f).unwrap();
             for name in SOLVER_NAMES {
                 let outcome = perp::lcp::solver(name).unwrap().solve(&p, None, &s);
                 let cell = match &outcome {
@@ -139,7 +139,7 @@ fn newton_solvers_solve_every_solvable_file_but_tobenna() {
     let s = Settings { tol: 1e-10, ..Settings::default() };
     for f in files() {
         let name = stem(&f);
-        let p = perp::suite::read_lcp(&f).unwrap();
+        let p = perp::formats::read_lcp(&f).unwrap();
         for (solver, fails) in [
             ("fb-newton", &["lcp_tobenna", "lcp_Pang_isolated_sol_perturbed"][..]),
             ("bdiff-newton", &["lcp_tobenna", "lcp_Pang_isolated_sol_perturbed"][..]),
@@ -159,7 +159,7 @@ fn newton_solvers_solve_every_solvable_file_but_tobenna() {
 fn warm_started_lemke_needs_no_pivot_where_the_support_defines_the_basis() {
     let s = Settings { tol: 1e-12, ..Settings::default() };
     for f in files() {
-        let p = perp::suite::read_lcp(&f).unwrap();
+        let p = perp::formats::read_lcp(&f).unwrap();
         let cold = perp::lcp::solver("lemke").unwrap().solve(&p, None, &s).unwrap();
         if cold.report.status != Status::Solved {
             continue;

@@ -6,12 +6,12 @@
 //! Needs the peer suites: set `PERP_SUITES` to the `suites` folder (CI does).
 
 use perp::core::{Settings, Solution, Status};
+use perp::formats::Problem;
 use perp::ncp::Mcp;
-use perp::suite::Problem;
 use std::path::PathBuf;
 
 fn files() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(perp::suite::suites_dir().join("siconos").join("mlcp"))
+    let mut v: Vec<PathBuf> = std::fs::read_dir(perp::formats::suites_dir().join("siconos").join("mlcp"))
         .expect("PERP_SUITES/siconos/mlcp is readable")
         .map(|e| e.unwrap().path())
         .collect();
@@ -27,7 +27,7 @@ fn stem(p: &std::path::Path) -> String {
 /// Solves an MLCP file with an NCP solver from z = 0; `None` when the file is not a square
 /// MLCP (Rectangular_mlcp: its M is 3×2).
 fn solve(f: &std::path::Path, solver: &str, s: &Settings) -> Option<Result<Solution, perp::core::Error>> {
-    let Problem::Mlcp(p) = perp::suite::read_problem(f, None).ok()? else {
+    let Problem::Mlcp(p) = perp::formats::read_problem(f, None).ok()? else {
         panic!("{} should read as an MLCP", f.display())
     };
     let fun = p.to_function();

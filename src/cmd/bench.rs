@@ -9,7 +9,7 @@
 //!
 //! Writes `results.csv`, `results.json`, `summary.md`, `report.html`, `profile.svg` and the
 //! per-kind profiles `profile-<kind>-{time,iterations}.svg` into `--out` (default
-//! `bench-out/`); see `perp_suite::bench`. After the timed runs, up to `--curves` failed and
+//! `bench-out/`); see `perp_bench::bench`. After the timed runs, up to `--curves` failed and
 //! slowest runs are solved once more with their history recorded, for the report's
 //! convergence curves. `results.csv` grows as each problem
 //! finishes. Ctrl-C stops the run: the solves under way are stopped, and the four outputs are
@@ -19,8 +19,8 @@
 
 use super::{settings, Common};
 use perp::core::Error;
+use perp::formats::convert::Format;
 use perp::suite::bench::{self, BenchConfig, BenchProblem, BenchReport, RunSettings, Unreadable};
-use perp::suite::convert::Format;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -253,7 +253,7 @@ fn load(inputs: &[String]) -> Result<(Vec<BenchProblem>, Vec<Unreadable>), Error
     let mut unreadable = Vec::new();
     for input in inputs {
         if input == "builtin" {
-            problems.extend(perp::suite::generate::builtin_problems());
+            problems.extend(perp::suite::builtin::builtin_problems());
             continue;
         }
         let path = Path::new(input);
@@ -320,7 +320,7 @@ fn read_for_bench(f: &Path) -> Result<perp::catalogue::Problem, Error> {
             Err(_) => {}
         }
     }
-    perp::suite::convert::read_with_kind(f, None)
+    perp::formats::convert::read_with_kind(f, None)
 }
 
 /// `Some(main)` when `f` is a MatrixMarket companion (`foo_q.mtx`, `foo_mu.mtx`,

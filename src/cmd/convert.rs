@@ -1,9 +1,9 @@
 //! `perp convert IN OUT`: between Siconos `.dat`, FCLIB `.hdf5`, MatrixMarket `.mtx` and
-//! JSON, the format of each file chosen by its extension (`perp::suite::convert`).
+//! JSON, the format of each file chosen by its extension (`perp::formats::convert`).
 
 use perp::core::Error;
-use perp::suite::convert::{write_any, Format};
-use perp::suite::{Problem, ProblemKind};
+use perp::formats::convert::{write_any, Format};
+use perp::formats::{Problem, ProblemKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
 

@@ -6,7 +6,7 @@
 
 use perp::catalogue::Family;
 use perp::core::Error;
-use perp::suite::convert::Format;
+use perp::formats::convert::Format;
 use std::process::ExitCode;
 
 /// What each family of built-in problems is, by name prefix (longest prefix first).
@@ -58,7 +58,7 @@ fn print_solvers() -> Result<(), Error> {
 
 fn print_builtin_problems() -> Result<(), Error> {
     outln!("Built-in problems (perp bench with no folder):")?;
-    let problems = perp::suite::generate::builtin_problems();
+    let problems = perp::suite::builtin::builtin_problems();
     let samples = perp::ncp::samples::all();
     let width = problems.iter().map(|p| p.name.len()).max().unwrap_or(0);
     for p in &problems {

@@ -25,7 +25,7 @@ use std::path::Path;
 pub fn read_problem(input: &Path, kind: Option<ProblemKind>) -> Result<Problem, Error> {
     if !input.exists() {
         let name = input.to_string_lossy();
-        if let Some(p) = perp::suite::generate::builtin_problem(&name) {
+        if let Some(p) = perp::suite::builtin::builtin_problem(&name) {
             return Ok(p.problem);
         }
         if input.extension().is_none() {
@@ -38,8 +38,8 @@ pub fn read_problem(input: &Path, kind: Option<ProblemKind>) -> Result<Problem, 
         }
     }
     // An unknown extension is named before the file is looked for.
-    perp::suite::convert::Format::from_path(input, "input file")?;
-    perp::suite::convert::read_with_kind(input, kind)
+    perp::formats::convert::Format::from_path(input, "input file")?;
+    perp::formats::convert::read_with_kind(input, kind)
 }
 
 /// A failed write to standard output, as an error naming `<stdout>`.

@@ -15,6 +15,7 @@
 //!   in the facade) builds them by name.
 //! * [`sensitivity`] — derivatives of a solution with respect to q, μ and W (implicit
 //!   differentiation of the natural map; degenerate contacts flagged).
+//! * [`samples`] — seeded frictional contact problems for tests and benchmarks.
 //!
 //! ```
 //! use perp_cones::{lemke_pyramid::LemkePyramid, FrictionContactProblem, FrictionSolver};
@@ -62,6 +63,7 @@ mod problem;
 pub mod prox;
 mod pyramid;
 mod rolling;
+pub mod samples;
 pub mod sensitivity;
 
 pub use admm::Admm;

@@ -208,7 +208,7 @@ impl FrictionContactProblem {
     /// round-off dust (q ≈ 0, r ≈ 0) is judged absolutely, as Siconos' measure does. Before
     /// issue 15's sweep, F ≤ ε also switched to absolute figures: with W scaled by 1e8 and q by
     /// 1e-8 (‖r‖ ≈ 1e-16) admm, fb-newton and lemke-pyramid answers 0.1–1 outside the cone or
-    /// off complementarity, relative to ‖r‖, passed (`crates/suite/tests/honest_sweep.rs`).
+    /// off complementarity, relative to ‖r‖, passed (`tests/honest_sweep.rs`).
     ///
     /// The peer-compatible error ([`FrictionContactProblem::error`]) can be small where this is
     /// not: with W = I, q = (−1, 2, 0) and μ = 1e8, the answer r = 0 penetrates (u_N = −1) yet

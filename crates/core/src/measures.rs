@@ -152,7 +152,7 @@ pub fn friction_contact_error(dim: usize, q: &[f64], mu: &[f64], r: &[f64], u: &
 /// measures (`error`) are not: they add forces and velocities as if they had the same unit, so
 /// the ratio of the two figures is the problem's unit ratio and no multiple of `tol` bounds the
 /// physical figure of an answer the peer measure accepts. Issue 15's sweep
-/// (`crates/suite/tests/honest_sweep.rs`, with `suite_physical_figures` for the whole Siconos
+/// (`tests/honest_sweep.rs`, with `suite_physical_figures` for the whole Siconos
 /// fc2d/fc3d suite) measured it at tol 1e-8: answers solved to tol reach 9.5e-5 with W scaled
 /// by 1e±8 and 3.2e-5 unscaled (apgd on Confeti-ex03; the others ≤ 4.9e-6), while the wrong
 /// answers it found (forces outside the cone, penetration, complementarity) start at 1.2e-3.

@@ -5,7 +5,7 @@
 //!
 //! Tests marked `#[ignore = "needs PERP_SUITES"]` read the peer suite from the folder named by
 //! the environment variable `PERP_SUITES`; run them with
-//! `PERP_SUITES=/work/shared/suites cargo test -p perp-suite -- --include-ignored`.
+//! `PERP_SUITES=/work/shared/suites cargo test -p perp-bench -- --include-ignored`.
 
 #![allow(clippy::excessive_precision)]
 

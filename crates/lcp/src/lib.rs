@@ -15,12 +15,16 @@
 //!
 //! [`sensitivity`] differentiates a solution with respect to q and M (implicit
 //! differentiation on the active set: JVPs, VJPs, and the degenerate indices flagged).
+//!
+//! [`samples`] builds seeded test LCPs (SPD, PSD, contact Delassus, P-matrix, Murty, Fathi,
+//! degenerate).
 #![warn(missing_docs)]
 
 pub mod lemke;
 pub mod pgs;
 mod problem;
 pub mod projected_newton;
+pub mod samples;
 pub mod sensitivity;
 
 pub use perp_core::{Error, Matrix, Ray, Settings, Solution, SolveReport, Status};

@@ -20,7 +20,7 @@
 //!   [`lcp_adapter`] runs them on LCPs. The catalogue (`perp-catalogue`; `perp::ncp::solver`
 //!   in the facade) builds them by name.
 //!   Both Newton methods fall back on [`proximal`] perturbation (Billups 1995) when they stall.
-//! * [`mlcp`] — the mixed LCP; [`samples`] — small NCPs with known solutions.
+//! * [`mlcp`] — the mixed LCP; [`samples`] — small NCPs with known solutions and a seeded MLCP generator.
 //! * [`sensitivity`] — derivatives of MCP solutions (additive perturbation of F) and of MLCP
 //!   solutions (q and M), by implicit differentiation on the active set.
 #![warn(missing_docs)]

@@ -87,7 +87,7 @@
 //! BoxesStack1 and Capsules-i101-404 at 1e-6. A solve that ends stalled (at
 //! the pyramid's linearisation error) or failed is repeated with twice the facets, warm from
 //! its best answer, up to `max_facets`: Capsules-i100 and -i125 are solved
-//! with 16 (`lemke_pyramid_survives_the_round_off_files` in perp-suite's `honest_sweep`).
+//! with 16 (`lemke_pyramid_survives_the_round_off_files` in `tests/honest_sweep.rs`).
 //! Confeti-ex03, whose LCP error stops at 2.4e-6 (its z is large against q), is not. The
 //! times of these solves are in `docs/performance.md` ("Frictional contact").
 //!
