@@ -55,6 +55,37 @@ impl GlobalIpm {
             },
         };
         kkt.nt.extend(std::iter::repeat_n(unit, lay.cones.len()));
+        // The quiescence exit: a warm start that already meets the certificate — its cone
+        // variables and its velocities' H̃ᵀv + b̃ projected onto the (closed) cones, the
+        // residuals of the projection counted in the certificate — is the answer, for one
+        // residual evaluation and no factorization (a resting stack's steps).
+        if let Some((x, z0)) = &warm {
+            let mut zp = z0.clone();
+            let mut sp = vec![0.0; m];
+            lay.ht_mul(x, &mut sp);
+            sp.iter_mut().zip(&bt).for_each(|(a, b)| *a += b);
+            for &(off, p) in &lay.cones {
+                project_lorentz(&mut zp[off..off + p]);
+                project_lorentz(&mut sp[off..off + p]);
+            }
+            let (mut rx, mut rz, mut hz, mut htx, mut mx) =
+                (vec![0.0; n], vec![0.0; m], vec![0.0; n], vec![0.0; m], vec![0.0; n]);
+            let mut res = Residuals { rx: &mut rx, rz: &mut rz, hz: &mut hz, htx: &mut htx, mx: &mut mx };
+            let cert = res.certificate(g, lay, &bt, (x, &sp, &zp), (f_inf, b_inf));
+            if s.record_history {
+                report.history.push(cert.worst());
+                report.history_iterations.push(0);
+            }
+            if cert.worst() <= s.tol {
+                report.status = Status::Solved;
+                report.message = Some(format!(
+                    "convex relaxation: the warm start meets the certificate (primal {:.1e}, dual \
+                     {:.1e}, gap {:.1e}); no interior-point iteration",
+                    cert.primal, cert.dual, cert.gap
+                ));
+                return Ok((lay.reactions(g, &zp), x.clone(), cert));
+            }
+        }
         let mut sol = vec![0.0; n + m];
         // A warm start (v and the cone variables z of an earlier answer) is moved into the
         // cones' interior by a margin of 10⁻¹ of its scale (ball-pile 1000's first 60 steps:
@@ -112,26 +143,10 @@ impl GlobalIpm {
         report.status = Status::MaxIterations;
         loop {
             // Residuals and the certificate.
-            g.m.mul_vec(&x, &mut mx);
-            lay.h_mul(&z, &mut hz);
-            lay.ht_mul(&x, &mut htx);
-            for k in 0..n {
-                rx[k] = mx[k] - g.f[k] - hz[k];
-            }
-            for k in 0..m {
-                rz[k] = sv[k] - htx[k] - bt[k];
-            }
+            let mut res = Residuals { rx: &mut rx, rz: &mut rz, hz: &mut hz, htx: &mut htx, mx: &mut mx };
+            cert = res.certificate(g, lay, &bt, (&x, &sv, &z), (f_inf, b_inf));
+            cert.iterations = report.iterations;
             let sz: f64 = sv.iter().zip(&z).map(|(a, b)| a * b).sum();
-            let xmx: f64 = x.iter().zip(&mx).map(|(a, b)| a * b).sum();
-            let fx: f64 = x.iter().zip(&g.f).map(|(a, b)| a * b).sum();
-            let bz: f64 = bt.iter().zip(&z).map(|(a, b)| a * b).sum();
-            let (pobj, dobj) = (0.5 * xmx - fx, -0.5 * xmx - bz);
-            cert = Certificate {
-                primal: ratio(norm_inf(&rz), b_inf.max(norm_inf(&htx)).max(norm_inf(&sv))),
-                dual: ratio(norm_inf(&rx), f_inf.max(norm_inf(&mx)).max(norm_inf(&hz))),
-                gap: ratio(sz, pobj.abs().max(dobj.abs()).max(b_inf * norm_inf(&z))),
-                iterations: report.iterations,
-            };
             if s.record_history {
                 report.history.push(cert.worst());
                 report.history_iterations.push(report.iterations);
@@ -252,4 +267,69 @@ impl GlobalIpm {
         cert.iterations = report.iterations;
         Ok((lay.reactions(g, &z), x, cert))
     }
+}
+
+/// The residuals' storage of one evaluation of the [`Certificate`].
+pub(super) struct Residuals<'a> {
+    pub(super) rx: &'a mut [f64],
+    pub(super) rz: &'a mut [f64],
+    pub(super) hz: &'a mut [f64],
+    pub(super) htx: &'a mut [f64],
+    pub(super) mx: &'a mut [f64],
+}
+
+impl Residuals<'_> {
+    /// The certificate of the point (x, s, z) (its `iterations` 0): `rx = M x − f − H̃ z`,
+    /// `rz = s − H̃ᵀ x − b̃` and the gap `sᵀz`, each relative to its own scale.
+    pub(super) fn certificate(
+        &mut self,
+        g: &GlobalFrictionContactProblem,
+        lay: &Layout,
+        bt: &[f64],
+        (x, sv, z): (&[f64], &[f64], &[f64]),
+        (f_inf, b_inf): (f64, f64),
+    ) -> Certificate {
+        let (n, m) = (lay.n, lay.m);
+        g.m.mul_vec(x, self.mx);
+        lay.h_mul(z, self.hz);
+        lay.ht_mul(x, self.htx);
+        for k in 0..n {
+            self.rx[k] = self.mx[k] - g.f[k] - self.hz[k];
+        }
+        for k in 0..m {
+            self.rz[k] = sv[k] - self.htx[k] - bt[k];
+        }
+        let sz: f64 = sv.iter().zip(z).map(|(a, b)| a * b).sum();
+        let xmx: f64 = x.iter().zip(self.mx.iter()).map(|(a, b)| a * b).sum();
+        let fx: f64 = x.iter().zip(&g.f).map(|(a, b)| a * b).sum();
+        let bz: f64 = bt.iter().zip(z).map(|(a, b)| a * b).sum();
+        let (pobj, dobj) = (0.5 * xmx - fx, -0.5 * xmx - bz);
+        Certificate {
+            primal: ratio(norm_inf(self.rz), b_inf.max(norm_inf(self.htx)).max(norm_inf(sv))),
+            dual: ratio(norm_inf(self.rx), f_inf.max(norm_inf(self.mx)).max(norm_inf(self.hz))),
+            gap: ratio(sz, pobj.abs().max(dobj.abs()).max(b_inf * norm_inf(z))),
+            iterations: 0,
+        }
+    }
+}
+
+/// Projects x onto the Lorentz cone `{x₀ ≥ ‖x₁‖}` (onto `x₀ ≥ 0` for a cone of dimension 1),
+/// in place.
+pub(super) fn project_lorentz(x: &mut [f64]) {
+    if x.len() == 1 {
+        x[0] = x[0].max(0.0);
+        return;
+    }
+    let t = x[1..].iter().map(|v| v * v).sum::<f64>().sqrt();
+    if t <= x[0] {
+        return;
+    }
+    if t <= -x[0] {
+        x.iter_mut().for_each(|v| *v = 0.0);
+        return;
+    }
+    let a = 0.5 * (x[0] + t);
+    x[0] = a;
+    let k = a / t;
+    x[1..].iter_mut().for_each(|v| *v *= k);
 }

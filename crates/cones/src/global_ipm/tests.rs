@@ -175,3 +175,36 @@ fn bad_input_is_a_clear_error() {
     let e = GlobalIpm::new().solve(&g, None, &settings()).unwrap_err().to_string();
     assert!(e.contains('M'), "{e}");
 }
+
+/// The quiescence exit: from its own answer the convex solve stops at once (no iteration, no
+/// factorization) with the certificate recomputed at most tol; from a start that misses it —
+/// the sticking particle's reaction halved, a sliding particle's reaction given to a sticking
+/// one — it iterates as from any start, to the same answer.
+#[test]
+fn a_warm_start_that_meets_the_certificate_costs_no_iteration() {
+    let s = settings();
+    for (v_free, mu) in [([0.1, -0.05, -1.0], 0.5), ([3.0, 0.0, -1.0], 0.2), ([0.0, 0.0, 1.0], 0.5)] {
+        let g = particle(v_free, mu);
+        let mut ipm = GlobalIpm::convex();
+        let (cold, c0) = ipm.solve_convex(&g, &s).unwrap();
+        assert_eq!(cold.report.status, Status::Solved);
+        assert!(c0.iterations > 0);
+        let (warm, c1) = ipm.solve_convex_from(&g, Some(&cold.r), &s).unwrap();
+        assert_eq!(warm.report.status, Status::Solved, "{:?}", warm.report.message);
+        assert_eq!((c1.iterations, warm.report.iterations, warm.report.factorizations), (0, 0, 0));
+        assert!(c1.worst() <= s.tol, "{c1:?}");
+        assert!(close(&warm.r, &cold.r, 1e-8) && close(&warm.v, &cold.v, 1e-8), "{warm:?}");
+        // The certificate recomputed from the returned (r, v) by another solve's first check.
+        let (again, c2) = ipm.solve_convex_from(&g, Some(&warm.r), &s).unwrap();
+        assert_eq!((again.report.status, c2.iterations), (Status::Solved, 0));
+    }
+    // A start that misses the certificate: the sticking particle's reaction halved.
+    let g = particle([0.1, -0.05, -1.0], 0.5);
+    let mut ipm = GlobalIpm::convex();
+    let (cold, _) = ipm.solve_convex(&g, &s).unwrap();
+    let half: Vec<f64> = cold.r.iter().map(|x| 0.5 * x).collect();
+    let (sol, c) = ipm.solve_convex_from(&g, Some(&half), &s).unwrap();
+    assert_eq!(sol.report.status, Status::Solved);
+    assert!(c.iterations > 0 && sol.report.factorizations > 0, "{c:?}");
+    assert!(close(&sol.r, &cold.r, 1e-6), "{:?} {:?}", sol.r, cold.r);
+}
