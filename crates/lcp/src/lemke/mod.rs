@@ -89,8 +89,10 @@
 //! sized once by their `*_scratch` functions. So once a `Lemke` has solved a problem of size n,
 //! [`LcpSolver::solve_into`] on another of size n allocates nothing; `solve` wraps it.
 
+mod basis;
 mod dense;
 mod engine;
+mod pivot;
 mod ratio;
 #[cfg(test)]
 mod tests;
