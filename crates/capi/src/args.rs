@@ -155,6 +155,46 @@ pub(super) fn check_out(what: &str, p: *mut f64) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// [`check_out`] on each output buffer, in order.
+pub(super) fn check_outs(outs: &[(&str, *mut f64)]) -> Result<(), Refusal> {
+    outs.iter().try_for_each(|&(what, p)| check_out(what, p))
+}
+
+/// The square matrix argument `m` (named `name`) of order `n`, the size passed as `arg`:
+/// [`matrix_arg`] then [`check_order`].
+pub(super) unsafe fn ordered_matrix(
+    m: *const PerpMatrix,
+    name: &str,
+    arg: &str,
+    n: usize,
+) -> Result<PerpMatrix, Refusal> {
+    let mm = unsafe { matrix_arg(m, name)? };
+    check_order(&mm, name, arg, n)?;
+    Ok(mm)
+}
+
+/// Builds the catalogue solver `name` of `family` with `params` and solves `problem` once.
+pub(super) fn solve_once(
+    family: Family,
+    name: &str,
+    params: &Params,
+    problem: Problem,
+    warm: Option<&[f64]>,
+    s: &Settings,
+) -> Result<perp_catalogue::Answer, Refusal> {
+    Ok(perp_catalogue::build(family, name, params)?.solve(&problem, warm, s)?)
+}
+
+/// Writes the first `n` values of an answer's z and w to the caller's buffers `x` and `y`
+/// (checked by `check_out`) and returns its report.
+pub(super) unsafe fn written(a: &perp_catalogue::Answer, x: *mut f64, y: *mut f64, n: usize) -> PerpReport {
+    unsafe {
+        write(x, &a.z[..n]);
+        write(y, &a.w[..n]);
+    }
+    PerpReport::of(&a.report)
+}
+
 /// Copies `v` to the caller's buffer `p` (checked by `check_out`, `v.len()` elements long).
 pub(super) unsafe fn write(p: *mut f64, v: &[f64]) {
     // SAFETY: `v` is perp's own vector, so it cannot overlap the caller's buffer.

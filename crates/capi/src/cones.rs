@@ -176,13 +176,11 @@ pub unsafe extern "C" fn perp_solver_friction_cone(
         // SAFETY: checked aligned; NULL is None. PerpCone is plain data.
         let cone = if cone.is_null() { None } else { Some(*cone) };
         let size = cone_size(cone.as_ref(), dim, n_contacts)?;
-        let wm = matrix_arg(w_mat, "W")?;
-        check_order(&wm, "W", "dim * n_contacts", size)?;
+        let wm = ordered_matrix(w_mat, "W", "dim * n_contacts", size)?;
         let qs = view(|| "q".into(), q, size)?;
         let mus = view(|| "mu".into(), mu, n_contacts)?;
         let start = warm_view(warm, size)?;
-        check_out("r", r)?;
-        check_out("u", u)?;
+        check_outs(&[("r", r), ("u", u)])?;
         let kept = match &mut h.problem {
             Some(Problem::Friction(p)) if p.dim == dim && p.size() == size => {
                 match same_shape(&wm, &p.w, "W")? {
@@ -243,23 +241,15 @@ pub unsafe extern "C" fn perp_solve_friction_cone(
         // SAFETY: checked aligned; NULL is None. PerpCone is plain data.
         let cone = if cone.is_null() { None } else { Some(*cone) };
         let size = cone_size(cone.as_ref(), dim, n_contacts)?;
-        let wm = matrix_arg(w_mat, "W")?;
-        check_order(&wm, "W", "dim * n_contacts", size)?;
+        let wm = ordered_matrix(w_mat, "W", "dim * n_contacts", size)?;
         let w = matrix(&wm, "W")?;
         let q = read("q", q, size)?;
         let mu = read("mu", mu, n_contacts)?;
         let warm = warm_start(warm, size)?;
         let (s, params) = self::settings(settings, Family::Friction, name)?;
-        check_out("r", r)?;
-        check_out("u", u)?;
+        check_outs(&[("r", r), ("u", u)])?;
         let p = cone_problem(cone.as_ref(), dim, w, q, mu)?;
-        let a = perp_catalogue::build(Family::Friction, name, &params)?.solve(
-            &Problem::Friction(p),
-            warm.as_deref(),
-            &s,
-        )?;
-        write(r, &a.z[..size]);
-        write(u, &a.w[..size]);
-        Ok(PerpReport::of(&a.report))
+        let a = solve_once(Family::Friction, name, &params, Problem::Friction(p), warm.as_deref(), &s)?;
+        Ok(written(&a, r, u, size))
     })
 }

@@ -70,20 +70,13 @@ pub unsafe extern "C" fn perp_solve_global(
         let mu = read("mu", mu, n_contacts)?;
         let warm = warm_start(warm, size)?;
         let (s, params) = self::settings(settings, Family::Friction, name)?;
-        check_out("r", r)?;
-        check_out("v", v)?;
-        check_out("u", u)?;
+        check_outs(&[("r", r), ("v", v), ("u", u)])?;
         let g = perp_cones::GlobalFrictionContactProblem::new(dim, m, h, f, b, mu)?;
-        let a = perp_catalogue::build(Family::Friction, name, &params)?.solve(
-            &Problem::GlobalFriction(g),
-            warm.as_deref(),
-            &s,
-        )?;
-        write(r, &a.z[..size]);
-        write(u, &a.w[..size]);
+        let a = solve_once(Family::Friction, name, &params, Problem::GlobalFriction(g), warm.as_deref(), &s)?;
+        let report = written(&a, r, u, size);
         if let Some(vel) = &a.v {
             write(v, &vel[..n_dof]);
         }
-        Ok(PerpReport::of(&a.report))
+        Ok(report)
     })
 }

@@ -193,12 +193,10 @@ pub unsafe extern "C" fn perp_solver_lcp(
 ) -> PerpStatus {
     guard("perp_solver_lcp", report, || unsafe {
         let h = handle(s, Family::Lcp)?;
-        let mm = matrix_arg(m, "M")?;
-        check_order(&mm, "M", "n", n)?;
+        let mm = ordered_matrix(m, "M", "n", n)?;
         let qs = view(|| "q".into(), q, n)?;
         let start = warm_view(warm, n)?;
-        check_out("z", z)?;
-        check_out("w", w)?;
+        check_outs(&[("z", z), ("w", w)])?;
         let kept = match &mut h.problem {
             Some(Problem::Lcp(p)) if p.n() == n && mm.nrows == n && p.bounds().is_none() => {
                 refill_lcp(p, &mut h.rows, &mm, qs)?
@@ -271,15 +269,13 @@ pub unsafe extern "C" fn perp_solver_box_lcp(
 ) -> PerpStatus {
     guard("perp_solver_box_lcp", report, || unsafe {
         let h = handle(s, Family::Lcp)?;
-        let mm = matrix_arg(m, "M")?;
-        check_order(&mm, "M", "n", n)?;
+        let mm = ordered_matrix(m, "M", "n", n)?;
         let qs = view(|| "q".into(), q, n)?;
         let lo = view(|| "lower".into(), lower, n)?;
         let hi = view(|| "upper".into(), upper, n)?;
         Error::check_bounds(lo, hi)?;
         let start = warm_view(warm, n)?;
-        check_out("z", z)?;
-        check_out("w", w)?;
+        check_outs(&[("z", z), ("w", w)])?;
         let same_bounds =
             |p: &perp_lcp::Lcp| p.bounds().is_some_and(|(l, u)| bits_eq(l, lo) && bits_eq(u, hi));
         let kept = match &mut h.problem {
@@ -322,13 +318,11 @@ pub unsafe extern "C" fn perp_solver_mlcp(
         if n_eq > n {
             return Err(Error::setting("n_eq", n_eq, &format!("must be at most n = {n}")).into());
         }
-        let mm = matrix_arg(m, "M")?;
-        check_order(&mm, "M", "n", n)?;
+        let mm = ordered_matrix(m, "M", "n", n)?;
         let mat = matrix(&mm, "M")?;
         let qs = read("q", q, n)?;
         let start = warm_view(warm, n)?;
-        check_out("z", z)?;
-        check_out("w", w)?;
+        check_outs(&[("z", z), ("w", w)])?;
         h.problem = None;
         h.problem =
             Some(Problem::Mlcp(perp_ncp::mlcp::Mlcp::new(mat, qs, (0..n).map(|i| i < n_eq).collect())?));
@@ -357,13 +351,11 @@ pub unsafe extern "C" fn perp_solver_friction(
     guard("perp_solver_friction", report, || unsafe {
         let h = handle(s, Family::Friction)?;
         let size = friction_size(dim, n_contacts)?;
-        let wm = matrix_arg(w_mat, "W")?;
-        check_order(&wm, "W", "dim * n_contacts", size)?;
+        let wm = ordered_matrix(w_mat, "W", "dim * n_contacts", size)?;
         let qs = view(|| "q".into(), q, size)?;
         let mus = view(|| "mu".into(), mu, n_contacts)?;
         let start = warm_view(warm, size)?;
-        check_out("r", r)?;
-        check_out("u", u)?;
+        check_outs(&[("r", r), ("u", u)])?;
         // The values are checked by the solve (`solve_into` validates the problem).
         let kept = match &mut h.problem {
             Some(Problem::Friction(p)) if p.dim == dim && p.size() == size && p.cones.is_none() => {

@@ -72,23 +72,15 @@ pub unsafe extern "C" fn perp_solve_lcp(
 ) -> PerpStatus {
     guard("perp_solve_lcp", report, || unsafe {
         let name = solver_name(solver, Family::Lcp)?;
-        let mm = matrix_arg(m, "M")?;
-        check_order(&mm, "M", "n", n)?;
+        let mm = ordered_matrix(m, "M", "n", n)?;
         let m = matrix(&mm, "M")?;
         let q = read("q", q, n)?;
         let warm = warm_start(warm, n)?;
         let (s, params) = self::settings(settings, Family::Lcp, name)?;
-        check_out("z", z)?;
-        check_out("w", w)?;
+        check_outs(&[("z", z), ("w", w)])?;
         let lcp = perp_lcp::Lcp::new(m, q)?;
-        let a = perp_catalogue::build(Family::Lcp, name, &params)?.solve(
-            &Problem::Lcp(lcp),
-            warm.as_deref(),
-            &s,
-        )?;
-        write(z, &a.z[..n]);
-        write(w, &a.w[..n]);
-        Ok(PerpReport::of(&a.report))
+        let a = solve_once(Family::Lcp, name, &params, Problem::Lcp(lcp), warm.as_deref(), &s)?;
+        Ok(written(&a, z, w, n))
     })
 }
 
@@ -116,8 +108,7 @@ pub unsafe extern "C" fn perp_solve_box_lcp(
 ) -> PerpStatus {
     guard("perp_solve_box_lcp", report, || unsafe {
         let name = if solver.is_null() { "fb-newton" } else { c_str("solver", solver)? };
-        let mm = matrix_arg(m, "M")?;
-        check_order(&mm, "M", "n", n)?;
+        let mm = ordered_matrix(m, "M", "n", n)?;
         let m = matrix(&mm, "M")?;
         let q = read("q", q, n)?;
         let lo = read("lower", lower, n)?;
@@ -125,17 +116,10 @@ pub unsafe extern "C" fn perp_solve_box_lcp(
         Error::check_bounds(&lo, &hi)?;
         let warm = warm_start(warm, n)?;
         let (s, params) = self::settings(settings, Family::Lcp, name)?;
-        check_out("z", z)?;
-        check_out("w", w)?;
+        check_outs(&[("z", z), ("w", w)])?;
         let lcp = perp_lcp::Lcp::with_bounds(m, q, lo, hi)?;
-        let a = perp_catalogue::build(Family::Lcp, name, &params)?.solve(
-            &Problem::Lcp(lcp),
-            warm.as_deref(),
-            &s,
-        )?;
-        write(z, &a.z[..n]);
-        write(w, &a.w[..n]);
-        Ok(PerpReport::of(&a.report))
+        let a = solve_once(Family::Lcp, name, &params, Problem::Lcp(lcp), warm.as_deref(), &s)?;
+        Ok(written(&a, z, w, n))
     })
 }
 
@@ -170,23 +154,15 @@ pub unsafe extern "C" fn perp_solve_mlcp(
         if n_eq > n {
             return Err(Error::setting("n_eq", n_eq, &format!("must be at most n = {n}")).into());
         }
-        let mm = matrix_arg(m, "M")?;
-        check_order(&mm, "M", "n", n)?;
+        let mm = ordered_matrix(m, "M", "n", n)?;
         let m = matrix(&mm, "M")?;
         let q = read("q", q, n)?;
         let warm = warm_start(warm, n)?;
         let (s, params) = self::settings(settings, Family::Mcp, name)?;
-        check_out("z", z)?;
-        check_out("w", w)?;
+        check_outs(&[("z", z), ("w", w)])?;
         let p = perp_ncp::mlcp::Mlcp::new(m, q, (0..n).map(|i| i < n_eq).collect())?;
-        let a = perp_catalogue::build(Family::Mcp, name, &params)?.solve(
-            &Problem::Mlcp(p),
-            warm.as_deref(),
-            &s,
-        )?;
-        write(z, &a.z[..n]);
-        write(w, &a.w[..n]);
-        Ok(PerpReport::of(&a.report))
+        let a = solve_once(Family::Mcp, name, &params, Problem::Mlcp(p), warm.as_deref(), &s)?;
+        Ok(written(&a, z, w, n))
     })
 }
 
@@ -222,23 +198,15 @@ pub unsafe extern "C" fn perp_solve_friction(
     guard("perp_solve_friction", report, || unsafe {
         let name = solver_name(solver, Family::Friction)?;
         let size = friction_size(dim, n_contacts)?;
-        let wm = matrix_arg(w_mat, "W")?;
-        check_order(&wm, "W", "dim * n_contacts", size)?;
+        let wm = ordered_matrix(w_mat, "W", "dim * n_contacts", size)?;
         let w = matrix(&wm, "W")?;
         let q = read("q", q, size)?;
         let mu = read("mu", mu, n_contacts)?;
         let warm = warm_start(warm, size)?;
         let (s, params) = self::settings(settings, Family::Friction, name)?;
-        check_out("r", r)?;
-        check_out("u", u)?;
+        check_outs(&[("r", r), ("u", u)])?;
         let p = perp_cones::FrictionContactProblem::new(dim, w, q, mu)?;
-        let a = perp_catalogue::build(Family::Friction, name, &params)?.solve(
-            &Problem::Friction(p),
-            warm.as_deref(),
-            &s,
-        )?;
-        write(r, &a.z[..size]);
-        write(u, &a.w[..size]);
-        Ok(PerpReport::of(&a.report))
+        let a = solve_once(Family::Friction, name, &params, Problem::Friction(p), warm.as_deref(), &s)?;
+        Ok(written(&a, r, u, size))
     })
 }
