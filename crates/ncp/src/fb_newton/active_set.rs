@@ -1,6 +1,7 @@
 //! The active-set steps for LCPs ([`FbNewton::active_set`]): the Newton step on the guessed
 //! active set, and its damped variant.
 
+use super::step::trial_merit;
 use super::*;
 
 impl Method<'_, '_> {
@@ -108,16 +109,7 @@ impl Method<'_, '_> {
             Backtracking { sigma: self.knobs.sigma, min_step: 0.0, max_trials: 4, ..Backtracking::default() };
         // Step s = 1, ½, … of the search is t = s/2 along d (t = 1 was tried): the test
         // Ψ ≤ Ψ(z) + σ s (g/2) is Armijo's at t.
-        let found = search.armijo(self.psi, 0.5 * g, |s| {
-            for i in 0..n {
-                ws.zt[i] = ws.z[i] + 0.5 * s * ws.d[i];
-            }
-            p.f.eval(&ws.zt, &mut ws.ft);
-            all_finite(&ws.ft).then(|| {
-                fb_residual_lambda(p, lambda, &ws.zt, &ws.ft, &mut ws.phit);
-                half_norm2(&ws.phit)
-            })
-        });
+        let found = search.armijo(self.psi, 0.5 * g, |s| trial_merit(p, lambda, ws, 0.5 * s));
         self.line_search_steps += found.trials();
         match found {
             Search::Accepted { merit, .. } => {

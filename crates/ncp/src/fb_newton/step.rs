@@ -84,16 +84,7 @@ impl IterativeMethod for Method<'_, '_> {
             min_step: self.knobs.min_step,
             ..Backtracking::default()
         };
-        let found = search.armijo(reference, gd, |t| {
-            for i in 0..n {
-                ws.zt[i] = ws.z[i] + t * ws.d[i];
-            }
-            p.f.eval(&ws.zt, &mut ws.ft);
-            all_finite(&ws.ft).then(|| {
-                fb_residual_lambda(p, lambda, &ws.zt, &ws.ft, &mut ws.phit);
-                half_norm2(&ws.phit)
-            })
-        });
+        let found = search.armijo(reference, gd, |t| trial_merit(p, lambda, ws, t));
         self.line_search_steps += found.trials();
         match found {
             Search::Accepted { merit, step, .. } => (self.psi, self.last_t) = (merit, Some(step)),
@@ -117,4 +108,17 @@ impl IterativeMethod for Method<'_, '_> {
         std::mem::swap(&mut ws.phi, &mut ws.phit);
         self.finish_step()
     }
+}
+
+/// The merit Ψ = ½‖Φ_λ‖² at the trial point `z + t d` (left in `ws.zt`, `ws.ft`, `ws.phit`), or
+/// `None` where F is not finite there: the line searches' evaluation.
+pub(super) fn trial_merit(p: &Mcp<'_>, lambda: f64, ws: &mut Workspace, t: f64) -> Option<f64> {
+    for i in 0..ws.n {
+        ws.zt[i] = ws.z[i] + t * ws.d[i];
+    }
+    p.f.eval(&ws.zt, &mut ws.ft);
+    all_finite(&ws.ft).then(|| {
+        fb_residual_lambda(p, lambda, &ws.zt, &ws.ft, &mut ws.phit);
+        half_norm2(&ws.phit)
+    })
 }
