@@ -3,6 +3,7 @@
 //! pyramid LCP, solve, align, repeat), and the proximal-point fallback `proximal_lemke`.
 
 use super::*;
+use std::sync::Arc;
 
 impl LemkePyramid {
     /// The unit normal of the section at contact i's friction force: its aligned generator's
@@ -77,53 +78,16 @@ impl LemkePyramid {
         st.beta[i][m - 1] = mu * st.cn[i];
         true
     }
-
-    pub(super) fn run(
+    /// The base pyramid of every contact: `facets` generators of its cone's section (none
+    /// where μ = 0), or an error naming a contact whose linearisation is not finite columns
+    /// of `k`.
+    fn base_pyramids(
         &self,
         p: &FrictionContactProblem,
-        warm: Option<&[f64]>,
-        s: &Settings,
-    ) -> Result<FrictionSolution, Error> {
-        let r0 = start(p, warm, s)?;
-        self.validate(p.dim)?;
-        let t0 = Instant::now();
-        // A start that already solves the problem (a warm start, or r = 0 when q is admissible)
-        // costs no pivot, as for the iterative solvers: the pyramid LCP's own start is not
-        // complementary there (its sliding variables must enter), and on large problems
-        // reaching it again by pivoting takes seconds.
-        let u0 = p.velocity(&r0);
-        if p.error(&r0, &u0) <= s.tol {
-            let mut report = SolveReport::new("lemke-pyramid");
-            report.status = Status::Solved;
-            report.message = Some(format!(
-                "the {} start solves the problem",
-                if warm.is_some() { "warm" } else { "zero" }
-            ));
-            let sol = p.solution(r0.clone(), report, s.tol);
-            if sol.report.status == Status::Solved {
-                return Ok(FrictionSolution {
-                    report: SolveReport { elapsed: t0.elapsed(), ..sol.report },
-                    ..sol
-                });
-            }
-        }
-        let (d, nc) = (p.dim, p.contacts());
-        let k = d - 1;
-        let cones = p.cone_objects()?;
-        if let Some(c) = cones.iter().find(|c| !c.scales_with_mu()) {
-            return Err(Error::Requirement {
-                solver: "lemke-pyramid".into(),
-                requirement: format!(
-                    "friction cones whose section scales with μ (a pyramid inscribed in μ·S_1(1)); {} does not",
-                    c.name()
-                ),
-                suggestion: Some("use nsgs, prox, ac-newton, admm or apgd".into()),
-            });
-        }
-        let mut report = SolveReport::new("lemke-pyramid");
-
-        // Base pyramids.
-        let mut base = Vec::with_capacity(nc);
+        cones: &[Arc<dyn Cone>],
+        k: usize,
+    ) -> Result<Vec<Vec<f64>>, Error> {
+        let mut base = Vec::with_capacity(p.contacts());
         for (i, cone) in cones.iter().enumerate() {
             let dm = if p.mu[i] > 0.0 { cone.linearize(self.facets) } else { Vec::new() };
             if dm.len() % k != 0 || dm.iter().any(|v| !v.is_finite()) {
@@ -139,7 +103,42 @@ impl LemkePyramid {
             }
             base.push(dm);
         }
-        let mut g = Generators::new(k, base);
+        Ok(base)
+    }
+
+    pub(super) fn run(
+        &self,
+        p: &FrictionContactProblem,
+        warm: Option<&[f64]>,
+        s: &Settings,
+    ) -> Result<FrictionSolution, Error> {
+        let r0 = start(p, warm, s)?;
+        self.validate(p.dim)?;
+        let t0 = Instant::now();
+        // A start that already solves the problem (a warm start, or r = 0 when q is admissible)
+        // costs no pivot, as for the iterative solvers: the pyramid LCP's own start is not
+        // complementary there (its sliding variables must enter), and on large problems
+        // reaching it again by pivoting takes seconds.
+        let u0 = p.velocity(&r0);
+        if let Some(sol) = solved_start(p, warm.is_some(), &r0, &u0, s, t0) {
+            return Ok(sol);
+        }
+        let (d, nc) = (p.dim, p.contacts());
+        let k = d - 1;
+        let cones = p.cone_objects()?;
+        if let Some(c) = cones.iter().find(|c| !c.scales_with_mu()) {
+            return Err(Error::Requirement {
+                solver: "lemke-pyramid".into(),
+                requirement: format!(
+                    "friction cones whose section scales with μ (a pyramid inscribed in μ·S_1(1)); {} does not",
+                    c.name()
+                ),
+                suggestion: Some("use nsgs, prox, ac-newton, admm or apgd".into()),
+            });
+        }
+        let report = SolveReport::new("lemke-pyramid");
+
+        let mut g = Generators::new(k, self.base_pyramids(p, &cones, k)?);
         let mut st = State {
             cn: vec![0.0; nc],
             beta: (0..nc).map(|i| vec![0.0; g.count(i)]).collect(),
@@ -149,33 +148,7 @@ impl LemkePyramid {
         if warm.is_some() {
             // The warm start orients the pyramids (a contact sliding there gets its aligned
             // generator) and gives the first LCP its guessed support.
-            let scale = u0.iter().chain(&p.q).fold(0.0f64, |a, v| a.max(v.abs())).max(f64::MIN_POSITIVE);
-            let frictional: Vec<usize> = (0..nc).filter(|&i| g.count(i) > 0).collect();
-            for i in frictional {
-                let ut = &u0[d * i + 1..d * (i + 1)];
-                let (cn, rt) = (r0[d * i].max(0.0), &r0[d * i + 1..d * (i + 1)]);
-                st.cn[i] = cn;
-                let slides = cn > 0.0 && norm(ut) > 1e-9 * scale;
-                if slides {
-                    st.lam[i] = cones[i].support(1.0, ut, &mut [0.0; MAX_DIM][..k]);
-                }
-                if slides && k >= 2 {
-                    let n: Vec<f64> = ut.iter().map(|v| -v / norm(ut)).collect();
-                    Self::place(&mut g, &mut st, i, cones[i].as_ref(), &n, p.mu[i]);
-                } else if cn > 0.0 {
-                    if let Some(b) = express(&g, i, rt) {
-                        st.beta[i] = b;
-                    }
-                } else {
-                    st.lam[i] = (0..g.count(i))
-                        .map(|j| -g.col(i, j).iter().zip(ut).map(|(a, b)| a * b).sum::<f64>())
-                        .fold(0.0, f64::max);
-                }
-            }
-            for i in (0..nc).filter(|&i| g.count(i) == 0) {
-                st.cn[i] = r0[d * i].max(0.0);
-            }
-            mark_degenerate(&g, &mut st, &u0, d);
+            orient_warm(p, &cones, &mut g, &mut st, &r0, &u0);
             lcp_warm = true;
         }
 
@@ -208,24 +181,76 @@ impl LemkePyramid {
         // own limits; the loop's step limit is lifted.
         let ls = Settings { max_iter: usize::MAX, ..s.clone() };
         let out = iteration::run_with(&mut method, &ls, usize::MAX, t0, Vec::new());
-        if let Some(e) = method.error.take() {
-            return Err(e);
-        }
-        let solves = method.solves;
-        let message = method.message.take().unwrap_or_else(|| match out.status {
-            Status::Interrupted => format!("stopped by the observer after {solves} LCP solve(s)"),
-            Status::TimeLimit => format!("time limit reached after {solves} LCP solve(s)"),
-            _ => String::new(),
-        });
-        let r = match method.best.take() {
-            Some((r, _)) => r,
-            None => method.st.reactions(&method.g, d),
-        };
-        out.record(&mut report);
-        let last_lcp_n = method.last_lcp_n;
-        report.message = (!message.is_empty()).then(|| format!("{message} [last LCP size {last_lcp_n}]"));
-        Ok(p.solution(r, report, s.tol))
+        method.finish(out, report)
     }
+}
+
+/// The answer when the start `r0` (velocities `u0`) already solves the problem: no pivot is
+/// made (a warm start, or r = 0 when q is admissible, as for the iterative solvers: the
+/// pyramid LCP's own start is not complementary there, and on large problems reaching it
+/// again by pivoting takes seconds). `None` when it does not, by the verified measure.
+fn solved_start(
+    p: &FrictionContactProblem,
+    warm: bool,
+    r0: &[f64],
+    u0: &[f64],
+    s: &Settings,
+    t0: Instant,
+) -> Option<FrictionSolution> {
+    if p.error(r0, u0) <= s.tol {
+        let mut report = SolveReport::new("lemke-pyramid");
+        report.status = Status::Solved;
+        report.message = Some(format!("the {} start solves the problem", if warm { "warm" } else { "zero" }));
+        let sol = p.solution(r0.to_vec(), report, s.tol);
+        if sol.report.status == Status::Solved {
+            return Some(FrictionSolution {
+                report: SolveReport { elapsed: t0.elapsed(), ..sol.report },
+                ..sol
+            });
+        }
+    }
+    None
+}
+
+/// Orients the pyramids at the warm start `r0` (velocities `u0`): a contact sliding there
+/// gets its aligned generator, a sticking one the coefficients of its force, and the state
+/// `st` the first LCP's guessed support.
+fn orient_warm(
+    p: &FrictionContactProblem,
+    cones: &[Arc<dyn Cone>],
+    g: &mut Generators,
+    st: &mut State,
+    r0: &[f64],
+    u0: &[f64],
+) {
+    let (d, nc, k) = (p.dim, p.contacts(), p.dim - 1);
+    let scale = u0.iter().chain(&p.q).fold(0.0f64, |a, v| a.max(v.abs())).max(f64::MIN_POSITIVE);
+    let frictional: Vec<usize> = (0..nc).filter(|&i| g.count(i) > 0).collect();
+    for i in frictional {
+        let ut = &u0[d * i + 1..d * (i + 1)];
+        let (cn, rt) = (r0[d * i].max(0.0), &r0[d * i + 1..d * (i + 1)]);
+        st.cn[i] = cn;
+        let slides = cn > 0.0 && norm(ut) > 1e-9 * scale;
+        if slides {
+            st.lam[i] = cones[i].support(1.0, ut, &mut [0.0; MAX_DIM][..k]);
+        }
+        if slides && k >= 2 {
+            let n: Vec<f64> = ut.iter().map(|v| -v / norm(ut)).collect();
+            LemkePyramid::place(g, st, i, cones[i].as_ref(), &n, p.mu[i]);
+        } else if cn > 0.0 {
+            if let Some(b) = express(g, i, rt) {
+                st.beta[i] = b;
+            }
+        } else {
+            st.lam[i] = (0..g.count(i))
+                .map(|j| -g.col(i, j).iter().zip(ut).map(|(a, b)| a * b).sum::<f64>())
+                .fold(0.0, f64::max);
+        }
+    }
+    for i in (0..nc).filter(|&i| g.count(i) == 0) {
+        st.cn[i] = r0[d * i].max(0.0);
+    }
+    mark_degenerate(g, st, u0, d);
 }
 
 /// Rounds of [`proximal_lemke`] at most.
@@ -303,4 +328,33 @@ pub(super) fn proximal_lemke(
     }
     best.report.pivots = pivots;
     best
+}
+
+impl Aligning<'_> {
+    /// The answer after the loop `out`: an error the method met, else the best reactions (the
+    /// state's when no LCP answer was kept), measured, with the loop's record and a message
+    /// naming why it stopped and the last LCP's size.
+    fn finish(
+        &mut self,
+        out: iteration::LoopOutcome,
+        mut report: SolveReport,
+    ) -> Result<FrictionSolution, Error> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let solves = self.solves;
+        let message = self.message.take().unwrap_or_else(|| match out.status {
+            Status::Interrupted => format!("stopped by the observer after {solves} LCP solve(s)"),
+            Status::TimeLimit => format!("time limit reached after {solves} LCP solve(s)"),
+            _ => String::new(),
+        });
+        let r = match self.best.take() {
+            Some((r, _)) => r,
+            None => self.st.reactions(&self.g, self.p.dim),
+        };
+        out.record(&mut report);
+        let last_lcp_n = self.last_lcp_n;
+        report.message = (!message.is_empty()).then(|| format!("{message} [last LCP size {last_lcp_n}]"));
+        Ok(self.p.solution(r, report, self.s.tol))
+    }
 }
