@@ -53,108 +53,28 @@ impl Lemke {
         };
         let history = std::mem::take(&mut report.history);
         let out = iteration::run_with(&mut method, s, 100 * (n + 1), start, history);
-        let Pivoting {
-            ws,
-            z: z_out,
-            w: w_out,
-            end,
-            covering_error,
-            attempts,
-            attempt,
-            guessing,
-            warm_guess,
-            ..
-        } = method;
-        if let Some(e) = covering_error {
+        if let Some(e) = method.covering_error.take() {
             return Err(e);
         }
         let status = out.status;
         out.record(report);
         // The crash's block-pivoting rounds are iterations too (one LU each): a problem the
         // crash solves took them, not 0 (issue 34, item 7).
-        report.iterations += ws.crash.rounds;
-        let spare = &mut ws.spare;
-        match end {
-            Some(End::Measured(error, residual_inf)) => {
-                z_out.copy_from_slice(&ws.zs);
-                report.error = error;
-                report.residual_inf = residual_inf;
-                let rounds = ws.crash.rounds;
-                // A warm start that pivots from its own basis, the usual case of a simulator's
-                // steps, says nothing (as one whose basis solves).
-                if guessing && !warm_guess {
-                    let k = ws.crash.guess.len();
-                    report.write_message(spare, format_args!(
-                        "pivoted from the complementary basis of the crash's guess ({k} indices, after {rounds} block-pivoting rounds)"
-                    ));
-                } else if !warm {
-                    report.write_message(
-                        spare,
-                        format_args!("solved by the crash ({rounds} block-pivoting rounds)"),
-                    );
-                }
-                // w and the error measures are those of the answer just checked.
-                if finish {
-                    p.finish_measured(z_out, w_out, report, s.tol, spare);
-                }
-                if self.keep_ready {
-                    ws.engine.reserve_refactor();
-                }
-                return Ok(());
-            }
-            Some(End::Solved) => {
-                ws.engine.solution_into(&ws.m, p.q(), z_out);
-                if attempt > 0 {
-                    let sup = ws.supports[attempt - 1].as_slice();
-                    report.write_message(spare, format_args!(
-                        "ended on a secondary ray from the all-w start; solved by restart {attempt} from the complementary basis of support {sup:?}"
-                    ));
-                }
-                ws.ray.valid = false;
-            }
-            Some(End::Singular) => {
-                ws.engine.current_z_into(z_out);
-                report.write_message(
-                    spare,
-                    format_args!("pivot element too small to continue (the basis is numerically singular)"),
-                );
-                ws.ray.valid = false;
-            }
-            Some(End::Exhausted) if !ws.ray.valid => {
-                z_out.fill(0.0);
-                report.write_message(spare, format_args!("every start ended on a singular basis"));
-            }
-            Some(End::Exhausted) => {
-                z_out.copy_from_slice(&ws.ray.z);
-                report.write_message(
-                    spare,
-                    format_args!(
-                        "secondary ray (covering vector d as given); {} restart(s) failed too{}",
-                        attempts - 1,
-                        if ws.ray.dz0 == 0.0 {
-                            "; dz0 = 0: for copositive-plus M the LCP is infeasible"
-                        } else {
-                            ""
-                        }
-                    ),
-                );
-            }
-            // The loop's own ends: pivot or time limit, observer, a NaN z₀.
-            None => {
-                ws.engine.current_z_into(z_out);
-                if status == Status::NumericalFailure {
-                    report.write_message(spare, format_args!("the artificial variable z0 became NaN"));
-                }
-                ws.ray.valid = false;
-            }
-        }
+        report.iterations += method.ws.crash.rounds;
+        let measured = method.write_answer(status, warm, report);
+        let spare = &mut method.ws.spare;
         if finish {
-            p.finish(z_out, w_out, report, s.tol, spare);
+            // w and the error measures of a measured answer are those of the answer just checked.
+            if measured {
+                p.finish_measured(method.z, method.w, report, s.tol, spare);
+            } else {
+                p.finish(method.z, method.w, report, s.tol, spare);
+            }
         }
         // The refactorization storage is made on first need, and at the latest here, so that
         // the next solve of this structure allocates nothing whatever its pivots.
         if self.keep_ready {
-            self.workspace.engine.reserve_refactor();
+            method.ws.engine.reserve_refactor();
         }
         Ok(())
     }
@@ -432,5 +352,86 @@ pub(super) fn covering<'a>(
         d
     } else {
         restart
+    }
+}
+
+impl Pivoting<'_> {
+    /// Writes the answer of the run that ended with `status` to `z`, and why it ended to
+    /// `report`'s message; `true` when that answer was measured already (`End::Measured`: the
+    /// warm basis, the crash, or a run from a guess).
+    fn write_answer(&mut self, status: Status, warm: bool, report: &mut SolveReport) -> bool {
+        let (p, attempts, attempt) = (self.p, self.attempts, self.attempt);
+        let (guessing, warm_guess) = (self.guessing, self.warm_guess);
+        let ws = &mut *self.ws;
+        let z_out = &mut *self.z;
+        let spare = &mut ws.spare;
+        match self.end.take() {
+            Some(End::Measured(error, residual_inf)) => {
+                z_out.copy_from_slice(&ws.zs);
+                report.error = error;
+                report.residual_inf = residual_inf;
+                let rounds = ws.crash.rounds;
+                // A warm start that pivots from its own basis, the usual case of a simulator's
+                // steps, says nothing (as one whose basis solves).
+                if guessing && !warm_guess {
+                    let k = ws.crash.guess.len();
+                    report.write_message(spare, format_args!(
+                        "pivoted from the complementary basis of the crash's guess ({k} indices, after {rounds} block-pivoting rounds)"
+                    ));
+                } else if !warm {
+                    report.write_message(
+                        spare,
+                        format_args!("solved by the crash ({rounds} block-pivoting rounds)"),
+                    );
+                }
+                return true;
+            }
+            Some(End::Solved) => {
+                ws.engine.solution_into(&ws.m, p.q(), z_out);
+                if attempt > 0 {
+                    let sup = ws.supports[attempt - 1].as_slice();
+                    report.write_message(spare, format_args!(
+                        "ended on a secondary ray from the all-w start; solved by restart {attempt} from the complementary basis of support {sup:?}"
+                    ));
+                }
+                ws.ray.valid = false;
+            }
+            Some(End::Singular) => {
+                ws.engine.current_z_into(z_out);
+                report.write_message(
+                    spare,
+                    format_args!("pivot element too small to continue (the basis is numerically singular)"),
+                );
+                ws.ray.valid = false;
+            }
+            Some(End::Exhausted) if !ws.ray.valid => {
+                z_out.fill(0.0);
+                report.write_message(spare, format_args!("every start ended on a singular basis"));
+            }
+            Some(End::Exhausted) => {
+                z_out.copy_from_slice(&ws.ray.z);
+                report.write_message(
+                    spare,
+                    format_args!(
+                        "secondary ray (covering vector d as given); {} restart(s) failed too{}",
+                        attempts - 1,
+                        if ws.ray.dz0 == 0.0 {
+                            "; dz0 = 0: for copositive-plus M the LCP is infeasible"
+                        } else {
+                            ""
+                        }
+                    ),
+                );
+            }
+            // The loop's own ends: pivot or time limit, observer, a NaN z₀.
+            None => {
+                ws.engine.current_z_into(z_out);
+                if status == Status::NumericalFailure {
+                    report.write_message(spare, format_args!("the artificial variable z0 became NaN"));
+                }
+                ws.ray.valid = false;
+            }
+        }
+        false
     }
 }
