@@ -1,0 +1,248 @@
+//! The steps every frictional solve shares: the report's message buffer, the cone objects
+//! kept between solves ([`ConeCache`]), `prepare` (validation and warm start), the physics
+//! refinement rounds (`solve_refined`) and the physical figure of the last answer.
+
+use super::*;
+
+/// The capacity a prepared report's message starts with, so that later messages of the same
+/// kind fit without growing it.
+pub(super) const MESSAGE_CAPACITY: usize = 256;
+
+/// The report's message, emptied, reusing its storage (created once with room to spare).
+pub(crate) fn message_buffer(report: &mut SolveReport) -> &mut String {
+    let msg = report.message.get_or_insert_with(String::new);
+    msg.clear();
+    if msg.capacity() < MESSAGE_CAPACITY {
+        msg.reserve(MESSAGE_CAPACITY);
+    }
+    msg
+}
+
+/// Resets every field of `report` for a new solve by `solver`, reusing the `solver` String,
+/// the history Vec and the message buffer (left empty).
+pub(crate) fn reset_report(report: &mut SolveReport, solver: &str) {
+    report.reset_for(solver);
+    message_buffer(report);
+}
+/// The cone objects of the last problem solved, rebuilt only when the friction laws change:
+/// one shared Coulomb object for `cones: None`, the built specs otherwise.
+#[derive(Default)]
+pub(crate) struct ConeCache {
+    /// The dimension and the laws the objects were built for (`None` inside: all Coulomb).
+    pub(super) key: Option<(usize, Option<Vec<ConeSpec>>)>,
+    /// One object per contact.
+    pub cones: Vec<Arc<dyn Cone>>,
+}
+
+pub(super) fn same_spec(a: &ConeSpec, b: &ConeSpec) -> bool {
+    match (a, b) {
+        (ConeSpec::Coulomb, ConeSpec::Coulomb) => true,
+        (ConeSpec::Pyramid { facets: x }, ConeSpec::Pyramid { facets: y }) => x == y,
+        (ConeSpec::Elliptic { e: x }, ConeSpec::Elliptic { e: y }) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.to_bits() == b.to_bits())
+        }
+        (ConeSpec::Rolling { mu_r: x }, ConeSpec::Rolling { mu_r: y }) => x.to_bits() == y.to_bits(),
+        (ConeSpec::Custom(x), ConeSpec::Custom(y)) => Arc::ptr_eq(x, y),
+        _ => false,
+    }
+}
+
+impl ConeCache {
+    /// Brings the objects up to date with `p`'s laws and checks every contact's μ against its
+    /// law: the friction-law part of [`FrictionContactProblem::validate`], the same errors in
+    /// the same order. Returns whether the objects were rebuilt.
+    pub(super) fn refresh(&mut self, p: &FrictionContactProblem) -> Result<bool, Error> {
+        let (d, nc) = (p.dim, p.contacts());
+        let same = match (&self.key, &p.cones) {
+            (Some((kd, None)), None) => *kd == d,
+            (Some((kd, Some(k))), Some(c)) => {
+                *kd == d && k.len() == c.len() && k.iter().zip(c).all(|(a, b)| same_spec(a, b))
+            }
+            _ => false,
+        } && self.cones.len() == nc;
+        if same {
+            if let Some(specs) = &p.cones {
+                for (i, cone) in self.cones.iter().enumerate() {
+                    cone.check(p.mu[i]).map_err(|e| contact_error(i, e))?;
+                }
+                debug_assert_eq!(specs.len(), nc);
+            }
+            return Ok(false);
+        }
+        self.key = None;
+        self.cones.clear();
+        match &p.cones {
+            None => {
+                let c: Arc<dyn Cone> = Arc::new(crate::Coulomb::new(d)?);
+                self.cones.resize(nc, c);
+            }
+            Some(specs) => {
+                if specs.len() != nc {
+                    return Err(Error::dim("cones", nc, specs.len()));
+                }
+                for (i, spec) in specs.iter().enumerate() {
+                    let cone = spec.build(d).map_err(|e| contact_error(i, e))?;
+                    cone.check(p.mu[i]).map_err(|e| contact_error(i, e))?;
+                    self.cones.push(cone);
+                }
+            }
+        }
+        self.key = Some((d, p.cones.clone()));
+        Ok(true)
+    }
+}
+
+/// Where a solve writes: the reactions (which hold the warm start on entry when there is one),
+/// the velocities `u = W r + q` and the report (the arguments of
+/// [`FrictionSolver::solve_into`]).
+pub(crate) struct Out<'a> {
+    pub(crate) r: &'a mut [f64],
+    pub(crate) u: &'a mut [f64],
+    pub(crate) report: &'a mut SolveReport,
+}
+
+/// The checks of [`start`] for [`FrictionSolver::solve_into`], without allocating on
+/// success: the problem (the laws through `cones`, brought up to date), the settings, the
+/// starting reactions `r` (the warm start when `warm`; else `r` is set to zeros, the cold
+/// start) and the length of `u`. Returns whether the cone objects were rebuilt.
+pub(crate) fn prepare(
+    p: &FrictionContactProblem,
+    warm: bool,
+    r: &mut [f64],
+    u: &[f64],
+    s: &Settings,
+    cones: &mut ConeCache,
+) -> Result<bool, Error> {
+    p.validate_values()?;
+    let rebuilt = cones.refresh(p)?;
+    s.validate()?;
+    if warm {
+        Error::check_len("warm start", r, p.size())?;
+        Error::check_finite("warm start", r)?;
+    } else {
+        Error::check_len("r", r, p.size())?;
+        r.fill(0.0);
+    }
+    Error::check_len("u", u, p.size())?;
+    Ok(rebuilt)
+}
+
+/// A solve by `solve` (warm from `r` when `warm`), then, when the physical check refused an
+/// answer that met the peer measure (issue 15's "large r, small q": the peer error's units
+/// hide a penetration or a cone violation, and iterating further is what fixes it), rounds of
+/// `solve` warm from the last answer at a tighter tolerance
+/// ([`SolveReport::refinement_tol`]), within what is left of the iteration limit (`max_iter`,
+/// or the solver's `default_max`) and of the time limit, at most [`REFINE_ROUNDS`] rounds. The
+/// report adds up the rounds' iterations, counters, time and history, and
+/// [`SolveReport::end_refinement`] says so and judges the answer at the caller's `tol`. A solve
+/// the check did not refuse is `solve` alone.
+pub(crate) fn solve_refined(
+    p: &FrictionContactProblem,
+    warm: bool,
+    out: Out<'_>,
+    s: &Settings,
+    default_max: usize,
+    mut solve: impl FnMut(bool, Out<'_>, &Settings) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let Out { r, u, report } = out;
+    solve(warm, Out { r: &mut *r, u: &mut *u, report: &mut *report }, s)?;
+    if !report.refused_by_physics(s.tol) {
+        return Ok(());
+    }
+    let limit = if s.max_iter == 0 { default_max } else { s.max_iter };
+    let first = (report.error, report.physical_error.unwrap_or(f64::NAN));
+    let grown_from = (measures::norm2(r), p.penetration(u));
+    let (mut tol, mut rounds) = (s.tol, 0);
+    while rounds < REFINE_ROUNDS && report.refused_by_physics(tol) {
+        let left = limit.saturating_sub(report.iterations);
+        let time_left = match s.time_limit {
+            Some(t) if t <= report.elapsed => break,
+            Some(t) => Some(t - report.elapsed),
+            None => None,
+        };
+        let next = SolveReport::refinement_tol(tol, report.physical_error.unwrap_or(f64::INFINITY));
+        if left == 0 || next.is_nan() || next <= 0.0 {
+            break;
+        }
+        let s2 = Settings { tol: next, max_iter: left, time_limit: time_left, ..s.clone() };
+        // A refinement round is rare: its report's copy is no cost in the solve loop.
+        let earlier = report.clone();
+        solve(true, Out { r: &mut *r, u: &mut *u, report: &mut *report }, &s2)?;
+        report.follow(&earlier);
+        tol = next;
+        rounds += 1;
+        if p.runs_off(grown_from, r, u) {
+            break;
+        }
+    }
+    report.end_refinement(s.tol, rounds, tol, first);
+    if rounds > 0 && p.runs_off(grown_from, r, u) {
+        p.mark_diverged(grown_from, r, u, rounds, report);
+    }
+    Ok(())
+}
+
+/// Checks the problem, the settings and the warm start every solver receives; returns the
+/// starting reactions.
+pub(crate) fn start(
+    p: &FrictionContactProblem,
+    warm: Option<&[f64]>,
+    s: &perp_core::Settings,
+) -> Result<Vec<f64>, Error> {
+    p.validate()?;
+    s.validate()?;
+    match warm {
+        Some(r0) => {
+            Error::check_len("warm start", r0, p.size())?;
+            Error::check_finite("warm start", r0)?;
+            Ok(r0.to_vec())
+        }
+        None => Ok(vec![0.0; p.size()]),
+    }
+}
+
+/// The physical figure of [`FrictionContactProblem::physical_error`] for reactions `r` and
+/// velocities `u` of contacts of dimension `d` and coefficients `mu`, with the forces' scale
+/// `rn` (‖r‖) and the velocities' data scale `un` given by the caller (the local problem's
+/// ‖q‖ plus the rounding of W r + q; the global solvers' the same for u = Hᵀ v + b). `cones`
+/// is `None` for the closed form (Coulomb, d ≤ 3), else one cone per contact.
+pub(crate) fn physical_figure(
+    d: usize,
+    mu: &[f64],
+    cones: Option<&[Arc<dyn Cone>]>,
+    r: &[f64],
+    u: &[f64],
+    rn: f64,
+    un: f64,
+) -> f64 {
+    // Relative to F and V whatever their size (scale invariance), absolute when the
+    // velocities are round-off dust (nothing to be relative to) or a scale is 0 (then the
+    // measured quantity is 0 too, up to underflow).
+    let dust = un <= f64::EPSILON;
+    let rel = |x: f64, scale: f64| measures::relative_part(x, scale, dust);
+    let (mut pen, mut cone_out, mut comp, mut ut_sq) = (0.0_f64, 0.0_f64, 0.0_f64, 0.0_f64);
+    let (mut ut, mut pr) = ([0.0; MAX_DIM], [0.0; MAX_DIM]);
+    for i in 0..mu.len() {
+        let (ri, ui, mu) = (&r[d * i..d * (i + 1)], &u[d * i..d * (i + 1)], mu[i]);
+        pen = pen.max(-ui[0]);
+        if let Some(cones) = cones {
+            cones[i].project(mu, ri, &mut pr[..d]);
+            let dist = ri.iter().zip(&pr[..d]).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
+            cone_out = cone_out.max(dist);
+            cones[i].modified_velocity(mu, ui, &mut ut[..d], None);
+            comp = comp.max(ri.iter().zip(&ut[..d]).map(|(a, b)| a * b).sum::<f64>().abs());
+            ut_sq += ut[..d].iter().map(|v| v * v).sum::<f64>();
+        } else {
+            let (rt, utn) = (measures::norm2(&ri[1..]), measures::norm2(&ui[1..]));
+            cone_out = cone_out.max(if ri[0] < 0.0 { measures::norm2(ri) } else { 0.0 }.max(rt - mu * ri[0]));
+            let rt_ut: f64 = ri[1..].iter().zip(&ui[1..]).map(|(a, b)| a * b).sum();
+            let slack = (mu * ri[0] - rt).max(0.0) / (1.0 + mu * mu).sqrt();
+            // Products of forces and velocities, later divided by F·V.
+            comp = comp.max((ri[0] * ui[0]).abs()).max(utn * slack).max(rt * utn + rt_ut);
+        }
+    }
+    // Other laws: ũ's own norm can be tiny (a sticking contact) while r·ũ carries the
+    // round-off of h(u_T): the velocities' scale bounds it from below.
+    // Divided by each scale in turn: F·V itself may overflow.
+    rel(pen, un).max(rel(cone_out, rn)).max(rel(rel(comp, rn), ut_sq.sqrt().max(un)))
+}
