@@ -471,3 +471,46 @@ fn a_long_solve_shows_progress_on_a_terminal_unless_quiet() {
     let quiet = on_tty("--quiet");
     assert!(quiet.contains("solver     apgd") && !quiet.contains(" iteration "), "{quiet}");
 }
+
+/// admm's first rescale of ρ (on rolling laws by default) is a parameter: on Siconos'
+/// `rfc3d_sphere_from_grfc3d` (W's diagonal from 367 to 9.2e6) the default solves in a few
+/// iterations, `first_rescale=never` takes the slow halving of ρ, and a bad value is one line
+/// naming the parameter and the value.
+#[test]
+#[ignore = "needs PERP_SUITES"]
+fn admm_first_rescale_is_a_parameter() {
+    let f = perp::formats::suites_dir().join("siconos").join("rfc").join("rfc3d_sphere_from_grfc3d.dat");
+    let solve = |rescale: &str| {
+        let p = format!("first_rescale={rescale}");
+        let out = perp()
+            .args([
+                "solve",
+                f.to_str().unwrap(),
+                "--solver",
+                "admm",
+                "--param",
+                &p,
+                "--tol",
+                "1e-6",
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["status"], "solved", "{v}");
+        v["iterations"].as_u64().unwrap()
+    };
+    let (rolling, never, always) = (solve("rolling"), solve("never"), solve("always"));
+    assert!(rolling <= 10 && always == rolling && never > 10 * rolling, "{rolling} {never} {always}");
+    let out = perp()
+        .args(["solve", f.to_str().unwrap(), "--solver", "admm", "--param", "first_rescale=sometimes"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("first_rescale") && err.contains("sometimes") && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+}

@@ -133,13 +133,19 @@ pub(super) fn fb_newton_from(p: &Resolved) -> FbNewton {
     s
 }
 
-pub(super) const ADMM_PARAMS: [Param; 8] = [
+pub(super) const ADMM_PARAMS: [Param; 9] = [
     Param::real("rho0", 1.0, Bound::Excl(0.0), Bound::Open, "ρ₀ relative to the mean diagonal entry of W"),
     Param::choice(
         "rho_strategy",
         "balancing",
         &["balancing", "constant"],
         "penalty adaptation: scaled residual balancing, or none",
+    ),
+    Param::choice(
+        "first_rescale",
+        "rolling",
+        &["rolling", "never", "always"],
+        "rescale ρ once after the first iteration by √(primal/dual residual) (OSQP's rule; balancing only): on rolling laws, never, or always",
     ),
     Param::real("tau", 2.0, Bound::Excl(1.0), Bound::Open, "factor of a change of ρ"),
     Param::real("phi", 3.0, Bound::Excl(1.0), Bound::Open, "residual imbalance that changes ρ"),
@@ -160,6 +166,11 @@ pub(super) fn admm_from(p: &Resolved) -> Box<dyn FrictionSolver> {
     s.strategy = match p.choice("rho_strategy") {
         "constant" => RhoStrategy::Constant,
         _ => RhoStrategy::Balancing,
+    };
+    s.first_rescale = match p.choice("first_rescale") {
+        "never" => FirstRescale::Never,
+        "always" => FirstRescale::Always,
+        _ => FirstRescale::Rolling,
     };
     s.tau = p.real("tau");
     s.phi = p.real("phi");

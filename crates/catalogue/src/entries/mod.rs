@@ -12,7 +12,7 @@
 //! parameter lists and constructors the entries name, `names` the lookups.
 
 use crate::params::{Bound, Param, Resolved};
-use perp_cones::admm::{RhoStrategy, Shift};
+use perp_cones::admm::{FirstRescale, RhoStrategy, Shift};
 use perp_cones::lemke_pyramid::LemkePyramid;
 use perp_cones::{
     Admm, Apgd, FrictionSolver, GlobalIpm, GlobalNewton, GlobalSolver, LinearSolver, LocalSolver, Nsgs, Prox,
