@@ -171,3 +171,86 @@ pub(super) const GLOBAL_NEWTON_PARAMS: [Param; 3] = [
         "go on in prox's mode (Φ at u + σ(r − r_ref)) after this many iterations without halving the error (0: never)",
     ),
 ];
+
+pub(super) const ADMM_PARAMS: [Param; 9] = [
+    Param::real("rho0", 1.0, Bound::Excl(0.0), Bound::Open, "ρ₀ relative to the mean diagonal entry of W"),
+    Param::choice(
+        "rho_strategy",
+        "balancing",
+        &["balancing", "constant"],
+        "penalty adaptation: scaled residual balancing, or none",
+    ),
+    Param::choice(
+        "first_rescale",
+        "rolling",
+        &["rolling", "never", "always"],
+        "rescale ρ once after the first iteration by √(primal/dual residual) (OSQP's rule; balancing only): on rolling laws, never, or always",
+    ),
+    Param::real("tau", 2.0, Bound::Excl(1.0), Bound::Open, "factor of a change of ρ"),
+    Param::real("phi", 3.0, Bound::Excl(1.0), Bound::Open, "residual imbalance that changes ρ"),
+    Param::int("adapt_every", 20, 1, usize::MAX, "reconsider ρ every this many iterations"),
+    Param::flag("acceleration", true, "Nesterov acceleration with restart (Goldstein et al. 2014 §4.3)"),
+    Param::real("eta", 0.999, Bound::Excl(0.0), Bound::Incl(1.0), "restart threshold η"),
+    Param::choice(
+        "shift",
+        "multiplier",
+        &["multiplier", "velocity"],
+        "De Saxcé shift from the multiplier's velocity −ρξ, or from u = W r + q (Siconos)",
+    ),
+];
+
+pub(super) fn admm_from(p: &Resolved) -> Box<dyn FrictionSolver> {
+    let mut s = Admm::new();
+    s.rho0 = p.real("rho0");
+    s.strategy = match p.choice("rho_strategy") {
+        "constant" => RhoStrategy::Constant,
+        _ => RhoStrategy::Balancing,
+    };
+    s.first_rescale = match p.choice("first_rescale") {
+        "never" => FirstRescale::Never,
+        "always" => FirstRescale::Always,
+        _ => FirstRescale::Rolling,
+    };
+    s.tau = p.real("tau");
+    s.phi = p.real("phi");
+    s.adapt_every = p.int("adapt_every");
+    s.acceleration = p.flag("acceleration");
+    s.eta = p.real("eta");
+    s.shift = match p.choice("shift") {
+        "velocity" => Shift::Velocity,
+        _ => Shift::Multiplier,
+    };
+    Box::new(s)
+}
+
+pub(super) const APGD_PARAMS: [Param; 4] = [
+    Param::real(
+        "s_ratio",
+        0.1,
+        Bound::Excl(0.0),
+        Bound::Excl(1.0),
+        "update the De Saxcé shift when the convex residual has fallen by this factor",
+    ),
+    Param::int("s_every", 100, 1, usize::MAX, "update the shift at least every this many iterations"),
+    Param::real(
+        "l_shrink",
+        0.9,
+        Bound::Excl(0.0),
+        Bound::Incl(1.0),
+        "Lipschitz estimate × this after each iteration",
+    ),
+    Param::flag(
+        "stick_test",
+        true,
+        "no De Saxcé shift for a contact whose gradient step stays inside its cone",
+    ),
+];
+
+pub(super) fn apgd_from(p: &Resolved) -> Box<dyn FrictionSolver> {
+    let mut s = Apgd::new();
+    s.s_ratio = p.real("s_ratio");
+    s.s_every = p.int("s_every");
+    s.l_shrink = p.real("l_shrink");
+    s.stick_test = p.flag("stick_test");
+    Box::new(s)
+}
