@@ -2,35 +2,12 @@
 //! disk rolling on a line decelerates at `μ_r g / (1 + k)` (k = ½) and stops after
 //! `(1 + k) v₀² / (2 μ_r g)`; the derivation is in `scenes::disk_rolling`.
 
-use perp_core::Status;
 use perp_dynamics::scenes::disk_rolling::DiskRolling;
 use perp_dynamics::scenes::planar::G;
 use perp_dynamics::scenes::{self, Scene};
-use perp_dynamics::{Simulator, StepOptions, System};
 
-/// One recorded step: time, coordinates, velocities, impulses.
-struct Step {
-    t: f64,
-    q: Vec<f64>,
-    u: Vec<f64>,
-    r: Vec<f64>,
-}
-
-/// Runs `scene` with `opts` for `t_end / dt` steps; every solve must report `Solved`.
-fn run_with(scene: &DiskRolling, opts: StepOptions, dt: f64, t_end: f64) -> Vec<Step> {
-    let (q0, u0) = scene.initial_state();
-    let sys: &dyn System = scene;
-    let mut sim = Simulator::new(sys, q0, u0, dt, opts).unwrap();
-    let steps = (t_end / dt).round() as usize;
-    let mut out = Vec::with_capacity(steps);
-    for _ in 0..steps {
-        let rep = sim.step().unwrap();
-        let status = rep.status.expect("the contact is active at every step");
-        assert_eq!(status, Status::Solved, "t = {}: error {:.2e}", sim.t, rep.error);
-        out.push(Step { t: sim.t, q: sim.q.clone(), u: sim.u.clone(), r: rep.impulses });
-    }
-    out
-}
+mod common;
+use common::{run_with, Step};
 
 /// Largest deviation of the velocities (ω as R ω) from the analytic motion, with what must
 /// hold at every step: rolling without slipping, on the line, the normal impulse `m g Δt`,

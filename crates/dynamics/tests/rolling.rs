@@ -3,34 +3,12 @@
 //! `tan α ≤ μ_r` and otherwise rolls at `5/7 g (sin α − μ_r cos α)` — both within 1e-6 of the
 //! analytic motion at every step (the derivation is in `scenes::spheres::rolling`).
 
-use perp_core::Status;
 use perp_dynamics::scenes::spheres::{SphereRolling, G};
 use perp_dynamics::scenes::{self, Scene};
 use perp_dynamics::{Simulator, StepOptions, System};
 
-/// One recorded step: time, coordinates, velocities, impulses.
-struct Step {
-    t: f64,
-    q: Vec<f64>,
-    u: Vec<f64>,
-    r: Vec<f64>,
-}
-
-/// Runs `scene` with `opts` for `t_end / dt` steps; every solve must report `Solved`.
-fn run_with(scene: &SphereRolling, opts: StepOptions, dt: f64, t_end: f64) -> Vec<Step> {
-    let (q0, u0) = scene.initial_state();
-    let sys: &dyn System = scene;
-    let mut sim = Simulator::new(sys, q0, u0, dt, opts).unwrap();
-    let steps = (t_end / dt).round() as usize;
-    let mut out = Vec::with_capacity(steps);
-    for _ in 0..steps {
-        let rep = sim.step().unwrap();
-        let status = rep.status.expect("the contact is active at every step");
-        assert_eq!(status, Status::Solved, "{} at t = {}: error {:.2e}", scene.name(), sim.t, rep.error);
-        out.push(Step { t: sim.t, q: sim.q.clone(), u: sim.u.clone(), r: rep.impulses });
-    }
-    out
-}
+mod common;
+use common::{run_with, Step};
 
 fn run(scene: &SphereRolling, dt: f64, t_end: f64) -> Vec<Step> {
     run_with(scene, scene.default_options(), dt, t_end)
