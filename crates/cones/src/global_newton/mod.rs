@@ -49,6 +49,15 @@ use perp_core::linear::{MassFactor, Row, SparseLu};
 use perp_core::{measures, Error, Settings, SolveReport, Status};
 use std::time::Instant;
 
+mod prox_mode;
+mod residual;
+mod structure;
+
+use prox_mode::ProxState;
+use residual::Residual;
+pub(crate) use residual::{check_answer, free_velocity_norm};
+use structure::{Structure, DELTAS};
+
 /// The Alart–Curnier Newton method on the global form (see the [module docs](self)).
 #[derive(Clone, Debug)]
 pub struct GlobalNewton {
@@ -110,183 +119,6 @@ impl GlobalSolver for GlobalNewton {
         s: &Settings,
     ) -> Result<GlobalSolution, Error> {
         self.solve(g, warm, s)
-    }
-}
-
-/// The fixed structure of the Newton matrix of one problem: where each entry goes.
-struct Structure {
-    n: usize,
-    d: usize,
-    col_ptr: Vec<usize>,
-    row_idx: Vec<usize>,
-    /// Per dof j: the contacts touching it and `H[j, i·d + b]` for b < d.
-    dof_contacts: Vec<Vec<(usize, [f64; MAX_DIM])>>,
-    /// H by columns: the contact rows `J = Hᵀ`.
-    h_cols: Vec<Row>,
-    /// M by columns.
-    m_cols: Vec<Vec<(usize, f64)>>,
-}
-
-impl Structure {
-    fn new(g: &GlobalFrictionContactProblem) -> Structure {
-        let (n, m, d) = (g.dofs(), g.size(), g.dim);
-        let mcsc = g.m.to_csr().to_csc();
-        let m_cols: Vec<Vec<(usize, f64)>> = (0..n)
-            .map(|j| mcsc.outer_view(j).map(|c| c.iter().map(|(i, &v)| (i, v)).collect()).unwrap_or_default())
-            .collect();
-        let h_cols = g.contact_rows();
-        let mut dof_contacts: Vec<Vec<(usize, [f64; MAX_DIM])>> = vec![Vec::new(); n];
-        for (c, col) in h_cols.iter().enumerate() {
-            let (i, b) = (c / d, c % d);
-            for &(j, v) in &col.0 {
-                let list = &mut dof_contacts[j];
-                match list.last_mut() {
-                    Some((k, h)) if *k == i => h[b] += v,
-                    _ => {
-                        let mut h = [0.0; MAX_DIM];
-                        h[b] = v;
-                        list.push((i, h));
-                    }
-                }
-            }
-        }
-        // Contacts in ascending order per dof (H's columns are visited in contact order, so
-        // the lists already are; a dof listed twice for one contact was merged above).
-        let mut col_ptr = Vec::with_capacity(n + m + 1);
-        let mut row_idx = Vec::new();
-        col_ptr.push(0);
-        for j in 0..n {
-            row_idx.extend(m_cols[j].iter().map(|&(i, _)| i));
-            for &(i, _) in &dof_contacts[j] {
-                row_idx.extend((0..d).map(|a| n + i * d + a));
-            }
-            col_ptr.push(row_idx.len());
-        }
-        for (c, col) in h_cols.iter().enumerate() {
-            let i = c / d;
-            row_idx.extend(col.0.iter().map(|&(j, _)| j));
-            row_idx.extend((0..d).map(|a| n + i * d + a));
-            col_ptr.push(row_idx.len());
-        }
-        Structure { n, d, col_ptr, row_idx, dof_contacts, h_cols, m_cols }
-    }
-
-    /// The Newton matrix's values in the order of `row_idx`, with `delta` added to the
-    /// diagonal of the `J_r` block; in the proximal mode (σ > 0) the r columns are those of
-    /// `Φ(r, Hᵀ v + b + σ (r − r_ref))`, `J_r + σ J_u`.
-    fn fill(&self, jr: &[f64], ju: &[f64], delta: f64, sigma: f64, values: &mut Vec<f64>) {
-        let (n, d, dd) = (self.n, self.d, self.d * self.d);
-        values.clear();
-        for j in 0..n {
-            values.extend(self.m_cols[j].iter().map(|&(_, v)| v));
-            for &(i, h) in &self.dof_contacts[j] {
-                let blk = &ju[i * dd..(i + 1) * dd];
-                values.extend((0..d).map(|a| (0..d).map(|b| blk[a * d + b] * h[b]).sum::<f64>()));
-            }
-        }
-        for (c, col) in self.h_cols.iter().enumerate() {
-            let (i, b) = (c / d, c % d);
-            values.extend(col.0.iter().map(|&(_, v)| -v));
-            let (blk, bu) = (&jr[i * dd..(i + 1) * dd], &ju[i * dd..(i + 1) * dd]);
-            values.extend(
-                (0..d).map(|a| blk[a * d + b] + sigma * bu[a * d + b] + if a == b { delta } else { 0.0 }),
-            );
-        }
-    }
-}
-
-/// The proximal mode (the local `prox`'s, Acary–Brémond–Huber 2018, on the global form): Φ at
-/// `u + σ (r − r_ref)`; the centre moves when the inner problem's residual fell a hundredfold
-/// or after 10 inner iterations (back to the best inner iterate when it did not fall), σ
-/// shrinks by ν after a quick inner solve and grows by ν after a failed one, within
-/// `[10⁻¹², 10⁸] · max diag W`, starting at `max diag W`.
-struct ProxState {
-    sigma: f64,
-    sigma_min: f64,
-    sigma_max: f64,
-    nu_down: f64,
-    r_ref: Vec<f64>,
-    best_inner: (f64, Vec<f64>, Vec<f64>),
-    phi_start: f64,
-    inner: usize,
-}
-
-/// ν of the proximal mode (`prox`'s default).
-const PROX_NU: f64 = 100.0;
-
-impl ProxState {
-    fn new(r: &[f64], v: &[f64], w_max: f64) -> ProxState {
-        let w = if w_max > 0.0 && w_max.is_finite() { w_max } else { 1.0 };
-        ProxState {
-            sigma: w,
-            sigma_min: 1e-12 * w,
-            sigma_max: 1e8 * w,
-            nu_down: PROX_NU,
-            r_ref: r.to_vec(),
-            best_inner: (f64::INFINITY, r.to_vec(), v.to_vec()),
-            phi_start: f64::NAN,
-            inner: 0,
-        }
-    }
-
-    /// After an iteration whose inner residual is `nphi`: moves the centre (and possibly
-    /// resets (r, v) to the best inner iterate) and adapts σ when the inner solve is over;
-    /// `true` when it did (the residual must then be evaluated again).
-    fn update(&mut self, nphi: f64, r: &mut [f64], v: &mut [f64]) -> bool {
-        if self.phi_start.is_nan() {
-            self.phi_start = nphi;
-            return false;
-        }
-        self.inner += 1;
-        if nphi < self.best_inner.0 {
-            self.best_inner.0 = nphi;
-            self.best_inner.1.copy_from_slice(r);
-            self.best_inner.2.copy_from_slice(v);
-        }
-        let solved = nphi <= 1e-2 * self.phi_start;
-        if !(solved || self.inner >= 10) {
-            return false;
-        }
-        if !solved && self.best_inner.0 < self.phi_start {
-            r.copy_from_slice(&self.best_inner.1);
-            v.copy_from_slice(&self.best_inner.2);
-        }
-        if solved && self.inner <= 2 {
-            self.sigma = (self.sigma / self.nu_down).max(self.sigma_min);
-        } else if !solved {
-            self.sigma = (self.sigma * PROX_NU).min(self.sigma_max);
-            self.nu_down = self.nu_down.sqrt();
-        }
-        self.r_ref.copy_from_slice(r);
-        self.best_inner.0 = f64::INFINITY;
-        self.phi_start = f64::NAN;
-        self.inner = 0;
-        true
-    }
-}
-
-/// The regularizations tried on the `J_r` block's diagonal, in turn, when the Newton matrix
-/// is singular (Φ is dimensionless in r: these are relative to the identity of a separated
-/// contact's block).
-const DELTAS: [f64; 6] = [0.0, 1e-10, 1e-8, 1e-6, 1e-4, 1e-2];
-
-impl Structure {
-    /// `‖K x + F‖ / ‖F‖` (K the matrix of `values`): how well a solve answered, the check
-    /// against factors of a numerically singular matrix (whose solves are finite garbage).
-    fn relative_residual(&self, values: &[f64], x: &[f64], f: &[f64]) -> f64 {
-        let mut kx = f.to_vec();
-        for (j, &xj) in x.iter().enumerate() {
-            for k in self.col_ptr[j]..self.col_ptr[j + 1] {
-                kx[self.row_idx[k]] += values[k] * xj;
-            }
-        }
-        let fn2 = measures::norm2(f);
-        let r = measures::norm2(&kx);
-        if fn2 > 0.0 {
-            r / fn2
-        } else {
-            r
-        }
     }
 }
 
@@ -527,88 +359,6 @@ impl GlobalNewton {
         let u = check_answer(g, qn, (&r, &v), &mut report, s.tol);
         report.elapsed = start.elapsed();
         Ok(GlobalSolution { r, v, u, report, analyses: self.lu.analyses() })
-    }
-}
-
-/// `‖q‖ = ‖Hᵀ M⁻¹ f + b‖`, the local problem's velocity scale, from M's factor.
-pub(crate) fn free_velocity_norm(g: &GlobalFrictionContactProblem, factor: &MassFactor) -> f64 {
-    let mut vfree = g.f.clone();
-    factor.solve(&mut vfree, g.dofs(), 1);
-    measures::norm2(&g.local_velocity(&vfree))
-}
-
-/// The local velocities `u = Hᵀ v + b` of a global answer, after the physical check every
-/// frictional solver's "solved" must also pass (penetration, cone and complementarity at the
-/// data's scale `qn` = ‖q‖ plus the rounding of `Hᵀ v + b`); a `Solved` report that fails it
-/// becomes `NumericalFailure`.
-pub(crate) fn check_answer(
-    g: &GlobalFrictionContactProblem,
-    qn: f64,
-    (r, v): (&[f64], &[f64]),
-    report: &mut SolveReport,
-    tol: f64,
-) -> Vec<f64> {
-    let u = g.local_velocity(v);
-    let rn = measures::norm2(r);
-    let v1: f64 = v.iter().map(|x| x.abs()).sum();
-    let un = qn + measures::gamma(g.dofs() + 1) * g.h.max_abs() * v1;
-    let phys = if rn.is_finite() && un.is_finite() {
-        physical_figure(g.dim, &g.mu, None, r, &u, rn, un)
-    } else {
-        f64::NAN
-    };
-    report.check_physics(phys, tol, "penetration, cone or complementarity violation");
-    u
-}
-
-/// The evaluation of `F(v, r)` for one problem, with its storage (`H r`, `u`) kept: the line
-/// search evaluates F many times per iteration.
-struct Residual<'a> {
-    g: &'a GlobalFrictionContactProblem,
-    cone: Coulomb,
-    hr: Vec<f64>,
-    u: Vec<f64>,
-}
-
-impl<'a> Residual<'a> {
-    fn new(g: &'a GlobalFrictionContactProblem, cone: Coulomb) -> Self {
-        Residual { g, cone, hr: vec![0.0; g.dofs()], u: Vec::with_capacity(g.size()) }
-    }
-
-    /// `F(v, r)` into `res` (`M v − H r − f`, then Φ with the contacts' `rho`, at
-    /// `u + σ (r − r_ref)` in prox's mode), the Jacobian blocks of Φ when asked; returns
-    /// `½‖F‖²`.
-    fn eval(
-        &mut self,
-        rho: &[(f64, f64)],
-        (r, v): (&[f64], &[f64]),
-        res: &mut [f64],
-        mut jac: Option<(&mut [f64], &mut [f64])>,
-        prox: Option<&ProxState>,
-    ) -> f64 {
-        let g = self.g;
-        let (n, d) = (g.dofs(), g.dim);
-        let dd = d * d;
-        let (eq, phi) = res.split_at_mut(n);
-        g.m.mul_vec(v, eq);
-        g.h.mul_vec(r, &mut self.hr);
-        for k in 0..n {
-            eq[k] -= self.hr[k] + g.f[k];
-        }
-        g.local_velocity_into(v, &mut self.u);
-        let u = &mut self.u;
-        if let Some(ps) = prox {
-            for ((uk, rk), ck) in u.iter_mut().zip(r).zip(&ps.r_ref) {
-                *uk += ps.sigma * (rk - ck);
-            }
-        }
-        for (i, &(rn, rt)) in rho.iter().enumerate() {
-            let s = d * i;
-            let j =
-                jac.as_mut().map(|(jr, ju)| (&mut jr[i * dd..(i + 1) * dd], &mut ju[i * dd..(i + 1) * dd]));
-            self.cone.alart_curnier(g.mu[i], rn, rt, &r[s..s + d], &u[s..s + d], &mut phi[s..s + d], j);
-        }
-        0.5 * res.iter().map(|x| x * x).sum::<f64>()
     }
 }
 
