@@ -13,8 +13,8 @@
 //! numeric factorizations from the analysis' flop count per nonzero of L; [`Supernodal`]
 //! overrides that choice. On the body-graph matrices `M + H G Hᵀ` of SAP's Newton method
 //! (rigid bodies: 6 × 6 blocks, cliques of 12) faer's own rule picks the simplicial code,
-//! which took 1.4× the CPU time of the supernodal one on `ball-pile 30` to `1000` (see
-//! `docs/performance.md`).
+//! whose whole run took 1.5× the CPU time with it on `ball-pile 1000`, 1.4× on `ball-pile
+//! 300` and the same on `ball-pile 30` (see `docs/performance.md`).
 //!
 //! The factorization runs on the calling thread (faer is built without its rayon feature:
 //! its global parallelism would reach every small dense product of the solvers).
