@@ -84,38 +84,38 @@ impl Pattern {
         for &(p, v) in &self.m_pos {
             values[p] += v;
         }
+        // SAP takes contacts of dimension 2 or 3 only (`Sap::prepare` refuses others).
         match d {
-            2 => self.add_cliques::<2>(g, values),
-            3 => self.add_cliques::<3>(g, values),
-            _ => self.add_cliques_any(d, g, values, hg),
+            2 => self.add_cliques::<2>(g, values, hg),
+            _ => self.add_cliques::<3>(g, values, hg),
         }
     }
 
     /// `H_c G_c H_cᵀ` of every contact into `values`, contacts of dimension `D` (a fixed size:
-    /// the products unrolled; the same sums in the same order as [`Pattern::add_cliques_any`]).
-    fn add_cliques<const D: usize>(&self, g: &[f64], values: &mut [f64]) {
-        let mut t: Vec<[f64; D]> = Vec::new();
+    /// the products unrolled); `t` is kept storage for `T = H_c G_c`.
+    fn add_cliques<const D: usize>(&self, g: &[f64], values: &mut [f64], t: &mut Vec<f64>) {
         for (c, (dofs, h, pos)) in self.contacts.iter().enumerate() {
             let gc = &g[c * D * D..(c + 1) * D * D];
             if gc.iter().all(|&x| x == 0.0) {
                 continue;
             }
+            // T = H_c G_c (k × D), then the lower triangle of T H_cᵀ.
             let k = dofs.len();
             t.clear();
+            t.resize(k * D, 0.0);
             for a in 0..k {
                 let ha = &h[a * D..(a + 1) * D];
-                let mut row = [0.0; D];
-                for (e, x) in row.iter_mut().enumerate() {
+                for e in 0..D {
                     let mut acc = 0.0;
                     for f in 0..D {
                         acc += ha[f] * gc[f * D + e];
                     }
-                    *x = acc;
+                    t[a * D + e] = acc;
                 }
-                t.push(row);
             }
             let mut idx = 0;
-            for (a, ta) in t.iter().enumerate() {
+            for a in 0..k {
+                let ta = &t[a * D..(a + 1) * D];
                 for b in 0..=a {
                     let hb = &h[b * D..(b + 1) * D];
                     let mut acc = 0.0;
@@ -123,33 +123,6 @@ impl Pattern {
                         acc += ta[e] * hb[e];
                     }
                     values[pos[idx]] += acc;
-                    idx += 1;
-                }
-            }
-        }
-    }
-
-    /// [`Pattern::add_cliques`] for any contact dimension.
-    fn add_cliques_any(&self, d: usize, g: &[f64], values: &mut [f64], hg: &mut Vec<f64>) {
-        let dd = d * d;
-        for (c, (dofs, h, pos)) in self.contacts.iter().enumerate() {
-            let gc = &g[c * dd..(c + 1) * dd];
-            if gc.iter().all(|&x| x == 0.0) {
-                continue;
-            }
-            let k = dofs.len();
-            // T = H_c G_c (k × d), then the lower triangle of T H_cᵀ.
-            hg.clear();
-            hg.resize(k * d, 0.0);
-            for a in 0..k {
-                for e in 0..d {
-                    hg[a * d + e] = (0..d).map(|f| h[a * d + f] * gc[f * d + e]).sum();
-                }
-            }
-            let mut idx = 0;
-            for a in 0..k {
-                for b in 0..=a {
-                    values[pos[idx]] += (0..d).map(|e| hg[a * d + e] * h[b * d + e]).sum::<f64>();
                     idx += 1;
                 }
             }
