@@ -59,6 +59,8 @@ impl GlobalIpm {
         // variables and its velocities' H̃ᵀv + b̃ projected onto the (closed) cones, the
         // residuals of the projection counted in the certificate — is the answer, for one
         // residual evaluation and no factorization (a resting stack's steps).
+        let (mut rx, mut rz) = (vec![0.0; n], vec![0.0; m]);
+        let (mut hz, mut htx, mut mx) = (vec![0.0; n], vec![0.0; m], vec![0.0; n]);
         if let Some((x, z0)) = &warm {
             let mut zp = z0.clone();
             let mut sp = vec![0.0; m];
@@ -68,10 +70,8 @@ impl GlobalIpm {
                 project_lorentz(&mut zp[off..off + p]);
                 project_lorentz(&mut sp[off..off + p]);
             }
-            let (mut rx, mut rz, mut hz, mut htx, mut mx) =
-                (vec![0.0; n], vec![0.0; m], vec![0.0; n], vec![0.0; m], vec![0.0; n]);
             let mut res = Residuals { rx: &mut rx, rz: &mut rz, hz: &mut hz, htx: &mut htx, mx: &mut mx };
-            let cert = res.certificate(g, lay, &bt, (x, &sp, &zp), (f_inf, b_inf));
+            let (cert, _) = res.certificate(g, lay, &bt, (x, &sp, &zp), (f_inf, b_inf));
             if s.record_history {
                 report.history.push(cert.worst());
                 report.history_iterations.push(0);
@@ -133,8 +133,6 @@ impl GlobalIpm {
             }
         }
 
-        let (mut rx, mut rz) = (vec![0.0; n], vec![0.0; m]);
-        let (mut hz, mut htx, mut mx) = (vec![0.0; n], vec![0.0; m], vec![0.0; n]);
         let mut lambda = vec![0.0; m];
         let (mut ds_a, mut dz_a) = (vec![0.0; m], vec![0.0; m]);
         let mut dvec = vec![0.0; m];
@@ -144,9 +142,9 @@ impl GlobalIpm {
         loop {
             // Residuals and the certificate.
             let mut res = Residuals { rx: &mut rx, rz: &mut rz, hz: &mut hz, htx: &mut htx, mx: &mut mx };
-            cert = res.certificate(g, lay, &bt, (&x, &sv, &z), (f_inf, b_inf));
+            let sz;
+            (cert, sz) = res.certificate(g, lay, &bt, (&x, &sv, &z), (f_inf, b_inf));
             cert.iterations = report.iterations;
-            let sz: f64 = sv.iter().zip(&z).map(|(a, b)| a * b).sum();
             if s.record_history {
                 report.history.push(cert.worst());
                 report.history_iterations.push(report.iterations);
@@ -280,7 +278,7 @@ pub(super) struct Residuals<'a> {
 
 impl Residuals<'_> {
     /// The certificate of the point (x, s, z) (its `iterations` 0): `rx = M x − f − H̃ z`,
-    /// `rz = s − H̃ᵀ x − b̃` and the gap `sᵀz`, each relative to its own scale.
+    /// `rz = s − H̃ᵀ x − b̃` and the gap `sᵀz`, each relative to its own scale; and `sᵀz`.
     pub(super) fn certificate(
         &mut self,
         g: &GlobalFrictionContactProblem,
@@ -288,7 +286,7 @@ impl Residuals<'_> {
         bt: &[f64],
         (x, sv, z): (&[f64], &[f64], &[f64]),
         (f_inf, b_inf): (f64, f64),
-    ) -> Certificate {
+    ) -> (Certificate, f64) {
         let (n, m) = (lay.n, lay.m);
         g.m.mul_vec(x, self.mx);
         lay.h_mul(z, self.hz);
@@ -304,12 +302,13 @@ impl Residuals<'_> {
         let fx: f64 = x.iter().zip(&g.f).map(|(a, b)| a * b).sum();
         let bz: f64 = bt.iter().zip(z).map(|(a, b)| a * b).sum();
         let (pobj, dobj) = (0.5 * xmx - fx, -0.5 * xmx - bz);
-        Certificate {
+        let cert = Certificate {
             primal: ratio(norm_inf(self.rz), b_inf.max(norm_inf(self.htx)).max(norm_inf(sv))),
             dual: ratio(norm_inf(self.rx), f_inf.max(norm_inf(self.mx)).max(norm_inf(self.hz))),
             gap: ratio(sz, pobj.abs().max(dobj.abs()).max(b_inf * norm_inf(z))),
             iterations: 0,
-        }
+        };
+        (cert, sz)
     }
 }
 
