@@ -279,7 +279,8 @@ fn kept_factorizations_follow_changes_of_order_and_pattern() {
     let shapes: [(usize, &[usize]); 6] =
         [(30, &[1]), (10, &[1]), (30, &[2, 5]), (12, &[1]), (3, &[1]), (30, &[1])];
     let mut lus = [SparseLu::new(), SparseLu::supernodal()];
-    let (mut chol, mut dlu, mut dchol) = (SparseCholesky::new(), DenseLu::new(), DenseCholesky::new());
+    let mut chols = [SparseCholesky::new(), SparseCholesky::with_supernodal(Supernodal::Always)];
+    let (mut dlu, mut dchol) = (DenseLu::new(), DenseCholesky::new());
     for (n, offsets) in shapes {
         let (a, b) = banded(n, offsets);
         let (cp, ri, v) = csc(&a, false);
@@ -304,10 +305,12 @@ fn kept_factorizations_follow_changes_of_order_and_pattern() {
         let s = Mat::from_fn(n, n, |i, j| a[(i, j)] + a[(j, i)]);
         let sb: Vec<f64> = (0..n).map(|i| (0..n).map(|j| s[(i, j)]).sum()).collect();
         let (cp, ri, v) = csc(&s, true);
-        chol.factor(n, &cp, &ri, &v).unwrap();
-        let mut x = sb.clone();
-        chol.solve_in_place(&mut x, n, 1).unwrap();
-        ones(&x);
+        for chol in &mut chols {
+            chol.factor(n, &cp, &ri, &v).unwrap();
+            let mut x = sb.clone();
+            chol.solve_in_place(&mut x, n, 1).unwrap();
+            ones(&x);
+        }
         dchol.resize(n, 1);
         dchol.matrix_mut().copy_from(&s);
         dchol.factor().unwrap();
