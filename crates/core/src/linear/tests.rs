@@ -273,7 +273,7 @@ fn ones(x: &[f64]) {
 /// Issue 36: one kept factorization across orders and patterns (grow, shrink, a new
 /// pattern of the same order, back) solves each system, the sparse LU bit for bit as a
 /// fresh one (a sparse LU kept across a shrink used to fail faer's shape assertions at the
-/// solve).
+/// solve). The sparse Cholesky is kept the same way, by faer's choice and always supernodal.
 #[test]
 fn kept_factorizations_follow_changes_of_order_and_pattern() {
     let shapes: [(usize, &[usize]); 6] =
