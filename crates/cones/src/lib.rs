@@ -46,6 +46,7 @@
 
 pub mod admm;
 pub mod apgd;
+mod body_graph;
 pub mod cone;
 mod coulomb;
 mod delassus;

@@ -2,6 +2,9 @@
 
 use super::*;
 
+/// The relative residual a reduced solve must reach after refinement.
+const REDUCED_ACCURACY: f64 = 1e-10;
+
 /// The KKT system of one iteration: its values, factor and the scalings they came from.
 pub(super) struct Kkt<'a> {
     pub(super) lay: &'a Layout,
@@ -12,6 +15,16 @@ pub(super) struct Kkt<'a> {
     pub(super) tmp: Vec<f64>,
     pub(super) res: Vec<f64>,
     pub(super) rhs: Vec<f64>,
+    /// The reduced system when [`KktForm::Reduced`] is asked (built at the first factorization).
+    reduced: Option<Reduced>,
+    /// Set when a reduced solve missed its accuracy: the quasi-definite form from then on
+    /// (W² only grows more ill-conditioned along the path).
+    reduced_failed: bool,
+    /// The scale of the dynamic regularization of the last factorization.
+    small: f64,
+    /// Whether the last factorization is the reduced one (it falls back to the
+    /// quasi-definite `LDLᵀ` when S's Cholesky breaks down).
+    via_reduced: bool,
 }
 
 impl<'a> Kkt<'a> {
@@ -28,6 +41,10 @@ impl<'a> Kkt<'a> {
             tmp: vec![0.0; n + m],
             res: vec![0.0; n + m],
             rhs: Vec::with_capacity(n + m),
+            reduced: None,
+            reduced_failed: false,
+            small: 1.0,
+            via_reduced: false,
         }
     }
 
@@ -38,17 +55,17 @@ impl<'a> Kkt<'a> {
     /// magnitude near the solution.
     pub(super) fn factor(
         &mut self,
-        chol: &mut SparseCholesky,
-        w2: impl Fn(usize, usize, usize) -> f64,
+        chols: &mut Factors,
+        (w2, w2inv): (impl Fn(usize, usize, usize) -> f64, impl Fn(usize, usize, f64, &mut [f64])),
         omega2: f64,
         report: &mut SolveReport,
     ) -> Result<(), String> {
         let lay = self.lay;
         let n = lay.n;
-        self.values.copy_from_slice(&lay.base);
         let m_scale = lay.mdiag.iter().fold(0.0_f64, |a, &k| a.max(lay.base[k].abs()));
         let m_scale = if m_scale > 0.0 && m_scale.is_finite() { m_scale } else { 1.0 };
         let (reg_m, reg_w) = (1e-10 * m_scale, 1e-10 * omega2);
+        self.values.copy_from_slice(&lay.base);
         for &k in &lay.mdiag {
             self.values[k] += reg_m;
         }
@@ -61,16 +78,33 @@ impl<'a> Kkt<'a> {
                 }
             }
         }
-        let small = m_scale.min(omega2);
+        self.small = m_scale.min(omega2);
         report.factorizations += 1;
-        chol.factor_quasi_definite(
-            n + lay.m,
-            (&lay.col_ptr, &lay.row_idx, &self.values),
-            &self.signs,
-            1e-8 * small,
-            1e-14 * small,
-        )
-        .map_err(|e| format!("the KKT matrix cannot be factored ({e})"))
+        if chols.form == KktForm::Reduced && !self.reduced_failed {
+            let red = self.reduced.get_or_insert_with(|| Reduced::new(self.g, lay));
+            red.fill(lay, &|c, p, out: &mut [f64]| w2inv(c, p, reg_w, out), reg_m);
+            if chols.reduced.factor(n, &red.graph.col_ptr, &red.graph.row_idx, &red.values).is_ok() {
+                self.via_reduced = true;
+                return Ok(());
+            }
+        }
+        self.factor_full(chols)
+    }
+
+    /// The quasi-definite `LDLᵀ` of the values the last [`Kkt::factor`] filled.
+    fn factor_full(&mut self, chols: &mut Factors) -> Result<(), String> {
+        self.via_reduced = false;
+        let small = self.small;
+        chols
+            .full
+            .factor_quasi_definite(
+                self.lay.n + self.lay.m,
+                (&self.lay.col_ptr, &self.lay.row_idx, &self.values),
+                &self.signs,
+                1e-8 * small,
+                1e-14 * small,
+            )
+            .map_err(|e| format!("the KKT matrix cannot be factored ({e})"))
     }
 
     /// `y = K x` with the unregularized KKT matrix of the current scalings.
@@ -94,36 +128,98 @@ impl<'a> Kkt<'a> {
 
     /// Solves `K x = rhs` in place, with two steps of iterative refinement against the
     /// unregularized matrix.
-    pub(super) fn solve(&mut self, chol: &mut SparseCholesky, x: &mut [f64]) -> Result<(), String> {
+    pub(super) fn solve(
+        &mut self,
+        chol: &mut Factors,
+        x: &mut [f64],
+        factorizations: &mut usize,
+    ) -> Result<(), String> {
         // The right-hand side and the residual in kept storage, given back on every path.
         let (mut rhs, mut res) = (std::mem::take(&mut self.rhs), std::mem::take(&mut self.res));
         rhs.clear();
         rhs.extend_from_slice(x);
-        let out = self.refine(chol, x, &rhs, &mut res);
+        let out = self.refine(chol, x, &rhs, &mut res, factorizations);
         (self.rhs, self.res) = (rhs, res);
         out
     }
 
+    /// `K x = rhs` by the last factorization and iterative refinement; a reduced solve that
+    /// refinement cannot bring within 10⁻¹⁰ of `rhs` (relative) is redone with the
+    /// quasi-definite factor, factored then (`factorizations` counts it).
     pub(super) fn refine(
         &mut self,
-        chol: &mut SparseCholesky,
+        chols: &mut Factors,
         x: &mut [f64],
         rhs: &[f64],
         res: &mut [f64],
+        factorizations: &mut usize,
     ) -> Result<(), String> {
-        let nm = x.len();
-        let fail = |e| format!("the KKT solve failed ({e})");
-        chol.solve_in_place(x, nm, 1).map_err(fail)?;
         let rn = norm_inf(rhs);
+        let residual = self.refine_with(chols, x, rhs, res, rn)?;
+        if self.via_reduced && (residual > REDUCED_ACCURACY * rn || residual.is_nan()) {
+            self.reduced_failed = true;
+            self.factor_full(chols)?;
+            *factorizations += 1;
+            x.copy_from_slice(rhs);
+            self.refine_with(chols, x, rhs, res, rn)?;
+        }
+        Ok(())
+    }
+
+    /// Solve and up to two refinement steps; returns the last residual's norm (0 when it
+    /// met 10⁻¹⁴ of `rn`).
+    fn refine_with(
+        &mut self,
+        chols: &mut Factors,
+        x: &mut [f64],
+        rhs: &[f64],
+        res: &mut [f64],
+        rn: f64,
+    ) -> Result<f64, String> {
+        self.factor_solve(chols, x)?;
         for _ in 0..2 {
             self.apply(x, res);
             res.iter_mut().zip(rhs).for_each(|(r, b)| *r = b - *r);
             if norm_inf(res) <= 1e-14 * rn {
-                break;
+                return Ok(0.0);
             }
-            chol.solve_in_place(res, nm, 1).map_err(fail)?;
+            self.factor_solve(chols, res)?;
             x.iter_mut().zip(res.iter()).for_each(|(a, b)| *a += b);
         }
+        if !self.via_reduced {
+            return Ok(0.0);
+        }
+        self.apply(x, res);
+        res.iter_mut().zip(rhs).for_each(|(r, b)| *r = b - *r);
+        Ok(norm_inf(res))
+    }
+
+    /// Solves with the last factorization in place: the quasi-definite factor directly, or
+    /// the reduced one by `S Δv = r₁ − H̃ B⁻¹ r₂`, `Δz = −B⁻¹ (r₂ + H̃ᵀ Δv)`.
+    fn factor_solve(&mut self, chols: &mut Factors, x: &mut [f64]) -> Result<(), String> {
+        let nm = x.len();
+        let fail = |e| format!("the KKT solve failed ({e})");
+        let red = match (&self.reduced, self.via_reduced) {
+            (Some(red), true) => red,
+            _ => return chols.full.solve_in_place(x, nm, 1).map_err(fail),
+        };
+        let (lay, n) = (self.lay, self.lay.n);
+        let (x1, x2) = x.split_at_mut(n);
+        // tmp[n..] = B⁻¹ r₂, then x₁ = r₁ − H̃ B⁻¹ r₂.
+        let (t1, t2) = self.tmp.split_at_mut(n);
+        for (c, &(off, p)) in lay.cones.iter().enumerate() {
+            red.apply_ginv(c, &x2[off..off + p], &mut t2[off..off + p]);
+        }
+        lay.h_mul(t2, t1);
+        x1.iter_mut().zip(t1.iter()).for_each(|(a, b)| *a -= b);
+        chols.reduced.solve_in_place(x1, n, 1).map_err(fail)?;
+        // x₂ = −B⁻¹ (r₂ + H̃ᵀ x₁).
+        lay.ht_mul(x1, t2);
+        t2.iter_mut().zip(x2.iter()).for_each(|(a, b)| *a += b);
+        for (c, &(off, p)) in lay.cones.iter().enumerate() {
+            red.apply_ginv(c, &t2[off..off + p], &mut x2[off..off + p]);
+        }
+        x2.iter_mut().for_each(|v| *v = -*v);
         Ok(())
     }
 }

@@ -51,6 +51,33 @@ impl Nt {
         }
     }
 
+    /// `(W² + δI)⁻¹` (p × p, row-major, into `out`) by W̄'s eigen-decomposition: W̄ is
+    /// `[[w₀, t], [t, w₀]]` on the plane of e₀ and `û = w₁/t` (`t = ‖w₁‖`, eigenvalues
+    /// `w₀ ± t`, eigenvectors `(e₀ ± û)/√2`) and the identity across it, so
+    /// `(W² + δI)⁻¹ = Σ± α± v±v±ᵀ + β (I − e₀e₀ᵀ − ûûᵀ)`, `α± = 1/(η²(w₀ ± t)² + δ)`,
+    /// `β = 1/(η² + δ)`; `w₀ − t = 1/(w₀ + t)` as `w₀² − t² = 1`. Closed form keeps the
+    /// accuracy that inverting an ill-conditioned W² would lose near the cone's boundary.
+    pub(super) fn w2_reg_inv(&self, p: usize, delta: f64, out: &mut [f64]) {
+        let e2 = self.eta * self.eta;
+        let w = &self.w;
+        let t = w[1..p].iter().map(|v| v * v).sum::<f64>().sqrt();
+        let big = w[0] + t;
+        let (ap, am) = (1.0 / (e2 * big * big + delta), 1.0 / (e2 / (big * big) + delta));
+        let beta = 1.0 / (e2 + delta);
+        let (sum, dif) = ((ap + am) / 2.0, (ap - am) / 2.0);
+        out[0] = if p == 1 { 1.0 / (e2 * w[0] * w[0] + delta) } else { sum };
+        for a in 1..p {
+            let ua = if t > 0.0 { w[a] / t } else { 0.0 };
+            out[a] = dif * ua;
+            out[a * p] = dif * ua;
+            for b in 1..p {
+                let ub = if t > 0.0 { w[b] / t } else { 0.0 };
+                let id = if a == b { 1.0 } else { 0.0 };
+                out[a * p + b] = sum * ua * ub + beta * (id - ua * ub);
+            }
+        }
+    }
+
     /// Entry (a, b) of `W² = η² (2 w̄w̄ᵀ − J)`.
     pub(super) fn w2(&self, a: usize, b: usize) -> f64 {
         let j = if a != b {

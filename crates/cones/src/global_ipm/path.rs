@@ -24,6 +24,7 @@ impl GlobalIpm {
         let deadline = s.deadline(start);
         let max_iter = s.max_iter_or(self.max_iter);
         let mut kkt = Kkt::new(g, lay);
+        self.chol.form = self.kkt;
         let chol = &mut self.chol;
 
         // The starting point (CVXOPT's): x minimising ½xᵀMx − fᵀx + ‖H̃ᵀx + b̃‖²/(2ω²), ω² an
@@ -102,8 +103,19 @@ impl GlobalIpm {
                 sol[..n].copy_from_slice(&g.f);
                 sol[n..].copy_from_slice(&bt);
                 let started = kkt
-                    .factor(chol, |_, a, b| if a == b { omega2 } else { 0.0 }, omega2, report)
-                    .and_then(|()| kkt.solve(chol, &mut sol));
+                    .factor(
+                        chol,
+                        (
+                            |_, a, b| if a == b { omega2 } else { 0.0 },
+                            |_, p, delta, out: &mut [f64]| {
+                                out.iter_mut().for_each(|v| *v = 0.0);
+                                (0..p).for_each(|a| out[a * p + a] = 1.0 / (omega2 + delta));
+                            },
+                        ),
+                        omega2,
+                        report,
+                    )
+                    .and_then(|()| kkt.solve(chol, &mut sol, &mut report.factorizations));
                 if let Err(e) = started {
                     report.status = Status::NumericalFailure;
                     report.message = Some(format!("global-ipm: {e}"));
@@ -183,7 +195,12 @@ impl GlobalIpm {
             }
             // The scalings lent to the fill (no copy per iteration), given back after.
             let nts = std::mem::take(&mut kkt.nt);
-            let factored = kkt.factor(chol, |c, a, b| nts[c].w2(a, b), omega2, report);
+            let factored = kkt.factor(
+                chol,
+                (|c, a, b| nts[c].w2(a, b), |c, p, delta, out: &mut [f64]| nts[c].w2_reg_inv(p, delta, out)),
+                omega2,
+                report,
+            );
             kkt.nt = nts;
             if let Err(e) = factored {
                 report.status = Status::NumericalFailure;
@@ -196,7 +213,7 @@ impl GlobalIpm {
             for k in 0..m {
                 sol[n + k] = -rz[k] + sv[k];
             }
-            if let Err(e) = kkt.solve(chol, &mut sol) {
+            if let Err(e) = kkt.solve(chol, &mut sol, &mut report.factorizations) {
                 report.status = Status::NumericalFailure;
                 report.message = Some(format!("global-ipm: {e}"));
                 break;
@@ -234,7 +251,7 @@ impl GlobalIpm {
             for k in 0..m {
                 sol[n + k] = -rz[k] - dvec[k];
             }
-            if let Err(e) = kkt.solve(chol, &mut sol) {
+            if let Err(e) = kkt.solve(chol, &mut sol, &mut report.factorizations) {
                 report.status = Status::NumericalFailure;
                 report.message = Some(format!("global-ipm: {e}"));
                 break;

@@ -208,3 +208,83 @@ fn a_warm_start_that_meets_the_certificate_costs_no_iteration() {
     assert!(c.iterations > 0 && sol.report.factorizations > 0, "{c:?}");
     assert!(close(&sol.r, &cold.r, 1e-6), "{:?} {:?}", sol.r, cold.r);
 }
+
+#[test]
+fn the_regularized_inverse_of_w_squared_is_its_inverse() {
+    let cases: [(&[f64], &[f64]); 4] = [
+        (&[2.0, 0.5, -1.0], &[1.5, -0.3, 0.9]),
+        // Near the boundary: W² spans 8 orders of magnitude.
+        (&[1.0, 0.9999, 0.0], &[1.0, -0.9999, 1e-5]),
+        (&[3.0, 1.0], &[2.0, 0.5]),
+        (&[4.0], &[1.0]),
+    ];
+    for (s, z) in cases {
+        let p = s.len();
+        let nt = Nt::new(s, z);
+        // W̄²'s condition number (w₀ + ‖w₁‖)⁴: the product with W² (itself rounded) is
+        // exact to that many ulps.
+        let big = nt.w[0] + nt.w[1..p].iter().map(|v| v * v).sum::<f64>().sqrt();
+        let tol = 1e-14 * big.powi(4);
+        for delta in [0.0, 1e-3] {
+            let mut inv = [0.0; MAX_DIM * MAX_DIM];
+            nt.w2_reg_inv(p, delta, &mut inv[..p * p]);
+            for a in 0..p {
+                for b in 0..p {
+                    let e: f64 = (0..p)
+                        .map(|k| (nt.w2(a, k) + if a == k { delta } else { 0.0 }) * inv[k * p + b])
+                        .sum();
+                    let want = if a == b { 1.0 } else { 0.0 };
+                    assert!((e - want).abs() < tol, "p = {p}, δ = {delta}, ({a}, {b}): {e}");
+                }
+            }
+        }
+    }
+}
+
+/// Dense random data: M = LLᵀ + I, H with more velocities than contact rows (so the
+/// relaxation is feasible), one frictionless contact (a cone of dimension 1).
+fn random_problem(seed: u64, n: usize, nc: usize) -> GlobalFrictionContactProblem {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let l: Vec<f64> = (0..n * n).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let md: Vec<f64> = (0..n * n)
+        .map(|k| {
+            let (i, j) = (k / n, k % n);
+            (0..n).map(|q| l[i * n + q] * l[j * n + q]).sum::<f64>() + if i == j { 1.0 } else { 0.0 }
+        })
+        .collect();
+    let hd: Vec<f64> = (0..n * nc * 3).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let f = (0..n).map(|_| rng.random_range(-2.0..2.0)).collect();
+    let b = (0..nc * 3).map(|_| rng.random_range(-0.5..0.5)).collect();
+    let mu = (0..nc).map(|c| if c == 0 { 0.0 } else { rng.random_range(0.1..1.0) }).collect();
+    let m = Matrix::from_row_major(n, n, &md).unwrap();
+    GlobalFrictionContactProblem::new(3, m, Matrix::from_row_major(n, nc * 3, &hd).unwrap(), f, b, mu)
+        .unwrap()
+}
+
+#[test]
+fn the_reduced_and_the_quasi_definite_kkt_systems_give_the_same_answers() {
+    let mut compared = 0;
+    for seed in 0..8 {
+        let g = random_problem(seed, 16, 4);
+        for make in [GlobalIpm::new, GlobalIpm::convex] {
+            let (mut full, mut reduced) = (make(), make());
+            full.kkt = KktForm::QuasiDefinite;
+            assert_eq!(reduced.kkt, KktForm::Reduced);
+            let a = full.solve(&g, None, &settings()).unwrap();
+            let b = reduced.solve(&g, None, &settings()).unwrap();
+            assert_eq!(a.report.status, b.report.status, "seed {seed}: {:?} {:?}", a.report, b.report);
+            if a.report.status == Status::Solved {
+                assert!(b.report.error <= settings().tol, "{:?}", b.report);
+                assert!(
+                    close(&a.r, &b.r, 1e-6) && close(&a.v, &b.v, 1e-6),
+                    "seed {seed}: {:?} {:?}",
+                    a.r,
+                    b.r
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 8, "{compared} solved pairs");
+}

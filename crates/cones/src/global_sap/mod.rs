@@ -76,13 +76,12 @@ use std::time::Instant;
 
 mod contact;
 mod model;
-mod pattern;
 #[cfg(test)]
 mod tests;
 
+use crate::body_graph::BodyGraph;
 pub use contact::{Compliance, ContactMode, Regularisation, SapContact};
 use model::*;
-use pattern::Pattern;
 
 /// Drake's near-rigid threshold β (`SapFrictionConeConstraint::Parameters::beta`).
 pub const DEFAULT_BETA: f64 = 1.0;
@@ -320,9 +319,9 @@ impl Sap {
         let model = model(g, contacts, &factor)?;
         let mut e = Eval::new(g);
         model.eval(v, &mut e, true);
-        let pat = Pattern::new(g, &rows);
+        let pat = body_graph(g, &rows);
         let mut values = Vec::new();
-        pat.fill(g.dim, &e.g, &mut values, &mut e.hg);
+        pat.fill(&e.g, &mut values, &mut e.hg);
         let n = g.dofs();
         let mut out = vec![0.0; n * n];
         for j in 0..n {
@@ -356,7 +355,7 @@ impl Sap {
         let max_iter = s.max_iter_or(self.max_iter);
         let deadline = s.deadline(start);
         let mut v = v0.map_or_else(|| model.vstar.clone(), <[f64]>::to_vec);
-        let pat = Pattern::new(g, &rows);
+        let pat = body_graph(g, &rows);
         let mut report = SolveReport::new(self.name());
         let mut e = Eval::new(g);
         let mut values = Vec::new();
@@ -398,7 +397,7 @@ impl Sap {
             }
             report.iterations += 1;
             // The Newton direction (M + H G Hᵀ) Δv = −∇ℓ.
-            pat.fill(d, &e.g, &mut values, &mut e.hg);
+            pat.fill(&e.g, &mut values, &mut e.hg);
             report.factorizations += 1;
             let solved = self.chol.factor(n, &pat.col_ptr, &pat.row_idx, &values).and_then(|()| {
                 dv.iter_mut().zip(&e.grad).for_each(|(a, b)| *a = -b);
@@ -509,4 +508,11 @@ impl GlobalSolver for Sap {
         };
         Ok(self.solve(g, v0.as_deref(), s)?.solution)
     }
+}
+
+/// The pattern of `M + H G Hᵀ`: one clique per contact, of the contact's d rows.
+fn body_graph(g: &GlobalFrictionContactProblem, rows: &[Row]) -> BodyGraph {
+    let d = g.dim;
+    let contacts: Vec<(usize, usize)> = (0..g.contacts()).map(|c| (c * d, d)).collect();
+    BodyGraph::new(&g.m, g.dofs(), &contacts, rows)
 }
