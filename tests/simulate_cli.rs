@@ -23,7 +23,7 @@ fn woodpecker_writes_the_documented_columns_and_a_picture() {
     let text = std::fs::read_to_string(&csv).unwrap();
     let header = text.lines().next().unwrap();
     assert!(header.starts_with("t,y,phi_M,phi_S,v,omega_M,omega_S,"), "{header}");
-    assert!(header.ends_with(",iterations"), "{header}");
+    assert!(header.ends_with(",iterations,factorizations"), "{header}");
     // 500 steps recorded every 10th, plus the initial state.
     assert_eq!(text.lines().count(), 1 + 51);
     let last: Vec<f64> = text.lines().last().unwrap().split(',').map(|x| x.parse().unwrap()).collect();
@@ -31,6 +31,34 @@ fn woodpecker_writes_the_documented_columns_and_a_picture() {
     let pic = std::fs::read_to_string(&svg).unwrap();
     assert!(pic.trim_start().starts_with("<svg") && pic.trim_end().ends_with("</svg>"));
     assert!(pic.contains("omega_S") && pic.contains("omega_M"), "phase portraits are labelled");
+}
+
+/// The per-step `factorizations` column adds up to the summary's count, and a step's
+/// iterations of the interior point each cost one factorization at least.
+#[test]
+fn the_factorizations_column_adds_up_to_the_summary() {
+    let dir = std::env::temp_dir().join(format!("perp-sim-fact-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("p.csv");
+    let out = perp()
+        .args(["simulate", "ball-pile", "12", "--t-end", "0.3", "--formulation", "convex", "--out"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().find(|l| l.starts_with("factor")).expect("a factor line");
+    let summary: usize = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let (it, fa) = (header.len() - 2, header.len() - 1);
+    assert_eq!((header[it], header[fa]), ("iterations", "factorizations"));
+    let rows: Vec<Vec<f64>> =
+        text.lines().skip(1).map(|l| l.split(',').map(|x| x.parse().unwrap()).collect()).collect();
+    let total: f64 = rows.iter().map(|r| r[fa]).sum();
+    assert!(summary > 0 && total == summary as f64, "{total} against {summary}");
+    assert!(rows.iter().all(|r| r[fa] >= r[it]), "an iteration without its factorization");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

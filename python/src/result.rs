@@ -343,7 +343,7 @@ impl Problem {
 #[pyclass(module = "perp", name = "Simulation", frozen)]
 pub struct Simulation {
     /// Column names: `t`, the positions, the velocities, the impulses `P<i>_<n|t|o|r>` of each
-    /// contact, `iterations`.
+    /// contact, `iterations`, `factorizations`.
     #[pyo3(get)]
     columns: Vec<String>,
     rows: Vec<Vec<f64>>,
@@ -353,6 +353,7 @@ pub struct Simulation {
     u_cols: Vec<usize>,
     p_cols: Vec<usize>,
     it_col: Option<usize>,
+    fa_col: Option<usize>,
     /// The scene's name.
     #[pyo3(get)]
     scene: String,
@@ -417,6 +418,16 @@ impl Simulation {
     #[getter]
     fn iterations(&self, py: Python<'_>) -> Py<PyAny> {
         match self.it_col {
+            Some(k) => array(py, self.rows.iter().map(|r| r[k]).collect()),
+            None => array(py, Vec::new()),
+        }
+    }
+
+    /// Matrix factorizations of each recorded step's solves (empty when `columns=` left them
+    /// out).
+    #[getter]
+    fn factorizations(&self, py: Python<'_>) -> Py<PyAny> {
+        match self.fa_col {
             Some(k) => array(py, self.rows.iter().map(|r| r[k]).collect()),
             None => array(py, Vec::new()),
         }
@@ -547,9 +558,11 @@ pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
         let within = |lo: usize, hi: usize| -> Vec<usize> {
             keep.iter().enumerate().filter(|(_, &k)| (lo..hi).contains(&k)).map(|(i, _)| i).collect()
         };
+        // The last two columns: iterations, factorizations.
         let (q_cols, u_cols, p_cols) =
-            (within(1, 1 + nq), within(1 + nq, 1 + nq + nu), within(1 + nq + nu, all.len() - 1));
-        let it_col = keep.iter().position(|&k| k == all.len() - 1);
+            (within(1, 1 + nq), within(1 + nq, 1 + nq + nu), within(1 + nq + nu, all.len() - 2));
+        let it_col = keep.iter().position(|&k| k == all.len() - 2);
+        let fa_col = keep.iter().position(|&k| k == all.len() - 1);
         let mut traj = Trajectory::new(keep.iter().map(|&k| all[k].clone()).collect());
         sim.run_observed(
             t_end,
@@ -574,6 +587,7 @@ pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
             u_cols,
             p_cols,
             it_col,
+            fa_col,
             scene: scene.name().to_string(),
             steps: st.steps,
             solves: st.solves,

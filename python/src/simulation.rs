@@ -22,10 +22,10 @@ pub(super) fn scenes() -> Vec<&'static str> {
 /// * `warm_start`: start each solve from the previous step's answer;
 /// * `activation`: `"gap"` or `"persistent"`; `tol`: the solver's tolerance;
 /// * `columns`: the columns to keep, as `perp simulate --columns`: groups (`"positions"`,
-///   `"velocities"`, `"impulses"`, `"iterations"`) or names (`"b0_z"`); `t` always first.
+///   `"velocities"`, `"impulses"`, `"iterations"`, `"factorizations"`) or names (`"b0_z"`); `t` always first.
 ///
 /// Returns a `Simulation`: `data` (steps × `columns`), `t`, `q`, `u`, `impulses`,
-/// `iterations` as numpy arrays, and the run's statistics.
+/// `iterations`, `factorizations` as numpy arrays, and the run's statistics.
 ///
 /// Ctrl-C (SIGINT) is checked between steps and inside the solves, at most every 50 ms: it
 /// stops the run and raises `KeyboardInterrupt`; nothing is kept (the steps done so far are

@@ -419,7 +419,8 @@ def test_simulate_block_on_incline_accelerates_as_coulomb_says():
     assert "block-incline" in perp.scenes()
     sim = perp.simulate("block-incline", t_end=0.5)
     assert sim.unsolved == 0 and sim.steps > 0 and len(sim) == sim.data.shape[0]
-    assert sim.columns[0] == "t" and sim.columns[-1] == "iterations"
+    assert sim.columns[0] == "t" and sim.columns[-2:] == ["iterations", "factorizations"]
+    assert sim.factorizations.shape == sim.iterations.shape == (len(sim),)
     assert sim.q.shape == (len(sim), 3) and sim.u.shape == (len(sim), 3)
     np.testing.assert_array_equal(sim["v_x"], sim.u[:, 0])
     a = 9.81 * (math.sin(math.radians(30)) - 0.3 * math.cos(math.radians(30)))

@@ -14,23 +14,25 @@ pub struct Trajectory {
 }
 
 /// The columns a `--columns` list keeps, as indices into a simulator's `columns` (`t`, then
-/// `nq` positions, `nu` velocities, the impulses, `iterations`; see
+/// `nq` positions, `nu` velocities, the impulses, `iterations`, `factorizations`; see
 /// [`crate::Simulator::columns`]), `t` always first. Each item of `spec` is a group —
-/// `positions` (or `q`), `velocities` (`u`), `impulses`, `iterations` — or a column's name
+/// `positions` (or `q`), `velocities` (`u`), `impulses`, `iterations`, `factorizations` — or a column's name
 /// (`b0_z`); each column is kept once, in the simulator's order. An unknown item is an error
 /// naming it.
 ///
 /// ```
 /// use perp_dynamics::trajectory::select_columns;
-/// let c: Vec<String> = ["t", "x", "v", "P0_n", "iterations"].iter().map(|s| s.to_string()).collect();
+/// let c: Vec<String> =
+///     ["t", "x", "v", "P0_n", "iterations", "factorizations"].iter().map(|s| s.to_string()).collect();
 /// assert_eq!(select_columns(&c, 1, 1, &["positions"]).unwrap(), [0, 1]);
 /// assert_eq!(select_columns(&c, 1, 1, &["iterations", "v"]).unwrap(), [0, 2, 4]);
+/// assert_eq!(select_columns(&c, 1, 1, &["impulses", "factorizations"]).unwrap(), [0, 3, 5]);
 /// assert!(select_columns(&c, 1, 1, &["speed"]).unwrap_err().to_string().contains("speed"));
 /// ```
 pub fn select_columns(columns: &[String], nq: usize, nu: usize, spec: &[&str]) -> Result<Vec<usize>, Error> {
     let n = columns.len();
-    if n < 2 + nq + nu {
-        return Err(Error::dim("trajectory columns", 2 + nq + nu, n));
+    if n < 3 + nq + nu {
+        return Err(Error::dim("trajectory columns", 3 + nq + nu, n));
     }
     let mut keep = vec![false; n];
     keep[0] = true;
@@ -39,15 +41,16 @@ pub fn select_columns(columns: &[String], nq: usize, nu: usize, spec: &[&str]) -
             "t" => 0..1,
             "positions" | "q" => 1..1 + nq,
             "velocities" | "u" => 1 + nq..1 + nq + nu,
-            "impulses" => 1 + nq + nu..n - 1,
-            "iterations" => n - 1..n,
+            "impulses" => 1 + nq + nu..n - 2,
+            "iterations" => n - 2..n - 1,
+            "factorizations" => n - 1..n,
             name => match columns.iter().position(|c| c == name) {
                 Some(k) => k..k + 1,
                 None => {
                     return Err(Error::setting(
                         "--columns",
                         name,
-                        "neither a group (positions, velocities, impulses, iterations) nor a column of this scene",
+                        "neither a group (positions, velocities, impulses, iterations, factorizations) nor a column of this scene",
                     ))
                 }
             },

@@ -4,7 +4,7 @@ use super::*;
 
 impl Simulator<'_> {
     /// Runs until `t_end`, recording every `every`-th step (and the first and last) into a
-    /// [`Trajectory`] with columns `t, q…, u…, impulses…, iterations`; `names` label `q` and
+    /// [`Trajectory`] with columns `t, q…, u…, impulses…, iterations, factorizations`; `names` label `q` and
     /// `u` (default `q0…`, `u0…`).
     pub fn run(
         &mut self,
@@ -44,7 +44,7 @@ impl Simulator<'_> {
         progress: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
     ) -> Result<usize, Error> {
         let (mut row, mut rep) = (Vec::new(), StepReport::default());
-        self.row_into(0, &mut row);
+        self.row_into((0, 0), &mut row);
         sink(&row)?;
         let every = every.max(1);
         // Count steps rather than compare accumulated times: 0.5 / 1e-4 is 5000 steps, not 5001.
@@ -52,7 +52,7 @@ impl Simulator<'_> {
         for k in 1..=steps {
             self.step_into(&mut rep)?;
             if k % every == 0 || k == steps {
-                self.row_into(rep.iterations, &mut row);
+                self.row_into((rep.iterations, rep.factorizations), &mut row);
                 let start = 1 + self.q.len() + self.u.len();
                 row[start..start + rep.impulses.len()].copy_from_slice(&rep.impulses);
                 sink(&row)?;
@@ -81,7 +81,8 @@ impl Simulator<'_> {
     }
 
     /// The recorded columns: `t`, `q…`, `u…` (labelled by `names`, default `q0…`, `u0…`), the
-    /// impulses of each candidate contact (`P{i}_n`, `P{i}_t`, …) and `iterations`.
+    /// impulses of each candidate contact (`P{i}_n`, `P{i}_t`, …), `iterations` and
+    /// `factorizations` (the step's solver iterations and matrix factorizations).
     pub fn columns(&self, names: Option<(&[String], &[String])>) -> Vec<String> {
         let mut c = vec!["t".to_string()];
         match names {
@@ -106,16 +107,19 @@ impl Simulator<'_> {
             }
         }
         c.push("iterations".into());
+        c.push("factorizations".into());
         c
     }
 
-    /// A trajectory row with zero impulses, written into `r` (its storage reused).
-    pub(super) fn row_into(&self, iterations: usize, r: &mut Vec<f64>) {
+    /// A trajectory row with zero impulses and the step's (iterations, factorizations),
+    /// written into `r` (its storage reused).
+    pub(super) fn row_into(&self, (iterations, factorizations): (usize, usize), r: &mut Vec<f64>) {
         r.clear();
         r.push(self.t);
         r.extend_from_slice(&self.q);
         r.extend_from_slice(&self.u);
         r.extend(std::iter::repeat_n(0.0, self.dims.iter().sum()));
         r.push(iterations as f64);
+        r.push(factorizations as f64);
     }
 }
