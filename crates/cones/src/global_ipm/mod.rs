@@ -68,6 +68,7 @@ mod coulomb;
 mod kkt;
 mod layout;
 mod nt;
+pub mod params;
 mod path;
 #[cfg(test)]
 mod tests;
@@ -107,10 +108,10 @@ pub struct GlobalIpm {
 impl Default for GlobalIpm {
     fn default() -> Self {
         GlobalIpm {
-            max_iter: 100,
+            max_iter: params::MAX_ITER,
             model: Model::Coulomb,
-            fixed_point: 1,
-            polish: true,
+            fixed_point: params::FIXED_POINT,
+            polish: params::POLISH,
             chol: SparseCholesky::new(),
             newton: GlobalNewton::new(),
         }
