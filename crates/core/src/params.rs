@@ -215,11 +215,6 @@ impl Resolved {
         Resolved { declared, values: declared.iter().map(Param::default_value).collect() }
     }
 
-    /// The declaration these values follow.
-    pub fn declared(&self) -> &'static [Param] {
-        self.declared
-    }
-
     /// Sets the parameter `name` of the solver `solver` from `text`. An unknown name or a
     /// value out of range is [`Error::InvalidSetting`] naming the solver, the parameter and
     /// the valid names or values; the values are then unchanged.
