@@ -58,6 +58,8 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
 
+pub mod params;
+
 /// APGD with the De Saxcé outer loop. Defaults: s updated when the convex residual has
 /// fallen ×10 (`s_ratio` 0.1) or every 100 iterations, L shrunk by 0.9 after each iteration,
 /// 20 000 iterations.
@@ -79,7 +81,13 @@ pub struct Apgd {
 
 impl Default for Apgd {
     fn default() -> Self {
-        Apgd { s_ratio: 0.1, s_every: 100, l_shrink: 0.9, stick_test: true, prepared: Prepared::default() }
+        Apgd {
+            s_ratio: params::S_RATIO,
+            s_every: params::S_EVERY,
+            l_shrink: params::L_SHRINK,
+            stick_test: params::STICK_TEST,
+            prepared: Prepared::default(),
+        }
     }
 }
 

@@ -40,6 +40,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub mod params;
+
 /// Nonsmooth Gauss–Seidel. Defaults: `LocalSolver::Auto`, ω = 1, natural order, at most 20
 /// local Newton iterations, 10 000 sweeps.
 #[derive(Clone, Debug)]
@@ -85,12 +87,12 @@ struct Workspace {
 impl Default for Nsgs {
     fn default() -> Self {
         Nsgs {
-            local: LocalSolver::Auto,
-            omega: 1.0,
-            shuffle: None,
-            local_max_iter: 20,
-            colouring: false,
-            forecast: true,
+            local: params::LOCAL,
+            omega: params::OMEGA,
+            shuffle: params::SHUFFLE,
+            local_max_iter: params::LOCAL_MAX_ITER,
+            colouring: params::COLOURING,
+            forecast: params::FORECAST,
             prepared: Prepared::default(),
         }
     }

@@ -32,6 +32,8 @@ use crate::problem::{
 };
 use perp_core::{Error, Settings, SolveReport};
 
+pub mod params;
+
 /// Proximal-point method; defaults σ₀ = 1·max diag W, ν = 100, 10 inner iterations, at most
 /// 1 000 Newton iterations in all (`settings.max_iter` = 0), inner
 /// method Alart–Curnier Newton (with its regularised Newton matrix, see [`crate::newton`])
@@ -54,7 +56,7 @@ pub struct Prox {
 impl Default for Prox {
     fn default() -> Self {
         let mut inner = SemismoothNewton::alart_curnier();
-        inner.line_search = false;
+        inner.line_search = params::INNER_LINE_SEARCH;
         let ProxParams { sigma0, nu, inner_max } = PROX_DEFAULTS;
         Prox { sigma0, nu, inner_max, inner, prepared: Prepared::default() }
     }

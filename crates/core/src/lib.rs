@@ -17,6 +17,8 @@
 //!   analysis between factorizations, and the small stack solve;
 //! * [`sensitivity`] — what the implicit differentiation of every problem class shares: the
 //!   active-set split of a solution and the one factorization of the reduced system;
+//! * [`params`] — the declaration of a solver's parameters (name, default, valid range)
+//!   beside the solver, and the checked values its constructor reads;
 //! * [`parallel`] — the shared rayon pools and the fixed-chunk loops and reductions that
 //!   make a parallel solve's answer independent of the thread count.
 //!
@@ -33,6 +35,7 @@ pub mod linear;
 mod matrix;
 pub mod measures;
 pub mod parallel;
+pub mod params;
 mod report;
 pub mod sensitivity;
 mod settings;

@@ -49,6 +49,7 @@
 
 use crate::{Mcp, NcpFunction};
 use faer::{Mat, MatMut};
+use perp_core::params::{Bound, Param, Resolved};
 use perp_core::{Error, Settings, Solution, Status};
 use std::time::Instant;
 
@@ -97,9 +98,14 @@ pub struct Proximal {
 
 impl Default for Proximal {
     fn default() -> Self {
-        Proximal { rounds: 20, lambda: 1.0 }
+        Proximal { rounds: DEFAULT_ROUNDS, lambda: DEFAULT_LAMBDA }
     }
 }
+
+/// Default [`Proximal::rounds`].
+pub const DEFAULT_ROUNDS: usize = 20;
+/// Default [`Proximal::lambda`].
+pub const DEFAULT_LAMBDA: f64 = 1.0;
 
 impl Proximal {
     /// `Err(InvalidSetting)` when `lambda` is not finite and > 0, or `rounds > 1000`.
@@ -390,6 +396,31 @@ pub(crate) fn refine_physics(
         (last.status, last.error, last.residual_inf, last.physical_error, last.message);
     r.end_refinement(s.tol, rounds, tol, first_figures);
     Ok(sol)
+}
+
+/// `proximal_rounds`, [`Proximal::rounds`] as a parameter of the Newton methods that have the
+/// rescue (`fb-newton`, `bdiff-newton`).
+pub const ROUNDS_PARAM: Param = Param::int(
+    "proximal_rounds",
+    DEFAULT_ROUNDS,
+    0,
+    1000,
+    "proximal-perturbation rounds after a stall (Billups 1995); 0 = off",
+);
+/// `proximal_lambda`, [`Proximal::lambda`] as a parameter.
+pub const LAMBDA_PARAM: Param = Param::real(
+    "proximal_lambda",
+    DEFAULT_LAMBDA,
+    Bound::Excl(0.0),
+    Bound::Open,
+    "initial perturbation λ relative to twice the Gershgorin shift of ∇F",
+);
+
+impl Proximal {
+    /// The rescue with [`ROUNDS_PARAM`] and [`LAMBDA_PARAM`] read from `p`.
+    pub fn from_params(p: &Resolved) -> Self {
+        Proximal { rounds: p.int("proximal_rounds"), lambda: p.real("proximal_lambda") }
+    }
 }
 
 #[cfg(test)]

@@ -35,6 +35,8 @@ use perp_lcp::lemke::Lemke;
 use perp_lcp::{Lcp, LcpSolver};
 use std::time::Instant;
 
+pub mod params;
+
 const NAME: &str = "schur-lemke";
 
 /// The Schur-complement Lemke method with block-pivoting polish (module docs).
@@ -46,7 +48,7 @@ pub struct SchurLemke {
 
 impl Default for SchurLemke {
     fn default() -> Self {
-        SchurLemke { polish_rounds: 100 }
+        SchurLemke { polish_rounds: params::POLISH_ROUNDS }
     }
 }
 

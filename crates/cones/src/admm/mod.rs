@@ -62,6 +62,7 @@ use std::time::Instant;
 
 mod linear;
 mod method;
+pub mod params;
 
 use linear::Linear;
 use method::{Method, Workspace, DIVERGED};
@@ -148,15 +149,15 @@ pub struct Admm {
 impl Default for Admm {
     fn default() -> Self {
         Admm {
-            rho0: 1.0,
-            strategy: RhoStrategy::Balancing,
-            tau: 2.0,
-            phi: 3.0,
-            adapt_every: 20,
-            acceleration: true,
-            eta: 0.999,
-            shift: Shift::Multiplier,
-            first_rescale: FirstRescale::Rolling,
+            rho0: params::RHO0,
+            strategy: params::STRATEGY,
+            tau: params::TAU,
+            phi: params::PHI,
+            adapt_every: params::ADAPT_EVERY,
+            acceleration: params::ACCELERATION,
+            eta: params::ETA,
+            shift: params::SHIFT,
+            first_rescale: params::FIRST_RESCALE,
             prepared: Prepared::default(),
         }
     }

@@ -74,6 +74,7 @@ mod coulomb;
 mod kkt;
 mod layout;
 mod nt;
+pub mod params;
 mod path;
 mod reduced;
 #[cfg(test)]
@@ -117,11 +118,11 @@ pub struct GlobalIpm {
 impl Default for GlobalIpm {
     fn default() -> Self {
         GlobalIpm {
-            max_iter: 100,
+            max_iter: params::MAX_ITER,
             model: Model::Coulomb,
-            fixed_point: 1,
-            polish: true,
-            kkt: KktForm::Reduced,
+            fixed_point: params::FIXED_POINT,
+            polish: params::POLISH,
+            kkt: params::KKT,
             chol: Factors::default(),
             newton: GlobalNewton::new(),
         }

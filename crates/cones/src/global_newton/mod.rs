@@ -49,6 +49,7 @@ use perp_core::linear::{MassFactor, Row, SparseLu};
 use perp_core::{measures, Error, Settings, SolveReport, Status};
 use std::time::Instant;
 
+pub mod params;
 mod prox_mode;
 mod residual;
 mod structure;
@@ -73,7 +74,12 @@ pub struct GlobalNewton {
 
 impl Default for GlobalNewton {
     fn default() -> Self {
-        GlobalNewton { max_iter: 200, rho_scale: 1.0, stall_iterations: 20, lu: SparseLu::new() }
+        GlobalNewton {
+            max_iter: params::MAX_ITER,
+            rho_scale: params::RHO_SCALE,
+            stall_iterations: params::STALL_ITERATIONS,
+            lu: SparseLu::new(),
+        }
     }
 }
 

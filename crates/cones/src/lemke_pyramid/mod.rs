@@ -98,11 +98,13 @@
 //! whose error exceeds `tol` ends `Stalled` with a message naming the linearisation error.
 //!
 //! This file holds the options and the [`FrictionSolver`] impl; `run` the driver, `aligning` the
-//! rounds the shared loop drives, `align` the alignment geometry, `lcp` the pyramid LCP.
+//! rounds the shared loop drives, `align` the alignment geometry, `lcp` the pyramid LCP,
+//! `params` the parameters' defaults, list and constructor (`perp list`).
 
 mod align;
 mod aligning;
 mod lcp;
+pub mod params;
 mod run;
 #[cfg(test)]
 mod tests;
@@ -175,7 +177,7 @@ pub struct LemkePyramid {
 
 impl Default for LemkePyramid {
     fn default() -> Self {
-        LemkePyramid { facets: 8, refine: 20, max_facets: 32 }
+        LemkePyramid { facets: params::FACETS, refine: params::REFINE, max_facets: params::MAX_FACETS }
     }
 }
 

@@ -64,6 +64,7 @@ mod dense;
 mod direction;
 mod functions;
 mod method;
+pub mod params;
 mod prox_mode;
 mod sparse;
 mod step;
@@ -173,17 +174,20 @@ pub const STALL_ITERATIONS: usize = 20;
 
 /// `prox`'s defaults (σ₀ = max diag W, ν = 100, 10 inner iterations per centre), also those
 /// of a Newton method gone proximal on stagnation.
-pub(crate) const PROX_DEFAULTS: ProxParams = ProxParams { sigma0: 1.0, nu: 100.0, inner_max: 10 };
+pub(crate) const PROX_DEFAULTS: ProxParams = {
+    use crate::prox::params::{INNER_MAX, NU, SIGMA0};
+    ProxParams { sigma0: SIGMA0, nu: NU, inner_max: INNER_MAX }
+};
 
 impl SemismoothNewton {
     fn with(function: NewtonFunction, name: &'static str) -> Self {
         SemismoothNewton {
             function,
-            sparse: None,
-            rho_scale: 1.0,
-            line_search: true,
+            sparse: params::SPARSE,
+            rho_scale: params::RHO_SCALE,
+            line_search: params::LINE_SEARCH,
             regularization: REGULARIZATION,
-            linear: LinearSolver::Auto,
+            linear: params::LINEAR,
             stall_iterations: STALL_ITERATIONS,
             name,
             prepared: Prepared::default(),

@@ -93,11 +93,13 @@
 //!
 //! This file holds the options, the workspace and the [`LcpSolver`] impl; `run` the driver and
 //! the pivoting state, `engine`, `basis` and `pivot` the pivoting engine, `ratio` the ratio
-//! test, `warm_start` the warm start and the crash, `dense` the dense storage of M.
+//! test, `warm_start` the warm start and the crash, `dense` the dense storage of M, `params` the
+//! parameters' defaults, list and constructor (`perp list`).
 
 mod basis;
 mod dense;
 mod engine;
+pub mod params;
 mod pivot;
 mod ratio;
 mod run;
@@ -191,10 +193,10 @@ impl Default for Lemke {
     fn default() -> Self {
         Lemke {
             covering: None,
-            restarts: 4,
+            restarts: params::RESTARTS,
             keep_ready: true,
             harris: false,
-            crash: 8,
+            crash: params::CRASH,
             workspace: Workspace::default(),
         }
     }

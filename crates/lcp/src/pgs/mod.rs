@@ -91,6 +91,7 @@
 //! `|Mᵢⱼ|` of its row (zero, negative or tiny diagonal) the solve returns
 //! [`Error::Requirement`] naming the row and the value, rather than iterating on NaNs.
 
+pub mod params;
 mod rows;
 mod sweep;
 #[cfg(test)]
@@ -107,6 +108,12 @@ use sweep::*;
 /// Default iteration limit: 10 000 sweeps (used when `Settings::max_iter` is 0). Siconos uses
 /// 1 000; PGS on ill-conditioned contact problems often needs more.
 pub const DEFAULT_MAX_ITER: usize = 10_000;
+
+/// Default relaxation of `"pgs"` and `"rpgs"`: ω = 1 (plain Gauss–Seidel).
+pub const DEFAULT_OMEGA: f64 = 1.0;
+
+/// Default proximal weight of `"pgs"` and `"psor"`: ρ = 0 (no proximal term).
+pub const DEFAULT_RHO: f64 = 0.0;
 
 /// Default relaxation of `"psor"`: ω = 1.2 (mild over-relaxation; any ω ∈ (0, 2) is valid).
 /// Siconos' `lcp_psor` stores a relaxation parameter but its sweep does not apply it, so it
@@ -187,8 +194,8 @@ impl Pgs {
     #[allow(clippy::self_named_constructors)] // `Pgs::pgs()` names the registry entry "pgs".
     pub fn pgs() -> Self {
         Pgs {
-            omega: 1.0,
-            rho: 0.0,
+            omega: DEFAULT_OMEGA,
+            rho: DEFAULT_RHO,
             inner_sweeps: DEFAULT_INNER_SWEEPS,
             inner_tol: DEFAULT_INNER_TOL,
             check_every: DEFAULT_CHECK_EVERY,

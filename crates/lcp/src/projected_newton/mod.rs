@@ -81,6 +81,7 @@
 //! The iteration limit defaults to [`default_max_iter`]`(n) = 100 + n` Newton steps.
 
 mod direction;
+pub mod params;
 mod step;
 #[cfg(test)]
 mod tests;
@@ -171,13 +172,13 @@ impl ProjectedNewton {
     /// ```
     pub fn new() -> Self {
         ProjectedNewton {
-            sigma: 1e-4,
-            beta: 0.5,
-            eps_bar: 1e-3,
-            min_step: 1e-12,
-            reg_min: 1e-12,
-            reg_max: 1e-8,
-            dense_limit: 100,
+            sigma: params::SIGMA,
+            beta: params::BETA,
+            eps_bar: params::EPS_BAR,
+            min_step: params::MIN_STEP,
+            reg_min: params::REG_MIN,
+            reg_max: params::REG_MAX,
+            dense_limit: params::DENSE_LIMIT,
             ws: Workspace::default(),
         }
     }

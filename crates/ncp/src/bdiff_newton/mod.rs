@@ -74,7 +74,8 @@
 //!
 //! This file holds the options, the hot-start memory and the [`NcpSolver`] impl; `workspace`
 //! the storage, the index sets and the run's state, `direction` the B-derivative direction,
-//! `step` the line search and the iteration.
+//! `step` the line search and the iteration, `params` the parameters' defaults, list and
+//! constructor (`perp list`).
 
 use crate::proximal::{plain_settings, refine_physics, rescue, wanted, Proximal};
 use crate::{Mcp, NcpSolver};
@@ -89,6 +90,7 @@ use perp_lcp::{Lcp, LcpSolver};
 mod workspace;
 use workspace::*;
 mod direction;
+pub mod params;
 mod step;
 
 /// Default Newton-step limit (used when `settings.max_iter == 0`).
@@ -160,10 +162,10 @@ struct Memory {
 impl Default for BdiffNewton {
     fn default() -> Self {
         BdiffNewton {
-            sigma: 1e-4,
-            min_step: 1e-12,
-            degenerate_tol: 1e-10,
-            hot_start: true,
+            sigma: params::SIGMA,
+            min_step: params::MIN_STEP,
+            degenerate_tol: params::DEGENERATE_TOL,
+            hot_start: params::HOT_START,
             proximal: Proximal::default(),
             memory: None,
             ws: Work::default(),

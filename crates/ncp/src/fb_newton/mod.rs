@@ -64,7 +64,8 @@
 //!
 //! This file holds the options and the [`NcpSolver`] impl; `workspace` the storage and the
 //! run's state, `direction` the Newton direction, `active_set` the LCP active-set steps,
-//! `step` the line search and the iteration.
+//! `step` the line search and the iteration, `params` the parameters' defaults, list and
+//! constructor (`perp list`).
 
 use crate::fb::{fb_jacobian_diag_lambda, fb_residual_lambda};
 use crate::proximal::{plain_settings, refine_physics, rescue, Proximal};
@@ -80,6 +81,7 @@ mod workspace;
 use workspace::*;
 mod active_set;
 mod direction;
+pub mod params;
 mod step;
 
 /// The registry name, `"fb-newton"`.
@@ -140,18 +142,34 @@ pub struct FbNewton {
 impl Default for FbNewton {
     fn default() -> Self {
         FbNewton {
-            lambda: 1.0,
-            nonmonotone: 10,
-            sigma: 1e-4,
-            rho: 1e-8,
-            p: 2.1,
-            min_step: 1e-12,
+            lambda: params::LAMBDA,
+            nonmonotone: params::NONMONOTONE,
+            sigma: params::SIGMA,
+            rho: params::RHO,
+            p: params::P,
+            min_step: params::MIN_STEP,
             active_set: true,
             proximal: Proximal::default(),
             ws: Workspace::default(),
             gradient_steps: 0,
             active_set_steps: (0, 0),
         }
+    }
+}
+
+impl std::fmt::Debug for FbNewton {
+    /// The knobs (not the workspace or the last solve's counts).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FbNewton")
+            .field("lambda", &self.lambda)
+            .field("nonmonotone", &self.nonmonotone)
+            .field("sigma", &self.sigma)
+            .field("rho", &self.rho)
+            .field("p", &self.p)
+            .field("min_step", &self.min_step)
+            .field("active_set", &self.active_set)
+            .field("proximal", &self.proximal)
+            .finish_non_exhaustive()
     }
 }
 

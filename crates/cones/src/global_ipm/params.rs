@@ -1,0 +1,59 @@
+//! `global-ipm`'s parameters (`perp list`, `--param`): their defaults (those of
+//! [`GlobalIpm::new`]), the list and the constructor from resolved values.
+
+use super::{GlobalIpm, KktForm};
+use perp_core::params::{Param, Resolved};
+
+/// Default [`GlobalIpm::max_iter`].
+pub const MAX_ITER: usize = 100;
+/// Default [`GlobalIpm::fixed_point`].
+pub const FIXED_POINT: usize = 1;
+/// Default [`GlobalIpm::polish`].
+pub const POLISH: bool = true;
+
+/// Default [`GlobalIpm::kkt`].
+pub const KKT: KktForm = KktForm::Reduced;
+
+/// The KKT forms, in the order `perp list` gives their words.
+const KKT_FORMS: [KktForm; 2] = [KktForm::Reduced, KktForm::QuasiDefinite];
+const KKT_WORDS: [&str; 2] = [kkt_word(KKT_FORMS[0]), kkt_word(KKT_FORMS[1])];
+
+/// The word of a [`KktForm`] in `kkt=…`.
+pub const fn kkt_word(k: KktForm) -> &'static str {
+    match k {
+        KktForm::Reduced => "reduced",
+        KktForm::QuasiDefinite => "quasi-definite",
+    }
+}
+
+/// `global-ipm`'s parameters.
+pub const PARAMS: &[Param] = &[
+    Param::int("max_iter", MAX_ITER, 1, usize::MAX, "interior-point iterations at most per convex solve"),
+    Param::int(
+        "fixed_point",
+        FIXED_POINT,
+        1,
+        usize::MAX,
+        "convex solves at most in the De Saxcé fixed point before the Newton method (1: the convex problem alone)",
+    ),
+    Param::flag("polish", POLISH, "finish with global-ac-newton from the fixed point's reactions when it stops short of tol"),
+    Param::choice(
+        "kkt",
+        kkt_word(KKT),
+        &KKT_WORDS,
+        "the KKT system: reduced to the velocities (supernodal Cholesky; quasi-definite near the answer), or quasi-definite throughout (sparse LDLᵀ)",
+    ),
+];
+
+impl GlobalIpm {
+    /// The method with the values of [`PARAMS`] read from `p`.
+    pub fn from_params(p: &Resolved) -> Self {
+        GlobalIpm {
+            max_iter: p.int("max_iter"),
+            fixed_point: p.int("fixed_point"),
+            polish: p.flag("polish"),
+            kkt: KKT_FORMS.into_iter().find(|&k| kkt_word(k) == p.choice("kkt")).unwrap_or(KKT),
+            ..GlobalIpm::new()
+        }
+    }
+}

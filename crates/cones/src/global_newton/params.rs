@@ -1,0 +1,43 @@
+//! `global-ac-newton`'s parameters (`perp list`, `--param`): their defaults (those of
+//! [`GlobalNewton::new`]), the list and the constructor from resolved values.
+
+use super::GlobalNewton;
+use perp_core::params::{Bound, Param, Resolved};
+
+/// Default [`GlobalNewton::max_iter`].
+pub const MAX_ITER: usize = 200;
+/// Default [`GlobalNewton::rho_scale`].
+pub const RHO_SCALE: f64 = 1.0;
+/// Default [`GlobalNewton::stall_iterations`].
+pub const STALL_ITERATIONS: usize = 20;
+
+/// `global-ac-newton`'s parameters.
+pub const PARAMS: &[Param] = &[
+    Param::int("max_iter", MAX_ITER, 1, usize::MAX, "Newton iterations at most (when the settings give none)"),
+    Param::real(
+        "rho_scale",
+        RHO_SCALE,
+        Bound::Excl(0.0),
+        Bound::Excl(f64::INFINITY),
+        "factor on each contact's ρ = 1 / diag(H_iᵀ M⁻¹ H_i)",
+    ),
+    Param::int(
+        "stall_iterations",
+        STALL_ITERATIONS,
+        0,
+        usize::MAX,
+        "go on in prox's mode (Φ at u + σ(r − r_ref)) after this many iterations without halving the error (0: never)",
+    ),
+];
+
+impl GlobalNewton {
+    /// The method with the values of [`PARAMS`] read from `p`.
+    pub fn from_params(p: &Resolved) -> Self {
+        GlobalNewton {
+            max_iter: p.int("max_iter"),
+            rho_scale: p.real("rho_scale"),
+            stall_iterations: p.int("stall_iterations"),
+            ..GlobalNewton::new()
+        }
+    }
+}
