@@ -87,6 +87,9 @@ impl<'a> Kkt<'a> {
                 self.via_reduced = true;
                 return Ok(());
             }
+            // S's Cholesky broke down (M not positive definite, or rounding): the
+            // quasi-definite factorization follows, a second one this iteration.
+            report.factorizations += 1;
         }
         self.factor_full(chols)
     }
