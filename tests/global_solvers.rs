@@ -111,6 +111,11 @@ fn perp_solve_takes_a_global_solver_by_name() {
     let (code, _, err) = run("fc3d/Capsules-i100-1090.dat", &[]);
     assert_eq!(code, Some(2));
     assert!(err.contains("global form") && err.contains("nsgs, ac-newton"), "{err}");
+    // A global rolling file is read reduced to the local form; the global solvers refuse its
+    // law, naming it.
+    let (code, _, err) = run("rfc/GRFC3D_Chute-ndof-768-nc-4-3.dat", &[]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("'global-ac-newton'") && err.contains("rolling friction law"), "{err}");
     let (code, _, err) = run("lcp/lcp_CPS_3.dat", &[]);
     assert_eq!(code, Some(2));
     assert!(err.contains("global-ac-newton is a frictional-contact solver; for an LCP"), "{err}");

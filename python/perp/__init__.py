@@ -15,8 +15,8 @@ The solvers are perp's Rust crates; this package calls them on numpy arrays::
 * ``read`` reads a problem file (Siconos ``.dat``, FCLIB ``.hdf5``, MatrixMarket, JSON) and
   ``Problem.solve`` solves it;
 * ``Result.sensitivity()`` differentiates a solved LCP, MLCP or local frictional problem:
-  ``jvp_q``/``vjp_q``, ``jvp_m``/``vjp_m`` (LCP, MLCP), ``jvp_mu``/``vjp_mu``/``jvp_w``
-  (frictional), ``degenerate``, ``states``;
+  ``jvp_q``/``vjp_q``, ``jvp_m``/``vjp_m`` (LCP, MLCP), ``jvp_mu``/``vjp_mu``/``jvp_w``,
+  ``jvp_mu_r``/``vjp_mu_r`` (frictional; μ_r of rolling contacts), ``degenerate``, ``states``;
 * ``solvers`` lists the catalogue's solver names, ``scenes`` the built-in scenes and
   ``simulate`` runs one;
 * ``Cone`` is the base class of a friction law written in Python, used by every frictional

@@ -146,6 +146,12 @@ class Sensitivity:
         """Frictional: dr for a perturbation of mu (one per contact, or one number for all)."""
     def vjp_mu(self, g: _ArrayLike) -> _Vector:
         """Frictional: the gradient with respect to mu (one per contact) of <g, r>."""
+    def jvp_mu_r(self, dmu_r: Union[float, _ArrayLike]) -> _Vector:
+        """Frictional: dr for a perturbation of the rolling coefficients mu_r (one per contact,
+        or one number for all; a contact whose law is not rolling ignores its entry)."""
+    def vjp_mu_r(self, g: _ArrayLike) -> _Vector:
+        """Frictional: the gradient with respect to mu_r (one per contact; 0 where the law is not
+        rolling) of <g, r>."""
     def jvp_w(self, dW: Any) -> _Vector:
         """Frictional: dr for a perturbation dW of W (n x n, dense or sparse)."""
     def vjp_w(self, g: _ArrayLike) -> Union[npt.NDArray[np.float64], _Sparse]:
@@ -155,11 +161,18 @@ class Sensitivity:
         dq: Optional[_ArrayLike] = None,
         dmu: Optional[Union[float, _ArrayLike]] = None,
         dW: Any = None,
+        dmu_r: Optional[Union[float, _ArrayLike]] = None,
     ) -> tuple[_Vector, _Vector]:
-        """Frictional: (dr, du) for dq, dmu and dW together (None: not perturbed)."""
+        """Frictional: (dr, du) for dq, dmu, dW and dmu_r (the rolling coefficients) together
+        (None: not perturbed)."""
     def vjp(self, g_r: _ArrayLike, g_u: Optional[_ArrayLike] = None) -> tuple[_Vector, _Vector]:
         """Frictional: the gradients (with respect to q, with respect to mu) of
         <g_r, r> + <g_u, u>."""
+    def vjp_all(
+        self, g_r: _ArrayLike, g_u: Optional[_ArrayLike] = None
+    ) -> tuple[_Vector, _Vector, _Vector]:
+        """Frictional: vjp with the gradient with respect to mu_r too: (grad_q, grad_mu,
+        grad_mu_r), grad_mu_r 0 where the law is not rolling."""
 
 @final
 class Problem:

@@ -125,8 +125,8 @@ impl Sensitivity {
         match &self.inner {
             Inner::Affine(s) => Ok(s),
             Inner::Friction(_) => Err(PyAttributeError::new_err(format!(
-                "{method}: not defined for a {} problem (it has jvp_q, vjp_q, jvp_mu, vjp_mu, jvp_w, \
-                 vjp_w, jvp, vjp, states)",
+                "{method}: not defined for a {} problem (it has jvp_q, vjp_q, jvp_mu, vjp_mu, \
+                 jvp_mu_r, vjp_mu_r, jvp_w, vjp_w, jvp, vjp, vjp_all, states)",
                 self.kind
             ))),
         }
@@ -288,6 +288,22 @@ impl Sensitivity {
         Ok(array(py, s.vjp_mu(&g)))
     }
 
+    /// Frictional: `dr` for a perturbation `dmu_r` of the rolling coefficients μ_r (one per
+    /// contact, or one number for all; a contact whose law is not rolling ignores its entry).
+    fn jvp_mu_r(&self, py: Python<'_>, dmu_r: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let s = self.friction("jvp_mu_r")?;
+        let dmu_r = self.per_contact(py, dmu_r, "dmu_r")?;
+        Ok(array(py, s.jvp_mu_r(&dmu_r)))
+    }
+
+    /// Frictional: the gradient with respect to μ_r (one value per contact; 0 for a contact
+    /// whose law is not rolling) of `<g, r>`.
+    fn vjp_mu_r(&self, py: Python<'_>, g: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let s = self.friction("vjp_mu_r")?;
+        let g = self.vec_n(py, g, "g")?;
+        Ok(array(py, s.vjp_mu_r(&g)))
+    }
+
     /// Frictional: `dr` for a perturbation `dW` of W (n × n, dense or sparse).
     #[allow(non_snake_case)]
     fn jvp_w(&self, py: Python<'_>, dW: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -304,8 +320,9 @@ impl Sensitivity {
         matrix_out(py, &s.vjp_w(&g))
     }
 
-    /// Frictional: `(dr, du)` for any of `dq`, `dmu`, `dW` together (None: not perturbed).
-    #[pyo3(signature = (dq=None, dmu=None, dW=None))]
+    /// Frictional: `(dr, du)` for any of `dq`, `dmu`, `dW` and `dmu_r` (the rolling
+    /// coefficients) together (None: not perturbed).
+    #[pyo3(signature = (dq=None, dmu=None, dW=None, dmu_r=None))]
     #[allow(non_snake_case)]
     fn jvp(
         &self,
@@ -313,12 +330,14 @@ impl Sensitivity {
         dq: Option<&Bound<'_, PyAny>>,
         dmu: Option<&Bound<'_, PyAny>>,
         dW: Option<&Bound<'_, PyAny>>,
+        dmu_r: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<(Py<PyAny>, Py<PyAny>)> {
         let s = self.friction("jvp")?;
         let dq = dq.map(|v| self.vec_n(py, v, "dq")).transpose()?;
         let dmu = dmu.map(|v| self.per_contact(py, v, "dmu")).transpose()?;
         let dw = dW.map(|m| self.mat_n(py, m, "dW")).transpose()?;
-        let t = s.jvp(dq.as_deref(), dmu.as_deref(), dw.as_ref());
+        let dmu_r = dmu_r.map(|v| self.per_contact(py, v, "dmu_r")).transpose()?;
+        let t = s.jvp_all(dq.as_deref(), dmu.as_deref(), dmu_r.as_deref(), dw.as_ref());
         Ok((array(py, t.r), array(py, t.u)))
     }
 
@@ -335,6 +354,23 @@ impl Sensitivity {
         let g_u = g_u.map(|v| self.vec_n(py, v, "g_u")).transpose()?;
         let c = s.vjp(&g_r, g_u.as_deref());
         Ok((array(py, c.q), array(py, c.mu)))
+    }
+
+    /// Frictional: [`vjp`](Self::vjp) with the gradient with respect to the rolling
+    /// coefficients too: `(grad_q, grad_mu, grad_mu_r)` (`grad_mu_r` 0 for a contact whose
+    /// law is not rolling).
+    #[pyo3(signature = (g_r, g_u=None))]
+    fn vjp_all(
+        &self,
+        py: Python<'_>,
+        g_r: &Bound<'_, PyAny>,
+        g_u: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<(Py<PyAny>, Py<PyAny>, Py<PyAny>)> {
+        let s = self.friction("vjp_all")?;
+        let g_r = self.vec_n(py, g_r, "g_r")?;
+        let g_u = g_u.map(|v| self.vec_n(py, v, "g_u")).transpose()?;
+        let c = s.vjp(&g_r, g_u.as_deref());
+        Ok((array(py, c.q), array(py, c.mu), array(py, c.mu_r)))
     }
 
     fn __repr__(&self) -> String {

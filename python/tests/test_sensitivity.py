@@ -308,3 +308,63 @@ def test_a_siconos_mlcp_file_problem_solve_sensitivity(siconos):
     assert s.kind == "mlcp" and s.n == p.n and s.degenerate == []
     g, dq = np.array([1.0, -2.0, 0.5]), np.array([0.3, 0.1, -0.4])
     assert np.dot(g, s.jvp_q(dq)) == pytest.approx(np.dot(s.vjp_q(g), dq), rel=1e-12, abs=1e-14)
+
+
+# ---------------------------------------------------------------------------- rolling (mu_r)
+
+
+def rolling_pair():
+    """Two 3-D rolling contacts (dim 5) on W = I + a small symmetric coupling: contact 0 pressed
+    and rolled hard (its rolling moment on its ball's boundary, so r depends on mu_r), contact
+    1 pressed and nudged (sticking and not rolling)."""
+    rng = np.random.default_rng(35)
+    a = rng.uniform(-0.1, 0.1, (10, 10))
+    w = np.eye(10) + (a + a.T) / 2
+    q = np.array([-1.0, 0.1, 0.0, 0.5, -0.2, -1.0, 0.05, 0.0, 0.01, 0.0])
+    return w, q, np.array([0.5, 0.5]), np.array([0.1, 0.2])
+
+
+def rfc_r(w, q, mu, mu_r):
+    res = perp.solve_friction(w, q, mu, dim=5, mu_r=mu_r, solver="nsgs", tol=1e-14, max_iter=100000)
+    assert res.solved, res
+    return res.r
+
+
+def test_rolling_sensitivity_in_mu_r_matches_central_differences_and_its_adjoint():
+    w, q, mu, mu_r = rolling_pair()
+    res = perp.solve_friction(w, q, mu, dim=5, mu_r=mu_r, solver="nsgs", tol=1e-14, max_iter=100000)
+    assert res.solved, res
+    s = res.sensitivity()
+    assert s.kind == "rfc3d" and s.n == 10 and s.degenerate == []
+    rng = np.random.default_rng(36)
+    dq, dmu, dmu_r = rng.normal(size=10), rng.normal(size=2), rng.normal(size=2)
+    fd = central(lambda x: rfc_r(w, q, mu, x), mu_r, dmu_r)
+    assert np.linalg.norm(fd) > 1e-3  # contact 0 rolls: r moves with mu_r
+    np.testing.assert_allclose(s.jvp_mu_r(dmu_r), fd, atol=1e-6)
+    # One number is the same dmu_r for every contact.
+    np.testing.assert_allclose(s.jvp_mu_r(0.1), s.jvp_mu_r([0.1, 0.1]), atol=1e-15)
+    # The joint direction, and du = W dr + dq.
+    dr, du = s.jvp(dq=dq, dmu=dmu, dmu_r=dmu_r)
+    np.testing.assert_allclose(dr, s.jvp_q(dq) + s.jvp_mu(dmu) + s.jvp_mu_r(dmu_r), atol=1e-12)
+    np.testing.assert_allclose(du, w @ dr + dq, atol=1e-12)
+    # The adjoint: <g, jvp_mu_r(d)> = <vjp_mu_r(g), d>, and vjp_all = vjp plus grad_mu_r.
+    g, gu = rng.normal(size=10), rng.normal(size=10)
+    assert np.dot(g, s.jvp_mu_r(dmu_r)) == pytest.approx(np.dot(s.vjp_mu_r(g), dmu_r), rel=1e-12, abs=1e-13)
+    gq, gmu, gmu_r = s.vjp_all(g, gu)
+    gq2, gmu2 = s.vjp(g, gu)
+    np.testing.assert_array_equal(gq, gq2)
+    np.testing.assert_array_equal(gmu, gmu2)
+    lhs = np.dot(g, dr) + np.dot(gu, du)
+    assert lhs == pytest.approx(np.dot(gq, dq) + np.dot(gmu, dmu) + np.dot(gmu_r, dmu_r), rel=1e-12, abs=1e-13)
+    # Wrong lengths raise perp.Error naming the argument.
+    with pytest.raises(perp.Error, match="dmu_r"):
+        s.jvp_mu_r([0.1, 0.1, 0.1])
+    with pytest.raises(perp.Error, match="dmu_r"):
+        s.jvp(dmu_r=[1.0])
+
+
+def test_mu_r_gradients_are_zero_on_a_coulomb_problem():
+    w, q, _ = two_contacts()
+    s = perp.solve_friction(w, q, MU, solver="nsgs", tol=1e-14, max_iter=100000).sensitivity()
+    np.testing.assert_array_equal(s.vjp_mu_r(np.ones(6)), np.zeros(2))
+    np.testing.assert_array_equal(s.jvp_mu_r([1.0, 1.0]), np.zeros(6))

@@ -188,6 +188,27 @@ fn global_only(name: &str) -> Error {
     }
 }
 
+/// Whether some contact of `p` has the rolling friction law.
+fn is_rolling(p: &perp_cones::FrictionContactProblem) -> bool {
+    p.cones.as_ref().is_some_and(|c| c.iter().any(|s| matches!(s, perp_cones::ConeSpec::Rolling { .. })))
+}
+
+/// The error for a solver of the global form given a rolling problem: the global solvers take
+/// the Coulomb law only (their global problem carries no other law), and a global rolling file
+/// (`GRFC3D_*`, FCLIB's `/fclib_global_rolling`) is read reduced to the local form.
+fn global_rolling(name: &str) -> Error {
+    Error::Requirement {
+        solver: name.into(),
+        requirement: "the Coulomb law in global form; the rolling friction law (rolling resistance, \
+                      rfc3d/rfc2d) has no global form in perp, and a global rolling file (GRFC3D_*) \
+                      is read reduced to the local form u = W r + q"
+            .into(),
+        suggestion: Some(
+            "solve it with a local solver (nsgs, the default; `perp list` gives the others)".into(),
+        ),
+    }
+}
+
 impl Solver {
     /// The solver's name.
     pub fn name(&self) -> &str {
@@ -262,6 +283,7 @@ impl Solver {
                 let f = sv.solve_global(g, warm, s)?;
                 Ok(Answer { z: f.r, w: f.u, v: Some(f.v), ray: None, report: f.report })
             }
+            (Solver::Global(sv), Problem::Friction(p)) if is_rolling(p) => Err(global_rolling(sv.name())),
             (Solver::Global(sv), Problem::Friction(_)) => Err(global_only(sv.name())),
             _ => unreachable!("the families were checked above"),
         }

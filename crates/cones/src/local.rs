@@ -49,6 +49,10 @@ pub(crate) struct Local<'a> {
     /// `cone` is the built-in [`crate::Coulomb`] cone: its Alart–Curnier function is then
     /// called directly (inlined, the same code as through the trait).
     pub coulomb: bool,
+    /// `cone` is this [`crate::Rolling`] cone: its Alart–Curnier function is then called
+    /// directly (inlined; the same code as through the trait, which returns its results
+    /// through memory).
+    pub rolling: Option<crate::Rolling>,
 }
 
 impl Local<'_> {
@@ -290,6 +294,10 @@ impl Local<'_> {
             crate::coulomb::alart_curnier_fixed::<2>(self.mu, rho.0, rho.1, r, &u, phi, jac);
         } else if self.coulomb && N == 2 {
             crate::coulomb::alart_curnier_fixed::<1>(self.mu, rho.0, rho.1, r, &u, phi, jac);
+        } else if let (Some(c), 5) = (&self.rolling, N) {
+            c.alart_curnier_fixed::<2>(self.mu, rho.0, rho.1, r, &u, phi, jac);
+        } else if let (Some(c), 3) = (&self.rolling, N) {
+            c.alart_curnier_fixed::<1>(self.mu, rho.0, rho.1, r, &u, phi, jac);
         } else {
             self.cone.alart_curnier(self.mu, rho.0, rho.1, r, &u, phi, jac);
         }
@@ -464,7 +472,7 @@ mod tests {
 
     fn check(kind: LocalSolver, d: usize, w: &[f64], b: &[f64], mu: f64) -> Vec<f64> {
         let cone = Coulomb::new(d).unwrap();
-        let lp = Local { cone: &cone, mu, w, b, coulomb: true };
+        let lp = Local { cone: &cone, mu, w, b, coulomb: true, rolling: None };
         let mut r = vec![0.0; d];
         lp.solve(kind, &mut r, 50);
         let res = lp.residual(&r);
@@ -552,7 +560,7 @@ mod tests {
                 let r0: Vec<f64> = (0..d).map(|_| rng.random_range(-1.0..1.0)).collect();
                 let mu = rng.random_range(0.0..1.5);
                 let coulomb = cone.name().starts_with("coulomb");
-                let lp = Local { cone: &**cone, mu, w: &w, b: &b, coulomb };
+                let lp = Local { cone: &**cone, mu, w: &w, b: &b, coulomb, rolling: None };
                 for fb in [false, true] {
                     if fb && cone.soc_map(mu).is_none() {
                         continue;
@@ -580,7 +588,7 @@ mod tests {
             ([-1.0, 0.01, 0.0], 1e8, true),
             ([-1.0, 3.0, -2.0], 0.3, false),
         ] {
-            let lp = Local { cone: &cone, mu, w: &w3, b: &b, coulomb: true };
+            let lp = Local { cone: &cone, mu, w: &w3, b: &b, coulomb: true, rolling: None };
             let (mut ra, mut rn) = ([0.0; 3], [0.0; 3]);
             let it = lp.solve(LocalSolver::Auto, &mut ra, 50);
             lp.solve(LocalSolver::AlartCurnier, &mut rn, 50);
@@ -599,6 +607,7 @@ mod tests {
             w: &[1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0],
             b: &[-1.0, 0.0, 0.0],
             coulomb: true,
+            rolling: None,
         };
         assert!(lp.take_off_or_stick_3d(&mut [0.0; 3]).is_none());
     }
@@ -630,7 +639,7 @@ mod tests {
             let scale = 10f64.powi(rng.random_range(-6..6));
             let b = [-scale, scale * rng.random_range(-5.0..5.0), scale * rng.random_range(-5.0..5.0)];
             let mu = rng.random_range(0.05..0.5);
-            let lp = Local { cone: &cone, mu, w: &w, b: &b, coulomb: true };
+            let lp = Local { cone: &cone, mu, w: &w, b: &b, coulomb: true, rolling: None };
             let mut r = [0.0; 3];
             lp.solve(LocalSolver::Auto, &mut r, 50);
             // The natural map's rounding is of ‖r‖ and ‖u‖ alike.

@@ -22,7 +22,7 @@
 //! on a problem of the same structure refreshes the values only and allocates nothing
 //! (friction laws other than Coulomb may allocate in the local solver's error measure).
 
-use crate::cone::{Cone, MAX_DIM};
+use crate::cone::{Cone, ConeSpec, MAX_DIM};
 use crate::delassus::Blocks;
 use crate::local::{Local, LocalSolver};
 use crate::problem::{
@@ -232,8 +232,14 @@ impl Method<'_> {
                 b[a] = v;
             }
             let mut ri = ri_old;
-            let local =
-                Local { cone: &*self.cones[i], mu: self.p.mu[i], w: wii, b: &b, coulomb: self.coulomb };
+            let local = Local {
+                cone: &*self.cones[i],
+                mu: self.p.mu[i],
+                w: wii,
+                b: &b,
+                coulomb: self.coulomb,
+                rolling: rolling_of(self.p, i),
+            };
             self.local_iterations += local.solve(self.opts.local, &mut ri, self.opts.local_max_iter);
             let out = &mut self.r[s..s + N];
             for k in 0..N {
@@ -270,8 +276,14 @@ impl Method<'_> {
                 b[a] = v;
             }
             ri[..d].copy_from_slice(&self.r[s..s + d]);
-            let local =
-                Local { cone: &*self.cones[i], mu: self.p.mu[i], w: wii, b: &b[..d], coulomb: self.coulomb };
+            let local = Local {
+                cone: &*self.cones[i],
+                mu: self.p.mu[i],
+                w: wii,
+                b: &b[..d],
+                coulomb: self.coulomb,
+                rolling: rolling_of(self.p, i),
+            };
             self.local_iterations += local.solve(self.opts.local, &mut ri[..d], self.opts.local_max_iter);
             for k in 0..d {
                 let new = if self.opts.omega == 1.0 {
@@ -302,7 +314,7 @@ impl Method<'_> {
         {
             let (order, r, q, blocks, cones) =
                 (&self.order[lo..hi], &*self.r, &self.p.q, self.blocks, self.cones);
-            let (mu, coulomb, opts) = (&self.p.mu, self.coulomb, self.opts);
+            let (p, mu, coulomb, opts) = (self.p, &self.p.mu, self.coulomb, self.opts);
             self.par.for_each_chunk_above(&mut local_r, COLOUR_CHUNK * d, 0, |first, piece| {
                 let mut wr = [0.0; MAX_DIM];
                 let mut b = [0.0; MAX_DIM];
@@ -320,7 +332,8 @@ impl Method<'_> {
                         b[a] = v;
                     }
                     ri.copy_from_slice(&r[s..s + d]);
-                    let local = Local { cone: &*cones[i], mu: mu[i], w: wii, b: &b[..d], coulomb };
+                    let rolling = rolling_of(p, i);
+                    let local = Local { cone: &*cones[i], mu: mu[i], w: wii, b: &b[..d], coulomb, rolling };
                     its += local.solve(opts.local, ri, opts.local_max_iter);
                 }
                 iterations.fetch_add(its, Ordering::Relaxed);
@@ -340,6 +353,16 @@ impl Method<'_> {
         }
         self.local_r = local_r;
         (change, size)
+    }
+}
+
+/// Contact `i`'s cone when its law is the rolling one (its cone object, built from the same
+/// law, is this cone): the local solver then calls it directly.
+#[inline]
+fn rolling_of(p: &FrictionContactProblem, i: usize) -> Option<crate::Rolling> {
+    match p.cones.as_deref().map(|c| &c[i]) {
+        Some(ConeSpec::Rolling { mu_r }) => Some(crate::Rolling::checked(p.dim, *mu_r)),
+        _ => None,
     }
 }
 
@@ -483,11 +506,14 @@ impl FrictionSolver for Nsgs {
         report: &mut SolveReport,
         s: &Settings,
     ) -> Result<(), Error> {
-        let mut ws = std::mem::take(self.prepared.get::<Workspace>());
+        // The slot is moved out (a pointer), not the workspace: a one-contact solve is a
+        // microsecond, and moving the workspace in and out cost a few percent of it.
+        let mut prepared = std::mem::take(&mut self.prepared);
+        let ws = prepared.get::<Workspace>();
         let out = solve_refined(p, warm, Out { r, u, report }, s, DEFAULT_SWEEPS, |warm, out, s| {
-            self.solve_with(&mut ws, p, warm, out, s)
+            self.solve_with(ws, p, warm, out, s)
         });
-        *self.prepared.get::<Workspace>() = ws;
+        self.prepared = prepared;
         out
     }
 }
@@ -501,6 +527,9 @@ impl Nsgs {
         out: Out<'_>,
         s: &Settings,
     ) -> Result<(), Error> {
+        // One clock read for the solve's start: the loop's elapsed time and the forecast's
+        // time limit count from it.
+        let start = Instant::now();
         let Out { r, u, report } = out;
         prepare(p, warm, r, u, s, &mut ws.cones)?;
         self.validate()?;
@@ -518,7 +547,6 @@ impl Nsgs {
             colour_contacts(blocks, &mut ws.order, &mut ws.starts);
             ws.coloured = true;
         }
-        u.fill(0.0);
         let mut outlook = std::mem::take(&mut ws.outlook);
         let max_sweeps = s.max_iter_or(DEFAULT_SWEEPS);
         if self.forecast {
@@ -542,10 +570,10 @@ impl Nsgs {
             sweeps: 0,
             outlook: self.forecast.then_some(outlook),
             max_sweeps,
-            time_limit: s.time_limit.map(|t| (t, Instant::now())),
+            time_limit: s.time_limit.map(|t| (t, start)),
             measured: None,
         };
-        let out = iteration::run(&mut m, s, DEFAULT_SWEEPS);
+        let out = iteration::run_with(&mut m, s, DEFAULT_SWEEPS, start, Vec::new());
         reset_report(report, "nsgs");
         let stalled = out.status == Status::Stalled;
         out.record(report);

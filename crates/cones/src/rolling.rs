@@ -199,6 +199,91 @@ fn ball(
     }
 }
 
+impl Rolling {
+    /// The cone of a contact whose law `ConeSpec::Rolling { mu_r }` was already checked
+    /// (its cone object built by [`Rolling::new`]): the same value, without the checks.
+    pub(crate) fn checked(dim: usize, mu_r: f64) -> Rolling {
+        Rolling { dim, mu_r }
+    }
+
+    /// [`crate::cone::alart_curnier_default`] on this cone's [`Cone::project_section`], for
+    /// `K` components per part, on fixed-size arrays: the same operations in the same order
+    /// (the same bits), without the size-generic loops and the dynamic dispatch of the
+    /// section. The local Newton of nsgs evaluates it a few times per contact and sweep.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(crate) fn alart_curnier_fixed<const K: usize>(
+        &self,
+        mu: f64,
+        rho_n: f64,
+        rho_t: f64,
+        r: &[f64],
+        u: &[f64],
+        phi: &mut [f64],
+        jac: Option<(&mut [f64], &mut [f64])>,
+    ) {
+        // k = 2K section components, d = 1 + k.
+        const KK: usize = 4; // 2K ≤ 4
+        let (k, d) = (2 * K, 1 + 2 * K);
+        let xn = r[0] - rho_n * u[0];
+        let xi = xn.max(0.0);
+        let active = xn > 0.0;
+        let mut y = [0.0; KK];
+        for i in 1..d {
+            y[i - 1] = r[i] - rho_t * u[i];
+        }
+        // `project_section`: the two balls of radii μξ and μ_r ξ (`ball`, its Jacobians
+        // into the block-diagonal jt, the radius derivatives into jx).
+        let xs = xi.max(0.0);
+        let want = jac.is_some();
+        let (mut p, mut jt, mut jx) = ([0.0; KK], [[0.0; KK]; KK], [0.0; KK]);
+        for (m, off) in [(mu, 0), (self.mu_r, K)] {
+            let rad = m * xs;
+            let t = &y[off..off + K];
+            let s = norm(t);
+            let inside = s <= rad;
+            for a in 0..K {
+                p[off + a] = if inside { t[a] } else { rad * t[a] / s };
+            }
+            if want {
+                for a in 0..K {
+                    for b in 0..K {
+                        let delta = f64::from(u8::from(a == b));
+                        jt[off + a][off + b] =
+                            if inside { delta } else { rad / s * (delta - t[a] * t[b] / (s * s)) };
+                    }
+                    jx[off + a] = m * if inside { 0.0 } else { t[a] / s };
+                }
+            }
+        }
+        if let Some((jr, ju)) = jac {
+            jr.iter_mut().for_each(|v| *v = 0.0);
+            ju.iter_mut().for_each(|v| *v = 0.0);
+            if active {
+                ju[0] = rho_n;
+            } else {
+                jr[0] = 1.0;
+            }
+            for a in 0..k {
+                let row = (a + 1) * d;
+                if active {
+                    jr[row] = -jx[a];
+                    ju[row] = jx[a] * rho_n;
+                }
+                for b in 0..k {
+                    let delta = f64::from(u8::from(a == b));
+                    jr[row + b + 1] = delta - jt[a][b];
+                    ju[row + b + 1] = rho_t * jt[a][b];
+                }
+            }
+        }
+        phi[0] = r[0] - xi;
+        for a in 0..k {
+            phi[a + 1] = r[a + 1] - p[a];
+        }
+    }
+}
+
 impl Cone for Rolling {
     fn name(&self) -> String {
         format!("rolling-{}d(mu_r={})", if self.dim == 5 { 3 } else { 2 }, self.mu_r)
@@ -291,6 +376,23 @@ impl Cone for Rolling {
                     jac[(off + a) * d + off + b] += m * n / s * (delta - unit[off + a] * unit[off + b]);
                 }
             }
+        }
+    }
+
+    fn alart_curnier(
+        &self,
+        mu: f64,
+        rho_n: f64,
+        rho_t: f64,
+        r: &[f64],
+        u: &[f64],
+        phi: &mut [f64],
+        jac: Option<(&mut [f64], &mut [f64])>,
+    ) {
+        if self.dim == 5 {
+            self.alart_curnier_fixed::<2>(mu, rho_n, rho_t, r, u, phi, jac);
+        } else {
+            self.alart_curnier_fixed::<1>(mu, rho_n, rho_t, r, u, phi, jac);
         }
     }
 
@@ -494,6 +596,47 @@ mod tests {
                         jac[i * 5 + j]
                     );
                 }
+            }
+        }
+    }
+
+    /// The fixed-size Alart–Curnier function (the override, and what nsgs's local Newton
+    /// calls directly) is the trait's default on the section, bit for bit: φ and both
+    /// Jacobians, in 2-D and 3-D, over separated, sticking, sliding and rolling points, both
+    /// parts' balls left or kept, zero coefficients included.
+    #[test]
+    fn the_fixed_size_alart_curnier_is_the_default_bit_for_bit() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(35);
+        for dim in [3, 5] {
+            for trial in 0..2000 {
+                let mu_r = [0.0, 0.1, 2.0][trial % 3];
+                let mu = [0.0, 0.5, 1.5][trial / 3 % 3];
+                let c = Rolling::new(dim, mu_r).unwrap();
+                let r: Vec<f64> = (0..dim).map(|_| rng.random_range(-2.0..2.0)).collect();
+                let u: Vec<f64> = (0..dim).map(|_| rng.random_range(-2.0..2.0)).collect();
+                let (rho_n, rho_t) = (rng.random_range(0.1..3.0), rng.random_range(0.1..3.0));
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                let (mut p1, mut p2) = (vec![0.0; dim], vec![0.0; dim]);
+                c.alart_curnier(mu, rho_n, rho_t, &r, &u, &mut p1, None);
+                crate::cone::alart_curnier_default(&c, mu, rho_n, rho_t, &r, &u, &mut p2, None);
+                assert_eq!(bits(&p1), bits(&p2), "dim {dim}, trial {trial}");
+                let (mut jr1, mut ju1) = (vec![7.0; dim * dim], vec![7.0; dim * dim]);
+                let (mut jr2, mut ju2) = (vec![7.0; dim * dim], vec![7.0; dim * dim]);
+                c.alart_curnier(mu, rho_n, rho_t, &r, &u, &mut p1, Some((&mut jr1, &mut ju1)));
+                crate::cone::alart_curnier_default(
+                    &c,
+                    mu,
+                    rho_n,
+                    rho_t,
+                    &r,
+                    &u,
+                    &mut p2,
+                    Some((&mut jr2, &mut ju2)),
+                );
+                assert_eq!(bits(&p1), bits(&p2), "dim {dim}, trial {trial}");
+                assert_eq!(bits(&jr1), bits(&jr2), "dim {dim}, trial {trial}");
+                assert_eq!(bits(&ju1), bits(&ju2), "dim {dim}, trial {trial}");
             }
         }
     }

@@ -5,6 +5,7 @@
 use perp_dynamics::scenes::disk_rolling::DiskRolling;
 use perp_dynamics::scenes::planar::G;
 use perp_dynamics::scenes::{self, Scene};
+use perp_dynamics::{Simulator, StepOptions, System};
 
 mod common;
 use common::{run_with, Step};
@@ -42,6 +43,26 @@ fn the_scene_is_registered_with_a_2d_rolling_contact() {
     assert!(scenes::names().contains(&"disk-rolling"));
     let (q, _) = s.initial_state();
     assert_eq!(s.contacts(&q, 0.0)[0].dim(), 3);
+}
+
+/// The trajectory names each contact's impulse columns after its rows: the planar rolling
+/// contact's third is the rolling moment (`P0_roll_t`, the name of the spatial contact's
+/// first rolling row; it was `P0_o`, the spatial second tangent's), the spatial one's last two
+/// `P0_roll_t`, `P0_roll_o`; the contacts of other scenes keep their names (planar, and
+/// spatial with torsion).
+#[test]
+fn the_impulse_columns_name_the_rolling_rows() {
+    let impulses = |name: &str| {
+        let scene = scenes::scene(name, None).unwrap();
+        let (q0, u0) = scene.initial_state();
+        let sys: &dyn System = scene.as_ref();
+        let sim = Simulator::new(sys, q0, u0, 0.01, StepOptions::default()).unwrap();
+        sim.columns(None).into_iter().filter(|c| c.starts_with("P0_")).collect::<Vec<_>>()
+    };
+    assert_eq!(impulses("disk-rolling"), ["P0_n", "P0_t", "P0_roll_t"]);
+    assert_eq!(impulses("sphere-rolling"), ["P0_n", "P0_t", "P0_o", "P0_roll_t", "P0_roll_o"]);
+    assert_eq!(impulses("bouncing-ball"), ["P0_n", "P0_t"]);
+    assert_eq!(impulses("sphere-spin"), ["P0_n", "P0_t", "P0_o", "P0_r"]);
 }
 
 /// The stopping distance against the closed form `(1 + k) v₀²/(2 μ_r g)` (k = ½: `3 v₀²/(4

@@ -81,8 +81,9 @@ impl Simulator<'_> {
     }
 
     /// The recorded columns: `t`, `q…`, `u…` (labelled by `names`, default `q0…`, `u0…`), the
-    /// impulses of each candidate contact (`P{i}_n`, `P{i}_t`, …), `iterations` and
-    /// `factorizations` (the step's solver iterations and matrix factorizations).
+    /// impulses of each candidate contact (`P{i}_n`, `P{i}_t`, …, [`impulse_labels`]),
+    /// `iterations` and `factorizations` (the step's solver iterations and matrix
+    /// factorizations).
     pub fn columns(&self, names: Option<(&[String], &[String])>) -> Vec<String> {
         let mut c = vec!["t".to_string()];
         match names {
@@ -95,15 +96,9 @@ impl Simulator<'_> {
                 c.extend((0..self.u.len()).map(|i| format!("u{i}")));
             }
         }
-        for (i, &d) in self.dims.iter().enumerate() {
-            let labels = match d {
-                2 => vec!["n", "t"],
-                3 => vec!["n", "t", "o"],
-                4 => vec!["n", "t", "o", "r"],
-                _ => vec!["n"; d],
-            };
-            for (k, l) in labels.iter().enumerate().take(d) {
-                c.push(if d > 4 { format!("P{i}_{k}") } else { format!("P{i}_{l}") });
+        for (i, contact) in self.candidates.iter().enumerate() {
+            for l in impulse_labels(contact) {
+                c.push(format!("P{i}_{l}"));
             }
         }
         c.push("iterations".into());
@@ -122,4 +117,17 @@ impl Simulator<'_> {
         r.push(iterations as f64);
         r.push(factorizations as f64);
     }
+}
+
+/// The labels of a contact's impulse columns, one per local row in its order (N, T…, R, ρ…,
+/// [`Contact::rows`]): `n`; `t` and, spatial, `o` for the tangents; `r` for the twist
+/// (torsion); `roll_t` and, spatial, `roll_o` for the rolling rows (the rolling moment about
+/// each tangent's axis, paired with the tangents in order).
+pub(crate) fn impulse_labels(c: &Contact) -> impl Iterator<Item = &'static str> {
+    const TANGENTS: [&str; 2] = ["t", "o"];
+    const ROLLING: [&str; 2] = ["roll_t", "roll_o"];
+    std::iter::once("n")
+        .chain(TANGENTS.into_iter().take(c.tangents.len()))
+        .chain(c.twist.as_ref().map(|_| "r"))
+        .chain(ROLLING.into_iter().take(c.rolling.len()))
 }
