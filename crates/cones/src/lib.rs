@@ -79,7 +79,7 @@ pub use local::LocalSolver;
 pub use newton::{LinearSolver, NewtonFunction, SemismoothNewton};
 pub use nsgs::Nsgs;
 pub use perp_core::{Error, Matrix, Settings, SolveReport, Status};
-pub use problem::{FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared};
+pub use problem::{FrictionContactProblem, FrictionSolution, FrictionSolver};
 pub use prox::Prox;
 pub use pyramid::Pyramid;
 pub use rolling::Rolling;

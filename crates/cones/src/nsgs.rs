@@ -26,8 +26,8 @@ use crate::cone::{Cone, MAX_DIM};
 use crate::delassus::Blocks;
 use crate::local::{Local, LocalSolver};
 use crate::problem::{
-    message_buffer, prepare, reset_report, solve_by_into, solve_refined, ConeCache, FrictionContactProblem,
-    FrictionSolution, FrictionSolver, Out, Prepared,
+    message_buffer, opaque_workspace, prepare, reset_report, ConeCache, FrictionContactProblem,
+    FrictionSolver, Out, Prepares,
 };
 use perp_core::iteration::Outlook;
 use perp_core::parallel::Par;
@@ -62,13 +62,15 @@ pub struct Nsgs {
     /// ([`Outlook`]): a pile with redundant contacts converges ever more slowly, and its
     /// last thousands of sweeps would not reach the tolerance anyway. Default on.
     pub forecast: bool,
-    /// The state kept between calls to [`FrictionSolver::solve_into`] (opaque).
-    pub prepared: Prepared,
+    /// What is kept between calls to [`FrictionSolver::solve_into`].
+    pub workspace: Workspace,
 }
 
-/// What [`Nsgs`] keeps between calls.
+/// What [`Nsgs`] keeps between calls to [`FrictionSolver::solve_into`]: W's CSR copy and
+/// diagonal blocks, the cone objects, the contact order and the iteration vectors. Opaque;
+/// `Workspace::default()` is empty (the next solve prepares afresh), and a clone is empty.
 #[derive(Default)]
-struct Workspace {
+pub struct Workspace {
     blocks: Option<Blocks>,
     cones: ConeCache,
     order: Vec<usize>,
@@ -82,6 +84,8 @@ struct Workspace {
     outlook: Outlook,
 }
 
+opaque_workspace!(Workspace);
+
 impl Default for Nsgs {
     fn default() -> Self {
         Nsgs {
@@ -91,7 +95,7 @@ impl Default for Nsgs {
             local_max_iter: 20,
             colouring: false,
             forecast: true,
-            prepared: Prepared::default(),
+            workspace: Workspace::default(),
         }
     }
 }
@@ -463,15 +467,6 @@ impl FrictionSolver for Nsgs {
         "nsgs"
     }
 
-    fn solve(
-        &mut self,
-        p: &FrictionContactProblem,
-        warm: Option<&[f64]>,
-        s: &Settings,
-    ) -> Result<FrictionSolution, Error> {
-        solve_by_into(self, p, warm, s)
-    }
-
     fn solve_into(
         &mut self,
         p: &FrictionContactProblem,
@@ -481,17 +476,19 @@ impl FrictionSolver for Nsgs {
         report: &mut SolveReport,
         s: &Settings,
     ) -> Result<(), Error> {
-        let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = solve_refined(p, warm, Out { r, u, report }, s, DEFAULT_SWEEPS, |warm, out, s| {
-            self.solve_with(&mut ws, p, warm, out, s)
-        });
-        *self.prepared.get::<Workspace>() = ws;
-        out
+        self.solve_prepared(p, warm, Out { r, u, report }, s)
     }
 }
 
-impl Nsgs {
-    fn solve_with(
+impl Prepares for Nsgs {
+    type Workspace = Workspace;
+    const DEFAULT_MAX_ITER: usize = DEFAULT_SWEEPS;
+
+    fn workspace(&mut self) -> &mut Workspace {
+        &mut self.workspace
+    }
+
+    fn solve_in(
         &self,
         ws: &mut Workspace,
         p: &FrictionContactProblem,
