@@ -68,7 +68,7 @@ pub mod sensitivity;
 
 pub use admm::Admm;
 pub use apgd::Apgd;
-pub use cone::{Cone, ConeSpec, SocMap, MAX_DIM};
+pub use cone::{AcInput, CfunOut, Cone, ConeSpec, SocMap, MAX_DIM};
 pub use coulomb::Coulomb;
 pub use elliptic::{Elliptic, EllipticMixed};
 pub use global::{GlobalFrictionContactProblem, Reduction};
