@@ -48,8 +48,8 @@ use crate::admm::{norm, shifted_q};
 use crate::cone::Cone;
 use crate::delassus::Blocks;
 use crate::problem::{
-    message_buffer, prepare, reset_report, solve_by_into, solve_refined, ConeCache, FrictionContactProblem,
-    FrictionSolution, FrictionSolver, Out, Prepared,
+    message_buffer, opaque_workspace, prepare, reset_report, ConeCache, FrictionContactProblem,
+    FrictionSolver, Out, Prepares,
 };
 use perp_core::iteration::{self, Counters};
 use perp_core::parallel::{Par, REDUCE_CHUNK};
@@ -75,8 +75,8 @@ pub struct Apgd {
     /// A contact whose gradient step stays inside its cone gets no De Saxcé shift at an
     /// update (see [`Apgd`]'s module docs); off, every shift is taken from `u = W r + q`.
     pub stick_test: bool,
-    /// The state kept between calls to [`FrictionSolver::solve_into`] (opaque).
-    pub prepared: Prepared,
+    /// What is kept between calls to [`FrictionSolver::solve_into`].
+    pub workspace: Workspace,
 }
 
 impl Default for Apgd {
@@ -86,7 +86,7 @@ impl Default for Apgd {
             s_every: params::S_EVERY,
             l_shrink: params::L_SHRINK,
             stick_test: params::STICK_TEST,
-            prepared: Prepared::default(),
+            workspace: Workspace::default(),
         }
     }
 }
@@ -117,14 +117,18 @@ const DEFAULT_MAX_ITER: usize = 20_000;
 /// Backtracking trials per iteration before the step is taken anyway.
 const MAX_TRIALS: usize = 60;
 
-/// What [`Apgd`] keeps between calls.
+/// What [`Apgd`] keeps between calls to [`FrictionSolver::solve_into`]: W's CSR copy, the cone
+/// objects and the iteration vectors. Opaque; `Workspace::default()` is empty (the next solve
+/// prepares afresh), and a clone is empty.
 #[derive(Default)]
-struct Workspace {
+pub struct Workspace {
     blocks: Option<Blocks>,
     cones: ConeCache,
     /// See the indices below.
     vecs: [Vec<f64>; 10],
 }
+
+opaque_workspace!(Workspace);
 
 /// Indices into [`Workspace::vecs`] used by name (the others are destructured in order:
 /// previous r, y, W r, previous W r, W y, trial, W trial, q_s, scratch, best r).
@@ -353,15 +357,6 @@ impl FrictionSolver for Apgd {
         "apgd"
     }
 
-    fn solve(
-        &mut self,
-        p: &FrictionContactProblem,
-        warm: Option<&[f64]>,
-        s: &Settings,
-    ) -> Result<FrictionSolution, Error> {
-        solve_by_into(self, p, warm, s)
-    }
-
     fn solve_into(
         &mut self,
         p: &FrictionContactProblem,
@@ -371,28 +366,27 @@ impl FrictionSolver for Apgd {
         report: &mut SolveReport,
         s: &Settings,
     ) -> Result<(), Error> {
-        let start = Instant::now();
-        let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let mut start = Some(start);
-        let out = solve_refined(p, warm, Out { r, u, report }, s, DEFAULT_MAX_ITER, |warm, out, s| {
-            // The first round's clock started before the workspace was taken.
-            self.solve_with(&mut ws, start.take().unwrap_or_else(Instant::now), p, warm, out, s)
-        });
-        *self.prepared.get::<Workspace>() = ws;
-        out
+        self.solve_prepared(p, warm, Out { r, u, report }, s)
     }
 }
 
-impl Apgd {
-    fn solve_with(
+impl Prepares for Apgd {
+    type Workspace = Workspace;
+    const DEFAULT_MAX_ITER: usize = DEFAULT_MAX_ITER;
+
+    fn workspace(&mut self) -> &mut Workspace {
+        &mut self.workspace
+    }
+
+    fn solve_in(
         &self,
         ws: &mut Workspace,
-        start: Instant,
         p: &FrictionContactProblem,
         warm: bool,
         out: Out<'_>,
         s: &Settings,
     ) -> Result<(), Error> {
+        let start = Instant::now();
         let Out { r, u, report } = out;
         prepare(p, warm, r, u, s, &mut ws.cones)?;
         self.validate()?;

@@ -300,19 +300,20 @@ pub trait Cone: Send + Sync + fmt::Debug {
     /// ```
     ///
     /// zero exactly at a solution of the (unmodified) Coulomb-type law
-    /// `0 ≤ u_N ⊥ r_N ≥ 0`, `r_T ∈ S(r_N)`, `−u_T ∈ N_{S(r_N)}(r_T)`. Jacobians when asked.
-    #[allow(clippy::too_many_arguments)]
-    fn alart_curnier(
-        &self,
-        mu: f64,
-        rho_n: f64,
-        rho_t: f64,
-        r: &[f64],
-        u: &[f64],
-        phi: &mut [f64],
-        jac: Option<(&mut [f64], &mut [f64])>,
-    ) {
-        alart_curnier_default(self, mu, rho_n, rho_t, r, u, phi, jac)
+    /// `0 ≤ u_N ⊥ r_N ≥ 0`, `r_T ∈ S(r_N)`, `−u_T ∈ N_{S(r_N)}(r_T)`, at the point `x`
+    /// (μ, ρ_N, ρ_T, r, u); φ and, when asked, its Jacobians go to `out`.
+    ///
+    /// ```
+    /// use perp_cones::{AcInput, CfunOut, Cone, Coulomb};
+    /// // A sliding contact at its solution: r = (1, −0.5, 0), u = (0, 1.5, 0), μ = 0.5.
+    /// let (r, u, mut phi) = ([1.0, -0.5, 0.0], [0.0, 1.5, 0.0], [9.0; 3]);
+    /// let x = AcInput { mu: 0.5, rho_n: 1.0, rho_t: 1.0, r: &r, u: &u };
+    /// Coulomb::new(3)?.alart_curnier(x, CfunOut { phi: &mut phi, jac: None });
+    /// assert!(phi.iter().all(|v| v.abs() < 1e-15));
+    /// # Ok::<(), perp_core::Error>(())
+    /// ```
+    fn alart_curnier(&self, x: AcInput<'_>, out: CfunOut<'_>) {
+        alart_curnier_default(self, x, out)
     }
 
     /// The Fischer–Burmeister function of the Lorentz cone's Jordan algebra applied to
@@ -337,19 +338,36 @@ pub trait Cone: Send + Sync + fmt::Debug {
     }
 }
 
+/// The point at which [`Cone::alart_curnier`] is evaluated: the friction coefficient, the
+/// Alart–Curnier parameters and the pair (r, u) of one contact (length d each).
+#[derive(Clone, Copy, Debug)]
+pub struct AcInput<'a> {
+    /// The friction coefficient μ.
+    pub mu: f64,
+    /// ρ_N, the normal parameter (> 0).
+    pub rho_n: f64,
+    /// ρ_T, the tangential parameter (> 0).
+    pub rho_t: f64,
+    /// The reaction r.
+    pub r: &'a [f64],
+    /// The velocity u.
+    pub u: &'a [f64],
+}
+
+/// Where a complementarity function of one contact writes: φ (length d) and, when `jac` is
+/// given, its generalised Jacobians `(∂φ/∂r, ∂φ/∂u)` (row-major d×d).
+#[derive(Debug)]
+pub struct CfunOut<'a> {
+    /// φ.
+    pub phi: &'a mut [f64],
+    /// `(∂φ/∂r, ∂φ/∂u)` when asked.
+    pub jac: Option<(&'a mut [f64], &'a mut [f64])>,
+}
+
 /// The default [`Cone::alart_curnier`], on the cone's [`Cone::project_section`] (callable by
 /// laws that override it for some dimensions only).
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn alart_curnier_default<C: Cone + ?Sized>(
-    cone: &C,
-    mu: f64,
-    rho_n: f64,
-    rho_t: f64,
-    r: &[f64],
-    u: &[f64],
-    phi: &mut [f64],
-    jac: Option<(&mut [f64], &mut [f64])>,
-) {
+pub(crate) fn alart_curnier_default<C: Cone + ?Sized>(cone: &C, x: AcInput<'_>, out: CfunOut<'_>) {
+    let (AcInput { mu, rho_n, rho_t, r, u }, CfunOut { phi, jac }) = (x, out);
     let d = r.len();
     let k = d - 1;
     let xn = r[0] - rho_n * u[0];
@@ -545,24 +563,24 @@ pub(crate) fn fb_mapped<C: Cone + ?Sized>(
     jac: Option<(&mut [f64], &mut [f64])>,
 ) {
     // The same source compiled for the common constant lengths (the same bits).
+    let out = CfunOut { phi, jac };
     match r.len() {
-        3 => fb_mapped_with(3, cone, mu, map, r, u, phi, jac),
-        _ => fb_mapped_with(r.len(), cone, mu, map, r, u, phi, jac),
+        3 => fb_mapped_with(3, cone, mu, map, (r, u), out),
+        _ => fb_mapped_with(r.len(), cone, mu, map, (r, u), out),
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// [`fb_mapped`] for contacts of dimension `d` at the pair `(r, u)`.
 #[inline(always)]
 fn fb_mapped_with<C: Cone + ?Sized>(
     d: usize,
     cone: &C,
     mu: f64,
     map: &SocMap,
-    r: &[f64],
-    u: &[f64],
-    phi: &mut [f64],
-    jac: Option<(&mut [f64], &mut [f64])>,
+    (r, u): (&[f64], &[f64]),
+    out: CfunOut<'_>,
 ) {
+    let CfunOut { phi, jac } = out;
     let (r, u, phi, a, b) = (&r[..d], &u[..d], &mut phi[..d], &map.a[..d], &map.b[..d]);
     let mut ut = [0.0; MAX_DIM];
     let mut dut = [0.0; MAX_DIM * MAX_DIM];

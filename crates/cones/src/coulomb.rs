@@ -1,7 +1,7 @@
 //! The isotropic Coulomb cone `K_μ = {(r_N, r_T) : ‖r_T‖ ≤ μ r_N}` in 2-D and 3-D, with the
 //! closed-form projection Siconos uses (`design/SUITES.md`) and its exact Jacobian.
 
-use crate::cone::{Cone, SocMap};
+use crate::cone::{AcInput, CfunOut, Cone, SocMap};
 use perp_core::Error;
 
 /// The Coulomb cone of dimension 2 (`|r_T| ≤ μ r_N`) or 3 (`‖r_T‖₂ ≤ μ r_N`).
@@ -138,20 +138,11 @@ impl Cone for Coulomb {
 
     /// The trait's default with [`Coulomb::project_section`] inlined, on fixed-size arrays
     /// (the same operations in the same order: the same bits).
-    fn alart_curnier(
-        &self,
-        mu: f64,
-        rho_n: f64,
-        rho_t: f64,
-        r: &[f64],
-        u: &[f64],
-        phi: &mut [f64],
-        jac: Option<(&mut [f64], &mut [f64])>,
-    ) {
-        match r.len() {
-            2 => alart_curnier_fixed::<1>(mu, rho_n, rho_t, r, u, phi, jac),
-            3 => alart_curnier_fixed::<2>(mu, rho_n, rho_t, r, u, phi, jac),
-            _ => crate::cone::alart_curnier_default(self, mu, rho_n, rho_t, r, u, phi, jac),
+    fn alart_curnier(&self, x: AcInput<'_>, out: CfunOut<'_>) {
+        match x.r.len() {
+            2 => alart_curnier_fixed::<1>(x, out),
+            3 => alart_curnier_fixed::<2>(x, out),
+            _ => crate::cone::alart_curnier_default(self, x, out),
         }
     }
 
@@ -175,17 +166,9 @@ impl Cone for Coulomb {
 
 /// [`Cone::alart_curnier`] of the Coulomb cone with `K = d − 1` tangential components: the
 /// trait's default and [`Coulomb::project_section`], step for step.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) fn alart_curnier_fixed<const K: usize>(
-    mu: f64,
-    rho_n: f64,
-    rho_t: f64,
-    r: &[f64],
-    u: &[f64],
-    phi: &mut [f64],
-    jac: Option<(&mut [f64], &mut [f64])>,
-) {
+pub(crate) fn alart_curnier_fixed<const K: usize>(x: AcInput<'_>, out: CfunOut<'_>) {
+    let (AcInput { mu, rho_n, rho_t, r, u }, CfunOut { phi, jac }) = (x, out);
     let d = K + 1;
     let (r, u, phi) = (&r[..d], &u[..d], &mut phi[..d]);
     let xn = r[0] - rho_n * u[0];
@@ -335,21 +318,14 @@ mod tests {
                 for fixed in [true, false] {
                     let (mut phi, mut jr, mut ju) = (vec![0.0; d], vec![7.0; d * d], vec![7.0; d * d]);
                     let mut phi0 = vec![0.0; d];
+                    let x = AcInput { mu, rho_n: rn, rho_t: rt, r: &r, u: &u };
                     if fixed {
-                        c.alart_curnier(mu, rn, rt, &r, &u, &mut phi, Some((&mut jr, &mut ju)));
-                        c.alart_curnier(mu, rn, rt, &r, &u, &mut phi0, None);
+                        c.alart_curnier(x, CfunOut { phi: &mut phi, jac: Some((&mut jr, &mut ju)) });
+                        c.alart_curnier(x, CfunOut { phi: &mut phi0, jac: None });
                     } else {
-                        crate::cone::alart_curnier_default(
-                            &c,
-                            mu,
-                            rn,
-                            rt,
-                            &r,
-                            &u,
-                            &mut phi,
-                            Some((&mut jr, &mut ju)),
-                        );
-                        crate::cone::alart_curnier_default(&c, mu, rn, rt, &r, &u, &mut phi0, None);
+                        let out = CfunOut { phi: &mut phi, jac: Some((&mut jr, &mut ju)) };
+                        crate::cone::alart_curnier_default(&c, x, out);
+                        crate::cone::alart_curnier_default(&c, x, CfunOut { phi: &mut phi0, jac: None });
                     }
                     out.push((bits(&phi), bits(&jr), bits(&ju), bits(&phi0)));
                 }

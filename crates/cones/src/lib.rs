@@ -69,7 +69,7 @@ pub mod sensitivity;
 
 pub use admm::Admm;
 pub use apgd::Apgd;
-pub use cone::{Cone, ConeSpec, SocMap, MAX_DIM};
+pub use cone::{AcInput, CfunOut, Cone, ConeSpec, SocMap, MAX_DIM};
 pub use coulomb::Coulomb;
 pub use elliptic::{Elliptic, EllipticMixed};
 pub use global::{GlobalFrictionContactProblem, Reduction};
@@ -80,7 +80,7 @@ pub use local::LocalSolver;
 pub use newton::{LinearSolver, NewtonFunction, SemismoothNewton};
 pub use nsgs::Nsgs;
 pub use perp_core::{Error, Matrix, Settings, SolveReport, Status};
-pub use problem::{FrictionContactProblem, FrictionSolution, FrictionSolver, Prepared};
+pub use problem::{FrictionContactProblem, FrictionSolution, FrictionSolver};
 pub use prox::Prox;
 pub use pyramid::Pyramid;
 pub use rolling::Rolling;

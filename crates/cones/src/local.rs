@@ -2,7 +2,7 @@
 //! nonsmooth Gauss–Seidel; Moreau 1988 §15–16, solves it as a nearest-point
 //! problem).
 
-use crate::cone::{Cone, MAX_DIM};
+use crate::cone::{AcInput, CfunOut, Cone, MAX_DIM};
 use perp_core::line_search::{Backtracking, Search, Verdict};
 use perp_core::linear::{small_lu_solve as small_solve, small_lu_solve_fixed as small_solve_fixed};
 
@@ -159,7 +159,8 @@ impl Local<'_> {
             // soc_map checked by the caller
             let _ = self.cone.fischer_burmeister(self.mu, r, &u[..d], phi, jac);
         } else {
-            self.cone.alart_curnier(self.mu, rho.0, rho.1, r, &u[..d], phi, jac);
+            let x = AcInput { mu: self.mu, rho_n: rho.0, rho_t: rho.1, r, u: &u[..d] };
+            self.cone.alart_curnier(x, CfunOut { phi, jac });
         }
     }
 
@@ -196,7 +197,7 @@ impl Local<'_> {
         let div = self.stop_divisor(wmax);
         let scale = |r: &[f64; N]| (nb + wmax * norm(r) + f64::MIN_POSITIVE) / div;
         let cfun = |r: &[f64; N], phi: &mut [f64; N], jac: Option<(&mut [f64], &mut [f64])>| {
-            self.cfun_fixed(fb, (rho_n, rho_t), &w, &b, r, phi, jac)
+            self.cfun_fixed(fb, (rho_n, rho_t), (&w, &b), r, CfunOut { phi, jac })
         };
         let mut x = [0.0; N];
         x.copy_from_slice(&r[..N]);
@@ -267,17 +268,14 @@ impl Local<'_> {
     }
 
     /// [`Local::cfun`] for `d = N`, on the copies `w`, `b` of `W_ii`, `b`.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn cfun_fixed<const N: usize>(
         &self,
         fb: bool,
         rho: (f64, f64),
-        w: &[[f64; N]; N],
-        b: &[f64; N],
+        (w, b): (&[[f64; N]; N], &[f64; N]),
         r: &[f64; N],
-        phi: &mut [f64; N],
-        jac: Option<(&mut [f64], &mut [f64])>,
+        out: CfunOut<'_>,
     ) {
         let mut u = [0.0; N];
         for a in 0..N {
@@ -287,19 +285,20 @@ impl Local<'_> {
             }
             u[a] = s;
         }
+        let x = AcInput { mu: self.mu, rho_n: rho.0, rho_t: rho.1, r, u: &u };
         if fb {
             // soc_map checked by the caller
-            let _ = self.cone.fischer_burmeister(self.mu, r, &u, phi, jac);
+            let _ = self.cone.fischer_burmeister(self.mu, r, &u, out.phi, out.jac);
         } else if self.coulomb && N == 3 {
-            crate::coulomb::alart_curnier_fixed::<2>(self.mu, rho.0, rho.1, r, &u, phi, jac);
+            crate::coulomb::alart_curnier_fixed::<2>(x, out);
         } else if self.coulomb && N == 2 {
-            crate::coulomb::alart_curnier_fixed::<1>(self.mu, rho.0, rho.1, r, &u, phi, jac);
+            crate::coulomb::alart_curnier_fixed::<1>(x, out);
         } else if let (Some(c), 5) = (&self.rolling, N) {
-            c.alart_curnier_fixed::<2>(self.mu, rho.0, rho.1, r, &u, phi, jac);
+            c.alart_curnier_fixed::<2>(x, out);
         } else if let (Some(c), 3) = (&self.rolling, N) {
-            c.alart_curnier_fixed::<1>(self.mu, rho.0, rho.1, r, &u, phi, jac);
+            c.alart_curnier_fixed::<1>(x, out);
         } else {
-            self.cone.alart_curnier(self.mu, rho.0, rho.1, r, &u, phi, jac);
+            self.cone.alart_curnier(x, out);
         }
     }
 

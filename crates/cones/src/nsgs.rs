@@ -26,8 +26,8 @@ use crate::cone::{Cone, ConeSpec, MAX_DIM};
 use crate::delassus::Blocks;
 use crate::local::{Local, LocalSolver};
 use crate::problem::{
-    message_buffer, prepare, reset_report, solve_by_into, solve_refined, ConeCache, FrictionContactProblem,
-    FrictionSolution, FrictionSolver, Out, Prepared,
+    message_buffer, opaque_workspace, prepare, reset_report, ConeCache, FrictionContactProblem,
+    FrictionSolver, Out, Prepares,
 };
 use perp_core::iteration::Outlook;
 use perp_core::parallel::Par;
@@ -64,13 +64,16 @@ pub struct Nsgs {
     /// ([`Outlook`]): a pile with redundant contacts converges ever more slowly, and its
     /// last thousands of sweeps would not reach the tolerance anyway. Default on.
     pub forecast: bool,
-    /// The state kept between calls to [`FrictionSolver::solve_into`] (opaque).
-    pub prepared: Prepared,
+    /// What is kept between calls to [`FrictionSolver::solve_into`] (boxed, made at the
+    /// first solve).
+    pub workspace: Option<Box<Workspace>>,
 }
 
-/// What [`Nsgs`] keeps between calls.
+/// What [`Nsgs`] keeps between calls to [`FrictionSolver::solve_into`]: W's CSR copy and
+/// diagonal blocks, the cone objects, the contact order and the iteration vectors. Opaque;
+/// `Workspace::default()` is empty (the next solve prepares afresh), and a clone is empty.
 #[derive(Default)]
-struct Workspace {
+pub struct Workspace {
     blocks: Option<Blocks>,
     cones: ConeCache,
     order: Vec<usize>,
@@ -84,6 +87,8 @@ struct Workspace {
     outlook: Outlook,
 }
 
+opaque_workspace!(Workspace);
+
 impl Default for Nsgs {
     fn default() -> Self {
         Nsgs {
@@ -93,7 +98,7 @@ impl Default for Nsgs {
             local_max_iter: params::LOCAL_MAX_ITER,
             colouring: params::COLOURING,
             forecast: params::FORECAST,
-            prepared: Prepared::default(),
+            workspace: None,
         }
     }
 }
@@ -488,15 +493,6 @@ impl FrictionSolver for Nsgs {
         "nsgs"
     }
 
-    fn solve(
-        &mut self,
-        p: &FrictionContactProblem,
-        warm: Option<&[f64]>,
-        s: &Settings,
-    ) -> Result<FrictionSolution, Error> {
-        solve_by_into(self, p, warm, s)
-    }
-
     fn solve_into(
         &mut self,
         p: &FrictionContactProblem,
@@ -506,22 +502,24 @@ impl FrictionSolver for Nsgs {
         report: &mut SolveReport,
         s: &Settings,
     ) -> Result<(), Error> {
-        // The slot is moved out (a pointer), not the workspace: a one-contact solve is a
-        // microsecond, and moving the workspace in and out cost a few percent of it.
-        let mut prepared = std::mem::take(&mut self.prepared);
-        let ws = prepared.get::<Workspace>();
-        let out = solve_refined(p, warm, Out { r, u, report }, s, DEFAULT_SWEEPS, |warm, out, s| {
-            self.solve_with(ws, p, warm, out, s)
-        });
-        self.prepared = prepared;
-        out
+        self.solve_prepared(p, warm, Out { r, u, report }, s)
     }
 }
 
-impl Nsgs {
-    fn solve_with(
+impl Prepares for Nsgs {
+    // Boxed: the slot, a pointer, moves in and out of the solver around a solve, not the
+    // workspace (a one-contact solve is a microsecond, and moving the workspace cost a few
+    // percent of it).
+    type Workspace = Option<Box<Workspace>>;
+    const DEFAULT_MAX_ITER: usize = DEFAULT_SWEEPS;
+
+    fn workspace(&mut self) -> &mut Option<Box<Workspace>> {
+        &mut self.workspace
+    }
+
+    fn solve_in(
         &self,
-        ws: &mut Workspace,
+        ws: &mut Option<Box<Workspace>>,
         p: &FrictionContactProblem,
         warm: bool,
         out: Out<'_>,
@@ -530,6 +528,7 @@ impl Nsgs {
         // One clock read for the solve's start: the loop's elapsed time and the forecast's
         // time limit count from it.
         let start = Instant::now();
+        let ws: &mut Workspace = ws.get_or_insert_with(Box::default);
         let Out { r, u, report } = out;
         prepare(p, warm, r, u, s, &mut ws.cones)?;
         self.validate()?;

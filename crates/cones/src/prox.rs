@@ -27,9 +27,7 @@
 //! inner failure up to 10⁴⁰, and 162 of 193 solves failed).
 
 use crate::newton::{run, ProxParams, SemismoothNewton, Workspace, PROX_DEFAULTS, PROX_MAX_ITER};
-use crate::problem::{
-    solve_by_into, solve_refined, FrictionContactProblem, FrictionSolution, FrictionSolver, Out, Prepared,
-};
+use crate::problem::{FrictionContactProblem, FrictionSolver, Out, Prepares};
 use perp_core::{Error, Settings, SolveReport};
 
 pub mod params;
@@ -49,8 +47,9 @@ pub struct Prox {
     pub inner_max: usize,
     /// The inner Newton method (function, sparse/dense choice, ρ scale, regularisation).
     pub inner: SemismoothNewton,
-    /// The state kept between calls to [`FrictionSolver::solve_into`] (opaque).
-    pub prepared: Prepared,
+    /// What is kept between calls to [`FrictionSolver::solve_into`]: the inner Newton
+    /// method's workspace.
+    pub workspace: Workspace,
 }
 
 impl Default for Prox {
@@ -58,7 +57,7 @@ impl Default for Prox {
         let mut inner = SemismoothNewton::alart_curnier();
         inner.line_search = params::INNER_LINE_SEARCH;
         let ProxParams { sigma0, nu, inner_max } = PROX_DEFAULTS;
-        Prox { sigma0, nu, inner_max, inner, prepared: Prepared::default() }
+        Prox { sigma0, nu, inner_max, inner, workspace: Workspace::default() }
     }
 }
 
@@ -72,15 +71,6 @@ impl Prox {
 impl FrictionSolver for Prox {
     fn name(&self) -> &str {
         "prox"
-    }
-
-    fn solve(
-        &mut self,
-        p: &FrictionContactProblem,
-        warm: Option<&[f64]>,
-        s: &Settings,
-    ) -> Result<FrictionSolution, Error> {
-        solve_by_into(self, p, warm, s)
     }
 
     fn solve_into(
@@ -101,12 +91,27 @@ impl FrictionSolver for Prox {
         if self.inner_max == 0 {
             return Err(Error::setting("inner_max", 0, "must be ≥ 1"));
         }
+        self.solve_prepared(p, warm, Out { r, u, report }, s)
+    }
+}
+
+impl Prepares for Prox {
+    type Workspace = Workspace;
+    const DEFAULT_MAX_ITER: usize = PROX_MAX_ITER;
+
+    fn workspace(&mut self) -> &mut Workspace {
+        &mut self.workspace
+    }
+
+    fn solve_in(
+        &self,
+        ws: &mut Workspace,
+        p: &FrictionContactProblem,
+        warm: bool,
+        out: Out<'_>,
+        s: &Settings,
+    ) -> Result<(), Error> {
         let params = ProxParams { sigma0: self.sigma0, nu: self.nu, inner_max: self.inner_max };
-        let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = solve_refined(p, warm, Out { r, u, report }, s, PROX_MAX_ITER, |warm, out, s| {
-            run(&self.inner, &mut ws, Some(params), p, warm, out, s)
-        });
-        *self.prepared.get::<Workspace>() = ws;
-        out
+        run(&self.inner, ws, Some(params), p, warm, out, s)
     }
 }

@@ -34,7 +34,7 @@
 //! `μ_i x̂_i ∂n/∂x + (μ_i n / ‖x_i‖)(I − x̂_i x̂_iᵀ) ∂x_i/∂x` — Siconos'
 //! `subdifferentialProjectionOnRollingCone` in the same file.
 
-use crate::cone::{Cone, ConeSpec, MAX_DIM};
+use crate::cone::{AcInput, CfunOut, Cone, ConeSpec, MAX_DIM};
 use crate::FrictionContactProblem;
 use perp_core::{Error, Matrix};
 
@@ -210,18 +210,9 @@ impl Rolling {
     /// `K` components per part, on fixed-size arrays: the same operations in the same order
     /// (the same bits), without the size-generic loops and the dynamic dispatch of the
     /// section. The local Newton of nsgs evaluates it a few times per contact and sweep.
-    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub(crate) fn alart_curnier_fixed<const K: usize>(
-        &self,
-        mu: f64,
-        rho_n: f64,
-        rho_t: f64,
-        r: &[f64],
-        u: &[f64],
-        phi: &mut [f64],
-        jac: Option<(&mut [f64], &mut [f64])>,
-    ) {
+    pub(crate) fn alart_curnier_fixed<const K: usize>(&self, x: AcInput<'_>, out: CfunOut<'_>) {
+        let (AcInput { mu, rho_n, rho_t, r, u }, CfunOut { phi, jac }) = (x, out);
         // k = 2K section components, d = 1 + k.
         const KK: usize = 4; // 2K ≤ 4
         let (k, d) = (2 * K, 1 + 2 * K);
@@ -379,20 +370,11 @@ impl Cone for Rolling {
         }
     }
 
-    fn alart_curnier(
-        &self,
-        mu: f64,
-        rho_n: f64,
-        rho_t: f64,
-        r: &[f64],
-        u: &[f64],
-        phi: &mut [f64],
-        jac: Option<(&mut [f64], &mut [f64])>,
-    ) {
+    fn alart_curnier(&self, x: AcInput<'_>, out: CfunOut<'_>) {
         if self.dim == 5 {
-            self.alart_curnier_fixed::<2>(mu, rho_n, rho_t, r, u, phi, jac);
+            self.alart_curnier_fixed::<2>(x, out);
         } else {
-            self.alart_curnier_fixed::<1>(mu, rho_n, rho_t, r, u, phi, jac);
+            self.alart_curnier_fixed::<1>(x, out);
         }
     }
 
@@ -618,21 +600,17 @@ mod tests {
                 let (rho_n, rho_t) = (rng.random_range(0.1..3.0), rng.random_range(0.1..3.0));
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 let (mut p1, mut p2) = (vec![0.0; dim], vec![0.0; dim]);
-                c.alart_curnier(mu, rho_n, rho_t, &r, &u, &mut p1, None);
-                crate::cone::alart_curnier_default(&c, mu, rho_n, rho_t, &r, &u, &mut p2, None);
+                let x = AcInput { mu, rho_n, rho_t, r: &r, u: &u };
+                c.alart_curnier(x, CfunOut { phi: &mut p1, jac: None });
+                crate::cone::alart_curnier_default(&c, x, CfunOut { phi: &mut p2, jac: None });
                 assert_eq!(bits(&p1), bits(&p2), "dim {dim}, trial {trial}");
                 let (mut jr1, mut ju1) = (vec![7.0; dim * dim], vec![7.0; dim * dim]);
                 let (mut jr2, mut ju2) = (vec![7.0; dim * dim], vec![7.0; dim * dim]);
-                c.alart_curnier(mu, rho_n, rho_t, &r, &u, &mut p1, Some((&mut jr1, &mut ju1)));
+                c.alart_curnier(x, CfunOut { phi: &mut p1, jac: Some((&mut jr1, &mut ju1)) });
                 crate::cone::alart_curnier_default(
                     &c,
-                    mu,
-                    rho_n,
-                    rho_t,
-                    &r,
-                    &u,
-                    &mut p2,
-                    Some((&mut jr2, &mut ju2)),
+                    x,
+                    CfunOut { phi: &mut p2, jac: Some((&mut jr2, &mut ju2)) },
                 );
                 assert_eq!(bits(&p1), bits(&p2), "dim {dim}, trial {trial}");
                 assert_eq!(bits(&jr1), bits(&jr2), "dim {dim}, trial {trial}");

@@ -5,7 +5,7 @@
 //! Membership, cone samples and polar checks use formulas written here, independent of the
 //! code under test.
 
-use perp_cones::{Cone, ConeSpec, Coulomb, Elliptic, EllipticMixed, Pyramid, Rolling};
+use perp_cones::{AcInput, CfunOut, Cone, ConeSpec, Coulomb, Elliptic, EllipticMixed, Pyramid, Rolling};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -272,7 +272,7 @@ proptest! {
             let ok = |p: &[f64]| if zero { norm(p) <= 1e-11 * scale } else { norm(p) >= 1e-6 };
             cone.natural_map(mu, rho, r, u, phi, None);
             prop_assert!(ok(phi), "natural map {phi:?} at r={r:?} u={u:?} (zero expected: {zero})");
-            cone.alart_curnier(mu, rho, rho_t, r, u, phi, None);
+            cone.alart_curnier(AcInput { mu, rho_n: rho, rho_t, r, u }, CfunOut { phi, jac: None });
             prop_assert!(ok(phi), "Alart–Curnier {phi:?} at r={r:?} u={u:?} (zero expected: {zero})");
             if fb {
                 cone.fischer_burmeister(mu, r, u, phi, None).unwrap();
@@ -397,7 +397,12 @@ fn jacobian_checks(law: &Law, mu: f64, rng: &mut ChaCha8Rng) -> Result<(usize, u
     type F<'a> = Box<dyn Fn(&[f64], &[f64], &mut [f64], Option<(&mut [f64], &mut [f64])>) + 'a>;
     let mut funcs: Vec<(&str, F)> = vec![
         ("natural_map", Box::new(|r, u, p, j| cone.natural_map(mu, rho, r, u, p, j))),
-        ("alart_curnier", Box::new(|r, u, p, j| cone.alart_curnier(mu, rho, rho_t, r, u, p, j))),
+        (
+            "alart_curnier",
+            Box::new(|r, u, p, j| {
+                cone.alart_curnier(AcInput { mu, rho_n: rho, rho_t, r, u }, CfunOut { phi: p, jac: j })
+            }),
+        ),
     ];
     if cone.soc_map(mu).is_some() {
         funcs.push((

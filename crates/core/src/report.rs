@@ -349,6 +349,24 @@ pub struct Solution {
     pub ray: Option<Ray>,
 }
 
+impl Solution {
+    /// Moves the answer into a caller's buffers (the `solve_into` of a solver that builds a
+    /// `Solution`): `z` and `w` must have its length, else `Err` naming the buffer.
+    pub fn copy_into(
+        self,
+        z: &mut [f64],
+        w: &mut [f64],
+        report: &mut SolveReport,
+    ) -> Result<(), crate::Error> {
+        crate::Error::check_len("z", z, self.z.len())?;
+        crate::Error::check_len("w", w, self.w.len())?;
+        z.copy_from_slice(&self.z);
+        w.copy_from_slice(&self.w);
+        *report = self.report;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -65,7 +65,6 @@ pub struct StepCotangent {
 
 /// The step's contact problem assembled at `(q, u)` with the given active contacts and
 /// restitution shifts (per candidate contact); returns it with `q_M`.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn assemble(
     sys: &dyn System,
     q: &[f64],
@@ -95,22 +94,31 @@ pub(crate) fn assemble(
     Ok((lp, q_m))
 }
 
+/// The state a step starts from: coordinates, velocities, time, and the step's length.
+pub(crate) struct StepStart {
+    pub(crate) q: Vec<f64>,
+    pub(crate) u: Vec<f64>,
+    pub(crate) t: f64,
+    pub(crate) dt: f64,
+}
+
+/// What a step's contact solve found: the active contacts, their local impulses `r`, how the
+/// solve ended, and the system's number of candidate contacts.
+pub(crate) struct StepContacts {
+    pub(crate) active: Vec<usize>,
+    pub(crate) r: Vec<f64>,
+    pub(crate) status: Option<Status>,
+    pub(crate) candidates: usize,
+}
+
 impl<'s> StepSensitivity<'s> {
-    /// Linearizes the step from `(q, u, t)` whose active contacts and local impulses `r` the
-    /// stepper found (`status`: how that solve ended; `candidates`: the system's number of
-    /// candidate contacts).
-    #[allow(clippy::too_many_arguments)]
+    /// Linearizes the step from `start` whose contacts the stepper solved as `contacts` says.
     pub(crate) fn new(
         system: &'s dyn System,
-        q: Vec<f64>,
-        u: Vec<f64>,
-        t: f64,
-        dt: f64,
-        active: Vec<usize>,
-        r: Vec<f64>,
-        status: Option<Status>,
-        candidates: usize,
+        start: StepStart,
+        contacts: StepContacts,
     ) -> Result<Self, Error> {
+        let (StepStart { q, u, t, dt }, StepContacts { active, r, status, candidates }) = (start, contacts);
         let (lp, _) = assemble(system, &q, &u, t, dt, &active, None)?;
         let (contact, degenerate) = if lp.size() == 0 {
             (None, Vec::new())

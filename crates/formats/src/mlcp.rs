@@ -172,19 +172,19 @@ fn read_blocks(ts: &mut Tokens, size: usize) -> Result<Vec<bool>, Error> {
     Ok(free)
 }
 
-/// Reads `rows × cols` values in row-major order named `name[i,j]`, into the column block
-/// starting at (`r0`, `c0`) of the row-major `dst` with row length `ld`.
-#[allow(clippy::too_many_arguments)]
-fn read_block_row_major(
-    ts: &mut Tokens,
-    name: &str,
+/// A block of the A, B, C, D form: its name, its size and where it starts in M.
+struct Block {
+    name: &'static str,
     rows: usize,
     cols: usize,
-    dst: &mut [f64],
-    ld: usize,
-    r0: usize,
-    c0: usize,
-) -> Result<(), Error> {
+    /// Row and column of its first entry in M.
+    at: (usize, usize),
+}
+
+/// Reads `block`'s values in row-major order named `name[i,j]` into the row-major `dst` with
+/// row length `ld`.
+fn read_block_row_major(ts: &mut Tokens, block: &Block, dst: &mut [f64], ld: usize) -> Result<(), Error> {
+    let Block { name, rows, cols, at: (r0, c0) } = *block;
     for i in 0..rows {
         for j in 0..cols {
             dst[(r0 + i) * ld + c0 + j] = ts.read_f64(format_args!("{name}[{i},{j}]"))?;
@@ -213,10 +213,14 @@ fn read_abcd(ts: &mut Tokens, n: usize, m: usize) -> Result<(Matrix, Vec<f64>, V
         ));
     }
     let mut data = vec![0.0; size * size];
-    read_block_row_major(ts, "A", n, n, &mut data, size, 0, 0)?;
-    read_block_row_major(ts, "B", m, m, &mut data, size, n, n)?;
-    read_block_row_major(ts, "C", n, m, &mut data, size, 0, n)?;
-    read_block_row_major(ts, "D", m, n, &mut data, size, n, 0)?;
+    for block in [
+        Block { name: "A", rows: n, cols: n, at: (0, 0) },
+        Block { name: "B", rows: m, cols: m, at: (n, n) },
+        Block { name: "C", rows: n, cols: m, at: (0, n) },
+        Block { name: "D", rows: m, cols: n, at: (n, 0) },
+    ] {
+        read_block_row_major(ts, &block, &mut data, size)?;
+    }
     let mut q = ts.read_vector(n, "a")?;
     q.extend(ts.read_vector(m, "b")?);
     let mm = Matrix::from_row_major(size, size, &data)?;

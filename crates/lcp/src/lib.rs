@@ -40,8 +40,8 @@ pub use sensitivity::{sensitivity, LcpSensitivity};
 /// caller's, and `lemke`, `pgs`, `psor` and `rpgs` keep their internal storage between calls, so
 /// that once a solver has solved a problem of the same structure, a call allocates nothing
 /// (with `record_history` off). Update the problem in place with [`Lcp::set_q`] and
-/// [`Lcp::set_m_values`]. For those solvers `solve` is a thin wrapper over `solve_into`: both
-/// give bit-identical results.
+/// [`Lcp::set_m_values`]. A solver implements `solve_into`; `solve` is `solve_into` on fresh
+/// buffers, so both give bit-identical results.
 ///
 /// ```
 /// use perp_core::{Matrix, Settings, SolveReport, Status};
@@ -60,9 +60,6 @@ pub use sensitivity::{sensitivity, LcpSensitivity};
 pub trait LcpSolver: Send {
     /// The registry name (`"lemke"`, `"pgs"`, …).
     fn name(&self) -> &str;
-    /// Solves `p`, starting from `warm` when given (pivoting methods use its support as the
-    /// starting basis guess; iterative methods start from it).
-    fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error>;
     /// Drops what the solver remembers of earlier answers (hot-start memory), so the next
     /// solve starts only from what it is given; workspaces sized for the problem's structure
     /// stay. Default: nothing is remembered.
@@ -78,8 +75,6 @@ pub trait LcpSolver: Send {
     /// `z` and `w` must have length n (else `Err`). On `Err`, `z`, `w` and `report` are
     /// unspecified. Lemke's secondary ray is not returned here: see
     /// [`lemke::Lemke::last_ray`].
-    ///
-    /// The default implementation calls [`LcpSolver::solve`] and copies (it allocates).
     fn solve_into(
         &mut self,
         p: &Lcp,
@@ -88,29 +83,16 @@ pub trait LcpSolver: Send {
         w: &mut [f64],
         report: &mut SolveReport,
         s: &Settings,
-    ) -> Result<(), Error> {
-        if !warm {
-            Error::check_len("z", z, p.n())?;
-        }
-        Error::check_len("w", w, p.n())?;
-        let sol = self.solve(p, if warm { Some(&*z) } else { None }, s)?;
-        z.copy_from_slice(&sol.z);
-        w.copy_from_slice(&sol.w);
-        *report = sol.report;
-        Ok(())
-    }
-}
+    ) -> Result<(), Error>;
 
-/// `solve` over `solve_into`: fresh buffers (the warm start copied into z), a fresh report.
-pub(crate) fn solve_via_into<S: LcpSolver + ?Sized>(
-    solver: &mut S,
-    p: &Lcp,
-    warm: Option<&[f64]>,
-    s: &Settings,
-) -> Result<Solution, Error> {
-    let mut z = warm.map_or_else(|| vec![0.0; p.n()], <[f64]>::to_vec);
-    let mut w = vec![0.0; p.n()];
-    let mut report = SolveReport::new(solver.name());
-    solver.solve_into(p, warm.is_some(), &mut z, &mut w, &mut report, s)?;
-    Ok(Solution { z, w, report, ray: None })
+    /// Solves `p`, starting from `warm` when given (pivoting methods use its support as the
+    /// starting basis guess; iterative methods start from it): [`LcpSolver::solve_into`] on
+    /// fresh buffers (the warm start copied into z) and a fresh report.
+    fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
+        let mut z = warm.map_or_else(|| vec![0.0; p.n()], <[f64]>::to_vec);
+        let mut w = vec![0.0; p.n()];
+        let mut report = SolveReport::new(self.name());
+        self.solve_into(p, warm.is_some(), &mut z, &mut w, &mut report, s)?;
+        Ok(Solution { z, w, report, ray: None })
+    }
 }

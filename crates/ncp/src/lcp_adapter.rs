@@ -3,7 +3,7 @@
 //! with the LCP measure (Siconos' ‖min(z, w)‖₂/‖q‖₂).
 
 use crate::{AffineFunction, Mcp, NcpSolver};
-use perp_core::{measures, Error, Settings, Solution};
+use perp_core::{measures, Error, Settings, Solution, SolveReport};
 use perp_lcp::{Lcp, LcpSolver};
 
 /// An [`NcpSolver`] seen as an [`LcpSolver`]. The inner solver's tolerance is scaled by
@@ -23,7 +23,24 @@ impl<S: NcpSolver> LcpSolver for NcpAsLcp<S> {
         self.inner.forget();
     }
 
-    fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
+    /// The inner solver's answer copied into the buffers (it allocates).
+    fn solve_into(
+        &mut self,
+        p: &Lcp,
+        warm: bool,
+        z: &mut [f64],
+        w: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
+        self.solve_checked(p, warm.then_some(&*z), s)?.copy_into(z, w, report)
+    }
+}
+
+impl<S: NcpSolver> NcpAsLcp<S> {
+    /// Checks the settings and the warm start, then [`NcpAsLcp::solve_as_is`] (scaled when the
+    /// data are far from 1).
+    fn solve_checked(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
         s.validate()?;
         p.check_warm(warm)?;
         // The Fischer–Burmeister and min functions add z and w as if they had one unit: data
@@ -31,9 +48,7 @@ impl<S: NcpSolver> LcpSolver for NcpAsLcp<S> {
         // answer is unscaled and scored on the caller's problem.
         p.solve_unit_scaled(warm, s.tol, |p, warm| self.solve_as_is(p, warm, s))
     }
-}
 
-impl<S: NcpSolver> NcpAsLcp<S> {
     /// [`LcpSolver::solve`] on `p` as given.
     fn solve_as_is(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
         let f = AffineFunction::from_lcp(p);

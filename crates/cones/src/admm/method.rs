@@ -2,15 +2,19 @@
 
 use super::*;
 
-/// What [`Admm`] keeps between calls.
+/// What [`Admm`] keeps between calls to [`FrictionSolver::solve_into`]: W's CSR copy, the cone
+/// objects, the factorization's storage and the iteration vectors. Opaque;
+/// `Workspace::default()` is empty (the next solve prepares afresh), and a clone is empty.
 #[derive(Default)]
-pub(super) struct Workspace {
+pub struct Workspace {
     pub(super) blocks: Option<Blocks>,
     pub(super) cones: ConeCache,
     pub(super) linear: Linear,
     /// z, ẑ, z_k, ξ, ξ̂, ξ_k, q_s, scratch, best r.
     pub(super) vecs: [Vec<f64>; 9],
 }
+
+opaque_workspace!(Workspace);
 
 /// Indices into [`Workspace::vecs`] used by name (the others are destructured in order).
 pub(super) const QS: usize = 6;

@@ -50,8 +50,8 @@
 use crate::cone::Cone;
 use crate::delassus::Blocks;
 use crate::problem::{
-    message_buffer, prepare, reset_report, solve_by_into, solve_refined, ConeCache, FrictionContactProblem,
-    FrictionSolution, FrictionSolver, Out, Prepared,
+    message_buffer, opaque_workspace, prepare, reset_report, ConeCache, FrictionContactProblem,
+    FrictionSolver, Out, Prepares,
 };
 use perp_core::iteration::{self, Counters};
 use perp_core::linear::{DenseCholesky, DenseLu, SparseCholesky, SparseLu};
@@ -65,7 +65,8 @@ mod method;
 pub mod params;
 
 use linear::Linear;
-use method::{Method, Workspace, DIVERGED};
+pub use method::Workspace;
+use method::{Method, DIVERGED};
 
 /// How ADMM adapts its penalty ρ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,8 +143,8 @@ pub struct Admm {
     pub shift: Shift,
     /// When ρ is rescaled by the residuals' ratio after the first iteration.
     pub first_rescale: FirstRescale,
-    /// The state kept between calls to [`FrictionSolver::solve_into`] (opaque).
-    pub prepared: Prepared,
+    /// What is kept between calls to [`FrictionSolver::solve_into`].
+    pub workspace: Workspace,
 }
 
 impl Default for Admm {
@@ -158,7 +159,7 @@ impl Default for Admm {
             eta: params::ETA,
             shift: params::SHIFT,
             first_rescale: params::FIRST_RESCALE,
-            prepared: Prepared::default(),
+            workspace: Workspace::default(),
         }
     }
 }
@@ -239,15 +240,6 @@ impl FrictionSolver for Admm {
         "admm"
     }
 
-    fn solve(
-        &mut self,
-        p: &FrictionContactProblem,
-        warm: Option<&[f64]>,
-        s: &Settings,
-    ) -> Result<FrictionSolution, Error> {
-        solve_by_into(self, p, warm, s)
-    }
-
     fn solve_into(
         &mut self,
         p: &FrictionContactProblem,
@@ -257,28 +249,27 @@ impl FrictionSolver for Admm {
         report: &mut SolveReport,
         s: &Settings,
     ) -> Result<(), Error> {
-        let start = Instant::now();
-        let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let mut start = Some(start);
-        let out = solve_refined(p, warm, Out { r, u, report }, s, DEFAULT_MAX_ITER, |warm, out, s| {
-            // The first round's clock started before the workspace was taken.
-            self.solve_with(&mut ws, start.take().unwrap_or_else(Instant::now), p, warm, out, s)
-        });
-        *self.prepared.get::<Workspace>() = ws;
-        out
+        self.solve_prepared(p, warm, Out { r, u, report }, s)
     }
 }
 
-impl Admm {
-    fn solve_with(
+impl Prepares for Admm {
+    type Workspace = Workspace;
+    const DEFAULT_MAX_ITER: usize = DEFAULT_MAX_ITER;
+
+    fn workspace(&mut self) -> &mut Workspace {
+        &mut self.workspace
+    }
+
+    fn solve_in(
         &self,
         ws: &mut Workspace,
-        start: Instant,
         p: &FrictionContactProblem,
         warm: bool,
         out: Out<'_>,
         s: &Settings,
     ) -> Result<(), Error> {
+        let start = Instant::now();
         let Out { r, u, report } = out;
         prepare(p, warm, r, u, s, &mut ws.cones)?;
         self.validate()?;

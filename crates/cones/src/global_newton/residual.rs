@@ -2,6 +2,7 @@
 //! global answer, shared with the interior-point method.
 
 use super::*;
+use crate::cone::{AcInput, CfunOut};
 
 /// `‖q‖ = ‖Hᵀ M⁻¹ f + b‖`, the local problem's velocity scale, from M's factor.
 pub(crate) fn free_velocity_norm(g: &GlobalFrictionContactProblem, factor: &MassFactor) -> f64 {
@@ -79,7 +80,8 @@ impl<'a> Residual<'a> {
             let s = d * i;
             let j =
                 jac.as_mut().map(|(jr, ju)| (&mut jr[i * dd..(i + 1) * dd], &mut ju[i * dd..(i + 1) * dd]));
-            self.cone.alart_curnier(g.mu[i], rn, rt, &r[s..s + d], &u[s..s + d], &mut phi[s..s + d], j);
+            let x = AcInput { mu: g.mu[i], rho_n: rn, rho_t: rt, r: &r[s..s + d], u: &u[s..s + d] };
+            self.cone.alart_curnier(x, CfunOut { phi: &mut phi[s..s + d], jac: j });
         }
         0.5 * res.iter().map(|x| x * x).sum::<f64>()
     }

@@ -208,7 +208,27 @@ impl FrictionSolver for LemkePyramid {
         "lemke-pyramid"
     }
 
-    fn solve(
+    /// [`LemkePyramid::solve_refining`], its answer copied into the buffers (it allocates).
+    fn solve_into(
+        &mut self,
+        p: &FrictionContactProblem,
+        warm: bool,
+        r: &mut [f64],
+        u: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
+        let sol = self.solve_refining(p, warm.then_some(&*r), s)?;
+        sol.copy_into(r, u, report)
+    }
+}
+
+impl LemkePyramid {
+    /// One run on the pyramid of [`LemkePyramid::facets`] generators, then, while the answer
+    /// stalls or fails numerically (and alignment is on), runs on pyramids of twice the
+    /// generators up to [`LemkePyramid::max_facets`], warm from the best answer so far, within
+    /// what is left of the limits.
+    fn solve_refining(
         &mut self,
         p: &FrictionContactProblem,
         warm: Option<&[f64]>,

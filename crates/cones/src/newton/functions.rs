@@ -10,7 +10,7 @@
 
 use super::method::Method;
 use super::NewtonFunction;
-use crate::cone::{Cone, MAX_DIM};
+use crate::cone::{AcInput, CfunOut, Cone, MAX_DIM};
 
 impl Method<'_> {
     /// Φ (and the Jacobian blocks when `jac`) at `r` with velocities `u` (shifted by
@@ -81,11 +81,11 @@ impl Method<'_> {
         // through the trait object).
         match (self.coulomb, r.len(), f) {
             (true, 3, NewtonFunction::AlartCurnier) => {
-                alart_curnier_fixed::<2>(mu, rn, rt, r, u, phi, jac);
+                alart_curnier_fixed::<2>(AcInput { mu, rho_n: rn, rho_t: rt, r, u }, CfunOut { phi, jac });
                 return true;
             }
             (true, 2, NewtonFunction::AlartCurnier) => {
-                alart_curnier_fixed::<1>(mu, rn, rt, r, u, phi, jac);
+                alart_curnier_fixed::<1>(AcInput { mu, rho_n: rn, rho_t: rt, r, u }, CfunOut { phi, jac });
                 return true;
             }
             (true, 3, NewtonFunction::FischerBurmeister) if mu > 0.0 => {
@@ -104,7 +104,7 @@ impl Method<'_> {
         }
         match f {
             NewtonFunction::AlartCurnier => {
-                cone.alart_curnier(mu, rn, rt, r, u, phi, jac);
+                cone.alart_curnier(AcInput { mu, rho_n: rn, rho_t: rt, r, u }, CfunOut { phi, jac });
                 true
             }
             NewtonFunction::NaturalMap => {

@@ -55,9 +55,7 @@
 //! Newton matrix's pattern and symbolic LU while W's pattern is unchanged, but faer's sparse
 //! numeric LU may still allocate: the zero-allocation promise is for the dense case.
 
-use crate::problem::{
-    solve_by_into, solve_refined, FrictionContactProblem, FrictionSolution, FrictionSolver, Out, Prepared,
-};
+use crate::problem::{FrictionContactProblem, FrictionSolver, Out, Prepares};
 use perp_core::{Error, Settings, SolveReport};
 
 mod dense;
@@ -74,7 +72,7 @@ mod workspace;
 
 pub(crate) use method::run;
 pub(crate) use prox_mode::ProxParams;
-pub(crate) use workspace::Workspace;
+pub use workspace::Workspace;
 
 /// The complementarity function a [`SemismoothNewton`] works on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,7 +151,7 @@ pub struct SemismoothNewton {
     /// [`crate::Prox`]). Not used by `prox` itself.
     pub stall_iterations: usize,
     name: &'static str,
-    prepared: Prepared,
+    workspace: Workspace,
 }
 
 /// Default `c` of [`SemismoothNewton::regularization`]. Measured on the scene suites
@@ -190,7 +188,7 @@ impl SemismoothNewton {
             linear: params::LINEAR,
             stall_iterations: STALL_ITERATIONS,
             name,
-            prepared: Prepared::default(),
+            workspace: Workspace::default(),
         }
     }
 
@@ -236,15 +234,6 @@ impl FrictionSolver for SemismoothNewton {
         self.name
     }
 
-    fn solve(
-        &mut self,
-        p: &FrictionContactProblem,
-        warm: Option<&[f64]>,
-        s: &Settings,
-    ) -> Result<FrictionSolution, Error> {
-        solve_by_into(self, p, warm, s)
-    }
-
     fn solve_into(
         &mut self,
         p: &FrictionContactProblem,
@@ -254,11 +243,26 @@ impl FrictionSolver for SemismoothNewton {
         report: &mut SolveReport,
         s: &Settings,
     ) -> Result<(), Error> {
-        let mut ws = std::mem::take(self.prepared.get::<Workspace>());
-        let out = solve_refined(p, warm, Out { r, u, report }, s, DEFAULT_MAX_ITER, |warm, out, s| {
-            run(self, &mut ws, None, p, warm, out, s)
-        });
-        *self.prepared.get::<Workspace>() = ws;
-        out
+        self.solve_prepared(p, warm, Out { r, u, report }, s)
+    }
+}
+
+impl Prepares for SemismoothNewton {
+    type Workspace = Workspace;
+    const DEFAULT_MAX_ITER: usize = DEFAULT_MAX_ITER;
+
+    fn workspace(&mut self) -> &mut Workspace {
+        &mut self.workspace
+    }
+
+    fn solve_in(
+        &self,
+        ws: &mut Workspace,
+        p: &FrictionContactProblem,
+        warm: bool,
+        out: Out<'_>,
+        s: &Settings,
+    ) -> Result<(), Error> {
+        run(self, ws, None, p, warm, out, s)
     }
 }

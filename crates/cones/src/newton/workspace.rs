@@ -8,7 +8,7 @@ use super::{
 };
 use crate::cone::{ConeSpec, SocMap};
 use crate::delassus::Blocks;
-use crate::problem::{ConeCache, FrictionContactProblem};
+use crate::problem::{opaque_workspace, ConeCache, FrictionContactProblem};
 use perp_core::line_search::NonMonotone;
 use perp_core::Error;
 
@@ -19,9 +19,10 @@ pub(super) enum Linear {
 }
 
 /// What a [`SemismoothNewton`] (or [`crate::Prox`]) keeps between calls: what depends on the
-/// problem's structure, and the iteration vectors' storage.
+/// problem's structure, and the iteration vectors' storage. Opaque; `Workspace::default()` is
+/// empty (the next solve prepares afresh), and a clone is empty.
 #[derive(Default)]
-pub(crate) struct Workspace {
+pub struct Workspace {
     pub(super) blocks: Option<Blocks>,
     pub(super) cones: ConeCache,
     /// FB: the Lorentz-cone map of every built-in contact with μ > 0 (`None` otherwise: the
@@ -33,6 +34,8 @@ pub(crate) struct Workspace {
     pub(super) vectors: Vectors,
     pub(super) merit_memory: NonMonotone,
 }
+
+opaque_workspace!(Workspace);
 
 /// The iteration vectors of a solve: owned by its [`super::method::Method`] while it runs, kept
 /// in the [`Workspace`] between calls so that a solve of the same size allocates nothing.

@@ -1,5 +1,6 @@
 //! The solver interface: [`FrictionSolver`] (`solve` over `solve_into`), what it returns
-//! ([`FrictionSolution`]) and the solver-private workspace slot [`Prepared`].
+//! ([`FrictionSolution`]) and the solvers that keep a typed workspace between solves
+//! ([`Prepares`]).
 
 use super::*;
 
@@ -15,34 +16,25 @@ pub struct FrictionSolution {
 }
 
 /// A frictional contact solver (the catalogue, `perp-catalogue`, builds them by name).
+///
+/// A solver implements [`FrictionSolver::solve_into`]; [`FrictionSolver::solve`] is that
+/// method on fresh buffers, so both give the same answer bit for bit.
 pub trait FrictionSolver: Send {
     /// The registry name.
     fn name(&self) -> &str;
-    /// Solves `p`, starting from `warm` reactions (length `dim · nc`) or from 0.
-    /// A run that does not converge is `Ok` with a status saying why; `Err` is for input that
-    /// cannot be solved as given (sizes, values, a law the method cannot handle).
-    fn solve(
-        &mut self,
-        p: &FrictionContactProblem,
-        warm: Option<&[f64]>,
-        s: &perp_core::Settings,
-    ) -> Result<FrictionSolution, Error>;
 
     /// Solves `p` into the caller's buffers: `r` (length dim·nc) holds the warm start on entry
     /// when `warm` is true (else it is ignored and the solve starts cold, as `solve(p, None)`)
     /// and the reactions on return; `u` receives u = W r + q;
     /// `report` is overwritten in place (its `solver` String and `message` reuse their
     /// storage).
+    /// A run that does not converge is `Ok` with a status saying why; `Err` is for input that
+    /// cannot be solved as given (sizes, values, a law the method cannot handle).
     ///
     /// Once the solver has solved a problem of the same structure (dim, size, storage and
     /// sparsity pattern of W, friction laws), a call allocates nothing (with record_history
     /// off) — for `nsgs`, `ac-newton`, `fb-newton` and `prox` on Coulomb problems with a
-    /// dense Newton matrix; see each solver for what still allocates. [`FrictionSolver::solve`]
-    /// of those solvers is this method on fresh buffers, so both give the same answer bit for
-    /// bit.
-    ///
-    /// The default calls [`FrictionSolver::solve`] (warm-started from `r` when `warm`) and
-    /// copies the answer.
+    /// dense Newton matrix; see each solver for what still allocates.
     ///
     /// ```
     /// use perp_cones::{FrictionContactProblem, FrictionSolver, Nsgs, SolveReport, Status};
@@ -67,63 +59,100 @@ pub trait FrictionSolver: Send {
         u: &mut [f64],
         report: &mut SolveReport,
         s: &perp_core::Settings,
+    ) -> Result<(), Error>;
+
+    /// Solves `p`, starting from `warm` reactions (length `dim · nc`) or from 0:
+    /// [`FrictionSolver::solve_into`] on fresh buffers.
+    fn solve(
+        &mut self,
+        p: &FrictionContactProblem,
+        warm: Option<&[f64]>,
+        s: &perp_core::Settings,
+    ) -> Result<FrictionSolution, Error> {
+        let n = p.size();
+        // A warm start of the wrong length is passed on: solve_into reports it after checking
+        // the problem and the settings, as `start` does.
+        let mut r = warm.map_or_else(|| vec![0.0; n], <[f64]>::to_vec);
+        let mut u = vec![0.0; n];
+        let mut report = SolveReport::new(self.name());
+        self.solve_into(p, warm.is_some(), &mut r, &mut u, &mut report, s)?;
+        Ok(FrictionSolution { r, u, report })
+    }
+}
+
+impl FrictionSolution {
+    /// Copies the answer into a caller's buffers (`solve_into` of a solver that computes a
+    /// `FrictionSolution`): `r` and `u` of its length, else `Err` naming the buffer.
+    pub(crate) fn copy_into(
+        self,
+        r: &mut [f64],
+        u: &mut [f64],
+        report: &mut SolveReport,
     ) -> Result<(), Error> {
-        let warm = warm.then_some(&*r);
-        let sol = self.solve(p, warm, s)?;
-        Error::check_len("r", r, sol.r.len())?;
-        Error::check_len("u", u, sol.u.len())?;
-        r.copy_from_slice(&sol.r);
-        u.copy_from_slice(&sol.u);
-        *report = sol.report;
+        Error::check_len("r", r, self.r.len())?;
+        Error::check_len("u", u, self.u.len())?;
+        r.copy_from_slice(&self.r);
+        u.copy_from_slice(&self.u);
+        *report = self.report;
         Ok(())
     }
 }
 
-/// [`FrictionSolver::solve`] by [`FrictionSolver::solve_into`] on fresh buffers.
-pub(crate) fn solve_by_into<S: FrictionSolver + ?Sized>(
-    sv: &mut S,
-    p: &FrictionContactProblem,
-    warm: Option<&[f64]>,
-    s: &Settings,
-) -> Result<FrictionSolution, Error> {
-    let n = p.size();
-    // A warm start of the wrong length is passed on: solve_into reports it after checking
-    // the problem and the settings, as `start` does.
-    let mut r = warm.map_or_else(|| vec![0.0; n], <[f64]>::to_vec);
-    let mut u = vec![0.0; n];
-    let mut report = SolveReport::new(sv.name());
-    sv.solve_into(p, warm.is_some(), &mut r, &mut u, &mut report, s)?;
-    Ok(FrictionSolution { r, u, report })
+/// A solver that keeps a typed workspace between calls to [`FrictionSolver::solve_into`]:
+/// what depends on a problem's structure only (W's pattern, the cone objects, the iteration
+/// vectors, the Newton matrix's storage). Its `solve_into` is [`Prepares::solve_prepared`].
+pub(crate) trait Prepares: FrictionSolver + Sized {
+    /// The solver's workspace type.
+    type Workspace: Default;
+    /// The iteration limit when `Settings::max_iter` is 0 (the budget of the refinement
+    /// rounds of [`solve_refined`]).
+    const DEFAULT_MAX_ITER: usize;
+    /// The solver's workspace field.
+    fn workspace(&mut self) -> &mut Self::Workspace;
+    /// One solve of `p` in `ws` (one round of [`solve_refined`]).
+    fn solve_in(
+        &self,
+        ws: &mut Self::Workspace,
+        p: &FrictionContactProblem,
+        warm: bool,
+        out: Out<'_>,
+        s: &Settings,
+    ) -> Result<(), Error>;
+
+    /// [`FrictionSolver::solve_into`] by [`Prepares::solve_in`] under [`solve_refined`]. The
+    /// workspace leaves the solver while it runs (`solve_in` reads the options through
+    /// `&self`) and comes back after, also when the solve fails.
+    fn solve_prepared(
+        &mut self,
+        p: &FrictionContactProblem,
+        warm: bool,
+        out: Out<'_>,
+        s: &Settings,
+    ) -> Result<(), Error> {
+        let mut ws = std::mem::take(self.workspace());
+        let done = solve_refined(p, warm, out, s, Self::DEFAULT_MAX_ITER, |warm, out, s| {
+            self.solve_in(&mut ws, p, warm, out, s)
+        });
+        *self.workspace() = ws;
+        done
+    }
 }
 
-/// What a solver keeps between calls to [`FrictionSolver::solve_into`]: what depends on a
-/// problem's structure only (W's pattern, the cone objects, the iteration vectors, the Newton
-/// matrix's storage). Opaque; `Prepared::default()` is empty (the next solve prepares
-/// afresh), and cloning a solver gives the clone an empty one.
-#[derive(Default)]
-pub struct Prepared(Option<Box<dyn std::any::Any + Send + Sync>>);
-
-impl Prepared {
-    /// The workspace of type `T`, created empty if there is none yet (or one of another type).
-    pub(crate) fn get<T: Default + Send + Sync + 'static>(&mut self) -> &mut T {
-        if !self.0.as_ref().is_some_and(|b| b.is::<T>()) {
-            self.0 = Some(Box::new(T::default()));
+/// The `Clone` (an empty workspace: the clone prepares afresh) and `Debug` (opaque) of a
+/// solver's workspace type.
+macro_rules! opaque_workspace {
+    ($t:ty) => {
+        impl Clone for $t {
+            fn clone(&self) -> Self {
+                Self::default()
+            }
         }
-        match self.0.as_mut().and_then(|b| b.downcast_mut::<T>()) {
-            Some(t) => t,
-            None => unreachable!("set above"),
+
+        impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("Workspace(..)")
+            }
         }
-    }
+    };
 }
-
-impl Clone for Prepared {
-    fn clone(&self) -> Self {
-        Prepared::default()
-    }
-}
-
-impl std::fmt::Debug for Prepared {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() { "Prepared(..)" } else { "Prepared(empty)" })
-    }
-}
+pub(crate) use opaque_workspace;

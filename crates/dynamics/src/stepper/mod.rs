@@ -484,17 +484,15 @@ impl<'s> Simulator<'s> {
             let (o, d) = (self.offsets[i], self.dims[i]);
             r.extend_from_slice(&report.impulses[o..o + d]);
         }
-        let lin = crate::sensitivity::StepSensitivity::new(
-            self.system,
-            q,
-            u,
-            t,
-            self.dt,
-            report.active.clone(),
+        use crate::sensitivity::{StepContacts, StepSensitivity, StepStart};
+        let start = StepStart { q, u, t, dt: self.dt };
+        let contacts = StepContacts {
+            active: report.active.clone(),
             r,
-            report.status,
-            self.dims.len(),
-        )?;
+            status: report.status,
+            candidates: self.dims.len(),
+        };
+        let lin = StepSensitivity::new(self.system, start, contacts)?;
         Ok((report, lin))
     }
 

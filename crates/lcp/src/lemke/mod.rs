@@ -326,10 +326,14 @@ impl LcpSolver for Lemke {
         "lemke"
     }
 
+    /// [`LcpSolver::solve_into`] on fresh buffers, with the secondary ray of a run that ends
+    /// on one ([`Lemke::last_ray`]).
     fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
-        let mut sol = crate::solve_via_into(self, p, warm, s)?;
-        sol.ray = self.last_ray().map(|r| r.to_ray());
-        Ok(sol)
+        let mut z = warm.map_or_else(|| vec![0.0; p.n()], <[f64]>::to_vec);
+        let mut w = vec![0.0; p.n()];
+        let mut report = SolveReport::new(self.name());
+        self.solve_into(p, warm.is_some(), &mut z, &mut w, &mut report, s)?;
+        Ok(Solution { z, w, report, ray: self.last_ray().map(|r| r.to_ray()) })
     }
 
     /// Allocation-free once the workspace has been sized for this n (a tie in the ratio test,

@@ -170,16 +170,14 @@ impl IterativeMethod for Pivoting<'_> {
             let ws = &mut *self.ws;
             match self.phase {
                 Phase::Warm => {
-                    let tried = try_warm_basis(
-                        p,
-                        self.z,
-                        &mut ws.zs,
-                        self.w,
-                        self.tol,
-                        &mut self.factorizations,
-                        &mut ws.idx,
-                        &mut ws.engine.lu,
-                    );
+                    let out = BasisTry {
+                        zs: &mut ws.zs,
+                        w: self.w,
+                        idx: &mut ws.idx,
+                        lu: &mut ws.engine.lu,
+                        factorizations: &mut self.factorizations,
+                    };
+                    let tried = try_warm_basis(p, self.z, self.tol, out);
                     if let Some((error, residual_inf)) = tried {
                         self.end = Some(End::Measured(error, residual_inf));
                         return Some(Status::Solved);
@@ -202,18 +200,14 @@ impl IterativeMethod for Pivoting<'_> {
                     // A zero or negative diagonal entry (the friction-cone rows of a
                     // Stewart–Trinkle or pyramid LCP) makes most guesses singular: no crash.
                     if self.crash > 0 && (0..p.n()).all(|i| ws.m.at(i, i) > 0.0) {
-                        let found = crash(
-                            p,
-                            &ws.m,
-                            self.tol,
-                            &mut ws.zs,
-                            self.w,
-                            &mut ws.idx,
-                            self.crash,
-                            &mut ws.crash,
-                            &mut ws.engine.lu,
-                            &mut self.factorizations,
-                        );
+                        let out = BasisTry {
+                            zs: &mut ws.zs,
+                            w: self.w,
+                            idx: &mut ws.idx,
+                            lu: &mut ws.engine.lu,
+                            factorizations: &mut self.factorizations,
+                        };
+                        let found = crash(p, &ws.m, self.tol, self.crash, &mut ws.crash, out);
                         match found {
                             Crash::Solved(error, residual_inf) => {
                                 self.end = Some(End::Measured(error, residual_inf));

@@ -56,20 +56,22 @@ pub(super) fn basis_times_e(m: &DenseCols, support: &[usize], d: &mut Vec<f64>) 
     }
 }
 
-/// Tries the complementary basis given by the support of `z`: its solution goes to `zs`,
-/// `w = M zs + q` to `w`; returns `(error, residual)` if it is feasible and its error meets
-/// `tol`. A factorization (k > 0) counts in `factorizations`. `idx` and `lu` are scratch (no allocation once sized).
-#[allow(clippy::too_many_arguments)]
-pub(super) fn try_warm_basis(
-    p: &Lcp,
-    z: &[f64],
-    zs: &mut [f64],
-    w: &mut [f64],
-    tol: f64,
-    factorizations: &mut usize,
-    idx: &mut Vec<usize>,
-    lu: &mut LuScratch,
-) -> Option<(f64, f64)> {
+/// Where a complementary basis is tried ([`try_warm_basis`], [`crash`]): its solution goes to
+/// `zs` and `w = M zs + q` to `w`, each factorization counts in `factorizations`; `idx` and
+/// `lu` are scratch (no allocation once sized).
+pub(super) struct BasisTry<'a> {
+    pub(super) zs: &'a mut [f64],
+    pub(super) w: &'a mut [f64],
+    pub(super) idx: &'a mut Vec<usize>,
+    pub(super) lu: &'a mut LuScratch,
+    pub(super) factorizations: &'a mut usize,
+}
+
+/// Tries the complementary basis given by the support of `z` (into `out`); returns
+/// `(error, residual)` if it is feasible and its error meets `tol`. A factorization (k > 0)
+/// counts.
+pub(super) fn try_warm_basis(p: &Lcp, z: &[f64], tol: f64, out: BasisTry<'_>) -> Option<(f64, f64)> {
+    let BasisTry { zs, w, idx, lu, factorizations } = out;
     let m = p.m();
     let k = z.iter().filter(|&&v| v > 0.0).count();
     zs.fill(0.0);
@@ -138,20 +140,17 @@ pub(super) struct CrashScratch {
 /// support with the fewest infeasible indices seen is the guess, from whose complementary
 /// basis Lemke starts. For a P-matrix the rounds usually end within 5–6 on random data, where
 /// Lemke from the all-w basis needs about one pivot per index of the solution's support, each
-/// O(n·k). A singular M_SS (non-finite z_S) ends the crash. `zs`, `w`, `idx`, `lu` are scratch.
-#[allow(clippy::too_many_arguments)]
+/// O(n·k). A singular M_SS (non-finite z_S) ends the crash. `out`'s `zs`, `w` hold the last
+/// basis tried.
 pub(super) fn crash(
     p: &Lcp,
     m: &DenseCols,
     tol: f64,
-    zs: &mut [f64],
-    w: &mut [f64],
-    idx: &mut Vec<usize>,
     rounds: usize,
     cs: &mut CrashScratch,
-    lu: &mut LuScratch,
-    factorizations: &mut usize,
+    out: BasisTry<'_>,
 ) -> Crash {
+    let BasisTry { zs, w, idx, lu, factorizations } = out;
     let (n, q) = (p.n(), p.q());
     cs.in_s.clear();
     cs.in_s.extend(q.iter().map(|&x| x < 0.0));

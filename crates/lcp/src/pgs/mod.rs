@@ -100,7 +100,7 @@ mod tests;
 use crate::problem::Out;
 use crate::{Lcp, LcpSolver};
 use perp_core::iteration;
-use perp_core::{Error, Settings, Solution, SolveReport, Status};
+use perp_core::{Error, Settings, SolveReport, Status};
 use rows::*;
 use std::time::Instant;
 use sweep::*;
@@ -314,10 +314,6 @@ impl LcpSolver for Pgs {
     /// `"rpgs"` when ρ > 0, else `"psor"` when ω ≠ 1, else `"pgs"`: the name says what runs.
     fn name(&self) -> &str {
         self.variant_name()
-    }
-
-    fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
-        crate::solve_via_into(self, p, warm, s)
     }
 
     /// Allocation-free once the workspace has been sized for the structure (n, storage) of

@@ -240,11 +240,28 @@ impl LcpSolver for ProjectedNewton {
         NAME
     }
 
-    /// Solves `p` from `warm` projected onto the bounds (default: 0 projected).
+    /// Solves `p` from `z` projected onto the bounds when `warm` (else from 0 projected); the
+    /// answer is copied into the buffers (this solver allocates).
     ///
     /// `Err` for invalid settings or warm start and for a non-symmetric M
     /// ([`Error::Requirement`]); otherwise `Ok` with the status of the solve.
-    fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
+    fn solve_into(
+        &mut self,
+        p: &Lcp,
+        warm: bool,
+        z: &mut [f64],
+        w: &mut [f64],
+        report: &mut SolveReport,
+        s: &Settings,
+    ) -> Result<(), Error> {
+        self.solve_checked(p, warm.then_some(&*z), s)?.copy_into(z, w, report)
+    }
+}
+
+impl ProjectedNewton {
+    /// [`LcpSolver::solve_into`]'s checks, then [`ProjectedNewton::solve_as_is`] (scaled when
+    /// the data are far from 1).
+    fn solve_checked(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
         s.validate()?;
         self.validate()?;
         p.check_warm(warm)?;
@@ -266,9 +283,7 @@ impl LcpSolver for ProjectedNewton {
         // for data near 1: data far from 1 are solved scaled (`Lcp::unit_scaling`).
         p.solve_unit_scaled(warm, s.tol, |p, warm| self.solve_as_is(p, warm, s))
     }
-}
 
-impl ProjectedNewton {
     /// [`LcpSolver::solve`] on `p` as given (checked).
     fn solve_as_is(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
         let n = p.n();

@@ -91,15 +91,10 @@ impl System for Billiards {
             .map(|(a, b)| {
                 let ca = rigid::position(q, a);
                 let c = match b {
-                    None => sphere_plane(
-                        a,
-                        ca,
-                        r,
-                        [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
-                        0.0,
-                        self.mu_table,
-                        None,
-                    ),
+                    None => {
+                        let frame = [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+                        sphere_plane(a, ca, r, Plane { frame, offset: 0.0 }, self.mu_table, None)
+                    }
                     Some(b) => {
                         let side = Side { body: Some(b), center: rigid::position(q, b), radius: r };
                         sphere_sphere(a, ca, r, side, self.mu_ball, None)

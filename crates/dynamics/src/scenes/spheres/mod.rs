@@ -324,35 +324,35 @@ fn set_law(c: &mut Contact, gap: f64, mu: f64, e_r: Option<f64>) {
     }
 }
 
-/// The contact between sphere `a` (center `c`, radius `r`) and the fixed plane
-/// `{x : n · x = offset}` (unit `n` pointing out of the solid), with tangents `t`, `o`
-/// completing the right-handed frame: gap `n · c − offset − r`.
-pub fn sphere_plane(
-    a: usize,
-    c: [f64; 3],
-    r: f64,
-    frame: [[f64; 3]; 3],
-    offset: f64,
-    mu: f64,
-    e_r: Option<f64>,
-) -> Contact {
+/// A fixed plane `{x : n · x = offset}` with its frame `[n, t, o]`: unit `n` pointing out of the
+/// solid, tangents `t`, `o` completing the right-handed frame.
+#[derive(Clone, Copy, Debug)]
+pub struct Plane {
+    /// `[n, t, o]`.
+    pub frame: [[f64; 3]; 3],
+    /// The plane's `n · x`.
+    pub offset: f64,
+}
+
+/// The contact between sphere `a` (center `c`, radius `r`) and the fixed `plane`, in the
+/// plane's frame: gap `n · c − offset − r`.
+pub fn sphere_plane(a: usize, c: [f64; 3], r: f64, plane: Plane, mu: f64, e_r: Option<f64>) -> Contact {
     let mut cont = Contact::new(0.0, Row::default(), Vec::new(), mu);
-    set_sphere_plane(&mut cont, a, c, r, frame, offset, mu, e_r);
+    set_sphere_plane(&mut cont, a, c, r, plane, mu, e_r);
     cont
 }
 
 /// [`sphere_plane`] written into `cont`, reusing its rows' storage.
-#[allow(clippy::too_many_arguments)]
 pub fn set_sphere_plane(
     cont: &mut Contact,
     a: usize,
     c: [f64; 3],
     r: f64,
-    frame: [[f64; 3]; 3],
-    offset: f64,
+    plane: Plane,
     mu: f64,
     e_r: Option<f64>,
 ) {
+    let Plane { frame, offset } = plane;
     set_contact_rows(cont, a, r, None, frame, e_r.is_some());
     set_law(cont, rigid::dot(frame[0], c) - offset - r, mu, e_r);
 }

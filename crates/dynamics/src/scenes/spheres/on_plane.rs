@@ -153,11 +153,13 @@ impl System for SphereOnPlane {
         h[2] = -G;
     }
     fn contacts(&self, q: &[f64], _t: f64) -> Vec<Contact> {
-        vec![sphere_plane(0, rigid::position(q, 0), 1.0, plane_frame(), 0.0, self.mu, Some(self.e_r))]
+        let plane = Plane { frame: plane_frame(), offset: 0.0 };
+        vec![sphere_plane(0, rigid::position(q, 0), 1.0, plane, self.mu, Some(self.e_r))]
     }
     fn contacts_into(&self, q: &[f64], _t: f64, out: &mut Vec<Contact>) {
         contacts_with(out, 1, |_, c| {
-            set_sphere_plane(c, 0, rigid::position(q, 0), 1.0, plane_frame(), 0.0, self.mu, Some(self.e_r))
+            let plane = Plane { frame: plane_frame(), offset: 0.0 };
+            set_sphere_plane(c, 0, rigid::position(q, 0), 1.0, plane, self.mu, Some(self.e_r))
         });
     }
     fn integrate(&self, q: &mut [f64], u: &[f64], dt: f64) {
