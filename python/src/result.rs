@@ -379,6 +379,11 @@ impl Simulation {
         let v: Vec<f64> = self.rows.iter().flat_map(|r| cols.iter().map(|&k| r[k])).collect();
         array2(py, self.rows.len(), cols.len(), v)
     }
+
+    /// Column `col` of every row, or an empty array when `columns=` left it out.
+    fn optional_column(&self, py: Python<'_>, col: Option<usize>) -> Py<PyAny> {
+        array(py, col.map_or_else(Vec::new, |k| self.rows.iter().map(|r| r[k]).collect()))
+    }
 }
 
 #[pymethods]
@@ -417,20 +422,14 @@ impl Simulation {
     /// Solver iterations of each recorded step (empty when `columns=` left them out).
     #[getter]
     fn iterations(&self, py: Python<'_>) -> Py<PyAny> {
-        match self.it_col {
-            Some(k) => array(py, self.rows.iter().map(|r| r[k]).collect()),
-            None => array(py, Vec::new()),
-        }
+        self.optional_column(py, self.it_col)
     }
 
     /// Matrix factorizations of each recorded step's solves (empty when `columns=` left them
     /// out).
     #[getter]
     fn factorizations(&self, py: Python<'_>) -> Py<PyAny> {
-        match self.fa_col {
-            Some(k) => array(py, self.rows.iter().map(|r| r[k]).collect()),
-            None => array(py, Vec::new()),
-        }
+        self.optional_column(py, self.fa_col)
     }
 
     /// One column by name, e.g. `sim["t"]`.

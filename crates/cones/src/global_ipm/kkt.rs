@@ -1,4 +1,5 @@
-//! The quasi-definite KKT system of an iteration, its factorization and iterative refinement.
+//! The KKT system of an iteration: its factorization (reduced to the velocities, or
+//! quasi-definite) and iterative refinement against the unreduced matrix.
 
 use super::*;
 
@@ -169,8 +170,9 @@ impl<'a> Kkt<'a> {
         Ok(())
     }
 
-    /// Solve and up to two refinement steps; returns the last residual's norm (0 when it
-    /// met 10⁻¹⁴ of `rn`).
+    /// Solve and up to two refinement steps; returns the last residual's norm for the reduced
+    /// factor (0 when it met 10⁻¹⁴ of `rn`, and always 0 for the quasi-definite factor, whose
+    /// last correction is not checked).
     fn refine_with(
         &mut self,
         chols: &mut Factors,

@@ -288,3 +288,24 @@ fn the_reduced_and_the_quasi_definite_kkt_systems_give_the_same_answers() {
     }
     assert!(compared >= 8, "{compared} solved pairs");
 }
+
+/// One method kept across problems of other sizes and patterns (its factorizations'
+/// analyses redone) gives each the answer a fresh one gives, bit for bit.
+#[test]
+fn a_kept_method_follows_changes_of_size_and_pattern() {
+    let problems = [random_problem(1, 16, 4), random_problem(2, 10, 2), random_problem(3, 16, 4)];
+    for make in [GlobalIpm::new, GlobalIpm::convex] {
+        let mut kept = make();
+        for (k, g) in problems.iter().enumerate() {
+            let a = kept.solve(g, None, &settings()).unwrap();
+            let b = make().solve(g, None, &settings()).unwrap();
+            assert_eq!(
+                (a.report.status, a.report.iterations),
+                (b.report.status, b.report.iterations),
+                "problem {k}"
+            );
+            assert_eq!(a.r, b.r, "problem {k}");
+            assert_eq!(a.v, b.v, "problem {k}");
+        }
+    }
+}
