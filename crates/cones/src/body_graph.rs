@@ -2,24 +2,33 @@
 //! block per contact) and their refill: M's pattern and one clique per contact, the pattern
 //! of the body graph. SAP's Newton matrix ([`crate::global_sap`]) and the interior point's
 //! reduced KKT matrix ([`crate::global_ipm`]) are both of this form.
+//!
+//! The pattern is stored in its fill-reducing order (approximate minimum degree, computed
+//! once when the graph is built): every refill writes the values where the factorization
+//! reads them, so the factorization ([`Ordering::Given`]) permutes neither the matrix nor
+//! the right-hand sides; [`BodyGraph::solve`] permutes the one vector it solves for.
 
-use perp_core::linear::Row;
+use perp_core::linear::{amd_order, Breakdown, Ordering, Row, SparseCholesky, Supernodal};
 use perp_core::Matrix;
 
-/// The pattern of `M + H G Hᵀ` (lower triangle, compressed columns, rows sorted) and where
-/// each entry of M and of each contact's clique goes.
+/// The pattern of `M + H G Hᵀ` (lower triangle, compressed columns, rows sorted, in the
+/// order `perm`) and where each entry of M and of each contact's clique goes.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct BodyGraph {
     pub(crate) col_ptr: Vec<usize>,
     pub(crate) row_idx: Vec<usize>,
+    /// `perm[k]`: the velocity at position k of the ordered pattern.
+    perm: Vec<usize>,
     /// Positions of the diagonal entries (always in the pattern).
     pub(crate) diag: Vec<usize>,
     /// M's lower entries: (position, value).
     m_pos: Vec<(usize, f64)>,
-    /// Per contact: its velocities (sorted), `H[dofs[a], b]` (b: the contact's row) at
-    /// `a·p + b`, and the positions of its clique's lower entries `(a, b ≤ a)` at
-    /// `a(a+1)/2 + b`.
-    contacts: Vec<(Vec<usize>, Vec<f64>, Vec<usize>)>,
+    /// Per contact, one after the other (the fill reads them in order): k, its number of
+    /// velocities, then `H[dofs[a], b]` (b: the contact's row) at `a·p + b` in `h`, and the
+    /// positions of its clique's lower entries `(a, b ≤ a)` at `a(a+1)/2 + b` in `pos`.
+    sizes: Vec<usize>,
+    h: Vec<f64>,
+    pos: Vec<usize>,
     /// Per contact: its number of rows p and where its p × p block of G starts.
     blocks: Vec<(usize, usize)>,
 }
@@ -63,33 +72,84 @@ impl BodyGraph {
                     cols[jb].push(ja);
                 }
             }
-            cliques.push((dofs, h, Vec::new()));
+            cliques.push((dofs, h));
             blocks.push((p, glen));
             glen += p * p;
         }
-        let mut col_ptr = Vec::with_capacity(n + 1);
-        let mut row_idx = Vec::new();
-        col_ptr.push(0);
-        for col in &mut cols {
-            col.sort_unstable();
-            col.dedup();
-            row_idx.extend_from_slice(col);
-            col_ptr.push(row_idx.len());
+        // The natural pattern, its ordering, and the pattern in that order.
+        let (col_ptr, row_idx) = compress(&mut cols);
+        let perm = amd_order(n, &col_ptr, &row_idx).unwrap_or_else(|_| (0..n).collect());
+        let mut inv = vec![0; n];
+        for (k, &j) in perm.iter().enumerate() {
+            inv[j] = k;
         }
+        let mut ordered: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for j in 0..n {
+            for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
+                let (a, b) = (inv[i], inv[j]);
+                ordered[a.min(b)].push(a.max(b));
+            }
+        }
+        let (col_ptr, row_idx) = compress(&mut ordered);
         let pos = |i: usize, j: usize| {
+            let (i, j) = (inv[i].max(inv[j]), inv[i].min(inv[j]));
             let s = &row_idx[col_ptr[j]..col_ptr[j + 1]];
             col_ptr[j] + s.binary_search(&i).unwrap_or(0)
         };
         let m_pos = m_entries.iter().map(|&(i, j, v)| (pos(i, j), v)).collect();
         let diag = (0..n).map(|j| pos(j, j)).collect();
-        for (dofs, _, p) in &mut cliques {
+        let (mut sizes, mut hs, mut ps) = (Vec::with_capacity(cliques.len()), Vec::new(), Vec::new());
+        for (dofs, h) in &cliques {
+            sizes.push(dofs.len());
+            hs.extend_from_slice(h);
             for (a, &ja) in dofs.iter().enumerate() {
                 for &jb in &dofs[..=a] {
-                    p.push(pos(ja, jb));
+                    ps.push(pos(ja, jb));
                 }
             }
         }
-        BodyGraph { col_ptr, row_idx, diag, m_pos, contacts: cliques, blocks }
+        BodyGraph { col_ptr, row_idx, perm, diag, m_pos, sizes, h: hs, pos: ps, blocks }
+    }
+
+    /// The factorization for this graph's matrices: faer's supernodal Cholesky (see
+    /// [`Supernodal`] for why), of the matrix as ordered.
+    pub(crate) fn cholesky() -> SparseCholesky {
+        SparseCholesky::with_supernodal(Supernodal::Always).with_ordering(Ordering::Given)
+    }
+
+    /// Factors the matrix of `values` (a [`BodyGraph::fill`]) with `chol` (from
+    /// [`BodyGraph::cholesky`]).
+    pub(crate) fn factor(&self, chol: &mut SparseCholesky, values: &[f64]) -> Result<(), Breakdown> {
+        chol.factor(self.perm.len(), &self.col_ptr, &self.row_idx, values)
+    }
+
+    /// Solves with the last [`BodyGraph::factor`] in place: `x` in the velocities' order;
+    /// `t` is kept storage.
+    pub(crate) fn solve(
+        &self,
+        chol: &mut SparseCholesky,
+        x: &mut [f64],
+        t: &mut Vec<f64>,
+    ) -> Result<(), Breakdown> {
+        let n = self.perm.len();
+        if x.len() != n {
+            return Err(Breakdown::NotFactored);
+        }
+        t.clear();
+        t.extend(self.perm.iter().map(|&j| x[j]));
+        chol.solve_in_place(t, n, 1)?;
+        for (&j, &v) in self.perm.iter().zip(t.iter()) {
+            x[j] = v;
+        }
+        Ok(())
+    }
+
+    /// The entries of the lower triangle: (row, column) in the velocities' order (either
+    /// triangle), and the position of the value.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+        (0..self.perm.len()).flat_map(move |j| {
+            (self.col_ptr[j]..self.col_ptr[j + 1]).map(move |k| (self.perm[self.row_idx[k]], self.perm[j], k))
+        })
     }
 
     /// Where contact c's p × p block of G starts in the `g` that [`BodyGraph::fill`] reads
@@ -111,70 +171,85 @@ impl BodyGraph {
         for &(p, v) in &self.m_pos {
             values[p] += v;
         }
-        for (c, &(p, start)) in self.blocks.iter().enumerate() {
+        let (mut h, mut pos) = (&self.h[..], &self.pos[..]);
+        for (&(p, start), &k) in self.blocks.iter().zip(&self.sizes) {
+            let (hc, rest) = h.split_at(k * p);
+            let (pc, prest) = pos.split_at(k * (k + 1) / 2);
+            (h, pos) = (rest, prest);
             let gc = &g[start..start + p * p];
             if gc.iter().all(|&x| x == 0.0) {
                 continue;
             }
             // The common sizes with the products unrolled.
             match p {
-                3 => self.add_clique::<3>(c, gc, values, t),
-                2 => self.add_clique::<2>(c, gc, values, t),
-                1 => self.add_clique::<1>(c, gc, values, t),
-                _ => self.add_clique_dyn(c, p, gc, values, t),
+                3 => add_clique::<3>(hc, gc, pc, values, t),
+                2 => add_clique::<2>(hc, gc, pc, values, t),
+                1 => add_clique::<1>(hc, gc, pc, values, t),
+                _ => add_clique_dyn(p, hc, gc, pc, values, t),
             }
         }
     }
+}
 
-    /// `H_c G_c H_cᵀ` of contact c (of dimension `D`) into `values`: `T = H_c G_c` (k × D),
-    /// then the lower triangle of `T H_cᵀ`.
-    fn add_clique<const D: usize>(&self, c: usize, gc: &[f64], values: &mut [f64], t: &mut Vec<f64>) {
-        let (dofs, h, pos) = &self.contacts[c];
-        let k = dofs.len();
-        t.clear();
-        t.resize(k * D, 0.0);
-        for a in 0..k {
-            let ha = &h[a * D..(a + 1) * D];
+/// `H_c G_c H_cᵀ` of one contact (of dimension `D`, its `H_c` rows `h`, its clique's
+/// positions `pos`) into `values`: `T = H_c G_c` (k × D), then the lower triangle of `T H_cᵀ`.
+fn add_clique<const D: usize>(h: &[f64], gc: &[f64], pos: &[usize], values: &mut [f64], t: &mut Vec<f64>) {
+    let mut g = [[0.0; D]; D];
+    for (f, row) in g.iter_mut().enumerate() {
+        row.copy_from_slice(&gc[f * D..(f + 1) * D]);
+    }
+    t.clear();
+    t.resize(h.len(), 0.0);
+    for (ha, ta) in h.chunks_exact(D).zip(t.chunks_exact_mut(D)) {
+        for e in 0..D {
+            let mut acc = 0.0;
+            for f in 0..D {
+                acc += ha[f] * g[f][e];
+            }
+            ta[e] = acc;
+        }
+    }
+    let mut pos = pos.iter();
+    for (a, ta) in t.chunks_exact(D).enumerate() {
+        for (hb, &k) in h.chunks_exact(D).take(a + 1).zip(&mut pos) {
+            let mut acc = 0.0;
             for e in 0..D {
-                let mut acc = 0.0;
-                for f in 0..D {
-                    acc += ha[f] * gc[f * D + e];
-                }
-                t[a * D + e] = acc;
+                acc += ta[e] * hb[e];
             }
-        }
-        let mut idx = 0;
-        for a in 0..k {
-            let ta = &t[a * D..(a + 1) * D];
-            for b in 0..=a {
-                let hb = &h[b * D..(b + 1) * D];
-                let mut acc = 0.0;
-                for e in 0..D {
-                    acc += ta[e] * hb[e];
-                }
-                values[pos[idx]] += acc;
-                idx += 1;
-            }
+            values[k] += acc;
         }
     }
+}
 
-    /// [`BodyGraph::add_clique`] for any dimension p.
-    fn add_clique_dyn(&self, c: usize, p: usize, gc: &[f64], values: &mut [f64], t: &mut Vec<f64>) {
-        let (dofs, h, pos) = &self.contacts[c];
-        let k = dofs.len();
-        t.clear();
-        t.resize(k * p, 0.0);
-        for a in 0..k {
-            for e in 0..p {
-                t[a * p + e] = (0..p).map(|f| h[a * p + f] * gc[f * p + e]).sum();
-            }
-        }
-        let mut idx = 0;
-        for a in 0..k {
-            for b in 0..=a {
-                values[pos[idx]] += (0..p).map(|e| t[a * p + e] * h[b * p + e]).sum::<f64>();
-                idx += 1;
-            }
+/// [`add_clique`] for any dimension p.
+fn add_clique_dyn(p: usize, h: &[f64], gc: &[f64], pos: &[usize], values: &mut [f64], t: &mut Vec<f64>) {
+    let k = h.len() / p;
+    t.clear();
+    t.resize(k * p, 0.0);
+    for a in 0..k {
+        for e in 0..p {
+            t[a * p + e] = (0..p).map(|f| h[a * p + f] * gc[f * p + e]).sum();
         }
     }
+    let mut idx = 0;
+    for a in 0..k {
+        for b in 0..=a {
+            values[pos[idx]] += (0..p).map(|e| t[a * p + e] * h[b * p + e]).sum::<f64>();
+            idx += 1;
+        }
+    }
+}
+
+/// The compressed columns of per-column row lists (sorted and deduplicated here).
+fn compress(cols: &mut [Vec<usize>]) -> (Vec<usize>, Vec<usize>) {
+    let mut col_ptr = Vec::with_capacity(cols.len() + 1);
+    let mut row_idx = Vec::new();
+    col_ptr.push(0);
+    for col in cols.iter_mut() {
+        col.sort_unstable();
+        col.dedup();
+        row_idx.extend_from_slice(col);
+        col_ptr.push(row_idx.len());
+    }
+    (col_ptr, row_idx)
 }

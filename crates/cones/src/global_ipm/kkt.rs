@@ -3,8 +3,11 @@
 
 use super::*;
 
-/// The relative residual a reduced solve must reach after refinement.
+/// The relative residual a reduced solve must reach by refinement.
 const REDUCED_ACCURACY: f64 = 1e-10;
+
+/// The most refinement steps a reduced solve takes.
+const REDUCED_STEPS: usize = 6;
 
 /// The KKT system of one iteration: its values, factor and the scalings they came from.
 pub(super) struct Kkt<'a> {
@@ -62,7 +65,6 @@ impl<'a> Kkt<'a> {
         report: &mut SolveReport,
     ) -> Result<(), String> {
         let lay = self.lay;
-        let n = lay.n;
         let m_scale = lay.mdiag.iter().fold(0.0_f64, |a, &k| a.max(lay.base[k].abs()));
         let m_scale = if m_scale > 0.0 && m_scale.is_finite() { m_scale } else { 1.0 };
         let (reg_m, reg_w) = (1e-10 * m_scale, 1e-10 * omega2);
@@ -84,7 +86,7 @@ impl<'a> Kkt<'a> {
         if chols.form == KktForm::Reduced && !self.reduced_failed {
             let red = self.reduced.get_or_insert_with(|| Reduced::new(self.g, lay));
             red.fill(lay, &|c, p, out: &mut [f64]| w2inv(c, p, reg_w, out), reg_m);
-            if chols.reduced.factor(n, &red.graph.col_ptr, &red.graph.row_idx, &red.values).is_ok() {
+            if red.graph.factor(&mut chols.reduced, &red.values).is_ok() {
                 self.via_reduced = true;
                 return Ok(());
             }
@@ -130,8 +132,8 @@ impl<'a> Kkt<'a> {
         }
     }
 
-    /// Solves `K x = rhs` in place, with two steps of iterative refinement against the
-    /// unregularized matrix.
+    /// Solves `K x = rhs` in place, with iterative refinement against the unregularized
+    /// matrix ([`Kkt::refine`]).
     pub(super) fn solve(
         &mut self,
         chol: &mut Factors,
@@ -148,7 +150,7 @@ impl<'a> Kkt<'a> {
     }
 
     /// `K x = rhs` by the last factorization and iterative refinement; a reduced solve that
-    /// refinement cannot bring within 10⁻¹⁰ of `rhs` (relative) is redone with the
+    /// refinement cannot bring within [`REDUCED_ACCURACY`] of `rhs` (relative) is redone with the
     /// quasi-definite factor, factored then (`factorizations` counts it).
     pub(super) fn refine(
         &mut self,
@@ -170,9 +172,16 @@ impl<'a> Kkt<'a> {
         Ok(())
     }
 
-    /// Solve and up to two refinement steps; returns the last residual's norm for the reduced
-    /// factor (0 when it met 10⁻¹⁴ of `rn`, and always 0 for the quasi-definite factor, whose
-    /// last correction is not checked).
+    /// Solve and iterative refinement; returns the last residual's norm for the reduced
+    /// factor (0 when it met its accuracy), and always 0 for the quasi-definite factor.
+    ///
+    /// The quasi-definite factor takes up to two refinement steps, stopping once the
+    /// residual is within 10⁻¹⁴ of `rn`; its last correction is not checked. The reduced
+    /// factor refines until its residual is within [`REDUCED_ACCURACY`] of `rn`, up to
+    /// [`REDUCED_STEPS`] steps, and stops early when a step does not shrink the residual
+    /// fivefold (the insufficient-progress rule of Clarabel's refinement): refinement against
+    /// a factor that lost its accuracy (W² ill-conditioned near the answer) converges slowly
+    /// or not at all, and the caller then factors the quasi-definite matrix.
     fn refine_with(
         &mut self,
         chols: &mut Factors,
@@ -182,21 +191,38 @@ impl<'a> Kkt<'a> {
         rn: f64,
     ) -> Result<f64, String> {
         self.factor_solve(chols, x)?;
-        for _ in 0..2 {
-            self.apply(x, res);
-            res.iter_mut().zip(rhs).for_each(|(r, b)| *r = b - *r);
-            if norm_inf(res) <= 1e-14 * rn {
+        if !self.via_reduced {
+            for _ in 0..2 {
+                self.residual(x, rhs, res);
+                if norm_inf(res) <= 1e-14 * rn {
+                    break;
+                }
+                self.factor_solve(chols, res)?;
+                x.iter_mut().zip(res.iter()).for_each(|(a, b)| *a += b);
+            }
+            return Ok(0.0);
+        }
+        let mut last = f64::INFINITY;
+        for step in 0..=REDUCED_STEPS {
+            self.residual(x, rhs, res);
+            let r = norm_inf(res);
+            if r <= REDUCED_ACCURACY * rn {
                 return Ok(0.0);
             }
+            if step == REDUCED_STEPS || !(r <= last / 5.0) {
+                return Ok(r);
+            }
+            last = r;
             self.factor_solve(chols, res)?;
             x.iter_mut().zip(res.iter()).for_each(|(a, b)| *a += b);
         }
-        if !self.via_reduced {
-            return Ok(0.0);
-        }
+        Ok(last)
+    }
+
+    /// `res = rhs − K x`.
+    fn residual(&mut self, x: &[f64], rhs: &[f64], res: &mut [f64]) {
         self.apply(x, res);
         res.iter_mut().zip(rhs).for_each(|(r, b)| *r = b - *r);
-        Ok(norm_inf(res))
     }
 
     /// Solves with the last factorization in place: the quasi-definite factor directly, or
@@ -204,7 +230,7 @@ impl<'a> Kkt<'a> {
     fn factor_solve(&mut self, chols: &mut Factors, x: &mut [f64]) -> Result<(), String> {
         let nm = x.len();
         let fail = |e| format!("the KKT solve failed ({e})");
-        let red = match (&self.reduced, self.via_reduced) {
+        let red = match (&mut self.reduced, self.via_reduced) {
             (Some(red), true) => red,
             _ => return chols.full.solve_in_place(x, nm, 1).map_err(fail),
         };
@@ -217,7 +243,7 @@ impl<'a> Kkt<'a> {
         }
         lay.h_mul(t2, t1);
         x1.iter_mut().zip(t1.iter()).for_each(|(a, b)| *a -= b);
-        chols.reduced.solve_in_place(x1, n, 1).map_err(fail)?;
+        red.graph.solve(&mut chols.reduced, x1, &mut red.t).map_err(fail)?;
         // x₂ = −B⁻¹ (r₂ + H̃ᵀ x₁).
         lay.ht_mul(x1, t2);
         t2.iter_mut().zip(x2.iter()).for_each(|(a, b)| *a += b);

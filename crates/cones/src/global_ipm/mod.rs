@@ -30,11 +30,13 @@
 //!     [ −H̃ᵀ   −W² ] [Δz] = [ −(s − H̃ᵀ v − b̃) − W (λ \ d)       ],     Δs = W (λ \ d) − W² Δz,
 //! ```
 //!
-//! with a static regularization δ of 10⁻¹⁰ of each block's scale and two steps of iterative
-//! refinement against the unregularized matrix. By default ([`KktForm::Reduced`]) Δz is
+//! with a static regularization δ of 10⁻¹⁰ of each block's scale and iterative refinement
+//! against the unregularized matrix. By default ([`KktForm::Reduced`]) Δz is
 //! eliminated: `(M + H̃ (W² + δI)⁻¹ H̃ᵀ) Δv = …`, the body graph's pattern, by a supernodal
-//! Cholesky (the `reduced` module; `(W² + δI)⁻¹` in closed form); the iteration whose reduced
-//! solve refinement cannot bring within 10⁻¹⁰ — W² grows ill-conditioned near the answer —
+//! Cholesky (the `reduced` module; `(W² + δI)⁻¹` in closed form), refined until its residual
+//! is within 10⁻¹⁰ of the right-hand side (up to six steps, stopping when a step does not
+//! shrink the residual fivefold); the iteration whose reduced solve misses that accuracy —
+//! W² grows ill-conditioned near the answer —
 //! and every later one of that solve factor the quasi-definite matrix itself by a sparse
 //! `LDLᵀ` ([`perp_core::linear::SparseCholesky::factor_quasi_definite`], AMD ordering, dynamic
 //! regularization of tiny pivots), as [`KktForm::QuasiDefinite`] always does. On
@@ -66,7 +68,7 @@ use crate::cone::{Cone, MAX_DIM};
 use crate::coulomb::Coulomb;
 use crate::global::GlobalFrictionContactProblem;
 use crate::global_newton::{check_answer, free_velocity_norm, GlobalNewton, GlobalSolution, GlobalSolver};
-use perp_core::linear::{MassFactor, Row, SparseCholesky, Supernodal};
+use perp_core::linear::{MassFactor, Row, SparseCholesky};
 use perp_core::{Error, Settings, SolveReport, Status};
 use std::time::Instant;
 
@@ -154,7 +156,7 @@ impl Default for Factors {
         Factors {
             form: KktForm::default(),
             full: SparseCholesky::new(),
-            reduced: SparseCholesky::with_supernodal(Supernodal::Always),
+            reduced: crate::body_graph::BodyGraph::cholesky(),
         }
     }
 }

@@ -26,8 +26,8 @@ pub(super) struct Reduced {
     pub(super) values: Vec<f64>,
     /// The cones' `B⁻¹`, p × p row-major each, at [`BodyGraph::block`].
     ginv: Vec<f64>,
-    /// Kept storage for the clique products.
-    t: Vec<f64>,
+    /// Kept storage for the clique products and the ordered right-hand side.
+    pub(super) t: Vec<f64>,
 }
 
 impl Reduced {

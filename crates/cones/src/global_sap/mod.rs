@@ -32,7 +32,7 @@
 //!
 //! `G_i` symmetric positive semi-definite (R⁻¹ in stiction, zero in separation). Each Newton
 //! direction solves `(M + H G Hᵀ) Δv = −∇ℓ` by a sparse Cholesky with AMD ordering
-//! ([`perp_core::linear::SparseCholesky`]) whose pattern is M's plus one clique per contact (the
+//! ([`perp_core::linear::SparseCholesky`], the matrix filled in that order: `crate::body_graph`) whose pattern is M's plus one clique per contact (the
 //! velocities it touches): fixed for a problem, so its symbolic analysis is done once and kept
 //! across problems of the same structure ([`SapSolution::analyses`] counts them); its numeric
 //! factorization is always faer's supernodal one ([`Supernodal::Always`]: the compliant
@@ -70,7 +70,7 @@
 use crate::global::GlobalFrictionContactProblem;
 use crate::global_newton::{GlobalSolution, GlobalSolver};
 use perp_core::linear::mass::solve_rows;
-use perp_core::linear::{MassFactor, Row, SparseCholesky, Supernodal};
+use perp_core::linear::{MassFactor, Row, SparseCholesky};
 use perp_core::{measures, Error, Settings, SolveReport, Status};
 use std::time::Instant;
 
@@ -122,7 +122,7 @@ impl Default for Sap {
             line_search_tolerance: 1e-8,
             cost_abs_tolerance: 1e-30,
             cost_rel_tolerance: 1e-15,
-            chol: SparseCholesky::with_supernodal(Supernodal::Always),
+            chol: BodyGraph::cholesky(),
         }
     }
 }
@@ -324,12 +324,9 @@ impl Sap {
         pat.fill(&e.g, &mut values, &mut e.hg);
         let n = g.dofs();
         let mut out = vec![0.0; n * n];
-        for j in 0..n {
-            for k in pat.col_ptr[j]..pat.col_ptr[j + 1] {
-                let i = pat.row_idx[k];
-                out[i * n + j] = values[k];
-                out[j * n + i] = values[k];
-            }
+        for (i, j, k) in pat.entries() {
+            out[i * n + j] = values[k];
+            out[j * n + i] = values[k];
         }
         Ok(out)
     }
@@ -360,6 +357,7 @@ impl Sap {
         let mut e = Eval::new(g);
         let mut values = Vec::new();
         let (mut dv, mut mdv, mut du) = (vec![0.0; n], vec![0.0; n], Vec::with_capacity(g.size()));
+        let mut ordered = Vec::with_capacity(n);
         let mut cost_stalled = false;
         let criterion = |e: &Eval| e.residual <= self.abs_tolerance + s.tol * e.scale;
         loop {
@@ -399,9 +397,9 @@ impl Sap {
             // The Newton direction (M + H G Hᵀ) Δv = −∇ℓ.
             pat.fill(&e.g, &mut values, &mut e.hg);
             report.factorizations += 1;
-            let solved = self.chol.factor(n, &pat.col_ptr, &pat.row_idx, &values).and_then(|()| {
+            let solved = pat.factor(&mut self.chol, &values).and_then(|()| {
                 dv.iter_mut().zip(&e.grad).for_each(|(a, b)| *a = -b);
-                self.chol.solve_in_place(&mut dv, n, 1)
+                pat.solve(&mut self.chol, &mut dv, &mut ordered)
             });
             if let Err(b) = solved {
                 report.status = Status::NumericalFailure;

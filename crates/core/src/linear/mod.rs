@@ -49,7 +49,7 @@ pub use frozen::FrozenLu;
 pub use iterative::{BlockJacobi, CsrRef, Krylov, KrylovOutcome, KrylovStop, CHUNK};
 pub use mass::{MassFactor, Row};
 pub use small::{small_lu_solve, small_lu_solve_dyn, small_lu_solve_fixed};
-pub use sparse_cholesky::{SparseCholesky, Supernodal, SymmetricKind};
+pub use sparse_cholesky::{amd_order, Ordering, SparseCholesky, Supernodal, SymmetricKind};
 pub use sparse_lu::SparseLu;
 
 use faer::dyn_stack::{MemBuffer, StackReq};

@@ -61,6 +61,45 @@ pub enum Supernodal {
     Always,
 }
 
+/// The fill-reducing ordering of a [`SparseCholesky`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Ordering {
+    /// Approximate minimum degree, computed at each analysis.
+    #[default]
+    Amd,
+    /// The matrix comes ordered ([`amd_order`] gives the ordering the default would take):
+    /// no permutation at the analysis, nor of the values at each factorization and of the
+    /// right-hand sides at each solve. Callers that fill their matrix in kept positions
+    /// (the body graph) permute the positions once instead.
+    Given,
+}
+
+/// The approximate-minimum-degree ordering of the symmetric pattern whose lower triangle is
+/// given in compressed columns (`fwd[k]` is the k-th eliminated index), as faer's analysis
+/// computes it. Errors: [`Breakdown::Symbolic`] for a malformed pattern, [`Breakdown::Memory`].
+pub fn amd_order(n: usize, col_ptr: &[usize], row_idx: &[usize]) -> Result<Vec<usize>, Breakdown> {
+    let ok = col_ptr.len() == n + 1
+        && col_ptr.windows(2).all(|w| w[0] <= w[1])
+        && col_ptr[n] == row_idx.len()
+        && row_idx.iter().all(|&i| i < n);
+    if !ok {
+        return Err(Breakdown::Symbolic);
+    }
+    let a = SymbolicSparseColMatRef::new_checked(n, n, col_ptr, None, row_idx);
+    let (mut fwd, mut inv) = (vec![0usize; n], vec![0usize; n]);
+    let req = faer::sparse::linalg::amd::order_maybe_unsorted_scratch::<usize>(n, row_idx.len());
+    let mut buf = MemBuffer::try_new(req).map_err(|_| Breakdown::Memory)?;
+    faer::sparse::linalg::amd::order_maybe_unsorted(
+        &mut fwd,
+        &mut inv,
+        a,
+        Default::default(),
+        MemStack::new(&mut buf),
+    )
+    .map_err(|_| Breakdown::Symbolic)?;
+    Ok(fwd)
+}
+
 /// Sparse Cholesky (`LLᵀ` or quasi-definite `LDLᵀ`) of a symmetric matrix in compressed-column
 /// form (only the lower triangle is read; row indices sorted within each column).
 ///
@@ -86,6 +125,7 @@ pub struct SparseCholesky {
     scratch_req: Option<StackReq>,
     analyses: usize,
     supernodal: Supernodal,
+    ordering: Ordering,
 }
 
 impl std::fmt::Debug for SparseCholesky {
@@ -110,6 +150,7 @@ impl Clone for SparseCholesky {
             scratch_req: None,
             analyses: self.analyses,
             supernodal: self.supernodal,
+            ordering: self.ordering,
         }
     }
 }
@@ -123,6 +164,11 @@ impl SparseCholesky {
     /// Empty, with the given choice of numeric factorization.
     pub fn with_supernodal(supernodal: Supernodal) -> Self {
         SparseCholesky { supernodal, ..Self::default() }
+    }
+
+    /// The same factorization, for matrices that come in the given [`Ordering`].
+    pub fn with_ordering(self, ordering: Ordering) -> Self {
+        SparseCholesky { ordering, ..self }
     }
 
     /// The choice of numeric factorization.
@@ -210,18 +256,25 @@ impl SparseCholesky {
         let sym = SymbolicSparseColMatRef::new_checked(n, n, col_ptr, None, row_idx);
         if self.symbolic.is_none() || !self.pattern.matches(n, col_ptr, row_idx) {
             self.symbolic = None;
-            let s = factorize_symbolic_cholesky(
-                sym,
-                Side::Lower,
-                SymmetricOrdering::Amd,
-                CholeskySymbolicParams {
-                    supernodal_flop_ratio_threshold: match self.supernodal {
-                        Supernodal::Auto => SupernodalThreshold::AUTO,
-                        Supernodal::Always => SupernodalThreshold::FORCE_SUPERNODAL,
-                    },
-                    ..Default::default()
+            let params = CholeskySymbolicParams {
+                supernodal_flop_ratio_threshold: match self.supernodal {
+                    Supernodal::Auto => SupernodalThreshold::AUTO,
+                    Supernodal::Always => SupernodalThreshold::FORCE_SUPERNODAL,
                 },
-            )
+                ..Default::default()
+            };
+            let s = match self.ordering {
+                Ordering::Amd => {
+                    factorize_symbolic_cholesky(sym, Side::Lower, SymmetricOrdering::Amd, params)
+                }
+                // faer's analysis reads an unpermuted pattern as its upper triangle: give it
+                // the transpose of the lower one.
+                Ordering::Given => {
+                    let (up_ptr, up_idx) = transpose_pattern(n, col_ptr, row_idx);
+                    let up = SymbolicSparseColMatRef::new_checked(n, n, &up_ptr, None, &up_idx);
+                    factorize_symbolic_cholesky(up, Side::Upper, SymmetricOrdering::Identity, params)
+                }
+            }
             .map_err(|_| Breakdown::Symbolic)?;
             self.values.clear();
             self.values.resize(s.len_val(), 0.0);
@@ -324,4 +377,25 @@ impl SparseCholesky {
         }
         finite(b)
     }
+}
+
+/// The compressed columns of the transpose of the pattern `(col_ptr, row_idx)` (rows sorted
+/// within each column).
+fn transpose_pattern(n: usize, col_ptr: &[usize], row_idx: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    let mut ptr = vec![0usize; n + 1];
+    for &i in row_idx {
+        ptr[i + 1] += 1;
+    }
+    for i in 0..n {
+        ptr[i + 1] += ptr[i];
+    }
+    let mut next = ptr.clone();
+    let mut idx = vec![0usize; row_idx.len()];
+    for j in 0..n {
+        for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
+            idx[next[i]] = j;
+            next[i] += 1;
+        }
+    }
+    (ptr, idx)
 }
