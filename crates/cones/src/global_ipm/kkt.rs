@@ -26,6 +26,10 @@ pub(super) struct Kkt<'a> {
     reduced_failed: bool,
     /// The scale of the dynamic regularization of the last factorization.
     small: f64,
+    /// The static regularization of the last factorization: (velocities, cone rows).
+    regs: (f64, f64),
+    /// Whether `values` holds the last factorization's quasi-definite matrix.
+    full_filled: bool,
     /// Whether the last factorization is the reduced one (it falls back to the
     /// quasi-definite `LDLᵀ` when S's Cholesky breaks down).
     via_reduced: bool,
@@ -48,12 +52,14 @@ impl<'a> Kkt<'a> {
             reduced: None,
             reduced_failed: false,
             small: 1.0,
+            regs: (0.0, 0.0),
+            full_filled: false,
             via_reduced: false,
         }
     }
 
-    /// Fills the values for the current scalings (`w2` gives entry (a, b) of cone c's W²)
-    /// and factors them. The static regularization is 10⁻¹⁰ of each block's own scale (the
+    /// Fills the values for the current scalings (`w2` gives entry (a, b) of cone c's W²,
+    /// `w2inv` the p × p inverse of cone c's `W² + δI` for the reduced form) and factors them. The static regularization is 10⁻¹⁰ of each block's own scale (the
     /// largest diagonal entry of M for the velocities, `omega2` — the Delassus diagonal's —
     /// for the cone rows): the two blocks have different units, and W² spans many orders of
     /// magnitude near the solution.
@@ -68,6 +74,31 @@ impl<'a> Kkt<'a> {
         let m_scale = lay.mdiag.iter().fold(0.0_f64, |a, &k| a.max(lay.base[k].abs()));
         let m_scale = if m_scale > 0.0 && m_scale.is_finite() { m_scale } else { 1.0 };
         let (reg_m, reg_w) = (1e-10 * m_scale, 1e-10 * omega2);
+        self.regs = (reg_m, reg_w);
+        self.small = m_scale.min(omega2);
+        report.factorizations += 1;
+        if chols.form == KktForm::Reduced && !self.reduced_failed {
+            let red = self.reduced.get_or_insert_with(|| Reduced::new(self.g, lay));
+            red.fill(lay, &|c, p, out: &mut [f64]| w2inv(c, p, reg_w, out), reg_m);
+            if red.graph.factor(&mut chols.reduced, &red.values).is_ok() {
+                self.via_reduced = true;
+                // The quasi-definite values are filled only if a fallback needs them.
+                self.full_filled = false;
+                return Ok(());
+            }
+            // S's Cholesky broke down (M not positive definite, or rounding): the
+            // quasi-definite factorization follows, a second one this iteration.
+            report.factorizations += 1;
+        }
+        self.fill_full(w2);
+        self.factor_full(chols)
+    }
+
+    /// The quasi-definite KKT values for the scalings `w2` (entry (a, b) of cone c's W²)
+    /// and the last [`Kkt::factor`]'s regularization.
+    fn fill_full(&mut self, w2: impl Fn(usize, usize, usize) -> f64) {
+        let lay = self.lay;
+        let (reg_m, reg_w) = self.regs;
         self.values.copy_from_slice(&lay.base);
         for &k in &lay.mdiag {
             self.values[k] += reg_m;
@@ -81,24 +112,17 @@ impl<'a> Kkt<'a> {
                 }
             }
         }
-        self.small = m_scale.min(omega2);
-        report.factorizations += 1;
-        if chols.form == KktForm::Reduced && !self.reduced_failed {
-            let red = self.reduced.get_or_insert_with(|| Reduced::new(self.g, lay));
-            red.fill(lay, &|c, p, out: &mut [f64]| w2inv(c, p, reg_w, out), reg_m);
-            if red.graph.factor(&mut chols.reduced, &red.values).is_ok() {
-                self.via_reduced = true;
-                return Ok(());
-            }
-            // S's Cholesky broke down (M not positive definite, or rounding): the
-            // quasi-definite factorization follows, a second one this iteration.
-            report.factorizations += 1;
-        }
-        self.factor_full(chols)
+        self.full_filled = true;
     }
 
-    /// The quasi-definite `LDLᵀ` of the values the last [`Kkt::factor`] filled.
+    /// The quasi-definite `LDLᵀ` of the values [`Kkt::fill_full`] filled; filled first, from
+    /// the current scalings, when the last factorization was the reduced one.
     fn factor_full(&mut self, chols: &mut Factors) -> Result<(), String> {
+        if !self.full_filled {
+            let nt = std::mem::take(&mut self.nt);
+            self.fill_full(|c, a, b| nt[c].w2(a, b));
+            self.nt = nt;
+        }
         self.via_reduced = false;
         let small = self.small;
         chols

@@ -15,6 +15,10 @@ pub(super) struct Layout {
     pub(super) cones: Vec<(usize, usize)>,
     /// The rows of `H̃ᵀ`, one per cone row: `(dof, value)`.
     pub(super) rows: Vec<Row>,
+    /// The same rows one after the other (row k at `ht[ht_ptr[k]..ht_ptr[k + 1]]`), for the
+    /// products of every refinement step.
+    ht_ptr: Vec<usize>,
+    ht: Vec<(usize, f64)>,
     pub(super) col_ptr: Vec<usize>,
     pub(super) row_idx: Vec<usize>,
     /// The KKT values with the `−W²` blocks zero.
@@ -92,7 +96,15 @@ impl Layout {
                 col_ptr.push(row_idx.len());
             }
         }
-        let mut lay = Layout { n, m, cones, rows, col_ptr, row_idx, base, wstart, mdiag, vscale: 0.0 };
+        let mut ht_ptr = Vec::with_capacity(m + 1);
+        ht_ptr.push(0);
+        let mut ht = Vec::with_capacity(rows.iter().map(|r| r.0.len()).sum());
+        for row in &rows {
+            ht.extend_from_slice(&row.0);
+            ht_ptr.push(ht.len());
+        }
+        let mut lay =
+            Layout { n, m, cones, rows, ht_ptr, ht, col_ptr, row_idx, base, wstart, mdiag, vscale: 0.0 };
         let mut vfree = g.f.clone();
         factor.solve(&mut vfree, n, 1);
         let mut y = vec![0.0; m];
@@ -116,16 +128,18 @@ impl Layout {
 
     /// `y = H̃ᵀ x`.
     pub(super) fn ht_mul(&self, x: &[f64], y: &mut [f64]) {
-        for (yk, row) in y.iter_mut().zip(&self.rows) {
-            *yk = row.dot(x);
+        for (yk, w) in y.iter_mut().zip(self.ht_ptr.windows(2)) {
+            *yk = self.ht[w[0]..w[1]].iter().map(|&(i, v)| v * x[i]).sum();
         }
     }
 
     /// `y = H̃ z`.
     pub(super) fn h_mul(&self, z: &[f64], y: &mut [f64]) {
         y.iter_mut().for_each(|v| *v = 0.0);
-        for (zk, row) in z.iter().zip(&self.rows) {
-            row.axpy(*zk, y);
+        for (&zk, w) in z.iter().zip(self.ht_ptr.windows(2)) {
+            for &(i, v) in &self.ht[w[0]..w[1]] {
+                y[i] += zk * v;
+            }
         }
     }
 
