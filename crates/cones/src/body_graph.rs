@@ -37,60 +37,115 @@ impl BodyGraph {
     /// The pattern for the `n × n` matrix M and the contacts `(first row, rows)` of `rows`
     /// (the rows of Hᵀ: `(dof, value)`).
     pub(crate) fn new(m: &Matrix, n: usize, contacts: &[(usize, usize)], rows: &[Row]) -> BodyGraph {
-        let mut cols: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mcsc = m.to_csr().to_csc();
-        let mut m_entries = Vec::new();
-        for (j, col) in cols.iter_mut().enumerate() {
-            if let Some(c) = mcsc.outer_view(j) {
-                for (i, &v) in c.iter() {
-                    if i >= j {
-                        col.push(i);
-                        m_entries.push((i, j, v));
-                    }
-                }
-            }
-            // The diagonal always (the matrices are positive definite).
-            col.push(j);
-        }
-        let mut cliques = Vec::with_capacity(contacts.len());
-        let mut blocks = Vec::with_capacity(contacts.len());
-        let mut glen = 0;
+        // Per contact: its velocities (sorted, one after the other) and its H rows by them.
+        let (mut sizes, mut blocks) =
+            (Vec::with_capacity(contacts.len()), Vec::with_capacity(contacts.len()));
+        let (mut dofs, mut hs, mut glen) = (Vec::new(), Vec::new(), 0);
         for &(first, p) in contacts {
             let rows = &rows[first..first + p];
-            let mut dofs: Vec<usize> = rows.iter().flat_map(|r| r.0.iter().map(|&(j, _)| j)).collect();
-            dofs.sort_unstable();
-            dofs.dedup();
-            let mut h = vec![0.0; dofs.len() * p];
+            let start = dofs.len();
+            dofs.extend(rows.iter().flat_map(|r| r.0.iter().map(|&(j, _)| j)));
+            dofs[start..].sort_unstable();
+            let mut k = start;
+            for i in start..dofs.len() {
+                if i == start || dofs[i] != dofs[k - 1] {
+                    dofs[k] = dofs[i];
+                    k += 1;
+                }
+            }
+            dofs.truncate(k);
+            let mine = &dofs[start..];
+            let h0 = hs.len();
+            hs.resize(h0 + mine.len() * p, 0.0);
             for (b, row) in rows.iter().enumerate() {
                 for &(j, v) in &row.0 {
-                    let a = dofs.binary_search(&j).unwrap_or(0);
-                    h[a * p + b] += v;
+                    let a = mine.binary_search(&j).unwrap_or(0);
+                    hs[h0 + a * p + b] += v;
                 }
             }
-            for (a, &ja) in dofs.iter().enumerate() {
-                for &jb in &dofs[..=a] {
-                    cols[jb].push(ja);
-                }
-            }
-            cliques.push((dofs, h));
+            sizes.push(mine.len());
             blocks.push((p, glen));
             glen += p * p;
         }
-        // The natural pattern, its ordering, and the pattern in that order.
-        let (col_ptr, row_idx) = compress(&mut cols);
+        // The contacts touching each velocity (compressed).
+        let mut inc_ptr = vec![0usize; n + 1];
+        for &j in &dofs {
+            inc_ptr[j + 1] += 1;
+        }
+        for j in 0..n {
+            inc_ptr[j + 1] += inc_ptr[j];
+        }
+        let (mut inc, mut next) = (vec![(0usize, 0usize); dofs.len()], inc_ptr.clone());
+        let mut start = 0;
+        for &k in &sizes {
+            for &j in &dofs[start..start + k] {
+                inc[next[j]] = (start, k);
+                next[j] += 1;
+            }
+            start += k;
+        }
+        // The natural pattern's lower triangle, column by column (`mark` keeps duplicates out).
+        let mut m_entries = Vec::new();
+        let (mut col_ptr, mut row_idx) = (Vec::with_capacity(n + 1), Vec::new());
+        let mut mark = vec![usize::MAX; n];
+        col_ptr.push(0);
+        for j in 0..n {
+            let first = row_idx.len();
+            // The diagonal always (the matrices are positive definite).
+            mark[j] = j;
+            row_idx.push(j);
+            if let Some(c) = mcsc.outer_view(j) {
+                for (i, &v) in c.iter() {
+                    if i >= j {
+                        m_entries.push((i, j, v));
+                        if mark[i] != j {
+                            mark[i] = j;
+                            row_idx.push(i);
+                        }
+                    }
+                }
+            }
+            for &(s, k) in &inc[inc_ptr[j]..inc_ptr[j + 1]] {
+                for &i in &dofs[s..s + k] {
+                    if i > j && mark[i] != j {
+                        mark[i] = j;
+                        row_idx.push(i);
+                    }
+                }
+            }
+            row_idx[first..].sort_unstable();
+            col_ptr.push(row_idx.len());
+        }
+        // Its ordering, and the pattern in that order.
         let perm = amd_order(n, &col_ptr, &row_idx).unwrap_or_else(|_| (0..n).collect());
         let mut inv = vec![0; n];
         for (k, &j) in perm.iter().enumerate() {
             inv[j] = k;
         }
-        let mut ordered: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut new_ptr = vec![0usize; n + 1];
         for j in 0..n {
             for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
-                let (a, b) = (inv[i], inv[j]);
-                ordered[a.min(b)].push(a.max(b));
+                new_ptr[inv[i].min(inv[j]) + 1] += 1;
             }
         }
-        let (col_ptr, row_idx) = compress(&mut ordered);
+        for j in 0..n {
+            new_ptr[j + 1] += new_ptr[j];
+        }
+        let mut new_idx = vec![0usize; row_idx.len()];
+        next.clear();
+        next.extend_from_slice(&new_ptr[..n]);
+        for j in 0..n {
+            for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
+                let (a, b) = (inv[i].max(inv[j]), inv[i].min(inv[j]));
+                new_idx[next[b]] = a;
+                next[b] += 1;
+            }
+        }
+        for j in 0..n {
+            new_idx[new_ptr[j]..new_ptr[j + 1]].sort_unstable();
+        }
+        let (col_ptr, row_idx) = (new_ptr, new_idx);
         let pos = |i: usize, j: usize| {
             let (i, j) = (inv[i].max(inv[j]), inv[i].min(inv[j]));
             let s = &row_idx[col_ptr[j]..col_ptr[j + 1]];
@@ -98,15 +153,16 @@ impl BodyGraph {
         };
         let m_pos = m_entries.iter().map(|&(i, j, v)| (pos(i, j), v)).collect();
         let diag = (0..n).map(|j| pos(j, j)).collect();
-        let (mut sizes, mut hs, mut ps) = (Vec::with_capacity(cliques.len()), Vec::new(), Vec::new());
-        for (dofs, h) in &cliques {
-            sizes.push(dofs.len());
-            hs.extend_from_slice(h);
-            for (a, &ja) in dofs.iter().enumerate() {
-                for &jb in &dofs[..=a] {
+        let mut ps = Vec::with_capacity(sizes.iter().map(|k| k * (k + 1) / 2).sum());
+        let mut start = 0;
+        for &k in &sizes {
+            let mine = &dofs[start..start + k];
+            for (a, &ja) in mine.iter().enumerate() {
+                for &jb in &mine[..=a] {
                     ps.push(pos(ja, jb));
                 }
             }
+            start += k;
         }
         BodyGraph { col_ptr, row_idx, perm, diag, m_pos, sizes, h: hs, pos: ps, blocks }
     }
@@ -238,18 +294,4 @@ fn add_clique_dyn(p: usize, h: &[f64], gc: &[f64], pos: &[usize], values: &mut [
             idx += 1;
         }
     }
-}
-
-/// The compressed columns of per-column row lists (sorted and deduplicated here).
-fn compress(cols: &mut [Vec<usize>]) -> (Vec<usize>, Vec<usize>) {
-    let mut col_ptr = Vec::with_capacity(cols.len() + 1);
-    let mut row_idx = Vec::new();
-    col_ptr.push(0);
-    for col in cols.iter_mut() {
-        col.sort_unstable();
-        col.dedup();
-        row_idx.extend_from_slice(col);
-        col_ptr.push(row_idx.len());
-    }
-    (col_ptr, row_idx)
 }
