@@ -295,3 +295,91 @@ fn add_clique_dyn(p: usize, h: &[f64], gc: &[f64], pos: &[usize], values: &mut [
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two bodies of six velocities (M with off-diagonal entries inside each body), three
+    /// contacts of 3, 2 and 1 rows: the graph's matrix, read back through `entries`, is
+    /// `M + Σ H_c G_c H_cᵀ` assembled densely, and its factor solves that matrix's system.
+    #[test]
+    fn the_ordered_graph_holds_and_solves_the_dense_matrix() {
+        let n = 12;
+        let mut t = Vec::new();
+        for j in 0..n {
+            t.push((j, j, 3.0 + (j % 4) as f64));
+            if j % 6 != 5 {
+                t.push((j, j + 1, 0.4));
+                t.push((j + 1, j, 0.4));
+            }
+        }
+        let m = Matrix::from_triplets(n, n, &t).unwrap();
+        let val = |k: usize| 0.3 + ((7 * k) % 11) as f64 / 10.0;
+        let row =
+            |dofs: &[usize], s: usize| Row(dofs.iter().enumerate().map(|(a, &j)| (j, val(s + a))).collect());
+        let rows = vec![
+            row(&[0, 2, 7, 9], 0),
+            row(&[1, 2, 8], 5),
+            row(&[0, 1, 2, 6, 7, 8], 9),
+            row(&[3, 4], 20),
+            row(&[4, 5, 3], 23),
+            row(&[11, 10], 30),
+        ];
+        let contacts = [(0, 3), (3, 2), (5, 1)];
+        let graph = BodyGraph::new(&m, n, &contacts, &rows);
+        // G_c = A Aᵀ + I/2, symmetric positive definite.
+        let mut g = vec![0.0; graph.g_len()];
+        for (c, &(_, p)) in contacts.iter().enumerate() {
+            let (q, start) = graph.block(c);
+            assert_eq!(q, p);
+            for a in 0..p {
+                for b in 0..p {
+                    let s: f64 = (0..p).map(|e| val(a + 3 * e + c) * val(b + 3 * e + c)).sum();
+                    g[start + a * p + b] = s + if a == b { 0.5 } else { 0.0 };
+                }
+            }
+        }
+        let (mut values, mut scratch) = (Vec::new(), Vec::new());
+        graph.fill(&g, &mut values, &mut scratch);
+        let mut dense = vec![0.0; n * n];
+        for &(i, j, v) in &t {
+            dense[i * n + j] += v;
+        }
+        for (c, &(first, p)) in contacts.iter().enumerate() {
+            let start = graph.block(c).1;
+            let mut hc = vec![0.0; n * p];
+            for (b, r) in rows[first..first + p].iter().enumerate() {
+                for &(j, v) in &r.0 {
+                    hc[j * p + b] += v;
+                }
+            }
+            for i in 0..n {
+                for j in 0..n {
+                    let s: f64 = (0..p)
+                        .flat_map(|a| (0..p).map(move |b| (a, b)))
+                        .map(|(a, b)| hc[i * p + a] * g[start + a * p + b] * hc[j * p + b])
+                        .sum();
+                    dense[i * n + j] += s;
+                }
+            }
+        }
+        let mut from_graph = vec![0.0; n * n];
+        for (i, j, k) in graph.entries() {
+            from_graph[i * n + j] = values[k];
+            from_graph[j * n + i] = values[k];
+        }
+        for (a, b) in from_graph.iter().zip(&dense) {
+            assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{a} against {b}");
+        }
+        let want: Vec<f64> = (0..n).map(|i| 1.0 + i as f64).collect();
+        let mut x: Vec<f64> = (0..n).map(|i| (0..n).map(|j| dense[i * n + j] * want[j]).sum()).collect();
+        let mut chol = BodyGraph::cholesky();
+        graph.factor(&mut chol, &values).unwrap();
+        graph.solve(&mut chol, &mut x, &mut scratch).unwrap();
+        for (a, b) in x.iter().zip(&want) {
+            assert!((a - b).abs() < 1e-10 * b, "{a} against {b}");
+        }
+        assert!(graph.solve(&mut chol, &mut x[..n - 1], &mut scratch).is_err(), "a wrong length");
+    }
+}

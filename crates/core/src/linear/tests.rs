@@ -488,3 +488,38 @@ fn sparse_cholesky_always_supernodal_solves_what_the_automatic_choice_solves() {
         assert!(!auto.is_supernodal(), "order {n}: faer's rule picks the simplicial code here");
     }
 }
+
+/// `Ordering::Given` factors a matrix that comes in `amd_order`'s order and solves its systems
+/// as the default (which orders the matrix itself) solves the unordered ones (to rounding),
+/// with one analysis for repeated values; a malformed pattern is an error, not a panic.
+#[test]
+fn a_matrix_given_in_its_amd_order_solves_as_the_default_orders_it() {
+    for (n, offsets) in [(30, &[1, 7][..]), (12, &[2, 5]), (1, &[])] {
+        let (a, _) = banded(n, offsets);
+        let s = Mat::from_fn(n, n, |i, j| a[(i, j)] + a[(j, i)]);
+        let b: Vec<f64> = (0..n).map(|i| (0..n).map(|j| s[(i, j)] * (1.0 + j as f64)).sum()).collect();
+        let (cp, ri, v) = csc(&s, true);
+        let perm = amd_order(n, &cp, &ri).unwrap();
+        let mut seen = perm.clone();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..n).collect::<Vec<_>>(), "a permutation");
+        let p = Mat::from_fn(n, n, |i, j| s[(perm[i], perm[j])]);
+        let (pcp, pri, pv) = csc(&p, true);
+        let mut amd = SparseCholesky::with_supernodal(Supernodal::Always);
+        let mut given = SparseCholesky::with_supernodal(Supernodal::Always).with_ordering(Ordering::Given);
+        amd.factor(n, &cp, &ri, &v).unwrap();
+        given.factor(n, &pcp, &pri, &pv).unwrap();
+        given.factor(n, &pcp, &pri, &pv).unwrap();
+        assert_eq!(given.analyses(), 1);
+        let mut x = b.clone();
+        amd.solve_in_place(&mut x, n, 1).unwrap();
+        let mut y: Vec<f64> = perm.iter().map(|&j| b[j]).collect();
+        given.solve_in_place(&mut y, n, 1).unwrap();
+        for (k, &j) in perm.iter().enumerate() {
+            assert!((y[k] - x[j]).abs() <= 1e-14 * x[j].abs(), "order {n}, unknown {j}: {} {}", y[k], x[j]);
+            assert!((x[j] - (1.0 + j as f64)).abs() < 1e-10 * (1.0 + j as f64));
+        }
+    }
+    assert!(matches!(amd_order(2, &[0, 1], &[0]), Err(Breakdown::Symbolic)));
+    assert!(matches!(amd_order(2, &[0, 1, 2], &[0, 5]), Err(Breakdown::Symbolic)));
+}
