@@ -29,8 +29,8 @@
 use crate::delassus::Blocks;
 use crate::local::LocalSolver;
 use crate::problem::{
-    message_buffer, opaque_workspace, prepare, reset_report, ConeCache, FrictionContactProblem,
-    FrictionSolver, Out, Prepares,
+    message_buffer, opaque_workspace, prepare_with, reset_report, ConeCache, FrictionContactProblem,
+    FrictionSolver, Measured, Out, Prepares,
 };
 use colour::colour_contacts;
 use perp_core::iteration::Outlook;
@@ -178,12 +178,27 @@ impl Prepares for Nsgs {
         let start = Instant::now();
         let ws: &mut Workspace = ws.get_or_insert_with(Box::default);
         let Out { r, u, report } = out;
-        prepare(p, warm, r, u, s, &mut ws.cones)?;
-        self.validate()?;
-        let par = Par::new(s.threads)?;
-        if Blocks::refresh(&mut ws.blocks, &p.w, p.dim) {
+        // W's blocks are refreshed where its finiteness is checked, by the one pass that copies
+        // its values (which also finds max|W| for the physical check of the answer).
+        let (mut new_pattern, mut w_max) = (false, 0.0);
+        prepare_with(p, warm, r, u, s, &mut ws.cones, |w| {
+            let (fresh, scanned) = Blocks::refresh_scanned(&mut ws.blocks, w, p.dim);
+            new_pattern = fresh;
+            w_max = match scanned {
+                Some(m) => m,
+                // Not finite: the scan's error, naming the entry.
+                None => {
+                    w.check_finite("W")?;
+                    w.max_abs()
+                }
+            };
+            Ok(())
+        })?;
+        if new_pattern {
             ws.coloured = false;
         }
+        self.validate()?;
+        let par = Par::new(s.threads)?;
         let Some(blocks) = &ws.blocks else { unreachable!("refresh fills the slot") };
         if !self.colouring {
             ws.order.clear();
@@ -219,6 +234,9 @@ impl Prepares for Nsgs {
             max_sweeps,
             time_limit: s.time_limit.map(|t| (t, start)),
             measured: None,
+            rolling: p.all_rolling(),
+            w_max,
+            physical: None,
         };
         let out = iteration::run_with(&mut m, s, DEFAULT_SWEEPS, start, Vec::new());
         reset_report(report, "nsgs");
@@ -242,10 +260,13 @@ impl Prepares for Nsgs {
                 }
             );
         }
-        let Method { r, u, order, local_r, outlook, measured, .. } = m;
+        let Method { r, u, order, local_r, outlook, measured, physical, .. } = m;
         ws.outlook = outlook.unwrap_or_default();
         match measured {
-            Some(error) => p.solution_measured(&ws.cones.cones, r, u, error, report, s.tol),
+            Some(error) => {
+                let m = Measured { error, w_max, physical };
+                p.solution_measured_with(&ws.cones.cones, r, u, m, report, s.tol)
+            }
             None => p.solution_with(&ws.cones.cones, r, u, report, s.tol),
         }
         ws.order = order;
@@ -257,6 +278,7 @@ impl Prepares for Nsgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cone::ConeSpec;
     use perp_core::Matrix;
 
     #[test]
@@ -272,6 +294,64 @@ mod tests {
         assert_eq!(sol.report.iterations, 1);
         for (a, b) in sol.r.iter().zip([1.0, -0.5, 0.0]) {
             assert!((a - b).abs() <= 1e-14, "r = {:?}", sol.r);
+        }
+    }
+
+    /// W's finiteness is checked by the pass that refreshes its blocks: on the prepared path
+    /// (same pattern, values copied) a NaN or an infinity is still refused, with the error
+    /// `validate` gives (the entry named), before q's; a finite W afterwards solves as a fresh
+    /// solver does. Dense and sparse W, Coulomb and rolling laws.
+    #[test]
+    fn a_non_finite_w_is_refused_on_the_prepared_path() {
+        let s = Settings::default();
+        let vals = [2.0, 0.5, 0.0, 0.5, 1.5, 0.25, 0.0, 0.25, 1.0];
+        for sparse in [false, true] {
+            for rolling in [false, true] {
+                // W with entry k (row-major; a stored one) set to v (the constructors refuse
+                // non-finite values, a caller's edit of the public field does not).
+                let mat = |k: usize, v: f64| {
+                    let t: Vec<_> =
+                        (0..9).filter(|&k| vals[k] != 0.0).map(|k| (k / 3, k % 3, vals[k])).collect();
+                    let mut m = Matrix::from_triplets(3, 3, &t).unwrap();
+                    if !sparse {
+                        m = Matrix::Dense(m.to_dense());
+                    }
+                    match &mut m {
+                        Matrix::Dense(d) => d[(k / 3, k % 3)] = v,
+                        Matrix::Sparse(c) => {
+                            let at = t.iter().position(|e| (e.0, e.1) == (k / 3, k % 3)).unwrap();
+                            c.data_mut()[at] = v;
+                        }
+                    }
+                    m
+                };
+                let mut p =
+                    FrictionContactProblem::new(3, mat(0, 2.0), vec![-1.0, 0.3, 0.2], vec![0.4]).unwrap();
+                if rolling {
+                    p = p.with_cones(vec![ConeSpec::Rolling { mu_r: 0.1 }]).unwrap();
+                }
+                let mut sv = Nsgs::default();
+                let (mut r, mut u, mut report) = (vec![0.0; 3], vec![0.0; 3], SolveReport::new(""));
+                sv.solve_into(&p, false, &mut r, &mut u, &mut report, &s).unwrap();
+                assert_eq!(report.status, Status::Solved);
+                for (k, bad) in [(4, f64::NAN), (1, f64::INFINITY), (8, f64::NEG_INFINITY)] {
+                    p.w = mat(k, bad);
+                    let want = p.validate().unwrap_err().to_string();
+                    assert!(want.contains('W'), "{want}");
+                    let e = sv.solve_into(&p, false, &mut r, &mut u, &mut report, &s).unwrap_err();
+                    assert_eq!(e.to_string(), want, "sparse {sparse} rolling {rolling} entry {k}");
+                    // Before q's check, as validate orders them.
+                    p.q[1] = f64::NAN;
+                    let e = sv.solve_into(&p, false, &mut r, &mut u, &mut report, &s).unwrap_err();
+                    assert_eq!(e.to_string(), want);
+                    p.q[1] = 0.3;
+                }
+                p.w = mat(0, 2.0);
+                sv.solve_into(&p, false, &mut r, &mut u, &mut report, &s).unwrap();
+                let fresh = Nsgs::default().solve(&p, None, &s).unwrap();
+                assert_eq!(report.status, Status::Solved);
+                assert_eq!((r.clone(), report.error.to_bits()), (fresh.r, fresh.report.error.to_bits()));
+            }
         }
     }
 

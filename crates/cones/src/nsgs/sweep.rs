@@ -54,12 +54,24 @@ pub(super) struct Method<'a> {
     /// [`Method::full_error`] and r not changed since): the answer's report takes both as they
     /// are instead of computing them again.
     pub(super) measured: Option<f64>,
+    /// Every law is the built-in rolling cone: a full error also measures the physical figure
+    /// ([`FrictionContactProblem::rolling_measures`]), kept in `physical` beside `measured`.
+    pub(super) rolling: bool,
+    /// `max|W|` (the physical figure's rounding bound).
+    pub(super) w_max: f64,
+    pub(super) physical: Option<f64>,
 }
 
 impl Method<'_> {
     fn full_error(&mut self) -> f64 {
         self.blocks.velocity_with(self.r, &self.p.q, self.u, &self.par);
-        let e = self.p.error_with(self.cones, self.r, self.u);
+        let e = if self.rolling {
+            let (e, physical) = self.p.rolling_measures(self.r, self.u, self.w_max);
+            self.physical = Some(physical);
+            e
+        } else {
+            self.p.error_with(self.cones, self.r, self.u)
+        };
         self.measured = Some(e);
         e
     }
