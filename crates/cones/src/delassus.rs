@@ -109,9 +109,20 @@ impl Blocks {
     /// `Blocks::new(w, d)` bit for bit. Returns whether the pattern is new (the blocks were
     /// built afresh).
     pub fn refresh(slot: &mut Option<Blocks>, w: &Matrix, d: usize) -> bool {
+        Blocks::refresh_scanned(slot, w, d).0
+    }
+
+    /// [`Blocks::refresh`] that also scans the values it copies (no second pass over W):
+    /// returns whether the pattern is new and `Some(max|W_ij|)` (as [`Matrix::max_abs`]
+    /// computes it, bit for bit: a maximum does not depend on the order) when every entry of W
+    /// is finite, `None` when one is not (the blocks then hold it: the caller refuses the
+    /// problem, and the next refresh copies every value again). W's zeros are not stored, and
+    /// a zero is finite, so the stored values are the ones to scan.
+    pub fn refresh_scanned(slot: &mut Option<Blocks>, w: &Matrix, d: usize) -> (bool, Option<f64>) {
         if let Some(b) = slot {
-            if b.d == d && b.refresh_values(w) {
-                return false;
+            let mut scan = Scan::default();
+            if b.d == d && b.refresh_values(w, &mut scan) {
+                return (false, scan.max_if_finite());
             }
         }
         *slot = Some(match (w, slot.take()) {
@@ -131,13 +142,18 @@ impl Blocks {
             }
             _ => Blocks::new(w, d),
         });
-        true
+        let mut scan = Scan::default();
+        if let Some(b) = slot {
+            b.csr.data().iter().for_each(|&v| scan.add(v));
+        }
+        (true, scan.max_if_finite())
     }
 
     /// Copies the values of `w` into the CSR data when its pattern is the cached one and
     /// recomputes the diagonal blocks; `false` otherwise, when the values may be partly
     /// overwritten (the caller, [`Blocks::refresh`], then builds the blocks afresh).
-    fn refresh_values(&mut self, w: &Matrix) -> bool {
+    /// Every value copied goes through `scan`.
+    fn refresh_values(&mut self, w: &Matrix, scan: &mut Scan) -> bool {
         let n = self.csr.rows();
         if w.nrows() != n || w.ncols() != self.csr.cols() {
             return false;
@@ -166,6 +182,7 @@ impl Blocks {
                             return false;
                         }
                         data[k] = v;
+                        scan.add(v);
                     }
                     start = end;
                 }
@@ -177,7 +194,10 @@ impl Blocks {
                 if !same {
                     return false;
                 }
-                self.csr.data_mut().copy_from_slice(s.data());
+                for (o, &v) in self.csr.data_mut().iter_mut().zip(s.data()) {
+                    *o = v;
+                    scan.add(v);
+                }
             }
         }
         fill_diag(self.csr.data(), &self.diag_at, &mut self.diag);
@@ -227,14 +247,20 @@ impl Blocks {
     /// [`FrictionContactProblem::velocity`]: crate::FrictionContactProblem::velocity
     pub fn velocity_with(&self, r: &[f64], q: &[f64], u: &mut [f64], par: &Par) {
         let zeros = [0.0; 4];
-        par.for_each_chunk(&mut u[..q.len()], ROW_CHUNK, |first, piece| {
+        let rows = |first: usize, piece: &mut [f64]| {
             for (k, o) in piece.chunks_mut(4).enumerate() {
                 let a = first + 4 * k;
                 let len = o.len();
                 self.rows_into(a, r, &zeros[..len], o);
                 o.iter_mut().zip(&q[a..a + len]).for_each(|(x, qa)| *x += qa);
             }
-        });
+        };
+        if q.len() <= ROW_CHUNK {
+            // One piece (a small problem, e.g. one contact): here, without the pool's dispatch.
+            rows(0, &mut u[..q.len()]);
+        } else {
+            par.for_each_chunk(&mut u[..q.len()], ROW_CHUNK, rows);
+        }
     }
 
     /// `u = W r + q`.
@@ -319,6 +345,28 @@ fn diag_positions(csr: &CsMat<f64>, d: usize, at: &mut Vec<usize>) {
     }
 }
 
+/// What [`Blocks::refresh_scanned`] learns of the values it copies: whether all are finite
+/// (`Σ v·0` is 0 exactly when they are: an infinity or a NaN makes it NaN) and the largest
+/// `|v|`.
+#[derive(Default)]
+struct Scan {
+    zero: f64,
+    max: f64,
+}
+
+impl Scan {
+    #[inline(always)]
+    fn add(&mut self, v: f64) {
+        self.zero += v * 0.0;
+        let a = v.abs();
+        self.max = if a > self.max { a } else { self.max };
+    }
+
+    fn max_if_finite(&self) -> Option<f64> {
+        (self.zero == 0.0).then_some(self.max)
+    }
+}
+
 /// The diagonal blocks from the CSR values and [`diag_positions`]: one read per block entry,
 /// where scanning the rows for them was a tenth of an nsgs call on a 4-contact dense W.
 fn fill_diag(val: &[f64], at: &[usize], diag: &mut Vec<f64>) {
@@ -393,7 +441,14 @@ mod tests {
                 let w = dense(&mut rng, &pat);
                 let fresh = Blocks::new(&w, d);
                 let new_pattern = matches!(round, 3 | 4 | 6);
-                assert_eq!(Blocks::refresh(&mut slot, &w, d), new_pattern, "n = {n}, round {round}");
+                // Scanned: the max of |W| as Matrix::max_abs gives it (all entries finite here);
+                // the same refresh again keeps the pattern.
+                assert_eq!(
+                    Blocks::refresh_scanned(&mut slot, &w, d),
+                    (new_pattern, Some(w.max_abs())),
+                    "n = {n}, round {round}"
+                );
+                assert!(!Blocks::refresh(&mut slot, &w, d));
                 let b = slot.as_ref().unwrap();
                 assert_eq!(b.csr, fresh.csr);
                 // Built in reused storage or afresh, the CSR copy is `to_csr`'s.

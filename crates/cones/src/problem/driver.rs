@@ -113,7 +113,21 @@ pub(crate) fn prepare(
     s: &Settings,
     cones: &mut ConeCache,
 ) -> Result<bool, Error> {
-    p.validate_values()?;
+    prepare_with(p, warm, r, u, s, cones, |w| w.check_finite("W"))
+}
+
+/// [`prepare`] with W's finiteness checked by `check_w`
+/// ([`FrictionContactProblem::validate_values_with`]), in the same place among the checks.
+pub(crate) fn prepare_with(
+    p: &FrictionContactProblem,
+    warm: bool,
+    r: &mut [f64],
+    u: &[f64],
+    s: &Settings,
+    cones: &mut ConeCache,
+    check_w: impl FnOnce(&Matrix) -> Result<(), Error>,
+) -> Result<bool, Error> {
+    p.validate_values_with(check_w)?;
     let rebuilt = cones.refresh(p)?;
     s.validate()?;
     if warm {
@@ -215,34 +229,60 @@ pub(crate) fn physical_figure(
     rn: f64,
     un: f64,
 ) -> f64 {
-    // Relative to F and V whatever their size (scale invariance), absolute when the
-    // velocities are round-off dust (nothing to be relative to) or a scale is 0 (then the
-    // measured quantity is 0 too, up to underflow).
-    let dust = un <= f64::EPSILON;
-    let rel = |x: f64, scale: f64| measures::relative_part(x, scale, dust);
-    let (mut pen, mut cone_out, mut comp, mut ut_sq) = (0.0_f64, 0.0_f64, 0.0_f64, 0.0_f64);
+    let mut t = PhysicalTerms::default();
     let (mut ut, mut pr) = ([0.0; MAX_DIM], [0.0; MAX_DIM]);
     for i in 0..mu.len() {
         let (ri, ui, mu) = (&r[d * i..d * (i + 1)], &u[d * i..d * (i + 1)], mu[i]);
-        pen = pen.max(-ui[0]);
+        t.pen = t.pen.max(-ui[0]);
         if let Some(cones) = cones {
             cones[i].project(mu, ri, &mut pr[..d]);
-            let dist = ri.iter().zip(&pr[..d]).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
-            cone_out = cone_out.max(dist);
             cones[i].modified_velocity(mu, ui, &mut ut[..d], None);
-            comp = comp.max(ri.iter().zip(&ut[..d]).map(|(a, b)| a * b).sum::<f64>().abs());
-            ut_sq += ut[..d].iter().map(|v| v * v).sum::<f64>();
+            t.add_cone(ri, &pr[..d], &ut[..d]);
         } else {
             let (rt, utn) = (measures::norm2(&ri[1..]), measures::norm2(&ui[1..]));
-            cone_out = cone_out.max(if ri[0] < 0.0 { measures::norm2(ri) } else { 0.0 }.max(rt - mu * ri[0]));
+            t.cone_out =
+                t.cone_out.max(if ri[0] < 0.0 { measures::norm2(ri) } else { 0.0 }.max(rt - mu * ri[0]));
             let rt_ut: f64 = ri[1..].iter().zip(&ui[1..]).map(|(a, b)| a * b).sum();
             let slack = (mu * ri[0] - rt).max(0.0) / (1.0 + mu * mu).sqrt();
             // Products of forces and velocities, later divided by F·V.
-            comp = comp.max((ri[0] * ui[0]).abs()).max(utn * slack).max(rt * utn + rt_ut);
+            t.comp = t.comp.max((ri[0] * ui[0]).abs()).max(utn * slack).max(rt * utn + rt_ut);
         }
     }
-    // Other laws: ũ's own norm can be tiny (a sticking contact) while r·ũ carries the
-    // round-off of h(u_T): the velocities' scale bounds it from below.
-    // Divided by each scale in turn: F·V itself may overflow.
-    rel(pen, un).max(rel(cone_out, rn)).max(rel(rel(comp, rn), ut_sq.sqrt().max(un)))
+    t.figure(rn, un)
+}
+
+/// The running maxima and sums of [`physical_figure`]: penetration, distance to the cone,
+/// complementarity, `Σ‖ũ_i‖²`.
+#[derive(Default)]
+pub(super) struct PhysicalTerms {
+    pub(super) pen: f64,
+    pub(super) cone_out: f64,
+    pub(super) comp: f64,
+    pub(super) ut_sq: f64,
+}
+
+impl PhysicalTerms {
+    /// A contact of a law other than the closed form: its reactions `ri`, their projection
+    /// `pr` onto the cone and its modified velocity `ut` (the penetration is added apart).
+    #[inline(always)]
+    pub(super) fn add_cone(&mut self, ri: &[f64], pr: &[f64], ut: &[f64]) {
+        let dist = ri.iter().zip(pr).map(|(a, b)| (a - b) * (a - b)).sum::<f64>().sqrt();
+        self.cone_out = self.cone_out.max(dist);
+        self.comp = self.comp.max(ri.iter().zip(ut).map(|(a, b)| a * b).sum::<f64>().abs());
+        self.ut_sq += ut.iter().map(|v| v * v).sum::<f64>();
+    }
+
+    /// The figure, with the forces' scale `rn` and the velocities' `un`.
+    pub(super) fn figure(&self, rn: f64, un: f64) -> f64 {
+        // Relative to F and V whatever their size (scale invariance), absolute when the
+        // velocities are round-off dust (nothing to be relative to) or a scale is 0 (then the
+        // measured quantity is 0 too, up to underflow).
+        let dust = un <= f64::EPSILON;
+        let rel = |x: f64, scale: f64| measures::relative_part(x, scale, dust);
+        let PhysicalTerms { pen, cone_out, comp, ut_sq } = *self;
+        // Other laws: ũ's own norm can be tiny (a sticking contact) while r·ũ carries the
+        // round-off of h(u_T): the velocities' scale bounds it from below.
+        // Divided by each scale in turn: F·V itself may overflow.
+        rel(pen, un).max(rel(cone_out, rn)).max(rel(rel(comp, rn), ut_sq.sqrt().max(un)))
+    }
 }

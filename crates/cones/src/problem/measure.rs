@@ -23,6 +23,56 @@ impl FrictionContactProblem {
         measures::normalize(sum.sqrt(), scale)
     }
 
+    /// Whether every contact's law is the built-in rolling cone (and there is a contact), so
+    /// that [`FrictionContactProblem::rolling_measures`] applies.
+    pub(crate) fn all_rolling(&self) -> bool {
+        self.cones
+            .as_deref()
+            .is_some_and(|c| !c.is_empty() && c.iter().all(|s| matches!(s, ConeSpec::Rolling { .. })))
+    }
+
+    /// For a problem whose every law is the built-in rolling cone ([`Self::all_rolling`]; NaNs
+    /// otherwise): `(error_with(cones, r, u), physical_error_with(cones, r, u, w_max))` bit for
+    /// bit, in one pass over the contacts. Each contact's modified velocity ũ is computed once
+    /// for both (the error's natural map is [`Cone::natural_map`]'s default, which the rolling
+    /// cone keeps: `r − P_K(r − ũ)`; the physical check projects r and reads ũ), ‖q‖ and ‖r‖
+    /// once, and the cone's methods are called directly, not through its trait object.
+    pub(crate) fn rolling_measures(&self, r: &[f64], u: &[f64], w_max: f64) -> (f64, f64) {
+        let d = self.dim;
+        let Some(specs) = self.cones.as_deref().filter(|c| c.len() == self.contacts()) else {
+            return (f64::NAN, f64::NAN);
+        };
+        let mut sum = 0.0;
+        let mut t = PhysicalTerms::default();
+        let (mut ut, mut x, mut p, mut phi, mut pr) =
+            ([0.0; MAX_DIM], [0.0; MAX_DIM], [0.0; MAX_DIM], [0.0; MAX_DIM], [0.0; MAX_DIM]);
+        for (i, spec) in specs.iter().enumerate() {
+            let ConeSpec::Rolling { mu_r } = spec else { return (f64::NAN, f64::NAN) };
+            let cone = crate::Rolling::checked(d, *mu_r);
+            let (ri, ui, mu) = (&r[d * i..d * (i + 1)], &u[d * i..d * (i + 1)], self.mu[i]);
+            // `error_with`: the natural map with ρ = 1, as `Cone::natural_map` computes it.
+            cone.modified_velocity(mu, ui, &mut ut[..d], None);
+            for k in 0..d {
+                x[k] = ri[k] - 1.0 * ut[k];
+            }
+            cone.project(mu, &x[..d], &mut p[..d]);
+            for k in 0..d {
+                phi[k] = ri[k] - p[k];
+            }
+            sum += phi[..d].iter().map(|v| v * v).sum::<f64>();
+            // `physical_figure`, with the same ũ.
+            t.pen = t.pen.max(-ui[0]);
+            cone.project(mu, ri, &mut pr[..d]);
+            t.add_cone(ri, &pr[..d], &ut[..d]);
+        }
+        let (qn, rn) = (measures::norm2(&self.q), measures::norm2(r));
+        let error = measures::normalize(sum.sqrt(), qn.max(rn).max(measures::norm2(u)));
+        // `physical_error_with`'s scales.
+        let un = qn + self.w.rounding_bound_with(w_max, r, 1e-6 * qn);
+        let phys = if rn.is_finite() && un.is_finite() { t.figure(rn, un) } else { f64::NAN };
+        (error, phys)
+    }
+
     /// The answer checked against the physics in the problem's own scale, so that no choice
     /// of units and no μ lets a penetrating answer pass: the largest of
     ///
@@ -60,6 +110,18 @@ impl FrictionContactProblem {
     /// its natural-map error is 4e-9, the De Saxcé term μ‖u_T‖ dwarfing everything else.
     /// `cones` as in [`FrictionContactProblem::error_with`] (empty for Coulomb, dim ≤ 3).
     pub(crate) fn physical_error(&self, cones: &[Arc<dyn Cone>], r: &[f64], u: &[f64]) -> f64 {
+        self.physical_error_with(cones, r, u, self.w.max_abs())
+    }
+
+    /// [`FrictionContactProblem::physical_error`] with `w_max` = `self.w.max_abs()` given (a
+    /// solver that scanned W's values has it).
+    pub(crate) fn physical_error_with(
+        &self,
+        cones: &[Arc<dyn Cone>],
+        r: &[f64],
+        u: &[f64],
+        w_max: f64,
+    ) -> f64 {
         let d = self.dim;
         let closed_form = self.is_coulomb() && d <= 3;
         if !closed_form && cones.len() != self.contacts() {
@@ -72,7 +134,7 @@ impl FrictionContactProblem {
         // with no solution) would make any figure relative to them vanish like 1/‖r‖.
         let rn = measures::norm2(r);
         let qn = measures::norm2(&self.q);
-        let un = qn + self.w.rounding_bound(r, 1e-6 * qn);
+        let un = qn + self.w.rounding_bound_with(w_max, r, 1e-6 * qn);
         // A scale that overflows belongs to an answer that ran off, not to a solution.
         if !(rn.is_finite() && un.is_finite()) {
             return f64::NAN;
@@ -92,7 +154,21 @@ impl FrictionContactProblem {
         tol: f64,
     ) {
         let phys = self.physical_error(cones, r, u);
-        report.check_physics(phys, tol, "penetration, cone or complementarity violation");
+        report.check_physics(phys, tol, PHYSICS_VIOLATION);
+    }
+
+    /// [`FrictionContactProblem::verify_physics`] with `w_max` = `self.w.max_abs()` given.
+    fn verify_physics_with(
+        &self,
+        cones: &[Arc<dyn Cone>],
+        r: &[f64],
+        u: &[f64],
+        w_max: f64,
+        report: &mut SolveReport,
+        tol: f64,
+    ) {
+        let phys = self.physical_error_with(cones, r, u, w_max);
+        report.check_physics(phys, tol, PHYSICS_VIOLATION);
     }
 
     /// The worst penetration `max_i max(0, −u_{N,i})` of velocities `u` (0 for none; NaN if a
@@ -220,6 +296,21 @@ impl FrictionContactProblem {
         report: &mut SolveReport,
         tol: f64,
     ) {
+        let m = Measured { error, w_max: self.w.max_abs(), physical: None };
+        self.solution_measured_with(cones, r, u, m, report, tol);
+    }
+
+    /// [`FrictionContactProblem::solution_measured`] with more of the measures at hand
+    /// ([`Measured`]): the same report.
+    pub(crate) fn solution_measured_with(
+        &self,
+        cones: &[Arc<dyn Cone>],
+        r: &[f64],
+        u: &[f64],
+        Measured { error, w_max, physical }: Measured,
+        report: &mut SolveReport,
+        tol: f64,
+    ) {
         report.error = error;
         report.residual_inf = report.error;
         if !report.error.is_finite() && report.status == Status::Solved {
@@ -228,6 +319,23 @@ impl FrictionContactProblem {
         // The message goes into the report's existing buffer (made by `reset_report`); the
         // empty spare is only taken when there is none.
         report.verify_with(tol, &mut String::new());
-        self.verify_physics(cones, r, u, report, tol);
+        match physical {
+            Some(phys) => report.check_physics(phys, tol, PHYSICS_VIOLATION),
+            None => self.verify_physics_with(cones, r, u, w_max, report, tol),
+        }
     }
 }
+
+/// What a solver measured of its answer `(r, u = W r + q)` for
+/// [`FrictionContactProblem::solution_measured_with`]: the error (`error_with`), `max|W|`
+/// (`w.max_abs()`) and, when it computed it, the physical figure
+/// (`physical_error_with`, e.g. by [`FrictionContactProblem::rolling_measures`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Measured {
+    pub(crate) error: f64,
+    pub(crate) w_max: f64,
+    pub(crate) physical: Option<f64>,
+}
+
+/// What the physical check names when it refuses an answer.
+const PHYSICS_VIOLATION: &str = "penetration, cone or complementarity violation";

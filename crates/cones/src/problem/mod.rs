@@ -19,6 +19,7 @@ use perp_core::{measures, Error, Matrix, Settings, SolveReport, Status, REFINE_R
 use std::sync::Arc;
 
 mod measure;
+pub(crate) use measure::Measured;
 mod solver;
 pub use solver::*;
 mod driver;
@@ -111,6 +112,17 @@ impl FrictionContactProblem {
     /// Everything [`FrictionContactProblem::validate`] checks except the friction laws,
     /// without allocating (unless it fails) or copying: sizes, finiteness by a scan, μ.
     fn validate_values(&self) -> Result<(), Error> {
+        self.validate_values_with(|w| w.check_finite("W"))
+    }
+
+    /// [`FrictionContactProblem::validate_values`] with W's finiteness checked by `check_w`
+    /// (called once the sizes are known to be consistent, where the scan was, so that the
+    /// errors come in the same order): a solver that copies W's values anyway scans them as
+    /// it copies (nsgs), and must return `w.check_finite("W")`'s error for a non-finite W.
+    pub(crate) fn validate_values_with(
+        &self,
+        check_w: impl FnOnce(&Matrix) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         let d = self.dim;
         if !(2..=MAX_DIM).contains(&d) {
             return Err(Error::setting("dim", d, "the contact dimension must be between 2 and 6"));
@@ -128,7 +140,7 @@ impl FrictionContactProblem {
         }
         Error::check_len("q", &self.q, rows)?;
         Error::check_len("mu", &self.mu, rows / d)?;
-        self.w.check_finite("W")?;
+        check_w(&self.w)?;
         Error::check_finite("q", &self.q)?;
         for (i, &m) in self.mu.iter().enumerate() {
             if !(m.is_finite() && m >= 0.0) {
@@ -225,6 +237,69 @@ mod tests {
         assert!(e.to_string().contains("mu"), "{e}");
         let e = FrictionContactProblem::new(7, eye(7), vec![0.0; 7], vec![0.1]).unwrap_err();
         assert!(e.to_string().contains("dim"), "{e}");
+    }
+
+    /// nsgs measures an all-rolling answer in one pass (`rolling_measures`): the same two
+    /// figures, bit for bit, as the error and the physical check computed apart, on answers
+    /// inside, outside and on the cone, with zero and positive coefficients, in 2-D and 3-D.
+    #[test]
+    fn rolling_measures_are_the_error_and_the_physical_figure_bit_for_bit() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(35);
+        let mut cases = 0;
+        for d in [3, 5] {
+            for nc in [1, 2, 4] {
+                for round in 0..60 {
+                    let n = d * nc;
+                    let mut t = Vec::new();
+                    for i in 0..n {
+                        t.push((i, i, rng.random_range(0.5..3.0)));
+                        for j in 0..n {
+                            if j != i && rng.random_bool(0.3) {
+                                t.push((i, j, rng.random_range(-0.2..0.2)));
+                            }
+                        }
+                    }
+                    let w = Matrix::from_triplets(n, n, &t).unwrap();
+                    // Dense every other round (the storage the Siconos readers give).
+                    let w = if round % 2 == 0 { Matrix::Dense(w.to_dense()) } else { w };
+                    let q: Vec<f64> = (0..n).map(|_| rng.random_range(-2.0..2.0)).collect();
+                    let mu: Vec<f64> = (0..nc)
+                        .map(|i| if (round + i) % 5 == 0 { 0.0 } else { rng.random_range(0.0..1.0) })
+                        .collect();
+                    let specs: Vec<ConeSpec> = (0..nc)
+                        .map(|i| ConeSpec::Rolling {
+                            mu_r: if (round + i) % 3 == 0 { 0.0 } else { rng.random_range(0.0..0.5) },
+                        })
+                        .collect();
+                    let p = FrictionContactProblem::new(d, w, q, mu).unwrap().with_cones(specs).unwrap();
+                    assert!(p.all_rolling());
+                    let scale = [0.0, 1e-9, 1.0, 1e6][round % 4];
+                    let r: Vec<f64> = (0..n).map(|_| scale * rng.random_range(-1.0..2.0)).collect();
+                    let u = p.velocity(&r);
+                    let cones = p.cone_objects().unwrap();
+                    let w_max = p.w.max_abs();
+                    let (e, phys) = p.rolling_measures(&r, &u, w_max);
+                    assert_eq!(
+                        e.to_bits(),
+                        p.error_with(&cones, &r, &u).to_bits(),
+                        "d {d} nc {nc} round {round}"
+                    );
+                    assert_eq!(
+                        phys.to_bits(),
+                        p.physical_error(&cones, &r, &u).to_bits(),
+                        "d {d} nc {nc} round {round}"
+                    );
+                    cases += 1;
+                }
+            }
+        }
+        assert_eq!(cases, 360);
+        // A law that is not the rolling cone: not all rolling, and no figures.
+        let p = FrictionContactProblem::new(3, eye(3), vec![-1.0, 0.0, 0.0], vec![0.3]).unwrap();
+        assert!(!p.all_rolling());
+        let (e, phys) = p.rolling_measures(&[0.0; 3], &[-1.0, 0.0, 0.0], 1.0);
+        assert!(e.is_nan() && phys.is_nan());
     }
 
     #[test]
