@@ -48,12 +48,12 @@ use crate::admm::{norm, shifted_q};
 use crate::cone::Cone;
 use crate::delassus::Blocks;
 use crate::problem::{
-    message_buffer, opaque_workspace, prepare, reset_report, ConeCache, FrictionContactProblem,
-    FrictionSolver, Out, Prepares,
+    message_buffer, opaque_workspace, prepare, prepared_solver, reset_report, ConeCache,
+    FrictionContactProblem, Job, Out,
 };
 use perp_core::iteration::{self, Counters};
 use perp_core::parallel::{Par, REDUCE_CHUNK};
-use perp_core::{Error, IterativeMethod, Settings, SolveReport, StepResult};
+use perp_core::{Error, IterativeMethod, StepResult};
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
@@ -352,42 +352,16 @@ impl IterativeMethod for Method<'_> {
     }
 }
 
-impl FrictionSolver for Apgd {
-    fn name(&self) -> &str {
-        "apgd"
-    }
+prepared_solver!(
+    Apgd, "apgd",
+    workspace: Workspace, max_iter: DEFAULT_MAX_ITER, solve: Apgd::solve_with
+);
 
-    fn solve_into(
-        &mut self,
-        p: &FrictionContactProblem,
-        warm: bool,
-        r: &mut [f64],
-        u: &mut [f64],
-        report: &mut SolveReport,
-        s: &Settings,
-    ) -> Result<(), Error> {
-        self.solve_prepared(p, warm, Out { r, u, report }, s)
-    }
-}
-
-impl Prepares for Apgd {
-    type Workspace = Workspace;
-    const DEFAULT_MAX_ITER: usize = DEFAULT_MAX_ITER;
-
-    fn workspace(&mut self) -> &mut Workspace {
-        &mut self.workspace
-    }
-
-    fn solve_in(
-        &self,
-        ws: &mut Workspace,
-        p: &FrictionContactProblem,
-        warm: bool,
-        out: Out<'_>,
-        s: &Settings,
-    ) -> Result<(), Error> {
+impl Apgd {
+    /// One round of a solve in `ws` (see [`crate::problem::Prepares::solve_in`]).
+    fn solve_with(&self, ws: &mut Workspace, job: Job<'_>) -> Result<(), Error> {
         let start = Instant::now();
-        let Out { r, u, report } = out;
+        let Job { p, warm, out: Out { r, u, report }, s } = job;
         prepare(p, warm, r, u, s, &mut ws.cones)?;
         self.validate()?;
         let _ = Blocks::refresh(&mut ws.blocks, &p.w, p.dim);

@@ -50,12 +50,12 @@
 use crate::cone::Cone;
 use crate::delassus::Blocks;
 use crate::problem::{
-    message_buffer, opaque_workspace, prepare, reset_report, ConeCache, FrictionContactProblem,
-    FrictionSolver, Out, Prepares,
+    message_buffer, opaque_workspace, prepare, prepared_solver, reset_report, ConeCache,
+    FrictionContactProblem, Job, Out,
 };
 use perp_core::iteration::{self, Counters};
 use perp_core::linear::{DenseCholesky, DenseLu, SparseCholesky, SparseLu};
-use perp_core::{Error, IterativeMethod, Settings, SolveReport, Status, StepResult};
+use perp_core::{Error, IterativeMethod, Status, StepResult};
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
@@ -235,42 +235,16 @@ pub(crate) fn norm(x: &[f64]) -> f64 {
     x.iter().map(|v| v * v).sum::<f64>().sqrt()
 }
 
-impl FrictionSolver for Admm {
-    fn name(&self) -> &str {
-        "admm"
-    }
+prepared_solver!(
+    Admm, "admm",
+    workspace: Workspace, max_iter: DEFAULT_MAX_ITER, solve: Admm::solve_with
+);
 
-    fn solve_into(
-        &mut self,
-        p: &FrictionContactProblem,
-        warm: bool,
-        r: &mut [f64],
-        u: &mut [f64],
-        report: &mut SolveReport,
-        s: &Settings,
-    ) -> Result<(), Error> {
-        self.solve_prepared(p, warm, Out { r, u, report }, s)
-    }
-}
-
-impl Prepares for Admm {
-    type Workspace = Workspace;
-    const DEFAULT_MAX_ITER: usize = DEFAULT_MAX_ITER;
-
-    fn workspace(&mut self) -> &mut Workspace {
-        &mut self.workspace
-    }
-
-    fn solve_in(
-        &self,
-        ws: &mut Workspace,
-        p: &FrictionContactProblem,
-        warm: bool,
-        out: Out<'_>,
-        s: &Settings,
-    ) -> Result<(), Error> {
+impl Admm {
+    /// One round of a solve in `ws` (see [`crate::problem::Prepares::solve_in`]).
+    fn solve_with(&self, ws: &mut Workspace, job: Job<'_>) -> Result<(), Error> {
         let start = Instant::now();
-        let Out { r, u, report } = out;
+        let Job { p, warm, out: Out { r, u, report }, s } = job;
         prepare(p, warm, r, u, s, &mut ws.cones)?;
         self.validate()?;
         let _ = Blocks::refresh(&mut ws.blocks, &p.w, p.dim);
