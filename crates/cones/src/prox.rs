@@ -76,15 +76,14 @@ prepared_solver!(
 impl Prox {
     /// Validates the options (`solve_into` calls it once, before the rounds).
     fn validate(&self) -> Result<(), Error> {
-        if !(self.sigma0 > 0.0 && self.sigma0.is_finite()) {
-            return Err(Error::setting("sigma0", self.sigma0, "must be finite and > 0"));
-        }
-        if !(self.nu > 1.0 && self.nu.is_finite()) {
-            return Err(Error::setting("nu", self.nu, "must be finite and > 1"));
-        }
-        if self.inner_max == 0 {
-            return Err(Error::setting("inner_max", 0, "must be ≥ 1"));
-        }
+        Error::require(
+            self.sigma0 > 0.0 && self.sigma0.is_finite(),
+            "sigma0",
+            self.sigma0,
+            "must be finite and > 0",
+        )?;
+        Error::require(self.nu > 1.0 && self.nu.is_finite(), "nu", self.nu, "must be finite and > 1")?;
+        Error::require(self.inner_max > 0, "inner_max", 0, "must be ≥ 1")?;
         Ok(())
     }
 

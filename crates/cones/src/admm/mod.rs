@@ -50,7 +50,7 @@
 use crate::cone::Cone;
 use crate::delassus::Blocks;
 use crate::problem::{
-    message_buffer, opaque_workspace, prepare, prepared_solver, reset_report, ConeCache,
+    message_buffer, opaque_workspace, prepare_first_order, prepared_solver, reset_report, ConeCache,
     FrictionContactProblem, Job, Out,
 };
 use perp_core::iteration::{self, Counters};
@@ -171,21 +171,16 @@ impl Admm {
     }
 
     fn validate(&self) -> Result<(), Error> {
-        if !(self.rho0 > 0.0 && self.rho0.is_finite()) {
-            return Err(Error::setting("rho0", self.rho0, "must be finite and > 0"));
-        }
-        if !(self.tau > 1.0 && self.tau.is_finite()) {
-            return Err(Error::setting("tau", self.tau, "must be finite and > 1"));
-        }
-        if !(self.phi > 1.0 && self.phi.is_finite()) {
-            return Err(Error::setting("phi", self.phi, "must be finite and > 1"));
-        }
-        if self.adapt_every == 0 {
-            return Err(Error::setting("adapt_every", 0, "must be ≥ 1"));
-        }
-        if !(self.eta > 0.0 && self.eta <= 1.0) {
-            return Err(Error::setting("eta", self.eta, "must lie in (0, 1]"));
-        }
+        Error::require(
+            self.rho0 > 0.0 && self.rho0.is_finite(),
+            "rho0",
+            self.rho0,
+            "must be finite and > 0",
+        )?;
+        Error::require(self.tau > 1.0 && self.tau.is_finite(), "tau", self.tau, "must be finite and > 1")?;
+        Error::require(self.phi > 1.0 && self.phi.is_finite(), "phi", self.phi, "must be finite and > 1")?;
+        Error::require(self.adapt_every > 0, "adapt_every", 0, "must be ≥ 1")?;
+        Error::require(self.eta > 0.0 && self.eta <= 1.0, "eta", self.eta, "must lie in (0, 1]")?;
         Ok(())
     }
 }
@@ -244,16 +239,11 @@ impl Admm {
     /// One round of a solve in `ws` (see [`crate::problem::Prepares::solve_in`]).
     fn solve_with(&self, ws: &mut Workspace, job: Job<'_>) -> Result<(), Error> {
         let start = Instant::now();
+        let mut job = job;
+        let blocks =
+            prepare_first_order(&mut job, || self.validate(), &mut ws.cones, &mut ws.blocks, &mut ws.vecs)?;
         let Job { p, warm, out: Out { r, u, report }, s } = job;
-        prepare(p, warm, r, u, s, &mut ws.cones)?;
-        self.validate()?;
-        let _ = Blocks::refresh(&mut ws.blocks, &p.w, p.dim);
-        let Some(blocks) = &ws.blocks else { unreachable!("refresh fills the slot") };
         let n = p.size();
-        for v in ws.vecs.iter_mut() {
-            v.clear();
-            v.resize(n, 0.0);
-        }
         let dense = !p.w.is_sparse() && (blocks.csr.nnz() as f64) >= 0.3 * (n * n) as f64;
         ws.linear.setup(blocks, dense);
         let mean_diag =
