@@ -18,6 +18,7 @@ mod problems;
 mod result;
 mod sensitivity;
 mod simulation;
+mod trajectory;
 
 use cone::{Failure, PyCone};
 use perp_catalogue::{Family, Params, Problem as Any, ProblemKind};
@@ -26,11 +27,12 @@ use perp_core::{Control, Progress, Settings};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
-use result::{Problem, Simulation, Solution};
+use result::{Problem, Solution};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
+use trajectory::Simulation;
 
 use complementarity::*;
 pub(crate) use friction::*;

@@ -55,9 +55,9 @@ pub(super) fn simulate(
     if every < 1 {
         return Err(perp_error(format!("every = {every}: must be >= 1")));
     }
-    result::simulate(
+    trajectory::simulate(
         py,
-        result::SimArgs {
+        trajectory::SimArgs {
             scene: scene.to_string(),
             size: size.map(|n| n as usize),
             dt,

@@ -1667,9 +1667,24 @@ fn solve_cone(
 ) -> (PerpStatus, Vec<f64>, Vec<f64>, PerpReport) {
     let size = q.len();
     let w: Vec<f64> = (0..size * size).map(|k| if k % (size + 1) == 0 { 1.0 } else { 0.0 }).collect();
+    let (status, r, u, rep) = solve_cone_on(solver, cone, dim, (&w, q, mu), 1e-12);
+    assert_eq!(rep.status, status);
+    (status, r, u, rep)
+}
+
+/// `perp_solve_friction_cone` on the dense `W` (row-major, of order `q.len()`), `q` and `mu`
+/// at tolerance `tol`.
+fn solve_cone_on(
+    solver: &CStr,
+    cone: Option<&PerpCone>,
+    dim: usize,
+    (w, q, mu): (&[f64], &[f64], &[f64]),
+    tol: f64,
+) -> (PerpStatus, Vec<f64>, Vec<f64>, PerpReport) {
+    let size = q.len();
     let wm = perp_matrix_dense(size, size, w.as_ptr());
     let (mut r, mut u, mut rep) = (vec![f64::NAN; size], vec![f64::NAN; size], new_report());
-    let s = PerpSettings { tol: 1e-12, ..perp_settings_default() };
+    let s = PerpSettings { tol, ..perp_settings_default() };
     let status = unsafe {
         perp_solve_friction_cone(
             solver.as_ptr(),
@@ -1686,7 +1701,6 @@ fn solve_cone(
             &mut rep,
         )
     };
-    assert_eq!(rep.status, status);
     (status, r, u, rep)
 }
 
@@ -1755,27 +1769,7 @@ fn every_built_in_cone_answers_as_the_rust_problem() {
         )
     };
     let c_call = |name: &CStr, cone: Option<&PerpCone>, dim: usize, w: &[f64], q: &[f64], mu: &[f64]| {
-        let size = q.len();
-        let wm = perp_matrix_dense(size, size, w.as_ptr());
-        let (mut r, mut u, mut rep) = (vec![f64::NAN; size], vec![f64::NAN; size], new_report());
-        let s = PerpSettings { tol: 1e-10, ..perp_settings_default() };
-        let st = unsafe {
-            perp_solve_friction_cone(
-                name.as_ptr(),
-                cone.map_or(null(), |c| c as *const _),
-                dim,
-                &wm,
-                q.as_ptr(),
-                mu.as_ptr(),
-                mu.len(),
-                null(),
-                &s,
-                r.as_mut_ptr(),
-                u.as_mut_ptr(),
-                &mut rep,
-            )
-        };
-        (st, r, u, rep)
+        solve_cone_on(name, cone, dim, (w, q, mu), 1e-10)
     };
     let coulomb = perp_cone_coulomb();
     let pyramid = perp_cone_pyramid(8);

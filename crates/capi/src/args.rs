@@ -173,6 +173,26 @@ pub(super) unsafe fn ordered_matrix(
     Ok(mm)
 }
 
+/// The matrix `M` (square, of order `n`) and `q` (`n` values) of an LCP or MLCP call, read
+/// and checked in that order.
+pub(super) unsafe fn m_and_q(
+    m: *const PerpMatrix,
+    q: *const f64,
+    n: usize,
+) -> Result<(Matrix, Vec<f64>), Refusal> {
+    let mm = unsafe { ordered_matrix(m, "M", "n", n)? };
+    let m = unsafe { matrix(&mm, "M")? };
+    Ok((m, unsafe { read("q", q, n)? }))
+}
+
+/// Refuses an MLCP's `n_eq` (its number of equations) above its size `n`.
+pub(super) fn check_n_eq(n_eq: usize, n: usize) -> Result<(), Refusal> {
+    if n_eq > n {
+        return Err(Error::setting("n_eq", n_eq, &format!("must be at most n = {n}")).into());
+    }
+    Ok(())
+}
+
 /// Builds the catalogue solver `name` of `family` with `params` and solves `problem` once.
 pub(super) fn solve_once(
     family: Family,

@@ -1,5 +1,6 @@
 //! Friction laws from C: the per-contact laws a [`PerpCone`] describes (checked and built), and
-//! `perp_solver_friction_cone` / `perp_solve_friction_cone`.
+//! `perp_solver_friction_cone` / `perp_solve_friction_cone`, and the frictional solve both
+//! they and `perp_solve_friction` / `perp_solver_friction` run.
 
 use super::*;
 
@@ -170,37 +171,10 @@ pub unsafe extern "C" fn perp_solver_friction_cone(
 ) -> PerpStatus {
     guard("perp_solver_friction_cone", report, || unsafe {
         let h = handle(s, Family::Friction)?;
-        if !cone.is_null() && !cone.is_aligned() {
-            return Err(Refusal::Null("cone".into()));
-        }
-        // SAFETY: checked aligned; NULL is None. PerpCone is plain data.
-        let cone = if cone.is_null() { None } else { Some(*cone) };
+        let cone = cone_arg(cone)?;
         let size = cone_size(cone.as_ref(), dim, n_contacts)?;
-        let wm = ordered_matrix(w_mat, "W", "dim * n_contacts", size)?;
-        let qs = view(|| "q".into(), q, size)?;
-        let mus = view(|| "mu".into(), mu, n_contacts)?;
-        let start = warm_view(warm, size)?;
-        check_outs(&[("r", r), ("u", u)])?;
-        let kept = match &mut h.problem {
-            Some(Problem::Friction(p)) if p.dim == dim && p.size() == size => {
-                match same_shape(&wm, &p.w, "W")? {
-                    Some(values) if refill_laws(p, cone.as_ref())? => {
-                        refill(&mut p.w, values);
-                        p.q.copy_from_slice(qs);
-                        p.mu.copy_from_slice(mus);
-                        true
-                    }
-                    _ => false,
-                }
-            }
-            _ => false,
-        };
-        if !kept {
-            h.problem = None;
-            let p = cone_problem(cone.as_ref(), dim, matrix(&wm, "W")?, qs.to_vec(), mus.to_vec())?;
-            h.problem = Some(Problem::Friction(p));
-        }
-        h.solve_kept(start, r, u)
+        let a = FrictionArgs { dim, size, w: w_mat, q, mu, n_contacts, warm };
+        keep_friction(h, cone.as_ref(), &a, r, u)
     })
 }
 
@@ -235,21 +209,95 @@ pub unsafe extern "C" fn perp_solve_friction_cone(
 ) -> PerpStatus {
     guard("perp_solve_friction_cone", report, || unsafe {
         let name = solver_name(solver, Family::Friction)?;
-        if !cone.is_null() && !cone.is_aligned() {
-            return Err(Refusal::Null("cone".into()));
-        }
-        // SAFETY: checked aligned; NULL is None. PerpCone is plain data.
-        let cone = if cone.is_null() { None } else { Some(*cone) };
+        let cone = cone_arg(cone)?;
         let size = cone_size(cone.as_ref(), dim, n_contacts)?;
-        let wm = ordered_matrix(w_mat, "W", "dim * n_contacts", size)?;
-        let w = matrix(&wm, "W")?;
-        let q = read("q", q, size)?;
-        let mu = read("mu", mu, n_contacts)?;
-        let warm = warm_start(warm, size)?;
-        let (s, params) = self::settings(settings, Family::Friction, name)?;
-        check_outs(&[("r", r), ("u", u)])?;
-        let p = cone_problem(cone.as_ref(), dim, w, q, mu)?;
-        let a = solve_once(Family::Friction, name, &params, Problem::Friction(p), warm.as_deref(), &s)?;
-        Ok(written(&a, r, u, size))
+        let a = FrictionArgs { dim, size, w: w_mat, q, mu, n_contacts, warm };
+        solve_friction(name, cone.as_ref(), &a, settings, r, u)
     })
+}
+
+/// The law argument `cone`: `None` for NULL (Coulomb), refused when misaligned.
+unsafe fn cone_arg(cone: *const PerpCone) -> Result<Option<PerpCone>, Refusal> {
+    if !cone.is_null() && !cone.is_aligned() {
+        return Err(Refusal::Null("cone".into()));
+    }
+    // SAFETY: checked aligned; NULL is None. PerpCone is plain data.
+    Ok(if cone.is_null() { None } else { Some(unsafe { *cone }) })
+}
+
+/// The arguments of a frictional call that describe its problem, as C passes them (read and
+/// checked by [`solve_friction`] and [`keep_friction`]); `size = dim · n_contacts`, checked.
+pub(super) struct FrictionArgs {
+    pub(super) dim: usize,
+    pub(super) size: usize,
+    pub(super) w: *const PerpMatrix,
+    pub(super) q: *const f64,
+    pub(super) mu: *const f64,
+    pub(super) n_contacts: usize,
+    pub(super) warm: *const f64,
+}
+
+/// Solves the frictional problem of `a` with the law `cone` (NULL: Coulomb) once, by the
+/// catalogue solver `name`, into the caller's `r` and `u` (`perp_solve_friction` and
+/// `perp_solve_friction_cone`).
+pub(super) unsafe fn solve_friction(
+    name: &str,
+    cone: Option<&PerpCone>,
+    a: &FrictionArgs,
+    settings: *const PerpSettings,
+    r: *mut f64,
+    u: *mut f64,
+) -> Result<PerpReport, Refusal> {
+    let wm = unsafe { ordered_matrix(a.w, "W", "dim * n_contacts", a.size)? };
+    let w = unsafe { matrix(&wm, "W")? };
+    let q = unsafe { read("q", a.q, a.size)? };
+    let mu = unsafe { read("mu", a.mu, a.n_contacts)? };
+    let warm = warm_start(a.warm, a.size)?;
+    let (s, params) = unsafe { self::settings(settings, Family::Friction, name)? };
+    check_outs(&[("r", r), ("u", u)])?;
+    let p = unsafe { cone_problem(cone, a.dim, w, q, mu)? };
+    let ans = solve_once(Family::Friction, name, &params, Problem::Friction(p), warm.as_deref(), &s)?;
+    Ok(unsafe { written(&ans, r, u, a.size) })
+}
+
+/// Solves the frictional problem of `a` with the law `cone` (NULL: Coulomb) by the kept
+/// solver `h` into the caller's `r` and `u`. While W keeps its shape, `dim` and `n_contacts`
+/// their values and the law its kind (see [`refill_laws`]), the kept problem is refilled in
+/// place; otherwise it is built afresh (`perp_solver_friction` and
+/// `perp_solver_friction_cone`).
+pub(super) unsafe fn keep_friction(
+    h: &mut PerpSolver,
+    cone: Option<&PerpCone>,
+    a: &FrictionArgs,
+    r: *mut f64,
+    u: *mut f64,
+) -> Result<PerpReport, Refusal> {
+    let (dim, size) = (a.dim, a.size);
+    let wm = unsafe { ordered_matrix(a.w, "W", "dim * n_contacts", size)? };
+    let qs = unsafe { view(|| "q".into(), a.q, size)? };
+    let mus = unsafe { view(|| "mu".into(), a.mu, a.n_contacts)? };
+    let start = unsafe { warm_view(a.warm, size)? };
+    check_outs(&[("r", r), ("u", u)])?;
+    // The values are checked by the solve (`solve_into` validates the problem).
+    let kept = match &mut h.problem {
+        Some(Problem::Friction(p)) if p.dim == dim && p.size() == size => {
+            match unsafe { same_shape(&wm, &p.w, "W")? } {
+                Some(values) if unsafe { refill_laws(p, cone)? } => {
+                    refill(&mut p.w, values);
+                    p.q.copy_from_slice(qs);
+                    p.mu.copy_from_slice(mus);
+                    true
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    };
+    if !kept {
+        h.problem = None;
+        let w = unsafe { matrix(&wm, "W")? };
+        let p = unsafe { cone_problem(cone, dim, w, qs.to_vec(), mus.to_vec())? };
+        h.problem = Some(Problem::Friction(p));
+    }
+    unsafe { h.solve_kept(start, r, u) }
 }

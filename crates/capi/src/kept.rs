@@ -315,12 +315,8 @@ pub unsafe extern "C" fn perp_solver_mlcp(
 ) -> PerpStatus {
     guard("perp_solver_mlcp", report, || unsafe {
         let h = handle(s, Family::Mcp)?;
-        if n_eq > n {
-            return Err(Error::setting("n_eq", n_eq, &format!("must be at most n = {n}")).into());
-        }
-        let mm = ordered_matrix(m, "M", "n", n)?;
-        let mat = matrix(&mm, "M")?;
-        let qs = read("q", q, n)?;
+        check_n_eq(n_eq, n)?;
+        let (mat, qs) = m_and_q(m, q, n)?;
         let start = warm_view(warm, n)?;
         check_outs(&[("z", z), ("w", w)])?;
         h.problem = None;
@@ -351,32 +347,7 @@ pub unsafe extern "C" fn perp_solver_friction(
     guard("perp_solver_friction", report, || unsafe {
         let h = handle(s, Family::Friction)?;
         let size = friction_size(dim, n_contacts)?;
-        let wm = ordered_matrix(w_mat, "W", "dim * n_contacts", size)?;
-        let qs = view(|| "q".into(), q, size)?;
-        let mus = view(|| "mu".into(), mu, n_contacts)?;
-        let start = warm_view(warm, size)?;
-        check_outs(&[("r", r), ("u", u)])?;
-        // The values are checked by the solve (`solve_into` validates the problem).
-        let kept = match &mut h.problem {
-            Some(Problem::Friction(p)) if p.dim == dim && p.size() == size && p.cones.is_none() => {
-                match same_shape(&wm, &p.w, "W")? {
-                    Some(values) => {
-                        refill(&mut p.w, values);
-                        p.q.copy_from_slice(qs);
-                        p.mu.copy_from_slice(mus);
-                        true
-                    }
-                    None => false,
-                }
-            }
-            _ => false,
-        };
-        if !kept {
-            h.problem = None;
-            let w = matrix(&wm, "W")?;
-            let p = perp_cones::FrictionContactProblem::new(dim, w, qs.to_vec(), mus.to_vec())?;
-            h.problem = Some(Problem::Friction(p));
-        }
-        h.solve_kept(start, r, u)
+        let a = FrictionArgs { dim, size, w: w_mat, q, mu, n_contacts, warm };
+        keep_friction(h, None, &a, r, u)
     })
 }

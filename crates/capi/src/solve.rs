@@ -72,9 +72,7 @@ pub unsafe extern "C" fn perp_solve_lcp(
 ) -> PerpStatus {
     guard("perp_solve_lcp", report, || unsafe {
         let name = solver_name(solver, Family::Lcp)?;
-        let mm = ordered_matrix(m, "M", "n", n)?;
-        let m = matrix(&mm, "M")?;
-        let q = read("q", q, n)?;
+        let (m, q) = m_and_q(m, q, n)?;
         let warm = warm_start(warm, n)?;
         let (s, params) = self::settings(settings, Family::Lcp, name)?;
         check_outs(&[("z", z), ("w", w)])?;
@@ -108,9 +106,7 @@ pub unsafe extern "C" fn perp_solve_box_lcp(
 ) -> PerpStatus {
     guard("perp_solve_box_lcp", report, || unsafe {
         let name = if solver.is_null() { "fb-newton" } else { c_str("solver", solver)? };
-        let mm = ordered_matrix(m, "M", "n", n)?;
-        let m = matrix(&mm, "M")?;
-        let q = read("q", q, n)?;
+        let (m, q) = m_and_q(m, q, n)?;
         let lo = read("lower", lower, n)?;
         let hi = read("upper", upper, n)?;
         Error::check_bounds(&lo, &hi)?;
@@ -151,12 +147,8 @@ pub unsafe extern "C" fn perp_solve_mlcp(
 ) -> PerpStatus {
     guard("perp_solve_mlcp", report, || unsafe {
         let name = solver_name(solver, Family::Mcp)?;
-        if n_eq > n {
-            return Err(Error::setting("n_eq", n_eq, &format!("must be at most n = {n}")).into());
-        }
-        let mm = ordered_matrix(m, "M", "n", n)?;
-        let m = matrix(&mm, "M")?;
-        let q = read("q", q, n)?;
+        check_n_eq(n_eq, n)?;
+        let (m, q) = m_and_q(m, q, n)?;
         let warm = warm_start(warm, n)?;
         let (s, params) = self::settings(settings, Family::Mcp, name)?;
         check_outs(&[("z", z), ("w", w)])?;
@@ -198,15 +190,7 @@ pub unsafe extern "C" fn perp_solve_friction(
     guard("perp_solve_friction", report, || unsafe {
         let name = solver_name(solver, Family::Friction)?;
         let size = friction_size(dim, n_contacts)?;
-        let wm = ordered_matrix(w_mat, "W", "dim * n_contacts", size)?;
-        let w = matrix(&wm, "W")?;
-        let q = read("q", q, size)?;
-        let mu = read("mu", mu, n_contacts)?;
-        let warm = warm_start(warm, size)?;
-        let (s, params) = self::settings(settings, Family::Friction, name)?;
-        check_outs(&[("r", r), ("u", u)])?;
-        let p = perp_cones::FrictionContactProblem::new(dim, w, q, mu)?;
-        let a = solve_once(Family::Friction, name, &params, Problem::Friction(p), warm.as_deref(), &s)?;
-        Ok(written(&a, r, u, size))
+        let a = FrictionArgs { dim, size, w: w_mat, q, mu, n_contacts, warm };
+        solve_friction(name, None, &a, settings, r, u)
     })
 }

@@ -48,12 +48,12 @@ use crate::admm::{norm, shifted_q};
 use crate::cone::Cone;
 use crate::delassus::Blocks;
 use crate::problem::{
-    message_buffer, opaque_workspace, prepare, reset_report, ConeCache, FrictionContactProblem,
-    FrictionSolver, Out, Prepares,
+    message_buffer, opaque_workspace, prepare_first_order, prepared_solver, reset_report, ConeCache,
+    FrictionContactProblem, Job, Out,
 };
 use perp_core::iteration::{self, Counters};
 use perp_core::parallel::{Par, REDUCE_CHUNK};
-use perp_core::{Error, IterativeMethod, Settings, SolveReport, StepResult};
+use perp_core::{Error, IterativeMethod, StepResult};
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
@@ -98,15 +98,19 @@ impl Apgd {
     }
 
     fn validate(&self) -> Result<(), Error> {
-        if !(self.s_ratio > 0.0 && self.s_ratio < 1.0) {
-            return Err(Error::setting("s_ratio", self.s_ratio, "must lie in (0, 1)"));
-        }
-        if self.s_every == 0 {
-            return Err(Error::setting("s_every", 0, "must be ≥ 1"));
-        }
-        if !(self.l_shrink > 0.0 && self.l_shrink <= 1.0) {
-            return Err(Error::setting("l_shrink", self.l_shrink, "must lie in (0, 1]"));
-        }
+        Error::require(
+            self.s_ratio > 0.0 && self.s_ratio < 1.0,
+            "s_ratio",
+            self.s_ratio,
+            "must lie in (0, 1)",
+        )?;
+        Error::require(self.s_every > 0, "s_every", 0, "must be ≥ 1")?;
+        Error::require(
+            self.l_shrink > 0.0 && self.l_shrink <= 1.0,
+            "l_shrink",
+            self.l_shrink,
+            "must lie in (0, 1]",
+        )?;
         Ok(())
     }
 }
@@ -352,52 +356,21 @@ impl IterativeMethod for Method<'_> {
     }
 }
 
-impl FrictionSolver for Apgd {
-    fn name(&self) -> &str {
-        "apgd"
-    }
+prepared_solver!(
+    Apgd, "apgd",
+    workspace: Workspace, max_iter: DEFAULT_MAX_ITER, solve: Apgd::solve_with
+);
 
-    fn solve_into(
-        &mut self,
-        p: &FrictionContactProblem,
-        warm: bool,
-        r: &mut [f64],
-        u: &mut [f64],
-        report: &mut SolveReport,
-        s: &Settings,
-    ) -> Result<(), Error> {
-        self.solve_prepared(p, warm, Out { r, u, report }, s)
-    }
-}
-
-impl Prepares for Apgd {
-    type Workspace = Workspace;
-    const DEFAULT_MAX_ITER: usize = DEFAULT_MAX_ITER;
-
-    fn workspace(&mut self) -> &mut Workspace {
-        &mut self.workspace
-    }
-
-    fn solve_in(
-        &self,
-        ws: &mut Workspace,
-        p: &FrictionContactProblem,
-        warm: bool,
-        out: Out<'_>,
-        s: &Settings,
-    ) -> Result<(), Error> {
+impl Apgd {
+    /// One round of a solve in `ws` (see [`crate::problem::Prepares::solve_in`]).
+    fn solve_with(&self, ws: &mut Workspace, job: Job<'_>) -> Result<(), Error> {
         let start = Instant::now();
-        let Out { r, u, report } = out;
-        prepare(p, warm, r, u, s, &mut ws.cones)?;
-        self.validate()?;
-        let _ = Blocks::refresh(&mut ws.blocks, &p.w, p.dim);
-        let Some(blocks) = &ws.blocks else { unreachable!("refresh fills the slot") };
+        let mut job = job;
+        let blocks =
+            prepare_first_order(&mut job, || self.validate(), &mut ws.cones, &mut ws.blocks, &mut ws.vecs)?;
+        let Job { p, out: Out { r, u, report }, s, .. } = job;
         let n = p.size();
         let par = Par::new(s.threads)?;
-        for v in ws.vecs.iter_mut() {
-            v.clear();
-            v.resize(n, 0.0);
-        }
         // L₀ = ‖W(r₀ − r̂)‖/‖r₀ − r̂‖ with r̂ = r₀ + 1 (the paper's initial estimate).
         let [ones, _, w_ones, ..] = &mut ws.vecs;
         ones.fill(1.0);

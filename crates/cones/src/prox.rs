@@ -27,8 +27,8 @@
 //! inner failure up to 10⁴⁰, and 162 of 193 solves failed).
 
 use crate::newton::{run, ProxParams, SemismoothNewton, Workspace, PROX_DEFAULTS, PROX_MAX_ITER};
-use crate::problem::{FrictionContactProblem, FrictionSolver, Out, Prepares};
-use perp_core::{Error, Settings, SolveReport};
+use crate::problem::{prepared_solver, Job};
+use perp_core::Error;
 
 pub mod params;
 
@@ -68,50 +68,28 @@ impl Prox {
     }
 }
 
-impl FrictionSolver for Prox {
-    fn name(&self) -> &str {
-        "prox"
+prepared_solver!(
+    Prox, "prox",
+    workspace: Workspace, max_iter: PROX_MAX_ITER, solve: Prox::solve_with, check validate
+);
+
+impl Prox {
+    /// Validates the options (`solve_into` calls it once, before the rounds).
+    fn validate(&self) -> Result<(), Error> {
+        Error::require(
+            self.sigma0 > 0.0 && self.sigma0.is_finite(),
+            "sigma0",
+            self.sigma0,
+            "must be finite and > 0",
+        )?;
+        Error::require(self.nu > 1.0 && self.nu.is_finite(), "nu", self.nu, "must be finite and > 1")?;
+        Error::require(self.inner_max > 0, "inner_max", 0, "must be ≥ 1")?;
+        Ok(())
     }
 
-    fn solve_into(
-        &mut self,
-        p: &FrictionContactProblem,
-        warm: bool,
-        r: &mut [f64],
-        u: &mut [f64],
-        report: &mut SolveReport,
-        s: &Settings,
-    ) -> Result<(), Error> {
-        if !(self.sigma0 > 0.0 && self.sigma0.is_finite()) {
-            return Err(Error::setting("sigma0", self.sigma0, "must be finite and > 0"));
-        }
-        if !(self.nu > 1.0 && self.nu.is_finite()) {
-            return Err(Error::setting("nu", self.nu, "must be finite and > 1"));
-        }
-        if self.inner_max == 0 {
-            return Err(Error::setting("inner_max", 0, "must be ≥ 1"));
-        }
-        self.solve_prepared(p, warm, Out { r, u, report }, s)
-    }
-}
-
-impl Prepares for Prox {
-    type Workspace = Workspace;
-    const DEFAULT_MAX_ITER: usize = PROX_MAX_ITER;
-
-    fn workspace(&mut self) -> &mut Workspace {
-        &mut self.workspace
-    }
-
-    fn solve_in(
-        &self,
-        ws: &mut Workspace,
-        p: &FrictionContactProblem,
-        warm: bool,
-        out: Out<'_>,
-        s: &Settings,
-    ) -> Result<(), Error> {
+    /// One round of a solve in `ws` (see [`crate::problem::Prepares::solve_in`]): the Newton loop in prox's mode.
+    fn solve_with(&self, ws: &mut Workspace, job: Job<'_>) -> Result<(), Error> {
         let params = ProxParams { sigma0: self.sigma0, nu: self.nu, inner_max: self.inner_max };
-        run(&self.inner, ws, Some(params), p, warm, out, s)
+        run(&self.inner, ws, Some(params), job)
     }
 }

@@ -135,6 +135,16 @@ impl Error {
         Error::InvalidSetting { name: name.to_string(), value: value.to_string(), reason: reason.to_string() }
     }
 
+    /// `Ok` when `ok`, else [`Error::setting`] of `name`, `value` and `reason` (the value is
+    /// formatted only then: a solver validates its options on every solve without allocating).
+    pub fn require(ok: bool, name: &str, value: impl ToString, reason: &str) -> Result<(), Error> {
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::setting(name, value, reason))
+        }
+    }
+
     /// Checks that every entry of `v` is finite.
     pub fn check_finite(what: &str, v: &[f64]) -> Result<(), Error> {
         match v.iter().position(|x| !x.is_finite()) {

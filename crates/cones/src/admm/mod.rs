@@ -50,12 +50,12 @@
 use crate::cone::Cone;
 use crate::delassus::Blocks;
 use crate::problem::{
-    message_buffer, opaque_workspace, prepare, reset_report, ConeCache, FrictionContactProblem,
-    FrictionSolver, Out, Prepares,
+    message_buffer, opaque_workspace, prepare_first_order, prepared_solver, reset_report, ConeCache,
+    FrictionContactProblem, Job, Out,
 };
 use perp_core::iteration::{self, Counters};
 use perp_core::linear::{DenseCholesky, DenseLu, SparseCholesky, SparseLu};
-use perp_core::{Error, IterativeMethod, Settings, SolveReport, Status, StepResult};
+use perp_core::{Error, IterativeMethod, Status, StepResult};
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
@@ -171,21 +171,16 @@ impl Admm {
     }
 
     fn validate(&self) -> Result<(), Error> {
-        if !(self.rho0 > 0.0 && self.rho0.is_finite()) {
-            return Err(Error::setting("rho0", self.rho0, "must be finite and > 0"));
-        }
-        if !(self.tau > 1.0 && self.tau.is_finite()) {
-            return Err(Error::setting("tau", self.tau, "must be finite and > 1"));
-        }
-        if !(self.phi > 1.0 && self.phi.is_finite()) {
-            return Err(Error::setting("phi", self.phi, "must be finite and > 1"));
-        }
-        if self.adapt_every == 0 {
-            return Err(Error::setting("adapt_every", 0, "must be ≥ 1"));
-        }
-        if !(self.eta > 0.0 && self.eta <= 1.0) {
-            return Err(Error::setting("eta", self.eta, "must lie in (0, 1]"));
-        }
+        Error::require(
+            self.rho0 > 0.0 && self.rho0.is_finite(),
+            "rho0",
+            self.rho0,
+            "must be finite and > 0",
+        )?;
+        Error::require(self.tau > 1.0 && self.tau.is_finite(), "tau", self.tau, "must be finite and > 1")?;
+        Error::require(self.phi > 1.0 && self.phi.is_finite(), "phi", self.phi, "must be finite and > 1")?;
+        Error::require(self.adapt_every > 0, "adapt_every", 0, "must be ≥ 1")?;
+        Error::require(self.eta > 0.0 && self.eta <= 1.0, "eta", self.eta, "must lie in (0, 1]")?;
         Ok(())
     }
 }
@@ -235,51 +230,20 @@ pub(crate) fn norm(x: &[f64]) -> f64 {
     x.iter().map(|v| v * v).sum::<f64>().sqrt()
 }
 
-impl FrictionSolver for Admm {
-    fn name(&self) -> &str {
-        "admm"
-    }
+prepared_solver!(
+    Admm, "admm",
+    workspace: Workspace, max_iter: DEFAULT_MAX_ITER, solve: Admm::solve_with
+);
 
-    fn solve_into(
-        &mut self,
-        p: &FrictionContactProblem,
-        warm: bool,
-        r: &mut [f64],
-        u: &mut [f64],
-        report: &mut SolveReport,
-        s: &Settings,
-    ) -> Result<(), Error> {
-        self.solve_prepared(p, warm, Out { r, u, report }, s)
-    }
-}
-
-impl Prepares for Admm {
-    type Workspace = Workspace;
-    const DEFAULT_MAX_ITER: usize = DEFAULT_MAX_ITER;
-
-    fn workspace(&mut self) -> &mut Workspace {
-        &mut self.workspace
-    }
-
-    fn solve_in(
-        &self,
-        ws: &mut Workspace,
-        p: &FrictionContactProblem,
-        warm: bool,
-        out: Out<'_>,
-        s: &Settings,
-    ) -> Result<(), Error> {
+impl Admm {
+    /// One round of a solve in `ws` (see [`crate::problem::Prepares::solve_in`]).
+    fn solve_with(&self, ws: &mut Workspace, job: Job<'_>) -> Result<(), Error> {
         let start = Instant::now();
-        let Out { r, u, report } = out;
-        prepare(p, warm, r, u, s, &mut ws.cones)?;
-        self.validate()?;
-        let _ = Blocks::refresh(&mut ws.blocks, &p.w, p.dim);
-        let Some(blocks) = &ws.blocks else { unreachable!("refresh fills the slot") };
+        let mut job = job;
+        let blocks =
+            prepare_first_order(&mut job, || self.validate(), &mut ws.cones, &mut ws.blocks, &mut ws.vecs)?;
+        let Job { p, warm, out: Out { r, u, report }, s } = job;
         let n = p.size();
-        for v in ws.vecs.iter_mut() {
-            v.clear();
-            v.resize(n, 0.0);
-        }
         let dense = !p.w.is_sparse() && (blocks.csr.nnz() as f64) >= 0.3 * (n * n) as f64;
         ws.linear.setup(blocks, dense);
         let mean_diag =

@@ -110,7 +110,7 @@ mod run;
 mod tests;
 
 use crate::cone::{norm, Cone, MAX_DIM};
-use crate::problem::{start, FrictionContactProblem, FrictionSolution, FrictionSolver};
+use crate::problem::{friction_solver, start, FrictionContactProblem, FrictionSolution};
 use align::*;
 use aligning::*;
 use lcp::*;
@@ -203,25 +203,9 @@ impl LemkePyramid {
     }
 }
 
-impl FrictionSolver for LemkePyramid {
-    fn name(&self) -> &str {
-        "lemke-pyramid"
-    }
-
-    /// [`LemkePyramid::solve_refining`], its answer copied into the buffers (it allocates).
-    fn solve_into(
-        &mut self,
-        p: &FrictionContactProblem,
-        warm: bool,
-        r: &mut [f64],
-        u: &mut [f64],
-        report: &mut SolveReport,
-        s: &Settings,
-    ) -> Result<(), Error> {
-        let sol = self.solve_refining(p, warm.then_some(&*r), s)?;
-        sol.copy_into(r, u, report)
-    }
-}
+// `solve_into` is [`LemkePyramid::solve_refining`], its answer copied into the buffers (it
+// allocates).
+friction_solver!(LemkePyramid, "lemke-pyramid", solution = LemkePyramid::solve_refining);
 
 impl LemkePyramid {
     /// One run on the pyramid of [`LemkePyramid::facets`] generators, then, while the answer

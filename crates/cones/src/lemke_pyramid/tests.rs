@@ -1,4 +1,5 @@
 use super::*;
+use crate::problem::FrictionSolver;
 use crate::ConeSpec;
 use perp_core::Matrix;
 use rand::{Rng, SeedableRng};

@@ -7,9 +7,9 @@ use super::workspace::{Linear, Vectors, Workspace};
 use super::{NewtonFunction, SemismoothNewton, DEFAULT_MAX_ITER, PROX_MAX_ITER};
 use crate::cone::{Cone, SocMap};
 use crate::delassus::Blocks;
-use crate::problem::{message_buffer, prepare, reset_report, FrictionContactProblem, Out};
+use crate::problem::{message_buffer, prepare, reset_report, FrictionContactProblem, Job, Out};
 use perp_core::line_search::NonMonotone;
-use perp_core::{iteration, Error, Settings, Status};
+use perp_core::{iteration, Error, Status};
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Instant;
@@ -85,13 +85,10 @@ pub(crate) fn run(
     opts: &SemismoothNewton,
     ws: &mut Workspace,
     prox: Option<ProxParams>,
-    p: &FrictionContactProblem,
-    warm: bool,
-    out: Out<'_>,
-    s: &Settings,
+    job: Job<'_>,
 ) -> Result<(), Error> {
     let start = Instant::now();
-    let Out { r, u, report } = out;
+    let Job { p, warm, out: Out { r, u, report }, s } = job;
     let rebuilt = prepare(p, warm, r, u, s, &mut ws.cones)?;
     opts.check()?;
     if opts.function == NewtonFunction::FischerBurmeister {

@@ -55,8 +55,8 @@
 //! Newton matrix's pattern and symbolic LU while W's pattern is unchanged, but faer's sparse
 //! numeric LU may still allocate: the zero-allocation promise is for the dense case.
 
-use crate::problem::{FrictionContactProblem, FrictionSolver, Out, Prepares};
-use perp_core::{Error, Settings, SolveReport};
+use crate::problem::{prepared_solver, Job};
+use perp_core::Error;
 
 mod dense;
 mod direction;
@@ -229,40 +229,14 @@ pub(crate) const DEFAULT_MAX_ITER: usize = 200;
 /// iterations by default.
 pub(crate) const PROX_MAX_ITER: usize = 1000;
 
-impl FrictionSolver for SemismoothNewton {
-    fn name(&self) -> &str {
-        self.name
-    }
+prepared_solver!(
+    SemismoothNewton, field name,
+    workspace: Workspace, max_iter: DEFAULT_MAX_ITER, solve: SemismoothNewton::solve_with
+);
 
-    fn solve_into(
-        &mut self,
-        p: &FrictionContactProblem,
-        warm: bool,
-        r: &mut [f64],
-        u: &mut [f64],
-        report: &mut SolveReport,
-        s: &Settings,
-    ) -> Result<(), Error> {
-        self.solve_prepared(p, warm, Out { r, u, report }, s)
-    }
-}
-
-impl Prepares for SemismoothNewton {
-    type Workspace = Workspace;
-    const DEFAULT_MAX_ITER: usize = DEFAULT_MAX_ITER;
-
-    fn workspace(&mut self) -> &mut Workspace {
-        &mut self.workspace
-    }
-
-    fn solve_in(
-        &self,
-        ws: &mut Workspace,
-        p: &FrictionContactProblem,
-        warm: bool,
-        out: Out<'_>,
-        s: &Settings,
-    ) -> Result<(), Error> {
-        run(self, ws, None, p, warm, out, s)
+impl SemismoothNewton {
+    /// One round of a solve in `ws` (see [`crate::problem::Prepares::solve_in`]).
+    fn solve_with(&self, ws: &mut Workspace, job: Job<'_>) -> Result<(), Error> {
+        run(self, ws, None, job)
     }
 }

@@ -4,10 +4,11 @@ use super::method::Method;
 use super::prox_mode::rho_for;
 use super::*;
 use crate::delassus::Blocks;
+use crate::problem::{FrictionContactProblem, FrictionSolver, Job, Out};
 use crate::Prox;
 use faer::Mat;
 use perp_core::linear::DenseLu;
-use perp_core::{Matrix, Status};
+use perp_core::{Matrix, Settings, SolveReport, Status};
 use std::time::Instant;
 
 /// One point mass (m = 1) touching the ground twice at the same point: `J = [I; I]`,
@@ -187,7 +188,8 @@ fn forcing_terms_follow_eisenstat_walker_choice_2() {
     let mut report = SolveReport::new("");
     let s = Settings::default();
     let opts = SemismoothNewton::alart_curnier();
-    run(&opts, &mut ws, None, &p, false, Out { r: &mut r, u: &mut u, report: &mut report }, &s).unwrap();
+    let out = Out { r: &mut r, u: &mut u, report: &mut report };
+    run(&opts, &mut ws, None, Job { p: &p, warm: false, out, s: &s }).unwrap();
     let mut m = Method::new(&opts, &mut ws, None, &p, &r, None);
     assert_eq!(m.forcing_term(1.0), ETA0);
     // ‖Φ‖ down by 10: γ (0.1)² = 0.009, the safeguard γ η² = 0.009 is below 0.1.

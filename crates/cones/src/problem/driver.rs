@@ -101,6 +101,29 @@ pub(crate) struct Out<'a> {
     pub(crate) report: &'a mut SolveReport,
 }
 
+/// The start of a round of a first-order method on W's blocks (`admm`, `apgd`): [`prepare`]
+/// (the problem, the settings, the starting reactions in `job.out`), the solver's option
+/// checks `validate`, W's blocks brought up to date in `blocks`, and the iteration vectors
+/// `vecs` set to zeros of the problem's size. Returns the blocks.
+pub(crate) fn prepare_first_order<'b>(
+    job: &mut Job<'_>,
+    validate: impl FnOnce() -> Result<(), Error>,
+    cones: &mut ConeCache,
+    blocks: &'b mut Option<crate::delassus::Blocks>,
+    vecs: &mut [Vec<f64>],
+) -> Result<&'b crate::delassus::Blocks, Error> {
+    let p = job.p;
+    prepare(p, job.warm, job.out.r, job.out.u, job.s, cones)?;
+    validate()?;
+    let _ = crate::delassus::Blocks::refresh(blocks, &p.w, p.dim);
+    let Some(blocks) = blocks.as_ref() else { unreachable!("refresh fills the slot") };
+    for v in vecs {
+        v.clear();
+        v.resize(p.size(), 0.0);
+    }
+    Ok(blocks)
+}
+
 /// The checks of [`start`] for [`FrictionSolver::solve_into`], without allocating on
 /// success: the problem (the laws through `cones`, brought up to date), the settings, the
 /// starting reactions `r` (the warm start when `warm`; else `r` is set to zeros, the cold

@@ -138,6 +138,77 @@ pub(crate) trait Prepares: FrictionSolver + Sized {
     }
 }
 
+/// One solve as a solver written with [`prepared_solver!`] receives it: the problem, whether
+/// `out.r` holds a warm start, where to write, and the settings (the arguments of
+/// [`Prepares::solve_in`] in one value).
+pub(crate) struct Job<'a> {
+    pub(crate) p: &'a FrictionContactProblem,
+    pub(crate) warm: bool,
+    pub(crate) out: Out<'a>,
+    pub(crate) s: &'a Settings,
+}
+
+/// The [`FrictionSolver`] impl of a solver that [`Prepares`]: its name (a literal, or
+/// `field f` for `self.f`) and `solve_into` as [`Prepares::solve_prepared`], after the
+/// solver's own `check` method (its options' validation) when one is named.
+/// `friction_solver!(Nsgs, "nsgs");` replaces a hand-written impl of that shape.
+///
+/// A solver whose `solve` builds a [`FrictionSolution`] names it with `solution = f`
+/// (`f(&mut self, p, warm: Option<&[f64]>, s)`): `solve_into` copies its answer into the
+/// buffers.
+macro_rules! friction_solver {
+    ($t:ty, $($name:literal)? $(field $field:ident)? $(, check $check:ident)?
+     $(, solution = $solve:path)?) => {
+        impl $crate::problem::FrictionSolver for $t {
+            fn name(&self) -> &str {
+                $($name)? $(self.$field)?
+            }
+
+            fn solve_into(&mut self, p: &$crate::problem::FrictionContactProblem, warm: bool,
+                r: &mut [f64], u: &mut [f64], report: &mut perp_core::SolveReport,
+                s: &perp_core::Settings) -> Result<(), perp_core::Error> {
+                $(self.$check()?;)?
+                let out = $crate::problem::Out { r, u, report };
+                $crate::problem::friction_solver!(@run self, p, warm, out, s $(, $solve)?)
+            }
+        }
+    };
+    (@run $this:expr, $p:ident, $warm:ident, $out:ident, $s:ident) => {
+        $crate::problem::Prepares::solve_prepared($this, $p, $warm, $out, $s)
+    };
+    (@run $this:expr, $p:ident, $warm:ident, $out:ident, $s:ident, $solve:path) => {{
+        let $crate::problem::Out { r, u, report } = $out;
+        $solve($this, $p, $warm.then_some(&*r), $s)?.copy_into(r, u, report)
+    }};
+}
+pub(crate) use friction_solver;
+
+/// A solver that [`Prepares`], in one line: [`friction_solver!`] and the [`Prepares`] impl,
+/// with the workspace in `self.workspace` (of type `workspace`), the default iteration limit
+/// `max_iter`, and a round of the solve in `solve` (`fn(&self, &mut Workspace, Job<'_>)`).
+macro_rules! prepared_solver {
+    ($t:ty, $($name:literal)? $(field $field:ident)?, workspace: $ws:ty, max_iter: $max:expr,
+     solve: $solve:path $(, check $check:ident)?) => {
+        $crate::problem::friction_solver!($t, $($name)? $(field $field)? $(, check $check)?);
+
+        impl $crate::problem::Prepares for $t {
+            type Workspace = $ws;
+            const DEFAULT_MAX_ITER: usize = $max;
+
+            fn workspace(&mut self) -> &mut $ws {
+                &mut self.workspace
+            }
+
+            fn solve_in(&self, ws: &mut $ws, p: &$crate::problem::FrictionContactProblem,
+                warm: bool, out: $crate::problem::Out<'_>, s: &perp_core::Settings,
+            ) -> Result<(), perp_core::Error> {
+                $solve(self, ws, $crate::problem::Job { p, warm, out, s })
+            }
+        }
+    };
+}
+pub(crate) use prepared_solver;
+
 /// The `Clone` (an empty workspace: the clone prepares afresh) and `Debug` (opaque) of a
 /// solver's workspace type.
 macro_rules! opaque_workspace {

@@ -52,10 +52,10 @@
 
 use super::planar::{self, point_contact, G};
 use super::{Panel, Scene, SceneInfo, Series};
-use crate::stepper::{Formulation, Scheme, StepOptions};
+use crate::stepper::StepOptions;
 use crate::system::{Contact, Row, System};
 use crate::trajectory::Trajectory;
-use perp_core::{Error, Matrix, Settings};
+use perp_core::{Error, Matrix};
 
 /// A uniform disk (or any body of revolution, `J = k m R²`) rolling on the line `y = 0` with
 /// rolling resistance (module docs).
@@ -217,13 +217,7 @@ impl Scene for DiskRolling {
     }
     /// The exact rolling cone on Moreau's midpoint scheme, `nsgs` to 10⁻¹².
     fn default_options(&self) -> StepOptions {
-        StepOptions {
-            scheme: Scheme::Midpoint,
-            formulation: Formulation::Cone,
-            solver: Some("nsgs".into()),
-            settings: Settings { tol: 1e-12, ..Settings::default() },
-            ..StepOptions::default()
-        }
+        super::midpoint_cone_nsgs()
     }
     fn state_names(&self) -> (Vec<String>, Vec<String>) {
         planar::planar_names()

@@ -119,6 +119,18 @@ pub struct SceneInfo {
 /// ([`stacks::BallPile::MAX_BALLS`], [`stacks::BoxStack::MAX_BOXES`]).
 pub const MAX_SCENE_BYTES: u64 = 32 << 30;
 
+/// Moreau's midpoint scheme on the exact cones, solved by `nsgs` to 10⁻¹² (the rolling
+/// scenes' options).
+pub(crate) fn midpoint_cone_nsgs() -> StepOptions {
+    StepOptions {
+        scheme: crate::stepper::Scheme::Midpoint,
+        formulation: crate::stepper::Formulation::Cone,
+        solver: Some("nsgs".into()),
+        settings: perp_core::Settings { tol: 1e-12, ..perp_core::Settings::default() },
+        ..StepOptions::default()
+    }
+}
+
 /// `Err` naming `scene`'s size when `n` bodies of `bytes_per` each exceed `max`.
 fn check_size(scene: &str, n: usize, max: usize, bytes_per: u64) -> Result<(), Error> {
     if n <= max {

@@ -14,10 +14,10 @@
 //! mean descent velocity of that cycle from a [`Trajectory`].
 
 use super::{Panel, Scene, SceneInfo, Series};
-use crate::stepper::{Activation, Formulation, Scheme, StepOptions};
+use crate::stepper::StepOptions;
 use crate::system::{Contact, Row, System};
 use crate::trajectory::Trajectory;
-use perp_core::{Error, Matrix, Settings};
+use perp_core::{Error, Matrix};
 
 /// The parameters of Table I (Glocker–Studer 2005).
 #[derive(Clone, Debug, PartialEq)]
@@ -234,16 +234,7 @@ impl Scene for Woodpecker {
     /// Midpoint rule (§5), the LCP of eq. 33, Lemke (tol 1e-12). Every LCP is solved at
     /// dt = 1e-4, 1e-5 and 5e-6 (`tests/woodpecker.rs`).
     fn default_options(&self) -> StepOptions {
-        StepOptions {
-            scheme: Scheme::Midpoint,
-            formulation: Formulation::GlockerStuder,
-            solver: Some("lemke".into()),
-            settings: Settings { tol: 1e-12, ..Settings::default() },
-            warm_start: true,
-            keep_problem: false,
-            activation: Activation::Gap,
-            ..StepOptions::default()
-        }
+        super::planar::midpoint_gs()
     }
 
     fn state_names(&self) -> (Vec<String>, Vec<String>) {

@@ -44,8 +44,9 @@ pub(super) fn planar_names() -> (Vec<String>, Vec<String>) {
     )
 }
 
-/// Midpoint rule, Glocker–Studer LCP, Lemke, tol 1e-12, warm starts.
-fn midpoint_gs() -> StepOptions {
+/// Midpoint rule, Glocker–Studer LCP, Lemke, tol 1e-12, warm starts (the planar scenes'
+/// and the woodpecker's options).
+pub(super) fn midpoint_gs() -> StepOptions {
     StepOptions {
         scheme: Scheme::Midpoint,
         formulation: Formulation::GlockerStuder,

@@ -293,13 +293,7 @@ impl Scene for SphereRolling {
     /// The exact rolling cone on Moreau's midpoint scheme, solved by `nsgs` (its local
     /// Alart–Curnier Newton takes the 5-D contact) to 10⁻¹².
     fn default_options(&self) -> StepOptions {
-        StepOptions {
-            scheme: Scheme::Midpoint,
-            formulation: Formulation::Cone,
-            solver: Some("nsgs".into()),
-            settings: Settings { tol: 1e-12, ..Settings::default() },
-            ..StepOptions::default()
-        }
+        crate::scenes::midpoint_cone_nsgs()
     }
     fn state_names(&self) -> (Vec<String>, Vec<String>) {
         body_names(1)
