@@ -29,13 +29,13 @@
 use crate::delassus::Blocks;
 use crate::local::LocalSolver;
 use crate::problem::{
-    message_buffer, opaque_workspace, prepare_with, reset_report, ConeCache, FrictionContactProblem,
-    FrictionSolver, Measured, Out, Prepares,
+    friction_solver, message_buffer, opaque_workspace, prepare_with, reset_report, ConeCache,
+    FrictionContactProblem, Measured, Out, Prepares,
 };
 use colour::colour_contacts;
 use perp_core::iteration::Outlook;
 use perp_core::parallel::Par;
-use perp_core::{iteration, Error, Settings, SolveReport, Status};
+use perp_core::{iteration, Error, Settings, Status};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::fmt::Write as _;
@@ -136,23 +136,7 @@ impl Nsgs {
 /// Default sweep limit.
 const DEFAULT_SWEEPS: usize = 10_000;
 
-impl FrictionSolver for Nsgs {
-    fn name(&self) -> &str {
-        "nsgs"
-    }
-
-    fn solve_into(
-        &mut self,
-        p: &FrictionContactProblem,
-        warm: bool,
-        r: &mut [f64],
-        u: &mut [f64],
-        report: &mut SolveReport,
-        s: &Settings,
-    ) -> Result<(), Error> {
-        self.solve_prepared(p, warm, Out { r, u, report }, s)
-    }
-}
+friction_solver!(Nsgs, "nsgs");
 
 impl Prepares for Nsgs {
     // Boxed: the slot, a pointer, moves in and out of the solver around a solve, not the
