@@ -38,7 +38,7 @@ use rand_chacha::ChaCha8Rng;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub mod params;
 
@@ -136,7 +136,7 @@ const FULL_CHECK_EVERY: usize = 10;
 /// Default sweep limit.
 const DEFAULT_SWEEPS: usize = 10_000;
 
-/// The forecast of [`Nsgs::forecast`] is made every this many sweeps (at a full check).
+/// The loop makes the forecast of [`Nsgs::forecast`] every this many sweeps (at a full check).
 const FORECAST_EVERY: usize = 50;
 
 struct Method<'a> {
@@ -158,11 +158,9 @@ struct Method<'a> {
     tol: f64,
     local_iterations: usize,
     sweeps: usize,
-    /// The full errors so far, when [`Nsgs::forecast`] is on; the sweep limit and the time
-    /// limit with the solve's start, which it forecasts against.
+    /// The forecast's storage, lent to the loop ([`IterativeMethod::outlook`]) when
+    /// [`Nsgs::forecast`] is on.
     outlook: Option<Outlook>,
-    max_sweeps: usize,
-    time_limit: Option<(Duration, Instant)>,
     /// The full error of the current r when `u` holds its `W r + q` (measured by
     /// [`Method::full_error`] and r not changed since): the answer's report takes both as they
     /// are instead of computing them again.
@@ -175,20 +173,6 @@ impl Method<'_> {
         let e = self.p.error_with(self.cones, self.r, self.u);
         self.measured = Some(e);
         e
-    }
-
-    /// Records a full `error` and, every [`FORECAST_EVERY`] sweeps, whether the tolerance is
-    /// out of reach within the limits ([`Nsgs::forecast`]).
-    fn give_up(&mut self, error: f64) -> bool {
-        let Some(outlook) = &mut self.outlook else { return false };
-        outlook.push(self.sweeps, error);
-        if !self.sweeps.is_multiple_of(FORECAST_EVERY) {
-            return false;
-        }
-        if let Some((_, start)) = self.time_limit {
-            outlook.set_elapsed(start.elapsed());
-        }
-        outlook.hopeless(self.tol, self.max_sweeps, self.time_limit.map(|t| t.0))
     }
 }
 
@@ -458,6 +442,11 @@ impl IterativeMethod for Method<'_> {
         self.measured.is_some()
     }
 
+    /// The forecast of [`Nsgs::forecast`], at the full error checks.
+    fn outlook(&mut self) -> Option<(&mut Outlook, usize)> {
+        self.outlook.as_mut().map(|o| (o, FORECAST_EVERY))
+    }
+
     fn step(&mut self) -> StepResult {
         self.measured = None;
         if let Some(rng) = &mut self.rng {
@@ -479,9 +468,7 @@ impl IterativeMethod for Method<'_> {
         // One contact: its local solve is the whole problem, so the first sweep may be
         // the answer (the light measure would need a second sweep to see it).
         if light <= self.tol || self.order.len() == 1 || self.sweeps.is_multiple_of(FULL_CHECK_EVERY) {
-            let error = self.full_error();
-            let stop = self.give_up(error).then_some(Status::Stalled);
-            StepResult { error, stop }
+            StepResult::go(self.full_error())
         } else {
             StepResult::go(light)
         }
@@ -546,11 +533,7 @@ impl Prepares for Nsgs {
             colour_contacts(blocks, &mut ws.order, &mut ws.starts);
             ws.coloured = true;
         }
-        let mut outlook = std::mem::take(&mut ws.outlook);
-        let max_sweeps = s.max_iter_or(DEFAULT_SWEEPS);
-        if self.forecast {
-            outlook.clear();
-        }
+        let outlook = std::mem::take(&mut ws.outlook);
         let mut m = Method {
             opts: self,
             p,
@@ -568,8 +551,6 @@ impl Prepares for Nsgs {
             local_iterations: 0,
             sweeps: 0,
             outlook: self.forecast.then_some(outlook),
-            max_sweeps,
-            time_limit: s.time_limit.map(|t| (t, start)),
             measured: None,
         };
         let out = iteration::run_with(&mut m, s, DEFAULT_SWEEPS, start, Vec::new());
