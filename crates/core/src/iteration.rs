@@ -17,7 +17,13 @@
 //!   — save the current iterate as the best one, and put the saved one back;
 //! * [`is_pivoting`](IterativeMethod::is_pivoting) — for finite pivoting methods: the loop
 //!   does not test the tolerance (the method ends with `stop: Some(Solved)` when its pivoting
-//!   ends; its error is only reported), and the report's `iterations` are the pivots.
+//!   ends; its error is only reported), and the report's `iterations` are the pivots;
+//! * [`stall`](IterativeMethod::stall) / [`stall_measure`](IterativeMethod::stall_measure) /
+//!   [`on_progress`](IterativeMethod::on_progress) / [`on_stall`](IterativeMethod::on_stall)
+//!   — the method's stall rule ([`Stall`]: a patience and a progress test, a new best or a
+//!   halving of a mark, on the error or on the method's merit), which the loop applies after
+//!   every step, and what the method does when it stalls ([`OnStall`]: go on, switch
+//!   strategy, return to the loop's best iterate, or stop).
 //!
 //! # What the loop keeps
 //!
@@ -32,10 +38,28 @@
 //! returned point's error (from the returned vectors) and its message.
 //!
 //! Order of the checks for step k: `prepare_step` (a `Some(status)` ends the loop with k − 1
-//! iterations), `step`, history, best iterate, the step's own `stop`, NaN
+//! iterations), `step`, the stall rule (a step that asks to stop is not judged; `on_stall`
+//! may change the step's error: the error at the iterate the method goes on from), the
+//! forecast ([`Outlook`], on measured errors of steps that do not stop), history, best
+//! iterate, the step's own `stop` (or `on_stall`'s, or the forecast's `Stalled`), NaN
 //! (`NumericalFailure`), tolerance (`Solved`, unless pivoting), observer (`Interrupted`), time
 //! limit (`TimeLimit`); after `settings.max_iter_or(default_max_iter)` steps,
 //! `MaxIterations`.
+//!
+//! **The stall rule** is the loop's, as Clarabel's insufficient-progress checkpoint is its
+//! solver's: after every step that does not ask to stop, the loop compares the method's
+//! progress measure (the step's error, or [`stall_measure`](IterativeMethod::stall_measure))
+//! with its mark ([`StallRule`]); progress resets the count (and calls `on_progress`), and
+//! from `patience` steps without progress on, every step calls `on_stall` until progress is
+//! made again. The three configurations in use: the frictional Newton methods' switch to
+//! prox's proximal mode (halving of the error, patience `stall_iterations`), the watchdog of
+//! the NCP Fischer–Burmeister Newton (a new best merit, patience `2·nonmonotone`: back to the
+//! best-merit iterate, monotone from there; Chamberlain, Powell, Lemaréchal & Pedersen 1982),
+//! and the global Newton's switch to its proximal mode (its own loop, the same
+//! [`StallRule`]). The forecast of a slowly converging method ([`Outlook`]) is not a stall
+//! rule: it judges steady progress against the budget left, not the lack of progress; but it
+//! too is the loop's ([`outlook`](IterativeMethod::outlook)), since the loop owns the budget
+//! (the iteration limit, the time limit and its start).
 //!
 //! Nothing in the loop allocates but the history when `settings.record_history` is set, and
 //! that only to grow the storage handed to [`run_with`].
@@ -111,6 +135,115 @@ impl StepResult {
     }
 }
 
+/// What counts as progress for a [`Stall`] rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgressTest {
+    /// A measure below the smallest so far (the mark): the watchdog of Chamberlain, Powell,
+    /// Lemaréchal & Pedersen (1982).
+    NewBest,
+    /// A measure at most half the mark, the measure at the last progress: the frictional
+    /// Newton methods' rule (the error halves, or the method goes proximal).
+    Halving,
+}
+
+/// A method's stall rule ([`IterativeMethod::stall`]): after `patience` steps without
+/// progress by `test`, the loop calls [`IterativeMethod::on_stall`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stall {
+    /// Steps without progress before the method is told it stalls (0: never).
+    pub patience: usize,
+    /// What counts as progress.
+    pub test: ProgressTest,
+    /// The mark at the start: the measure to beat (`NewBest`) or to halve (`Halving`); ∞
+    /// when the first step counts as progress whatever its measure (a finite one).
+    pub mark: f64,
+}
+
+/// What a stalled method does ([`IterativeMethod::on_stall`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OnStall {
+    /// Go on as before (the method has nothing left to try, or has tried it already).
+    Continue,
+    /// The method changed its strategy or its iterate; `error` is the error at the iterate it
+    /// goes on from, which replaces the step's error.
+    Switch {
+        /// The error at the method's iterate after the switch.
+        error: f64,
+    },
+    /// Go back to the loop's best iterate ([`IterativeMethod::restore_best`]) and go on from
+    /// there; the step's error becomes the best error.
+    RestoreBest,
+    /// End the loop with this status.
+    Stop(Status),
+}
+
+/// The progress verdict of a [`StallRule`] on one measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Progress: the mark moved to this measure and the count restarts.
+    Progress,
+    /// No progress, fewer than `patience` steps in a row.
+    Wait,
+    /// `patience` or more steps in a row without progress.
+    Stalled,
+}
+
+/// The state of a [`Stall`] rule: the mark and the steps since the last progress. The loop
+/// keeps one for a method that declares a rule; a solver that runs its own loop (the global
+/// Newton method) keeps one itself.
+///
+/// ```
+/// use perp_core::iteration::{ProgressTest, Stall, StallRule, Verdict};
+/// let mut rule = StallRule::new(Stall { patience: 2, test: ProgressTest::Halving, mark: f64::INFINITY });
+/// assert_eq!(rule.observe(1.0), Verdict::Progress); // the first finite measure sets the mark
+/// assert_eq!(rule.observe(0.6), Verdict::Wait); // not ≤ ½
+/// assert_eq!(rule.observe(0.5), Verdict::Progress);
+/// assert_eq!((rule.observe(0.4), rule.observe(0.3), rule.since()), (Verdict::Wait, Verdict::Stalled, 2));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StallRule {
+    rule: Stall,
+    since: usize,
+}
+
+impl StallRule {
+    /// The rule at its start: the mark of `rule`, no step counted.
+    pub fn new(rule: Stall) -> Self {
+        StallRule { rule, since: 0 }
+    }
+
+    /// Judges the `measure` after a step: progress moves the mark and restarts the count;
+    /// otherwise the count grows, and reaches [`Verdict::Stalled`] at `patience` (never when
+    /// the patience is 0). A NaN measure is no progress.
+    pub fn observe(&mut self, measure: f64) -> Verdict {
+        let progress = match self.rule.test {
+            ProgressTest::NewBest => measure < self.rule.mark,
+            ProgressTest::Halving => measure <= 0.5 * self.rule.mark,
+        };
+        if progress {
+            (self.rule.mark, self.since) = (measure, 0);
+            return Verdict::Progress;
+        }
+        self.since += 1;
+        if self.rule.patience > 0 && self.since >= self.rule.patience {
+            Verdict::Stalled
+        } else {
+            Verdict::Wait
+        }
+    }
+
+    /// Steps in a row without progress.
+    pub fn since(&self) -> usize {
+        self.since
+    }
+
+    /// Restarts the count (the mark stays): a method that changed strategy is given its full
+    /// patience again.
+    pub fn restart(&mut self) {
+        self.since = 0;
+    }
+}
+
 /// The effort a solve spent, beyond its iterations: the counters of [`SolveReport`] that the
 /// loop reads from the method ([`IterativeMethod::counters`]) and writes into the report.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -155,8 +288,9 @@ pub trait IterativeMethod {
     /// starting error included) reaches a new minimum. Default: nothing (the method returns
     /// its last iterate).
     fn keep_best(&mut self) {}
-    /// Puts the iterate saved by [`keep_best`](IterativeMethod::keep_best) back; called once,
-    /// when the loop ends other than `Solved` with a last error worse than the best (or NaN).
+    /// Puts the iterate saved by [`keep_best`](IterativeMethod::keep_best) back; called when
+    /// the loop ends other than `Solved` with a last error worse than the best (or NaN), and
+    /// when [`on_stall`](IterativeMethod::on_stall) answers [`OnStall::RestoreBest`].
     fn restore_best(&mut self) {}
     /// `true` for finite pivoting methods (Lemke): the loop does not stop on the tolerance
     /// (the method ends with `stop: Some(Status::Solved)` when its pivoting is done; the error
@@ -179,6 +313,33 @@ pub trait IterativeMethod {
     /// step length, or does not know it).
     fn last_step(&self) -> Option<f64> {
         None
+    }
+    /// The forecast of a slowly converging method ([`Outlook`], in storage the method keeps
+    /// between solves) and its period: the loop feeds it every measured error and, at every
+    /// `period`-th iteration whose error was measured, ends with [`Status::Stalled`] when the
+    /// tolerance is out of reach within the iteration or time limit. Read once when the loop
+    /// starts (the storage is cleared then). Default `None`: no forecast.
+    fn outlook(&mut self) -> Option<(&mut Outlook, usize)> {
+        None
+    }
+    /// The method's stall rule, read once when the loop starts (see the [module docs](self)).
+    /// Default `None`: no rule, [`on_stall`](IterativeMethod::on_stall) is never called.
+    fn stall(&self) -> Option<Stall> {
+        None
+    }
+    /// The measure the stall rule judges after a step whose error is `error` (a merit the
+    /// method minimises, such as ½‖Φ‖²). Default: the error.
+    fn stall_measure(&self, error: f64) -> f64 {
+        error
+    }
+    /// Called when the stall rule sees progress (a new best merit: the watchdog keeps its
+    /// iterate). Default: nothing.
+    fn on_progress(&mut self) {}
+    /// Called after every step from `since ≥ patience` steps without progress on; what the
+    /// method does about it. Default [`OnStall::Continue`].
+    fn on_stall(&mut self, since: usize) -> OnStall {
+        let _ = since;
+        OnStall::Continue
     }
 }
 
@@ -284,6 +445,11 @@ pub fn run_with<M: IterativeMethod + ?Sized>(
     let mut last = f64::INFINITY;
     let mut best = f64::INFINITY;
     let mut iterations = 0;
+    let mut rule = method.stall().map(StallRule::new);
+    let forecast = method.outlook().map(|(outlook, period)| {
+        outlook.clear();
+        period.max(1)
+    });
     let status = 'run: {
         if let Some(e) = method.initial_error() {
             last = e;
@@ -299,10 +465,44 @@ pub fn run_with<M: IterativeMethod + ?Sized>(
             if let Some(status) = method.prepare_step() {
                 break 'run status;
             }
-            let r = method.step();
+            let mut r = method.step();
             iterations = k;
-            last = r.error;
+            if let (Some(rule), None) = (&mut rule, r.stop) {
+                match rule.observe(method.stall_measure(r.error)) {
+                    Verdict::Progress => method.on_progress(),
+                    Verdict::Wait => {}
+                    Verdict::Stalled => match method.on_stall(rule.since()) {
+                        OnStall::Continue => {}
+                        OnStall::Switch { error } => r.error = error,
+                        OnStall::RestoreBest => {
+                            // This step's iterate may be the best by the error (a halving
+                            // rule does not judge a new best as progress).
+                            if r.error < best {
+                                best = r.error;
+                                method.keep_best();
+                            }
+                            if best < f64::INFINITY {
+                                method.restore_best();
+                                r.error = best;
+                            }
+                        }
+                        OnStall::Stop(status) => r.stop = Some(status),
+                    },
+                }
+            }
             let measured = method.measured();
+            if let (Some(period), None, true) = (forecast, r.stop, measured) {
+                if let Some((outlook, _)) = method.outlook() {
+                    outlook.push(k, r.error);
+                    if k.is_multiple_of(period) {
+                        outlook.set_elapsed(start.elapsed());
+                        if outlook.hopeless(settings.tol, max_iter, settings.time_limit) {
+                            r.stop = Some(Status::Stalled);
+                        }
+                    }
+                }
+            }
+            last = r.error;
             if settings.record_history && measured {
                 history.push(r.error);
                 history_iterations.push(k);
@@ -367,7 +567,8 @@ pub fn run_with<M: IterativeMethod + ?Sized>(
 /// contacts) slows down further, so the extrapolation is optimistic and the method is given
 /// up only when even the optimistic count exceeds what is left. A method stops early by
 /// this rule with [`Status::Stalled`], instead of running its last thousands of iterations
-/// for nothing (and a time-stepping fallback gets the rest of the step's budget).
+/// for nothing (and a time-stepping fallback gets the rest of the step's budget). The loop
+/// applies it to a method that lends it one ([`IterativeMethod::outlook`]).
 ///
 /// ```
 /// use perp_core::iteration::Outlook;
@@ -675,6 +876,89 @@ mod tests {
         m.end_before = Some((0, Status::Solved));
         let o = run(&mut m, &s, 10);
         assert_eq!((o.status, o.iterations), (Status::Solved, 0));
+    }
+
+    /// Errors from a list, with a stall rule and a scripted answer to a stall.
+    struct Stalling {
+        inner: Scripted,
+        rule: Stall,
+        answer: OnStall,
+        stalls: Vec<(usize, usize)>,
+        progress: usize,
+    }
+    impl IterativeMethod for Stalling {
+        fn step(&mut self) -> StepResult {
+            self.inner.step()
+        }
+        fn keep_best(&mut self) {
+            self.inner.keep_best();
+        }
+        fn restore_best(&mut self) {
+            self.inner.restore_best();
+        }
+        fn stall(&self) -> Option<Stall> {
+            Some(self.rule)
+        }
+        fn on_progress(&mut self) {
+            self.progress += 1;
+        }
+        fn on_stall(&mut self, since: usize) -> OnStall {
+            self.stalls.push((self.inner.at, since));
+            self.answer
+        }
+    }
+
+    fn stalling(errors: &[f64], test: ProgressTest, answer: OnStall) -> Stalling {
+        Stalling {
+            inner: Scripted::new(errors),
+            rule: Stall { patience: 2, test, mark: f64::INFINITY },
+            answer,
+            stalls: Vec::new(),
+            progress: 0,
+        }
+    }
+
+    #[test]
+    fn the_stall_rule_calls_on_stall_after_its_patience_and_every_step_after() {
+        let s = Settings { tol: 0.0, max_iter: 6, record_history: true, ..Settings::default() };
+        // Halving: 8 (progress), 5, 4.5 (stalled at step 3), 4.2 (step 4), 3 (progress: ≤ 4),
+        // 2.9.
+        let mut m = stalling(&[8.0, 5.0, 4.5, 4.2, 3.0, 2.9], ProgressTest::Halving, OnStall::Continue);
+        let o = run(&mut m, &s, 10);
+        assert_eq!(
+            (o.status, m.stalls.clone(), m.progress),
+            (Status::MaxIterations, vec![(3, 2), (4, 3)], 2)
+        );
+        // NewBest: every decrease is progress; no stall.
+        let mut m = stalling(&[8.0, 5.0, 4.5, 4.2, 3.0, 2.9], ProgressTest::NewBest, OnStall::Continue);
+        run(&mut m, &s, 10);
+        assert_eq!((m.stalls.len(), m.progress), (0, 6));
+        // Patience 0: never stalls.
+        let mut m = stalling(&[1.0, 1.0, 1.0], ProgressTest::NewBest, OnStall::Stop(Status::Stalled));
+        m.rule.patience = 0;
+        let o = run(&mut m, &Settings { tol: 0.0, max_iter: 3, ..Settings::default() }, 10);
+        assert_eq!((o.status, m.stalls.len()), (Status::MaxIterations, 0));
+    }
+
+    #[test]
+    fn on_stall_can_switch_restore_or_stop() {
+        let s = Settings { tol: 0.0, max_iter: 5, record_history: true, ..Settings::default() };
+        let errors = [2.0, 3.0, 4.0, 5.0, 6.0];
+        // Stop: the loop ends at the stalled step with the status given.
+        let mut m = stalling(&errors, ProgressTest::NewBest, OnStall::Stop(Status::Stalled));
+        let o = run(&mut m, &s, 10);
+        assert_eq!((o.status, o.iterations), (Status::Stalled, 3));
+        // Switch: the error the method gives replaces the step's, in the history too; the
+        // rule judged the step's own measure, so every later step is stalled as well.
+        let mut m = stalling(&errors, ProgressTest::NewBest, OnStall::Switch { error: 0.5 });
+        let o = run(&mut m, &s, 10);
+        assert_eq!(o.history, vec![2.0, 3.0, 0.5, 0.5, 0.5]);
+        assert_eq!(m.stalls, vec![(3, 2), (4, 3), (5, 4)]);
+        // RestoreBest: the best iterate (step 1) comes back and its error is the step's.
+        let mut m = stalling(&errors, ProgressTest::NewBest, OnStall::RestoreBest);
+        let o = run(&mut m, &s, 10);
+        assert!(m.inner.restored && m.inner.kept == Some(1));
+        assert_eq!(o.history, vec![2.0, 3.0, 2.0, 2.0, 2.0]);
     }
 
     #[test]

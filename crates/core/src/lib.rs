@@ -9,10 +9,12 @@
 //! * [`Error`] — input that cannot be solved as given, with the offending value named;
 //! * [`measures`] — the Siconos-compatible error measures (`design/SUITES.md`), always
 //!   computed from the returned vectors, never from a solver's internals;
-//! * [`iteration`] — the one iteration loop (limits, timing, history, observer) that
-//!   iterative solvers plug their step into;
-//! * [`line_search`] — Armijo backtracking, the non-monotone reference and the watchdog that
-//!   every Newton method uses;
+//! * [`iteration`] — the one iteration loop (limits, timing, history, observer, stall rule)
+//!   that iterative solvers plug their step into;
+//! * [`line_search`] — Armijo backtracking and the non-monotone reference that every Newton
+//!   method uses;
+//! * [`refine`] — the physics refinement rounds of a solve whose answer the physical check
+//!   refused;
 //! * [`linear`] — dense and sparse LU and Cholesky that keep their storage and symbolic
 //!   analysis between factorizations, and the small stack solve;
 //! * [`sensitivity`] — what the implicit differentiation of every problem class shares: the
@@ -36,12 +38,13 @@ mod matrix;
 pub mod measures;
 pub mod parallel;
 pub mod params;
+pub mod refine;
 mod report;
 pub mod sensitivity;
 mod settings;
 
 pub use error::Error;
-pub use iteration::{Control, Counters, IterativeMethod, LoopOutcome, Progress, StepResult};
+pub use iteration::{Control, Counters, IterativeMethod, LoopOutcome, OnStall, Progress, Stall, StepResult};
 pub use matrix::Matrix;
 pub use report::{Ray, Solution, SolveReport, Status, REFINE_ROUNDS};
 pub use settings::{Observer, Settings};

@@ -1,8 +1,9 @@
 //! The line searches every Newton method of perp uses: backtracking on a step length
 //! `t ∈ {1, β, β², …}` with an Armijo sufficient-decrease test (Nocedal & Wright 2006, eq. 3.4;
-//! Bertsekas 1982 for its projected form), a non-monotone reference (Grippo, Lampariello &
-//! Lucidi 1986) and a watchdog that returns to the best iterate when the non-monotone search
-//! wanders (Chamberlain, Powell, Lemaréchal & Pedersen 1982).
+//! Bertsekas 1982 for its projected form) and a non-monotone reference (Grippo, Lampariello &
+//! Lucidi 1986). The watchdog that returns to the best iterate when the non-monotone search
+//! wanders (Chamberlain, Powell, Lemaréchal & Pedersen 1982) is a configuration of the
+//! iteration loop's stall rule ([`crate::iteration::Stall`]).
 //!
 //! The solver owns its iterate and evaluates trial points itself: [`Backtracking`] only
 //! chooses the step lengths, applies the test and counts the trials. A search never
@@ -15,8 +16,6 @@
 //! * [`Backtracking::search`] — the same backtracking with the solver's own acceptance test,
 //!   for tests that are not of that form (the projection-arc rule of projected Newton).
 //! * [`NonMonotone`] — the reference `max(ψ_k, ψ_{k−1}, …)` over a window of remembered merits.
-//! * [`Watchdog`] — counts steps without a new best merit; past its patience the solver goes
-//!   back to its best iterate and continues monotone.
 
 /// Step lengths `1, β, β², …` while `t ≥ min_step` and at most `max_trials` of them.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -215,54 +214,6 @@ impl NonMonotone {
     }
 }
 
-/// What the [`Watchdog`] says after a step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Watch {
-    /// A new best merit: the solver keeps this iterate as its best.
-    Improved,
-    /// No improvement, still within the patience.
-    Wait,
-    /// `patience` steps without improvement: go back to the best iterate.
-    Restore,
-}
-
-/// Counts the steps since the best merit (Chamberlain et al. 1982).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Watchdog {
-    /// Steps without a new best merit before [`Watch::Restore`].
-    pub patience: usize,
-    best: f64,
-    since_best: usize,
-}
-
-impl Watchdog {
-    /// A watchdog whose best merit so far is `initial`.
-    pub fn new(patience: usize, initial: f64) -> Self {
-        Watchdog { patience, best: initial, since_best: 0 }
-    }
-
-    /// The smallest merit observed.
-    pub fn best(&self) -> f64 {
-        self.best
-    }
-
-    /// Records the merit of the new iterate.
-    pub fn observe(&mut self, merit: f64) -> Watch {
-        if merit < self.best {
-            self.best = merit;
-            self.since_best = 0;
-            Watch::Improved
-        } else {
-            self.since_best += 1;
-            if self.since_best >= self.patience {
-                Watch::Restore
-            } else {
-                Watch::Wait
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,14 +284,5 @@ mod tests {
         let mut monotone = NonMonotone::new(0);
         monotone.remember(9.0);
         assert!(monotone.is_empty());
-    }
-
-    #[test]
-    fn watchdog_restores_after_its_patience() {
-        let mut w = Watchdog::new(2, 1.0);
-        assert_eq!(w.observe(0.5), Watch::Improved);
-        assert_eq!(w.observe(0.7), Watch::Wait);
-        assert_eq!(w.observe(0.6), Watch::Restore);
-        assert_eq!(w.best(), 0.5);
     }
 }

@@ -50,7 +50,8 @@
 use crate::{Mcp, NcpFunction};
 use faer::{Mat, MatMut};
 use perp_core::params::{Bound, Param, Resolved};
-use perp_core::{Error, Settings, Solution, Status};
+use perp_core::refine::Refinable;
+use perp_core::{Error, Settings, Solution, SolveReport, Status};
 use std::time::Instant;
 
 /// `F(x) + λ (x − x̄)`: the perturbed map of proximal perturbation (module docs).
@@ -344,12 +345,10 @@ pub(crate) fn rescue(
 
 /// Warm rounds at a tighter tolerance after [`Mcp::verify_physics`] refused an answer that met
 /// `tol` on the MCP measure (badly scaled data, where that measure does not see an answer
-/// still off in the problem's own scales): each round asks `solve` for the answer from the last
-/// one at [`perp_core::SolveReport::refinement_tol`], within what is left of the iteration
-/// limit (`max_iter`, or `default_max_iter`) and of the time limit, at most
-/// [`perp_core::REFINE_ROUNDS`] rounds; the counters are summed and
-/// [`perp_core::SolveReport::end_refinement`] judges the answer at the caller's `tol` and says
-/// what happened. A solve the check did not refuse is returned as it is.
+/// still off in the problem's own scales): the rounds of [`perp_core::refine::refine_physics`],
+/// each asking `solve` for the answer from the last one, within what is left of the iteration
+/// limit (`max_iter`, or `default_max_iter`) and of the time limit. A solve the check did not
+/// refuse is returned as it is.
 pub(crate) fn refine_physics(
     p: &Mcp<'_>,
     first: Solution,
@@ -357,45 +356,27 @@ pub(crate) fn refine_physics(
     default_max_iter: usize,
     solve: &mut PlainSolve<'_>,
 ) -> Result<Solution, Error> {
-    if !first.report.refused_by_physics(s.tol) {
-        return Ok(first);
+    let mut rounds = Rounds { p, sol: first, solve };
+    perp_core::refine::refine_physics(&mut rounds, s, default_max_iter)?;
+    Ok(rounds.sol)
+}
+
+/// An MCP solve as the refinement repeats it: from the answer so far.
+struct Rounds<'a, 'p, 's> {
+    p: &'a Mcp<'p>,
+    sol: Solution,
+    solve: &'a mut PlainSolve<'s>,
+}
+
+impl Refinable for Rounds<'_, '_, '_> {
+    fn report(&mut self) -> &mut SolveReport {
+        &mut self.sol.report
     }
-    let limit = s.max_iter_or(default_max_iter);
-    let first_figures = (first.report.error, first.report.physical_error.unwrap_or(f64::NAN));
-    let mut total = first.report.clone();
-    let mut sol = first;
-    let (mut tol, mut rounds) = (s.tol, 0);
-    while rounds < perp_core::REFINE_ROUNDS && sol.report.refused_by_physics(tol) {
-        let left = limit.saturating_sub(total.iterations);
-        let time_left = match s.time_limit {
-            Some(t) if t <= total.elapsed => break,
-            Some(t) => Some(t - total.elapsed),
-            None => None,
-        };
-        let next =
-            perp_core::SolveReport::refinement_tol(tol, sol.report.physical_error.unwrap_or(f64::INFINITY));
-        if left == 0 || next.is_nan() || next <= 0.0 {
-            break;
-        }
-        let s2 = Settings { tol: next, max_iter: left, time_limit: time_left, ..s.clone() };
-        let new = solve(p, &sol.z, &s2)?;
-        total.append_history(total.iterations, &new.report);
-        total.iterations += new.report.iterations;
-        total.pivots += new.report.pivots;
-        total.factorizations += new.report.factorizations;
-        total.line_search_steps += new.report.line_search_steps;
-        total.elapsed += new.report.elapsed;
-        sol = new;
-        tol = next;
-        rounds += 1;
+
+    fn solve_again(&mut self, s: &Settings) -> Result<(), Error> {
+        self.sol = (self.solve)(self.p, &self.sol.z, s)?;
+        Ok(())
     }
-    // The last round's answer and figures, with the summed counters.
-    let last = std::mem::replace(&mut sol.report, total);
-    let r = &mut sol.report;
-    (r.status, r.error, r.residual_inf, r.physical_error, r.message) =
-        (last.status, last.error, last.residual_inf, last.physical_error, last.message);
-    r.end_refinement(s.tol, rounds, tol, first_figures);
-    Ok(sol)
 }
 
 /// `proximal_rounds`, [`Proximal::rounds`] as a parameter of the Newton methods that have the

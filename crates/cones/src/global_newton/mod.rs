@@ -43,7 +43,8 @@ use crate::cone::{Cone, MAX_DIM};
 use crate::coulomb::Coulomb;
 use crate::global::GlobalFrictionContactProblem;
 use crate::problem::physical_figure;
-use perp_core::iteration::{observe, Counters};
+use perp_core::iteration::{observe, Counters, ProgressTest, Stall, StallRule, Verdict};
+use perp_core::line_search::NonMonotone;
 use perp_core::linear::mass::solve_rows;
 use perp_core::linear::{MassFactor, Row, SparseLu};
 use perp_core::{measures, Error, Settings, SolveReport, Status};
@@ -205,10 +206,15 @@ impl GlobalNewton {
         // The best iterate met (global error, r, v), in storage kept from the start.
         let mut best = (f64::INFINITY, r.clone(), v.clone());
         let mut delta_kept = 0.0;
-        let mut memory: Vec<f64> = Vec::new();
-        // Stall detection (iterations since the best global error last halved) and the
-        // proximal mode it switches to.
-        let (mut mark, mut stalled_for) = (f64::INFINITY, 0usize);
+        let mut memory = NonMonotone::new(5);
+        // The stall rule of the local Newton methods (no halving of the best global error in
+        // `stall_iterations` iterations, the starting error included) and the proximal mode it
+        // switches to; this solver runs its own loop, so it keeps the rule itself.
+        let mut stall = StallRule::new(Stall {
+            patience: self.stall_iterations,
+            test: ProgressTest::Halving,
+            mark: f64::INFINITY,
+        });
         let mut prox: Option<ProxState> = None;
         let mut fr = Residual::new(g, cone);
         report.status = Status::MaxIterations;
@@ -258,18 +264,14 @@ impl GlobalNewton {
                 report.status = Status::Interrupted;
                 break;
             }
-            if report.error <= 0.5 * mark {
-                (mark, stalled_for) = (report.error, 0);
-            } else {
-                stalled_for += 1;
-            }
-            if prox.is_none() && self.stall_iterations > 0 && stalled_for >= self.stall_iterations {
+            if stall.observe(report.error) == Verdict::Stalled && prox.is_none() {
                 prox = Some(ProxState::new(&r, &v, w_max));
                 report.message = Some(format!(
-                    "proximal from iteration {} (no halving of the error in {stalled_for} iterations)",
-                    report.iterations
+                    "proximal from iteration {} (no halving of the error in {} iterations)",
+                    report.iterations,
+                    stall.since()
                 ));
-                stalled_for = 0;
+                stall.restart();
                 continue;
             }
             report.iterations += 1;
@@ -322,11 +324,8 @@ impl GlobalNewton {
             // ball-pile 20 in tests/global_harvest.rs; with both: 33.)
             let mut t = 1.0;
             let mut accepted = false;
-            memory.push(psi);
-            if memory.len() > 5 {
-                memory.remove(0);
-            }
-            let psi_ref = memory.iter().fold(psi, |a, &b| a.max(b));
+            memory.remember(psi);
+            let psi_ref = memory.reference(psi);
             for _ in 0..30 {
                 report.line_search_steps += 1;
                 for k in 0..n {

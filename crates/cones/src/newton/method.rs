@@ -66,11 +66,8 @@ pub(super) struct Method<'a> {
     pub(super) short_directions: usize,
     /// The automatic choice went iterative because a factorization would end too late.
     pub(super) switched_for_time: bool,
-    /// Stagnation ([`SemismoothNewton::stall_iterations`]): iterations since the best error
-    /// last halved, the error it halved to, and the iteration at which the method went
-    /// proximal, with why.
-    pub(super) stalled_for: usize,
-    pub(super) progress_mark: f64,
+    /// The iteration at which the method went proximal, with why (the loop's stall rule, or a
+    /// line search that found no decrease).
     pub(super) went_proximal: Option<(usize, &'static str)>,
     pub(super) iterations: usize,
     /// The largest diagonal entry of W, the scale of σ for a proximal start.
@@ -173,8 +170,6 @@ impl<'a> Method<'a> {
             krylov_iterations: 0,
             short_directions: 0,
             switched_for_time: false,
-            stalled_for: 0,
-            progress_mark: f64::INFINITY,
             went_proximal: None,
             iterations: 0,
             w_max,

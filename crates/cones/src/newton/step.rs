@@ -1,8 +1,9 @@
 //! One Newton iteration: the direction, the non-monotone Armijo search on `½‖Φ‖²`, the new
-//! iterate, prox's centre and the stagnation rule.
+//! iterate, prox's centre, and the stagnation rule's configuration (the loop applies it).
 
 use super::direction::Direction;
 use super::method::Method;
+use perp_core::iteration::{OnStall, ProgressTest, Stall};
 use perp_core::line_search::{Backtracking, Search, Verdict};
 use perp_core::{iteration, IterativeMethod, Status, StepResult};
 
@@ -147,15 +148,26 @@ impl IterativeMethod for Method<'_> {
         if self.error > 0.0 {
             self.prox_update();
         }
-        if self.error <= 0.5 * self.progress_mark {
-            (self.progress_mark, self.stalled_for) = (self.error, 0);
-        } else {
-            self.stalled_for += 1;
-            if self.stalled_for >= self.opts.stall_iterations {
-                let why = "no halving of the error in stall_iterations iterations";
-                self.go_proximal(why);
-            }
-        }
         StepResult::go(self.error)
+    }
+
+    /// The stagnation rule ([`super::SemismoothNewton::stall_iterations`]): no halving of the
+    /// error in `stall_iterations` steps; not in prox mode from the start (`prox` itself).
+    fn stall(&self) -> Option<Stall> {
+        let on = self.opts.stall_iterations > 0 && self.spare.is_some();
+        on.then_some(Stall {
+            patience: self.opts.stall_iterations,
+            test: ProgressTest::Halving,
+            mark: f64::INFINITY,
+        })
+    }
+
+    /// Goes on in proximal mode from the best iterate, once.
+    fn on_stall(&mut self, _since: usize) -> OnStall {
+        if self.go_proximal("no halving of the error in stall_iterations iterations") {
+            OnStall::Switch { error: self.error }
+        } else {
+            OnStall::Continue
+        }
     }
 }

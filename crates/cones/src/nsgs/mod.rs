@@ -193,11 +193,7 @@ impl Prepares for Nsgs {
             colour_contacts(blocks, &mut ws.order, &mut ws.starts);
             ws.coloured = true;
         }
-        let mut outlook = std::mem::take(&mut ws.outlook);
-        let max_sweeps = s.max_iter_or(DEFAULT_SWEEPS);
-        if self.forecast {
-            outlook.clear();
-        }
+        let outlook = std::mem::take(&mut ws.outlook);
         let mut m = Method {
             opts: self,
             p,
@@ -215,8 +211,6 @@ impl Prepares for Nsgs {
             local_iterations: 0,
             sweeps: 0,
             outlook: self.forecast.then_some(outlook),
-            max_sweeps,
-            time_limit: s.time_limit.map(|t| (t, start)),
             measured: None,
             rolling: p.all_rolling(),
             w_max,

@@ -11,18 +11,17 @@ use crate::local::Local;
 use crate::problem::FrictionContactProblem;
 use perp_core::iteration::Outlook;
 use perp_core::parallel::Par;
-use perp_core::{IterativeMethod, Status, StepResult};
+use perp_core::{IterativeMethod, StepResult};
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 /// The full error is computed at least every this many sweeps (the relative change of r can
 /// stay above tol while the error is far below it, e.g. when r is ~0).
 const FULL_CHECK_EVERY: usize = 10;
 
-/// The forecast of [`Nsgs::forecast`] is made every this many sweeps (at a full check).
+/// The loop makes the forecast of [`Nsgs::forecast`] every this many sweeps (at a full check).
 const FORECAST_EVERY: usize = 50;
 
 /// One solve's state: the options, the problem and its blocks, the caller's buffers.
@@ -45,11 +44,9 @@ pub(super) struct Method<'a> {
     pub(super) tol: f64,
     pub(super) local_iterations: usize,
     pub(super) sweeps: usize,
-    /// The full errors so far, when [`Nsgs::forecast`] is on; the sweep limit and the time
-    /// limit with the solve's start, which it forecasts against.
+    /// The forecast's storage, lent to the loop ([`IterativeMethod::outlook`]) when
+    /// [`Nsgs::forecast`] is on.
     pub(super) outlook: Option<Outlook>,
-    pub(super) max_sweeps: usize,
-    pub(super) time_limit: Option<(Duration, Instant)>,
     /// The full error of the current r when `u` holds its `W r + q` (measured by
     /// [`Method::full_error`] and r not changed since): the answer's report takes both as they
     /// are instead of computing them again.
@@ -74,20 +71,6 @@ impl Method<'_> {
         };
         self.measured = Some(e);
         e
-    }
-
-    /// Records a full `error` and, every [`FORECAST_EVERY`] sweeps, whether the tolerance is
-    /// out of reach within the limits ([`Nsgs::forecast`]).
-    fn give_up(&mut self, error: f64) -> bool {
-        let Some(outlook) = &mut self.outlook else { return false };
-        outlook.push(self.sweeps, error);
-        if !self.sweeps.is_multiple_of(FORECAST_EVERY) {
-            return false;
-        }
-        if let Some((_, start)) = self.time_limit {
-            outlook.set_elapsed(start.elapsed());
-        }
-        outlook.hopeless(self.tol, self.max_sweeps, self.time_limit.map(|t| t.0))
     }
 }
 
@@ -281,6 +264,11 @@ impl IterativeMethod for Method<'_> {
         self.measured.is_some()
     }
 
+    /// The forecast of [`Nsgs::forecast`], at the full error checks.
+    fn outlook(&mut self) -> Option<(&mut Outlook, usize)> {
+        self.outlook.as_mut().map(|o| (o, FORECAST_EVERY))
+    }
+
     fn step(&mut self) -> StepResult {
         self.measured = None;
         if let Some(rng) = &mut self.rng {
@@ -302,9 +290,7 @@ impl IterativeMethod for Method<'_> {
         // One contact: its local solve is the whole problem, so the first sweep may be
         // the answer (the light measure would need a second sweep to see it).
         if light <= self.tol || self.order.len() == 1 || self.sweeps.is_multiple_of(FULL_CHECK_EVERY) {
-            let error = self.full_error();
-            let stop = self.give_up(error).then_some(Status::Stalled);
-            StepResult { error, stop }
+            StepResult::go(self.full_error())
         } else {
             StepResult::go(light)
         }

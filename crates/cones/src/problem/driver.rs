@@ -3,6 +3,7 @@
 //! refinement rounds (`solve_refined`) and the physical figure of the last answer.
 
 use super::*;
+use perp_core::refine::{refine_physics, Refinable};
 
 /// The capacity a prepared report's message starts with, so that later messages of the same
 /// kind fit without growing it.
@@ -165,14 +166,11 @@ pub(crate) fn prepare_with(
 }
 
 /// A solve by `solve` (warm from `r` when `warm`), then, when the physical check refused an
-/// answer that met the peer measure (issue 15's "large r, small q": the peer error's units
-/// hide a penetration or a cone violation, and iterating further is what fixes it), rounds of
-/// `solve` warm from the last answer at a tighter tolerance
-/// ([`SolveReport::refinement_tol`]), within what is left of the iteration limit (`max_iter`,
-/// or the solver's `default_max`) and of the time limit, at most [`REFINE_ROUNDS`] rounds. The
-/// report adds up the rounds' iterations, counters, time and history, and
-/// [`SolveReport::end_refinement`] says so and judges the answer at the caller's `tol`. A solve
-/// the check did not refuse is `solve` alone.
+/// answer that met the peer measure, the refinement rounds of
+/// [`perp_core::refine::refine_physics`] (warm from the last answer at a tighter tolerance,
+/// within what is left of `max_iter`, or the solver's `default_max`, and of the time limit),
+/// stopping early when the answer runs off ([`FrictionContactProblem::runs_off`]: the growth
+/// is then marked as divergence). A solve the check did not refuse is `solve` alone.
 pub(crate) fn solve_refined(
     p: &FrictionContactProblem,
     warm: bool,
@@ -186,37 +184,39 @@ pub(crate) fn solve_refined(
     if !report.refused_by_physics(s.tol) {
         return Ok(());
     }
-    let limit = if s.max_iter == 0 { default_max } else { s.max_iter };
-    let first = (report.error, report.physical_error.unwrap_or(f64::NAN));
     let grown_from = (measures::norm2(r), p.penetration(u));
-    let (mut tol, mut rounds) = (s.tol, 0);
-    while rounds < REFINE_ROUNDS && report.refused_by_physics(tol) {
-        let left = limit.saturating_sub(report.iterations);
-        let time_left = match s.time_limit {
-            Some(t) if t <= report.elapsed => break,
-            Some(t) => Some(t - report.elapsed),
-            None => None,
-        };
-        let next = SolveReport::refinement_tol(tol, report.physical_error.unwrap_or(f64::INFINITY));
-        if left == 0 || next.is_nan() || next <= 0.0 {
-            break;
+    let mut rounds = Rounds { p, grown_from, out: Out { r, u, report }, solve };
+    if let Some(k @ 1..) = refine_physics(&mut rounds, s, default_max)? {
+        if rounds.runs_off() {
+            let Out { r, u, report } = rounds.out;
+            p.mark_diverged(grown_from, r, u, k, report);
         }
-        let s2 = Settings { tol: next, max_iter: left, time_limit: time_left, ..s.clone() };
-        // A refinement round is rare: its report's copy is no cost in the solve loop.
-        let earlier = report.clone();
-        solve(true, Out { r: &mut *r, u: &mut *u, report: &mut *report }, &s2)?;
-        report.follow(&earlier);
-        tol = next;
-        rounds += 1;
-        if p.runs_off(grown_from, r, u) {
-            break;
-        }
-    }
-    report.end_refinement(s.tol, rounds, tol, first);
-    if rounds > 0 && p.runs_off(grown_from, r, u) {
-        p.mark_diverged(grown_from, r, u, rounds, report);
     }
     Ok(())
+}
+
+/// A frictional solve as [`refine_physics`] repeats it: warm from the reactions in `out`.
+struct Rounds<'a, F> {
+    p: &'a FrictionContactProblem,
+    /// `(‖r‖, penetration)` of the first answer, for [`FrictionContactProblem::runs_off`].
+    grown_from: (f64, f64),
+    out: Out<'a>,
+    solve: F,
+}
+
+impl<F: FnMut(bool, Out<'_>, &Settings) -> Result<(), Error>> Refinable for Rounds<'_, F> {
+    fn report(&mut self) -> &mut SolveReport {
+        self.out.report
+    }
+
+    fn solve_again(&mut self, s: &Settings) -> Result<(), Error> {
+        let Out { r, u, report } = &mut self.out;
+        (self.solve)(true, Out { r, u, report }, s)
+    }
+
+    fn runs_off(&mut self) -> bool {
+        self.p.runs_off(self.grown_from, self.out.r, self.out.u)
+    }
 }
 
 /// Checks the problem, the settings and the warm start every solver receives; returns the

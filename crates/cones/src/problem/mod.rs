@@ -15,7 +15,7 @@
 //! frictional solve shares.
 
 use crate::cone::{Cone, ConeSpec, MAX_DIM};
-use perp_core::{measures, Error, Matrix, Settings, SolveReport, Status, REFINE_ROUNDS};
+use perp_core::{measures, Error, Matrix, Settings, SolveReport, Status};
 use std::sync::Arc;
 
 mod measure;

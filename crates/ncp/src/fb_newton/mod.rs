@@ -71,8 +71,8 @@ use crate::fb::{fb_jacobian_diag_lambda, fb_residual_lambda};
 use crate::proximal::{plain_settings, refine_physics, rescue, Proximal};
 use crate::{BoundKind, Mcp, NcpSolver};
 use faer::Mat;
-use perp_core::iteration::{run, Counters, IterativeMethod, StepResult};
-use perp_core::line_search::{Backtracking, NonMonotone, Search, Watch, Watchdog};
+use perp_core::iteration::{run, Counters, IterativeMethod, OnStall, ProgressTest, Stall, StepResult};
+use perp_core::line_search::{Backtracking, NonMonotone, Search};
 use perp_core::linear::{DenseLu, SparseLu};
 use perp_core::{Error, Matrix, Settings, Solution, SolveReport, Status};
 use sprs::CsMat;
@@ -274,7 +274,6 @@ impl FbNewton {
             error: None,
             message: None,
             initial_error,
-            watchdog: Watchdog::new(2 * self.nonmonotone, psi),
             monotone: false,
         };
         m.ws.best_z.copy_from_slice(&z);

@@ -1,5 +1,5 @@
-//! One iteration of the run: the line search on the merit Ψ = ½‖Φ‖² (non-monotone with a
-//! watchdog), the gradient fallback, and the end of a step.
+//! One iteration of the run: the line search on the merit Ψ = ½‖Φ‖² (non-monotone, with the
+//! loop's stall rule as its watchdog), the gradient fallback, and the end of a step.
 
 use super::*;
 
@@ -11,25 +11,12 @@ impl Method<'_, '_> {
 }
 
 impl Method<'_, '_> {
-    /// After a step: the non-monotone memory and the watchdog, then the new error.
+    /// After a step: the non-monotone memory, then the new error (the watchdog is the loop's
+    /// stall rule: [`IterativeMethod::stall`] below).
     pub(super) fn finish_step(&mut self) -> StepResult {
         let ws = &mut *self.ws;
         if self.knobs.nonmonotone > 0 && !self.monotone {
             ws.memory.remember(self.psi);
-            // Watchdog (Chamberlain et al. 1982): when 2·nonmonotone steps have not improved
-            // the best merit, go back to the best iterate and continue monotone.
-            match self.watchdog.observe(self.psi) {
-                Watch::Improved => ws.best_z.copy_from_slice(&ws.z),
-                Watch::Wait => {}
-                Watch::Restore => {
-                    ws.z.copy_from_slice(&ws.best_z);
-                    self.p.f.eval(&ws.z, &mut ws.f);
-                    fb_residual_lambda(self.p, self.knobs.lambda, &ws.z, &ws.f, &mut ws.phi);
-                    self.psi = half_norm2(&ws.phi);
-                    ws.memory.clear();
-                    self.monotone = true;
-                }
-            }
         }
         StepResult::go(self.p.error(&ws.z, &ws.f))
     }
@@ -46,6 +33,42 @@ impl IterativeMethod for Method<'_, '_> {
 
     fn last_step(&self) -> Option<f64> {
         self.last_t
+    }
+
+    /// The watchdog (Chamberlain, Powell, Lemaréchal & Pedersen 1982) of the non-monotone
+    /// search: `2·nonmonotone` steps without a new best merit Ψ, counted from Ψ(z₀).
+    fn stall(&self) -> Option<Stall> {
+        (self.knobs.nonmonotone > 0).then_some(Stall {
+            patience: 2 * self.knobs.nonmonotone,
+            test: ProgressTest::NewBest,
+            mark: self.psi,
+        })
+    }
+
+    fn stall_measure(&self, _error: f64) -> f64 {
+        self.psi
+    }
+
+    /// A new best merit: its iterate is the watchdog's.
+    fn on_progress(&mut self) {
+        if !self.monotone {
+            self.ws.best_z.copy_from_slice(&self.ws.z);
+        }
+    }
+
+    /// Back to the best-merit iterate, monotone from there on (once).
+    fn on_stall(&mut self, _since: usize) -> OnStall {
+        if self.monotone {
+            return OnStall::Continue;
+        }
+        let ws = &mut *self.ws;
+        ws.z.copy_from_slice(&ws.best_z);
+        self.p.f.eval(&ws.z, &mut ws.f);
+        fb_residual_lambda(self.p, self.knobs.lambda, &ws.z, &ws.f, &mut ws.phi);
+        self.psi = half_norm2(&ws.phi);
+        ws.memory.clear();
+        self.monotone = true;
+        OnStall::Switch { error: self.p.error(&ws.z, &ws.f) }
     }
 
     fn step(&mut self) -> StepResult {

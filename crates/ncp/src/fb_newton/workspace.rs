@@ -141,8 +141,7 @@ pub(super) struct Method<'a, 'p> {
     pub(super) error: Option<Error>,
     pub(super) message: Option<String>,
     pub(super) initial_error: f64,
-    /// Watchdog of the non-monotone search, and whether it has fallen back to monotone.
-    pub(super) watchdog: Watchdog,
+    /// Whether the watchdog (the loop's stall rule) has sent the search back to monotone.
     pub(super) monotone: bool,
 }
 
