@@ -233,7 +233,7 @@ impl<'a> Kkt<'a> {
             if r <= REDUCED_ACCURACY * rn {
                 return Ok(0.0);
             }
-            if step == REDUCED_STEPS || !(r <= last / 5.0) {
+            if step == REDUCED_STEPS || r.is_nan() || r > last / 5.0 {
                 return Ok(r);
             }
             last = r;
