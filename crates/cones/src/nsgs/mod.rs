@@ -257,7 +257,9 @@ impl Prepares for Nsgs {
 mod tests {
     use super::*;
     use crate::cone::ConeSpec;
+    use crate::problem::FrictionSolver;
     use perp_core::Matrix;
+    use perp_core::SolveReport;
 
     #[test]
     fn one_contact_is_solved_by_one_sweep() {
