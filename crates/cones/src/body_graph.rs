@@ -41,21 +41,14 @@ impl BodyGraph {
         // Per contact: its velocities (sorted, one after the other) and its H rows by them.
         let (mut sizes, mut blocks) =
             (Vec::with_capacity(contacts.len()), Vec::with_capacity(contacts.len()));
-        let (mut dofs, mut hs, mut glen) = (Vec::new(), Vec::new(), 0);
+        let (mut dofs, mut hs, mut glen, mut mine) = (Vec::new(), Vec::new(), 0, Vec::new());
         for &(first, p) in contacts {
             let rows = &rows[first..first + p];
-            let start = dofs.len();
-            dofs.extend(rows.iter().flat_map(|r| r.0.iter().map(|&(j, _)| j)));
-            dofs[start..].sort_unstable();
-            let mut k = start;
-            for i in start..dofs.len() {
-                if i == start || dofs[i] != dofs[k - 1] {
-                    dofs[k] = dofs[i];
-                    k += 1;
-                }
-            }
-            dofs.truncate(k);
-            let mine = &dofs[start..];
+            mine.clear();
+            mine.extend(rows.iter().flat_map(|r| r.0.iter().map(|&(j, _)| j)));
+            mine.sort_unstable();
+            mine.dedup();
+            dofs.extend_from_slice(&mine);
             let h0 = hs.len();
             hs.resize(h0 + mine.len() * p, 0.0);
             for (b, row) in rows.iter().enumerate() {
