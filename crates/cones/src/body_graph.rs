@@ -31,12 +31,31 @@ pub(crate) struct BodyGraph {
     pos: Vec<usize>,
     /// Per contact: its number of rows p and where its p × p block of G starts.
     blocks: Vec<(usize, usize)>,
+    /// What the pattern was built from, to tell a repeat ([`BodyGraph::update`]): the
+    /// contacts' velocities one after the other (their counts are `sizes`) and M's lower
+    /// entries (row, column).
+    dofs: Vec<usize>,
+    m_key: Vec<(usize, usize)>,
+    /// How many times [`BodyGraph::update`] found the same structure and kept the ordered
+    /// pattern (no ordering, no pattern built).
+    pub(crate) reuses: usize,
 }
 
 impl BodyGraph {
     /// The pattern for the `n × n` matrix M and the contacts `(first row, rows)` of `rows`
     /// (the rows of Hᵀ: `(dof, value)`).
     pub(crate) fn new(m: &Matrix, n: usize, contacts: &[(usize, usize)], rows: &[Row]) -> BodyGraph {
+        let mut graph = BodyGraph::default();
+        graph.update(m, n, contacts, rows);
+        graph
+    }
+
+    /// Makes this the graph of a new problem ([`BodyGraph::new`]'s arguments): when M's
+    /// pattern and every contact's velocities are the same as the last problem's (a time
+    /// step whose contact graph repeats), only the values change and the ordering and the
+    /// ordered pattern are kept — the same pattern [`BodyGraph::new`] would build, so the
+    /// factorizations are the same bit for bit. Returns whether it was kept.
+    pub(crate) fn update(&mut self, m: &Matrix, n: usize, contacts: &[(usize, usize)], rows: &[Row]) -> bool {
         let mcsc = m.to_csr().to_csc();
         // Per contact: its velocities (sorted, one after the other) and its H rows by them.
         let (mut sizes, mut blocks) =
@@ -61,6 +80,27 @@ impl BodyGraph {
             blocks.push((p, glen));
             glen += p * p;
         }
+        // M's lower entries, column by column.
+        let mut m_entries = Vec::new();
+        for j in 0..n {
+            if let Some(c) = mcsc.outer_view(j) {
+                m_entries.extend(c.iter().filter(|&(i, _)| i >= j).map(|(i, &v)| (i, j, v)));
+            }
+        }
+        let same = n == self.perm.len()
+            && sizes == self.sizes
+            && dofs == self.dofs
+            && m_entries.len() == self.m_key.len()
+            && m_entries.iter().zip(&self.m_key).all(|(&(i, j, _), &key)| (i, j) == key);
+        if same {
+            // The positions of M's entries follow the same order as the key.
+            for (slot, &(_, _, v)) in self.m_pos.iter_mut().zip(&m_entries) {
+                slot.1 = v;
+            }
+            (self.h, self.blocks) = (hs, blocks);
+            self.reuses += 1;
+            return true;
+        }
         // The contacts touching each velocity (compressed).
         let mut inc_ptr = vec![0usize; n + 1];
         for &j in &dofs {
@@ -79,24 +119,19 @@ impl BodyGraph {
             start += k;
         }
         // The natural pattern's lower triangle, column by column (`mark` keeps duplicates out).
-        let mut m_entries = Vec::new();
         let (mut col_ptr, mut row_idx) = (Vec::with_capacity(n + 1), Vec::new());
         let mut mark = vec![usize::MAX; n];
+        let mut mk = m_entries.iter().peekable();
         col_ptr.push(0);
         for j in 0..n {
             let first = row_idx.len();
             // The diagonal always (the matrices are positive definite).
             mark[j] = j;
             row_idx.push(j);
-            if let Some(c) = mcsc.outer_view(j) {
-                for (i, &v) in c.iter() {
-                    if i >= j {
-                        m_entries.push((i, j, v));
-                        if mark[i] != j {
-                            mark[i] = j;
-                            row_idx.push(i);
-                        }
-                    }
+            while let Some(&(i, _, _)) = mk.next_if(|e| e.1 == j) {
+                if mark[i] != j {
+                    mark[i] = j;
+                    row_idx.push(i);
                 }
             }
             for &(s, k) in &inc[inc_ptr[j]..inc_ptr[j + 1]] {
@@ -157,7 +192,22 @@ impl BodyGraph {
             }
             start += k;
         }
-        BodyGraph { col_ptr, row_idx, perm, diag, m_pos, sizes, h: hs, pos: ps, blocks }
+        let m_key = m_entries.iter().map(|&(i, j, _)| (i, j)).collect();
+        *self = BodyGraph {
+            col_ptr,
+            row_idx,
+            perm,
+            diag,
+            m_pos,
+            sizes,
+            h: hs,
+            pos: ps,
+            blocks,
+            dofs,
+            m_key,
+            reuses: self.reuses,
+        };
+        false
     }
 
     /// The factorization for this graph's matrices: faer's supernodal Cholesky (see
@@ -296,19 +346,18 @@ mod tests {
     /// Two bodies of six velocities (M with off-diagonal entries inside each body), three
     /// contacts of 3, 2 and 1 rows: the graph's matrix, read back through `entries`, is
     /// `M + Σ H_c G_c H_cᵀ` assembled densely, and its factor solves that matrix's system.
-    #[test]
-    fn the_ordered_graph_holds_and_solves_the_dense_matrix() {
-        let n = 12;
+    /// M's triplets (12 velocities, two bodies) and the rows of three contacts of 3, 2 and 1
+    /// rows; `scale` scales M and H's values (the same structure).
+    fn sample(scale: f64) -> (Vec<(usize, usize, f64)>, Vec<Row>) {
         let mut t = Vec::new();
-        for j in 0..n {
-            t.push((j, j, 3.0 + (j % 4) as f64));
+        for j in 0..12 {
+            t.push((j, j, scale * (3.0 + (j % 4) as f64)));
             if j % 6 != 5 {
-                t.push((j, j + 1, 0.4));
-                t.push((j + 1, j, 0.4));
+                t.push((j, j + 1, scale * 0.4));
+                t.push((j + 1, j, scale * 0.4));
             }
         }
-        let m = Matrix::from_triplets(n, n, &t).unwrap();
-        let val = |k: usize| 0.3 + ((7 * k) % 11) as f64 / 10.0;
+        let val = |k: usize| scale * (0.3 + ((7 * k) % 11) as f64 / 10.0);
         let row =
             |dofs: &[usize], s: usize| Row(dofs.iter().enumerate().map(|(a, &j)| (j, val(s + a))).collect());
         let rows = vec![
@@ -319,7 +368,44 @@ mod tests {
             row(&[4, 5, 3], 23),
             row(&[11, 10], 30),
         ];
-        let contacts = [(0, 3), (3, 2), (5, 1)];
+        (t, rows)
+    }
+
+    const CONTACTS: [(usize, usize); 3] = [(0, 3), (3, 2), (5, 1)];
+
+    /// A graph updated to a problem of the same structure keeps its ordered pattern and
+    /// fills exactly what a graph built afresh fills; a problem of another structure (a
+    /// contact that touches other velocities) is built afresh.
+    #[test]
+    fn an_update_keeps_the_pattern_only_while_the_structure_repeats() {
+        let n = 12;
+        let (t, rows) = sample(1.0);
+        let mut kept = BodyGraph::new(&Matrix::from_triplets(n, n, &t).unwrap(), n, &CONTACTS, &rows);
+        let g: Vec<f64> = (0..kept.g_len()).map(|k| 0.5 + (k % 5) as f64).collect();
+        let (mut a, mut b, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
+        let (t2, mut rows2) = sample(1.7);
+        let m2 = Matrix::from_triplets(n, n, &t2).unwrap();
+        assert!(kept.update(&m2, n, &CONTACTS, &rows2));
+        kept.fill(&g, &mut a, &mut scratch);
+        BodyGraph::new(&m2, n, &CONTACTS, &rows2).fill(&g, &mut b, &mut scratch);
+        assert_eq!(kept.reuses, 1);
+        assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()) && a.len() == b.len());
+        rows2[4].0[0].0 = 9;
+        assert!(!kept.update(&m2, n, &CONTACTS, &rows2));
+        let fresh = BodyGraph::new(&m2, n, &CONTACTS, &rows2);
+        assert_eq!((&kept.col_ptr, &kept.row_idx, &kept.perm), (&fresh.col_ptr, &fresh.row_idx, &fresh.perm));
+        kept.fill(&g, &mut a, &mut scratch);
+        fresh.fill(&g, &mut b, &mut scratch);
+        assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()) && a.len() == b.len());
+    }
+
+    #[test]
+    fn the_ordered_graph_holds_and_solves_the_dense_matrix() {
+        let n = 12;
+        let (t, rows) = sample(1.0);
+        let m = Matrix::from_triplets(n, n, &t).unwrap();
+        let val = |k: usize| 0.3 + ((7 * k) % 11) as f64 / 10.0;
+        let contacts = CONTACTS;
         let graph = BodyGraph::new(&m, n, &contacts, &rows);
         // G_c = A Aᵀ + I/2, symmetric positive definite.
         let mut g = vec![0.0; graph.g_len()];

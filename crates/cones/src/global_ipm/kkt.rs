@@ -78,9 +78,9 @@ impl<'a> Kkt<'a> {
         self.small = m_scale.min(omega2);
         report.factorizations += 1;
         if chols.form == KktForm::Reduced && !self.reduced_failed {
-            let red = self.reduced.get_or_insert_with(|| Reduced::new(self.g, lay));
-            red.fill(lay, &|c, p, out: &mut [f64]| w2inv(c, p, reg_w, out), reg_m);
-            if red.graph.factor(&mut chols.reduced, &red.values).is_ok() {
+            let red = self.reduced.get_or_insert_with(|| Reduced::new(self.g, lay, &mut chols.graph));
+            red.fill(&chols.graph, lay, &|c, p, out: &mut [f64]| w2inv(c, p, reg_w, out), reg_m);
+            if chols.graph.factor(&mut chols.reduced, &red.values).is_ok() {
                 self.via_reduced = true;
                 // The quasi-definite values are filled only if a fallback needs them.
                 self.full_filled = false;
@@ -262,17 +262,18 @@ impl<'a> Kkt<'a> {
         let (x1, x2) = x.split_at_mut(n);
         // tmp[n..] = B⁻¹ r₂, then x₁ = r₁ − H̃ B⁻¹ r₂.
         let (t1, t2) = self.tmp.split_at_mut(n);
+        let graph = &chols.graph;
         for (c, &(off, p)) in lay.cones.iter().enumerate() {
-            red.apply_ginv(c, &x2[off..off + p], &mut t2[off..off + p]);
+            red.apply_ginv(graph, c, &x2[off..off + p], &mut t2[off..off + p]);
         }
         lay.h_mul(t2, t1);
         x1.iter_mut().zip(t1.iter()).for_each(|(a, b)| *a -= b);
-        red.graph.solve(&mut chols.reduced, x1, &mut red.t).map_err(fail)?;
+        graph.solve(&mut chols.reduced, x1, &mut red.t).map_err(fail)?;
         // x₂ = −B⁻¹ (r₂ + H̃ᵀ x₁).
         lay.ht_mul(x1, t2);
         t2.iter_mut().zip(x2.iter()).for_each(|(a, b)| *a += b);
         for (c, &(off, p)) in lay.cones.iter().enumerate() {
-            red.apply_ginv(c, &t2[off..off + p], &mut x2[off..off + p]);
+            red.apply_ginv(graph, c, &t2[off..off + p], &mut x2[off..off + p]);
         }
         x2.iter_mut().for_each(|v| *v = -*v);
         Ok(())

@@ -143,12 +143,14 @@ pub enum KktForm {
 }
 
 /// The factorizations kept across iterations and problems (their symbolic analyses reused
-/// while the pattern repeats).
+/// while the pattern repeats), and the reduced form's body graph (its ordering reused
+/// likewise).
 #[derive(Clone, Debug)]
 pub(super) struct Factors {
     pub(super) form: KktForm,
     pub(super) full: SparseCholesky,
     pub(super) reduced: SparseCholesky,
+    pub(super) graph: crate::body_graph::BodyGraph,
 }
 
 impl Default for Factors {
@@ -157,6 +159,7 @@ impl Default for Factors {
             form: KktForm::default(),
             full: SparseCholesky::new(),
             reduced: crate::body_graph::BodyGraph::cholesky(),
+            graph: crate::body_graph::BodyGraph::default(),
         }
     }
 }

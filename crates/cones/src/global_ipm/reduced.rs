@@ -20,9 +20,9 @@
 use super::*;
 use crate::body_graph::BodyGraph;
 
-/// The pattern of S and kept storage for its values and the cones' `B⁻¹`.
+/// Kept storage for S's values and the cones' `B⁻¹`; S's pattern is the body graph kept in
+/// [`Factors`] across problems ([`BodyGraph::update`]).
 pub(super) struct Reduced {
-    pub(super) graph: BodyGraph,
     pub(super) values: Vec<f64>,
     /// The cones' `B⁻¹`, p × p row-major each, at [`BodyGraph::block`].
     ginv: Vec<f64>,
@@ -31,27 +31,34 @@ pub(super) struct Reduced {
 }
 
 impl Reduced {
-    pub(super) fn new(g: &GlobalFrictionContactProblem, lay: &Layout) -> Reduced {
-        let graph = BodyGraph::new(&g.m, lay.n, &lay.cones, &lay.rows);
+    /// S's storage for the problem, `graph` made its body graph.
+    pub(super) fn new(g: &GlobalFrictionContactProblem, lay: &Layout, graph: &mut BodyGraph) -> Reduced {
+        graph.update(&g.m, lay.n, &lay.cones, &lay.rows);
         let ginv = vec![0.0; graph.g_len()];
-        Reduced { graph, values: Vec::new(), ginv, t: Vec::new() }
+        Reduced { values: Vec::new(), ginv, t: Vec::new() }
     }
 
     /// Fills S for the cones' `B⁻¹` (`ginv(c, p, out)` writes cone c's) and `M + reg_m I`.
-    pub(super) fn fill(&mut self, lay: &Layout, ginv: &impl Fn(usize, usize, &mut [f64]), reg_m: f64) {
+    pub(super) fn fill(
+        &mut self,
+        graph: &BodyGraph,
+        lay: &Layout,
+        ginv: &impl Fn(usize, usize, &mut [f64]),
+        reg_m: f64,
+    ) {
         for c in 0..lay.cones.len() {
-            let (p, start) = self.graph.block(c);
+            let (p, start) = graph.block(c);
             ginv(c, p, &mut self.ginv[start..start + p * p]);
         }
-        self.graph.fill(&self.ginv, &mut self.values, &mut self.t);
-        for &k in &self.graph.diag {
+        graph.fill(&self.ginv, &mut self.values, &mut self.t);
+        for &k in &graph.diag {
             self.values[k] += reg_m;
         }
     }
 
     /// `y = B_c⁻¹ x` for cone c's rows.
-    pub(super) fn apply_ginv(&self, c: usize, x: &[f64], y: &mut [f64]) {
-        let (p, start) = self.graph.block(c);
+    pub(super) fn apply_ginv(&self, graph: &BodyGraph, c: usize, x: &[f64], y: &mut [f64]) {
+        let (p, start) = graph.block(c);
         let gi = &self.ginv[start..start + p * p];
         for a in 0..p {
             y[a] = (0..p).map(|b| gi[a * p + b] * x[b]).sum();

@@ -109,6 +109,9 @@ pub struct Sap {
     /// See `cost_abs_tolerance` (Drake's 10⁻¹⁵).
     pub cost_rel_tolerance: f64,
     chol: SparseCholesky,
+    /// The Newton matrix's pattern, kept across problems: its ordering is reused while the
+    /// contact graph repeats ([`BodyGraph::update`]).
+    graph: BodyGraph,
 }
 
 impl Default for Sap {
@@ -123,6 +126,7 @@ impl Default for Sap {
             cost_abs_tolerance: 1e-30,
             cost_rel_tolerance: 1e-15,
             chol: BodyGraph::cholesky(),
+            graph: BodyGraph::default(),
         }
     }
 }
@@ -319,7 +323,7 @@ impl Sap {
         let model = model(g, contacts, &factor)?;
         let mut e = Eval::new(g);
         model.eval(v, &mut e, true);
-        let pat = body_graph(g, &rows);
+        let pat = BodyGraph::new(&g.m, g.dofs(), &clique_rows(g), &rows);
         let mut values = Vec::new();
         pat.fill(&e.g, &mut values, &mut e.hg);
         let n = g.dofs();
@@ -352,7 +356,9 @@ impl Sap {
         let max_iter = s.max_iter_or(self.max_iter);
         let deadline = s.deadline(start);
         let mut v = v0.map_or_else(|| model.vstar.clone(), <[f64]>::to_vec);
-        let pat = body_graph(g, &rows);
+        // The pattern kept from the last problem, made this one's (given back below).
+        let mut pat = std::mem::take(&mut self.graph);
+        pat.update(&g.m, n, &clique_rows(g), &rows);
         let mut report = SolveReport::new(self.name());
         let mut e = Eval::new(g);
         let mut values = Vec::new();
@@ -446,6 +452,7 @@ impl Sap {
                 && decrement < self.cost_abs_tolerance + self.cost_rel_tolerance * 0.5 * (e.cost + cost_new);
             v.iter_mut().zip(&dv).for_each(|(x, y)| *x += alpha * y);
         }
+        self.graph = pat;
         // The answer's measures, from v afresh (the criterion recomputed).
         model.eval(&v, &mut e, false);
         report.error = relative_optimality(e.residual, e.scale, self.abs_tolerance);
@@ -508,9 +515,8 @@ impl GlobalSolver for Sap {
     }
 }
 
-/// The pattern of `M + H G Hᵀ`: one clique per contact, of the contact's d rows.
-fn body_graph(g: &GlobalFrictionContactProblem, rows: &[Row]) -> BodyGraph {
+/// The contacts' rows `(first, d)`: one clique per contact in the pattern of `M + H G Hᵀ`.
+fn clique_rows(g: &GlobalFrictionContactProblem) -> Vec<(usize, usize)> {
     let d = g.dim;
-    let contacts: Vec<(usize, usize)> = (0..g.contacts()).map(|c| (c * d, d)).collect();
-    BodyGraph::new(&g.m, g.dofs(), &contacts, rows)
+    (0..g.contacts()).map(|c| (c * d, d)).collect()
 }
