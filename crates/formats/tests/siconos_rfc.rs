@@ -70,8 +70,12 @@ fn siconos_projection(r: &mut [f64; 5], mu: f64, mur: f64) {
             return;
         }
         let t = (mur * nm + r[0]) / (mur * mur + 1.0);
-        assert!(nt <= mu * t && nm > mur * t, "Siconos' projection fails (status 20) at {r:?}");
-        *r = [t, r[1], r[2], mur * t * r[3] / nm, mur * t * r[4] / nm];
+        // None of the cases holds only on a border between them, by rounding (a rolling
+        // moment at its bound, ‖r_R‖ = μ_r r_N to the last digit): Siconos then returns
+        // status 20 and leaves r as it is, already the projection to rounding.
+        if nt <= mu * t && nm > mur * t {
+            *r = [t, r[1], r[2], mur * t * r[3] / nm, mur * t * r[4] / nm];
+        }
     }
 }
 
@@ -100,7 +104,9 @@ fn siconos_error(p: &perp_cones::FrictionContactProblem, r: &[f64]) -> f64 {
 
 /// Every frictional solver that takes the rolling cone, on every file at tol 1e-6 and 1e-8:
 /// a `Solved` answer has Siconos' error, recomputed here, within tol (no false "solved"); every
-/// file is solved at 1e-8 by at least one run and at 1e-6 by at least three. fb-newton and
+/// file is solved at 1e-8 by at least one run and at 1e-6 by at least three solvers with their
+/// default parameters (ac-newton, nm-newton and prox solve `rfc3d_sphere_from_grfc3d` since
+/// the Newton's regularisation is scaled per part of the rolling contact). fb-newton and
 /// lemke-pyramid refuse the rolling cone with an error naming it.
 #[test]
 #[ignore = "needs PERP_SUITES"]
@@ -125,7 +131,7 @@ fn every_file_is_solved_and_every_solved_answer_is_honest() {
             assert!(e.to_string().contains("rolling"), "{name} {refused}: {e}");
         }
         for (tol, needed) in [(1e-6, 3), (1e-8, 1)] {
-            let mut solved = Vec::new();
+            let (mut solved, mut by_default) = (Vec::new(), 0);
             for (label, solver, params, max_iter) in &runs {
                 let s = Settings { tol, max_iter: *max_iter, ..Settings::default() };
                 let a = solve(&problem, Some(solver), params, None, &s).unwrap();
@@ -141,9 +147,11 @@ fn every_file_is_solved_and_every_solved_answer_is_honest() {
                 if rep.status == Status::Solved {
                     assert!(indep <= tol, "{name} {label}: solved with error {indep} > {tol}");
                     solved.push(*label);
+                    by_default += usize::from(label == solver);
                 }
             }
-            assert!(solved.len() >= needed, "{name} at {tol:e}: solved by {solved:?} only");
+            let defaults = if needed > 1 { by_default } else { solved.len() };
+            assert!(defaults >= needed, "{name} at {tol:e}: solved by {solved:?} only");
         }
     }
 }

@@ -6,6 +6,7 @@
 use super::method::Method;
 use super::workspace::Linear;
 use super::{LinearSolver, AUTO_MIN_N, FLOP_RATE};
+use crate::cone::MAX_DIM;
 use perp_core::linear::KrylovStop;
 use std::time::Instant;
 
@@ -31,20 +32,18 @@ pub(super) enum Direction {
 }
 
 impl Method<'_> {
-    /// The regularisation `σ_k = c w̄ min(1, e_k)` of the Newton matrix (module docs).
-    pub(super) fn regularization(&self) -> f64 {
+    /// The shifts σ_b of the Newton matrix `D_r + D_u (W + diag(σ))`, one per component b of
+    /// a contact: the proximal σ (the exact Jacobian of the inner problem) in prox mode, plus
+    /// the regularisation `c w̄_b min(1, e_k)` (module docs; `w̄_b` = [`Method::reg_scale`]).
+    pub(super) fn jacobian_shifts(&self) -> [f64; MAX_DIM] {
         let e = if self.error.is_finite() { self.error.min(1.0) } else { 1.0 };
-        self.opts.regularization * self.w_mean * e
-    }
-
-    /// The shift σ of the Newton matrix `D_r + D_u (W + σI)`: the proximal σ (the exact
-    /// Jacobian of the inner problem) in prox mode, plus the regularisation.
-    pub(super) fn jacobian_shift(&self) -> f64 {
-        let reg = self.regularization();
-        match &self.prox {
-            Some(ps) => ps.sigma + reg,
-            None => reg,
-        }
+        self.reg_scale.map(|w| {
+            let reg = self.opts.regularization * w * e;
+            match &self.prox {
+                Some(ps) => ps.sigma + reg,
+                None => reg,
+            }
+        })
     }
 
     /// The forcing term of an iteration at `‖Φ_k‖ = nphi`: Eisenstat & Walker (1996), *SIAM
@@ -73,9 +72,13 @@ impl Method<'_> {
     pub(super) fn direction(&mut self) -> Direction {
         let n = self.v.r.len();
         let d = self.p.dim;
-        let shift = self.jacobian_shift();
-        for ((e, a), b) in self.v.jr_eff.iter_mut().zip(&self.v.jr).zip(&self.v.ju) {
-            *e = a + shift * b;
+        let shifts = self.jacobian_shifts();
+        let rows =
+            self.v.jr_eff.chunks_exact_mut(d).zip(self.v.jr.chunks_exact(d)).zip(self.v.ju.chunks_exact(d));
+        for ((e, a), b) in rows {
+            for k in 0..d {
+                e[k] = a[k] + shifts[k] * b[k];
+            }
         }
         // The forcing term steers the Krylov solves, which only a sparse J can switch to; a
         // dense J is solved directly and does not need it.

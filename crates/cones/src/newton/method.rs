@@ -5,7 +5,7 @@ use super::prox_mode::{rho_into, ProxParams, ProxState};
 use super::step::MEMORY;
 use super::workspace::{Linear, Vectors, Workspace};
 use super::{NewtonFunction, SemismoothNewton, DEFAULT_MAX_ITER, PROX_MAX_ITER};
-use crate::cone::{Cone, SocMap};
+use crate::cone::{Cone, SocMap, MAX_DIM};
 use crate::delassus::Blocks;
 use crate::problem::{message_buffer, prepare, reset_report, FrictionContactProblem, Job, Out};
 use perp_core::line_search::NonMonotone;
@@ -44,8 +44,13 @@ pub(super) struct Method<'a> {
     pub(super) best_error: f64,
     /// Proximal-point state (`prox`): Φ is evaluated at `u + σ (r − r_ref)`.
     pub(super) prox: Option<ProxState>,
-    /// Mean diagonal entry of W, the scale of the regularisation σ_k.
-    pub(super) w_mean: f64,
+    /// The scale of the regularisation σ_k of each component of a contact (position b of
+    /// its d): W's mean diagonal entry for every component, but for a problem of rolling contacts, whose
+    /// sliding part (normal and tangential) and rolling part are in different units (forces
+    /// and moments), the mean diagonal entry of W over that part's rows. One mean for both
+    /// parts put σ ≈ 10⁴ on rows of diagonal 367 in `rfc3d_sphere_from_grfc3d` (rolling
+    /// diagonal 9.2·10⁶), and ac-newton crept 2 % an iteration to its iteration limit.
+    pub(super) reg_scale: [f64; MAX_DIM],
     /// fb-newton with direct linear solves: Φ pairs r with `u / w̄` instead of u, the same
     /// zeros (K* is a cone) with both arguments in the units of r; 1 otherwise. Where ‖r‖ is
     /// far from ‖u‖ (Confeti-ex03: ‖r‖ ≈ 6e5) the unscaled FB merit was flat along the Newton
@@ -128,7 +133,23 @@ impl<'a> Method<'a> {
         // The diagonal of W, read from the diagonal blocks.
         let diagonal = (0..n).map(|k| blocks.diag[(k / d) * d * d + (k % d) * (d + 1)]);
         let w_mean = diagonal.clone().map(|v| v.abs()).sum::<f64>() / n.max(1) as f64;
-        let w_max = diagonal.fold(0.0_f64, |m, v| m.max(v.abs())).max(f64::MIN_POSITIVE);
+        let w_max = diagonal.clone().fold(0.0_f64, |m, v| m.max(v.abs())).max(f64::MIN_POSITIVE);
+        let mut reg_scale = [w_mean; MAX_DIM];
+        if p.all_rolling() {
+            // The sliding part is the first (d + 1) / 2 components: 3 of 5 in 3-D, 2 of 3 in 2-D.
+            let split = d.div_ceil(2);
+            let part_mean = |range: std::ops::Range<usize>| {
+                let (sum, count) = diagonal
+                    .clone()
+                    .enumerate()
+                    .filter(|(k, _)| range.contains(&(k % d)))
+                    .fold((0.0, 0usize), |(s, c), (_, v)| (s + v.abs(), c + 1));
+                sum / count.max(1) as f64
+            };
+            let (sliding, rolling) = (part_mean(0..split), part_mean(split..d));
+            reg_scale[..split].fill(sliding);
+            reg_scale[split..d].fill(rolling);
+        }
         let iterative = matches!(linear, Linear::Sparse(sj) if sj.iterative);
         let fb_scaled = opts.function == NewtonFunction::FischerBurmeister && !iterative;
         let u_scale = if fb_scaled && w_mean > 0.0 && w_mean.is_finite() { 1.0 / w_mean } else { 1.0 };
@@ -162,7 +183,7 @@ impl<'a> Method<'a> {
             fail: None,
             best_error: f64::INFINITY,
             prox,
-            w_mean,
+            reg_scale,
             u_scale,
             deadline,
             eta: ETA0,

@@ -36,7 +36,9 @@
 //! ```
 //!
 //! the Newton system of the proximal subproblem centred at `r_k` (operator `W + σ_k I`,
-//! positive definite), with `w̄` the mean diagonal entry of W, `e_k` the current error and
+//! positive definite), with `w̄` the mean diagonal entry of W (on rolling contacts, one mean
+//! for the sliding rows and one for the rolling rows, whose units differ: σ_k is then one
+//! shift per row), `e_k` the current error and
 //! `c` = [`SemismoothNewton::regularization`]. Where all contacts stick this is
 //! `Δ = −(W + σ_k I)⁻¹ u`, along which `‖Φ‖²` does not increase to first order since W is
 //! positive semi-definite. Φ itself is not changed, and the shift vanishes with the error, so
