@@ -89,7 +89,7 @@ pub(crate) fn lcp_problem(
 /// The MLCP in Siconos' block notation, `A u + C v + a = 0`, `w = D u + B v + b`,
 /// `0 ≤ v ⊥ w ≥ 0`, as perp's `Mlcp` of `M = [[A, C], [D, B]]`, `q = (a, b)`, the first
 /// `len(a)` rows free; every block's shape checked against `a` and `b`.
-#[allow(non_snake_case, clippy::too_many_arguments)]
+#[allow(non_snake_case)]
 pub(crate) fn mlcp_problem(
     py: Python<'_>,
     A: &Bound<'_, PyAny>,
