@@ -85,7 +85,7 @@ pub(super) fn solve_mlcp(
     history: bool,
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
-    let p = problems::mlcp_problem(py, A, C, D, B, a, b)?;
+    let p = problems::mlcp_problem(py, [A, C, D, B], [a, b])?;
     let options = Options { tol, max_iter, time_limit, warm, params, history, callback };
     options.solve(py, Arc::new(p), Some(solver), new_failure())
 }
@@ -158,7 +158,7 @@ pub(super) fn mlcp(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Problem> {
-    Ok(Problem::new(problems::mlcp_problem(py, A, C, D, B, a, b)?))
+    Ok(Problem::new(problems::mlcp_problem(py, [A, C, D, B], [a, b])?))
 }
 
 /// The NCP/MCP of a Python `F` (and `J`) as a `Problem`; arguments as for `solve_ncp`. An

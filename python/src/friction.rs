@@ -68,7 +68,7 @@ pub(super) fn solve_friction(
     mu_r: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Solution> {
     let failure = new_failure();
-    let p = friction_problem(py, W, q, mu, dim, cone, mu_r, &failure)?;
+    let p = friction_problem(py, [W, q, mu], dim, (cone, mu_r), &failure)?;
     let options = Options { tol, max_iter, time_limit, warm, params, history, callback };
     options.solve(py, Arc::new(p), Some(solver), failure)
 }
@@ -135,12 +135,9 @@ pub(super) fn solve_global(
 #[allow(non_snake_case)]
 pub(crate) fn friction_problem(
     py: Python<'_>,
-    W: &Bound<'_, PyAny>,
-    q: &Bound<'_, PyAny>,
-    mu: &Bound<'_, PyAny>,
+    [W, q, mu]: [&Bound<'_, PyAny>; 3],
     dim: i64,
-    cone: Option<&Bound<'_, PyAny>>,
-    mu_r: Option<&Bound<'_, PyAny>>,
+    (cone, mu_r): (Option<&Bound<'_, PyAny>>, Option<&Bound<'_, PyAny>>),
     failure: &Failure,
 ) -> PyResult<Any> {
     if !(2..=perp_cones::MAX_DIM as i64).contains(&dim) {

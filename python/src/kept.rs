@@ -130,7 +130,7 @@ impl KeptSolver {
         b: &Bound<'_, PyAny>,
         warm: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Solution> {
-        let p = mlcp_problem(py, A, C, D, B, a, b)?;
+        let p = mlcp_problem(py, [A, C, D, B], [a, b])?;
         self.run(py, Arc::new(p), warm, new_failure())
     }
 
@@ -168,7 +168,7 @@ impl KeptSolver {
         mu_r: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Solution> {
         let failure = new_failure();
-        let p = friction_problem(py, W, q, mu, dim, cone, mu_r, &failure)?;
+        let p = friction_problem(py, [W, q, mu], dim, (cone, mu_r), &failure)?;
         self.run(py, Arc::new(p), warm, failure)
     }
 

@@ -92,12 +92,8 @@ pub(crate) fn lcp_problem(
 #[allow(non_snake_case)]
 pub(crate) fn mlcp_problem(
     py: Python<'_>,
-    A: &Bound<'_, PyAny>,
-    C: &Bound<'_, PyAny>,
-    D: &Bound<'_, PyAny>,
-    B: &Bound<'_, PyAny>,
-    a: &Bound<'_, PyAny>,
-    b: &Bound<'_, PyAny>,
+    [A, C, D, B]: [&Bound<'_, PyAny>; 4],
+    [a, b]: [&Bound<'_, PyAny>; 2],
 ) -> PyResult<Any> {
     let a = convert::vector(py, a, "a")?;
     let b = convert::vector(py, b, "b")?;
