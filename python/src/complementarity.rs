@@ -27,7 +27,7 @@ use super::*;
 #[pyfunction]
 #[pyo3(signature = (M, q, solver=None, tol=1e-8, max_iter=None, time_limit=None, warm=None, params=None,
                     history=false, callback=None, lower=None, upper=None))]
-#[allow(non_snake_case, clippy::too_many_arguments)]
+#[allow(non_snake_case)]
 pub(super) fn solve_lcp(
     py: Python<'_>,
     M: &Bound<'_, PyAny>,
@@ -47,11 +47,8 @@ pub(super) fn solve_lcp(
     // lemke takes no bounds: a box-LCP gets the semismooth Newton method by default.
     let boxed = matches!(&lcp, Any::Lcp(l) if l.bounds().is_some());
     let solver = solver.unwrap_or(if boxed { "fb-newton" } else { "lemke" });
-    let failure = new_failure();
-    let settings = watch(convert::settings(tol, max_iter, time_limit)?, history, callback, &failure);
-    let params = convert::params(params)?;
-    let warm = convert::warm(py, warm, lcp.n())?;
-    solve_problem(py, Arc::new(lcp), Some(solver), &params, warm, settings, failure)
+    let options = Options { tol, max_iter, time_limit, warm, params, history, callback };
+    options.solve(py, Arc::new(lcp), Some(solver), new_failure())
 }
 
 /// Solves the MLCP in Siconos' block notation (`MixedLinearComplementarityProblem`):
@@ -70,7 +67,7 @@ pub(super) fn solve_lcp(
 #[pyfunction]
 #[pyo3(signature = (A, C, D, B, a, b, solver="fb-newton", tol=1e-8, max_iter=None, time_limit=None, warm=None,
                     params=None, history=false, callback=None))]
-#[allow(non_snake_case, clippy::too_many_arguments)]
+#[allow(non_snake_case)]
 pub(super) fn solve_mlcp(
     py: Python<'_>,
     A: &Bound<'_, PyAny>,
@@ -88,12 +85,9 @@ pub(super) fn solve_mlcp(
     history: bool,
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
-    let p = problems::mlcp_problem(py, A, C, D, B, a, b)?;
-    let failure = new_failure();
-    let settings = watch(convert::settings(tol, max_iter, time_limit)?, history, callback, &failure);
-    let params = convert::params(params)?;
-    let warm = convert::warm(py, warm, p.n())?;
-    solve_problem(py, Arc::new(p), Some(solver), &params, warm, settings, failure)
+    let p = problems::mlcp_problem(py, [A, C, D, B], [a, b])?;
+    let options = Options { tol, max_iter, time_limit, warm, params, history, callback };
+    options.solve(py, Arc::new(p), Some(solver), new_failure())
 }
 
 /// Solves the NCP `0 ≤ z ⊥ F(z) ≥ 0`, or the MCP (box-constrained variational inequality)
@@ -114,7 +108,7 @@ pub(super) fn solve_mlcp(
 #[pyfunction]
 #[pyo3(signature = (F, J=None, lower=None, upper=None, x0=None, solver="fb-newton", tol=1e-8, max_iter=None,
                     time_limit=None, params=None, history=false, callback=None))]
-#[allow(non_snake_case, clippy::too_many_arguments)]
+#[allow(non_snake_case)]
 pub(super) fn solve_ncp(
     py: Python<'_>,
     F: &Bound<'_, PyAny>,
@@ -132,9 +126,8 @@ pub(super) fn solve_ncp(
 ) -> PyResult<Solution> {
     let failure = new_failure();
     let p = problems::ncp_problem(py, F, J, lower, upper, x0, &failure)?;
-    let settings = watch(convert::settings(tol, max_iter, time_limit)?, history, callback, &failure);
-    let params = convert::params(params)?;
-    solve_problem(py, Arc::new(p), Some(solver), &params, None, settings, failure)
+    let options = Options { tol, max_iter, time_limit, warm: None, params, history, callback };
+    options.solve(py, Arc::new(p), Some(solver), failure)
 }
 
 /// The LCP (or box-LCP, with `lower`/`upper`) of `M` and `q` as a `Problem`, to be solved by
@@ -165,7 +158,7 @@ pub(super) fn mlcp(
     a: &Bound<'_, PyAny>,
     b: &Bound<'_, PyAny>,
 ) -> PyResult<Problem> {
-    Ok(Problem::new(problems::mlcp_problem(py, A, C, D, B, a, b)?))
+    Ok(Problem::new(problems::mlcp_problem(py, [A, C, D, B], [a, b])?))
 }
 
 /// The NCP/MCP of a Python `F` (and `J`) as a `Problem`; arguments as for `solve_ncp`. An

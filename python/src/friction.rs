@@ -49,7 +49,7 @@ pub(super) fn cone_specs(
 #[pyfunction]
 #[pyo3(signature = (W, q, mu, dim=3, solver="prox", cone=None, tol=1e-8, warm=None, max_iter=None,
                     time_limit=None, params=None, history=false, callback=None, mu_r=None))]
-#[allow(non_snake_case, clippy::too_many_arguments)]
+#[allow(non_snake_case)]
 pub(super) fn solve_friction(
     py: Python<'_>,
     W: &Bound<'_, PyAny>,
@@ -68,11 +68,9 @@ pub(super) fn solve_friction(
     mu_r: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Solution> {
     let failure = new_failure();
-    let p = friction_problem(py, W, q, mu, dim, cone, mu_r, &failure)?;
-    let settings = watch(convert::settings(tol, max_iter, time_limit)?, history, callback, &failure);
-    let params = convert::params(params)?;
-    let warm = convert::warm(py, warm, p.n())?;
-    solve_problem(py, Arc::new(p), Some(solver), &params, warm, settings, failure)
+    let p = friction_problem(py, [W, q, mu], dim, (cone, mu_r), &failure)?;
+    let options = Options { tol, max_iter, time_limit, warm, params, history, callback };
+    options.solve(py, Arc::new(p), Some(solver), failure)
 }
 
 /// Solves the frictional contact problem in global form (Siconos' and FCLIB's
@@ -95,7 +93,7 @@ pub(super) fn solve_friction(
 #[pyfunction]
 #[pyo3(signature = (M, H, f, b, mu, dim=3, solver="global-ipm", tol=1e-8, warm=None, max_iter=None,
                     time_limit=None, params=None, history=false, callback=None))]
-#[allow(non_snake_case, clippy::too_many_arguments)]
+#[allow(non_snake_case)]
 pub(super) fn solve_global(
     py: Python<'_>,
     M: &Bound<'_, PyAny>,
@@ -127,25 +125,19 @@ pub(super) fn solve_global(
     let b = convert::vector(py, b, "b")?;
     let mu = convert::coefficients(py, mu, b.len() / dim)?;
     let g = perp_cones::GlobalFrictionContactProblem::new(dim, m, h, f, b, mu).map_err(to_py)?;
-    let failure = new_failure();
-    let settings = watch(convert::settings(tol, max_iter, time_limit)?, history, callback, &failure);
-    let params = convert::params(params)?;
-    let warm = convert::warm(py, warm, g.size())?;
-    solve_problem(py, Arc::new(Any::GlobalFriction(g)), Some(solver), &params, warm, settings, failure)
+    let options = Options { tol, max_iter, time_limit, warm, params, history, callback };
+    options.solve(py, Arc::new(Any::GlobalFriction(g)), Some(solver), new_failure())
 }
 
 /// The local frictional problem of `W`, `q`, `mu` (one, or one per contact), `dim` and
 /// `cone` or `mu_r` (as `solve_friction` takes them), checked; a Python law keeps its
 /// exception in `failure`.
-#[allow(non_snake_case, clippy::too_many_arguments)]
+#[allow(non_snake_case)]
 pub(crate) fn friction_problem(
     py: Python<'_>,
-    W: &Bound<'_, PyAny>,
-    q: &Bound<'_, PyAny>,
-    mu: &Bound<'_, PyAny>,
+    [W, q, mu]: [&Bound<'_, PyAny>; 3],
     dim: i64,
-    cone: Option<&Bound<'_, PyAny>>,
-    mu_r: Option<&Bound<'_, PyAny>>,
+    (cone, mu_r): (Option<&Bound<'_, PyAny>>, Option<&Bound<'_, PyAny>>),
     failure: &Failure,
 ) -> PyResult<Any> {
     if !(2..=perp_cones::MAX_DIM as i64).contains(&dim) {

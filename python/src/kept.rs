@@ -118,7 +118,7 @@ impl KeptSolver {
     /// Solves the MLCP `A u + C v + a = 0`, `w = D u + B v + b`, `0 ≤ v ⊥ w ≥ 0` (as
     /// `solve_mlcp`), from `warm` (a starting `(u, v)`) when given.
     #[pyo3(signature = (A, C, D, B, a, b, warm=None))]
-    #[allow(non_snake_case, clippy::too_many_arguments)]
+    #[allow(non_snake_case)]
     fn solve_mlcp(
         &self,
         py: Python<'_>,
@@ -130,13 +130,13 @@ impl KeptSolver {
         b: &Bound<'_, PyAny>,
         warm: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Solution> {
-        let p = mlcp_problem(py, A, C, D, B, a, b)?;
+        let p = mlcp_problem(py, [A, C, D, B], [a, b])?;
         self.run(py, Arc::new(p), warm, new_failure())
     }
 
     /// Solves the NCP/MCP of a Python `F` (as `solve_ncp`), from `warm` (else `x0`, else 0).
     #[pyo3(signature = (F, J=None, lower=None, upper=None, x0=None, warm=None))]
-    #[allow(non_snake_case, clippy::too_many_arguments)]
+    #[allow(non_snake_case)]
     fn solve_ncp(
         &self,
         py: Python<'_>,
@@ -155,7 +155,7 @@ impl KeptSolver {
     /// Solves the frictional problem of `W`, `q`, `mu`, `dim` and `cone` or `mu_r` (as
     /// `solve_friction`), from `warm` (a starting r) when given.
     #[pyo3(signature = (W, q, mu, dim=3, cone=None, warm=None, mu_r=None))]
-    #[allow(non_snake_case, clippy::too_many_arguments)]
+    #[allow(non_snake_case)]
     fn solve_friction(
         &self,
         py: Python<'_>,
@@ -168,7 +168,7 @@ impl KeptSolver {
         mu_r: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Solution> {
         let failure = new_failure();
-        let p = friction_problem(py, W, q, mu, dim, cone, mu_r, &failure)?;
+        let p = friction_problem(py, [W, q, mu], dim, (cone, mu_r), &failure)?;
         self.run(py, Arc::new(p), warm, failure)
     }
 

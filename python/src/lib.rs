@@ -201,6 +201,40 @@ pub(crate) fn solve_with(
     Ok(Solution::new(py, problem, answer, failure))
 }
 
+/// The solve options of the `solve_*` calls' keyword arguments (`tol`, `max_iter`,
+/// `time_limit`, `warm`, `params`, `history`, `callback`; see `solve_lcp`).
+pub(crate) struct Options<'a, 'py> {
+    pub(crate) tol: f64,
+    pub(crate) max_iter: Option<i64>,
+    pub(crate) time_limit: Option<f64>,
+    pub(crate) warm: Option<&'a Bound<'py, PyAny>>,
+    pub(crate) params: Option<&'a Bound<'py, PyDict>>,
+    pub(crate) history: bool,
+    pub(crate) callback: Option<Py<PyAny>>,
+}
+
+impl Options<'_, '_> {
+    /// Solves `problem` by `solver` (None: the default) with these options; an exception of
+    /// a Python law or of the callback is kept in `failure` and raised after the solve.
+    pub(crate) fn solve(
+        self,
+        py: Python<'_>,
+        problem: Arc<Any>,
+        solver: Option<&str>,
+        failure: Failure,
+    ) -> PyResult<Solution> {
+        let settings = watch(
+            convert::settings(self.tol, self.max_iter, self.time_limit)?,
+            self.history,
+            self.callback,
+            &failure,
+        );
+        let params = convert::params(self.params)?;
+        let warm = convert::warm(py, self.warm, problem.n())?;
+        solve_problem(py, problem, solver, &params, warm, settings, failure)
+    }
+}
+
 pub(crate) fn new_failure() -> Failure {
     Arc::new(Mutex::new(None))
 }

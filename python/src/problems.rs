@@ -89,15 +89,11 @@ pub(crate) fn lcp_problem(
 /// The MLCP in Siconos' block notation, `A u + C v + a = 0`, `w = D u + B v + b`,
 /// `0 ≤ v ⊥ w ≥ 0`, as perp's `Mlcp` of `M = [[A, C], [D, B]]`, `q = (a, b)`, the first
 /// `len(a)` rows free; every block's shape checked against `a` and `b`.
-#[allow(non_snake_case, clippy::too_many_arguments)]
+#[allow(non_snake_case)]
 pub(crate) fn mlcp_problem(
     py: Python<'_>,
-    A: &Bound<'_, PyAny>,
-    C: &Bound<'_, PyAny>,
-    D: &Bound<'_, PyAny>,
-    B: &Bound<'_, PyAny>,
-    a: &Bound<'_, PyAny>,
-    b: &Bound<'_, PyAny>,
+    [A, C, D, B]: [&Bound<'_, PyAny>; 4],
+    [a, b]: [&Bound<'_, PyAny>; 2],
 ) -> PyResult<Any> {
     let a = convert::vector(py, a, "a")?;
     let b = convert::vector(py, b, "b")?;

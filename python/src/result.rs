@@ -2,7 +2,6 @@
 //! read from a file); `perp.Simulation` is in `trajectory.rs`.
 
 use crate::cone::Failure;
-use crate::convert;
 use crate::sensitivity::Sensitivity;
 use numpy::{PyArray1, PyArrayMethods};
 use perp_catalogue::{Answer, Family, Problem as Any};
@@ -310,7 +309,6 @@ impl Problem {
     /// `callback` as for `solve_lcp`.
     #[pyo3(signature = (solver=None, tol=1e-8, max_iter=None, time_limit=None, warm=None, params=None,
                         history=false, callback=None))]
-    #[allow(clippy::too_many_arguments)]
     fn solve(
         &self,
         py: Python<'_>,
@@ -323,12 +321,8 @@ impl Problem {
         history: bool,
         callback: Option<Py<PyAny>>,
     ) -> PyResult<Solution> {
-        let failure = self.failure.clone();
-        let settings =
-            crate::watch(convert::settings(tol, max_iter, time_limit)?, history, callback, &failure);
-        let params = convert::params(params)?;
-        let warm = convert::warm(py, warm, self.p.n())?;
-        crate::solve_problem(py, self.p.clone(), solver, &params, warm, settings, failure)
+        let options = crate::Options { tol, max_iter, time_limit, warm, params, history, callback };
+        options.solve(py, self.p.clone(), solver, self.failure.clone())
     }
 
     fn __repr__(&self) -> String {

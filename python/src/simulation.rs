@@ -33,7 +33,6 @@ pub(super) fn scenes() -> Vec<&'static str> {
 #[pyfunction]
 #[pyo3(signature = (scene, size=None, dt=None, t_end=None, solver=None, formulation=None, every=1,
                     warm_start=true, activation=None, tol=None, params=None, columns=None))]
-#[allow(clippy::too_many_arguments)]
 pub(super) fn simulate(
     py: Python<'_>,
     scene: &str,

@@ -15,39 +15,211 @@ fn last_error() -> String {
 const M: [f64; 4] = [2.0, 1.0, 1.0, 2.0];
 const Q: [f64; 2] = [-5.0, -6.0];
 
+/// W = I of order 3 (one 3-D contact).
+const EYE3: [f64; 9] = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+
+/// Who answers a call: a one-shot call naming the solver, or a kept solver.
+#[derive(Clone, Copy)]
+enum Via {
+    /// `perp_solve_*` with this name (NULL: the family's default).
+    Name(*const c_char),
+    /// `perp_solver_*` on this handle.
+    Kept(*mut PerpSolver),
+}
+
+fn named(solver: &CStr) -> Via {
+    Via::Name(solver.as_ptr())
+}
+
+/// A call's arguments as slices, each passed as NULL when empty, with the sizes stated apart
+/// so that a test can state sizes that disagree with the arrays. `settings` is the one-shot
+/// calls' (NULL when `None`); a kept solver has its own.
+#[derive(Clone, Copy, Default)]
+struct Args<'a> {
+    m: Option<&'a PerpMatrix>,
+    q: &'a [f64],
+    /// `n` of the LCP calls, `n_contacts` of the frictional ones.
+    n: usize,
+    dim: usize,
+    mu: &'a [f64],
+    lower: &'a [f64],
+    upper: &'a [f64],
+    n_eq: usize,
+    warm: &'a [f64],
+    settings: Option<&'a PerpSettings>,
+}
+
+impl Args<'_> {
+    fn m(&self) -> *const PerpMatrix {
+        self.m.map_or(null(), |m| m as *const _)
+    }
+    fn settings(&self) -> *const PerpSettings {
+        self.settings.map_or(null(), |s| s as *const _)
+    }
+}
+
+fn ptr(v: &[f64]) -> *const f64 {
+    if v.is_empty() {
+        null()
+    } else {
+        v.as_ptr()
+    }
+}
+
+/// What a call writes: the answer pair (z and w, or r and u; an empty one passed as NULL),
+/// NaN until written, and the report (passed as NULL unless `report`).
+struct Out {
+    x: Vec<f64>,
+    y: Vec<f64>,
+    rep: PerpReport,
+    report: bool,
+}
+
+impl Out {
+    fn new(n: usize) -> Self {
+        Out { x: vec![f64::NAN; n], y: vec![f64::NAN; n], rep: new_report(), report: true }
+    }
+
+    fn without_report(self) -> Self {
+        Out { report: false, ..self }
+    }
+
+    fn ptrs(&mut self) -> (*mut f64, *mut f64, *mut PerpReport) {
+        let out = |v: &mut Vec<f64>| if v.is_empty() { null_mut() } else { v.as_mut_ptr() };
+        (out(&mut self.x), out(&mut self.y), if self.report { &mut self.rep } else { null_mut() })
+    }
+
+    /// The status and all the call wrote, as bits: two calls that agree bit for bit.
+    fn bits(&self, status: PerpStatus) -> (PerpStatus, usize, Vec<u64>, Vec<u64>, u64) {
+        (status, self.rep.iterations, bits(&self.x), bits(&self.y), self.rep.error.to_bits())
+    }
+
+    /// Nothing written to the answer pair.
+    fn untouched(&self) -> bool {
+        self.x.iter().chain(&self.y).all(|v| v.is_nan())
+    }
+}
+
+impl Via {
+    fn lcp(self, a: &Args, o: &mut Out) -> PerpStatus {
+        let (x, y, rep) = o.ptrs();
+        let (m, q, warm) = (a.m(), ptr(a.q), ptr(a.warm));
+        unsafe {
+            match self {
+                Via::Name(s) => perp_solve_lcp(s, m, q, a.n, warm, a.settings(), x, y, rep),
+                Via::Kept(h) => perp_solver_lcp(h, m, q, a.n, warm, x, y, rep),
+            }
+        }
+    }
+
+    fn box_lcp(self, a: &Args, o: &mut Out) -> PerpStatus {
+        let (x, y, rep) = o.ptrs();
+        let (m, q, warm, lo, hi) = (a.m(), ptr(a.q), ptr(a.warm), ptr(a.lower), ptr(a.upper));
+        unsafe {
+            match self {
+                Via::Name(s) => perp_solve_box_lcp(s, m, q, a.n, lo, hi, warm, a.settings(), x, y, rep),
+                Via::Kept(h) => perp_solver_box_lcp(h, m, q, a.n, lo, hi, warm, x, y, rep),
+            }
+        }
+    }
+
+    fn mlcp(self, a: &Args, o: &mut Out) -> PerpStatus {
+        let (x, y, rep) = o.ptrs();
+        let (m, q, warm) = (a.m(), ptr(a.q), ptr(a.warm));
+        unsafe {
+            match self {
+                Via::Name(s) => perp_solve_mlcp(s, m, q, a.n, a.n_eq, warm, a.settings(), x, y, rep),
+                Via::Kept(h) => perp_solver_mlcp(h, m, q, a.n, a.n_eq, warm, x, y, rep),
+            }
+        }
+    }
+
+    fn friction(self, a: &Args, o: &mut Out) -> PerpStatus {
+        let (x, y, rep) = o.ptrs();
+        let (w, q, mu, warm) = (a.m(), ptr(a.q), ptr(a.mu), ptr(a.warm));
+        unsafe {
+            match self {
+                Via::Name(s) => perp_solve_friction(s, a.dim, w, q, mu, a.n, warm, a.settings(), x, y, rep),
+                Via::Kept(h) => perp_solver_friction(h, a.dim, w, q, mu, a.n, warm, x, y, rep),
+            }
+        }
+    }
+
+    fn friction_cone(self, cone: Option<&PerpCone>, a: &Args, o: &mut Out) -> PerpStatus {
+        let (x, y, rep) = o.ptrs();
+        let c = cone.map_or(null(), |c| c as *const _);
+        let (w, q, mu, warm) = (a.m(), ptr(a.q), ptr(a.mu), ptr(a.warm));
+        unsafe {
+            match self {
+                Via::Name(s) => {
+                    perp_solve_friction_cone(s, c, a.dim, w, q, mu, a.n, warm, a.settings(), x, y, rep)
+                }
+                Via::Kept(h) => perp_solver_friction_cone(h, c, a.dim, w, q, mu, a.n, warm, x, y, rep),
+            }
+        }
+    }
+}
+
+/// `perp_solve_global` with M (`None`: NULL) and H, f, b, μ for one contact of dimension
+/// `dim` (r and u of H's columns, v of its rows): (status, r and u with the report, v).
+fn solve_global(
+    solver: *const c_char,
+    dim: usize,
+    (m, h): (Option<&PerpMatrix>, &PerpMatrix),
+    (f, b, mu): (&[f64], &[f64], &[f64]),
+    settings: Option<&PerpSettings>,
+) -> (PerpStatus, Out, Vec<f64>) {
+    let (mut o, mut v) = (Out::new(h.ncols), vec![f64::NAN; h.nrows]);
+    let a = Args { m, settings, ..Args::default() };
+    let (r, u, rep) = o.ptrs();
+    let st = unsafe {
+        perp_solve_global(
+            solver,
+            dim,
+            a.m(),
+            h,
+            f.as_ptr(),
+            b.as_ptr(),
+            mu.as_ptr(),
+            mu.len(),
+            null(),
+            a.settings(),
+            r,
+            v.as_mut_ptr(),
+            u,
+            rep,
+        )
+    };
+    (st, o, v)
+}
+
+/// `call` on the kept solver `h`, then as the one-shot call naming `name`, each writing a new
+/// `Out` of `n`: (the kept call's status, the one-shot call's, what each wrote).
+fn kept_and_one_shot(
+    h: *mut PerpSolver,
+    name: &CStr,
+    n: usize,
+    call: impl Fn(Via, &mut Out) -> PerpStatus,
+) -> (PerpStatus, PerpStatus, Out, Out) {
+    let (mut o1, mut o2) = (Out::new(n), Out::new(n));
+    let st1 = call(Via::Kept(h), &mut o1);
+    let st2 = call(named(name), &mut o2);
+    (st1, st2, o1, o2)
+}
+
 struct Lcp {
     status: PerpStatus,
-    z: [f64; 2],
-    w: [f64; 2],
+    z: Vec<f64>,
+    w: Vec<f64>,
     report: PerpReport,
 }
 
 fn solve_lcp(solver: &CStr, m: &PerpMatrix, q: &[f64], n: usize, settings: Option<&PerpSettings>) -> Lcp {
-    let (mut z, mut w) = ([f64::NAN; 2], [f64::NAN; 2]);
-    let mut report = PerpReport {
-        status: PerpStatus::Other,
-        error: 0.0,
-        iterations: 0,
-        seconds: 0.0,
-        physical_error: 0.0,
-        message: [0; PERP_MESSAGE_LEN],
-    };
     assert!(n <= 2);
-    let status = unsafe {
-        perp_solve_lcp(
-            solver.as_ptr(),
-            m,
-            q.as_ptr(),
-            n,
-            null(),
-            settings.map_or(null(), |s| s as *const _),
-            z.as_mut_ptr(),
-            w.as_mut_ptr(),
-            &mut report,
-        )
-    };
-    assert_eq!(report.status, status);
-    Lcp { status, z, w, report }
+    let mut o = Out::new(2);
+    let status = named(solver).lcp(&Args { m: Some(m), q, n, settings, ..Args::default() }, &mut o);
+    assert_eq!(o.rep.status, status);
+    Lcp { status, z: o.x, w: o.y, report: o.rep }
 }
 
 #[test]
@@ -91,44 +263,22 @@ fn an_iteration_limit_is_a_status_with_the_best_iterate_written() {
 /// u = (0, 0.2, 0) (u_n = 0, r_t = -μ r_n u_t/|u_t|).
 #[test]
 fn frictional_contact_is_solved_dense_and_csr() {
-    let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-    let dense = perp_matrix_dense(3, 3, eye.as_ptr());
+    let dense = perp_matrix_dense(3, 3, EYE3.as_ptr());
     let (row_ptr, col_idx, values) = ([0usize, 1, 2, 3], [0usize, 1, 2], [1.0; 3]);
     let csr = perp_matrix_csr(3, 3, 3, row_ptr.as_ptr(), col_idx.as_ptr(), values.as_ptr());
     let (q, mu) = ([-1.0, 0.5, 0.0], [0.3]);
     let s = PerpSettings { tol: 1e-12, ..perp_settings_default() };
     for (solver, m) in [(c"prox", &dense), (c"nsgs", &csr), (c"ac-newton", &csr)] {
-        let (mut r, mut u) = ([f64::NAN; 3], [f64::NAN; 3]);
-        let mut rep = PerpReport {
-            status: PerpStatus::Other,
-            error: 0.0,
-            iterations: 0,
-            seconds: 0.0,
-            physical_error: 0.0,
-            message: [0; PERP_MESSAGE_LEN],
-        };
-        let status = unsafe {
-            perp_solve_friction(
-                solver.as_ptr(),
-                3,
-                m,
-                q.as_ptr(),
-                mu.as_ptr(),
-                1,
-                null(),
-                &s,
-                r.as_mut_ptr(),
-                u.as_mut_ptr(),
-                &mut rep,
-            )
-        };
+        let mut o = Out::new(3);
+        let a = Args { m: Some(m), q: &q, n: 1, dim: 3, mu: &mu, settings: Some(&s), ..Args::default() };
+        let status = named(solver).friction(&a, &mut o);
         assert_eq!(status, PerpStatus::Solved, "{solver:?}: {}", last_error());
         let (r_want, u_want) = ([1.0, -0.3, 0.0], [0.0, 0.2, 0.0]);
         for i in 0..3 {
-            assert!((r[i] - r_want[i]).abs() < 1e-9, "{solver:?}: r = {r:?}");
-            assert!((u[i] - u_want[i]).abs() < 1e-9, "{solver:?}: u = {u:?}");
+            assert!((o.x[i] - r_want[i]).abs() < 1e-9, "{solver:?}: r = {:?}", o.x);
+            assert!((o.y[i] - u_want[i]).abs() < 1e-9, "{solver:?}: u = {:?}", o.y);
         }
-        assert!(rep.error <= 1e-12, "{solver:?}: {rep:?}");
+        assert!(o.rep.error <= 1e-12, "{solver:?}: {:?}", o.rep);
     }
 }
 
@@ -143,40 +293,21 @@ fn the_global_problem_is_solved_in_velocity_space() {
     let (mm, hm) = (perp_matrix_dense(3, 3, m.as_ptr()), perp_matrix_dense(3, 3, h.as_ptr()));
     let (f, b, mu) = ([6.0, 0.0, -2.0], [0.0; 3], [0.5]);
     let s = PerpSettings { tol: 1e-10, ..perp_settings_default() };
-    let solve = |solver: *const c_char, hm: &PerpMatrix, mm: *const PerpMatrix| {
-        let (mut r, mut v, mut u) = ([f64::NAN; 3], [f64::NAN; 3], [f64::NAN; 3]);
-        let status = unsafe {
-            perp_solve_global(
-                solver,
-                3,
-                mm,
-                hm,
-                f.as_ptr(),
-                b.as_ptr(),
-                mu.as_ptr(),
-                1,
-                null(),
-                &s,
-                r.as_mut_ptr(),
-                v.as_mut_ptr(),
-                u.as_mut_ptr(),
-                null_mut(),
-            )
-        };
-        (status, r, v, u)
+    let solve = |solver: *const c_char, hm: &PerpMatrix, mm: Option<&PerpMatrix>| {
+        solve_global(solver, 3, (mm, hm), (&f, &b, &mu), Some(&s))
     };
     for solver in [null(), c"global-ac-newton".as_ptr(), c"nsgs".as_ptr()] {
-        let (status, r, v, u) = solve(solver, &hm, &mm);
+        let (status, o, v) = solve(solver, &hm, Some(&mm));
         assert_eq!(status, PerpStatus::Solved, "{}", last_error());
-        for (got, want) in [(r, [2.0, -1.0, 0.0]), (v, [2.5, 0.0, 0.0]), (u, [0.0, 2.5, 0.0])] {
+        for (got, want) in [(o.x, [2.0, -1.0, 0.0]), (v, [2.5, 0.0, 0.0]), (o.y, [0.0, 2.5, 0.0])] {
             assert!(got.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-8), "{got:?} against {want:?}");
         }
     }
-    let (status, ..) = solve(null(), &hm, null());
+    let (status, ..) = solve(null(), &hm, None);
     assert_eq!(status, PerpStatus::NullPointer);
     assert!(last_error().contains('M'), "{}", last_error());
     let narrow = perp_matrix_dense(3, 2, h.as_ptr());
-    let (status, ..) = solve(null(), &narrow, &mm);
+    let (status, ..) = solve(null(), &narrow, Some(&mm));
     assert_eq!(status, PerpStatus::InvalidInput);
     assert!(last_error().contains("H must be"), "{}", last_error());
 }
@@ -198,30 +329,10 @@ fn a_problem_without_a_solution_is_diverged_not_solved() {
     let m = perp_matrix_dense(6, 6, w.as_ptr());
     let (q, mu) = ([-1.0, 0.0, 0.0, -1.0, 0.0, 0.0], [0.3, 0.3]);
     let s = PerpSettings { tol: 1e-8, ..perp_settings_default() };
-    let (mut r, mut u) = ([0.0; 6], [0.0; 6]);
-    let mut rep = PerpReport {
-        status: PerpStatus::Other,
-        error: 0.0,
-        iterations: 0,
-        seconds: 0.0,
-        physical_error: 0.0,
-        message: [0; PERP_MESSAGE_LEN],
-    };
-    let status = unsafe {
-        perp_solve_friction(
-            c"prox".as_ptr(),
-            3,
-            &m,
-            q.as_ptr(),
-            mu.as_ptr(),
-            2,
-            null(),
-            &s,
-            r.as_mut_ptr(),
-            u.as_mut_ptr(),
-            &mut rep,
-        )
-    };
+    let mut o = Out::new(6);
+    let a = Args { m: Some(&m), q: &q, n: 2, dim: 3, mu: &mu, settings: Some(&s), ..Args::default() };
+    let status = named(c"prox").friction(&a, &mut o);
+    let (r, u) = (&o.x, &o.y);
     assert_eq!(status, PerpStatus::Diverged, "r = {r:?}, u = {u:?}");
     assert_eq!(unsafe { CStr::from_ptr(perp_status_name(status as i32)) }, c"diverged");
     assert!(u[0] < -0.9 && u[3] < -0.9, "u = {u:?}");
@@ -231,42 +342,21 @@ fn a_problem_without_a_solution_is_diverged_not_solved() {
 fn a_warm_start_at_the_solution_needs_no_sweep() {
     let m = perp_matrix_dense(2, 2, M.as_ptr());
     let warm = [4.0 / 3.0, 7.0 / 3.0];
-    let (mut z, mut w) = ([0.0; 2], [0.0; 2]);
-    let mut rep = PerpReport {
-        status: PerpStatus::Other,
-        error: 0.0,
-        iterations: 99,
-        seconds: 0.0,
-        physical_error: 0.0,
-        message: [0; PERP_MESSAGE_LEN],
-    };
-    let s = unsafe {
-        perp_solve_lcp(
-            c"pgs".as_ptr(),
-            &m,
-            Q.as_ptr(),
-            2,
-            warm.as_ptr(),
-            null(),
-            z.as_mut_ptr(),
-            w.as_mut_ptr(),
-            &mut rep,
-        )
-    };
+    let mut o = Out::new(2);
+    o.rep.iterations = 99;
+    let s = named(c"pgs").lcp(&Args { m: Some(&m), q: &Q, n: 2, warm: &warm, ..Args::default() }, &mut o);
     assert_eq!(s, PerpStatus::Solved, "{}", last_error());
-    assert_eq!(rep.iterations, 0, "{rep:?}");
-    assert!((z[0] - warm[0]).abs() < 1e-12);
+    assert_eq!(o.rep.iterations, 0, "{:?}", o.rep);
+    assert!((o.x[0] - warm[0]).abs() < 1e-12);
 }
 
 #[test]
 fn a_null_solver_name_or_settings_means_the_defaults() {
     let m = perp_matrix_dense(2, 2, M.as_ptr());
-    let (mut z, mut w) = ([0.0; 2], [0.0; 2]);
-    let status = unsafe {
-        perp_solve_lcp(null(), &m, Q.as_ptr(), 2, null(), null(), z.as_mut_ptr(), w.as_mut_ptr(), null_mut())
-    };
+    let mut o = Out::new(2).without_report();
+    let status = Via::Name(null()).lcp(&Args { m: Some(&m), q: &Q, n: 2, ..Args::default() }, &mut o);
     assert_eq!(status, PerpStatus::Solved);
-    assert!((z[1] - 7.0 / 3.0).abs() < 1e-12);
+    assert!((o.x[1] - 7.0 / 3.0).abs() < 1e-12);
 }
 
 #[test]
@@ -325,76 +415,27 @@ fn bad_settings_are_refused_naming_the_field() {
 #[test]
 fn null_pointers_are_refused_naming_the_argument() {
     let m = perp_matrix_dense(2, 2, M.as_ptr());
-    let (mut z, mut w) = ([0.0; 2], [0.0; 2]);
-    let mut rep = PerpReport {
-        status: PerpStatus::Solved,
-        error: 0.0,
-        iterations: 0,
-        seconds: 0.0,
-        physical_error: 0.0,
-        message: [0; PERP_MESSAGE_LEN],
+    // An empty q, or w of length 0, is passed as NULL.
+    let lcp = |m: Option<&PerpMatrix>, q: &[f64], w_len: usize| {
+        let mut o = Out::new(2);
+        o.rep.status = PerpStatus::Solved;
+        o.y.truncate(w_len);
+        let s = Via::Name(null()).lcp(&Args { m, q, n: 2, ..Args::default() }, &mut o);
+        (s, o.rep.status)
     };
-    let s = unsafe {
-        perp_solve_lcp(null(), &m, null(), 2, null(), null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
-    };
-    assert_eq!((s, rep.status), (PerpStatus::NullPointer, PerpStatus::NullPointer));
+    assert_eq!(lcp(Some(&m), &[], 2), (PerpStatus::NullPointer, PerpStatus::NullPointer));
     assert_eq!(last_error(), "perp_solve_lcp: q is a null or misaligned pointer");
-    let s = unsafe {
-        perp_solve_lcp(
-            null(),
-            null(),
-            Q.as_ptr(),
-            2,
-            null(),
-            null(),
-            z.as_mut_ptr(),
-            w.as_mut_ptr(),
-            &mut rep,
-        )
-    };
-    assert_eq!(s, PerpStatus::NullPointer);
+    assert_eq!(lcp(None, &Q, 2).0, PerpStatus::NullPointer);
     assert!(last_error().contains(": M is a null"));
-    let s = unsafe {
-        perp_solve_lcp(null(), &m, Q.as_ptr(), 2, null(), null(), z.as_mut_ptr(), null_mut(), &mut rep)
-    };
-    assert_eq!(s, PerpStatus::NullPointer);
+    assert_eq!(lcp(Some(&m), &Q, 0).0, PerpStatus::NullPointer);
     assert!(last_error().contains(": w is a null"));
     let no_values = perp_matrix_dense(2, 2, null());
-    let s = unsafe {
-        perp_solve_lcp(
-            null(),
-            &no_values,
-            Q.as_ptr(),
-            2,
-            null(),
-            null(),
-            z.as_mut_ptr(),
-            w.as_mut_ptr(),
-            &mut rep,
-        )
-    };
-    assert_eq!(s, PerpStatus::NullPointer);
+    assert_eq!(lcp(Some(&no_values), &Q, 2).0, PerpStatus::NullPointer);
     assert!(last_error().contains("M.values is a null"));
-    let mut r = [0.0; 3];
-    let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-    let wm = perp_matrix_dense(3, 3, eye.as_ptr());
+    let wm = perp_matrix_dense(3, 3, EYE3.as_ptr());
     let q = [-1.0, 0.0, 0.0];
-    let s = unsafe {
-        perp_solve_friction(
-            null(),
-            3,
-            &wm,
-            q.as_ptr(),
-            null(),
-            1,
-            null(),
-            null(),
-            r.as_mut_ptr(),
-            r.as_mut_ptr(),
-            &mut rep,
-        )
-    };
-    assert_eq!(s, PerpStatus::NullPointer);
+    let a = Args { m: Some(&wm), q: &q, n: 1, dim: 3, ..Args::default() };
+    assert_eq!(Via::Name(null()).friction(&a, &mut Out::new(3)), PerpStatus::NullPointer);
     assert_eq!(last_error(), "perp_solve_friction: mu is a null or misaligned pointer");
 }
 
@@ -438,27 +479,11 @@ fn sizes_that_disagree_are_refused() {
     assert_eq!(solve_lcp(c"lemke", &csr, &Q, 2, None).status, PerpStatus::InvalidInput);
     assert!(last_error().contains("M (CSR)"), "{}", last_error());
     // Friction: 2 contacts stated for a 3x3 W; a 4-D contact.
-    let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-    let wm = perp_matrix_dense(3, 3, eye.as_ptr());
+    let wm = perp_matrix_dense(3, 3, EYE3.as_ptr());
     let (q, mu) = ([-1.0, 0.0, 0.0, -1.0, 0.0, 0.0], [0.3, 0.3]);
-    let mut r = [0.0; 6];
-    let mut u = [0.0; 6];
     for (dim, nc, want) in [(3, 2, "dim * n_contacts = 6: W is 3x3"), (4, 1, "dim = 4")] {
-        let s = unsafe {
-            perp_solve_friction(
-                null(),
-                dim,
-                &wm,
-                q.as_ptr(),
-                mu.as_ptr(),
-                nc,
-                null(),
-                null(),
-                r.as_mut_ptr(),
-                u.as_mut_ptr(),
-                null_mut(),
-            )
-        };
+        let a = Args { m: Some(&wm), q: &q, n: nc, dim, mu: &mu, ..Args::default() };
+        let s = Via::Name(null()).friction(&a, &mut Out::new(6).without_report());
         assert_eq!(s, PerpStatus::InvalidInput);
         assert!(last_error().contains(want), "{}", last_error());
     }
@@ -478,42 +503,15 @@ fn nan_data_is_refused_naming_the_entry() {
     assert_eq!(solve_lcp(c"lemke", &csr, &Q, 2, None).status, PerpStatus::InvalidInput);
     assert_eq!(last_error(), "perp_solve_lcp: M.values[1] = NaN is not finite");
     let m = perp_matrix_dense(2, 2, M.as_ptr());
-    let (warm, mut z, mut w) = ([0.0, f64::NAN], [0.0; 2], [0.0; 2]);
-    let s = unsafe {
-        perp_solve_lcp(
-            null(),
-            &m,
-            Q.as_ptr(),
-            2,
-            warm.as_ptr(),
-            null(),
-            z.as_mut_ptr(),
-            w.as_mut_ptr(),
-            null_mut(),
-        )
-    };
+    let warm = [0.0, f64::NAN];
+    let a = Args { m: Some(&m), q: &Q, n: 2, warm: &warm, ..Args::default() };
+    let s = Via::Name(null()).lcp(&a, &mut Out::new(2).without_report());
     assert_eq!(s, PerpStatus::InvalidInput);
     assert_eq!(last_error(), "perp_solve_lcp: warm[1] = NaN is not finite");
-    let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-    let wm = perp_matrix_dense(3, 3, eye.as_ptr());
+    let wm = perp_matrix_dense(3, 3, EYE3.as_ptr());
     let (q, mu) = ([-1.0, 0.0, 0.0], [f64::NAN]);
-    let mut r = [0.0; 3];
-    let mut u = [0.0; 3];
-    let s = unsafe {
-        perp_solve_friction(
-            null(),
-            3,
-            &wm,
-            q.as_ptr(),
-            mu.as_ptr(),
-            1,
-            null(),
-            null(),
-            r.as_mut_ptr(),
-            u.as_mut_ptr(),
-            null_mut(),
-        )
-    };
+    let a = Args { m: Some(&wm), q: &q, n: 1, dim: 3, mu: &mu, ..Args::default() };
+    let s = Via::Name(null()).friction(&a, &mut Out::new(3).without_report());
     assert_eq!(s, PerpStatus::InvalidInput);
     assert!(last_error().contains("mu[0] = NaN"), "{}", last_error());
 }
@@ -643,45 +641,21 @@ fn a_kept_solver_answers_as_the_one_shot_calls() {
                 perp_matrix_dense(size, size, w.as_ptr())
             };
             // The last call is warm-started from the previous answer.
-            let warm = if call == 5 { last_r.as_ptr() } else { null() };
-            let (mut r1, mut u1, mut r2, mut u2) =
-                (vec![0.0; size], vec![0.0; size], vec![0.0; size], vec![0.0; size]);
-            let (mut rep1, mut rep2) = (new_report(), new_report());
-            let st1 = unsafe {
-                perp_solver_friction(
-                    h,
-                    3,
-                    &m,
-                    q.as_ptr(),
-                    mu.as_ptr(),
-                    nc,
-                    warm,
-                    r1.as_mut_ptr(),
-                    u1.as_mut_ptr(),
-                    &mut rep1,
-                )
+            let warm = if call == 5 { &last_r[..] } else { &[] };
+            let a = Args {
+                m: Some(&m),
+                q: &q,
+                n: nc,
+                dim: 3,
+                mu: &mu,
+                warm,
+                settings: Some(&s),
+                ..Args::default()
             };
-            let st2 = unsafe {
-                perp_solve_friction(
-                    name.as_ptr(),
-                    3,
-                    &m,
-                    q.as_ptr(),
-                    mu.as_ptr(),
-                    nc,
-                    warm,
-                    &s,
-                    r2.as_mut_ptr(),
-                    u2.as_mut_ptr(),
-                    &mut rep2,
-                )
-            };
+            let (st1, st2, o1, o2) = kept_and_one_shot(h, name, size, |via, o| via.friction(&a, o));
             assert_eq!(st1, PerpStatus::Solved, "{name:?} call {call}: {}", last_error());
-            assert_eq!((st1, rep1.iterations), (st2, rep2.iterations), "{name:?} call {call}");
-            assert_eq!(bits(&r1), bits(&r2), "{name:?} call {call}: r");
-            assert_eq!(bits(&u1), bits(&u2), "{name:?} call {call}: u");
-            assert_eq!(rep1.error.to_bits(), rep2.error.to_bits(), "{name:?} call {call}");
-            last_r = r1;
+            assert_eq!(o1.bits(st1), o2.bits(st2), "{name:?} call {call}");
+            last_r = o1.x;
         }
         unsafe { perp_solver_free(h) };
     }
@@ -698,29 +672,10 @@ fn a_kept_solver_answers_as_the_one_shot_calls() {
                 perp_matrix_dense(1, 1, m.as_ptr())
             };
             let q: Vec<f64> = Q.iter().map(|v| v / scale + k as f64).take(n).collect();
-            let (mut z1, mut w1, mut z2, mut w2) = ([0.0; 2], [0.0; 2], [0.0; 2], [0.0; 2]);
-            let (mut rep1, mut rep2) = (new_report(), new_report());
-            let st1 = unsafe {
-                perp_solver_lcp(h, &mat, q.as_ptr(), n, null(), z1.as_mut_ptr(), w1.as_mut_ptr(), &mut rep1)
-            };
-            let st2 = unsafe {
-                perp_solve_lcp(
-                    name.as_ptr(),
-                    &mat,
-                    q.as_ptr(),
-                    n,
-                    null(),
-                    null(),
-                    z2.as_mut_ptr(),
-                    w2.as_mut_ptr(),
-                    &mut rep2,
-                )
-            };
+            let a = Args { m: Some(&mat), q: &q, n, ..Args::default() };
+            let (st1, st2, o1, o2) = kept_and_one_shot(h, name, n, |via, o| via.lcp(&a, o));
             assert_eq!(st1, PerpStatus::Solved, "{name:?} call {k}: {}", last_error());
-            assert_eq!(
-                (st1, rep1.iterations, bits(&z1), bits(&w1)),
-                (st2, rep2.iterations, bits(&z2), bits(&w2))
-            );
+            assert_eq!(o1.bits(st1), o2.bits(st2), "{name:?} call {k}");
         }
         unsafe { perp_solver_free(h) };
     }
@@ -775,30 +730,10 @@ fn a_kept_lcp_solver_follows_a_sparse_problem_that_shrinks() {
         for (call, n) in [30, 10, 30, 12, 3].into_iter().enumerate() {
             let (row_ptr, col_idx, values, q) = cyclic_lcp(n, call as u64 + 1);
             let m = perp_matrix_csr(n, n, values.len(), row_ptr.as_ptr(), col_idx.as_ptr(), values.as_ptr());
-            let (mut z1, mut w1, mut z2, mut w2) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-            let (mut rep1, mut rep2) = (new_report(), new_report());
-            let st1 = unsafe {
-                perp_solver_lcp(h, &m, q.as_ptr(), n, null(), z1.as_mut_ptr(), w1.as_mut_ptr(), &mut rep1)
-            };
+            let a = Args { m: Some(&m), q: &q, n, ..Args::default() };
+            let (st1, st2, o1, o2) = kept_and_one_shot(h, name, n, |via, o| via.lcp(&a, o));
             assert_eq!(st1, PerpStatus::Solved, "{name:?} call {call} (n = {n}): {}", last_error());
-            let st2 = unsafe {
-                perp_solve_lcp(
-                    name.as_ptr(),
-                    &m,
-                    q.as_ptr(),
-                    n,
-                    null(),
-                    null(),
-                    z2.as_mut_ptr(),
-                    w2.as_mut_ptr(),
-                    &mut rep2,
-                )
-            };
-            assert_eq!(
-                (st1, rep1.iterations, bits(&z1), bits(&w1)),
-                (st2, rep2.iterations, bits(&z2), bits(&w2)),
-                "{name:?} call {call} (n = {n})"
-            );
+            assert_eq!(o1.bits(st1), o2.bits(st2), "{name:?} call {call} (n = {n})");
         }
         unsafe { perp_solver_free(h) };
     }
@@ -811,26 +746,13 @@ fn a_kept_solver_allocates_nothing_once_prepared() {
     for name in [c"nsgs", c"prox", c"ac-newton"] {
         let h = unsafe { perp_solver_new(PerpFamily::Friction as i32, name.as_ptr(), null()) };
         assert!(!h.is_null(), "{}", last_error());
-        let (mut r, mut u) = (vec![0.0; 6], vec![0.0; 6]);
-        let mut rep = new_report();
+        let mut o = Out::new(6);
         let mut allocs = Vec::new();
         for seed in 1..=4 {
             let (w, q, mu) = fc_data(2, seed);
             let m = perp_matrix_dense(6, 6, w.as_ptr());
-            let (count, st) = perp_core::alloc_count::allocations(|| unsafe {
-                perp_solver_friction(
-                    h,
-                    3,
-                    &m,
-                    q.as_ptr(),
-                    mu.as_ptr(),
-                    2,
-                    null(),
-                    r.as_mut_ptr(),
-                    u.as_mut_ptr(),
-                    &mut rep,
-                )
-            });
+            let a = Args { m: Some(&m), q: &q, n: 2, dim: 3, mu: &mu, ..Args::default() };
+            let (count, st) = perp_core::alloc_count::allocations(|| Via::Kept(h).friction(&a, &mut o));
             assert_eq!(st, PerpStatus::Solved, "{name:?}: {}", last_error());
             allocs.push(count);
         }
@@ -840,13 +762,12 @@ fn a_kept_solver_allocates_nothing_once_prepared() {
     }
     let h = unsafe { perp_solver_new(PerpFamily::Lcp as i32, c"lemke".as_ptr(), null()) };
     let m = perp_matrix_dense(2, 2, M.as_ptr());
-    let (mut z, mut w, mut rep) = ([0.0; 2], [0.0; 2], new_report());
+    let mut o = Out::new(2);
     let mut allocs = Vec::new();
     for k in 0..3 {
         let q = [Q[0] + k as f64, Q[1]];
-        let (count, st) = perp_core::alloc_count::allocations(|| unsafe {
-            perp_solver_lcp(h, &m, q.as_ptr(), 2, null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
-        });
+        let a = Args { m: Some(&m), q: &q, n: 2, ..Args::default() };
+        let (count, st) = perp_core::alloc_count::allocations(|| Via::Kept(h).lcp(&a, &mut o));
         assert_eq!(st, PerpStatus::Solved, "{}", last_error());
         allocs.push(count);
     }
@@ -888,55 +809,17 @@ fn a_kept_solver_refuses_bad_use_naming_it() {
     assert!(!h.is_null());
     let (w, q, mu) = fc_data(1, 1);
     let m = perp_matrix_dense(3, 3, w.as_ptr());
-    let (mut r, mut u, mut rep) = ([0.0; 3], [0.0; 3], new_report());
-    let st = unsafe {
-        perp_solver_friction(
-            h,
-            3,
-            &m,
-            q.as_ptr(),
-            mu.as_ptr(),
-            1,
-            null(),
-            r.as_mut_ptr(),
-            u.as_mut_ptr(),
-            &mut rep,
-        )
-    };
-    assert_eq!((st, rep.status), (PerpStatus::InvalidInput, PerpStatus::InvalidInput));
+    let mut o = Out::new(3);
+    let a = Args { m: Some(&m), q: &q, n: 1, dim: 3, mu: &mu, ..Args::default() };
+    let st = Via::Kept(h).friction(&a, &mut o);
+    assert_eq!((st, o.rep.status), (PerpStatus::InvalidInput, PerpStatus::InvalidInput));
     assert!(last_error().contains("lemke") && last_error().contains("Friction"), "{}", last_error());
-    let st = unsafe {
-        perp_solver_friction(
-            null_mut(),
-            3,
-            &m,
-            q.as_ptr(),
-            mu.as_ptr(),
-            1,
-            null(),
-            r.as_mut_ptr(),
-            u.as_mut_ptr(),
-            &mut rep,
-        )
-    };
+    let st = Via::Kept(null_mut()).friction(&a, &mut o);
     assert_eq!(st, PerpStatus::NullPointer);
     assert!(last_error().contains("solver is a null"), "{}", last_error());
     // Bad values in a kept problem are refused, and the next good call is solved.
     let hf = unsafe { perp_solver_new(PerpFamily::Friction as i32, c"nsgs".as_ptr(), null()) };
-    let mut call = |q: &[f64]| unsafe {
-        perp_solver_friction(
-            hf,
-            3,
-            &m,
-            q.as_ptr(),
-            mu.as_ptr(),
-            1,
-            null(),
-            r.as_mut_ptr(),
-            u.as_mut_ptr(),
-            &mut rep,
-        )
-    };
+    let mut call = |q: &[f64]| Via::Kept(hf).friction(&Args { q, ..a }, &mut o);
     assert_eq!(call(&q), PerpStatus::Solved, "{}", last_error());
     assert_eq!(call(&[q[0], f64::NAN, q[2]]), PerpStatus::InvalidInput);
     assert!(last_error().contains('q'), "{}", last_error());
@@ -950,32 +833,22 @@ fn a_kept_solver_refuses_bad_use_naming_it() {
 
 /// `perp_solve_lcp` with `n` for a 2×2 M (2-element q, z and w that must not be touched).
 fn lcp_with_n(m: &PerpMatrix, n: usize) -> PerpStatus {
-    let (mut z, mut w) = ([f64::NAN; 2], [f64::NAN; 2]);
-    let st = unsafe {
-        perp_solve_lcp(null(), m, Q.as_ptr(), n, null(), null(), z.as_mut_ptr(), w.as_mut_ptr(), null_mut())
-    };
-    assert!(z.iter().chain(&w).all(|x| x.is_nan()), "written after a refusal: {z:?} {w:?}");
+    let mut o = Out::new(2).without_report();
+    let st = Via::Name(null()).lcp(&Args { m: Some(m), q: &Q, n, ..Args::default() }, &mut o);
+    assert!(o.untouched(), "written after a refusal: {:?} {:?}", o.x, o.y);
     st
 }
 
 /// `perp_solve_friction` (`kept`: `perp_solver_friction` on `kept`) with `n_contacts` for a
 /// 3×3 W (3-element q, r and u, one μ).
 fn friction_with(kept: Option<*mut PerpSolver>, n_contacts: usize) -> PerpStatus {
-    let eye = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
-    let wm = perp_matrix_dense(3, 3, eye.as_ptr());
+    let wm = perp_matrix_dense(3, 3, EYE3.as_ptr());
     let (q, mu) = ([-1.0, 0.5, 0.0], [0.3]);
-    let (mut r, mut u) = ([f64::NAN; 3], [f64::NAN; 3]);
-    let (qp, mp, rp, up) = (q.as_ptr(), mu.as_ptr(), r.as_mut_ptr(), u.as_mut_ptr());
-    let st = unsafe {
-        match kept {
-            None => {
-                perp_solve_friction(null(), 3, &wm, qp, mp, n_contacts, null(), null(), rp, up, null_mut())
-            }
-            Some(h) => perp_solver_friction(h, 3, &wm, qp, mp, n_contacts, null(), rp, up, null_mut()),
-        }
-    };
+    let mut o = Out::new(3).without_report();
+    let a = Args { m: Some(&wm), q: &q, n: n_contacts, dim: 3, mu: &mu, ..Args::default() };
+    let st = kept.map_or(Via::Name(null()), Via::Kept).friction(&a, &mut o);
     if (st as i32) < 0 {
-        assert!(r.iter().chain(&u).all(|x| x.is_nan()), "written after a refusal: {r:?} {u:?}");
+        assert!(o.untouched(), "written after a refusal: {:?} {:?}", o.x, o.y);
     }
     st
 }
@@ -1004,8 +877,8 @@ fn huge_sizes_are_refused_before_any_array_is_read() {
     let hl = unsafe { perp_solver_new(PerpFamily::Lcp as i32, null(), null()) };
     let hf = unsafe { perp_solver_new(PerpFamily::Friction as i32, c"nsgs".as_ptr(), null()) };
     let kept_lcp = |n: usize| {
-        let (mut z, mut w) = ([f64::NAN; 2], [f64::NAN; 2]);
-        unsafe { perp_solver_lcp(hl, &m, Q.as_ptr(), n, null(), z.as_mut_ptr(), w.as_mut_ptr(), null_mut()) }
+        Via::Kept(hl)
+            .lcp(&Args { m: Some(&m), q: &Q, n, ..Args::default() }, &mut Out::new(2).without_report())
     };
     for round in 0..2 {
         for n in [100_000_000usize, 1 << 40] {
@@ -1143,27 +1016,14 @@ fn box_lcp(
     solver: Option<&CStr>,
     lower: &[f64; 2],
     upper: &[f64; 2],
-) -> (PerpStatus, [f64; 2], [f64; 2], PerpReport) {
+) -> (PerpStatus, Vec<f64>, Vec<f64>, PerpReport) {
     let m = perp_matrix_dense(2, 2, M.as_ptr());
-    let (mut z, mut w, mut rep) = ([f64::NAN; 2], [f64::NAN; 2], new_report());
+    let mut o = Out::new(2);
     let s = PerpSettings { tol: 1e-10, ..perp_settings_default() };
-    let status = unsafe {
-        perp_solve_box_lcp(
-            solver.map_or(null(), CStr::as_ptr),
-            &m,
-            Q.as_ptr(),
-            2,
-            lower.as_ptr(),
-            upper.as_ptr(),
-            null(),
-            &s,
-            z.as_mut_ptr(),
-            w.as_mut_ptr(),
-            &mut rep,
-        )
-    };
-    assert_eq!(rep.status, status);
-    (status, z, w, rep)
+    let a = Args { m: Some(&m), q: &Q, n: 2, lower, upper, settings: Some(&s), ..Args::default() };
+    let status = Via::Name(solver.map_or(null(), CStr::as_ptr)).box_lcp(&a, &mut o);
+    assert_eq!(o.rep.status, status);
+    (status, o.x, o.y, o.rep)
 }
 
 #[test]
@@ -1193,22 +1053,8 @@ fn box_lcp_bounds_are_checked_naming_the_index_and_values() {
     assert_eq!(status, PerpStatus::InvalidInput);
     assert!(last_error().contains("index 1") && last_error().contains("NaN"), "{}", last_error());
     let m = perp_matrix_dense(2, 2, M.as_ptr());
-    let (mut z, mut w) = ([0.0; 2], [0.0; 2]);
-    let status = unsafe {
-        perp_solve_box_lcp(
-            null(),
-            &m,
-            Q.as_ptr(),
-            2,
-            null(),
-            Q.as_ptr(),
-            null(),
-            null(),
-            z.as_mut_ptr(),
-            w.as_mut_ptr(),
-            null_mut(),
-        )
-    };
+    let a = Args { m: Some(&m), q: &Q, n: 2, upper: &Q, ..Args::default() };
+    let status = Via::Name(null()).box_lcp(&a, &mut Out::new(2).without_report());
     assert_eq!(status, PerpStatus::NullPointer);
     assert!(last_error().contains("lower is a null"), "{}", last_error());
 }
@@ -1219,26 +1065,14 @@ fn mlcp(
     m: &[f64; 4],
     q: &[f64; 2],
     n_eq: usize,
-) -> (PerpStatus, [f64; 2], [f64; 2], PerpReport) {
+) -> (PerpStatus, Vec<f64>, Vec<f64>, PerpReport) {
     let pm = perp_matrix_dense(2, 2, m.as_ptr());
-    let (mut z, mut w, mut rep) = ([f64::NAN; 2], [f64::NAN; 2], new_report());
+    let mut o = Out::new(2);
     let s = PerpSettings { tol: 1e-12, ..perp_settings_default() };
-    let status = unsafe {
-        perp_solve_mlcp(
-            solver.map_or(null(), CStr::as_ptr),
-            &pm,
-            q.as_ptr(),
-            2,
-            n_eq,
-            null(),
-            &s,
-            z.as_mut_ptr(),
-            w.as_mut_ptr(),
-            &mut rep,
-        )
-    };
-    assert_eq!(rep.status, status);
-    (status, z, w, rep)
+    let a = Args { m: Some(&pm), q, n: 2, n_eq, settings: Some(&s), ..Args::default() };
+    let status = Via::Name(solver.map_or(null(), CStr::as_ptr)).mlcp(&a, &mut o);
+    assert_eq!(o.rep.status, status);
+    (status, o.x, o.y, o.rep)
 }
 
 #[test]
@@ -1364,75 +1198,35 @@ fn the_settings_callback_sees_every_measured_iteration_and_can_stop_the_solve() 
             user: (&mut seen as *mut Seen).cast(),
             ..perp_settings_default()
         };
-        let (mut r, mut u, mut rep) = (vec![0.0; size], vec![0.0; size], new_report());
-        let st = unsafe {
-            perp_solve_friction(
-                name.as_ptr(),
-                3,
-                &wm,
-                q.as_ptr(),
-                mu.as_ptr(),
-                3,
-                null(),
-                &s,
-                r.as_mut_ptr(),
-                u.as_mut_ptr(),
-                &mut rep,
-            )
-        };
-        assert_eq!(st, PerpStatus::Solved, "{name:?}: {}", report_message(&rep));
+        let a = Args { m: Some(&wm), q: &q, n: 3, dim: 3, mu: &mu, settings: Some(&s), ..Args::default() };
+        let mut o = Out::new(size);
+        let st = named(name).friction(&a, &mut o);
+        assert_eq!(st, PerpStatus::Solved, "{name:?}: {}", report_message(&o.rep));
         assert!(seen.calls.windows(2).all(|p| p[0].0 < p[1].0), "{name:?}: {:?}", seen.calls);
         // The iteration that meets the tolerance ends the loop before the observer is asked
         // (perp_core::iteration::run): the history's last entry is the report's.
         assert_eq!(seen.calls, rust[..rust.len() - 1], "{name:?}");
-        assert_eq!(rust.last().map(|&(k, _)| k), Some(rep.iterations), "{name:?}");
+        assert_eq!(rust.last().map(|&(k, _)| k), Some(o.rep.iterations), "{name:?}");
         // Without a callback: the same answer, bit for bit.
         let plain = PerpSettings { tol: 1e-10, ..perp_settings_default() };
-        let (mut r0, mut u0, mut rep0) = (vec![0.0; size], vec![0.0; size], new_report());
-        let st0 = unsafe {
-            perp_solve_friction(
-                name.as_ptr(),
-                3,
-                &wm,
-                q.as_ptr(),
-                mu.as_ptr(),
-                3,
-                null(),
-                &plain,
-                r0.as_mut_ptr(),
-                u0.as_mut_ptr(),
-                &mut rep0,
-            )
-        };
-        assert_eq!((st0, rep0.iterations, bits(&r0)), (st, rep.iterations, bits(&r)), "{name:?}");
+        let mut o0 = Out::new(size);
+        let st0 = named(name).friction(&Args { settings: Some(&plain), ..a }, &mut o0);
+        assert_eq!((st0, o0.rep.iterations, bits(&o0.x)), (st, o.rep.iterations, bits(&o.x)), "{name:?}");
 
         // Stopped after the first call: interrupted at that iteration, best iterate written.
         let mut stop = Seen { calls: Vec::new(), stop_after: 1 };
         let s = PerpSettings { user: (&mut stop as *mut Seen).cast(), ..s };
-        r.fill(f64::NAN);
-        let st = unsafe {
-            perp_solve_friction(
-                name.as_ptr(),
-                3,
-                &wm,
-                q.as_ptr(),
-                mu.as_ptr(),
-                3,
-                null(),
-                &s,
-                r.as_mut_ptr(),
-                u.as_mut_ptr(),
-                &mut rep,
-            )
-        };
-        assert_eq!(st, PerpStatus::Interrupted, "{name:?}: {}", report_message(&rep));
+        o.x.fill(f64::NAN);
+        let st = named(name).friction(&Args { settings: Some(&s), ..a }, &mut o);
+        let (r, rep) = (&o.x, &o.rep);
+        assert_eq!(st, PerpStatus::Interrupted, "{name:?}: {}", report_message(rep));
         assert_eq!(stop.calls.len(), 1, "{name:?}");
         let k = stop.calls[0].0;
         assert!(
-            report_message(&rep)
+            report_message(rep)
                 .starts_with(&format!("stopped by settings.callback (it returned 1 at iteration {k})")),
             "{name:?}: {}",
-            report_message(&rep)
+            report_message(rep)
         );
         assert!(r.iter().all(|x| x.is_finite()), "{name:?}: {r:?}");
         assert!(rep.iterations >= k, "{name:?}: {rep:?}");
@@ -1458,10 +1252,7 @@ fn the_settings_callback_sees_every_measured_iteration_and_can_stop_the_solve() 
         // A kept solver with these settings.
         let seen_before = seen.calls.len();
         let h = unsafe { perp_solver_new(PerpFamily::Lcp as i32, name.as_ptr(), &s) };
-        let (mut z, mut w, mut rep) = ([0.0; 2], [0.0; 2], new_report());
-        let st = unsafe {
-            perp_solver_lcp(h, &m, Q.as_ptr(), 2, null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
-        };
+        let st = Via::Kept(h).lcp(&Args { m: Some(&m), q: &Q, n: 2, ..Args::default() }, &mut Out::new(2));
         unsafe { perp_solver_free(h) };
         assert_eq!(st, PerpStatus::Solved);
         assert_eq!(seen.calls[seen_before..], rust[..rust.len() - 1], "{name:?} kept");
@@ -1473,39 +1264,16 @@ fn the_settings_callback_sees_every_measured_iteration_and_can_stop_the_solve() 
         user: (&mut seen as *mut Seen).cast(),
         ..perp_settings_default()
     };
-    let (mut z, mut w, mut rep) = ([f64::NAN; 2], [f64::NAN; 2], new_report());
-    let st = unsafe {
-        perp_solve_box_lcp(
-            c"pgs".as_ptr(),
-            &m,
-            Q.as_ptr(),
-            2,
-            [0.0, 0.0].as_ptr(),
-            [10.0, 10.0].as_ptr(),
-            null(),
-            &s,
-            z.as_mut_ptr(),
-            w.as_mut_ptr(),
-            &mut rep,
-        )
-    };
-    assert_eq!((st, seen.calls.len()), (PerpStatus::Interrupted, 1), "{}", report_message(&rep));
+    let mut o = Out::new(2);
+    let a = Args { m: Some(&m), q: &Q, n: 2, lower: &[0.0, 0.0], upper: &[10.0, 10.0], ..Args::default() };
+    let st = named(c"pgs").box_lcp(&Args { settings: Some(&s), ..a }, &mut o);
+    assert_eq!((st, seen.calls.len()), (PerpStatus::Interrupted, 1), "{}", report_message(&o.rep));
     let mut seen = Seen { calls: Vec::new(), stop_after: 0 };
     let s = PerpSettings { user: (&mut seen as *mut Seen).cast(), tol: 1e-12, ..s };
-    let st = unsafe {
-        perp_solve_mlcp(
-            null(),
-            &perp_matrix_dense(2, 2, [2.0, -1.0, 1.0, 2.0].as_ptr()),
-            [-4.0, -1.0].as_ptr(),
-            2,
-            1,
-            null(),
-            &s,
-            z.as_mut_ptr(),
-            w.as_mut_ptr(),
-            &mut rep,
-        )
-    };
+    let m_values = [2.0, -1.0, 1.0, 2.0];
+    let mm = perp_matrix_dense(2, 2, m_values.as_ptr());
+    let a = Args { m: Some(&mm), q: &[-4.0, -1.0], n: 2, n_eq: 1, settings: Some(&s), ..Args::default() };
+    let st = Via::Name(null()).mlcp(&a, &mut o);
     assert_eq!(st, PerpStatus::Solved);
     assert!(!seen.calls.is_empty() && seen.calls.windows(2).all(|p| p[0].0 < p[1].0), "{:?}", seen.calls);
 }
@@ -1535,54 +1303,21 @@ fn kept_box_lcp_and_mlcp_solvers_answer_as_the_one_shot_calls() {
         for (k, (m, q, lo, hi)) in problems.iter().enumerate() {
             let n = q.len();
             let mat = perp_matrix_dense(n, n, m.as_ptr());
-            let (mut z1, mut w1, mut z2, mut w2) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-            let (mut rep1, mut rep2) = (new_report(), new_report());
-            let st1 = unsafe {
-                perp_solver_box_lcp(
-                    h,
-                    &mat,
-                    q.as_ptr(),
-                    n,
-                    lo.as_ptr(),
-                    hi.as_ptr(),
-                    null(),
-                    z1.as_mut_ptr(),
-                    w1.as_mut_ptr(),
-                    &mut rep1,
-                )
-            };
-            let st2 = unsafe {
-                perp_solve_box_lcp(
-                    name.as_ptr(),
-                    &mat,
-                    q.as_ptr(),
-                    n,
-                    lo.as_ptr(),
-                    hi.as_ptr(),
-                    null(),
-                    &s,
-                    z2.as_mut_ptr(),
-                    w2.as_mut_ptr(),
-                    &mut rep2,
-                )
-            };
-            assert_eq!(st1, PerpStatus::Solved, "{name:?} problem {k}: {}", report_message(&rep1));
-            assert_eq!(
-                (st1, rep1.iterations, bits(&z1), bits(&w1), rep1.error.to_bits()),
-                (st2, rep2.iterations, bits(&z2), bits(&w2), rep2.error.to_bits()),
-                "{name:?} problem {k}"
-            );
-            // The answer is within its bounds and complementary.
+            let a = Args { m: Some(&mat), q, n, lower: lo, upper: hi, settings: Some(&s), ..Args::default() };
+            let (st1, st2, o1, o2) = kept_and_one_shot(h, name, n, |via, o| via.box_lcp(&a, o));
+            assert_eq!(st1, PerpStatus::Solved, "{name:?} problem {k}: {}", report_message(&o1.rep));
+            assert_eq!(o1.bits(st1), o2.bits(st2), "{name:?} problem {k}");
+            // The answer is within its bounds.
+            let z1 = &o1.x;
             for i in 0..n {
                 assert!(z1[i] >= lo[i] && z1[i] <= hi[i], "{name:?} problem {k}: {z1:?}");
             }
         }
         // A plain LCP after box ones on the same handle does not keep their bounds.
         let mat = perp_matrix_dense(2, 2, M.as_ptr());
-        let (mut z, mut w, mut rep) = ([0.0; 2], [0.0; 2], new_report());
-        let st = unsafe {
-            perp_solver_lcp(h, &mat, Q.as_ptr(), 2, null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
-        };
+        let mut o = Out::new(2);
+        let st = Via::Kept(h).lcp(&Args { m: Some(&mat), q: &Q, n: 2, ..Args::default() }, &mut o);
+        let z = &o.x;
         assert_eq!(st, PerpStatus::Solved, "{name:?}");
         assert!((z[0] - 4.0 / 3.0).abs() < 1e-9 && (z[1] - 7.0 / 3.0).abs() < 1e-9, "{name:?}: {z:?}");
         unsafe { perp_solver_free(h) };
@@ -1600,55 +1335,25 @@ fn kept_box_lcp_and_mlcp_solvers_answer_as_the_one_shot_calls() {
         for (k, (m, q, n_eq)) in mlcps.iter().enumerate() {
             let n = q.len();
             let mat = perp_matrix_dense(n, n, m.as_ptr());
-            let (mut z1, mut w1, mut z2, mut w2) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-            let (mut rep1, mut rep2) = (new_report(), new_report());
-            let st1 = unsafe {
-                perp_solver_mlcp(
-                    h,
-                    &mat,
-                    q.as_ptr(),
-                    n,
-                    *n_eq,
-                    null(),
-                    z1.as_mut_ptr(),
-                    w1.as_mut_ptr(),
-                    &mut rep1,
-                )
-            };
-            let st2 = unsafe {
-                perp_solve_mlcp(
-                    name.as_ptr(),
-                    &mat,
-                    q.as_ptr(),
-                    n,
-                    *n_eq,
-                    null(),
-                    &s,
-                    z2.as_mut_ptr(),
-                    w2.as_mut_ptr(),
-                    &mut rep2,
-                )
-            };
-            assert_eq!(st1, PerpStatus::Solved, "{name:?} mlcp {k}: {}", report_message(&rep1));
-            assert_eq!(
-                (st1, rep1.iterations, bits(&z1), bits(&w1), rep1.error.to_bits()),
-                (st2, rep2.iterations, bits(&z2), bits(&w2), rep2.error.to_bits()),
-                "{name:?} mlcp {k}"
-            );
+            let a = Args { m: Some(&mat), q, n, n_eq: *n_eq, settings: Some(&s), ..Args::default() };
+            let (st1, st2, o1, o2) = kept_and_one_shot(h, name, n, |via, o| via.mlcp(&a, o));
+            assert_eq!(st1, PerpStatus::Solved, "{name:?} mlcp {k}: {}", report_message(&o1.rep));
+            assert_eq!(o1.bits(st1), o2.bits(st2), "{name:?} mlcp {k}");
         }
         // The family is checked: an MCP handle refuses an LCP call, n_eq > n is refused.
         let mat = perp_matrix_dense(2, 2, M.as_ptr());
-        let (mut z, mut w, mut rep) = ([0.0; 2], [0.0; 2], new_report());
-        let st = unsafe {
-            perp_solver_lcp(h, &mat, Q.as_ptr(), 2, null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
-        };
+        let mut o = Out::new(2);
+        let a = Args { m: Some(&mat), q: &Q, n: 2, ..Args::default() };
+        let st = Via::Kept(h).lcp(&a, &mut o);
         assert_eq!(st, PerpStatus::InvalidInput);
-        assert!(report_message(&rep).contains("create one of the Lcp family"), "{}", report_message(&rep));
-        let st = unsafe {
-            perp_solver_mlcp(h, &mat, Q.as_ptr(), 2, 3, null(), z.as_mut_ptr(), w.as_mut_ptr(), &mut rep)
-        };
+        assert!(
+            report_message(&o.rep).contains("create one of the Lcp family"),
+            "{}",
+            report_message(&o.rep)
+        );
+        let st = Via::Kept(h).mlcp(&Args { n_eq: 3, ..a }, &mut o);
         assert_eq!(st, PerpStatus::InvalidInput);
-        assert!(report_message(&rep).contains("n_eq"), "{}", report_message(&rep));
+        assert!(report_message(&o.rep).contains("n_eq"), "{}", report_message(&o.rep));
         unsafe { perp_solver_free(h) };
     }
     // PERP_FAMILY_ANY with an MCP-only name makes an MCP solver.
@@ -1683,25 +1388,11 @@ fn solve_cone_on(
 ) -> (PerpStatus, Vec<f64>, Vec<f64>, PerpReport) {
     let size = q.len();
     let wm = perp_matrix_dense(size, size, w.as_ptr());
-    let (mut r, mut u, mut rep) = (vec![f64::NAN; size], vec![f64::NAN; size], new_report());
+    let mut o = Out::new(size);
     let s = PerpSettings { tol, ..perp_settings_default() };
-    let status = unsafe {
-        perp_solve_friction_cone(
-            solver.as_ptr(),
-            cone.map_or(null(), |c| c as *const _),
-            dim,
-            &wm,
-            q.as_ptr(),
-            mu.as_ptr(),
-            mu.len(),
-            null(),
-            &s,
-            r.as_mut_ptr(),
-            u.as_mut_ptr(),
-            &mut rep,
-        )
-    };
-    (status, r, u, rep)
+    let a = Args { m: Some(&wm), q, n: mu.len(), dim, mu, settings: Some(&s), ..Args::default() };
+    let status = named(solver).friction_cone(cone, &a, &mut o);
+    (status, o.x, o.y, o.rep)
 }
 
 /// Rolling contacts with W = I solved by hand: with q_N = −1 the contact presses (u_N = 0,
@@ -1840,25 +1531,8 @@ fn cones_that_do_not_fit_are_refused_naming_the_field() {
     let m = [1.0; 1];
     let h = [1.0; 5];
     let (mm, hm) = (perp_matrix_dense(1, 1, m.as_ptr()), perp_matrix_dense(1, 5, h.as_ptr()));
-    let (mut r, mut v, mut u, mut rep) = ([0.0; 5], [0.0; 1], [0.0; 5], new_report());
-    let st = unsafe {
-        perp_solve_global(
-            null(),
-            5,
-            &mm,
-            &hm,
-            [0.0].as_ptr(),
-            q5.as_ptr(),
-            [0.5].as_ptr(),
-            1,
-            null(),
-            null(),
-            r.as_mut_ptr(),
-            v.as_mut_ptr(),
-            u.as_mut_ptr(),
-            &mut rep,
-        )
-    };
+    let (st, o, _) = solve_global(null(), 5, (Some(&mm), &hm), (&[0.0], &q5, &[0.5]), None);
+    let rep = o.rep;
     assert_eq!(st, PerpStatus::InvalidInput);
     assert!(report_message(&rep).contains("no rolling or torsional cones"), "{}", report_message(&rep));
 }
@@ -1888,76 +1562,16 @@ fn a_kept_solver_follows_the_laws_as_the_one_shot_calls() {
             let (q, mu) = (&q9[..size], &mu[..2]);
             let wm = perp_matrix_dense(size, size, w.as_ptr());
             let cone = PerpCone { kind: *kind, facets: 0, data: data.as_ptr() };
-            let (mut r1, mut u1, mut r2, mut u2) =
-                (vec![0.0; size], vec![0.0; size], vec![0.0; size], vec![0.0; size]);
-            let (mut rep1, mut rep2) = (new_report(), new_report());
-            let (st1, st2) = unsafe {
+            let a = Args { m: Some(&wm), q, n: 2, dim: *dim, mu, settings: Some(&s), ..Args::default() };
+            let (st1, st2, o1, o2) = kept_and_one_shot(h, name, size, |via, o| {
                 if *kind < 0 {
-                    (
-                        perp_solver_friction(
-                            h,
-                            *dim,
-                            &wm,
-                            q.as_ptr(),
-                            mu.as_ptr(),
-                            2,
-                            null(),
-                            r1.as_mut_ptr(),
-                            u1.as_mut_ptr(),
-                            &mut rep1,
-                        ),
-                        perp_solve_friction(
-                            name.as_ptr(),
-                            *dim,
-                            &wm,
-                            q.as_ptr(),
-                            mu.as_ptr(),
-                            2,
-                            null(),
-                            &s,
-                            r2.as_mut_ptr(),
-                            u2.as_mut_ptr(),
-                            &mut rep2,
-                        ),
-                    )
+                    via.friction(&a, o)
                 } else {
-                    (
-                        perp_solver_friction_cone(
-                            h,
-                            &cone,
-                            *dim,
-                            &wm,
-                            q.as_ptr(),
-                            mu.as_ptr(),
-                            2,
-                            null(),
-                            r1.as_mut_ptr(),
-                            u1.as_mut_ptr(),
-                            &mut rep1,
-                        ),
-                        perp_solve_friction_cone(
-                            name.as_ptr(),
-                            &cone,
-                            *dim,
-                            &wm,
-                            q.as_ptr(),
-                            mu.as_ptr(),
-                            2,
-                            null(),
-                            &s,
-                            r2.as_mut_ptr(),
-                            u2.as_mut_ptr(),
-                            &mut rep2,
-                        ),
-                    )
+                    via.friction_cone(Some(&cone), &a, o)
                 }
-            };
-            assert_eq!(st1, PerpStatus::Solved, "{name:?} call {k}: {}", report_message(&rep1));
-            assert_eq!(
-                (st1, rep1.iterations, bits(&r1), bits(&u1), rep1.error.to_bits()),
-                (st2, rep2.iterations, bits(&r2), bits(&u2), rep2.error.to_bits()),
-                "{name:?} call {k}"
-            );
+            });
+            assert_eq!(st1, PerpStatus::Solved, "{name:?} call {k}: {}", report_message(&o1.rep));
+            assert_eq!(o1.bits(st1), o2.bits(st2), "{name:?} call {k}");
         }
         // A bad μ_r on a kept rolling problem is refused and leaves it usable.
         let (w9, q9, mu) = fc_data(4, 40);
@@ -1965,27 +1579,14 @@ fn a_kept_solver_follows_the_laws_as_the_one_shot_calls() {
         let wm = perp_matrix_dense(10, 10, w.as_ptr());
         let good = [0.1, 0.1];
         let bad = [0.1, -1.0];
-        let (mut r, mut u, mut rep) = (vec![0.0; 10], vec![0.0; 10], new_report());
+        let mut o = Out::new(10);
+        let a = Args { m: Some(&wm), q: &q9[..10], n: 2, dim: 5, mu: &mu[..2], ..Args::default() };
         for (data, want) in
             [(&good, PerpStatus::Solved), (&bad, PerpStatus::InvalidInput), (&good, PerpStatus::Solved)]
         {
             let cone = perp_cone_rolling(data.as_ptr());
-            let st = unsafe {
-                perp_solver_friction_cone(
-                    h,
-                    &cone,
-                    5,
-                    &wm,
-                    q9[..10].as_ptr(),
-                    mu[..2].as_ptr(),
-                    2,
-                    null(),
-                    r.as_mut_ptr(),
-                    u.as_mut_ptr(),
-                    &mut rep,
-                )
-            };
-            assert_eq!(st, want, "{name:?}: {}", report_message(&rep));
+            let st = Via::Kept(h).friction_cone(Some(&cone), &a, &mut o);
+            assert_eq!(st, want, "{name:?}: {}", report_message(&o.rep));
         }
         assert!(last_error().is_empty());
         unsafe { perp_solver_free(h) };

@@ -73,13 +73,26 @@ pub unsafe extern "C" fn perp_solve_lcp(
     guard("perp_solve_lcp", report, || unsafe {
         let name = solver_name(solver, Family::Lcp)?;
         let (m, q) = m_and_q(m, q, n)?;
-        let warm = warm_start(warm, n)?;
-        let (s, params) = self::settings(settings, Family::Lcp, name)?;
-        check_outs(&[("z", z), ("w", w)])?;
-        let lcp = perp_lcp::Lcp::new(m, q)?;
-        let a = solve_once(Family::Lcp, name, &params, Problem::Lcp(lcp), warm.as_deref(), &s)?;
-        Ok(written(&a, z, w, n))
+        solve_into((Family::Lcp, name), (warm, settings), (n, z, w), || {
+            Ok(Problem::Lcp(perp_lcp::Lcp::new(m, q)?))
+        })
     })
+}
+
+/// Reads the warm start of `n` values and the settings, checks `z` and `w`, and solves the
+/// problem `build` makes once by the solver `name` of `family` into them (the one-shot calls
+/// of the LCP and MCP families, once M and q are read).
+unsafe fn solve_into(
+    (family, name): (Family, &str),
+    (warm, settings): (*const f64, *const PerpSettings),
+    (n, z, w): (usize, *mut f64, *mut f64),
+    build: impl FnOnce() -> Result<Problem, Refusal>,
+) -> Result<PerpReport, Refusal> {
+    let warm = warm_start(warm, n)?;
+    let (s, params) = unsafe { self::settings(settings, family, name)? };
+    check_outs(&[("z", z), ("w", w)])?;
+    let a = solve_once(family, name, &params, build()?, warm.as_deref(), &s)?;
+    Ok(unsafe { written(&a, z, w, n) })
 }
 
 /// Solves the box-LCP `lower ≤ z ≤ upper ⊥ w = M z + q` of size `n`: `w ≥ 0` where
@@ -110,12 +123,9 @@ pub unsafe extern "C" fn perp_solve_box_lcp(
         let lo = read("lower", lower, n)?;
         let hi = read("upper", upper, n)?;
         Error::check_bounds(&lo, &hi)?;
-        let warm = warm_start(warm, n)?;
-        let (s, params) = self::settings(settings, Family::Lcp, name)?;
-        check_outs(&[("z", z), ("w", w)])?;
-        let lcp = perp_lcp::Lcp::with_bounds(m, q, lo, hi)?;
-        let a = solve_once(Family::Lcp, name, &params, Problem::Lcp(lcp), warm.as_deref(), &s)?;
-        Ok(written(&a, z, w, n))
+        solve_into((Family::Lcp, name), (warm, settings), (n, z, w), || {
+            Ok(Problem::Lcp(perp_lcp::Lcp::with_bounds(m, q, lo, hi)?))
+        })
     })
 }
 
@@ -149,12 +159,9 @@ pub unsafe extern "C" fn perp_solve_mlcp(
         let name = solver_name(solver, Family::Mcp)?;
         check_n_eq(n_eq, n)?;
         let (m, q) = m_and_q(m, q, n)?;
-        let warm = warm_start(warm, n)?;
-        let (s, params) = self::settings(settings, Family::Mcp, name)?;
-        check_outs(&[("z", z), ("w", w)])?;
-        let p = perp_ncp::mlcp::Mlcp::new(m, q, (0..n).map(|i| i < n_eq).collect())?;
-        let a = solve_once(Family::Mcp, name, &params, Problem::Mlcp(p), warm.as_deref(), &s)?;
-        Ok(written(&a, z, w, n))
+        solve_into((Family::Mcp, name), (warm, settings), (n, z, w), || {
+            Ok(Problem::Mlcp(perp_ncp::mlcp::Mlcp::new(m, q, (0..n).map(|i| i < n_eq).collect())?))
+        })
     })
 }
 

@@ -386,32 +386,50 @@ pub(crate) fn alart_curnier_default<C: Cone + ?Sized>(cone: &C, x: AcInput<'_>, 
             let mut jt = [0.0; MD2];
             let mut jx = [0.0; MD];
             cone.project_section(mu, xi, &y[..k], &mut p[..k], Some(&mut jt[..k * k]), Some(&mut jx[..k]));
-            jr.iter_mut().for_each(|v| *v = 0.0);
-            ju.iter_mut().for_each(|v| *v = 0.0);
-            // Normal row.
-            if active {
-                ju[0] = rho_n;
-            } else {
-                jr[0] = 1.0;
-            }
-            // Tangential rows: φ_T = r_T − P(ξ(r_N,u_N), r_T − ρ_T u_T).
-            for a in 0..k {
-                let row = (a + 1) * d;
-                if active {
-                    jr[row] = -jx[a];
-                    ju[row] = jx[a] * rho_n;
-                }
-                for b in 0..k {
-                    let delta = f64::from(u8::from(a == b));
-                    jr[row + b + 1] = delta - jt[a * k + b];
-                    ju[row + b + 1] = rho_t * jt[a * k + b];
-                }
-            }
+            alart_curnier_jacobian(active, (rho_n, rho_t), |a, b| jt[a * k + b], &jx[..k], (jr, ju));
         }
     }
     phi[0] = r[0] - xi;
     for a in 0..k {
         phi[a + 1] = r[a + 1] - p[a];
+    }
+}
+
+/// The generalised Jacobians `(jr, ju) = (∂φ/∂r, ∂φ/∂u)` (row-major, zeroed first) of the
+/// Alart–Curnier function `φ = (r_N − ξ, r_T − P(ξ, y))` of a contact of dimension
+/// `1 + k` (`k = jx.len()`), `ξ = max(0, r_N − ρ_N u_N)` (`active`: the max is its argument),
+/// `y = r_T − ρ_T u_T`, from the section projection's derivatives `jt(a, b) = ∂P_a/∂y_b` and
+/// `jx = ∂P/∂ξ`: the default [`Cone::alart_curnier`] and the fixed-size ones of the Coulomb
+/// and rolling cones, the same operations in the same order.
+#[inline(always)]
+pub(crate) fn alart_curnier_jacobian(
+    active: bool,
+    (rho_n, rho_t): (f64, f64),
+    jt: impl Fn(usize, usize) -> f64,
+    jx: &[f64],
+    (jr, ju): (&mut [f64], &mut [f64]),
+) {
+    let (k, d) = (jx.len(), jx.len() + 1);
+    jr.iter_mut().for_each(|v| *v = 0.0);
+    ju.iter_mut().for_each(|v| *v = 0.0);
+    // Normal row.
+    if active {
+        ju[0] = rho_n;
+    } else {
+        jr[0] = 1.0;
+    }
+    // Tangential rows: φ_T = r_T − P(ξ(r_N,u_N), r_T − ρ_T u_T).
+    for a in 0..k {
+        let row = (a + 1) * d;
+        if active {
+            jr[row] = -jx[a];
+            ju[row] = jx[a] * rho_n;
+        }
+        for b in 0..k {
+            let delta = f64::from(u8::from(a == b));
+            jr[row + b + 1] = delta - jt(a, b);
+            ju[row + b + 1] = rho_t * jt(a, b);
+        }
     }
 }
 

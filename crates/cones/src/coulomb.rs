@@ -1,7 +1,7 @@
 //! The isotropic Coulomb cone `K_μ = {(r_N, r_T) : ‖r_T‖ ≤ μ r_N}` in 2-D and 3-D, with the
 //! closed-form projection Siconos uses (`design/SUITES.md`) and its exact Jacobian.
 
-use crate::cone::{AcInput, CfunOut, Cone, SocMap};
+use crate::cone::{alart_curnier_jacobian, AcInput, CfunOut, Cone, SocMap};
 use perp_core::Error;
 
 /// The Coulomb cone of dimension 2 (`|r_T| ≤ μ r_N`) or 3 (`‖r_T‖₂ ≤ μ r_N`).
@@ -201,25 +201,7 @@ pub(crate) fn alart_curnier_fixed<const K: usize>(x: AcInput<'_>, out: CfunOut<'
             }
             jx[a] = if inside { 0.0 } else { mu * y[a] / s };
         }
-        jr.iter_mut().for_each(|v| *v = 0.0);
-        ju.iter_mut().for_each(|v| *v = 0.0);
-        if active {
-            ju[0] = rho_n;
-        } else {
-            jr[0] = 1.0;
-        }
-        for a in 0..K {
-            let row = (a + 1) * d;
-            if active {
-                jr[row] = -jx[a];
-                ju[row] = jx[a] * rho_n;
-            }
-            for b in 0..K {
-                let delta = f64::from(u8::from(a == b));
-                jr[row + b + 1] = delta - jt[a][b];
-                ju[row + b + 1] = rho_t * jt[a][b];
-            }
-        }
+        alart_curnier_jacobian(active, (rho_n, rho_t), |a, b| jt[a][b], &jx, (jr, ju));
     }
     phi[0] = r[0] - xi;
     for a in 0..K {

@@ -34,7 +34,7 @@
 //! `μ_i x̂_i ∂n/∂x + (μ_i n / ‖x_i‖)(I − x̂_i x̂_iᵀ) ∂x_i/∂x` — Siconos'
 //! `subdifferentialProjectionOnRollingCone` in the same file.
 
-use crate::cone::{AcInput, CfunOut, Cone, ConeSpec, MAX_DIM};
+use crate::cone::{alart_curnier_jacobian, AcInput, CfunOut, Cone, ConeSpec, MAX_DIM};
 use crate::FrictionContactProblem;
 use perp_core::{Error, Matrix};
 
@@ -248,25 +248,7 @@ impl Rolling {
             }
         }
         if let Some((jr, ju)) = jac {
-            jr.iter_mut().for_each(|v| *v = 0.0);
-            ju.iter_mut().for_each(|v| *v = 0.0);
-            if active {
-                ju[0] = rho_n;
-            } else {
-                jr[0] = 1.0;
-            }
-            for a in 0..k {
-                let row = (a + 1) * d;
-                if active {
-                    jr[row] = -jx[a];
-                    ju[row] = jx[a] * rho_n;
-                }
-                for b in 0..k {
-                    let delta = f64::from(u8::from(a == b));
-                    jr[row + b + 1] = delta - jt[a][b];
-                    ju[row + b + 1] = rho_t * jt[a][b];
-                }
-            }
+            alart_curnier_jacobian(active, (rho_n, rho_t), |a, b| jt[a][b], &jx[..k], (jr, ju));
         }
         phi[0] = r[0] - xi;
         for a in 0..k {

@@ -96,23 +96,30 @@ impl PainleveRod {
     }
 }
 
-impl System for PainleveRod {
-    fn dofs(&self) -> usize {
-        3
-    }
-    fn mass(&self, _q: &[f64], _t: f64) -> Matrix {
-        body_mass(self.rod.m, self.rod.j)
-    }
-    fn constant_mass(&self) -> bool {
-        true
-    }
-    fn forces(&self, _q: &[f64], _u: &[f64], _t: f64, h: &mut [f64]) {
-        self.rod.forces(h);
-    }
-    fn contacts(&self, q: &[f64], _t: f64) -> Vec<Contact> {
-        self.rod.contacts(q)
-    }
+/// `System` for a scene that is its one rod `self.rod` above the table.
+macro_rules! rod_system {
+    ($scene:ty) => {
+        impl System for $scene {
+            fn dofs(&self) -> usize {
+                3
+            }
+            fn mass(&self, _q: &[f64], _t: f64) -> Matrix {
+                body_mass(self.rod.m, self.rod.j)
+            }
+            fn constant_mass(&self) -> bool {
+                true
+            }
+            fn forces(&self, _q: &[f64], _u: &[f64], _t: f64, h: &mut [f64]) {
+                self.rod.forces(h);
+            }
+            fn contacts(&self, q: &[f64], _t: f64) -> Vec<Contact> {
+                self.rod.contacts(q)
+            }
+        }
+    };
 }
+
+rod_system!(PainleveRod);
 
 impl Scene for PainleveRod {
     fn name(&self) -> String {
@@ -184,23 +191,7 @@ impl PainleveImpact {
     }
 }
 
-impl System for PainleveImpact {
-    fn dofs(&self) -> usize {
-        3
-    }
-    fn mass(&self, _q: &[f64], _t: f64) -> Matrix {
-        body_mass(self.rod.m, self.rod.j)
-    }
-    fn constant_mass(&self) -> bool {
-        true
-    }
-    fn forces(&self, _q: &[f64], _u: &[f64], _t: f64, h: &mut [f64]) {
-        self.rod.forces(h);
-    }
-    fn contacts(&self, q: &[f64], _t: f64) -> Vec<Contact> {
-        self.rod.contacts(q)
-    }
-}
+rod_system!(PainleveImpact);
 
 impl Scene for PainleveImpact {
     fn name(&self) -> String {
