@@ -134,6 +134,25 @@ impl GlobalFrictionContactProblem {
         Ok(())
     }
 
+    /// [`GlobalFrictionContactProblem::validate`], and a warm start of reactions `warm` of
+    /// length `dim·nc` with finite entries: what every global solver checks first.
+    pub fn validate_warm(&self, warm: Option<&[f64]>) -> Result<(), Error> {
+        self.validate()?;
+        if let Some(w) = warm {
+            Error::check_len("warm start", w, self.size())?;
+            Error::check_finite("warm start", w)?;
+        }
+        Ok(())
+    }
+
+    /// The global velocity `v = M⁻¹ (f + H r)` of the reactions r into `v` (length `n_dof`),
+    /// with M's factor `factor`.
+    pub(crate) fn velocity_into(&self, factor: &MassFactor, r: &[f64], v: &mut [f64]) {
+        self.h.mul_vec(r, v);
+        v.iter_mut().zip(&self.f).for_each(|(a, b)| *a += b);
+        factor.solve(v, self.dofs(), 1);
+    }
+
     /// The local velocity `u = Hᵀ v + b`. Panics if `v.len() != n_dof` (a programming error).
     pub fn local_velocity(&self, v: &[f64]) -> Vec<f64> {
         let mut u = Vec::new();
