@@ -26,7 +26,8 @@ use crate::cone::MAX_DIM;
 use crate::problem::FrictionContactProblem;
 use perp_core::linear::mass::{delassus_with, solve_rows, DelassusLayout};
 use perp_core::linear::{MassFactor, Row};
-use perp_core::{measures, Error, Matrix};
+use perp_core::{measures, Error, Matrix, Settings, Status};
+use std::time::Instant;
 
 /// W is stored dense when more than this fraction of its entries is nonzero.
 pub const DENSE_FILL: f64 = 0.3;
@@ -245,6 +246,23 @@ impl GlobalFrictionContactProblem {
         let w = red.delassus(self)?;
         let local = FrictionContactProblem::new(self.dim, w, q, self.mu.clone())?;
         Ok((local, red))
+    }
+}
+
+/// The limit a global solver's own loop has reached after `iterations` iterations, if any:
+/// `MaxIterations` at `max_iter`, `TimeLimit` past `s`'s time limit since `start`.
+pub(crate) fn limit_reached(
+    iterations: usize,
+    max_iter: usize,
+    s: &Settings,
+    start: Instant,
+) -> Option<Status> {
+    if iterations >= max_iter {
+        Some(Status::MaxIterations)
+    } else if s.deadline(start).is_some_and(|t| Instant::now() >= t) {
+        Some(Status::TimeLimit)
+    } else {
+        None
     }
 }
 

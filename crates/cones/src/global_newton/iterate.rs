@@ -2,6 +2,7 @@
 //! the storage its iterations change ([`Iterate`]).
 
 use super::*;
+use crate::global::limit_reached;
 
 /// What a solve reads: M's factor, the Newton matrix's pattern, the contacts' Delassus
 /// diagonals (for ρ) and the data's velocity scale.
@@ -270,10 +271,8 @@ pub(super) fn ended(
     } else if !psi.is_finite() {
         report.message = Some("the residual is not finite".into());
         Status::NumericalFailure
-    } else if report.iterations >= max_iter {
-        Status::MaxIterations
-    } else if s.deadline(start).is_some_and(|t| Instant::now() >= t) {
-        Status::TimeLimit
+    } else if let Some(limit) = limit_reached(report.iterations, max_iter, s, start) {
+        limit
     } else {
         let counters = Counters {
             pivots: 0,

@@ -67,7 +67,7 @@
 //! `v̂_N = −φ₀/(δt + τ_d)` from the contact's stiffness k, dissipation time scale τ_d and signed
 //! distance φ₀ at the start of the step (Drake's `SapFrictionConeConstraint::DoMakeData`).
 
-use crate::global::GlobalFrictionContactProblem;
+use crate::global::{limit_reached, GlobalFrictionContactProblem};
 #[cfg(doc)]
 use crate::global_newton::GlobalSolver;
 use crate::global_newton::{global_solver, GlobalSolution};
@@ -415,10 +415,8 @@ impl Sap {
                 e.residual, e.scale
             ));
             Status::Stalled
-        } else if report.iterations >= max_iter {
-            Status::MaxIterations
-        } else if s.deadline(start).is_some_and(|t| Instant::now() >= t) {
-            Status::TimeLimit
+        } else if let Some(limit) = limit_reached(report.iterations, max_iter, s, start) {
+            limit
         } else {
             return false;
         };
