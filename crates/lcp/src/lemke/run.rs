@@ -175,10 +175,10 @@ impl Pivoting<'_> {
         Break(Some(Status::Solved))
     }
 
-    /// [`Phase::Warm`]: the warm basis, measured; when it does not solve, the warm start's
-    /// support becomes the guess to pivot from (rather than from scratch).
-    fn try_warm(&mut self) -> Flow {
-        let (p, ws) = (self.p, &mut *self.ws);
+    /// The storage a basis try writes into (with the output w and the factorization count),
+    /// beside M, the crash's state and the warm start.
+    fn basis_try(&mut self) -> (BasisTry<'_>, &DenseCols, &mut CrashScratch, &[f64]) {
+        let ws = &mut *self.ws;
         let out = BasisTry {
             zs: &mut ws.zs,
             w: self.w,
@@ -186,9 +186,18 @@ impl Pivoting<'_> {
             lu: &mut ws.engine.lu,
             factorizations: &mut self.factorizations,
         };
-        if let Some(answer) = try_warm_basis(p, self.z, self.tol, out) {
+        (out, &ws.m, &mut ws.crash, self.z)
+    }
+
+    /// [`Phase::Warm`]: the warm basis, measured; when it does not solve, the warm start's
+    /// support becomes the guess to pivot from (rather than from scratch).
+    fn try_warm(&mut self) -> Flow {
+        let (p, tol) = (self.p, self.tol);
+        let (out, _, _, z) = self.basis_try();
+        if let Some(answer) = try_warm_basis(p, z, tol, out) {
             return self.measured(answer);
         }
+        let ws = &mut *self.ws;
         ws.crash.guess.clear();
         ws.crash.guess.extend((0..p.n()).filter(|&i| self.z[i] > 0.0));
         self.warm_guess = !ws.crash.guess.is_empty();
@@ -211,14 +220,9 @@ impl Pivoting<'_> {
         // A zero or negative diagonal entry (the friction-cone rows of a
         // Stewart–Trinkle or pyramid LCP) makes most guesses singular: no crash.
         if self.crash > 0 && (0..p.n()).all(|i| ws.m.at(i, i) > 0.0) {
-            let out = BasisTry {
-                zs: &mut ws.zs,
-                w: self.w,
-                idx: &mut ws.idx,
-                lu: &mut ws.engine.lu,
-                factorizations: &mut self.factorizations,
-            };
-            match crash(p, &ws.m, self.tol, self.crash, &mut ws.crash, out) {
+            let (tol, rounds) = (self.tol, self.crash);
+            let (out, m, scratch, _) = self.basis_try();
+            match crash(p, m, tol, rounds, scratch, out) {
                 Crash::Solved(error, residual_inf) => return self.measured((error, residual_inf)),
                 Crash::Guess => self.phase = Phase::Guess,
                 Crash::Nothing => {}
