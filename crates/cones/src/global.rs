@@ -26,7 +26,8 @@ use crate::cone::MAX_DIM;
 use crate::problem::FrictionContactProblem;
 use perp_core::linear::mass::{delassus_with, solve_rows, DelassusLayout};
 use perp_core::linear::{MassFactor, Row};
-use perp_core::{measures, Error, Matrix};
+use perp_core::{measures, Error, Matrix, Settings, Status};
+use std::time::Instant;
 
 /// W is stored dense when more than this fraction of its entries is nonzero.
 pub const DENSE_FILL: f64 = 0.3;
@@ -134,6 +135,25 @@ impl GlobalFrictionContactProblem {
         Ok(())
     }
 
+    /// [`GlobalFrictionContactProblem::validate`], and a warm start of reactions `warm` of
+    /// length `dim·nc` with finite entries: what every global solver checks first.
+    pub fn validate_warm(&self, warm: Option<&[f64]>) -> Result<(), Error> {
+        self.validate()?;
+        if let Some(w) = warm {
+            Error::check_len("warm start", w, self.size())?;
+            Error::check_finite("warm start", w)?;
+        }
+        Ok(())
+    }
+
+    /// The global velocity `v = M⁻¹ (f + H r)` of the reactions r into `v` (length `n_dof`),
+    /// with M's factor `factor`.
+    pub(crate) fn velocity_into(&self, factor: &MassFactor, r: &[f64], v: &mut [f64]) {
+        self.h.mul_vec(r, v);
+        v.iter_mut().zip(&self.f).for_each(|(a, b)| *a += b);
+        factor.solve(v, self.dofs(), 1);
+    }
+
     /// The local velocity `u = Hᵀ v + b`. Panics if `v.len() != n_dof` (a programming error).
     pub fn local_velocity(&self, v: &[f64]) -> Vec<f64> {
         let mut u = Vec::new();
@@ -226,6 +246,23 @@ impl GlobalFrictionContactProblem {
         let w = red.delassus(self)?;
         let local = FrictionContactProblem::new(self.dim, w, q, self.mu.clone())?;
         Ok((local, red))
+    }
+}
+
+/// The limit a global solver's own loop has reached after `iterations` iterations, if any:
+/// `MaxIterations` at `max_iter`, `TimeLimit` past `s`'s time limit since `start`.
+pub(crate) fn limit_reached(
+    iterations: usize,
+    max_iter: usize,
+    s: &Settings,
+    start: Instant,
+) -> Option<Status> {
+    if iterations >= max_iter {
+        Some(Status::MaxIterations)
+    } else if s.deadline(start).is_some_and(|t| Instant::now() >= t) {
+        Some(Status::TimeLimit)
+    } else {
+        None
     }
 }
 

@@ -3,25 +3,69 @@
 
 use super::*;
 
+/// What the De Saxcé fixed point ends with: the best answer met (Coulomb error, r, v), and
+/// whether the observer (a user's callback, Ctrl-C) stopped a convex solve.
+struct FixedPoint {
+    err: f64,
+    r: Vec<f64>,
+    v: Vec<f64>,
+    interrupted: bool,
+}
+
 impl GlobalIpm {
-    pub(super) fn solve_coulomb(
-        &mut self,
-        g: &GlobalFrictionContactProblem,
-        warm: Option<&[f64]>,
-        s: &Settings,
-    ) -> Result<GlobalSolution, Error> {
-        let start = Instant::now();
-        g.validate()?;
-        if let Some(w) = warm {
-            Error::check_len("warm start", w, g.size())?;
-            Error::check_finite("warm start", w)?;
-        }
-        let factor = MassFactor::new_or_lu(&g.m)?;
-        let qn = free_velocity_norm(g, &factor);
-        let lay = Layout::new(g, &factor);
-        let (nc, d) = (g.contacts(), g.dim);
+    /// The exact Coulomb problem from `b`: the fixed point's convex solves, one step of the
+    /// natural map, then `global-ac-newton` when the answer is not yet solved.
+    pub(super) fn solve_coulomb(&mut self, mut b: Begin<'_>, s: &Settings) -> Result<GlobalSolution, Error> {
+        let (g, start) = (b.g, b.start);
+        let qn = free_velocity_norm(g, &b.factor);
         let mut report = SolveReport::new(self.name());
-        let deadline = s.deadline(start);
+        let FixedPoint { mut err, mut r, mut v, interrupted } =
+            self.fixed_point_solves(&mut b, s, &mut report)?;
+        // An interior point never reaches the cones' boundary: a separated contact keeps a
+        // tiny reaction, which fails the physical check relative to its own size. One step
+        // of the natural map, r ← P_K(r − ρ ũ) and v = M⁻¹ (f + H r), puts it on the
+        // boundary; it is kept when its error is within tol (or below the fixed point's).
+        let (rp, vp) = project_once(g, &b.lay, &b.factor, &r, &v);
+        let errp = g.error(&rp, &vp);
+        if errp <= s.tol.max(err) {
+            (err, r, v) = (errp, rp, vp);
+        }
+        report.error = err;
+        report.status = match () {
+            _ if err <= s.tol => Status::Solved,
+            _ if interrupted => Status::Interrupted,
+            _ => Status::MaxIterations,
+        };
+        let mut trial = report.clone();
+        check_answer(g, qn, (&r, &v), &mut trial, s.tol);
+        if trial.status != Status::Solved
+            && !interrupted
+            && self.polish
+            && s.deadline(start).is_none_or(|t| Instant::now() < t)
+        {
+            self.polish(g, (start, s), &mut report, (&mut r, &mut v))?;
+        }
+        if report.residual_inf.is_infinite() {
+            report.residual_inf = natural_map_inf(g, &r, &v, true);
+        }
+        let u = check_answer(g, qn, (&r, &v), &mut report, s.tol);
+        report.elapsed = start.elapsed();
+        Ok(GlobalSolution { r, v, u, report, analyses: self.chol.analyses() })
+    }
+
+    /// The De Saxcé fixed point: at most [`GlobalIpm::fixed_point`] convex solves, `b_N`
+    /// shifted by `μ_i ‖u_T,i‖` of the previous answer, until the Coulomb error is within
+    /// `s.tol`, halves no more in two solves, or a limit or the observer stops it. Their
+    /// iterations, factorizations and errors go into `report`. Errors: no finite answer.
+    fn fixed_point_solves(
+        &mut self,
+        b: &mut Begin<'_>,
+        s: &Settings,
+        report: &mut SolveReport,
+    ) -> Result<FixedPoint, Error> {
+        let (g, lay) = (b.g, &b.lay);
+        let (nc, d) = (g.contacts(), g.dim);
+        let deadline = s.deadline(b.start);
         // Each convex solve of the fixed point a little tighter than the answer asked for (its
         // error is at least the inner solve's); a single solve that the Newton method
         // polishes needs only a start: 10⁻⁴ (Box_Stacks: 7 iterations in all against 10 with
@@ -33,16 +77,15 @@ impl GlobalIpm {
         let mut shift = vec![0.0; nc];
         let mut best: Option<(f64, Vec<f64>, Vec<f64>)> = None;
         let mut stalled = 0usize;
-        // The first convex solve starts from the warm reactions when given (as
-        // `solve_convex_from`), the later ones from CVXOPT's point.
-        let mut start_point = warm.map(|r| lay.warm_point(g, &factor, r));
         let mut breakdown = None;
-        // The observer (a user's callback, Ctrl-C) asked a phase to stop: no later phase runs.
+        // The observer asked a phase to stop: no later phase runs.
         let mut interrupted = false;
         for _ in 0..self.fixed_point.max(1) {
+            // The first convex solve starts from the warm reactions when given (as
+            // `solve_convex_from`), the later ones from CVXOPT's point.
             let mut sub = SolveReport::new("global-ipm");
-            let (r, v, _) =
-                self.interior_point(g, &lay, (&shift, start_point.take()), &inner, start, &mut sub)?;
+            let warm = b.start_point.take();
+            let (r, v, _) = self.interior_point(g, lay, (&shift, warm), &inner, b.start, &mut sub)?;
             report.iterations += sub.iterations;
             report.factorizations += sub.factorizations;
             if sub.status == Status::NumericalFailure && !r.iter().all(|x| x.is_finite()) {
@@ -72,67 +115,53 @@ impl GlobalIpm {
                 shift[i] = g.mu[i] * ut.iter().map(|x| x * x).sum::<f64>().sqrt();
             }
         }
-        let Some((mut err, mut r, mut v)) = best else {
+        let Some((err, r, v)) = best else {
             return Err(Error::Numerical {
                 solver: "global-ipm".into(),
                 message: breakdown.unwrap_or_else(|| "the interior-point iterates are not finite".into()),
             });
         };
-        // An interior point never reaches the cones' boundary: a separated contact keeps a
-        // tiny reaction, which fails the physical check relative to its own size. One step
-        // of the natural map, r ← P_K(r − ρ ũ) and v = M⁻¹ (f + H r), puts it on the
-        // boundary; it is kept when its error is within tol (or below the fixed point's).
-        let (rp, vp) = project_once(g, &lay, &factor, &r, &v);
-        let errp = g.error(&rp, &vp);
-        if errp <= s.tol.max(err) {
-            (err, r, v) = (errp, rp, vp);
+        Ok(FixedPoint { err, r, v, interrupted })
+    }
+
+    /// `global-ac-newton` from (r, v) with the time left of `s`'s limit since `start`: its
+    /// counts and history added to `report`, and its answer taking the place of (r, v) when
+    /// it is solved or its error is below `report.error` (the fixed point's).
+    fn polish(
+        &mut self,
+        g: &GlobalFrictionContactProblem,
+        (start, s): (Instant, &Settings),
+        report: &mut SolveReport,
+        (r, v): (&mut Vec<f64>, &mut Vec<f64>),
+    ) -> Result<(), Error> {
+        let err = report.error;
+        let mut rest = s.clone();
+        if let Some(t) = s.time_limit {
+            rest.time_limit = Some(t.saturating_sub(start.elapsed()));
         }
-        report.error = err;
-        report.status = match () {
-            _ if err <= s.tol => Status::Solved,
-            _ if interrupted => Status::Interrupted,
-            _ => Status::MaxIterations,
-        };
-        let mut trial = report.clone();
-        check_answer(g, qn, (&r, &v), &mut trial, s.tol);
-        if trial.status != Status::Solved
-            && !interrupted
-            && self.polish
-            && deadline.is_none_or(|t| Instant::now() < t)
-        {
-            let mut rest = s.clone();
-            if let Some(t) = s.time_limit {
-                rest.time_limit = Some(t.saturating_sub(start.elapsed()));
-            }
-            let polished = self.newton.solve(g, Some(&r), &rest)?;
-            report.iterations += polished.report.iterations;
-            report.factorizations += polished.report.factorizations;
-            report.line_search_steps += polished.report.line_search_steps;
-            if s.record_history {
-                let base = report.iterations - polished.report.iterations;
-                report.history.extend(&polished.report.history);
-                report.history_iterations.extend(polished.report.history_iterations.iter().map(|k| base + k));
-            }
-            let from = if self.fixed_point > 1 { "the De Saxcé fixed point's" } else { "the convex" };
-            report.message = Some(format!(
-                "Coulomb error {err:.2e} at {from} answer; global-ac-newton from it: {}",
-                polished.report.status
-            ));
-            if polished.report.status == Status::Solved || polished.report.error < err {
-                report.error = polished.report.error;
-                report.status = polished.report.status;
-                report.residual_inf = polished.report.residual_inf;
-                (r, v) = (polished.r, polished.v);
-            } else if polished.report.status == Status::Interrupted {
-                report.status = Status::Interrupted;
-            }
+        let polished = self.newton.solve(g, Some(r), &rest)?;
+        report.iterations += polished.report.iterations;
+        report.factorizations += polished.report.factorizations;
+        report.line_search_steps += polished.report.line_search_steps;
+        if s.record_history {
+            let base = report.iterations - polished.report.iterations;
+            report.history.extend(&polished.report.history);
+            report.history_iterations.extend(polished.report.history_iterations.iter().map(|k| base + k));
         }
-        if report.residual_inf.is_infinite() {
-            report.residual_inf = natural_map_inf(g, &r, &v, true);
+        let from = if self.fixed_point > 1 { "the De Saxcé fixed point's" } else { "the convex" };
+        report.message = Some(format!(
+            "Coulomb error {err:.2e} at {from} answer; global-ac-newton from it: {}",
+            polished.report.status
+        ));
+        if polished.report.status == Status::Solved || polished.report.error < err {
+            report.error = polished.report.error;
+            report.status = polished.report.status;
+            report.residual_inf = polished.report.residual_inf;
+            (*r, *v) = (polished.r, polished.v);
+        } else if polished.report.status == Status::Interrupted {
+            report.status = Status::Interrupted;
         }
-        let u = check_answer(g, qn, (&r, &v), &mut report, s.tol);
-        report.elapsed = start.elapsed();
-        Ok(GlobalSolution { r, v, u, report, analyses: self.chol.analyses() })
+        Ok(())
     }
 }
 
@@ -169,9 +198,7 @@ pub(super) fn project_once(
         cone.project(g.mu[i], &x[..d], &mut out[i * d..(i + 1) * d]);
     }
     let mut vp = vec![0.0; n];
-    g.h.mul_vec(&out, &mut vp);
-    vp.iter_mut().zip(&g.f).for_each(|(a, b)| *a += b);
-    factor.solve(&mut vp, n, 1);
+    g.velocity_into(factor, &out, &mut vp);
     (out, vp)
 }
 

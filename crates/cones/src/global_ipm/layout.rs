@@ -152,9 +152,7 @@ impl Layout {
         r: &[f64],
     ) -> (Vec<f64>, Vec<f64>) {
         let mut x = vec![0.0; g.dofs()];
-        g.h.mul_vec(r, &mut x);
-        x.iter_mut().zip(&g.f).for_each(|(a, b)| *a += b);
-        factor.solve(&mut x, g.dofs(), 1);
+        g.velocity_into(factor, r, &mut x);
         (x, self.cone_variables(g, r))
     }
 

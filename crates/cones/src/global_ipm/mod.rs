@@ -67,7 +67,7 @@
 use crate::cone::{Cone, MAX_DIM};
 use crate::coulomb::Coulomb;
 use crate::global::GlobalFrictionContactProblem;
-use crate::global_newton::{check_answer, free_velocity_norm, GlobalNewton, GlobalSolution, GlobalSolver};
+use crate::global_newton::{check_answer, free_velocity_norm, global_solver, GlobalNewton, GlobalSolution};
 use perp_core::linear::{MassFactor, Row, SparseCholesky};
 use perp_core::{Error, Settings, SolveReport, Status};
 use std::time::Instant;
@@ -225,7 +225,7 @@ impl GlobalIpm {
     ) -> Result<GlobalSolution, Error> {
         match self.model {
             Model::Convex => self.solve_convex_from(g, warm, s).map(|(sol, _)| sol),
-            Model::Coulomb => self.solve_coulomb(g, warm, s),
+            Model::Coulomb => self.solve_coulomb(Begin::new(g, warm)?, s),
         }
     }
 
@@ -247,16 +247,8 @@ impl GlobalIpm {
         warm: Option<&[f64]>,
         s: &Settings,
     ) -> Result<(GlobalSolution, Certificate), Error> {
-        let start = Instant::now();
-        g.validate()?;
-        if let Some(w) = warm {
-            Error::check_len("warm start", w, g.size())?;
-            Error::check_finite("warm start", w)?;
-        }
-        let factor = MassFactor::new_or_lu(&g.m)?;
-        let lay = Layout::new(g, &factor);
+        let Begin { start, lay, start_point, .. } = Begin::new(g, warm)?;
         let shift = vec![0.0; g.contacts()];
-        let start_point = warm.map(|r| lay.warm_point(g, &factor, r));
         let mut report = SolveReport::new("global-ipm-convex");
         let (r, v, cert) = self.interior_point(g, &lay, (&shift, start_point), s, start, &mut report)?;
         report.error = cert.worst();
@@ -276,17 +268,28 @@ impl GlobalIpm {
     }
 }
 
-impl GlobalSolver for GlobalIpm {
-    fn name(&self) -> &'static str {
-        GlobalIpm::name(self)
-    }
+global_solver!(GlobalIpm);
 
-    fn solve_global(
-        &mut self,
-        g: &GlobalFrictionContactProblem,
-        warm: Option<&[f64]>,
-        s: &Settings,
-    ) -> Result<GlobalSolution, Error> {
-        self.solve(g, warm, s)
+/// What a solve of either model starts from: its start instant, the checked problem, M's
+/// factor, the cone variables' layout and the first convex solve's start (from the warm
+/// reactions, when given).
+struct Begin<'a> {
+    g: &'a GlobalFrictionContactProblem,
+    start: Instant,
+    factor: MassFactor,
+    lay: Layout,
+    start_point: WarmPoint,
+}
+
+impl<'a> Begin<'a> {
+    /// Validates `g` and `warm` (the problem's validation errors, a warm start of the wrong
+    /// length or not finite) and factors M (an M that cannot be factored is named).
+    fn new(g: &'a GlobalFrictionContactProblem, warm: Option<&[f64]>) -> Result<Self, Error> {
+        let start = Instant::now();
+        g.validate_warm(warm)?;
+        let factor = MassFactor::new_or_lu(&g.m)?;
+        let lay = Layout::new(g, &factor);
+        let start_point = warm.map(|r| lay.warm_point(g, &factor, r));
+        Ok(Begin { g, start, factor, lay, start_point })
     }
 }

@@ -30,22 +30,7 @@ impl GlobalIpm {
         // The starting point (CVXOPT's): x minimising ½xᵀMx − fᵀx + ‖H̃ᵀx + b̃‖²/(2ω²), ω² an
         // estimate of the Delassus diagonal (Σ_j H̃_jk² / M_jj averaged over the rows), then
         // s = H̃ᵀx + b̃ and z = −s/ω² moved into the cones' interior.
-        let mdiag: Vec<f64> = lay.mdiag.iter().map(|&k| lay.base[k]).collect();
-        let omega2 = {
-            let sum: f64 = lay
-                .rows
-                .iter()
-                .map(|row| {
-                    row.0.iter().map(|&(j, v)| v * v / mdiag[j].abs().max(f64::MIN_POSITIVE)).sum::<f64>()
-                })
-                .sum();
-            let w = sum / m.max(1) as f64;
-            if w > 0.0 && w.is_finite() {
-                w
-            } else {
-                1.0
-            }
-        };
+        let omega2 = omega2(lay);
         kkt.nt.clear();
         let unit = Nt {
             eta: omega2.sqrt(),
@@ -64,9 +49,7 @@ impl GlobalIpm {
         let (mut hz, mut htx, mut mx) = (vec![0.0; n], vec![0.0; m], vec![0.0; n]);
         if let Some((x, z0)) = &warm {
             let mut zp = z0.clone();
-            let mut sp = vec![0.0; m];
-            lay.ht_mul(x, &mut sp);
-            sp.iter_mut().zip(&bt).for_each(|(a, b)| *a += b);
+            let mut sp = slacks(lay, x, &bt);
             for &(off, p) in &lay.cones {
                 project_lorentz(&mut zp[off..off + p]);
                 project_lorentz(&mut sp[off..off + p]);
@@ -94,9 +77,7 @@ impl GlobalIpm {
         // interior point gains little from a start near the boundary); otherwise CVXOPT's.
         let (mut x, mut sv, mut z, margin) = match warm {
             Some((x, z)) => {
-                let mut sv = vec![0.0; m];
-                lay.ht_mul(&x, &mut sv);
-                sv.iter_mut().zip(&bt).for_each(|(a, b)| *a += b);
+                let sv = slacks(lay, &x, &bt);
                 (x, sv, z, 1e-1)
             }
             None => {
@@ -122,28 +103,13 @@ impl GlobalIpm {
                     return Ok((vec![0.0; g.size()], vec![0.0; n], Certificate::default()));
                 }
                 let x = sol[..n].to_vec();
-                let mut sv = vec![0.0; m];
-                lay.ht_mul(&x, &mut sv);
-                sv.iter_mut().zip(&bt).for_each(|(a, b)| *a += b);
+                let sv = slacks(lay, &x, &bt);
                 let z: Vec<f64> = sv.iter().map(|v| -v / omega2).collect();
                 (x, sv, z, 1.0)
             }
         };
-        for (v, floor) in [(&mut sv, lay.vscale), (&mut z, 0.0)] {
-            let worst = lay.cones.iter().fold(f64::NEG_INFINITY, |a, &(off, p)| {
-                let c = &v[off..off + p];
-                let t = c[1..].iter().map(|q| q * q).sum::<f64>().sqrt();
-                a.max(t - c[0])
-            });
-            let size = norm_inf(v).max(floor);
-            let size = if size > 0.0 { size } else { 1.0 };
-            if worst >= -1e-8 * size {
-                let add = worst.max(0.0) + margin * size;
-                for &(off, _) in &lay.cones {
-                    v[off] += add;
-                }
-            }
-        }
+        push_into_cones(lay, &mut sv, lay.vscale, margin);
+        push_into_cones(lay, &mut z, 0.0, margin);
 
         let mut lambda = vec![0.0; m];
         let (mut ds_a, mut dz_a) = (vec![0.0; m], vec![0.0; m]);
@@ -219,17 +185,8 @@ impl GlobalIpm {
                 break;
             }
             dz_a.copy_from_slice(&sol[n..]);
-            for (c, &(off, p)) in lay.cones.iter().enumerate() {
-                let nt = &kkt.nt[c];
-                for a in 0..p {
-                    let w2dz: f64 = (0..p).map(|b| nt.w2(a, b) * dz_a[off + b]).sum();
-                    ds_a[off + a] = -sv[off + a] - w2dz;
-                }
-            }
-            let alpha_a = lay.cones.iter().fold(1.0_f64, |a, &(off, p)| {
-                a.min(step_to_boundary(&sv[off..off + p], &ds_a[off..off + p]))
-                    .min(step_to_boundary(&z[off..off + p], &dz_a[off..off + p]))
-            });
+            slack_step(lay, &kkt.nt, (-1.0, &sv), &dz_a, &mut ds_a);
+            let alpha_a = max_step(lay, 1.0, (&sv, &ds_a), (&z, &dz_a));
             let sz_a: f64 = (0..m).map(|k| (sv[k] + alpha_a * ds_a[k]) * (z[k] + alpha_a * dz_a[k])).sum();
             let sigma = (sz_a / sz).clamp(0.0, 1.0).powi(3);
 
@@ -258,17 +215,8 @@ impl GlobalIpm {
             }
             let (dx, dz) = sol.split_at(n);
             // Δs = W(λ \ d) − W²Δz, into ds_a (the affine one is no longer needed).
-            for (c, &(off, p)) in lay.cones.iter().enumerate() {
-                let nt = &kkt.nt[c];
-                for a in 0..p {
-                    let w2dz: f64 = (0..p).map(|b| nt.w2(a, b) * dz[off + b]).sum();
-                    ds_a[off + a] = dvec[off + a] - w2dz;
-                }
-            }
-            let alpha_max = lay.cones.iter().fold(f64::INFINITY, |a, &(off, p)| {
-                a.min(step_to_boundary(&sv[off..off + p], &ds_a[off..off + p]))
-                    .min(step_to_boundary(&z[off..off + p], &dz[off..off + p]))
-            });
+            slack_step(lay, &kkt.nt, (1.0, &dvec), dz, &mut ds_a);
+            let alpha_max = max_step(lay, f64::INFINITY, (&sv, &ds_a), (&z, dz));
             let alpha = (0.99 * alpha_max).min(1.0);
             if alpha.is_nan() || alpha <= 0.0 {
                 report.status = Status::Stalled;
@@ -282,6 +230,69 @@ impl GlobalIpm {
         cert.iterations = report.iterations;
         Ok((lay.reactions(g, &z), x, cert))
     }
+}
+
+/// CVXOPT's ω²: the Delassus diagonal estimated as `Σ_j H̃_jk² / M_jj` averaged over the cone
+/// rows (1 when that is not positive and finite).
+fn omega2(lay: &Layout) -> f64 {
+    let mdiag: Vec<f64> = lay.mdiag.iter().map(|&k| lay.base[k]).collect();
+    let sum: f64 = lay
+        .rows
+        .iter()
+        .map(|row| row.0.iter().map(|&(j, v)| v * v / mdiag[j].abs().max(f64::MIN_POSITIVE)).sum::<f64>())
+        .sum();
+    let w = sum / lay.m.max(1) as f64;
+    if w > 0.0 && w.is_finite() {
+        w
+    } else {
+        1.0
+    }
+}
+
+/// The slacks `s = H̃ᵀx + b̃`.
+fn slacks(lay: &Layout, x: &[f64], bt: &[f64]) -> Vec<f64> {
+    let mut sv = vec![0.0; lay.m];
+    lay.ht_mul(x, &mut sv);
+    sv.iter_mut().zip(bt).for_each(|(a, b)| *a += b);
+    sv
+}
+
+/// Moves every cone's part of `v` into the cone's interior when it is not already inside by
+/// 10⁻⁸ of v's size (`‖v‖∞`, at least `floor`): its first entry raised by the violation plus
+/// `margin` of the size.
+fn push_into_cones(lay: &Layout, v: &mut [f64], floor: f64, margin: f64) {
+    let worst = lay.cones.iter().fold(f64::NEG_INFINITY, |a, &(off, p)| {
+        let c = &v[off..off + p];
+        let t = c[1..].iter().map(|q| q * q).sum::<f64>().sqrt();
+        a.max(t - c[0])
+    });
+    let size = norm_inf(v).max(floor);
+    let size = if size > 0.0 { size } else { 1.0 };
+    if worst >= -1e-8 * size {
+        let add = worst.max(0.0) + margin * size;
+        for &(off, _) in &lay.cones {
+            v[off] += add;
+        }
+    }
+}
+
+/// The slacks' step `Δs = sign · rhs − W² Δz`, cone by cone, into `ds`.
+fn slack_step(lay: &Layout, nts: &[Nt], (sign, rhs): (f64, &[f64]), dz: &[f64], ds: &mut [f64]) {
+    for (c, &(off, p)) in lay.cones.iter().enumerate() {
+        let nt = &nts[c];
+        for a in 0..p {
+            let w2dz: f64 = (0..p).map(|b| nt.w2(a, b) * dz[off + b]).sum();
+            ds[off + a] = sign * rhs[off + a] - w2dz;
+        }
+    }
+}
+
+/// The longest step, at most `cap`, that keeps s + α Δs and z + α Δz in the cones.
+fn max_step(lay: &Layout, cap: f64, (sv, ds): (&[f64], &[f64]), (z, dz): (&[f64], &[f64])) -> f64 {
+    lay.cones.iter().fold(cap, |a, &(off, p)| {
+        a.min(step_to_boundary(&sv[off..off + p], &ds[off..off + p]))
+            .min(step_to_boundary(&z[off..off + p], &dz[off..off + p]))
+    })
 }
 
 /// The residuals' storage of one evaluation of the [`Certificate`].

@@ -50,11 +50,13 @@ use perp_core::linear::{MassFactor, Row, SparseLu};
 use perp_core::{measures, Error, Settings, SolveReport, Status};
 use std::time::Instant;
 
+mod iterate;
 pub mod params;
 mod prox_mode;
 mod residual;
 mod structure;
 
+use iterate::{ended, Iterate, Setup};
 use prox_mode::ProxState;
 use residual::Residual;
 pub(crate) use residual::{check_answer, free_velocity_norm};
@@ -114,20 +116,32 @@ pub trait GlobalSolver: Send {
     ) -> Result<GlobalSolution, Error>;
 }
 
-impl GlobalSolver for GlobalNewton {
-    fn name(&self) -> &'static str {
-        GlobalNewton::name(self)
-    }
+/// The [`GlobalSolver`] impl of a global solver: `name` as its own, `solve_global` as its
+/// method `solve` (or the one named, of the same arguments and result).
+macro_rules! global_solver {
+    ($t:ty) => {
+        $crate::global_newton::global_solver!($t, solve);
+    };
+    ($t:ty, $solve:ident) => {
+        impl $crate::global_newton::GlobalSolver for $t {
+            fn name(&self) -> &'static str {
+                <$t>::name(self)
+            }
 
-    fn solve_global(
-        &mut self,
-        g: &GlobalFrictionContactProblem,
-        warm: Option<&[f64]>,
-        s: &Settings,
-    ) -> Result<GlobalSolution, Error> {
-        self.solve(g, warm, s)
-    }
+            fn solve_global(
+                &mut self,
+                g: &$crate::global::GlobalFrictionContactProblem,
+                warm: Option<&[f64]>,
+                s: &perp_core::Settings,
+            ) -> Result<$crate::global_newton::GlobalSolution, perp_core::Error> {
+                self.$solve(g, warm, s)
+            }
+        }
+    };
 }
+pub(crate) use global_solver;
+
+global_solver!(GlobalNewton);
 
 impl GlobalNewton {
     /// The method with its defaults.
@@ -150,218 +164,33 @@ impl GlobalNewton {
         s: &Settings,
     ) -> Result<GlobalSolution, Error> {
         let start = Instant::now();
-        g.validate()?;
-        let (n, m, d) = (g.dofs(), g.size(), g.dim);
-        let nc = g.contacts();
-        if let Some(w) = warm {
-            Error::check_len("warm start", w, m)?;
-            Error::check_finite("warm start", w)?;
-        }
-        let cone = Coulomb::new(d)?;
-        let factor = MassFactor::new_or_lu(&g.m)?;
-        let st = Structure::new(g);
-        let deadline = s.deadline(start);
+        g.validate_warm(warm)?;
+        let cone = Coulomb::new(g.dim)?;
+        let setup = Setup::new(g, self.rho_scale)?;
         let max_iter = s.max_iter_or(self.max_iter);
-
-        // ρ per contact from W_ii = H_iᵀ M⁻¹ H_i, and the data's velocity scale ‖q‖ with
-        // q = Hᵀ M⁻¹ f + b (the local problem's, for the physical check).
-        let rows = &st.h_cols;
-        let refs: Vec<&Row> = rows.iter().collect();
-        let y = solve_rows(&factor, n, &refs);
-        // (W_ii[N,N], mean diag W_ii[T,T]) per contact; ρ for the operator W + σI.
-        let wdiag: Vec<(f64, f64)> = (0..nc)
-            .map(|i| {
-                let w = |a: usize| y.row_dot_column(&rows[i * d + a], i * d + a);
-                (w(0), (1..d).map(w).sum::<f64>() / (d - 1) as f64)
-            })
-            .collect();
-        let w_max = wdiag.iter().fold(0.0_f64, |a, &(wn, wt)| a.max(wn).max(wt));
-        let rho_for = |sigma: f64| -> Vec<(f64, f64)> {
-            wdiag
-                .iter()
-                .map(|&(wn, wt)| {
-                    let (wn, wt) = (wn + sigma, wt + sigma);
-                    let rn = if wn > 0.0 && wn.is_finite() { 1.0 / wn } else { 1.0 };
-                    let rt = if wt > 0.0 && wt.is_finite() { 1.0 / wt } else { rn };
-                    (rn * self.rho_scale, rt * self.rho_scale)
-                })
-                .collect()
-        };
-        let mut rho = rho_for(0.0);
-        let qn = free_velocity_norm(g, &factor);
-
-        let mut r = warm.map_or_else(|| vec![0.0; m], <[f64]>::to_vec);
-        let mut v = vec![0.0; n];
-        g.h.mul_vec(&r, &mut v);
-        v.iter_mut().zip(&g.f).for_each(|(a, b)| *a += b);
-        factor.solve(&mut v, n, 1);
-
+        let mut it = Iterate::new(g, &setup, cone, warm, self.stall_iterations);
         let mut report = SolveReport::new(self.name());
-        let (mut jr, mut ju) = (vec![0.0; nc * d * d], vec![0.0; nc * d * d]);
-        let mut res = vec![0.0; n + m];
-        let mut values = Vec::new();
-        let mut step = vec![0.0; n + m];
-        let (mut rt, mut vt) = (vec![0.0; m], vec![0.0; n]);
-        let mut res_t = vec![0.0; n + m];
-        // The best iterate met (global error, r, v), in storage kept from the start.
-        let mut best = (f64::INFINITY, r.clone(), v.clone());
-        let mut delta_kept = 0.0;
-        let mut memory = NonMonotone::new(5);
-        // The stall rule of the local Newton methods (no halving of the best global error in
-        // `stall_iterations` iterations, the starting error included) and the proximal mode it
-        // switches to; this solver runs its own loop, so it keeps the rule itself.
-        let mut stall = StallRule::new(Stall {
-            patience: self.stall_iterations,
-            test: ProgressTest::Halving,
-            mark: f64::INFINITY,
-        });
-        let mut prox: Option<ProxState> = None;
-        let mut fr = Residual::new(g, cone);
         report.status = Status::MaxIterations;
         loop {
-            let mut psi = fr.eval(&rho, (&r, &v), &mut res, Some((&mut jr, &mut ju)), prox.as_ref());
-            if let Some(ps) = prox.as_mut() {
-                if ps.update((2.0 * psi).sqrt(), &mut r, &mut v) {
-                    rho = rho_for(ps.sigma);
-                    psi = fr.eval(&rho, (&r, &v), &mut res, Some((&mut jr, &mut ju)), prox.as_ref());
-                    if let Some(ps) = prox.as_mut() {
-                        ps.phi_start = (2.0 * psi).sqrt();
-                    }
-                }
-            }
-            report.error = g.error(&r, &v);
-            if s.record_history {
-                report.history.push(report.error);
-            }
-            if report.error < best.0 {
-                best.0 = report.error;
-                best.1.copy_from_slice(&r);
-                best.2.copy_from_slice(&v);
-            }
-            if report.error <= s.tol {
-                report.status = Status::Solved;
+            let psi = it.evaluate();
+            it.record(&mut report, s.record_history);
+            if ended(&mut report, psi, s, max_iter, start) {
                 break;
             }
-            if !psi.is_finite() {
-                report.status = Status::NumericalFailure;
-                report.message = Some("the residual is not finite".into());
-                break;
-            }
-            if report.iterations >= max_iter {
-                report.status = Status::MaxIterations;
-                break;
-            }
-            if deadline.is_some_and(|t| Instant::now() >= t) {
-                report.status = Status::TimeLimit;
-                break;
-            }
-            let counters = Counters {
-                pivots: 0,
-                factorizations: report.factorizations,
-                line_search_steps: report.line_search_steps,
-            };
-            if report.iterations > 0 && observe(s, report.iterations, report.error, start, counters, None) {
-                report.status = Status::Interrupted;
-                break;
-            }
-            if stall.observe(report.error) == Verdict::Stalled && prox.is_none() {
-                prox = Some(ProxState::new(&r, &v, w_max));
-                report.message = Some(format!(
-                    "proximal from iteration {} (no halving of the error in {} iterations)",
-                    report.iterations,
-                    stall.since()
-                ));
-                stall.restart();
+            if it.switch_on_stall(&mut report) {
                 continue;
             }
             report.iterations += 1;
-            // The Newton direction, regularizing the J_r block when the LU breaks down; the
-            // next iteration starts from the regularization that last worked (a redundant
-            // contact set stays singular from step to step: no factorization is wasted).
-            // A direction is taken when it solves the system to a relative residual of 1e-6
-            // (an inexact Newton step); when no regularization gets there, the best one found
-            // if it reduces the residual at least tenfold (still a descent direction of ½‖F‖²).
-            let mut solved = false;
-            let mut best_dir: Option<(f64, Vec<f64>)> = None;
-            let first = DELTAS.iter().position(|&x| x >= delta_kept).unwrap_or(0);
-            for &delta in &DELTAS[first..] {
-                // The r columns are `J_r + σ J_u` in prox's mode (the exact Jacobian of its inner
-                // problem). The local ac-newton's shift `c · mean diag W · min(error, 1)` on the
-                // same columns was tried here: 28 of ball-pile 20's 33 steps instead of 33.
-                st.fill(&jr, &ju, delta, prox.as_ref().map_or(0.0, |p| p.sigma), &mut values);
-                report.factorizations += 1;
-                if self.lu.factor(n + m, &st.col_ptr, &st.row_idx, &values).is_err() {
-                    continue;
-                }
-                step.iter_mut().zip(&res).for_each(|(a, b)| *a = -b);
-                if self.lu.solve_in_place(&mut step).is_err() {
-                    continue;
-                }
-                let ratio = st.relative_residual(&values, &step, &res);
-                if ratio <= 1e-6 {
-                    solved = true;
-                    delta_kept = delta;
-                    break;
-                }
-                if ratio < 0.1 && best_dir.as_ref().is_none_or(|b| ratio < b.0) {
-                    best_dir = Some((ratio, step.clone()));
-                }
-            }
-            if !solved {
-                if let Some((_, dir)) = best_dir {
-                    step.copy_from_slice(&dir);
-                    solved = true;
-                }
-            }
-            if !solved {
+            if !it.direction(&mut self.lu, &mut report) {
                 report.status = Status::NumericalFailure;
                 report.message = Some("the Newton matrix stayed singular after regularization".into());
                 break;
             }
-            // Non-monotone Armijo backtracking on ψ = ½‖F‖² (the Newton direction's slope is
-            // −2ψ), against the largest ψ of the last five iterations; the full step when no
-            // trial passes. (Monotone and without the proximal mode: 29 of the 33 steps of
-            // ball-pile 20 in tests/global_harvest.rs; with both: 33.)
-            let mut t = 1.0;
-            let mut accepted = false;
-            memory.remember(psi);
-            let psi_ref = memory.reference(psi);
-            for _ in 0..30 {
-                report.line_search_steps += 1;
-                for k in 0..n {
-                    vt[k] = v[k] + t * step[k];
-                }
-                for k in 0..m {
-                    rt[k] = r[k] + t * step[n + k];
-                }
-                let psi_t = fr.eval(&rho, (&rt, &vt), &mut res_t, None, prox.as_ref());
-                if psi_t <= (1.0 - 2e-4 * t) * psi_ref {
-                    accepted = true;
-                    break;
-                }
-                t *= 0.5;
-            }
-            if !accepted {
-                t = 1.0;
-            }
-            for k in 0..m {
-                r[k] += t * step[n + k];
-            }
-            // v back on the equation M v = f + H r: its row of the step holds only to the
-            // solve's accuracy (an inexact or regularized direction), and what it leaves would
-            // stay in the global error; one solve with M's factor (block by block for bodies).
-            g.h.mul_vec(&r, &mut v);
-            v.iter_mut().zip(&g.f).for_each(|(a, b)| *a += b);
-            factor.solve(&mut v, n, 1);
+            let t = it.line_search(psi, &mut report);
+            it.advance(t);
         }
-        // The best iterate met (by the global error) is the answer when the last is worse.
-        if report.status != Status::Solved && best.0 < report.error {
-            (report.error, r, v) = best;
-        }
-        // The max-norm of F = (M v − H r − f, Φ) at the answer.
-        fr.eval(&rho_for(0.0), (&r, &v), &mut res, None, None);
-        report.residual_inf = res.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
-        let u = check_answer(g, qn, (&r, &v), &mut report, s.tol);
+        let (r, v) = it.finish(&mut report);
+        let u = check_answer(g, setup.qn, (&r, &v), &mut report, s.tol);
         report.elapsed = start.elapsed();
         Ok(GlobalSolution { r, v, u, report, analyses: self.lu.analyses() })
     }

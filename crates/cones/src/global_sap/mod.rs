@@ -67,8 +67,10 @@
 //! `v̂_N = −φ₀/(δt + τ_d)` from the contact's stiffness k, dissipation time scale τ_d and signed
 //! distance φ₀ at the start of the step (Drake's `SapFrictionConeConstraint::DoMakeData`).
 
-use crate::global::GlobalFrictionContactProblem;
-use crate::global_newton::{GlobalSolution, GlobalSolver};
+use crate::global::{limit_reached, GlobalFrictionContactProblem};
+#[cfg(doc)]
+use crate::global_newton::GlobalSolver;
+use crate::global_newton::{global_solver, GlobalSolution};
 use perp_core::linear::mass::solve_rows;
 use perp_core::linear::{MassFactor, Row, SparseCholesky};
 use perp_core::{measures, Error, Settings, SolveReport, Status};
@@ -76,12 +78,14 @@ use std::time::Instant;
 
 mod contact;
 mod model;
+mod newton;
 #[cfg(test)]
 mod tests;
 
 use crate::body_graph::BodyGraph;
 pub use contact::{Compliance, ContactMode, Regularisation, SapContact};
 use model::*;
+use newton::{Newton, NoDirection};
 
 /// Drake's near-rigid threshold β (`SapFrictionConeConstraint::Parameters::beta`).
 pub const DEFAULT_BETA: f64 = 1.0;
@@ -354,110 +358,92 @@ impl Sap {
         }
         let model = model(g, contacts, &factor)?;
         let max_iter = s.max_iter_or(self.max_iter);
-        let deadline = s.deadline(start);
         let mut v = v0.map_or_else(|| model.vstar.clone(), <[f64]>::to_vec);
         // The pattern kept from the last problem, made this one's (given back below).
         let mut pat = std::mem::take(&mut self.graph);
         pat.update(&g.m, n, &clique_rows(g), &rows);
         let mut report = SolveReport::new(self.name());
-        let mut e = Eval::new(g);
-        let mut values = Vec::new();
-        let (mut dv, mut mdv, mut du) = (vec![0.0; n], vec![0.0; n], Vec::with_capacity(g.size()));
-        let mut ordered = Vec::with_capacity(n);
+        let mut w = Newton::new(g, pat);
         let mut cost_stalled = false;
-        let criterion = |e: &Eval| e.residual <= self.abs_tolerance + s.tol * e.scale;
         loop {
-            model.eval(&v, &mut e, true);
-            report.error = relative_optimality(e.residual, e.scale, self.abs_tolerance);
+            model.eval(&v, &mut w.e, true);
+            report.error = relative_optimality(w.e.residual, w.e.scale, self.abs_tolerance);
             if s.record_history {
                 report.history.push(report.error);
                 report.history_iterations.push(report.iterations);
             }
-            if criterion(&e) {
-                report.status = Status::Solved;
-                break;
-            }
-            if !(e.residual.is_finite() && e.cost.is_finite()) {
-                report.status = Status::NumericalFailure;
-                report.message = Some("the cost or its gradient is not finite".into());
-                break;
-            }
-            if cost_stalled {
-                report.status = Status::Stalled;
-                report.message = Some(format!(
-                    "the cost stopped decreasing (SAP's cost criterion) before the optimality \
-                     criterion held: ‖D∇ℓ‖ = {:.3e}, scale {:.3e}",
-                    e.residual, e.scale
-                ));
-                break;
-            }
-            if report.iterations >= max_iter {
-                report.status = Status::MaxIterations;
-                break;
-            }
-            if deadline.is_some_and(|t| Instant::now() >= t) {
-                report.status = Status::TimeLimit;
+            if self.ended(&w.e, cost_stalled, &mut report, (s, max_iter, start)) {
                 break;
             }
             report.iterations += 1;
-            // The Newton direction (M + H G Hᵀ) Δv = −∇ℓ.
-            pat.fill(&e.g, &mut values, &mut e.hg);
-            report.factorizations += 1;
-            let solved = pat.factor(&mut self.chol, &values).and_then(|()| {
-                dv.iter_mut().zip(&e.grad).for_each(|(a, b)| *a = -b);
-                pat.solve(&mut self.chol, &mut dv, &mut ordered)
-            });
-            if let Err(b) = solved {
-                report.status = Status::NumericalFailure;
-                report.message = Some(format!("the Newton matrix M + H G Hᵀ could not be factored: {b}"));
-                break;
-            }
-            g.m.mul_vec(&dv, &mut mdv);
-            du.clear();
-            du.resize(g.size(), 0.0);
-            mul_transpose(&g.h, &dv, &mut du);
-            let a: f64 = dv.iter().zip(&mdv).map(|(x, y)| x * y).sum();
-            // g0 = Δvᵀ (M v − f) = Δvᵀ (∇ℓ + H γ).
-            let slope: f64 = dv.iter().zip(&e.grad).map(|(x, y)| x * y).sum();
-            let g0 = slope + du.iter().zip(&e.gamma).map(|(x, y)| x * y).sum::<f64>();
-            if slope.is_nan() || slope >= 0.0 {
-                report.status = Status::NumericalFailure;
-                report.message = Some(format!(
-                    "the Newton direction is not a descent direction (slope {slope:.3e}): rounding"
-                ));
-                break;
-            }
-            let cost_a0 = e.cost
-                - model
-                    .contacts
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| c.cost(&e.gamma[i * d..(i + 1) * d]))
-                    .sum::<f64>();
-            let line = Line { contacts: &model.contacts, d, u: &e.u, du: &du, a, g0, cost_a0 };
-            let (alpha, evals) = if -slope < self.cost_abs_tolerance + self.cost_rel_tolerance * e.cost {
-                (1.0, 0)
-            } else {
-                exact_line_search(
-                    &line,
-                    self.alpha_max,
-                    self.line_search_tolerance,
-                    self.line_search_max_iter,
-                )
+            let step = w
+                .direction(g, &mut self.chol, &mut report)
+                .and_then(|()| w.step_length(self, (&model.contacts, d), &mut report));
+            let alpha = match step {
+                Ok((alpha, stalled)) => {
+                    cost_stalled = stalled;
+                    alpha
+                }
+                Err(NoDirection(message)) => {
+                    report.status = Status::NumericalFailure;
+                    report.message = Some(message);
+                    break;
+                }
             };
-            report.line_search_steps += evals;
-            let (cost_new, _, _) = line.eval(alpha);
-            let decrement = (e.cost - cost_new).abs();
-            cost_stalled = alpha > 0.5
-                && decrement < self.cost_abs_tolerance + self.cost_rel_tolerance * 0.5 * (e.cost + cost_new);
-            v.iter_mut().zip(&dv).for_each(|(x, y)| *x += alpha * y);
+            v.iter_mut().zip(&w.dv).for_each(|(x, y)| *x += alpha * y);
         }
-        self.graph = pat;
-        // The answer's measures, from v afresh (the criterion recomputed).
+        self.graph = std::mem::take(&mut w.pat);
+        self.answer(g, model, (v, w.e), report, (s, start))
+    }
+
+    /// `true` when SAP's optimality criterion holds at the evaluation `e`.
+    fn optimal(&self, e: &Eval, s: &Settings) -> bool {
+        e.residual <= self.abs_tolerance + s.tol * e.scale
+    }
+
+    /// Whether the iterations end before another step, the report's status (and message) set
+    /// when they do: the optimality criterion, a cost or gradient that is not finite, the
+    /// cost's stall, the iteration limit and the time limit.
+    fn ended(
+        &self,
+        e: &Eval,
+        cost_stalled: bool,
+        report: &mut SolveReport,
+        (s, max_iter, start): (&Settings, usize, Instant),
+    ) -> bool {
+        report.status = if self.optimal(e, s) {
+            Status::Solved
+        } else if !(e.residual.is_finite() && e.cost.is_finite()) {
+            report.message = Some("the cost or its gradient is not finite".into());
+            Status::NumericalFailure
+        } else if cost_stalled {
+            report.message = Some(format!(
+                "the cost stopped decreasing (SAP's cost criterion) before the optimality \
+                 criterion held: ‖D∇ℓ‖ = {:.3e}, scale {:.3e}",
+                e.residual, e.scale
+            ));
+            Status::Stalled
+        } else if let Some(limit) = limit_reached(report.iterations, max_iter, s, start) {
+            limit
+        } else {
+            return false;
+        };
+        true
+    }
+
+    /// The answer at v, its measures from v afresh (the criterion recomputed: a `Solved`
+    /// that no longer holds becomes `NumericalFailure`) and the Coulomb error of (γ, v).
+    fn answer(
+        &self,
+        g: &GlobalFrictionContactProblem,
+        model: Model<'_>,
+        (v, mut e): (Vec<f64>, Eval),
+        mut report: SolveReport,
+        (s, start): (&Settings, Instant),
+    ) -> Result<SapSolution, Error> {
         model.eval(&v, &mut e, false);
         report.error = relative_optimality(e.residual, e.scale, self.abs_tolerance);
-        let optimal = criterion(&e);
-        if report.status == Status::Solved && !optimal {
+        if report.status == Status::Solved && !self.optimal(&e, s) {
             report.status = Status::NumericalFailure;
             report.message = Some("the optimality criterion does not hold when recomputed".into());
         }
@@ -481,17 +467,12 @@ impl Sap {
             analyses,
         })
     }
-}
 
-impl GlobalSolver for Sap {
-    fn name(&self) -> &'static str {
-        Sap::name(self)
-    }
-
-    /// From reactions `warm` the start is `v = M⁻¹ (f + H r)`. The report's `error` is SAP's
-    /// relative optimality of the **regularised** problem (see [`SapSolution`]), its message
-    /// the Coulomb global error of the answer.
-    fn solve_global(
+    /// [`GlobalSolver::solve_global`]: from reactions `warm` the start is
+    /// `v = M⁻¹ (f + H r)`. The report's `error` is SAP's relative optimality of the
+    /// **regularised** problem (see [`SapSolution`]), its message the Coulomb global error of
+    /// the answer.
+    fn solve_from_reactions(
         &mut self,
         g: &GlobalFrictionContactProblem,
         warm: Option<&[f64]>,
@@ -500,20 +481,18 @@ impl GlobalSolver for Sap {
         let v0 = match warm {
             None => None,
             Some(r) => {
-                g.validate()?;
-                Error::check_len("warm start", r, g.size())?;
-                Error::check_finite("warm start", r)?;
+                g.validate_warm(warm)?;
                 let factor = MassFactor::new(&g.m)?;
                 let mut v = vec![0.0; g.dofs()];
-                g.h.mul_vec(r, &mut v);
-                v.iter_mut().zip(&g.f).for_each(|(a, b)| *a += b);
-                factor.solve(&mut v, g.dofs(), 1);
+                g.velocity_into(&factor, r, &mut v);
                 Some(v)
             }
         };
         Ok(self.solve(g, v0.as_deref(), s)?.solution)
     }
 }
+
+global_solver!(Sap, solve_from_reactions);
 
 /// The contacts' rows `(first, d)`: one clique per contact in the pattern of `M + H G Hᵀ`.
 fn clique_rows(g: &GlobalFrictionContactProblem) -> Vec<(usize, usize)> {

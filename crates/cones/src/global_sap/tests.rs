@@ -1,4 +1,5 @@
 use super::*;
+use crate::global_newton::GlobalSolver;
 use crate::GlobalNewton;
 use perp_core::Matrix;
 use rand::{Rng, SeedableRng};

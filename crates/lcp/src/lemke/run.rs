@@ -3,6 +3,7 @@
 //! [`perp_core::iteration`] drives pivot by pivot.
 
 use super::*;
+use std::ops::ControlFlow::{self, Break, Continue};
 
 impl Lemke {
     /// [`LcpSolver::solve_into`] on `p` as given; `finish`: measure and verify the answer
@@ -163,134 +164,167 @@ impl Pivoting<'_> {
     }
 }
 
+/// What a phase of `prepare_step` leads to: the next phase (`Continue`), or the end of
+/// `prepare_step` with its answer (`Break`: `None`, a pivot is ready; `Some`, the loop ends).
+type Flow = ControlFlow<Option<Status>>;
+
+impl Pivoting<'_> {
+    /// The pivoting ends on an answer already measured (error, residual).
+    fn measured(&mut self, (error, residual_inf): (f64, f64)) -> Flow {
+        self.end = Some(End::Measured(error, residual_inf));
+        Break(Some(Status::Solved))
+    }
+
+    /// The storage a basis try writes into (with the output w and the factorization count),
+    /// beside M, the crash's state and the warm start.
+    fn basis_try(&mut self) -> (BasisTry<'_>, &DenseCols, &mut CrashScratch, &[f64]) {
+        let ws = &mut *self.ws;
+        let out = BasisTry {
+            zs: &mut ws.zs,
+            w: self.w,
+            idx: &mut ws.idx,
+            lu: &mut ws.engine.lu,
+            factorizations: &mut self.factorizations,
+        };
+        (out, &ws.m, &mut ws.crash, self.z)
+    }
+
+    /// [`Phase::Warm`]: the warm basis, measured; when it does not solve, the warm start's
+    /// support becomes the guess to pivot from (rather than from scratch).
+    fn try_warm(&mut self) -> Flow {
+        let (p, tol) = (self.p, self.tol);
+        let (out, _, _, z) = self.basis_try();
+        if let Some(answer) = try_warm_basis(p, z, tol, out) {
+            return self.measured(answer);
+        }
+        let ws = &mut *self.ws;
+        ws.crash.guess.clear();
+        ws.crash.guess.extend((0..p.n()).filter(|&i| self.z[i] > 0.0));
+        self.warm_guess = !ws.crash.guess.is_empty();
+        self.phase = Phase::Setup;
+        Continue(())
+    }
+
+    /// [`Phase::Setup`]: M, the covering vector, the restart supports, and the crash (or the
+    /// warm start's guess).
+    fn set_up(&mut self) -> Flow {
+        let (p, ws) = (self.p, &mut *self.ws);
+        ws.m.fill(p);
+        if let Err(e) = Lemke::covering_into(self.covering, p.n(), &mut ws.d) {
+            self.covering_error = Some(e);
+            return Break(Some(Status::NumericalFailure));
+        }
+        restart_supports(&ws.m, p.q(), self.restarts, &mut ws.order, &mut ws.supports);
+        self.attempts = 1 + ws.supports.len();
+        self.phase = Phase::Start(0);
+        // A zero or negative diagonal entry (the friction-cone rows of a
+        // Stewart–Trinkle or pyramid LCP) makes most guesses singular: no crash.
+        if self.crash > 0 && (0..p.n()).all(|i| ws.m.at(i, i) > 0.0) {
+            let (tol, rounds) = (self.tol, self.crash);
+            let (out, m, scratch, _) = self.basis_try();
+            match crash(p, m, tol, rounds, scratch, out) {
+                Crash::Solved(error, residual_inf) => return self.measured((error, residual_inf)),
+                Crash::Guess => self.phase = Phase::Guess,
+                Crash::Nothing => {}
+            }
+        } else if self.warm_guess {
+            self.phase = Phase::Guess;
+        }
+        Continue(())
+    }
+
+    /// [`Phase::Guess`]: the run from the guess's basis, or its answer when that basis is
+    /// already feasible and its answer holds; else the all-w start.
+    fn start_guess(&mut self) -> Flow {
+        let ws = &mut *self.ws;
+        basis_times_e(&ws.m, &ws.crash.guess, &mut ws.guess_d);
+        match ws.engine.start(&ws.m, self.p.q(), Start::Support(&ws.crash.guess, &ws.guess_d)) {
+            Started::Solved => match self.guess_holds() {
+                Some(answer) => return self.measured(answer),
+                None => self.phase = Phase::Start(0),
+            },
+            Started::Singular => self.phase = Phase::Start(0),
+            Started::Ready => {
+                self.guessing = true;
+                self.phase = Phase::First;
+                return Break(None);
+            }
+        }
+        Continue(())
+    }
+
+    /// [`Phase::Start`]`(k)`: attempt k from the all-w basis (k = 0) or restart k's support;
+    /// past the last attempt, the end (on the first attempt's ray when it met one).
+    fn start_attempt(&mut self, k: usize) -> Flow {
+        let ws = &mut *self.ws;
+        if k == self.attempts {
+            self.end = Some(End::Exhausted);
+            return Break(Some(if ws.ray.valid { Status::RayTermination } else { Status::NumericalFailure }));
+        }
+        self.attempt = k;
+        self.guessing = false;
+        let start_basis = if k == 0 {
+            Start::AllW
+        } else {
+            basis_times_e(&ws.m, ws.supports[k - 1].as_slice(), &mut ws.restart_d);
+            Start::Support(ws.supports[k - 1].as_slice(), &ws.restart_d)
+        };
+        match ws.engine.start(&ws.m, self.p.q(), start_basis) {
+            Started::Solved => {
+                self.end = Some(End::Solved);
+                return Break(Some(Status::Solved));
+            }
+            // A restart's guessed basis was singular (the all-w basis never is).
+            Started::Singular => self.phase = Phase::Start(k + 1),
+            Started::Ready => {
+                self.phase = Phase::First;
+                return Break(None);
+            }
+        }
+        Continue(())
+    }
+
+    /// [`Phase::Running`]: the next pivot; on a ray or a singular pivot, the next attempt
+    /// (the first attempt's ray kept), or the end.
+    fn prepare_pivot(&mut self) -> Flow {
+        let ws = &mut *self.ws;
+        let d = covering(&ws.d, &ws.restart_d, &ws.guess_d, self.guessing, self.attempt);
+        match ws.engine.prepare(&ws.m, d) {
+            Next::Pivot(next) => {
+                self.next = Some(next);
+                return Break(None);
+            }
+            Next::Ray | Next::Singular if self.guessing => self.phase = Phase::Start(0),
+            Next::Ray => {
+                if self.attempt == 0 {
+                    ws.engine.ray_into(d, &mut ws.ray);
+                    ws.ray.valid = true;
+                }
+                self.phase = Phase::Start(self.attempt + 1);
+            }
+            Next::Singular if self.attempt > 0 => self.phase = Phase::Start(self.attempt + 1),
+            Next::Singular => {
+                self.end = Some(End::Singular);
+                return Break(Some(Status::NumericalFailure));
+            }
+        }
+        Continue(())
+    }
+}
+
 impl IterativeMethod for Pivoting<'_> {
     fn prepare_step(&mut self) -> Option<Status> {
-        let p = self.p;
         loop {
-            let ws = &mut *self.ws;
-            match self.phase {
-                Phase::Warm => {
-                    let out = BasisTry {
-                        zs: &mut ws.zs,
-                        w: self.w,
-                        idx: &mut ws.idx,
-                        lu: &mut ws.engine.lu,
-                        factorizations: &mut self.factorizations,
-                    };
-                    let tried = try_warm_basis(p, self.z, self.tol, out);
-                    if let Some((error, residual_inf)) = tried {
-                        self.end = Some(End::Measured(error, residual_inf));
-                        return Some(Status::Solved);
-                    }
-                    // Pivot from the warm basis rather than from scratch.
-                    ws.crash.guess.clear();
-                    ws.crash.guess.extend((0..p.n()).filter(|&i| self.z[i] > 0.0));
-                    self.warm_guess = !ws.crash.guess.is_empty();
-                    self.phase = Phase::Setup;
-                }
-                Phase::Setup => {
-                    ws.m.fill(p);
-                    if let Err(e) = Lemke::covering_into(self.covering, p.n(), &mut ws.d) {
-                        self.covering_error = Some(e);
-                        return Some(Status::NumericalFailure);
-                    }
-                    restart_supports(&ws.m, p.q(), self.restarts, &mut ws.order, &mut ws.supports);
-                    self.attempts = 1 + ws.supports.len();
-                    self.phase = Phase::Start(0);
-                    // A zero or negative diagonal entry (the friction-cone rows of a
-                    // Stewart–Trinkle or pyramid LCP) makes most guesses singular: no crash.
-                    if self.crash > 0 && (0..p.n()).all(|i| ws.m.at(i, i) > 0.0) {
-                        let out = BasisTry {
-                            zs: &mut ws.zs,
-                            w: self.w,
-                            idx: &mut ws.idx,
-                            lu: &mut ws.engine.lu,
-                            factorizations: &mut self.factorizations,
-                        };
-                        let found = crash(p, &ws.m, self.tol, self.crash, &mut ws.crash, out);
-                        match found {
-                            Crash::Solved(error, residual_inf) => {
-                                self.end = Some(End::Measured(error, residual_inf));
-                                return Some(Status::Solved);
-                            }
-                            Crash::Guess => self.phase = Phase::Guess,
-                            Crash::Nothing => {}
-                        }
-                    } else if self.warm_guess {
-                        self.phase = Phase::Guess;
-                    }
-                }
-                Phase::Guess => {
-                    basis_times_e(&ws.m, &ws.crash.guess, &mut ws.guess_d);
-                    match ws.engine.start(&ws.m, p.q(), Start::Support(&ws.crash.guess, &ws.guess_d)) {
-                        Started::Solved => match self.guess_holds() {
-                            Some((error, residual_inf)) => {
-                                self.end = Some(End::Measured(error, residual_inf));
-                                return Some(Status::Solved);
-                            }
-                            None => self.phase = Phase::Start(0),
-                        },
-                        Started::Singular => self.phase = Phase::Start(0),
-                        Started::Ready => {
-                            self.guessing = true;
-                            self.phase = Phase::First;
-                            return None;
-                        }
-                    }
-                }
-                Phase::Start(k) if k == self.attempts => {
-                    self.end = Some(End::Exhausted);
-                    return Some(if ws.ray.valid {
-                        Status::RayTermination
-                    } else {
-                        Status::NumericalFailure
-                    });
-                }
-                Phase::Start(k) => {
-                    self.attempt = k;
-                    self.guessing = false;
-                    let start_basis = if k == 0 {
-                        Start::AllW
-                    } else {
-                        basis_times_e(&ws.m, ws.supports[k - 1].as_slice(), &mut ws.restart_d);
-                        Start::Support(ws.supports[k - 1].as_slice(), &ws.restart_d)
-                    };
-                    match ws.engine.start(&ws.m, p.q(), start_basis) {
-                        Started::Solved => {
-                            self.end = Some(End::Solved);
-                            return Some(Status::Solved);
-                        }
-                        // A restart's guessed basis was singular (the all-w basis never is).
-                        Started::Singular => self.phase = Phase::Start(k + 1),
-                        Started::Ready => {
-                            self.phase = Phase::First;
-                            return None;
-                        }
-                    }
-                }
+            let flow = match self.phase {
+                Phase::Warm => self.try_warm(),
+                Phase::Setup => self.set_up(),
+                Phase::Guess => self.start_guess(),
+                Phase::Start(k) => self.start_attempt(k),
                 Phase::First => return None,
-                Phase::Running => {
-                    let d = covering(&ws.d, &ws.restart_d, &ws.guess_d, self.guessing, self.attempt);
-                    match ws.engine.prepare(&ws.m, d) {
-                        Next::Pivot(next) => {
-                            self.next = Some(next);
-                            return None;
-                        }
-                        Next::Ray | Next::Singular if self.guessing => self.phase = Phase::Start(0),
-                        Next::Ray => {
-                            if self.attempt == 0 {
-                                ws.engine.ray_into(d, &mut ws.ray);
-                                ws.ray.valid = true;
-                            }
-                            self.phase = Phase::Start(self.attempt + 1);
-                        }
-                        Next::Singular if self.attempt > 0 => self.phase = Phase::Start(self.attempt + 1),
-                        Next::Singular => {
-                            self.end = Some(End::Singular);
-                            return Some(Status::NumericalFailure);
-                        }
-                    }
-                }
+                Phase::Running => self.prepare_pivot(),
+            };
+            if let Break(status) = flow {
+                return status;
             }
         }
     }

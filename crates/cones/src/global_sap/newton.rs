@@ -1,0 +1,94 @@
+//! The steps of [`Sap::solve`]: the Newton direction, the step length and the answer's
+//! measures, with the storage the iterations keep.
+
+use super::*;
+
+/// The storage of SAP's iterations (allocated once): the evaluation at the iterate, the
+/// Newton matrix's pattern and values, the direction Δv with `M Δv` and `Hᵀ Δv`.
+pub(super) struct Newton {
+    pub(super) e: Eval,
+    pub(super) pat: BodyGraph,
+    values: Vec<f64>,
+    pub(super) dv: Vec<f64>,
+    mdv: Vec<f64>,
+    du: Vec<f64>,
+    ordered: Vec<f64>,
+}
+
+/// The Newton matrix could not be factored, or its direction is no descent direction.
+pub(super) struct NoDirection(pub(super) String);
+
+impl Newton {
+    /// The storage for `g`, with `pat` its Newton matrix's pattern ([`BodyGraph::update`]).
+    pub(super) fn new(g: &GlobalFrictionContactProblem, pat: BodyGraph) -> Self {
+        let n = g.dofs();
+        Newton {
+            e: Eval::new(g),
+            pat,
+            values: Vec::new(),
+            dv: vec![0.0; n],
+            mdv: vec![0.0; n],
+            du: Vec::with_capacity(g.size()),
+            ordered: Vec::with_capacity(n),
+        }
+    }
+
+    /// The Newton direction `(M + H G Hᵀ) Δv = −∇ℓ` into `dv`, with `M Δv` and `Hᵀ Δv`.
+    pub(super) fn direction(
+        &mut self,
+        g: &GlobalFrictionContactProblem,
+        chol: &mut SparseCholesky,
+        report: &mut SolveReport,
+    ) -> Result<(), NoDirection> {
+        let Newton { e, pat, values, dv, mdv, du, ordered } = self;
+        pat.fill(&e.g, values, &mut e.hg);
+        report.factorizations += 1;
+        let solved = pat.factor(chol, values).and_then(|()| {
+            dv.iter_mut().zip(&e.grad).for_each(|(a, b)| *a = -b);
+            pat.solve(chol, dv, ordered)
+        });
+        if let Err(b) = solved {
+            return Err(NoDirection(format!("the Newton matrix M + H G Hᵀ could not be factored: {b}")));
+        }
+        g.m.mul_vec(dv, mdv);
+        du.clear();
+        du.resize(g.size(), 0.0);
+        mul_transpose(&g.h, dv, du);
+        Ok(())
+    }
+
+    /// The step length along `dv` (the exact line search, or 1 when the slope is below the
+    /// cost tolerances), and whether the cost stalled (SAP's cost criterion: a decrease below
+    /// the tolerances in a step longer than ½). Errors: `dv` is not a descent direction.
+    pub(super) fn step_length(
+        &self,
+        sap: &Sap,
+        (contacts, d): (&[SapContact], usize),
+        report: &mut SolveReport,
+    ) -> Result<(f64, bool), NoDirection> {
+        let (e, dv) = (&self.e, &self.dv);
+        let a: f64 = dv.iter().zip(&self.mdv).map(|(x, y)| x * y).sum();
+        // g0 = Δvᵀ (M v − f) = Δvᵀ (∇ℓ + H γ).
+        let slope: f64 = dv.iter().zip(&e.grad).map(|(x, y)| x * y).sum();
+        let g0 = slope + self.du.iter().zip(&e.gamma).map(|(x, y)| x * y).sum::<f64>();
+        if slope.is_nan() || slope >= 0.0 {
+            return Err(NoDirection(format!(
+                "the Newton direction is not a descent direction (slope {slope:.3e}): rounding"
+            )));
+        }
+        let cost_a0 = e.cost
+            - contacts.iter().enumerate().map(|(i, c)| c.cost(&e.gamma[i * d..(i + 1) * d])).sum::<f64>();
+        let line = Line { contacts, d, u: &e.u, du: &self.du, a, g0, cost_a0 };
+        let (alpha, evals) = if -slope < sap.cost_abs_tolerance + sap.cost_rel_tolerance * e.cost {
+            (1.0, 0)
+        } else {
+            exact_line_search(&line, sap.alpha_max, sap.line_search_tolerance, sap.line_search_max_iter)
+        };
+        report.line_search_steps += evals;
+        let (cost_new, _, _) = line.eval(alpha);
+        let decrement = (e.cost - cost_new).abs();
+        let cost_stalled = alpha > 0.5
+            && decrement < sap.cost_abs_tolerance + sap.cost_rel_tolerance * 0.5 * (e.cost + cost_new);
+        Ok((alpha, cost_stalled))
+    }
+}
