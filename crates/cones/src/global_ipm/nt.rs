@@ -18,6 +18,13 @@ pub(super) fn jnorm_sq(x: &[f64]) -> f64 {
 }
 
 impl Nt {
+    /// The scaling `W = √ω² I` (η = √ω², w = e): the start's, before any iterate.
+    pub(super) fn unit(omega2: f64) -> Nt {
+        let mut w = [0.0; MAX_DIM];
+        w[0] = 1.0;
+        Nt { eta: omega2.sqrt(), w }
+    }
+
     pub(super) fn new(s: &[f64], z: &[f64]) -> Nt {
         let p = s.len();
         let (ns, nz) = (jnorm_sq(s).max(0.0).sqrt(), jnorm_sq(z).max(0.0).sqrt());

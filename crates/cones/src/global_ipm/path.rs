@@ -17,72 +17,130 @@ impl GlobalIpm {
         start: Instant,
         report: &mut SolveReport,
     ) -> Result<(Vec<f64>, Vec<f64>, Certificate), Error> {
-        let (n, m) = (lay.n, lay.m);
-        let nu = lay.cones.len().max(1) as f64;
         let bt = lay.b_tilde(g, shift);
-        let (f_inf, b_inf) = (norm_inf(&g.f), norm_inf(&bt).max(lay.vscale));
-        let deadline = s.deadline(start);
-        let max_iter = s.max_iter_or(self.max_iter);
+        let scales = (norm_inf(&g.f), norm_inf(&bt).max(lay.vscale));
         let mut kkt = Kkt::new(g, lay);
         self.chol.form = self.kkt;
         let chol = &mut self.chol;
-
-        // The starting point (CVXOPT's): x minimising ½xᵀMx − fᵀx + ‖H̃ᵀx + b̃‖²/(2ω²), ω² an
-        // estimate of the Delassus diagonal (Σ_j H̃_jk² / M_jj averaged over the rows), then
-        // s = H̃ᵀx + b̃ and z = −s/ω² moved into the cones' interior.
+        // ω², an estimate of the Delassus diagonal: the scalings of CVXOPT's start.
         let omega2 = omega2(lay);
         kkt.nt.clear();
-        let unit = Nt {
-            eta: omega2.sqrt(),
-            w: {
-                let mut w = [0.0; MAX_DIM];
-                w[0] = 1.0;
-                w
-            },
-        };
-        kkt.nt.extend(std::iter::repeat_n(unit, lay.cones.len()));
-        // The quiescence exit: a warm start that already meets the certificate — its cone
-        // variables and its velocities' H̃ᵀv + b̃ projected onto the (closed) cones, the
-        // residuals of the projection counted in the certificate — is the answer, for one
-        // residual evaluation and no factorization (a resting stack's steps).
-        let (mut rx, mut rz) = (vec![0.0; n], vec![0.0; m]);
-        let (mut hz, mut htx, mut mx) = (vec![0.0; n], vec![0.0; m], vec![0.0; n]);
-        if let Some((x, z0)) = &warm {
-            let mut zp = z0.clone();
-            let mut sp = slacks(lay, x, &bt);
-            for &(off, p) in &lay.cones {
-                project_lorentz(&mut zp[off..off + p]);
-                project_lorentz(&mut sp[off..off + p]);
-            }
-            let mut res = Residuals { rx: &mut rx, rz: &mut rz, hz: &mut hz, htx: &mut htx, mx: &mut mx };
-            let (cert, _) = res.certificate(g, lay, &bt, (x, &sp, &zp), (f_inf, b_inf));
-            if s.record_history {
-                report.history.push(cert.worst());
-                report.history_iterations.push(0);
-            }
-            if cert.worst() <= s.tol {
-                report.status = Status::Solved;
-                report.message = Some(format!(
-                    "convex relaxation: the warm start meets the certificate (primal {:.1e}, dual \
-                     {:.1e}, gap {:.1e}); no interior-point iteration",
-                    cert.primal, cert.dual, cert.gap
-                ));
-                return Ok((lay.reactions(g, &zp), x.clone(), cert));
-            }
+        kkt.nt.extend(std::iter::repeat_n(Nt::unit(omega2), lay.cones.len()));
+        let mut res = Residuals::new(lay.n, lay.m);
+        if let Some(answer) = res.quiescent((g, lay, &bt), warm.as_ref(), scales, s, report) {
+            return Ok(answer);
         }
+        let Some(mut it) = Iterates::start(g, lay, &bt, warm, (&mut kkt, chol), omega2, report) else {
+            return Ok((vec![0.0; g.size()], vec![0.0; lay.n], Certificate::default()));
+        };
+        let limits = (s.max_iter_or(self.max_iter), s.deadline(start), start);
+        let nu = lay.cones.len().max(1) as f64;
+        report.status = Status::MaxIterations;
+        let mut cert = loop {
+            let (cert, sz) = res.certificate(g, lay, &bt, (&it.x, &it.sv, &it.z), scales);
+            if ended(&cert, s, report, limits) {
+                break cert;
+            }
+            report.iterations += 1;
+            let stepped = it
+                .factor(lay, (&mut kkt, chol), omega2, report)
+                .and_then(|()| it.directions(lay, (&mut kkt, chol), &res, sz / nu, sz, report))
+                .and_then(|()| it.step(lay));
+            if let Err((status, message)) = stepped {
+                report.status = status;
+                report.message = Some(message);
+                break cert;
+            }
+        };
+        cert.iterations = report.iterations;
+        Ok((lay.reactions(g, &it.z), it.x, cert))
+    }
+}
+
+/// Whether the iterations end before another one, the report's status set when they do
+/// (the certificate recorded first): iterates not finite, the certificate met, the iteration
+/// limit (the status stays `MaxIterations`), the time limit, or the observer's stop.
+fn ended(
+    cert: &Certificate,
+    s: &Settings,
+    report: &mut SolveReport,
+    (max_iter, deadline, start): (usize, Option<Instant>, Instant),
+) -> bool {
+    if s.record_history {
+        report.history.push(cert.worst());
+        report.history_iterations.push(report.iterations);
+    }
+    let status = if !cert.worst().is_finite() {
+        report.message = Some("global-ipm: the iterates are not finite".into());
+        Status::NumericalFailure
+    } else if cert.worst() <= s.tol {
+        Status::Solved
+    } else if report.iterations >= max_iter {
+        return true;
+    } else if deadline.is_some_and(|t| Instant::now() >= t) {
+        Status::TimeLimit
+    } else {
+        let counters = Counters { pivots: 0, factorizations: report.factorizations, line_search_steps: 0 };
+        if report.iterations > 0 && observe(s, report.iterations, cert.worst(), start, counters, None) {
+            Status::Interrupted
+        } else {
+            return false;
+        }
+    };
+    report.status = status;
+    true
+}
+
+/// Why an iteration could not be taken: the status and the message.
+type Failed = (Status, String);
+
+/// A KKT factorization or solve that failed, as an iteration's failure.
+fn numerical(e: String) -> Failed {
+    (Status::NumericalFailure, format!("global-ipm: {e}"))
+}
+
+/// The iterates (x, s, z) of the path and the storage of its directions.
+struct Iterates {
+    x: Vec<f64>,
+    sv: Vec<f64>,
+    z: Vec<f64>,
+    /// The scaled point `λ = W z`.
+    lambda: Vec<f64>,
+    /// The affine Δs and Δz, then (Δs only) the combined step's.
+    ds: Vec<f64>,
+    dz_a: Vec<f64>,
+    /// `W (λ \ d)` of the combined direction.
+    dvec: Vec<f64>,
+    /// The KKT right-hand side and solution (Δx, Δz).
+    sol: Vec<f64>,
+}
+
+impl Iterates {
+    /// The starting point, moved into the cones' interior: a warm start (v and the cone
+    /// variables z of an earlier answer) by a margin of 10⁻¹ of its scale (ball-pile 1000's
+    /// first 60 steps: 592 iterations in all, against 652 and 674 with 10⁻³ and 10⁻⁵ and 649
+    /// cold: an interior point gains little from a start near the boundary); otherwise
+    /// CVXOPT's: x minimising ½xᵀMx − fᵀx + ‖H̃ᵀx + b̃‖²/(2ω²), then s = H̃ᵀx + b̃ and
+    /// z = −s/ω². `None` (the report's status and message set) when its KKT system fails.
+    fn start(
+        g: &GlobalFrictionContactProblem,
+        lay: &Layout,
+        bt: &[f64],
+        warm: WarmPoint,
+        (kkt, chol): (&mut Kkt<'_>, &mut Factors),
+        omega2: f64,
+        report: &mut SolveReport,
+    ) -> Option<Iterates> {
+        let (n, m) = (lay.n, lay.m);
         let mut sol = vec![0.0; n + m];
-        // A warm start (v and the cone variables z of an earlier answer) is moved into the
-        // cones' interior by a margin of 10⁻¹ of its scale (ball-pile 1000's first 60 steps:
-        // 592 iterations in all, against 652 and 674 with 10⁻³ and 10⁻⁵ and 649 cold: an
-        // interior point gains little from a start near the boundary); otherwise CVXOPT's.
-        let (mut x, mut sv, mut z, margin) = match warm {
+        let (x, mut sv, mut z, margin) = match warm {
             Some((x, z)) => {
-                let sv = slacks(lay, &x, &bt);
+                let sv = slacks(lay, &x, bt);
                 (x, sv, z, 1e-1)
             }
             None => {
                 sol[..n].copy_from_slice(&g.f);
-                sol[n..].copy_from_slice(&bt);
+                sol[n..].copy_from_slice(bt);
                 let started = kkt
                     .factor(
                         chol,
@@ -98,137 +156,112 @@ impl GlobalIpm {
                     )
                     .and_then(|()| kkt.solve(chol, &mut sol, &mut report.factorizations));
                 if let Err(e) = started {
-                    report.status = Status::NumericalFailure;
-                    report.message = Some(format!("global-ipm: {e}"));
-                    return Ok((vec![0.0; g.size()], vec![0.0; n], Certificate::default()));
+                    (report.status, report.message) = (Status::NumericalFailure, Some(numerical(e).1));
+                    return None;
                 }
                 let x = sol[..n].to_vec();
-                let sv = slacks(lay, &x, &bt);
+                let sv = slacks(lay, &x, bt);
                 let z: Vec<f64> = sv.iter().map(|v| -v / omega2).collect();
                 (x, sv, z, 1.0)
             }
         };
         push_into_cones(lay, &mut sv, lay.vscale, margin);
         push_into_cones(lay, &mut z, 0.0, margin);
+        let zeros = || vec![0.0; m];
+        Some(Iterates { x, sv, z, lambda: zeros(), ds: zeros(), dz_a: zeros(), dvec: zeros(), sol })
+    }
 
-        let mut lambda = vec![0.0; m];
-        let (mut ds_a, mut dz_a) = (vec![0.0; m], vec![0.0; m]);
-        let mut dvec = vec![0.0; m];
-        let (mut t1, mut t2, mut t3) = ([0.0; MAX_DIM], [0.0; MAX_DIM], [0.0; MAX_DIM]);
-        let mut cert;
-        report.status = Status::MaxIterations;
-        loop {
-            // Residuals and the certificate.
-            let mut res = Residuals { rx: &mut rx, rz: &mut rz, hz: &mut hz, htx: &mut htx, mx: &mut mx };
-            let sz;
-            (cert, sz) = res.certificate(g, lay, &bt, (&x, &sv, &z), (f_inf, b_inf));
-            cert.iterations = report.iterations;
-            if s.record_history {
-                report.history.push(cert.worst());
-                report.history_iterations.push(report.iterations);
-            }
-            if !cert.worst().is_finite() {
-                report.status = Status::NumericalFailure;
-                report.message = Some("global-ipm: the iterates are not finite".into());
-                break;
-            }
-            if cert.worst() <= s.tol {
-                report.status = Status::Solved;
-                break;
-            }
-            if report.iterations >= max_iter {
-                break;
-            }
-            if deadline.is_some_and(|t| Instant::now() >= t) {
-                report.status = Status::TimeLimit;
-                break;
-            }
-            let counters =
-                Counters { pivots: 0, factorizations: report.factorizations, line_search_steps: 0 };
-            if report.iterations > 0 && observe(s, report.iterations, cert.worst(), start, counters, None) {
-                report.status = Status::Interrupted;
-                break;
-            }
-            report.iterations += 1;
-            let mu = sz / nu;
-
-            // Scalings and the factorization shared by both directions.
-            kkt.nt.clear();
-            for &(off, p) in &lay.cones {
-                let nt = Nt::new(&sv[off..off + p], &z[off..off + p]);
-                nt.apply(&z[off..off + p], &mut lambda[off..off + p], false);
-                kkt.nt.push(nt);
-            }
-            // The scalings lent to the fill (no copy per iteration), given back after.
-            let nts = std::mem::take(&mut kkt.nt);
-            let factored = kkt.factor(
-                chol,
-                (|c, a, b| nts[c].w2(a, b), |c, p, delta, out: &mut [f64]| nts[c].w2_reg_inv(p, delta, out)),
-                omega2,
-                report,
-            );
-            kkt.nt = nts;
-            if let Err(e) = factored {
-                report.status = Status::NumericalFailure;
-                report.message = Some(format!("global-ipm: {e}"));
-                break;
-            }
-
-            // The affine (predictor) direction: d = −λ∘λ, so W(λ \ d) = −s.
-            sol[..n].iter_mut().zip(&rx).for_each(|(a, b)| *a = -b);
-            for k in 0..m {
-                sol[n + k] = -rz[k] + sv[k];
-            }
-            if let Err(e) = kkt.solve(chol, &mut sol, &mut report.factorizations) {
-                report.status = Status::NumericalFailure;
-                report.message = Some(format!("global-ipm: {e}"));
-                break;
-            }
-            dz_a.copy_from_slice(&sol[n..]);
-            slack_step(lay, &kkt.nt, (-1.0, &sv), &dz_a, &mut ds_a);
-            let alpha_a = max_step(lay, 1.0, (&sv, &ds_a), (&z, &dz_a));
-            let sz_a: f64 = (0..m).map(|k| (sv[k] + alpha_a * ds_a[k]) * (z[k] + alpha_a * dz_a[k])).sum();
-            let sigma = (sz_a / sz).clamp(0.0, 1.0).powi(3);
-
-            // The combined (corrector) direction: d = −λ∘λ − (W⁻¹Δs_a)∘(WΔz_a) + σμe.
-            for (c, &(off, p)) in lay.cones.iter().enumerate() {
-                let nt = &kkt.nt[c];
-                let l = &lambda[off..off + p];
-                nt.apply(&ds_a[off..off + p], &mut t1[..p], true);
-                nt.apply(&dz_a[off..off + p], &mut t2[..p], false);
-                jordan(&t1[..p], &t2[..p], &mut t3[..p]);
-                jordan(l, l, &mut t1[..p]);
-                for a in 0..p {
-                    t2[a] = -t1[a] - t3[a] + if a == 0 { sigma * mu } else { 0.0 };
-                }
-                jordan_div(l, &t2[..p], &mut t1[..p]);
-                nt.apply(&t1[..p], &mut dvec[off..off + p], false);
-            }
-            sol[..n].iter_mut().zip(&rx).for_each(|(a, b)| *a = -b);
-            for k in 0..m {
-                sol[n + k] = -rz[k] - dvec[k];
-            }
-            if let Err(e) = kkt.solve(chol, &mut sol, &mut report.factorizations) {
-                report.status = Status::NumericalFailure;
-                report.message = Some(format!("global-ipm: {e}"));
-                break;
-            }
-            let (dx, dz) = sol.split_at(n);
-            // Δs = W(λ \ d) − W²Δz, into ds_a (the affine one is no longer needed).
-            slack_step(lay, &kkt.nt, (1.0, &dvec), dz, &mut ds_a);
-            let alpha_max = max_step(lay, f64::INFINITY, (&sv, &ds_a), (&z, dz));
-            let alpha = (0.99 * alpha_max).min(1.0);
-            if alpha.is_nan() || alpha <= 0.0 {
-                report.status = Status::Stalled;
-                report.message = Some("global-ipm: no step length keeps the iterates interior".into());
-                break;
-            }
-            x.iter_mut().zip(dx).for_each(|(a, b)| *a += alpha * b);
-            sv.iter_mut().zip(ds_a.iter()).for_each(|(a, b)| *a += alpha * b);
-            z.iter_mut().zip(dz).for_each(|(a, b)| *a += alpha * b);
+    /// The Nesterov–Todd scalings at (s, z), `λ = W z`, and the KKT factorization both
+    /// directions share.
+    fn factor(
+        &mut self,
+        lay: &Layout,
+        (kkt, chol): (&mut Kkt<'_>, &mut Factors),
+        omega2: f64,
+        report: &mut SolveReport,
+    ) -> Result<(), Failed> {
+        kkt.nt.clear();
+        for &(off, p) in &lay.cones {
+            let nt = Nt::new(&self.sv[off..off + p], &self.z[off..off + p]);
+            nt.apply(&self.z[off..off + p], &mut self.lambda[off..off + p], false);
+            kkt.nt.push(nt);
         }
-        cert.iterations = report.iterations;
-        Ok((lay.reactions(g, &z), x, cert))
+        // The scalings lent to the fill (no copy per iteration), given back after.
+        let nts = std::mem::take(&mut kkt.nt);
+        let factored = kkt.factor(
+            chol,
+            (|c, a, b| nts[c].w2(a, b), |c, p, delta, out: &mut [f64]| nts[c].w2_reg_inv(p, delta, out)),
+            omega2,
+            report,
+        );
+        kkt.nt = nts;
+        factored.map_err(numerical)
+    }
+
+    /// The affine (predictor) direction, the centring σ from its step, and the combined
+    /// (corrector) direction into `sol` (Δx, Δz) and `ds` (Δs), with `μ = sᵀz / ν`.
+    fn directions(
+        &mut self,
+        lay: &Layout,
+        (kkt, chol): (&mut Kkt<'_>, &mut Factors),
+        res: &Residuals,
+        mu: f64,
+        sz: f64,
+        report: &mut SolveReport,
+    ) -> Result<(), Failed> {
+        let (n, m) = (lay.n, lay.m);
+        let Iterates { sv, z, lambda, ds, dz_a, dvec, sol, .. } = self;
+        let (sv, z, lambda) = (&sv[..], &z[..], &lambda[..]);
+        // The affine direction: d = −λ∘λ, so W(λ \ d) = −s.
+        sol[..n].iter_mut().zip(&res.rx).for_each(|(a, b)| *a = -b);
+        for k in 0..m {
+            sol[n + k] = -res.rz[k] + sv[k];
+        }
+        kkt.solve(chol, sol, &mut report.factorizations).map_err(numerical)?;
+        dz_a.copy_from_slice(&sol[n..]);
+        slack_step(lay, &kkt.nt, (-1.0, sv), dz_a, ds);
+        let alpha_a = max_step(lay, 1.0, (sv, &ds[..]), (z, &dz_a[..]));
+        let sz_a: f64 = (0..m).map(|k| (sv[k] + alpha_a * ds[k]) * (z[k] + alpha_a * dz_a[k])).sum();
+        let sigma = (sz_a / sz).clamp(0.0, 1.0).powi(3);
+
+        // The combined direction: d = −λ∘λ − (W⁻¹Δs_a)∘(WΔz_a) + σμe.
+        let (mut t1, mut t2, mut t3) = ([0.0; MAX_DIM], [0.0; MAX_DIM], [0.0; MAX_DIM]);
+        for (c, &(off, p)) in lay.cones.iter().enumerate() {
+            let nt = &kkt.nt[c];
+            let l = &lambda[off..off + p];
+            nt.apply(&ds[off..off + p], &mut t1[..p], true);
+            nt.apply(&dz_a[off..off + p], &mut t2[..p], false);
+            jordan(&t1[..p], &t2[..p], &mut t3[..p]);
+            jordan(l, l, &mut t1[..p]);
+            for a in 0..p {
+                t2[a] = -t1[a] - t3[a] + if a == 0 { sigma * mu } else { 0.0 };
+            }
+            jordan_div(l, &t2[..p], &mut t1[..p]);
+            nt.apply(&t1[..p], &mut dvec[off..off + p], false);
+        }
+        sol[..n].iter_mut().zip(&res.rx).for_each(|(a, b)| *a = -b);
+        for k in 0..m {
+            sol[n + k] = -res.rz[k] - dvec[k];
+        }
+        kkt.solve(chol, sol, &mut report.factorizations).map_err(numerical)?;
+        // Δs = W(λ \ d) − W²Δz, into ds (the affine one is no longer needed).
+        slack_step(lay, &kkt.nt, (1.0, &dvec[..]), &sol[n..], ds);
+        Ok(())
+    }
+
+    /// The step along the combined direction: 0.99 of the way to the cones' boundary, at
+    /// most 1.
+    fn step(&mut self, lay: &Layout) -> Result<(), Failed> {
+        let (dx, dz) = self.sol.split_at(lay.n);
+        let alpha_max = max_step(lay, f64::INFINITY, (&self.sv, &self.ds), (&self.z, dz));
+        let alpha = (0.99 * alpha_max).min(1.0);
+        if alpha.is_nan() || alpha <= 0.0 {
+            return Err((Status::Stalled, "global-ipm: no step length keeps the iterates interior".into()));
+        }
+        self.x.iter_mut().zip(dx).for_each(|(a, b)| *a += alpha * b);
+        self.sv.iter_mut().zip(&self.ds).for_each(|(a, b)| *a += alpha * b);
+        self.z.iter_mut().zip(dz).for_each(|(a, b)| *a += alpha * b);
+        Ok(())
     }
 }
 
@@ -295,16 +328,64 @@ fn max_step(lay: &Layout, cap: f64, (sv, ds): (&[f64], &[f64]), (z, dz): (&[f64]
     })
 }
 
-/// The residuals' storage of one evaluation of the [`Certificate`].
-pub(super) struct Residuals<'a> {
-    pub(super) rx: &'a mut [f64],
-    pub(super) rz: &'a mut [f64],
-    pub(super) hz: &'a mut [f64],
-    pub(super) htx: &'a mut [f64],
-    pub(super) mx: &'a mut [f64],
+/// The residuals' storage of the [`Certificate`]'s evaluations.
+pub(super) struct Residuals {
+    pub(super) rx: Vec<f64>,
+    pub(super) rz: Vec<f64>,
+    hz: Vec<f64>,
+    htx: Vec<f64>,
+    mx: Vec<f64>,
 }
 
-impl Residuals<'_> {
+impl Residuals {
+    /// Storage for n velocities and m cone rows.
+    fn new(n: usize, m: usize) -> Residuals {
+        Residuals {
+            rx: vec![0.0; n],
+            rz: vec![0.0; m],
+            hz: vec![0.0; n],
+            htx: vec![0.0; m],
+            mx: vec![0.0; n],
+        }
+    }
+
+    /// The quiescence exit: a warm start that already meets the certificate — its cone
+    /// variables and its velocities' H̃ᵀv + b̃ projected onto the (closed) cones, the
+    /// residuals of the projection counted in the certificate — is the answer, for one
+    /// residual evaluation and no factorization (a resting stack's steps). `Some` answer
+    /// (r, v, certificate) then, the report's status and message set.
+    fn quiescent(
+        &mut self,
+        (g, lay, bt): (&GlobalFrictionContactProblem, &Layout, &[f64]),
+        warm: Option<&(Vec<f64>, Vec<f64>)>,
+        scales: (f64, f64),
+        s: &Settings,
+        report: &mut SolveReport,
+    ) -> Option<(Vec<f64>, Vec<f64>, Certificate)> {
+        let (x, z0) = warm?;
+        let mut zp = z0.clone();
+        let mut sp = slacks(lay, x, bt);
+        for &(off, p) in &lay.cones {
+            project_lorentz(&mut zp[off..off + p]);
+            project_lorentz(&mut sp[off..off + p]);
+        }
+        let (cert, _) = self.certificate(g, lay, bt, (x, &sp, &zp), scales);
+        if s.record_history {
+            report.history.push(cert.worst());
+            report.history_iterations.push(0);
+        }
+        if cert.worst() > s.tol {
+            return None;
+        }
+        report.status = Status::Solved;
+        report.message = Some(format!(
+            "convex relaxation: the warm start meets the certificate (primal {:.1e}, dual \
+             {:.1e}, gap {:.1e}); no interior-point iteration",
+            cert.primal, cert.dual, cert.gap
+        ));
+        Some((lay.reactions(g, &zp), x.clone(), cert))
+    }
+
     /// The certificate of the point (x, s, z) (its `iterations` 0): `rx = M x − f − H̃ z`,
     /// `rz = s − H̃ᵀ x − b̃` and the gap `sᵀz`, each relative to its own scale; and `sᵀz`.
     pub(super) fn certificate(
@@ -316,9 +397,9 @@ impl Residuals<'_> {
         (f_inf, b_inf): (f64, f64),
     ) -> (Certificate, f64) {
         let (n, m) = (lay.n, lay.m);
-        g.m.mul_vec(x, self.mx);
-        lay.h_mul(z, self.hz);
-        lay.ht_mul(x, self.htx);
+        g.m.mul_vec(x, &mut self.mx);
+        lay.h_mul(z, &mut self.hz);
+        lay.ht_mul(x, &mut self.htx);
         for k in 0..n {
             self.rx[k] = self.mx[k] - g.f[k] - self.hz[k];
         }
@@ -331,8 +412,8 @@ impl Residuals<'_> {
         let bz: f64 = bt.iter().zip(z).map(|(a, b)| a * b).sum();
         let (pobj, dobj) = (0.5 * xmx - fx, -0.5 * xmx - bz);
         let cert = Certificate {
-            primal: ratio(norm_inf(self.rz), b_inf.max(norm_inf(self.htx)).max(norm_inf(sv))),
-            dual: ratio(norm_inf(self.rx), f_inf.max(norm_inf(self.mx)).max(norm_inf(self.hz))),
+            primal: ratio(norm_inf(&self.rz), b_inf.max(norm_inf(&self.htx)).max(norm_inf(sv))),
+            dual: ratio(norm_inf(&self.rx), f_inf.max(norm_inf(&self.mx)).max(norm_inf(&self.hz))),
             gap: ratio(sz, pobj.abs().max(dobj.abs()).max(b_inf * norm_inf(z))),
             iterations: 0,
         };
