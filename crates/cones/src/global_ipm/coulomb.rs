@@ -180,7 +180,7 @@ pub(super) fn project_once(
     let Ok(cone) = Coulomb::new(d) else { return (r.to_vec(), v.to_vec()) };
     let u = g.local_velocity(v);
     let rows = g.contact_rows();
-    let mdiag: Vec<f64> = lay.mdiag.iter().map(|&k| lay.base[k].abs().max(f64::MIN_POSITIVE)).collect();
+    let mdiag: Vec<f64> = lay.m_diag.iter().map(|v| v.abs().max(f64::MIN_POSITIVE)).collect();
     let mut out = vec![0.0; g.size()];
     let mut x = [0.0; MAX_DIM];
     for i in 0..g.contacts() {

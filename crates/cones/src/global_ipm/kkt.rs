@@ -1,6 +1,7 @@
 //! The KKT system of an iteration: its factorization (reduced to the velocities, or
 //! quasi-definite) and iterative refinement against the unreduced matrix.
 
+use super::layout::QuasiDefinite;
 use super::*;
 
 /// The relative residual a reduced solve must reach by refinement.
@@ -21,6 +22,8 @@ pub(super) struct Kkt<'a> {
     pub(super) rhs: Vec<f64>,
     /// The reduced system when [`KktForm::Reduced`] is asked (built at the first factorization).
     reduced: Option<Reduced>,
+    /// The quasi-definite matrix's pattern, built at its first factorization.
+    qd: Option<QuasiDefinite>,
     /// Set when a reduced solve missed its accuracy: the quasi-definite form from then on
     /// (W² only grows more ill-conditioned along the path).
     reduced_failed: bool,
@@ -43,13 +46,14 @@ impl<'a> Kkt<'a> {
         Kkt {
             lay,
             g,
-            values: lay.base.clone(),
+            values: Vec::new(),
             signs,
             nt: Vec::with_capacity(lay.cones.len()),
             tmp: vec![0.0; n + m],
             res: vec![0.0; n + m],
             rhs: Vec::with_capacity(n + m),
             reduced: None,
+            qd: None,
             reduced_failed: false,
             small: 1.0,
             regs: (0.0, 0.0),
@@ -71,7 +75,7 @@ impl<'a> Kkt<'a> {
         report: &mut SolveReport,
     ) -> Result<(), String> {
         let lay = self.lay;
-        let m_scale = lay.mdiag.iter().fold(0.0_f64, |a, &k| a.max(lay.base[k].abs()));
+        let m_scale = lay.m_diag.iter().fold(0.0_f64, |a, &v| a.max(v.abs()));
         let m_scale = if m_scale > 0.0 && m_scale.is_finite() { m_scale } else { 1.0 };
         let (reg_m, reg_w) = (1e-10 * m_scale, 1e-10 * omega2);
         self.regs = (reg_m, reg_w);
@@ -97,14 +101,16 @@ impl<'a> Kkt<'a> {
     /// The quasi-definite KKT values for the scalings `w2` (entry (a, b) of cone c's W²)
     /// and the last [`Kkt::factor`]'s regularization.
     fn fill_full(&mut self, w2: impl Fn(usize, usize, usize) -> f64) {
-        let lay = self.lay;
+        let (lay, g) = (self.lay, self.g);
         let (reg_m, reg_w) = self.regs;
-        self.values.copy_from_slice(&lay.base);
-        for &k in &lay.mdiag {
+        let qd = self.qd.get_or_insert_with(|| lay.quasi_definite(g));
+        self.values.clear();
+        self.values.extend_from_slice(&qd.base);
+        for &k in &qd.mdiag {
             self.values[k] += reg_m;
         }
         for (c, &(_, p)) in lay.cones.iter().enumerate() {
-            let mut k = lay.wstart[c];
+            let mut k = qd.wstart[c];
             for a in 0..p {
                 for b in a..p {
                     self.values[k] = -w2(c, a, b) - if a == b { reg_w } else { 0.0 };
@@ -125,11 +131,12 @@ impl<'a> Kkt<'a> {
         }
         self.via_reduced = false;
         let small = self.small;
+        let Some(qd) = &self.qd else { unreachable!("fill_full builds the pattern") };
         chols
             .full
             .factor_quasi_definite(
                 self.lay.n + self.lay.m,
-                (&self.lay.col_ptr, &self.lay.row_idx, &self.values),
+                (&qd.col_ptr, &qd.row_idx, &self.values),
                 &self.signs,
                 1e-8 * small,
                 1e-14 * small,

@@ -7,7 +7,7 @@ use super::*;
 /// z of an earlier answer.
 pub(super) type WarmPoint = Option<(Vec<f64>, Vec<f64>)>;
 
-/// The cone variables of one problem and the fixed pattern of its KKT matrix.
+/// The cone variables of one problem and the rows of `H̃ᵀ`.
 pub(super) struct Layout {
     pub(super) n: usize,
     pub(super) m: usize,
@@ -19,6 +19,17 @@ pub(super) struct Layout {
     /// products of every refinement step.
     ht_ptr: Vec<usize>,
     ht: Vec<(usize, f64)>,
+    /// M's diagonal (0 where M has no entry).
+    pub(super) m_diag: Vec<f64>,
+    /// `‖H̃ᵀ M⁻¹ f‖∞`: the cone rows' velocity scale (of the free motion), which the primal
+    /// residual and the gap are measured against when the answer's own velocities vanish (a
+    /// sticking contact).
+    pub(super) vscale: f64,
+}
+
+/// The fixed pattern of the quasi-definite KKT matrix `[[M, −H̃], [−H̃ᵀ, −W²]]` (lower
+/// triangle, compressed columns), built only when a solve factors it ([`Layout::quasi_definite`]).
+pub(super) struct QuasiDefinite {
     pub(super) col_ptr: Vec<usize>,
     pub(super) row_idx: Vec<usize>,
     /// The KKT values with the `−W²` blocks zero.
@@ -28,10 +39,6 @@ pub(super) struct Layout {
     pub(super) wstart: Vec<usize>,
     /// Where M's diagonal entries are in the values.
     pub(super) mdiag: Vec<usize>,
-    /// `‖H̃ᵀ M⁻¹ f‖∞`: the cone rows' velocity scale (of the free motion), which the primal
-    /// residual and the gap are measured against when the answer's own velocities vanish (a
-    /// sticking contact).
-    pub(super) vscale: f64,
 }
 
 impl Layout {
@@ -52,6 +59,33 @@ impl Layout {
             }
         }
         let m = rows.len();
+        let mcsc = g.m.to_csr().to_csc();
+        let m_diag = (0..n)
+            .map(|j| {
+                mcsc.outer_view(j)
+                    .and_then(|c| c.iter().find(|&(i, _)| i == j).map(|(_, &v)| v))
+                    .unwrap_or(0.0)
+            })
+            .collect();
+        let mut ht_ptr = Vec::with_capacity(m + 1);
+        ht_ptr.push(0);
+        let mut ht = Vec::with_capacity(rows.iter().map(|r| r.0.len()).sum());
+        for row in &rows {
+            ht.extend_from_slice(&row.0);
+            ht_ptr.push(ht.len());
+        }
+        let mut lay = Layout { n, m, cones, rows, ht_ptr, ht, m_diag, vscale: 0.0 };
+        let mut vfree = g.f.clone();
+        factor.solve(&mut vfree, n, 1);
+        let mut y = vec![0.0; m];
+        lay.ht_mul(&vfree, &mut y);
+        lay.vscale = norm_inf(&y);
+        lay
+    }
+
+    /// The quasi-definite KKT matrix's pattern for the problem `g` this layout was built for.
+    pub(super) fn quasi_definite(&self, g: &GlobalFrictionContactProblem) -> QuasiDefinite {
+        let (n, rows) = (self.n, &self.rows);
         // H̃ by dofs: per dof the cone rows touching it, in ascending order (duplicates summed).
         let mut by_dof: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
         for (k, row) in rows.iter().enumerate() {
@@ -85,8 +119,8 @@ impl Layout {
             }
             col_ptr.push(row_idx.len());
         }
-        let mut wstart = Vec::with_capacity(cones.len());
-        for &(off, p) in &cones {
+        let mut wstart = Vec::with_capacity(self.cones.len());
+        for &(off, p) in &self.cones {
             wstart.push(base.len());
             for a in 0..p {
                 for b in a..p {
@@ -96,21 +130,7 @@ impl Layout {
                 col_ptr.push(row_idx.len());
             }
         }
-        let mut ht_ptr = Vec::with_capacity(m + 1);
-        ht_ptr.push(0);
-        let mut ht = Vec::with_capacity(rows.iter().map(|r| r.0.len()).sum());
-        for row in &rows {
-            ht.extend_from_slice(&row.0);
-            ht_ptr.push(ht.len());
-        }
-        let mut lay =
-            Layout { n, m, cones, rows, ht_ptr, ht, col_ptr, row_idx, base, wstart, mdiag, vscale: 0.0 };
-        let mut vfree = g.f.clone();
-        factor.solve(&mut vfree, n, 1);
-        let mut y = vec![0.0; m];
-        lay.ht_mul(&vfree, &mut y);
-        lay.vscale = norm_inf(&y);
-        lay
+        QuasiDefinite { col_ptr, row_idx, base, wstart, mdiag }
     }
 
     /// `b̃` for the De Saxcé shifts `shift` (one per contact, added to `b_N`).

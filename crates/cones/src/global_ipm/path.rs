@@ -268,7 +268,7 @@ impl Iterates {
 /// CVXOPT's ω²: the Delassus diagonal estimated as `Σ_j H̃_jk² / M_jj` averaged over the cone
 /// rows (1 when that is not positive and finite).
 fn omega2(lay: &Layout) -> f64 {
-    let mdiag: Vec<f64> = lay.mdiag.iter().map(|&k| lay.base[k]).collect();
+    let mdiag = &lay.m_diag;
     let sum: f64 = lay
         .rows
         .iter()
