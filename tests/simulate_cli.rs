@@ -150,6 +150,12 @@ fn simulate_names_the_formulation_solver_and_chain_it_uses() {
             "method     cone (exact friction cones), solver prox, fallback ac-newton",
         ),
         (&["woodpecker", "--fallback", "none"][..], "method     gs (Glocker–Studer LCP), solver lemke, fallback none"),
+        // A global solver steps in velocity space, which takes no chain: the scene's default
+        // chain (prox, ac-newton) is dropped.
+        (
+            &["ball-pile", "4", "--solver", "global-ac-newton"][..],
+            "method     cone (exact friction cones), solver global-ac-newton, fallback none",
+        ),
     ] {
         let out = perp().arg("simulate").args(args).args(["--t-end", "0.01"]).output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
@@ -158,6 +164,24 @@ fn simulate_names_the_formulation_solver_and_chain_it_uses() {
         assert_eq!(lines, [method], "{args:?}: {stdout}");
         assert!(!stdout.contains("Cone method"), "{stdout}");
     }
+    // A chain asked for explicitly with a global solver is refused by name.
+    let out = perp()
+        .args([
+            "simulate",
+            "ball-pile",
+            "4",
+            "--solver",
+            "global-ipm",
+            "--fallback",
+            "prox",
+            "--t-end",
+            "0.01",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("fallback = prox") && stderr.contains("velocity space"), "{stderr}");
 }
 
 /// Issue 36: `simulate ball-pile 20 --formulation st --solver fb-newton` exited 101: the
