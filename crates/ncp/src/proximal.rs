@@ -205,6 +205,152 @@ pub(crate) fn wanted(knobs: Proximal, first: &Solution, s: &Settings) -> bool {
         && (s.max_iter == 0 || first.report.iterations < s.max_iter)
 }
 
+/// The state of a [`rescue`]: the problem, the caller's settings, the plain method and the
+/// report its inner solves are summed into.
+struct Rescue<'a, 'p, 's> {
+    p: &'a Mcp<'p>,
+    s: &'a Settings,
+    solve: &'a mut PlainSolve<'s>,
+    default_max_iter: usize,
+    /// The plain solve's report, then every inner solve's counters added.
+    report: SolveReport,
+    /// How long the plain solve took, and when the rescue started.
+    before: std::time::Duration,
+    clock: Instant,
+    /// Scratch for F(z).
+    f: Vec<f64>,
+    /// Whether the rescue stopped at the end of an explicit iteration budget.
+    out_of_budget: bool,
+}
+
+impl Rescue<'_, '_, '_> {
+    /// Adds an inner solve's iterations, counters and history to the report.
+    fn add(&mut self, sub: &Solution) {
+        let report = &mut self.report;
+        report.append_history(report.iterations, &sub.report);
+        report.iterations += sub.report.iterations;
+        report.pivots += sub.report.pivots;
+        report.factorizations += sub.report.factorizations;
+        report.line_search_steps += sub.report.line_search_steps;
+    }
+
+    /// The caller's settings with what is left of the time limit; `None` when none is left.
+    fn remaining(&self) -> Option<Settings> {
+        let mut t = self.s.clone();
+        if let Some(limit) = self.s.time_limit {
+            let spent = self.before + self.clock.elapsed();
+            t.time_limit = Some(limit.checked_sub(spent).filter(|d| !d.is_zero())?);
+        }
+        Some(t)
+    }
+
+    /// Iterations left of an explicit budget (`None`: no budget), given the report so far.
+    fn left(&self) -> Option<usize> {
+        (self.s.max_iter > 0).then(|| self.s.max_iter.saturating_sub(self.report.iterations))
+    }
+
+    /// The settings of the next inner solve ([`Self::remaining`]); `None` when out of time or
+    /// (then `out_of_budget` is set) out of an explicit iteration budget.
+    fn next(&mut self) -> Option<Settings> {
+        let t = self.remaining()?;
+        if self.left() == Some(0) {
+            self.out_of_budget = true;
+            return None;
+        }
+        Some(t)
+    }
+
+    /// One inexact proximal step (Rockafellar 1976, criterion A) from `center` with weight
+    /// `lambda`: the perturbed problem is solved to a thousandth of the original error at the
+    /// centre (F_λ(x̄) = F(x̄)). `None` when the inner solve did not meet that tolerance.
+    fn proximal_step(
+        &mut self,
+        mut inner: Settings,
+        center: &[f64],
+        lambda: f64,
+    ) -> Result<Option<Solution>, Error> {
+        let p = self.p;
+        inner.max_iter = self.left().unwrap_or(INNER_MAX_ITER).min(INNER_MAX_ITER);
+        p.f.eval(center, &mut self.f);
+        inner.tol = self.s.tol.max(1e-3 * p.error(center, &self.f));
+        let fp = Perturbed { f: p.f, lambda, center };
+        let pp = Mcp { f: &fp, lower: p.lower.clone(), upper: p.upper.clone() };
+        let sub = (self.solve)(&pp, center, &inner)?;
+        self.add(&sub);
+        // An inner step is judged on the measure it was asked to meet: the physical check
+        // (`Mcp::verify_physics`) is for the answer returned, and at the loose inner tolerance
+        // it can refuse a perturbed solution that is a good enough proximal step.
+        let inner_met = sub.report.status == Status::Solved
+            || (sub.report.status == Status::NumericalFailure && sub.report.error <= inner.tol);
+        Ok(inner_met.then_some(sub))
+    }
+
+    /// A try of the plain method on the original problem from `z`, with the settings `t`.
+    fn try_plain(&mut self, mut t: Settings, z: &[f64]) -> Result<Solution, Error> {
+        let p = self.p;
+        t.max_iter = self.left().unwrap_or(self.default_max_iter).min(TRY_MAX_ITER);
+        p.f.eval(z, &mut self.f);
+        let start_error = p.error(z, &self.f);
+        let mut tried = (self.solve)(p, z, &t)?;
+        self.add(&tried);
+        // A try that is converging (its error fell a hundredfold) goes on from where it
+        // stopped, for at most TRY_EXTEND_ITER more steps.
+        if tried.report.status == Status::MaxIterations && tried.report.error <= 1e-2 * start_error {
+            if let Some(mut t) = self.remaining().filter(|_| self.left() != Some(0)) {
+                t.max_iter = self.left().unwrap_or(self.default_max_iter).min(TRY_EXTEND_ITER);
+                let more = (self.solve)(p, &tried.z, &t)?;
+                self.add(&more);
+                tried = more;
+            }
+        }
+        Ok(tried)
+    }
+
+    /// The answer after `rounds` rounds: the try that `solved` the problem with the summed
+    /// report, or else `best_z`, ending as the plain solve (`first`) did unless out of time or
+    /// of the budget.
+    fn finish(
+        mut self,
+        first: &SolveReport,
+        solved: Option<Solution>,
+        best_z: Vec<f64>,
+        rounds: usize,
+    ) -> Solution {
+        self.report.elapsed = self.before + self.clock.elapsed();
+        let how = format!("proximal perturbation (Billups 1995), {rounds} rounds");
+        match solved {
+            Some(mut sol) => {
+                let mut report = self.report;
+                report.status = Status::Solved;
+                report.error = sol.report.error;
+                report.residual_inf = sol.report.residual_inf;
+                report.message = Some(format!("solved by {how}"));
+                sol.report = report;
+                sol
+            }
+            None => {
+                // Out of time: TimeLimit; out of the budget: MaxIterations; out of rounds: the
+                // plain method's own ending.
+                let status = if self.remaining().is_none() {
+                    Status::TimeLimit
+                } else if self.out_of_budget || self.left() == Some(0) {
+                    Status::MaxIterations
+                } else {
+                    first.status
+                };
+                let mut report = self.report;
+                report.status = status;
+                let tail = match &first.message {
+                    Some(m) => format!("; the plain method: {m}"),
+                    None => String::new(),
+                };
+                report.message = Some(format!("not solved after {how}{tail}"));
+                self.p.solution(best_z, report, self.s.tol)
+            }
+        }
+    }
+}
+
 /// Runs the rescue after the plain solve `first` (module docs). `solve(p, z0, s)` is the plain
 /// method (cold start). Counters, iterations and histories of every inner solve are summed
 /// into the returned report; `elapsed` covers the whole solve.
@@ -219,128 +365,53 @@ pub(crate) fn rescue(
     if !wanted(knobs, &first, s) {
         return Ok(first);
     }
-    let clock = Instant::now();
-    let n = p.n();
-    let mut f = vec![0.0; n];
-    let mut report = first.report.clone();
+    let mut r = Rescue {
+        p,
+        s,
+        solve,
+        default_max_iter,
+        report: first.report.clone(),
+        before: first.report.elapsed,
+        clock: Instant::now(),
+        f: vec![0.0; p.n()],
+        out_of_budget: false,
+    };
     let mut best_z = first.z;
     let (shift, big) = gershgorin(p.f, &best_z);
     let base = (2.0 * shift).max(1e-3 * big);
     let mut lambda = knobs.lambda * if base > 0.0 { base } else { 1.0 };
-    let add = |report: &mut perp_core::SolveReport, sub: &Solution| {
-        report.append_history(report.iterations, &sub.report);
-        report.iterations += sub.report.iterations;
-        report.pivots += sub.report.pivots;
-        report.factorizations += sub.report.factorizations;
-        report.line_search_steps += sub.report.line_search_steps;
-    };
-    let remaining = |s: &Settings| -> Option<Settings> {
-        let mut t = s.clone();
-        if let Some(limit) = s.time_limit {
-            let spent = first.report.elapsed + clock.elapsed();
-            t.time_limit = Some(limit.checked_sub(spent).filter(|d| !d.is_zero())?);
-        }
-        Some(t)
-    };
-    // Iterations left of an explicit budget (`None`: no budget), given the report so far.
-    let left = |report: &perp_core::SolveReport| -> Option<usize> {
-        (s.max_iter > 0).then(|| s.max_iter.saturating_sub(report.iterations))
-    };
     let mut center = best_z.clone();
-    let mut best_r = residual(p, &best_z, &mut f);
+    let mut best_r = residual(p, &best_z, &mut r.f);
     let mut rounds = 0;
     let mut solved: Option<Solution> = None;
-    let mut out_of_budget = false;
     while rounds < knobs.rounds {
-        let Some(mut inner) = remaining(s) else { break };
-        if left(&report) == Some(0) {
-            out_of_budget = true;
-            break;
-        }
+        let Some(inner) = r.next() else { break };
         rounds += 1;
-        inner.max_iter = left(&report).unwrap_or(INNER_MAX_ITER).min(INNER_MAX_ITER);
-        // Inexact proximal steps (Rockafellar 1976, criterion A): the perturbed problem is
-        // solved to a thousandth of the original error at the centre (F_λ(x̄) = F(x̄)).
-        p.f.eval(&center, &mut f);
-        inner.tol = s.tol.max(1e-3 * p.error(&center, &f));
-        let fp = Perturbed { f: p.f, lambda, center: &center };
-        let pp = Mcp { f: &fp, lower: p.lower.clone(), upper: p.upper.clone() };
-        let sub = solve(&pp, &center, &inner)?;
-        add(&mut report, &sub);
-        // An inner step is judged on the measure it was asked to meet: the physical check
-        // (`Mcp::verify_physics`) is for the answer returned, and at the loose inner tolerance
-        // it can refuse a perturbed solution that is a good enough proximal step.
-        let inner_met = sub.report.status == Status::Solved
-            || (sub.report.status == Status::NumericalFailure && sub.report.error <= inner.tol);
-        if !inner_met {
+        // An inexact proximal step; a step that missed its tolerance raises λ.
+        let Some(sub) = r.proximal_step(inner, &center, lambda)? else {
             lambda *= 10.0;
             continue;
-        }
-        let r_sub = residual(p, &sub.z, &mut f);
+        };
+        let r_sub = residual(p, &sub.z, &mut r.f);
         if r_sub < best_r {
             (best_z, best_r) = (sub.z.clone(), r_sub);
         }
         // The proximal iteration: the next centre is the perturbed solution.
         center.copy_from_slice(&sub.z);
         lambda *= 0.2;
-        let Some(mut t) = remaining(s) else { break };
-        if left(&report) == Some(0) {
-            out_of_budget = true;
-            break;
-        }
-        t.max_iter = left(&report).unwrap_or(default_max_iter).min(TRY_MAX_ITER);
-        p.f.eval(&sub.z, &mut f);
-        let start_error = p.error(&sub.z, &f);
-        let mut tried = solve(p, &sub.z, &t)?;
-        add(&mut report, &tried);
-        // A try that is converging (its error fell a hundredfold) goes on from where it
-        // stopped, for at most TRY_EXTEND_ITER more steps.
-        if tried.report.status == Status::MaxIterations && tried.report.error <= 1e-2 * start_error {
-            if let Some(mut t) = remaining(s).filter(|_| left(&report) != Some(0)) {
-                t.max_iter = left(&report).unwrap_or(default_max_iter).min(TRY_EXTEND_ITER);
-                let more = solve(p, &tried.z, &t)?;
-                add(&mut report, &more);
-                tried = more;
-            }
-        }
+        // Then a try of the plain method from there.
+        let Some(t) = r.next() else { break };
+        let tried = r.try_plain(t, &sub.z)?;
         if tried.report.status == Status::Solved {
             solved = Some(tried);
             break;
         }
-        let r_try = residual(p, &tried.z, &mut f);
+        let r_try = residual(p, &tried.z, &mut r.f);
         if r_try < best_r {
             (best_z, best_r) = (tried.z, r_try);
         }
     }
-    report.elapsed = first.report.elapsed + clock.elapsed();
-    let how = format!("proximal perturbation (Billups 1995), {rounds} rounds");
-    match solved {
-        Some(mut sol) => {
-            report.status = Status::Solved;
-            report.error = sol.report.error;
-            report.residual_inf = sol.report.residual_inf;
-            report.message = Some(format!("solved by {how}"));
-            sol.report = report;
-            Ok(sol)
-        }
-        None => {
-            // Out of time: TimeLimit; out of the budget: MaxIterations; out of rounds: the
-            // plain method's own ending.
-            report.status = if remaining(s).is_none() {
-                Status::TimeLimit
-            } else if out_of_budget || left(&report) == Some(0) {
-                Status::MaxIterations
-            } else {
-                first.report.status
-            };
-            let tail = match &first.report.message {
-                Some(m) => format!("; the plain method: {m}"),
-                None => String::new(),
-            };
-            report.message = Some(format!("not solved after {how}{tail}"));
-            Ok(p.solution(best_z, report, s.tol))
-        }
-    }
+    Ok(r.finish(&first.report, solved, best_z, rounds))
 }
 
 /// Warm rounds at a tighter tolerance after [`Mcp::verify_physics`] refused an answer that met

@@ -137,6 +137,96 @@ fn solve_on(sp: &Split, active: &[bool], lu: &mut DenseLu, y: &mut [f64]) -> Opt
     x.iter().all(|v| v.is_finite()).then_some(())
 }
 
+/// Step 1: factors the block `A` of the free rows and columns into `lu` and returns
+/// `X = A⁻¹[C | a]` (column `nc` is `A⁻¹a`); `Error::Requirement` when `A` is singular.
+fn eliminate(sp: &Split, lu: &mut DenseLu) -> Result<Mat<f64>, Error> {
+    let (nf, nc) = (sp.free.len(), sp.comp.len());
+    lu.resize(nf, nc + 1);
+    let mut a = lu.matrix_mut();
+    for (r, &i) in sp.free.iter().enumerate() {
+        for (c, &j) in sp.free.iter().enumerate() {
+            a[(r, c)] = sp.m[(i, j)];
+        }
+    }
+    match lu.factor() {
+        Ok(piv) if nf == 0 || !piv.singular(nf as f64 * f64::EPSILON) => {}
+        _ => return Err(requirement("a nonsingular block A of the equations (the free rows and columns)")),
+    }
+    let mut x = Mat::from_fn(nf, nc + 1, |r, c| {
+        let i = sp.free[r];
+        if c < nc {
+            sp.m[(i, sp.comp[c])]
+        } else {
+            sp.q[i]
+        }
+    });
+    if nf > 0 {
+        lu.solve_mat_in_place(x.as_mut());
+    }
+    Ok(x)
+}
+
+/// The Schur LCP `(Δ S Δ, Δ s)` with `S = B − D A⁻¹C`, `s = b − D A⁻¹a` from `X` of
+/// [`eliminate`], and the scaling `Δ`.
+fn scaled_schur(sp: &Split, x: &Mat<f64>) -> Result<(Lcp, Vec<f64>), Error> {
+    let (nf, nc) = (sp.free.len(), sp.comp.len());
+    let schur = |r: usize, c: usize| {
+        let i = sp.comp[r];
+        let base = if c < nc { sp.m[(i, sp.comp[c])] } else { sp.q[i] };
+        base - (0..nf).map(|k| sp.m[(i, sp.free[k])] * x[(k, c)]).sum::<f64>()
+    };
+    let sm = Mat::from_fn(nc, nc, schur);
+    let sq: Vec<f64> = (0..nc).map(|r| schur(r, nc)).collect();
+    let delta: Vec<f64> = (0..nc)
+        .map(|r| {
+            let big = (0..nc).map(|c| sm[(r, c)].abs()).fold(0.0, f64::max);
+            if big > 0.0 && big.is_finite() {
+                1.0 / big.sqrt()
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    let scaled = Mat::from_fn(nc, nc, |r, c| delta[r] * sm[(r, c)] * delta[c]);
+    let lcp = Lcp::new(Matrix::Dense(scaled), (0..nc).map(|r| delta[r] * sq[r]).collect())?;
+    Ok((lcp, delta))
+}
+
+/// The point `y` of the shifted problem that the complementary part `v` gives, with
+/// `u = −A⁻¹(a + C v)` from `X` of [`eliminate`].
+fn point_of(sp: &Split, x: &Mat<f64>, v: &[f64]) -> Vec<f64> {
+    let nc = sp.comp.len();
+    let mut y = vec![0.0; sp.m.nrows()];
+    for (r, &i) in sp.comp.iter().enumerate() {
+        y[i] = v[r];
+    }
+    for (k, &i) in sp.free.iter().enumerate() {
+        y[i] = -x[(k, nc)] - (0..nc).map(|c| x[(k, c)] * v[c]).sum::<f64>();
+    }
+    y
+}
+
+/// One exchange of block principal pivoting at `y`: `w = M y + q` (on the shifted problem),
+/// then every active `j` with `yⱼ < 0` leaves and every inactive `j` with `wⱼ < 0` enters.
+/// Returns how many moved.
+fn exchange(sp: &Split, y: &[f64], w: &mut [f64], active: &mut [bool]) -> usize {
+    let n = y.len();
+    for (i, wi) in w.iter_mut().enumerate() {
+        *wi = sp.q[i] + (0..n).map(|j| sp.m[(i, j)] * y[j]).sum::<f64>();
+    }
+    let mut moved = 0;
+    for (r, &i) in sp.comp.iter().enumerate() {
+        if active[r] && y[i] < 0.0 {
+            active[r] = false;
+            moved += 1;
+        } else if !active[r] && w[i] < 0.0 {
+            active[r] = true;
+            moved += 1;
+        }
+    }
+    moved
+}
+
 impl NcpSolver for SchurLemke {
     fn name(&self) -> &str {
         NAME
@@ -146,55 +236,14 @@ impl NcpSolver for SchurLemke {
         s.validate()?;
         let start = Instant::now();
         let sp = split(p)?;
-        let (nf, nc, n) = (sp.free.len(), sp.comp.len(), p.n());
+        let (nc, n) = (sp.comp.len(), p.n());
         let mut report = SolveReport::new(NAME);
         // 1. u = −A⁻¹(a + C v): factor A and solve for [C | a] at once.
         let mut lu = DenseLu::new();
-        lu.resize(nf, nc + 1);
-        let mut a = lu.matrix_mut();
-        for (r, &i) in sp.free.iter().enumerate() {
-            for (c, &j) in sp.free.iter().enumerate() {
-                a[(r, c)] = sp.m[(i, j)];
-            }
-        }
         report.factorizations += 1;
-        match lu.factor() {
-            Ok(piv) if nf == 0 || !piv.singular(nf as f64 * f64::EPSILON) => {}
-            _ => {
-                return Err(requirement("a nonsingular block A of the equations (the free rows and columns)"))
-            }
-        }
-        let mut x = Mat::from_fn(nf, nc + 1, |r, c| {
-            let i = sp.free[r];
-            if c < nc {
-                sp.m[(i, sp.comp[c])]
-            } else {
-                sp.q[i]
-            }
-        });
-        if nf > 0 {
-            lu.solve_mat_in_place(x.as_mut());
-        }
+        let x = eliminate(&sp, &mut lu)?;
         // S = B − D A⁻¹C, s = b − D A⁻¹a, scaled by Δ.
-        let schur = |r: usize, c: usize| {
-            let i = sp.comp[r];
-            let base = if c < nc { sp.m[(i, sp.comp[c])] } else { sp.q[i] };
-            base - (0..nf).map(|k| sp.m[(i, sp.free[k])] * x[(k, c)]).sum::<f64>()
-        };
-        let sm = Mat::from_fn(nc, nc, schur);
-        let sq: Vec<f64> = (0..nc).map(|r| schur(r, nc)).collect();
-        let delta: Vec<f64> = (0..nc)
-            .map(|r| {
-                let big = (0..nc).map(|c| sm[(r, c)].abs()).fold(0.0, f64::max);
-                if big > 0.0 && big.is_finite() {
-                    1.0 / big.sqrt()
-                } else {
-                    1.0
-                }
-            })
-            .collect();
-        let scaled = Mat::from_fn(nc, nc, |r, c| delta[r] * sm[(r, c)] * delta[c]);
-        let lcp = Lcp::new(Matrix::Dense(scaled), (0..nc).map(|r| delta[r] * sq[r]).collect())?;
+        let (lcp, delta) = scaled_schur(&sp, &x)?;
         // 2. Lemke on the scaled LCP, with what is left of the time limit.
         let inner = Settings {
             time_limit: s.time_limit.map(|t| t.saturating_sub(start.elapsed())),
@@ -208,13 +257,7 @@ impl NcpSolver for SchurLemke {
         report.factorizations += lem.report.factorizations;
         let v: Vec<f64> = (0..nc).map(|r| delta[r] * lem.z[r]).collect();
         // The point Lemke's v gives.
-        let mut y = vec![0.0; n];
-        for (r, &i) in sp.comp.iter().enumerate() {
-            y[i] = v[r];
-        }
-        for (k, &i) in sp.free.iter().enumerate() {
-            y[i] = -x[(k, nc)] - (0..nc).map(|c| x[(k, c)] * v[c]).sum::<f64>();
-        }
+        let mut y = point_of(&sp, &x, &v);
         let to_z = |y: &[f64]| -> Vec<f64> { y.iter().zip(&sp.shift).map(|(a, b)| a + b).collect() };
         let mut f = vec![0.0; n];
         let score = |z: &[f64], f: &mut [f64]| {
@@ -244,21 +287,7 @@ impl NcpSolver for SchurLemke {
                 best = e;
                 best_z.clone_from(&z);
             }
-            // w = M y + q on the shifted problem.
-            for (i, wi) in w.iter_mut().enumerate() {
-                *wi = sp.q[i] + (0..n).map(|j| sp.m[(i, j)] * y[j]).sum::<f64>();
-            }
-            let mut moved = 0;
-            for (r, &i) in sp.comp.iter().enumerate() {
-                if active[r] && y[i] < 0.0 {
-                    active[r] = false;
-                    moved += 1;
-                } else if !active[r] && w[i] < 0.0 {
-                    active[r] = true;
-                    moved += 1;
-                }
-            }
-            if moved == 0 {
+            if exchange(&sp, &y, &mut w, &mut active) == 0 {
                 break;
             }
         }
