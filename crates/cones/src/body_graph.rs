@@ -343,9 +343,6 @@ fn add_clique_dyn(p: usize, h: &[f64], gc: &[f64], pos: &[usize], values: &mut [
 mod tests {
     use super::*;
 
-    /// Two bodies of six velocities (M with off-diagonal entries inside each body), three
-    /// contacts of 3, 2 and 1 rows: the graph's matrix, read back through `entries`, is
-    /// `M + Σ H_c G_c H_cᵀ` assembled densely, and its factor solves that matrix's system.
     /// M's triplets (12 velocities, two bodies) and the rows of three contacts of 3, 2 and 1
     /// rows; `scale` scales M and H's values (the same structure).
     fn sample(scale: f64) -> (Vec<(usize, usize, f64)>, Vec<Row>) {
@@ -399,6 +396,9 @@ mod tests {
         assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()) && a.len() == b.len());
     }
 
+    /// Two bodies of six velocities (M with off-diagonal entries inside each body), three
+    /// contacts of 3, 2 and 1 rows: the graph's matrix, read back through `entries`, is
+    /// `M + Σ H_c G_c H_cᵀ` assembled densely, and its factor solves that matrix's system.
     #[test]
     fn the_ordered_graph_holds_and_solves_the_dense_matrix() {
         let n = 12;

@@ -59,14 +59,7 @@ impl Layout {
             }
         }
         let m = rows.len();
-        let mcsc = g.m.to_csr().to_csc();
-        let m_diag = (0..n)
-            .map(|j| {
-                mcsc.outer_view(j)
-                    .and_then(|c| c.iter().find(|&(i, _)| i == j).map(|(_, &v)| v))
-                    .unwrap_or(0.0)
-            })
-            .collect();
+        let m_diag = g.m.diagonal();
         let mut ht_ptr = Vec::with_capacity(m + 1);
         ht_ptr.push(0);
         let mut ht = Vec::with_capacity(rows.iter().map(|r| r.0.len()).sum());
