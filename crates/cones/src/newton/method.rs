@@ -45,9 +45,9 @@ pub(super) struct Method<'a> {
     /// Proximal-point state (`prox`): Φ is evaluated at `u + σ (r − r_ref)`.
     pub(super) prox: Option<ProxState>,
     /// The scale of the regularisation σ_k of each component of a contact (position b of
-    /// its d): W's mean diagonal entry for every component, but for a problem of rolling contacts, whose
-    /// sliding part (normal and tangential) and rolling part are in different units (forces
-    /// and moments), the mean diagonal entry of W over that part's rows. One mean for both
+    /// its d): W's mean diagonal entry for every component, but for a problem of rolling
+    /// contacts, whose sliding part (normal and tangential) and rolling part are in different
+    /// units (forces and moments), the mean diagonal entry of W over that part's rows. One mean for both
     /// parts put σ ≈ 10⁴ on rows of diagonal 367 in `rfc3d_sphere_from_grfc3d` (rolling
     /// diagonal 9.2·10⁶), and ac-newton crept 2 % an iteration to its iteration limit.
     pub(super) reg_scale: [f64; MAX_DIM],
