@@ -9,6 +9,7 @@
 //! * [`Error`] — input that cannot be solved as given, with the offending value named;
 //! * [`measures`] — the Siconos-compatible error measures (`design/SUITES.md`), always
 //!   computed from the returned vectors, never from a solver's internals;
+//! * [`graph`] — connected components by union–find (rigid bodies, islands);
 //! * [`iteration`] — the one iteration loop (limits, timing, history, observer, stall rule)
 //!   that iterative solvers plug their step into;
 //! * [`line_search`] — Armijo backtracking and the non-monotone reference that every Newton
@@ -31,6 +32,7 @@
 #[cfg(feature = "alloc-count")]
 pub mod alloc_count;
 mod error;
+pub mod graph;
 pub mod iteration;
 pub mod line_search;
 pub mod linear;

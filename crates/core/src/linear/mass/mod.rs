@@ -28,6 +28,7 @@ pub use delassus::{delassus, delassus_into, delassus_with, for_each_product, Del
 pub use y::{solve_rows, solve_rows_into, Column, Y};
 
 use super::FrozenLu;
+use crate::graph::{Components, UnionFind};
 use crate::{Error, Matrix};
 use faer::linalg::solvers::{Solve, SolveCore};
 use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
@@ -252,37 +253,16 @@ impl BlockFactor {
     /// [`MAX_BLOCK`] velocities, `Err` when a block is not positive definite.
     fn new(m: &CsMat<f64>) -> Result<Option<BlockFactor>, Error> {
         let n = m.rows();
-        fn root(p: &mut [usize], mut x: usize) -> usize {
-            while p[x] != x {
-                p[x] = p[p[x]];
-                x = p[x];
-            }
-            x
-        }
-        let mut parent: Vec<usize> = (0..n).collect();
+        let mut uf = UnionFind::new(n);
         for (&v, (i, j)) in m.iter() {
             if v != 0.0 && i != j {
-                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
-                if a != b {
-                    parent[a.max(b)] = a.min(b);
-                }
+                uf.union(i, j);
             }
         }
         // Components numbered by their first velocity.
-        let mut label = vec![usize::MAX; n];
-        let mut comp = vec![0; n];
-        let mut sizes: Vec<usize> = Vec::new();
-        for (d, c) in comp.iter_mut().enumerate() {
-            let r = root(&mut parent, d);
-            if label[r] == usize::MAX {
-                label[r] = sizes.len();
-                sizes.push(0);
-            }
-            *c = label[r];
-            sizes[*c] += 1;
-            if sizes[*c] > MAX_BLOCK {
-                return Ok(None);
-            }
+        let Components { label: comp, sizes } = uf.components();
+        if sizes.iter().any(|&s| s > MAX_BLOCK) {
+            return Ok(None);
         }
         let nc = sizes.len();
         let (mut start, mut lstart) = (Vec::with_capacity(nc + 1), Vec::with_capacity(nc + 1));
