@@ -56,10 +56,15 @@ pub struct Args {
     /// run depend on the machine's speed). Default: none.
     #[arg(long, value_name = "SECONDS")]
     step_budget: Option<f64>,
-    /// Worker threads of the solver's parallel parts (nsgs with colouring=true, apgd); the
-    /// trajectory is the same for any count. Default: all cores.
+    /// Worker threads of the solver's parallel parts (nsgs with colouring=true, apgd) and of
+    /// the islands of a step solved in velocity space; the trajectory is the same for any
+    /// count. Default: all cores.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// Solve a step in velocity space as one problem instead of island by island (groups of
+    /// bodies that no contact joins, solved apart and in parallel).
+    #[arg(long)]
+    no_islands: bool,
     /// Trajectory CSV file (written row by row as the run goes, unless --plot needs the
     /// trajectory in memory).
     #[arg(long)]
@@ -142,6 +147,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     }
     opts.warm_start = !a.cold;
     opts.time_steps = a.step_times;
+    opts.islands = !a.no_islands;
     opts.settings.threads = super::threads(a.threads)?;
     if let Some(act) = &a.activation {
         opts.activation = if act == "persistent" { Activation::Persistent } else { Activation::Gap };
@@ -259,6 +265,9 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
             st.factorizations,
             st.factorizations as f64 / st.solves.max(1) as f64
         )?;
+    }
+    if st.max_islands > 1 {
+        outln!("islands    up to {} a step, solved apart", st.max_islands)?;
     }
     if st.fallbacks > 0 {
         outln!(

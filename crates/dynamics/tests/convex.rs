@@ -73,7 +73,9 @@ fn a_sliding_block_separates_at_mu_times_its_sliding_speed() {
 fn the_exact_cones_in_velocity_space_step_as_through_w() {
     // The ball pile's first 40 steps with global-ac-newton (velocity space, W never formed) and
     // with ac-newton on W: the same exact problem each step, solved at the scene's 1e-6. The
-    // trajectories agree to 1e-7 while the balls land (steps 1–12); once they rest on several
+    // trajectories agree to the solvers' accuracy while the balls land (steps 1–12: 2e-6 in
+    // velocities of metres a second, velocity space solving each landing ball's island on its
+    // own; `tests/islands.rs` compares islands and whole at 1e-9); once they rest on several
     // supports the Coulomb problem's answer is not unique (redundant contacts) and the two
     // methods pick different ones: up to 8e-3 in a velocity at step 17, 2e-4 by step 40.
     let (through_w, u1) = run("ball-pile", Some(20), Formulation::Cone, Some("ac-newton"), 40);
@@ -81,7 +83,7 @@ fn the_exact_cones_in_velocity_space_step_as_through_w() {
     let (convex, u3) = run("ball-pile", Some(20), Formulation::Convex, None, 40);
     assert_eq!((u1, u2, u3), (0, 0, 0));
     let landing = max_diff(&through_w[..12], &global[..12]);
-    assert!(landing <= 1e-7, "ball-pile 20, steps 1–12: velocity space against W: {landing:e}");
+    assert!(landing <= 1e-5, "ball-pile 20, steps 1–12: velocity space against W: {landing:e}");
     let d = max_diff(&through_w, &global);
     // The relaxation's pile differs (sliding contacts lift off) but not wildly on a settling pile.
     let dc = max_diff(&through_w, &convex);

@@ -30,6 +30,7 @@ use perp_core::{Error, Matrix, Settings, SolveReport, Status};
 mod options;
 mod output;
 mod solve;
+mod velocity;
 
 pub use options::{Activation, Compliant, Formulation, Scheme, Stats, StepOptions, StepReport};
 
@@ -55,8 +56,9 @@ pub struct Simulator<'s> {
     /// Whether steps are solved in velocity space (the convex formulation, or a global solver
     /// of the exact cones), without forming W.
     velocity_space: bool,
-    /// The interior-point method on the convex relaxation ([`Formulation::Convex`]).
-    convex: Option<GlobalIpm>,
+    /// The velocity-space solvers, one per island of the last steps (`velocity::VelocitySolver`),
+    /// kept across steps for their symbolic analyses.
+    velocity: Vec<velocity::VelocitySolver>,
     /// M when it is constant and the steps are solved in velocity space.
     mass_matrix: Option<Matrix>,
     /// Per candidate contact: the formulation's variables at the last solve (warm start);
@@ -98,8 +100,6 @@ pub struct Simulator<'s> {
     spare_contacts: Vec<Contact>,
     /// The free velocity that decides whether a persistent contact stays active.
     u_pred: Vec<f64>,
-    /// SAP, kept across steps (its sparse Cholesky's analysis), for [`Formulation::Compliant`].
-    sap: Option<Box<Sap>>,
 }
 
 impl<'s> Simulator<'s> {
@@ -168,7 +168,6 @@ impl<'s> Simulator<'s> {
             ));
         }
         let mass_matrix = (velocity_space && system.constant_mass()).then(|| system.mass(&q0, 0.0));
-        let convex = convex.then(GlobalIpm::convex);
         Ok(Simulator {
             system,
             q: q0,
@@ -181,7 +180,7 @@ impl<'s> Simulator<'s> {
             fallbacks,
             mass,
             velocity_space,
-            convex,
+            velocity: Vec::new(),
             mass_matrix,
             warm: vec![Vec::new(); contacts.len()],
             dims,
@@ -205,7 +204,6 @@ impl<'s> Simulator<'s> {
             impulses: Vec::new(),
             spare_contacts: Vec::new(),
             u_pred: Vec::new(),
-            sap: None,
         })
     }
 
@@ -379,12 +377,7 @@ impl<'s> Simulator<'s> {
                         Some(m) => m.clone(),
                         None => sys.mass(at, t_eval),
                     };
-                    if let Formulation::Compliant(c) = &self.opts.formulation {
-                        let c = c.clone();
-                        self.solve_compliant(&lp, &m, &c, report, &mut r, &mut u_new)?;
-                    } else {
-                        self.solve_velocity_space(&lp, &m, report, &mut r, &mut u_new)?;
-                    }
+                    self.solve_in_velocity_space(&lp, &m, report, &mut r, &mut u_new)?;
                 } else {
                     u_new.clone_from(&lp.u_free);
                 }

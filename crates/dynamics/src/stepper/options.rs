@@ -188,6 +188,12 @@ pub struct StepOptions {
     /// Record each step's wall-clock time in [`Stats::step_seconds`] (off by default: two
     /// clock readings a step cost about 10 % of a step of the woodpecker).
     pub time_steps: bool,
+    /// Solve a step in velocity space island by island (on by default): the groups of
+    /// velocities that no contact or mass coupling joins are independent problems
+    /// ([`perp_cones::Islands`]), each solved by its own solver, in parallel under
+    /// `settings.threads` with a trajectory that does not depend on the thread count. Off:
+    /// one problem a step. The local form (W) is always one problem.
+    pub islands: bool,
 }
 
 impl StepOptions {
@@ -240,6 +246,7 @@ impl Default for StepOptions {
             fallback: Vec::new(),
             step_budget: None,
             time_steps: false,
+            islands: true,
         }
     }
 }
@@ -265,6 +272,9 @@ pub struct StepReport {
     /// Solvers run on the step's problem (1 when the chosen one succeeded; more when the
     /// fallback chain of [`StepOptions::fallback`] was used).
     pub attempts: usize,
+    /// Islands the step's problem was solved as ([`StepOptions::islands`]; 1 for one problem,
+    /// 0 when nothing was solved). `iterations` and `factorizations` are summed over them.
+    pub islands: usize,
 }
 
 /// Totals over a run.
@@ -287,6 +297,8 @@ pub struct Stats {
     pub rescued: usize,
     /// Worst error measure over the solves.
     pub max_error: f64,
+    /// The most islands a step was solved as ([`StepReport::islands`]).
+    pub max_islands: usize,
     /// Largest problem size.
     pub max_size: usize,
     /// Wall-clock seconds of each step, when [`StepOptions::time_steps`] is on.

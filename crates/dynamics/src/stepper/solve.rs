@@ -1,6 +1,6 @@
-//! One contact solve of a step: the local form through the catalogue's solver chain, the LCP
-//! formulations, and the velocity-space formulations (convex, compliant, exact global
-//! solvers); moving a contact's variables between the solver's vector and the simulator.
+//! One contact solve of a step: the local form through the catalogue's solver chain and the
+//! LCP formulations (the velocity-space formulations are in `velocity.rs`); moving a
+//! contact's variables between the solver's vector and the simulator.
 
 use super::*;
 
@@ -130,79 +130,6 @@ impl Simulator<'_> {
         }
         (self.fc_r, self.fc_u, self.fc_report) = (z, w, rep);
         out.map(|_| ())
-    }
-
-    /// Solves the step's problem in velocity space (the global form `M v = f + H r` with the
-    /// step's M, [`LocalProblem::global_problem`]): the convex relaxation by the interior-point
-    /// method, or the exact cones by the chosen global solver warm-started from the previous
-    /// impulses. The local impulses go to `r`, the new velocities to `v`.
-    pub(super) fn solve_velocity_space(
-        &mut self,
-        lp: &LocalProblem,
-        m: &Matrix,
-        report: &mut StepReport,
-        r: &mut Vec<f64>,
-        v: &mut Vec<f64>,
-    ) -> Result<(), Error> {
-        let g = lp.global_problem(m)?;
-        let s = self.opts.settings.clone();
-        let n = lp.size();
-        let slots = |a: usize| Slots { start: lp.offsets[a], stride: 1, len: lp.contacts[a].dim() };
-        let mut z = std::mem::take(&mut self.fc_r);
-        let warm = self.gather_into(lp, n, &slots, &mut z);
-        let sol = match (&mut self.convex, &mut self.solver) {
-            (Some(ipm), _) => ipm.solve_convex_from(&g, warm.then_some(z.as_slice()), &s)?.0,
-            (None, Solver::Global(sv)) => sv.solve_global(&g, warm.then_some(z.as_slice()), &s)?,
-            _ => unreachable!("velocity space has a global solver or the convex method"),
-        };
-        self.fc_r = z;
-        self.note(report, n, &sol.report, 1);
-        self.scatter(lp, &sol.r, &slots);
-        r.clone_from(&sol.r);
-        v.clone_from(&sol.v);
-        Ok(())
-    }
-
-    /// Solves the step's problem with SAP's compliant contacts ([`Formulation::Compliant`]):
-    /// the global problem `M v = M u_free + Jᵀ γ`, `u = J v + b` with b the contacts'
-    /// rheonomic terms only (no restitution), φ₀ each contact's gap where the step evaluates
-    /// its contacts; from the step's initial velocity when warm starts are on.
-    pub(super) fn solve_compliant(
-        &mut self,
-        lp: &LocalProblem,
-        m: &Matrix,
-        c: &Compliant,
-        report: &mut StepReport,
-        r: &mut Vec<f64>,
-        v: &mut Vec<f64>,
-    ) -> Result<(), Error> {
-        let mut g = lp.global_problem(m)?;
-        let mut k = 0;
-        for contact in &lp.contacts {
-            for j in 0..contact.dim() {
-                g.b[k] = contact.bias_at(j);
-                k += 1;
-            }
-        }
-        let tau = c.dissipation_time_scale.unwrap_or(self.dt);
-        let contacts = lp
-            .contacts
-            .iter()
-            .map(|contact| Compliance {
-                stiffness: c.stiffness,
-                dissipation_time_scale: tau,
-                phi0: contact.gap,
-            })
-            .collect();
-        let sap = self.sap.get_or_insert_with(Box::default);
-        sap.regularisation =
-            Regularisation::Compliant { dt: self.dt, beta: c.beta, sigma: c.sigma, contacts };
-        let v0 = self.opts.warm_start.then_some(self.u.as_slice());
-        let sol = sap.solve(&g, v0, &self.opts.settings)?;
-        self.note(report, lp.size(), &sol.solution.report, 1);
-        r.clone_from(&sol.solution.r);
-        v.clone_from(&sol.solution.v);
-        Ok(())
     }
 
     /// Solves the step's problem in the chosen formulation; the local impulses go to `r`.

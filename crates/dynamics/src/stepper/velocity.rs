@@ -1,0 +1,235 @@
+//! A step solved in velocity space: the global problem `M v = f + H r` of the step
+//! ([`LocalProblem::global_problem`]) split into its islands ([`perp_cones::Islands`]) and each
+//! island solved by its own solver (the convex relaxation's interior point, an exact global
+//! solver, or SAP on the compliant model), in parallel under `Settings::threads`.
+//!
+//! Each island keeps its solver from step to step, by island number (islands are numbered by
+//! their first velocity, so a settled scene keeps its numbering): the solvers' symbolic
+//! analyses are reused while an island's contact graph repeats. An island's result does not
+//! depend on the other islands or on the thread count, so neither does the trajectory. A
+//! problem that is one island is solved whole, as without islands.
+
+use super::solve::Slots;
+use super::*;
+use perp_cones::{GlobalSolution, GlobalSolver, Island};
+use perp_core::parallel::Par;
+use std::borrow::Cow;
+
+/// The solver of one island, kept across steps.
+pub(super) enum VelocitySolver {
+    /// The interior-point method on the convex relaxation ([`Formulation::Convex`]).
+    Convex(Box<GlobalIpm>),
+    /// A global solver of the exact cones ([`Formulation::Cone`] in velocity space).
+    Exact(Box<dyn GlobalSolver>),
+    /// SAP on the compliant model ([`Formulation::Compliant`]).
+    Compliant(Box<Sap>),
+}
+
+/// One island's problem and start, and its solution once solved.
+struct Job<'a> {
+    g: Cow<'a, GlobalFrictionContactProblem>,
+    /// The impulses to start from (`None`: a cold start).
+    warm: Option<Cow<'a, [f64]>>,
+    /// SAP's starting velocities (`None`: its own start).
+    v0: Option<Cow<'a, [f64]>>,
+    /// SAP's compliant contacts of the island.
+    compliance: Vec<Compliance>,
+    out: Option<Result<GlobalSolution, Error>>,
+}
+
+impl VelocitySolver {
+    /// The solver of `opts`' formulation: `name` from the catalogue for the exact cones.
+    pub(super) fn new(opts: &StepOptions, name: &str) -> Result<VelocitySolver, Error> {
+        Ok(match opts.formulation {
+            Formulation::Convex => VelocitySolver::Convex(Box::new(GlobalIpm::convex())),
+            Formulation::Compliant(_) => VelocitySolver::Compliant(Box::default()),
+            _ => match perp_catalogue::build(opts.formulation.family(), name, &opts.params)? {
+                Solver::Global(sv) => VelocitySolver::Exact(sv),
+                other => unreachable!("velocity space has a global solver, not {}", other.name()),
+            },
+        })
+    }
+
+    /// Solves `job`; `compliant` gives SAP its step size and parameters.
+    fn solve(&mut self, job: &mut Job, compliant: Option<(&Compliant, f64)>, s: &Settings) {
+        let warm = job.warm.as_deref();
+        job.out = Some(match self {
+            VelocitySolver::Convex(ipm) => ipm.solve_convex_from(&job.g, warm, s).map(|(sol, _)| sol),
+            VelocitySolver::Exact(sv) => sv.solve_global(&job.g, warm, s),
+            VelocitySolver::Compliant(sap) => {
+                let (c, dt) = compliant.expect("the compliant formulation's parameters");
+                let contacts = std::mem::take(&mut job.compliance);
+                sap.regularisation = Regularisation::Compliant { dt, beta: c.beta, sigma: c.sigma, contacts };
+                sap.solve(&job.g, job.v0.as_deref(), s).map(|sol| sol.solution)
+            }
+        });
+    }
+}
+
+impl Simulator<'_> {
+    /// Solves the step's problem in velocity space: the global form `M v = f + H r` with the
+    /// step's M ([`LocalProblem::global_problem`]), island by island when
+    /// [`StepOptions::islands`] is on; the local impulses go to `r`, the new velocities to `v`.
+    ///
+    /// * Convex and exact: each island warm-started from its contacts' previous impulses.
+    /// * Compliant ([`Formulation::Compliant`], SAP): `b` holds the contacts' rheonomic terms
+    ///   only (no restitution), φ₀ is each contact's gap where the step evaluates its contacts,
+    ///   and each island starts from the step's initial velocities when warm starts are on.
+    ///
+    /// Velocities no contact reaches take the free motion `u_free`. The report sums the
+    /// islands' iterations and factorizations; its status is the first unsolved island's
+    /// (else solved). Its error is the largest island's (a certificate per island), except
+    /// for the exact cones, where it is Siconos' global error of the whole answer, recomputed:
+    /// a whole answer above the tolerance is not reported solved.
+    pub(super) fn solve_in_velocity_space(
+        &mut self,
+        lp: &LocalProblem,
+        m: &Matrix,
+        report: &mut StepReport,
+        r: &mut Vec<f64>,
+        v: &mut Vec<f64>,
+    ) -> Result<(), Error> {
+        let mut g = lp.global_problem(m)?;
+        let compliant = match &self.opts.formulation {
+            Formulation::Compliant(c) => Some(c.clone()),
+            _ => None,
+        };
+        let mut compliance = Vec::new();
+        if let Some(c) = &compliant {
+            let mut k = 0;
+            for contact in &lp.contacts {
+                for j in 0..contact.dim() {
+                    g.b[k] = contact.bias_at(j);
+                    k += 1;
+                }
+            }
+            let tau = c.dissipation_time_scale.unwrap_or(self.dt);
+            compliance.extend(lp.contacts.iter().map(|contact| Compliance {
+                stiffness: c.stiffness,
+                dissipation_time_scale: tau,
+                phi0: contact.gap,
+            }));
+        }
+        let n = lp.size();
+        let slots = |a: usize| Slots { start: lp.offsets[a], stride: 1, len: lp.contacts[a].dim() };
+        let mut z = std::mem::take(&mut self.fc_r);
+        let warm = self.gather_into(lp, n, &slots, &mut z);
+        let v0 = self.opts.warm_start.then_some(self.u.as_slice());
+        let islands = self.opts.islands.then(|| g.islands()).filter(|i| !i.is_whole());
+        let mut jobs = match &islands {
+            None => vec![Job {
+                g: Cow::Borrowed(&g),
+                warm: warm.then_some(Cow::Borrowed(z.as_slice())),
+                v0: v0.map(Cow::Borrowed),
+                compliance,
+                out: None,
+            }],
+            Some(islands) => {
+                let d = g.dim;
+                // A contact had a stored warm start (the others start from zero).
+                let stored =
+                    |c: usize| self.opts.warm_start && self.warm[lp.active[c]].len() == lp.contacts[c].dim();
+                let job = |part: &Island| -> Result<Job<'static>, Error> {
+                    let warm = part.contacts.iter().any(|&c| stored(c)).then(|| {
+                        Cow::Owned(
+                            part.contacts
+                                .iter()
+                                .flat_map(|&c| z[d * c..d * (c + 1)].iter().copied())
+                                .collect(),
+                        )
+                    });
+                    Ok(Job {
+                        g: Cow::Owned(islands.restrict(&g, part)?),
+                        warm,
+                        v0: v0.map(|u| Cow::Owned(part.dofs.iter().map(|&i| u[i]).collect())),
+                        compliance: part
+                            .contacts
+                            .iter()
+                            .filter_map(|&c| compliance.get(c).cloned())
+                            .collect(),
+                        out: None,
+                    })
+                };
+                islands.parts.iter().map(job).collect::<Result<Vec<_>, _>>()?
+            }
+        };
+        while self.velocity.len() < jobs.len() {
+            let name = self.solver.name();
+            self.velocity.push(VelocitySolver::new(&self.opts, name)?);
+        }
+        let (s, dt) = (&self.opts.settings, self.dt);
+        let compliant = compliant.as_ref().map(|c| (c, dt));
+        let mut pairs: Vec<(&mut VelocitySolver, &mut Job)> =
+            self.velocity.iter_mut().zip(&mut jobs).collect();
+        Par::new(s.threads)?.for_each_chunk_above(&mut pairs, 1, 2, |_, piece| {
+            for (sv, job) in piece {
+                sv.solve(job, compliant, s);
+            }
+        });
+        let mut sols = Vec::with_capacity(jobs.len());
+        for job in jobs {
+            sols.push(job.out.expect("every island is solved")?);
+        }
+        let rep = match &islands {
+            None => {
+                let sol = sols.pop().expect("one job");
+                r.clone_from(&sol.r);
+                v.clone_from(&sol.v);
+                sol.report
+            }
+            Some(islands) => self.merge(&g, islands, &sols, r, v, &lp.u_free),
+        };
+        report.islands = sols.len().max(1);
+        self.stats.max_islands = self.stats.max_islands.max(report.islands);
+        self.note(report, n, &rep, 1);
+        self.scatter(lp, r, &slots);
+        self.fc_r = z;
+        Ok(())
+    }
+
+    /// The whole answer from the islands' `sols`: their impulses and velocities put in place,
+    /// the free velocities `u_free`; the merged report ([`Simulator::solve_in_velocity_space`]).
+    fn merge(
+        &self,
+        g: &GlobalFrictionContactProblem,
+        islands: &perp_cones::Islands,
+        sols: &[GlobalSolution],
+        r: &mut Vec<f64>,
+        v: &mut Vec<f64>,
+        u_free: &[f64],
+    ) -> SolveReport {
+        let d = g.dim;
+        r.clear();
+        r.resize(g.size(), 0.0);
+        v.clear();
+        v.extend_from_slice(u_free);
+        let mut rep = SolveReport::new(sols.first().map_or("", |s| s.report.solver.as_str()));
+        rep.status = Status::Solved;
+        rep.error = 0.0;
+        for (part, sol) in islands.parts.iter().zip(sols) {
+            for (k, &c) in part.contacts.iter().enumerate() {
+                r[d * c..d * (c + 1)].copy_from_slice(&sol.r[d * k..d * (k + 1)]);
+            }
+            for (k, &i) in part.dofs.iter().enumerate() {
+                v[i] = sol.v[k];
+            }
+            rep.iterations += sol.report.iterations;
+            rep.factorizations += sol.report.factorizations;
+            rep.error = rep.error.max(sol.report.error);
+            if rep.status == Status::Solved && sol.report.status != Status::Solved {
+                rep.status = sol.report.status;
+            }
+        }
+        if matches!(self.opts.formulation, Formulation::Cone) {
+            rep.error = g.error(r, v);
+            if rep.status == Status::Solved && (rep.error.is_nan() || rep.error > self.opts.settings.tol) {
+                rep.status = Status::NumericalFailure;
+                rep.message = Some(format!(
+                    "every island was solved, but the whole answer's error is {:.3e} > tol {:.1e}",
+                    rep.error, self.opts.settings.tol
+                ));
+            }
+        }
+        rep
+    }
+}
