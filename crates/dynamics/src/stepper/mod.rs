@@ -20,7 +20,7 @@ use crate::assembly::{
     Directions, LocalProblem,
 };
 use crate::mass::MassFactor;
-use crate::system::{Contact, System};
+use crate::system::{Bilateral, Contact, System};
 use crate::trajectory::Trajectory;
 use perp_catalogue::{run_chain, Family, Params, Solver};
 use perp_cones::global_sap::{Compliance, Regularisation, Sap};
@@ -33,6 +33,15 @@ mod solve;
 mod velocity;
 
 pub use options::{Activation, Compliant, Formulation, Scheme, Stats, StepOptions, StepReport};
+
+/// Where a pass of a step evaluates its problem: M at `q`, time `t`, forces `h` (of the
+/// step's evaluation point).
+#[derive(Clone, Copy)]
+struct Eval<'a> {
+    q: &'a [f64],
+    t: f64,
+    h: &'a [f64],
+}
 
 /// Steps a [`System`] in time.
 pub struct Simulator<'s> {
@@ -269,17 +278,30 @@ impl<'s> Simulator<'s> {
     /// millions of times allocates nothing per step once its structure repeats.
     pub fn step_into(&mut self, report: &mut StepReport) -> Result<(), Error> {
         let clock = self.opts.time_steps.then(std::time::Instant::now);
-        let sys = self.system;
-        let (n, dt) = (sys.dofs(), self.dt);
         let mut impulses = std::mem::take(&mut report.impulses);
         impulses.clear();
         impulses.resize(self.dims.iter().sum(), 0.0);
-        let mut kept_active = std::mem::take(&mut report.active);
+        let kept_active = std::mem::take(&mut report.active);
         *report = StepReport { impulses, ..Default::default() };
-        let midpoint = matches!(self.opts.scheme, Scheme::Midpoint);
+        let (q_eval, t_eval, h) = self.evaluate()?;
+        let mut lp = self.activate(&q_eval, t_eval, &h)?;
+        let (q_new, u_new) = self.solve_passes(&mut lp, &q_eval, t_eval, &h, report)?;
+        (self.q_eval, self.h) = (q_eval, h);
+        self.finish(lp, q_new, u_new, kept_active, report)?;
+        if let Some(c) = clock {
+            self.stats.step_seconds.push(c.elapsed().as_secs_f64());
+        }
+        Ok(())
+    }
+
+    /// Where the step evaluates M, h and the contacts: `q_eval` (the midpoint `q + ½Δt u`, or
+    /// q) and its time, h there (checked finite), and the candidate contacts rewritten there.
+    fn evaluate(&mut self) -> Result<(Vec<f64>, f64, Vec<f64>), Error> {
+        let sys = self.system;
+        let dt = self.dt;
         let mut q_eval = std::mem::take(&mut self.q_eval);
         q_eval.clone_from(&self.q);
-        let t_eval = if midpoint {
+        let t_eval = if matches!(self.opts.scheme, Scheme::Midpoint) {
             sys.integrate(&mut q_eval, &self.u, 0.5 * dt);
             self.t + 0.5 * dt
         } else {
@@ -287,7 +309,7 @@ impl<'s> Simulator<'s> {
         };
         let mut h = std::mem::take(&mut self.h);
         h.clear();
-        h.resize(n, 0.0);
+        h.resize(sys.dofs(), 0.0);
         sys.forces(&q_eval, &self.u, t_eval, &mut h);
         Error::check_finite("h(q, u, t)", &h)?;
         sys.contacts_into(&q_eval, t_eval, &mut self.candidates);
@@ -298,8 +320,15 @@ impl<'s> Simulator<'s> {
                 self.candidates.len(),
             ));
         }
-        // The active contacts are copied into the local problem kept from the last step
-        // (clone_from reuses their rows' storage; `assemble` reuses the rest).
+        Ok((q_eval, t_eval, h))
+    }
+
+    /// The step's active contacts ([`StepOptions::activation`]), copied into the local problem
+    /// kept from the last step (`clone_from` reuses their rows' storage; `assemble` reuses the
+    /// rest).
+    fn activate(&mut self, q_eval: &[f64], t_eval: f64, h: &[f64]) -> Result<LocalProblem, Error> {
+        let (n, dt) = (self.system.dofs(), self.dt);
+        let midpoint = matches!(self.opts.scheme, Scheme::Midpoint);
         let mut lp = self.workspace.take().unwrap_or_else(LocalProblem::empty);
         let (active, contacts) = (&mut lp.active, &mut lp.contacts);
         active.clear();
@@ -317,7 +346,7 @@ impl<'s> Simulator<'s> {
                 && {
                     if !have_u_free {
                         let mut slot = None;
-                        let f = self.factor(&q_eval, t_eval, &mut slot)?;
+                        let f = self.factor(q_eval, t_eval, &mut slot)?;
                         u_free.clear();
                         u_free.extend(h.iter().map(|x| x * dt));
                         f.solve(&mut u_free, n, 1);
@@ -345,9 +374,24 @@ impl<'s> Simulator<'s> {
         // Contacts no longer active keep their storage for when they are again.
         self.spare_contacts.extend(contacts.drain(active.len()..));
         self.u_pred = u_free;
-        let bil = sys.bilaterals(&q_eval, t_eval);
+        Ok(lp)
+    }
+
+    /// Assembles and solves the step's contact problem and integrates q, once or, with
+    /// [`Scheme::Euler`]'s fixed point, until q stops moving; returns the new (q, u).
+    fn solve_passes(
+        &mut self,
+        lp: &mut LocalProblem,
+        q_eval: &[f64],
+        t_eval: f64,
+        h: &[f64],
+        report: &mut StepReport,
+    ) -> Result<(Vec<f64>, Vec<f64>), Error> {
+        let sys = self.system;
+        let midpoint = matches!(self.opts.scheme, Scheme::Midpoint);
+        let bil = sys.bilaterals(q_eval, t_eval);
         for (i, b) in bil.iter().enumerate() {
-            b.row.check(n, &format!("bilateral {i}: row"))?;
+            b.row.check(sys.dofs(), &format!("bilateral {i}: row"))?;
         }
         let passes = match self.opts.scheme {
             Scheme::Euler { fixed_point, .. } => 1 + fixed_point,
@@ -357,61 +401,90 @@ impl<'s> Simulator<'s> {
         let mut q_new = std::mem::take(&mut self.q_spare);
         let mut u_new = std::mem::take(&mut self.u_spare);
         for pass in 0..passes {
-            let mut slot = None;
-            let mut r = std::mem::take(&mut self.impulses);
-            r.clear();
-            let factor = self.factor(m_at.as_deref().unwrap_or(&q_eval), t_eval, &mut slot)?;
-            if self.velocity_space {
-                if !bil.is_empty() {
-                    return Err(Error::setting(
-                        "bilaterals",
-                        bil.len(),
-                        "a step solved in velocity space (the convex and compliant formulations, a global \
-                         solver) takes no bilateral constraints: the global form has no equality rows",
-                    ));
-                }
-                lp.assemble_velocity_space(factor, &self.u, &h, dt)?;
-                if lp.size() > 0 {
-                    let at: &[f64] = m_at.as_deref().unwrap_or(q_eval.as_slice());
-                    let m = match &self.mass_matrix {
-                        Some(m) => m.clone(),
-                        None => sys.mass(at, t_eval),
-                    };
-                    self.solve_in_velocity_space(&lp, &m, report, &mut r, &mut u_new)?;
-                } else {
-                    u_new.clone_from(&lp.u_free);
-                }
-            } else {
-                lp.assemble(factor, &self.u, &h, dt, &bil)?;
-                if lp.size() > 0 {
-                    self.solve(&lp, report, &mut r)?;
-                }
-                lp.velocity_into(&r, &mut u_new);
-            }
-            Error::check_finite("u after the step", &u_new)?;
-            report.impulses.iter_mut().for_each(|x| *x = 0.0);
-            for (a, &i) in lp.active.iter().enumerate() {
-                let (o, d) = (self.offsets[i], self.dims[i]);
-                report.impulses[o..o + d].copy_from_slice(&r[lp.offsets[a]..lp.offsets[a] + d]);
-            }
-            self.impulses = r;
-            if self.opts.keep_problem && lp.size() > 0 {
-                self.last_problem = Some(lp.clone());
-                self.last_mass =
-                    Some((sys.mass(m_at.as_deref().unwrap_or(&q_eval), t_eval), !bil.is_empty()));
-            }
-            q_new.clone_from(&q_eval);
-            sys.integrate(&mut q_new, &u_new, if midpoint { 0.5 * dt } else { dt });
+            let at: &[f64] = m_at.as_deref().unwrap_or(q_eval);
+            self.solve_pass(lp, Eval { q: at, t: t_eval, h }, &bil, report, &mut u_new)?;
+            q_new.clear();
+            q_new.extend_from_slice(q_eval);
+            sys.integrate(&mut q_new, &u_new, if midpoint { 0.5 * self.dt } else { self.dt });
             sys.normalize(&mut q_new);
             if pass + 1 < passes {
-                let prev: &[f64] = m_at.as_deref().unwrap_or(&q_eval);
-                let change = q_new.iter().zip(prev).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+                let change = q_new.iter().zip(at).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
                 if pass > 0 && change <= 1e-12 * (1.0 + q_new.iter().map(|x| x.abs()).fold(0.0, f64::max)) {
                     break;
                 }
                 m_at = Some(q_new.clone());
             }
         }
+        Ok((q_new, u_new))
+    }
+
+    /// One pass of [`Simulator::solve_passes`]: the contact problem with M at `at.q` (h and
+    /// the contacts of the step's evaluation point) assembled and solved, its impulses into
+    /// `report`, the new velocities into `u_new`.
+    fn solve_pass(
+        &mut self,
+        lp: &mut LocalProblem,
+        at: Eval<'_>,
+        bil: &[Bilateral],
+        report: &mut StepReport,
+        u_new: &mut Vec<f64>,
+    ) -> Result<(), Error> {
+        let (sys, dt) = (self.system, self.dt);
+        let mut slot = None;
+        let mut r = std::mem::take(&mut self.impulses);
+        r.clear();
+        let factor = self.factor(at.q, at.t, &mut slot)?;
+        if self.velocity_space {
+            if !bil.is_empty() {
+                return Err(Error::setting(
+                    "bilaterals",
+                    bil.len(),
+                    "a step solved in velocity space (the convex and compliant formulations, a global \
+                     solver) takes no bilateral constraints: the global form has no equality rows",
+                ));
+            }
+            lp.assemble_velocity_space(factor, &self.u, at.h, dt)?;
+            if lp.size() > 0 {
+                let m = match &self.mass_matrix {
+                    Some(m) => m.clone(),
+                    None => sys.mass(at.q, at.t),
+                };
+                self.solve_in_velocity_space(lp, &m, report, &mut r, u_new)?;
+            } else {
+                u_new.clone_from(&lp.u_free);
+            }
+        } else {
+            lp.assemble(factor, &self.u, at.h, dt, bil)?;
+            if lp.size() > 0 {
+                self.solve(lp, report, &mut r)?;
+            }
+            lp.velocity_into(&r, u_new);
+        }
+        Error::check_finite("u after the step", u_new)?;
+        report.impulses.iter_mut().for_each(|x| *x = 0.0);
+        for (a, &i) in lp.active.iter().enumerate() {
+            let (o, d) = (self.offsets[i], self.dims[i]);
+            report.impulses[o..o + d].copy_from_slice(&r[lp.offsets[a]..lp.offsets[a] + d]);
+        }
+        self.impulses = r;
+        if self.opts.keep_problem && lp.size() > 0 {
+            self.last_problem = Some(lp.clone());
+            self.last_mass = Some((sys.mass(at.q, at.t), !bil.is_empty()));
+        }
+        Ok(())
+    }
+
+    /// The step's end: q projected back to the admissible set ([`Scheme::Euler`]'s `project`),
+    /// the active contacts and normal impulses kept for the next step, the state and the clock
+    /// advanced.
+    fn finish(
+        &mut self,
+        lp: LocalProblem,
+        mut q_new: Vec<f64>,
+        u_new: Vec<f64>,
+        mut kept_active: Vec<usize>,
+        report: &mut StepReport,
+    ) -> Result<(), Error> {
         if let Scheme::Euler { project: true, .. } = self.opts.scheme {
             self.project(&mut q_new)?;
         }
@@ -421,7 +494,6 @@ impl<'s> Simulator<'s> {
             *x = report.impulses[self.offsets[i]];
         }
         self.workspace = Some(lp);
-        (self.q_eval, self.h) = (q_eval, h);
         self.q_spare = std::mem::replace(&mut self.q, q_new);
         self.u_spare = std::mem::replace(&mut self.u, u_new);
         let (mut t0, mut k, given) = self.t_clock;
@@ -429,12 +501,9 @@ impl<'s> Simulator<'s> {
             (t0, k) = (self.t, 0);
         }
         k += 1;
-        self.t = t0 + k as f64 * dt;
+        self.t = t0 + k as f64 * self.dt;
         self.t_clock = (t0, k, self.t);
         self.stats.steps += 1;
-        if let Some(c) = clock {
-            self.stats.step_seconds.push(c.elapsed().as_secs_f64());
-        }
         Ok(())
     }
 
