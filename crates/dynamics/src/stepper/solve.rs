@@ -139,7 +139,6 @@ impl Simulator<'_> {
         report: &mut StepReport,
         r: &mut Vec<f64>,
     ) -> Result<(), Error> {
-        let s = self.opts.settings.clone();
         let k = lp.contacts.len();
         match (&self.opts.formulation, &mut self.solver) {
             (Formulation::GlockerStuder, Solver::Lcp(_)) => {
@@ -163,81 +162,94 @@ impl Simulator<'_> {
                 st_impulses_into(lp, &layout, &self.fc_r, r);
                 Ok(())
             }
-            (Formulation::Cone, Solver::Friction(_)) => {
-                // The prepared path: the problem, r, u and the report keep their storage
-                // from step to step, and the solver its workspace (no allocation in the
-                // solve once the structure repeats).
-                let mut fc = self.fc.take();
-                lp.friction_problem_into(&mut fc)?;
-                let fp = fc.as_ref().expect("friction problem just built");
-                let slots = |a: usize| Slots { start: lp.offsets[a], stride: 1, len: lp.contacts[a].dim() };
-                let n = lp.size();
-                let (mut z, mut u, mut rep) = (
-                    std::mem::take(&mut self.fc_r),
-                    std::mem::take(&mut self.fc_u),
-                    std::mem::replace(&mut self.fc_report, SolveReport::new("")),
-                );
-                let warm = self.gather_into(lp, n, &slots, &mut z);
-                u.resize(n, 0.0);
-                let budget = self.opts.step_budget;
-                let solvers = std::iter::once(&mut self.solver).chain(self.fallbacks.iter_mut());
-                let out = run_chain(solvers, budget, &s, warm, &mut z, &mut rep, |sv, warm, r, rep, s| {
-                    let Solver::Friction(sv) = sv else {
-                        unreachable!("the cone formulation has frictional solvers")
-                    };
-                    sv.solve_into(fp, warm, r, &mut u, rep, s)
-                });
-                self.fc = fc;
-                if let Ok(attempts) = out {
-                    self.note(report, n, &rep, attempts);
-                    self.scatter(lp, &z, &slots);
-                }
-                r.clone_from(&z);
-                (self.fc_r, self.fc_u, self.fc_report) = (z, u, rep);
-                out.map(|_| ())
-            }
-            (Formulation::TzitzourisPang, Solver::Mcp(_)) => {
-                let (f, lower, upper) = tzitzouris_pang(lp)?;
-                let offs = lp.offsets.clone();
-                let dims: Vec<usize> = lp.contacts.iter().map(Contact::dim).collect();
-                let slots = move |a: usize| Slots { start: offs[a], stride: 1, len: dims[a] };
-                // Hot start: the previous impulses, with s from the current sliding speed.
-                // Cold start: each contact's frictionless normal impulse max(0, −b_N / W_NN), which
-                // keeps the NCP away from its degenerate corner c_n = 0.
-                let r0 = self.gather(lp, lp.size(), &slots).unwrap_or_else(|| {
-                    let mut r = vec![0.0; lp.size()];
-                    for &o in &lp.offsets {
-                        let d = lp.w.get(o, o);
-                        r[o] = if d > 0.0 { (-lp.b[o] / d).max(0.0) } else { 0.0 };
-                    }
-                    r
-                });
-                let mut z = f.point(&r0);
-                let mcp = perp_ncp::Mcp::new(&f, lower, upper)?;
-                let mut rep = SolveReport::new("");
-                let solvers = std::iter::once(&mut self.solver).chain(self.fallbacks.iter_mut());
-                let attempts = run_chain(
-                    solvers,
-                    self.opts.step_budget,
-                    &s,
-                    true,
-                    &mut z,
-                    &mut rep,
-                    |sv, _, z, rep, s| {
-                        let Solver::Mcp(sv) = sv else { unreachable!("the NCP formulation has MCP solvers") };
-                        let sol = sv.solve(&mcp, z, s)?;
-                        z.copy_from_slice(&sol.z);
-                        *rep = sol.report;
-                        Ok(())
-                    },
-                )?;
-                let sol = perp_core::Solution { z, w: Vec::new(), report: rep, ray: None };
-                *r = f.impulses(&sol.z);
-                self.note(report, f.offsets.len() + lp.size(), &sol.report, attempts);
-                self.scatter(lp, r, &slots);
-                Ok(())
-            }
+            (Formulation::Cone, Solver::Friction(_)) => self.solve_cone(lp, report, r),
+            (Formulation::TzitzourisPang, Solver::Mcp(_)) => self.solve_tzitzouris_pang(lp, report, r),
             _ => unreachable!("solver kind follows the formulation"),
         }
+    }
+
+    /// The exact cones through W ([`Formulation::Cone`]) on the prepared path: the problem,
+    /// r, u and the report keep their storage from step to step, and the solver its workspace
+    /// (no allocation in the solve once the structure repeats); the fallback chain after.
+    fn solve_cone(
+        &mut self,
+        lp: &LocalProblem,
+        report: &mut StepReport,
+        r: &mut Vec<f64>,
+    ) -> Result<(), Error> {
+        let s = self.opts.settings.clone();
+        // The prepared path: the problem, r, u and the report keep their storage
+        // from step to step, and the solver its workspace (no allocation in the
+        // solve once the structure repeats).
+        let mut fc = self.fc.take();
+        lp.friction_problem_into(&mut fc)?;
+        let fp = fc.as_ref().expect("friction problem just built");
+        let slots = |a: usize| Slots { start: lp.offsets[a], stride: 1, len: lp.contacts[a].dim() };
+        let n = lp.size();
+        let (mut z, mut u, mut rep) = (
+            std::mem::take(&mut self.fc_r),
+            std::mem::take(&mut self.fc_u),
+            std::mem::replace(&mut self.fc_report, SolveReport::new("")),
+        );
+        let warm = self.gather_into(lp, n, &slots, &mut z);
+        u.resize(n, 0.0);
+        let budget = self.opts.step_budget;
+        let solvers = std::iter::once(&mut self.solver).chain(self.fallbacks.iter_mut());
+        let out = run_chain(solvers, budget, &s, warm, &mut z, &mut rep, |sv, warm, r, rep, s| {
+            let Solver::Friction(sv) = sv else {
+                unreachable!("the cone formulation has frictional solvers")
+            };
+            sv.solve_into(fp, warm, r, &mut u, rep, s)
+        });
+        self.fc = fc;
+        if let Ok(attempts) = out {
+            self.note(report, n, &rep, attempts);
+            self.scatter(lp, &z, &slots);
+        }
+        r.clone_from(&z);
+        (self.fc_r, self.fc_u, self.fc_report) = (z, u, rep);
+        out.map(|_| ())
+    }
+
+    /// Tzitzouris–Pang's NCP ([`Formulation::TzitzourisPang`]) by the MCP solver chain.
+    fn solve_tzitzouris_pang(
+        &mut self,
+        lp: &LocalProblem,
+        report: &mut StepReport,
+        r: &mut Vec<f64>,
+    ) -> Result<(), Error> {
+        let s = self.opts.settings.clone();
+        let (f, lower, upper) = tzitzouris_pang(lp)?;
+        let offs = lp.offsets.clone();
+        let dims: Vec<usize> = lp.contacts.iter().map(Contact::dim).collect();
+        let slots = move |a: usize| Slots { start: offs[a], stride: 1, len: dims[a] };
+        // Hot start: the previous impulses, with s from the current sliding speed.
+        // Cold start: each contact's frictionless normal impulse max(0, −b_N / W_NN), which
+        // keeps the NCP away from its degenerate corner c_n = 0.
+        let r0 = self.gather(lp, lp.size(), &slots).unwrap_or_else(|| {
+            let mut r = vec![0.0; lp.size()];
+            for &o in &lp.offsets {
+                let d = lp.w.get(o, o);
+                r[o] = if d > 0.0 { (-lp.b[o] / d).max(0.0) } else { 0.0 };
+            }
+            r
+        });
+        let mut z = f.point(&r0);
+        let mcp = perp_ncp::Mcp::new(&f, lower, upper)?;
+        let mut rep = SolveReport::new("");
+        let solvers = std::iter::once(&mut self.solver).chain(self.fallbacks.iter_mut());
+        let attempts =
+            run_chain(solvers, self.opts.step_budget, &s, true, &mut z, &mut rep, |sv, _, z, rep, s| {
+                let Solver::Mcp(sv) = sv else { unreachable!("the NCP formulation has MCP solvers") };
+                let sol = sv.solve(&mcp, z, s)?;
+                z.copy_from_slice(&sol.z);
+                *rep = sol.report;
+                Ok(())
+            })?;
+        let sol = perp_core::Solution { z, w: Vec::new(), report: rep, ray: None };
+        *r = f.impulses(&sol.z);
+        self.note(report, f.offsets.len() + lp.size(), &sol.report, attempts);
+        self.scatter(lp, r, &slots);
+        Ok(())
     }
 }
