@@ -43,6 +43,57 @@ struct Eval<'a> {
     h: &'a [f64],
 }
 
+/// The solvers a [`Simulator`] is built with, from its options.
+struct Solvers {
+    solver: Solver,
+    /// The fallback chain ([`StepOptions::fallback`]).
+    fallbacks: Vec<Solver>,
+    /// Whether steps are solved in velocity space.
+    velocity_space: bool,
+}
+
+impl Solvers {
+    /// The chosen solver (the formulation's default when none is named) and the fallback
+    /// chain, built from the catalogue; `Err` on an unknown name, a convex formulation with
+    /// another solver than global-ipm, or a fallback chain in velocity space.
+    fn new(opts: &StepOptions) -> Result<Solvers, Error> {
+        let compliant = matches!(opts.formulation, Formulation::Compliant(_));
+        let name = if compliant {
+            // SAP solves the compliant formulation; the catalogue's slot holds an unused
+            // frictional solver.
+            "prox".to_string()
+        } else {
+            opts.solver.clone().unwrap_or_else(|| opts.formulation.default_solver().into())
+        };
+        let solver = perp_catalogue::build(opts.formulation.family(), &name, &opts.params)?;
+        let fallbacks = opts
+            .fallback
+            .iter()
+            .filter(|n| **n != name && !compliant)
+            .map(|n| perp_catalogue::build(opts.formulation.family(), n, &Params::new()))
+            .collect::<Result<Vec<_>, _>>()?;
+        // Velocity space: the convex and compliant formulations, or a global solver of the
+        // exact cones.
+        let convex = matches!(opts.formulation, Formulation::Convex);
+        if convex && name != "global-ipm" {
+            return Err(Error::setting(
+                "solver",
+                &name,
+                "the convex formulation is solved by global-ipm (its interior-point method on the relaxation)",
+            ));
+        }
+        let velocity_space = convex || compliant || matches!(solver, Solver::Global(_));
+        if velocity_space && !fallbacks.is_empty() {
+            return Err(Error::setting(
+                "fallback",
+                opts.fallback.join(","),
+                "a step solved in velocity space takes no fallback chain yet",
+            ));
+        }
+        Ok(Solvers { solver, fallbacks, velocity_space })
+    }
+}
+
 /// Steps a [`System`] in time.
 pub struct Simulator<'s> {
     system: &'s dyn System,
@@ -129,21 +180,7 @@ impl<'s> Simulator<'s> {
         Error::check_finite("q0", &q0)?;
         Error::check_finite("u0", &u0)?;
         opts.settings.validate()?;
-        let compliant = matches!(opts.formulation, Formulation::Compliant(_));
-        let name = if compliant {
-            // SAP solves the compliant formulation; the catalogue's slot holds an unused
-            // frictional solver.
-            "prox".to_string()
-        } else {
-            opts.solver.clone().unwrap_or_else(|| opts.formulation.default_solver().into())
-        };
-        let solver = perp_catalogue::build(opts.formulation.family(), &name, &opts.params)?;
-        let fallbacks = opts
-            .fallback
-            .iter()
-            .filter(|n| **n != name && !compliant)
-            .map(|n| perp_catalogue::build(opts.formulation.family(), n, &Params::new()))
-            .collect::<Result<Vec<_>, _>>()?;
+        let Solvers { solver, fallbacks, velocity_space } = Solvers::new(&opts)?;
         let contacts = system.contacts(&q0, 0.0);
         for (i, c) in contacts.iter().enumerate() {
             c.validate(i, system.dofs())?;
@@ -158,24 +195,6 @@ impl<'s> Simulator<'s> {
             })
             .collect();
         let mass = if system.constant_mass() { Some(MassFactor::new(&system.mass(&q0, 0.0))?) } else { None };
-        // Velocity space: the convex and compliant formulations, or a global solver of the
-        // exact cones.
-        let convex = matches!(opts.formulation, Formulation::Convex);
-        if convex && name != "global-ipm" {
-            return Err(Error::setting(
-                "solver",
-                &name,
-                "the convex formulation is solved by global-ipm (its interior-point method on the relaxation)",
-            ));
-        }
-        let velocity_space = convex || compliant || matches!(solver, Solver::Global(_));
-        if velocity_space && !fallbacks.is_empty() {
-            return Err(Error::setting(
-                "fallback",
-                opts.fallback.join(","),
-                "a step solved in velocity space takes no fallback chain yet",
-            ));
-        }
         let mass_matrix = (velocity_space && system.constant_mass()).then(|| system.mass(&q0, 0.0));
         Ok(Simulator {
             system,
