@@ -178,9 +178,6 @@ impl Simulator<'_> {
         r: &mut Vec<f64>,
     ) -> Result<(), Error> {
         let s = self.opts.settings.clone();
-        // The prepared path: the problem, r, u and the report keep their storage
-        // from step to step, and the solver its workspace (no allocation in the
-        // solve once the structure repeats).
         let mut fc = self.fc.take();
         lp.friction_problem_into(&mut fc)?;
         let fp = fc.as_ref().expect("friction problem just built");
@@ -218,8 +215,8 @@ impl Simulator<'_> {
         report: &mut StepReport,
         r: &mut Vec<f64>,
     ) -> Result<(), Error> {
-        let s = self.opts.settings.clone();
         let (f, lower, upper) = tzitzouris_pang(lp)?;
+        let s = self.opts.settings.clone();
         let offs = lp.offsets.clone();
         let dims: Vec<usize> = lp.contacts.iter().map(Contact::dim).collect();
         let slots = move |a: usize| Slots { start: offs[a], stride: 1, len: dims[a] };
