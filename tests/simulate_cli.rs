@@ -405,3 +405,45 @@ fn trajectory_columns_name_every_body_alike_with_exact_times_and_a_choice_of_col
     assert!(err.contains("--columns = speed"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--tol` and `--max-iter` set every step's solve (the worst error stays within the asked
+/// tolerance; an iteration limit of 1 leaves steps unsolved), bad values exit 2 naming the
+/// setting; `--no-islands` solves a step in velocity space whole, the default island by island.
+#[test]
+fn tolerance_iteration_limit_and_islands_reach_every_step() {
+    let run = |args: &[&str]| {
+        let o = perp().arg("simulate").args(args).output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let worst = |out: &str| -> (usize, f64) {
+        let line = out.lines().find(|l| l.starts_with("solves")).unwrap_or_else(|| panic!("{out}"));
+        let unsolved = line.split(", ").find(|p| p.ends_with("not solved")).unwrap();
+        let unsolved = unsolved.split(' ').next().unwrap().parse().unwrap();
+        (unsolved, line.rsplit(' ').next().unwrap().parse().unwrap())
+    };
+    let pile = ["ball-pile", "30", "--t-end", "0.2", "--formulation", "convex", "--threads", "1"];
+    for tol in ["1e-4", "1e-9"] {
+        let (code, out, err) = run(&[&pile[..], &["--tol", tol]].concat());
+        assert_eq!(code, Some(0), "{err}");
+        let (unsolved, error) = worst(&out);
+        assert_eq!(unsolved, 0, "{out}");
+        assert!(error <= tol.parse::<f64>().unwrap() && error > 0.0, "{out}");
+        assert!(out.contains("islands    up to"), "{out}");
+    }
+    // A run with unsolved steps exits 1.
+    let (code, out, _) = run(&[&pile[..], &["--max-iter", "1"]].concat());
+    assert_eq!(code, Some(1), "{out}");
+    assert!(worst(&out).0 > 0, "{out}");
+    let (code, out, _) = run(&[&pile[..], &["--no-islands"]].concat());
+    assert_eq!(code, Some(0));
+    assert!(worst(&out).0 == 0 && !out.contains("islands"), "{out}");
+    for bad in [["--tol=-1"], ["--tol=nan"]] {
+        let (code, _, err) = run(&[&pile[..], &bad[..]].concat());
+        assert_eq!(code, Some(2), "{bad:?}: {err}");
+        assert!(err.contains("tol"), "{bad:?}: {err}");
+    }
+}

@@ -61,6 +61,12 @@ pub struct Args {
     /// count. Default: all cores.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
+    /// Tolerance of every step's solve, on the solver's error measure (default: the scene's).
+    #[arg(long)]
+    tol: Option<f64>,
+    /// Iteration limit of every step's solve (default: the solver's).
+    #[arg(long)]
+    max_iter: Option<usize>,
     /// Solve a step in velocity space as one problem instead of island by island (groups of
     /// bodies that no contact joins, solved apart and in parallel).
     #[arg(long)]
@@ -148,6 +154,12 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     opts.warm_start = !a.cold;
     opts.time_steps = a.step_times;
     opts.islands = !a.no_islands;
+    if let Some(tol) = a.tol {
+        opts.settings.tol = tol;
+    }
+    if let Some(k) = a.max_iter {
+        opts.settings.max_iter = k;
+    }
     opts.settings.threads = super::threads(a.threads)?;
     if let Some(act) = &a.activation {
         opts.activation = if act == "persistent" { Activation::Persistent } else { Activation::Gap };
