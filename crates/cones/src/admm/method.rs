@@ -73,26 +73,40 @@ impl Method<'_> {
     }
 }
 
-impl IterativeMethod for Method<'_> {
-    fn initial_error(&mut self) -> Option<f64> {
-        Some(self.velocity_and_error())
-    }
+/// The residuals of one ADMM update and the squared norms the residual balancing scales them
+/// by.
+struct Residuals {
+    /// ‖r⁺ − z⁺‖.
+    primal: f64,
+    /// ρ ‖ẑ − z⁺‖.
+    dual: f64,
+    /// ‖r⁺‖².
+    nr: f64,
+    /// ‖z⁺‖².
+    nz: f64,
+    /// ‖ξ⁺‖².
+    nxi: f64,
+}
 
-    fn step(&mut self) -> StepResult {
+impl Method<'_> {
+    /// One ADMM update from (ẑ, ξ̂): r⁺ = (W + ρI)⁻¹ (−q_s + ρ (ẑ − ξ̂)) (factoring W + ρI
+    /// first when ρ changed), z⁺ = P_K(r⁺ + ξ̂), ξ⁺ = ξ̂ + r⁺ − z⁺, and its residuals; `None`
+    /// when the factorization or the solve fails.
+    fn update(&mut self) -> Option<Residuals> {
         let rho = self.rho;
         if self.refactor {
             if !self.linear.factor(self.blocks, rho) {
-                return StepResult::go(f64::NAN);
+                return None;
             }
             self.refactor = false;
         }
-        let [z, z_hat, z_k, xi, xi_hat, xi_k, qs, tmp, _] = &mut *self.v;
+        let [z, z_hat, _, xi, xi_hat, _, qs, tmp, _] = &mut *self.v;
         // r⁺ = (W + ρI)⁻¹ (−q_s + ρ (ẑ − ξ̂))
         for k in 0..self.r.len() {
             self.r[k] = -qs[k] + rho * (z_hat[k] - xi_hat[k]);
         }
         if !self.linear.solve(self.r) {
-            return StepResult::go(f64::NAN);
+            return None;
         }
         // z⁺ = P_K(r⁺ + ξ̂)
         for k in 0..tmp.len() {
@@ -110,9 +124,14 @@ impl IterativeMethod for Method<'_> {
             nz += z[k] * z[k];
             nxi += xi[k] * xi[k];
         }
-        let (primal, dual) = (primal.sqrt(), rho * dual.sqrt());
-        let e = primal * primal + dual * dual;
-        // Acceleration with restart (Goldstein et al. 2014, §4.3).
+        Some(Residuals { primal: primal.sqrt(), dual: rho * dual.sqrt(), nr, nz, nxi })
+    }
+
+    /// The next (ẑ, ξ̂): extrapolated when the combined residual `e` fell enough, restarted
+    /// from the previous iterate otherwise (Goldstein et al. 2014, §4.3); the new iterate
+    /// itself without acceleration.
+    fn accelerate(&mut self, e: f64) {
+        let [z, z_hat, z_k, xi, xi_hat, xi_k, ..] = &mut *self.v;
         if self.opts.acceleration && e < self.opts.eta * self.e_k {
             let tau = 0.5 * (1.0 + (1.0 + 4.0 * self.tau_k * self.tau_k).sqrt());
             let alpha = (self.tau_k - 1.0) / tau;
@@ -132,40 +151,64 @@ impl IterativeMethod for Method<'_> {
             z_hat.copy_from_slice(z);
             xi_hat.copy_from_slice(xi);
         }
-        // Residual balancing on the scaled residuals.
-        self.steps += 1;
+    }
+
+    /// Residual balancing on the scaled residuals `res`, after the first step (with
+    /// [`Method::first_rescale`]) and every `adapt_every` steps: ρ moves towards the larger
+    /// residual, and the scaled multiplier ξ = λ/ρ follows it.
+    fn balance_rho(&mut self, res: &Residuals) {
+        let rho = self.rho;
         let first = self.first_rescale && self.steps == 1;
-        if self.opts.strategy == RhoStrategy::Balancing
-            && (first || self.steps.is_multiple_of(self.opts.adapt_every))
+        if self.opts.strategy != RhoStrategy::Balancing
+            || !(first || self.steps.is_multiple_of(self.opts.adapt_every))
         {
-            let rs = primal / nr.sqrt().max(nz.sqrt()).max(f64::MIN_POSITIVE);
-            let ss = dual / (rho * nxi.sqrt()).max(f64::MIN_POSITIVE);
-            let new = if first && (rs > self.opts.phi * ss || ss > self.opts.phi * rs) {
-                // OSQP's rule (Stellato et al. 2020 §5.2).
-                (rho * (rs / ss).sqrt()).clamp(self.rho_lo, self.rho_hi)
-            } else if rs > self.opts.phi * ss {
-                (rho * self.opts.tau).min(self.rho_hi)
-            } else if ss > self.opts.phi * rs {
-                (rho / self.opts.tau).max(self.rho_lo)
-            } else {
-                rho
-            };
-            if new != rho {
-                // The scaled multiplier ξ = λ/ρ follows ρ.
-                let ratio = rho / new;
-                for k in 0..xi.len() {
-                    xi[k] *= ratio;
-                    xi_hat[k] *= ratio;
-                }
-                self.rho = new;
-                self.refactor = true;
-                self.rho_changes += 1;
-            }
+            return;
         }
+        let rs = res.primal / res.nr.sqrt().max(res.nz.sqrt()).max(f64::MIN_POSITIVE);
+        let ss = res.dual / (rho * res.nxi.sqrt()).max(f64::MIN_POSITIVE);
+        let new = if first && (rs > self.opts.phi * ss || ss > self.opts.phi * rs) {
+            // OSQP's rule (Stellato et al. 2020 §5.2).
+            (rho * (rs / ss).sqrt()).clamp(self.rho_lo, self.rho_hi)
+        } else if rs > self.opts.phi * ss {
+            (rho * self.opts.tau).min(self.rho_hi)
+        } else if ss > self.opts.phi * rs {
+            (rho / self.opts.tau).max(self.rho_lo)
+        } else {
+            rho
+        };
+        if new != rho {
+            // The scaled multiplier ξ = λ/ρ follows ρ.
+            let [_, _, _, xi, xi_hat, ..] = &mut *self.v;
+            let ratio = rho / new;
+            for k in 0..xi.len() {
+                xi[k] *= ratio;
+                xi_hat[k] *= ratio;
+            }
+            self.rho = new;
+            self.refactor = true;
+            self.rho_changes += 1;
+        }
+    }
+}
+
+impl IterativeMethod for Method<'_> {
+    fn initial_error(&mut self) -> Option<f64> {
+        Some(self.velocity_and_error())
+    }
+
+    fn step(&mut self) -> StepResult {
+        let Some(res) = self.update() else {
+            return StepResult::go(f64::NAN);
+        };
+        let e = res.primal * res.primal + res.dual * res.dual;
+        self.accelerate(e);
+        self.steps += 1;
+        self.balance_rho(&res);
+        let [z, _, z_k, xi, _, xi_k, ..] = &mut *self.v;
         z_k.copy_from_slice(z);
         xi_k.copy_from_slice(xi);
         let error = self.velocity_and_error();
-        if nr.sqrt() > self.r_bound {
+        if res.nr.sqrt() > self.r_bound {
             self.diverged = true;
             return StepResult { error, stop: Some(Status::NumericalFailure) };
         }

@@ -251,35 +251,7 @@ impl Admm {
         let scale = if mean_diag > 0.0 && mean_diag.is_finite() { mean_diag } else { 1.0 };
         let rho = self.rho0 * scale;
         let cones = &ws.cones.cones;
-        let coulomb = p.is_coulomb();
-        if warm {
-            // z = P_K(r₀), ξ = −ũ(r₀)/ρ.
-            blocks.velocity(r, &p.q, u);
-            let [z, z_hat, z_k, xi, xi_hat, xi_k, qs, tmp, _] = &mut ws.vecs;
-            project_all(cones, &p.mu, p.dim, r, z);
-            shifted_q(p, cones, coulomb, u, qs);
-            blocks.mul(r, tmp);
-            for k in 0..n {
-                xi[k] = -(tmp[k] + qs[k]) / rho;
-            }
-            if self.shift == Shift::Multiplier {
-                // A contact without force that penetrates at r₀ is not at its solution, and
-                // its multiplier (a take-off's) is wrong: it starts at 0, as in a cold start,
-                // rather than bring the shift μ‖u_T‖ of a velocity the solution does not have
-                // (at μ = 1e8 on W = I that shift holds the iterates at r ≈ 0 for 20 000
-                // iterations). Contacts with a force keep theirs.
-                let scale = norm(&p.q).max(norm(u));
-                for (c, xc) in xi.chunks_mut(p.dim).enumerate() {
-                    if r[c * p.dim] <= 0.0 && u[c * p.dim] < -1e-12 * scale {
-                        xc.fill(0.0);
-                    }
-                }
-            }
-            z_hat.copy_from_slice(z);
-            z_k.copy_from_slice(z);
-            xi_hat.copy_from_slice(xi);
-            xi_k.copy_from_slice(xi);
-        }
+        // The warm start leaves r as it is.
         let force = (norm(&p.q) / scale).max(if warm { norm(r) } else { 0.0 });
         let r_bound = if force > 0.0 { DIVERGED * force } else { f64::INFINITY };
         let mut m = Method {
@@ -287,7 +259,7 @@ impl Admm {
             p,
             blocks,
             cones,
-            coulomb,
+            coulomb: p.is_coulomb(),
             linear: &mut ws.linear,
             r,
             u,
@@ -301,39 +273,88 @@ impl Admm {
             rho_changes: 0,
             restarts: 0,
             steps: 0,
-            first_rescale: match self.first_rescale {
-                FirstRescale::Never => false,
-                FirstRescale::Always => true,
-                FirstRescale::Rolling => p
-                    .cones
-                    .as_ref()
-                    .is_some_and(|c| c.iter().any(|c| matches!(c, crate::ConeSpec::Rolling { .. }))),
-            },
+            first_rescale: self.first_rescale_on(p),
             r_bound,
             diverged: false,
         };
+        if warm {
+            m.warm_start();
+        }
         let out =
             iteration::run_with(&mut m, s, DEFAULT_MAX_ITER, start, std::mem::take(&mut report.history));
         reset_report(report, "admm");
         out.record(report);
-        let (rho_end, changes, restarts) = (m.rho, m.rho_changes, m.restarts);
-        let (diverged, bound, steps) = (m.diverged, m.r_bound, m.steps);
-        let lu = m.linear.lu_mode;
-        let storage = if m.linear.dense { "dense" } else { "sparse" };
+        m.describe(message_buffer(report), rho);
         let Method { r, u, .. } = m;
-        let msg = message_buffer(report);
+        p.solution_with(cones, r, u, report, s.tol);
+        Ok(())
+    }
+
+    /// Whether ρ is rescaled after the first iteration on `p` ([`FirstRescale`]; `Rolling`:
+    /// when `p` has a rolling cone).
+    fn first_rescale_on(&self, p: &FrictionContactProblem) -> bool {
+        match self.first_rescale {
+            FirstRescale::Never => false,
+            FirstRescale::Always => true,
+            FirstRescale::Rolling => p
+                .cones
+                .as_ref()
+                .is_some_and(|c| c.iter().any(|c| matches!(c, crate::ConeSpec::Rolling { .. }))),
+        }
+    }
+}
+
+impl Method<'_> {
+    /// The warm start at the given r₀: u = W r₀ + q, z = P_K(r₀), ξ = −ũ(r₀)/ρ (0 on the
+    /// contacts without force that penetrate, with [`Shift::Multiplier`]); the extrapolated
+    /// and the previous iterates start there too.
+    fn warm_start(&mut self) {
+        let (p, n, rho) = (self.p, self.p.size(), self.rho);
+        // z = P_K(r₀), ξ = −ũ(r₀)/ρ.
+        self.blocks.velocity(self.r, &p.q, self.u);
+        let [z, z_hat, z_k, xi, xi_hat, xi_k, qs, tmp, _] = &mut *self.v;
+        project_all(self.cones, &p.mu, p.dim, self.r, z);
+        shifted_q(p, self.cones, self.coulomb, self.u, qs);
+        self.blocks.mul(self.r, tmp);
+        for k in 0..n {
+            xi[k] = -(tmp[k] + qs[k]) / rho;
+        }
+        if self.opts.shift == Shift::Multiplier {
+            // A contact without force that penetrates at r₀ is not at its solution, and its
+            // multiplier (a take-off's) is wrong: it starts at 0, as in a cold start, rather
+            // than bring the shift μ‖u_T‖ of a velocity the solution does not have (at
+            // μ = 1e8 on W = I that shift holds the iterates at r ≈ 0 for 20 000 iterations).
+            // Contacts with a force keep theirs.
+            let scale = norm(&p.q).max(norm(self.u));
+            for (c, xc) in xi.chunks_mut(p.dim).enumerate() {
+                if self.r[c * p.dim] <= 0.0 && self.u[c * p.dim] < -1e-12 * scale {
+                    xc.fill(0.0);
+                }
+            }
+        }
+        z_hat.copy_from_slice(z);
+        z_k.copy_from_slice(z);
+        xi_hat.copy_from_slice(xi);
+        xi_k.copy_from_slice(xi);
+    }
+
+    /// Appends to `msg` what the run did: the storage and factorization of its linear
+    /// systems, ρ from `rho` to its last value, its changes and restarts, and where the
+    /// iterates diverged if they did.
+    fn describe(&self, msg: &mut String, rho: f64) {
+        let (rho_end, changes, restarts) = (self.rho, self.rho_changes, self.restarts);
+        let (bound, steps) = (self.r_bound, self.steps);
+        let storage = if self.linear.dense { "dense" } else { "sparse" };
         let _ = write!(
             msg,
             "{storage} {}; ρ {rho:.3e} → {rho_end:.3e} ({changes} changes), {restarts} restarts",
-            if lu { "LU" } else { "Cholesky" }
+            if self.linear.lu_mode { "LU" } else { "Cholesky" }
         );
-        if diverged {
+        if self.diverged {
             let _ = write!(
                 msg,
                 "; diverged: ‖r‖ passed {bound:.1e} ({DIVERGED:.0e} times the problem's force scale) at iteration {steps}"
             );
         }
-        p.solution_with(cones, r, u, report, s.tol);
-        Ok(())
     }
 }

@@ -126,36 +126,49 @@ pub(super) enum Kind {
     Slide,
 }
 
-/// One Newton step on the slip directions of the sliding contacts with the LCP's active set
-/// frozen (see the module docs). `normal[i]` is the unit normal of the section at each sliding
-/// contact's force (`None` elsewhere). The unknowns are the chart coordinates θ of each normal
-/// ([`chart`]); the equations `F = Eᵀ(−u_T) = 0` say that the slip is along the normal.
-/// Returns the new normals, or `None` when a linear system of the model is singular.
-pub(super) fn newton_normals(
+/// What contact `i` does by the LCP answer: lifts off when `cn[i] ≤ 0`, slides when it has a
+/// section normal (or no friction), sticks otherwise.
+fn kind(p: &FrictionContactProblem, cn: &[f64], normal: &[Option<Vec<f64>>], i: usize) -> Kind {
+    if cn[i] <= 0.0 {
+        Kind::Lift
+    } else if normal[i].is_some() || p.mu[i] == 0.0 {
+        Kind::Slide
+    } else {
+        Kind::Stick
+    }
+}
+
+/// An unknown of the frozen model: a contact and a vector of its r-space.
+type Column = (usize, [f64; MAX_DIM]);
+
+/// A sliding contact with a section normal: the contact, its column in the model, the normal
+/// `n` and the tangent basis `E` of its chart ([`tangent_basis`]).
+type Slide = (usize, usize, Vec<f64>, Vec<f64>);
+
+/// The linear model of the LCP's active set, frozen (see [`newton_normals`]).
+struct Frozen {
+    /// Unknowns: a vector of r-space each.
+    cols: Vec<Column>,
+    /// Equations: a component of u each.
+    rows: Vec<usize>,
+    /// The sliding contacts whose normals the Newton step turns.
+    slides: Vec<Slide>,
+}
+
+/// The frozen model: a sticking contact has its `d` components of r free and `u_i = 0`; a
+/// sliding one the single column `(1, μ G(n))` (or `e_N`) and `u_N = 0`; a lifting one none.
+fn frozen_model(
     p: &FrictionContactProblem,
-    wd: &faer::Mat<f64>,
     cones: &[std::sync::Arc<dyn Cone>],
     cn: &[f64],
     normal: &[Option<Vec<f64>>],
-) -> Option<Vec<Option<Vec<f64>>>> {
-    use faer::linalg::solvers::Solve;
-    let (d, nc) = (p.dim, p.contacts());
-    let (k, n) = (d - 1, d * nc);
-    let kind = |i: usize| {
-        if cn[i] <= 0.0 {
-            Kind::Lift
-        } else if normal[i].is_some() || p.mu[i] == 0.0 {
-            Kind::Slide
-        } else {
-            Kind::Stick
-        }
-    };
-    // Unknowns (columns): a vector of r-space each; equations (rows): a component of u each.
-    let mut cols: Vec<(usize, [f64; MAX_DIM])> = Vec::new();
+) -> Frozen {
+    let d = p.dim;
+    let mut cols: Vec<Column> = Vec::new();
     let mut rows: Vec<usize> = Vec::new();
-    let mut slides: Vec<(usize, usize, Vec<f64>, Vec<f64>)> = Vec::new(); // (contact, column, n, E)
-    for i in 0..nc {
-        match kind(i) {
+    let mut slides: Vec<Slide> = Vec::new();
+    for i in 0..p.contacts() {
+        match kind(p, cn, normal, i) {
             Kind::Lift => {}
             Kind::Stick => {
                 for c in 0..d {
@@ -178,30 +191,34 @@ pub(super) fn newton_normals(
             }
         }
     }
-    let m = cols.len();
-    if slides.is_empty() {
-        return None;
-    }
-    let wcol = |row: usize, (i, v): &(usize, [f64; MAX_DIM])| {
-        (0..d).map(|l| wd[(row, d * i + l)] * v[l]).sum::<f64>()
-    };
-    let lu = faer::Mat::from_fn(m, m, |r, c| wcol(rows[r], &cols[c])).partial_piv_lu();
-    let x = lu.solve(faer::Mat::from_fn(m, 1, |r, _| -p.q[rows[r]]));
-    let mut r = faer::Mat::<f64>::zeros(n, 1);
+    Frozen { cols, rows, slides }
+}
+
+/// Adds the r-space vectors of the model's coefficients `x` (a row per column of `cols`) to
+/// `out` (a row per component of r, as many columns as `x`).
+fn add_columns(cols: &[Column], x: &faer::Mat<f64>, d: usize, out: &mut faer::Mat<f64>) {
     for (c, (i, v)) in cols.iter().enumerate() {
-        for l in 0..d {
-            r[(d * i + l, 0)] += x[(c, 0)] * v[l];
+        for s in 0..x.ncols() {
+            for l in 0..d {
+                out[(d * i + l, s)] += x[(c, s)] * v[l];
+            }
         }
     }
-    let mut u = wd * &r;
-    for j in 0..n {
-        u[(j, 0)] += p.q[j];
-    }
-    // Derivatives: θ_{l,b} turns column l's friction part: e = ρ_l μ_l ∂G/∂θ_b (central
-    // differences of the support function in the chart).
+}
+
+/// The derivatives of r in the chart coordinates: θ_{l,b} turns column l's friction part,
+/// e = ρ_l μ_l ∂G/∂θ_b (central differences of the support function in the chart); `x` holds
+/// the model's ρ. One column per coordinate, `slides.len() · (d − 2)` of them.
+fn slip_derivatives(
+    p: &FrictionContactProblem,
+    cones: &[std::sync::Arc<dyn Cone>],
+    slides: &[Slide],
+    x: &faer::Mat<f64>,
+) -> faer::Mat<f64> {
+    let (d, k) = (p.dim, p.dim - 1);
     let nt = slides.len() * (k - 1);
     let h = 1e-7;
-    let mut e = faer::Mat::<f64>::zeros(n, nt);
+    let mut e = faer::Mat::<f64>::zeros(d * p.contacts(), nt);
     for (s, (i, c, nv, basis)) in slides.iter().enumerate() {
         for b in 0..k - 1 {
             let mut th = vec![0.0; k - 1];
@@ -215,18 +232,19 @@ pub(super) fn newton_normals(
             }
         }
     }
-    let we = wd * &e;
-    let dx = lu.solve(faer::Mat::from_fn(m, nt, |rr, s| -we[(rows[rr], s)]));
-    let mut dr = e;
-    for (c, (i, v)) in cols.iter().enumerate() {
-        for s in 0..nt {
-            for l in 0..d {
-                dr[(d * i + l, s)] += dx[(c, s)] * v[l];
-            }
-        }
-    }
-    let du = wd * &dr;
-    // F_{j,a} = e_a·(−u_T,j); ∂e_a/∂θ_b = −δ_ab n at θ = 0 gives the diagonal term n·u_T.
+    e
+}
+
+/// The slip equations F and their Jacobian at θ = 0: F_{j,a} = e_a·(−u_T,j);
+/// ∂e_a/∂θ_b = −δ_ab n gives the diagonal term n·u_T. `u` is the velocity of the model and
+/// `du` its derivatives (one column per coordinate).
+fn slip_equations(
+    d: usize,
+    slides: &[Slide],
+    u: &faer::Mat<f64>,
+    du: &faer::Mat<f64>,
+) -> (faer::Mat<f64>, faer::Mat<f64>) {
+    let (k, nt) = (d - 1, du.ncols());
     let mut f = faer::Mat::<f64>::zeros(nt, 1);
     let mut jac = faer::Mat::<f64>::zeros(nt, nt);
     for (jj, (j, _, nv, basis)) in slides.iter().enumerate() {
@@ -242,6 +260,45 @@ pub(super) fn newton_normals(
             jac[(row, row)] += n_dot_u;
         }
     }
+    (f, jac)
+}
+
+/// One Newton step on the slip directions of the sliding contacts with the LCP's active set
+/// frozen (see the module docs). `normal[i]` is the unit normal of the section at each sliding
+/// contact's force (`None` elsewhere). The unknowns are the chart coordinates θ of each normal
+/// ([`chart`]); the equations `F = Eᵀ(−u_T) = 0` say that the slip is along the normal.
+/// Returns the new normals, or `None` when a linear system of the model is singular.
+pub(super) fn newton_normals(
+    p: &FrictionContactProblem,
+    wd: &faer::Mat<f64>,
+    cones: &[std::sync::Arc<dyn Cone>],
+    cn: &[f64],
+    normal: &[Option<Vec<f64>>],
+) -> Option<Vec<Option<Vec<f64>>>> {
+    use faer::linalg::solvers::Solve;
+    let (d, nc) = (p.dim, p.contacts());
+    let (k, n) = (d - 1, d * nc);
+    let Frozen { cols, rows, slides } = frozen_model(p, cones, cn, normal);
+    let m = cols.len();
+    if slides.is_empty() {
+        return None;
+    }
+    let wcol = |row: usize, (i, v): &Column| (0..d).map(|l| wd[(row, d * i + l)] * v[l]).sum::<f64>();
+    let lu = faer::Mat::from_fn(m, m, |r, c| wcol(rows[r], &cols[c])).partial_piv_lu();
+    let x = lu.solve(faer::Mat::from_fn(m, 1, |r, _| -p.q[rows[r]]));
+    let mut r = faer::Mat::<f64>::zeros(n, 1);
+    add_columns(&cols, &x, d, &mut r);
+    let mut u = wd * &r;
+    for j in 0..n {
+        u[(j, 0)] += p.q[j];
+    }
+    let mut dr = slip_derivatives(p, cones, &slides, &x);
+    let nt = dr.ncols();
+    let we = wd * &dr;
+    let dx = lu.solve(faer::Mat::from_fn(m, nt, |rr, s| -we[(rows[rr], s)]));
+    add_columns(&cols, &dx, d, &mut dr);
+    let du = wd * &dr;
+    let (f, jac) = slip_equations(d, &slides, &u, &du);
     let step = jac.partial_piv_lu().solve(&f);
     let big = (0..nt).map(|s| step[(s, 0)].abs()).fold(0.0f64, f64::max);
     if !big.is_finite() || !(0..m).all(|c| x[(c, 0)].is_finite()) {

@@ -107,6 +107,90 @@ impl Aligning<'_> {
         self.message = Some(message);
         Some(status)
     }
+
+    /// The answer of this round's LCP: the warm basis of the previous answer's support when
+    /// it solves the LCP, Lemke's answer otherwise ([`Aligning::rescue_lemke`] when it is off).
+    fn solve_lcp(&mut self, lcp: &perp_lcp::Lcp, lay: &Layout) -> Result<perp_core::Solution, Error> {
+        let tol = self.s.tol;
+        let z0 = self.lcp_warm.then(|| self.st.to_z(lay));
+        match z0.as_deref().and_then(|z| support_solution(lcp, z, tol.min(1e-10))) {
+            Some(z) => {
+                let mut rep = SolveReport::new("lemke");
+                rep.status = Status::Solved;
+                rep.factorizations = 1;
+                Ok(lcp.solution(z, rep, tol))
+            }
+            None => match self.lemke.solve(lcp, None, &self.lemke_settings) {
+                Ok(sol) if sol.report.status == Status::NumericalFailure && sol.report.error > LCP_ACCEPT => {
+                    Ok(self.rescue_lemke(lcp, lay, sol))
+                }
+                other => other,
+            },
+        }
+    }
+
+    /// Lemke ended on a basis whose answer `sol`, recomputed from z, is off: pivots on tiny
+    /// elements (redundant contacts make the pyramid LCP degenerate). Once more with Harris'
+    /// ratio test, which takes the largest pivot among the near-minimal ratios; the better of
+    /// the two answers is kept, and handed to the proximal Lemke when it is not solved.
+    fn rescue_lemke(
+        &self,
+        lcp: &perp_lcp::Lcp,
+        lay: &Layout,
+        sol: perp_core::Solution,
+    ) -> perp_core::Solution {
+        let mut harris = Lemke { keep_ready: false, harris: true, ..Lemke::new() };
+        let best = match harris.solve(lcp, None, &self.lemke_settings) {
+            Ok(mut h) => {
+                h.report.pivots += sol.report.pivots;
+                h.report.factorizations += sol.report.factorizations;
+                if h.report.error < sol.report.error {
+                    h
+                } else {
+                    sol
+                }
+            }
+            Err(_) => sol,
+        };
+        if best.report.status != Status::Solved {
+            proximal_lemke(lcp, lay.n1, best, &self.lemke_settings)
+        } else {
+            best
+        }
+    }
+
+    /// Ends the rounds after an LCP solve that failed (`sol`): keeps the best answer so far
+    /// (none on the first solve: Lemke's point then) and says why.
+    fn lcp_failed(&mut self, sol: &perp_core::Solution, lay: &Layout) -> StepResult {
+        let p = self.p;
+        if self.best.is_none() {
+            let r = State::from_z(&sol.z, &self.g, lay).reactions(&self.g, p.dim);
+            let err = p.error(&r, &p.velocity(&r));
+            self.best = Some((r, err));
+        }
+        let (status, msg) = lemke_failure(sol.report.status, lay.n, sol.report.message.as_deref());
+        let kept = self.best.as_ref().map_or(f64::NAN, |b| b.1);
+        let solves = self.solves;
+        self.message =
+            Some(format!("{msg}; LCP solve {solves}, returning the best answer (error {kept:.1e})"));
+        StepResult { error: kept, stop: Some(status) }
+    }
+
+    /// Takes the LCP's answer `sol` as the new state: its reactions, velocity and error,
+    /// whether it improved on the best by 1% (`since_better`), and the best answer.
+    fn take_answer(&mut self, sol: &perp_core::Solution, lay: &Layout) -> StepResult {
+        let p = self.p;
+        self.st = State::from_z(&sol.z, &self.g, lay);
+        let r = self.st.reactions(&self.g, p.dim);
+        self.u = p.velocity(&r);
+        let err = p.error(&r, &self.u);
+        let improved = self.best.as_ref().is_none_or(|(_, e)| err < 0.99 * e);
+        self.since_better = if improved { 0 } else { self.since_better + 1 };
+        if self.best.as_ref().is_none_or(|(_, e)| err < *e) {
+            self.best = Some((r, err));
+        }
+        StepResult { error: err, stop: (err <= self.s.tol).then_some(Status::Solved) }
+    }
 }
 
 impl IterativeMethod for Aligning<'_> {
@@ -153,87 +237,26 @@ impl IterativeMethod for Aligning<'_> {
     }
 
     fn step(&mut self) -> StepResult {
-        let p = self.p;
-        let (d, nc) = (p.dim, p.contacts());
-        let tol = self.s.tol;
-        let lay = Layout::new(&self.g, nc);
+        let lay = Layout::new(&self.g, self.p.contacts());
         self.last_lcp_n = lay.n;
-        let fail = |this: &mut Self, e: Error| {
-            this.error = Some(e);
-            StepResult { error: f64::NAN, stop: Some(Status::NumericalFailure) }
-        };
-        let lcp = match build_lcp(p, &self.g, &lay) {
-            Ok(lcp) => lcp,
-            Err(e) => return fail(self, e),
-        };
-        let z0 = self.lcp_warm.then(|| self.st.to_z(&lay));
-        let sol = match z0.as_deref().and_then(|z| support_solution(&lcp, z, tol.min(1e-10))) {
-            Some(z) => {
-                let mut rep = SolveReport::new("lemke");
-                rep.status = Status::Solved;
-                rep.factorizations = 1;
-                lcp.solution(z, rep, tol)
+        let sol = match build_lcp(self.p, &self.g, &lay).and_then(|lcp| self.solve_lcp(&lcp, &lay)) {
+            Ok(sol) => sol,
+            Err(e) => {
+                self.error = Some(e);
+                return StepResult { error: f64::NAN, stop: Some(Status::NumericalFailure) };
             }
-            None => match self.lemke.solve(&lcp, None, &self.lemke_settings) {
-                Ok(sol) if sol.report.status == Status::NumericalFailure && sol.report.error > LCP_ACCEPT => {
-                    // Lemke ended on a basis whose answer, recomputed from z, is off: pivots on
-                    // tiny elements (redundant contacts make the pyramid LCP degenerate). Once
-                    // more with Harris' ratio test, which takes the largest pivot among the
-                    // near-minimal ratios; the better of the two answers is kept.
-                    let mut harris = Lemke { keep_ready: false, harris: true, ..Lemke::new() };
-                    let best = match harris.solve(&lcp, None, &self.lemke_settings) {
-                        Ok(mut h) => {
-                            h.report.pivots += sol.report.pivots;
-                            h.report.factorizations += sol.report.factorizations;
-                            if h.report.error < sol.report.error {
-                                h
-                            } else {
-                                sol
-                            }
-                        }
-                        Err(_) => sol,
-                    };
-                    if best.report.status != Status::Solved {
-                        proximal_lemke(&lcp, lay.n1, best, &self.lemke_settings)
-                    } else {
-                        best
-                    }
-                }
-                Ok(sol) => sol,
-                Err(e) => return fail(self, e),
-            },
         };
         self.solves += 1;
-        let solves = self.solves;
         self.counters += Counters {
             pivots: sol.report.pivots,
             factorizations: sol.report.factorizations,
             line_search_steps: 0,
         };
-        let lcp_ok = sol.report.status == Status::Solved || sol.report.error <= LCP_ACCEPT;
-        if !lcp_ok {
-            // Keep the best answer so far (none on the first solve: Lemke's point then).
-            if self.best.is_none() {
-                let r = State::from_z(&sol.z, &self.g, &lay).reactions(&self.g, d);
-                let err = p.error(&r, &p.velocity(&r));
-                self.best = Some((r, err));
-            }
-            let (status, msg) = lemke_failure(sol.report.status, lay.n, sol.report.message.as_deref());
-            let kept = self.best.as_ref().map_or(f64::NAN, |b| b.1);
-            self.message =
-                Some(format!("{msg}; LCP solve {solves}, returning the best answer (error {kept:.1e})"));
-            return StepResult { error: kept, stop: Some(status) };
+        if sol.report.status == Status::Solved || sol.report.error <= LCP_ACCEPT {
+            self.take_answer(&sol, &lay)
+        } else {
+            self.lcp_failed(&sol, &lay)
         }
-        self.st = State::from_z(&sol.z, &self.g, &lay);
-        let r = self.st.reactions(&self.g, d);
-        self.u = p.velocity(&r);
-        let err = p.error(&r, &self.u);
-        let improved = self.best.as_ref().is_none_or(|(_, e)| err < 0.99 * e);
-        self.since_better = if improved { 0 } else { self.since_better + 1 };
-        if self.best.as_ref().is_none_or(|(_, e)| err < *e) {
-            self.best = Some((r, err));
-        }
-        StepResult { error: err, stop: (err <= tol).then_some(Status::Solved) }
     }
 
     fn counters(&self) -> Counters {

@@ -134,112 +134,139 @@ pub(super) fn local_col(g: &Generators, i: usize, a: usize, out: &mut [f64; MAX_
 
 /// The Stewart–Trinkle LCP matrix and vector (module docs).
 pub(super) fn build_lcp(p: &FrictionContactProblem, g: &Generators, lay: &Layout) -> Result<Lcp, Error> {
-    let (d, nc, n) = (p.dim, p.contacts(), lay.n);
-    let mut qv = vec![0.0; n];
+    let m = match &p.w {
+        Matrix::Dense(w) => Matrix::Dense(dense_matrix(p, w, g, lay)),
+        Matrix::Sparse(_) => Matrix::from_triplets(lay.n, lay.n, &sparse_triplets(p, g, lay))?,
+    };
+    Lcp::new(m, lcp_vector(p, g, lay))
+}
+
+/// The LCP vector: `P_iᵀ q_i` for each contact's columns, 0 for the multipliers λ.
+fn lcp_vector(p: &FrictionContactProblem, g: &Generators, lay: &Layout) -> Vec<f64> {
+    let d = p.dim;
+    let mut qv = vec![0.0; lay.n];
     let mut pc = [0.0; MAX_DIM];
-    for i in 0..nc {
+    for i in 0..p.contacts() {
         for a in 0..=g.count(i) {
             local_col(g, i, a, &mut pc);
             qv[lay.idx(i, a)] = (0..d).map(|l| pc[l] * p.q[d * i + l]).sum();
         }
     }
-    let m = match &p.w {
-        Matrix::Dense(w) => {
-            let dn = d * nc;
-            // Y = W P, column by column (P's columns are sparse: one contact each).
-            let mut y = vec![0.0; dn * lay.n1];
-            for j in 0..nc {
-                for b in 0..=g.count(j) {
-                    local_col(g, j, b, &mut pc);
-                    let col = lay.idx(j, b);
-                    let ycol = &mut y[col * dn..(col + 1) * dn];
-                    for l in 0..d {
-                        if pc[l] != 0.0 {
-                            for (yv, wv) in ycol.iter_mut().zip(w.col_as_slice(d * j + l)) {
-                                *yv += pc[l] * wv;
-                            }
-                        }
-                    }
-                }
+    qv
+}
+
+/// The entries of the LCP matrix that couple the multipliers λ_i with the contact columns:
+/// `μ_i` at (λ_i, normal i), 1 at (friction column, λ_i) and −1 at (λ_i, friction column),
+/// given to `put(row, column, value)` in this order, contact by contact.
+fn friction_coupling(
+    p: &FrictionContactProblem,
+    g: &Generators,
+    lay: &Layout,
+    mut put: impl FnMut(usize, usize, f64),
+) {
+    for i in 0..p.contacts() {
+        if let Some(l) = lay.lam[i] {
+            put(l, i, p.mu[i]);
+            for a in 1..=g.count(i) {
+                put(lay.idx(i, a), l, 1.0);
+                put(l, lay.idx(i, a), -1.0);
             }
-            let mut m = faer::Mat::<f64>::zeros(n, n);
-            for col in 0..lay.n1 {
-                let ycol = &y[col * dn..(col + 1) * dn];
-                for i in 0..nc {
-                    for a in 0..=g.count(i) {
-                        local_col(g, i, a, &mut pc);
-                        m[(lay.idx(i, a), col)] = (0..d).map(|l| pc[l] * ycol[d * i + l]).sum();
-                    }
-                }
-            }
-            for i in 0..nc {
-                if let Some(l) = lay.lam[i] {
-                    m[(l, i)] = p.mu[i];
-                    for a in 1..=g.count(i) {
-                        m[(lay.idx(i, a), l)] = 1.0;
-                        m[(l, lay.idx(i, a))] = -1.0;
-                    }
-                }
-            }
-            Matrix::Dense(m)
         }
-        Matrix::Sparse(_) => {
-            let csr = match &p.w {
-                Matrix::Sparse(s) if s.is_csr() => Cow::Borrowed(s),
-                other => Cow::Owned(other.to_csr()),
-            };
-            let mut t: Vec<(usize, usize, f64)> = Vec::new();
-            let mut slot = vec![usize::MAX; nc];
-            let mut blocks: Vec<(usize, [f64; MAX_DIM * MAX_DIM])> = Vec::new();
-            let mut wb = [0.0; MAX_DIM];
-            for i in 0..nc {
-                // Gather the d×d blocks W_ij of block row i.
-                for l in 0..d {
-                    if let Some(row) = csr.outer_view(d * i + l) {
-                        for (col, &v) in row.iter() {
-                            let j = col / d;
-                            if slot[j] == usize::MAX {
-                                slot[j] = blocks.len();
-                                blocks.push((j, [0.0; MAX_DIM * MAX_DIM]));
-                            }
-                            blocks[slot[j]].1[l * d + col % d] += v;
-                        }
-                    }
-                }
-                for (j, blk) in &blocks {
-                    for b in 0..=g.count(*j) {
-                        local_col(g, *j, b, &mut pc);
-                        for l in 0..d {
-                            wb[l] = (0..d).map(|c| blk[l * d + c] * pc[c]).sum();
-                        }
-                        for a in 0..=g.count(i) {
-                            let mut pa = [0.0; MAX_DIM];
-                            local_col(g, i, a, &mut pa);
-                            let v: f64 = (0..d).map(|l| pa[l] * wb[l]).sum();
-                            if v != 0.0 {
-                                t.push((lay.idx(i, a), lay.idx(*j, b), v));
-                            }
-                        }
-                    }
-                }
-                for (j, _) in &blocks {
-                    slot[*j] = usize::MAX;
-                }
-                blocks.clear();
-            }
-            for i in 0..nc {
-                if let Some(l) = lay.lam[i] {
-                    t.push((l, i, p.mu[i]));
-                    for a in 1..=g.count(i) {
-                        t.push((lay.idx(i, a), l, 1.0));
-                        t.push((l, lay.idx(i, a), -1.0));
+    }
+}
+
+/// The LCP matrix of a dense W: `Pᵀ W P` on the contact columns, through `Y = W P`, and the
+/// coupling of the multipliers ([`friction_coupling`]).
+fn dense_matrix(
+    p: &FrictionContactProblem,
+    w: &faer::Mat<f64>,
+    g: &Generators,
+    lay: &Layout,
+) -> faer::Mat<f64> {
+    let (d, nc, n) = (p.dim, p.contacts(), lay.n);
+    let dn = d * nc;
+    let mut pc = [0.0; MAX_DIM];
+    // Y = W P, column by column (P's columns are sparse: one contact each).
+    let mut y = vec![0.0; dn * lay.n1];
+    for j in 0..nc {
+        for b in 0..=g.count(j) {
+            local_col(g, j, b, &mut pc);
+            let col = lay.idx(j, b);
+            let ycol = &mut y[col * dn..(col + 1) * dn];
+            for l in 0..d {
+                if pc[l] != 0.0 {
+                    for (yv, wv) in ycol.iter_mut().zip(w.col_as_slice(d * j + l)) {
+                        *yv += pc[l] * wv;
                     }
                 }
             }
-            Matrix::from_triplets(n, n, &t)?
         }
+    }
+    let mut m = faer::Mat::<f64>::zeros(n, n);
+    for col in 0..lay.n1 {
+        let ycol = &y[col * dn..(col + 1) * dn];
+        for i in 0..nc {
+            for a in 0..=g.count(i) {
+                local_col(g, i, a, &mut pc);
+                m[(lay.idx(i, a), col)] = (0..d).map(|l| pc[l] * ycol[d * i + l]).sum();
+            }
+        }
+    }
+    friction_coupling(p, g, lay, |r, c, v| m[(r, c)] = v);
+    m
+}
+
+/// The triplets of the LCP matrix of a sparse W: `P_iᵀ W_ij P_j` block by block (the d×d
+/// blocks of W gathered by block row), and the coupling of the multipliers
+/// ([`friction_coupling`]).
+fn sparse_triplets(p: &FrictionContactProblem, g: &Generators, lay: &Layout) -> Vec<(usize, usize, f64)> {
+    let (d, nc) = (p.dim, p.contacts());
+    let csr = match &p.w {
+        Matrix::Sparse(s) if s.is_csr() => Cow::Borrowed(s),
+        other => Cow::Owned(other.to_csr()),
     };
-    Lcp::new(m, qv)
+    let mut t: Vec<(usize, usize, f64)> = Vec::new();
+    let mut slot = vec![usize::MAX; nc];
+    let mut blocks: Vec<(usize, [f64; MAX_DIM * MAX_DIM])> = Vec::new();
+    let mut pc = [0.0; MAX_DIM];
+    let mut wb = [0.0; MAX_DIM];
+    for i in 0..nc {
+        // Gather the d×d blocks W_ij of block row i.
+        for l in 0..d {
+            if let Some(row) = csr.outer_view(d * i + l) {
+                for (col, &v) in row.iter() {
+                    let j = col / d;
+                    if slot[j] == usize::MAX {
+                        slot[j] = blocks.len();
+                        blocks.push((j, [0.0; MAX_DIM * MAX_DIM]));
+                    }
+                    blocks[slot[j]].1[l * d + col % d] += v;
+                }
+            }
+        }
+        for (j, blk) in &blocks {
+            for b in 0..=g.count(*j) {
+                local_col(g, *j, b, &mut pc);
+                for l in 0..d {
+                    wb[l] = (0..d).map(|c| blk[l * d + c] * pc[c]).sum();
+                }
+                for a in 0..=g.count(i) {
+                    let mut pa = [0.0; MAX_DIM];
+                    local_col(g, i, a, &mut pa);
+                    let v: f64 = (0..d).map(|l| pa[l] * wb[l]).sum();
+                    if v != 0.0 {
+                        t.push((lay.idx(i, a), lay.idx(*j, b), v));
+                    }
+                }
+            }
+        }
+        for (j, _) in &blocks {
+            slot[*j] = usize::MAX;
+        }
+        blocks.clear();
+    }
+    friction_coupling(p, g, lay, |r, c, v| t.push((r, c, v)));
+    t
 }
 
 /// The LCP unknowns by contact.

@@ -70,37 +70,10 @@ impl Method<'_> {
 
     /// Newton direction into `self.v.dir`.
     pub(super) fn direction(&mut self) -> Direction {
-        let n = self.v.r.len();
-        let d = self.p.dim;
-        let shifts = self.jacobian_shifts();
-        let rows =
-            self.v.jr_eff.chunks_exact_mut(d).zip(self.v.jr.chunks_exact(d)).zip(self.v.ju.chunks_exact(d));
-        for ((e, a), b) in rows {
-            for k in 0..d {
-                e[k] = a[k] + shifts[k] * b[k];
-            }
-        }
-        // The forcing term steers the Krylov solves, which only a sparse J can switch to; a
-        // dense J is solved directly and does not need it.
-        let eta = match &*self.linear {
-            Linear::Sparse(_) => {
-                let nphi = self.v.phi.iter().map(|v| v * v).sum::<f64>().sqrt();
-                self.forcing_term(nphi)
-            }
-            Linear::Dense(_) => ETA_MAX,
-        };
-        if let Linear::Sparse(sj) = &mut *self.linear {
-            if !sj.iterative && self.deadline.is_some() && n >= AUTO_MIN_N {
-                // Do not start a factorization predicted to end after the time limit.
-                let predicted = sj.cost().map_or(0.0, |c| c.flops / FLOP_RATE);
-                if !fits_before(Instant::now(), predicted, self.deadline) {
-                    if self.opts.linear == LinearSolver::Direct {
-                        return Direction::TimeLimit;
-                    }
-                    sj.iterative = true;
-                    self.switched_for_time = true;
-                }
-            }
+        self.shift_rows();
+        let eta = self.direction_forcing();
+        if let Err(stop) = self.check_factor_time() {
+            return stop;
         }
         // The regularizations' scale, computed only when the plain system fails.
         let mut scale = None;
@@ -113,41 +86,10 @@ impl Method<'_> {
                 });
                 scale * 10f64.powi(-12 + 3 * eps_k)
             };
-            let mut iterative = false;
-            let ok = match &mut *self.linear {
-                Linear::Sparse(sj) if sj.iterative => {
-                    iterative = true;
-                    sj.assemble(d, &self.v.jr_eff, &self.v.ju);
-                    // b = −Φ, in the storage of W Δ (unused by the sparse residual check).
-                    for k in 0..n {
-                        self.v.wd[k] = -self.v.phi[k];
-                    }
-                    match sj.solve_iterative(d, eps, &self.v.wd, &mut self.v.dir, eta, self.deadline) {
-                        None => false,
-                        Some(out) => {
-                            self.krylov_iterations += out.iterations;
-                            if out.stop == KrylovStop::Deadline {
-                                return Direction::TimeLimit;
-                            }
-                            true
-                        }
-                    }
-                }
-                Linear::Sparse(sj) => {
-                    self.factorizations += 1;
-                    for k in 0..n {
-                        self.v.dir[k] = -self.v.phi[k];
-                    }
-                    sj.assemble(d, &self.v.jr_eff, &self.v.ju);
-                    sj.solve(eps, &mut self.v.dir)
-                }
-                Linear::Dense(dj) => {
-                    self.factorizations += 1;
-                    for k in 0..n {
-                        self.v.dir[k] = -self.v.phi[k];
-                    }
-                    dj.solve(d, &self.v.jr_eff, &self.v.ju, &self.v.phi, eps, &mut self.v.dir)
-                }
+            let iterative = matches!(&*self.linear, Linear::Sparse(sj) if sj.iterative);
+            let ok = match self.solve_once(eps, eta) {
+                Ok(ok) => ok,
+                Err(stop) => return stop,
             };
             let accepted = if iterative { self.inexact_ok(eta) } else { self.residual_ok(eps > 0.0) };
             if ok && accepted {
@@ -158,6 +100,94 @@ impl Method<'_> {
             }
         }
         Direction::Failed
+    }
+
+    /// The rows of J_r as the direction sees them: `jr_eff = jr + s ∘ ju`, with the shifts of
+    /// [`Self::jacobian_shifts`] on each contact's components.
+    fn shift_rows(&mut self) {
+        let d = self.p.dim;
+        let shifts = self.jacobian_shifts();
+        let rows =
+            self.v.jr_eff.chunks_exact_mut(d).zip(self.v.jr.chunks_exact(d)).zip(self.v.ju.chunks_exact(d));
+        for ((e, a), b) in rows {
+            for k in 0..d {
+                e[k] = a[k] + shifts[k] * b[k];
+            }
+        }
+    }
+
+    /// The forcing term η of this direction: the Krylov solves' tolerance, which only a
+    /// sparse J can switch to ([`Self::forcing_term`] of ‖Φ‖); a dense J is solved directly
+    /// and does not need it (η_max).
+    fn direction_forcing(&mut self) -> f64 {
+        match &*self.linear {
+            Linear::Sparse(_) => {
+                let nphi = self.v.phi.iter().map(|v| v * v).sum::<f64>().sqrt();
+                self.forcing_term(nphi)
+            }
+            Linear::Dense(_) => ETA_MAX,
+        }
+    }
+
+    /// Does not start a sparse factorization predicted to end after the time limit: switches
+    /// to the Krylov solves instead, or stops with [`Direction::TimeLimit`] when the options
+    /// ask for a direct solve.
+    fn check_factor_time(&mut self) -> Result<(), Direction> {
+        let n = self.v.r.len();
+        if let Linear::Sparse(sj) = &mut *self.linear {
+            if !sj.iterative && self.deadline.is_some() && n >= AUTO_MIN_N {
+                let predicted = sj.cost().map_or(0.0, |c| c.flops / FLOP_RATE);
+                if !fits_before(Instant::now(), predicted, self.deadline) {
+                    if self.opts.linear == LinearSolver::Direct {
+                        return Err(Direction::TimeLimit);
+                    }
+                    sj.iterative = true;
+                    self.switched_for_time = true;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One solve of `J Δ = −Φ` with the regularization `eps` into `self.v.dir`: by the Krylov
+    /// solver (to the forcing term `eta`) or a factorization; whether it succeeded, or
+    /// [`Direction::TimeLimit`] when the Krylov solve reached the deadline.
+    fn solve_once(&mut self, eps: f64, eta: f64) -> Result<bool, Direction> {
+        let (n, d) = (self.v.r.len(), self.p.dim);
+        Ok(match &mut *self.linear {
+            Linear::Sparse(sj) if sj.iterative => {
+                sj.assemble(d, &self.v.jr_eff, &self.v.ju);
+                // b = −Φ, in the storage of W Δ (unused by the sparse residual check).
+                for k in 0..n {
+                    self.v.wd[k] = -self.v.phi[k];
+                }
+                match sj.solve_iterative(d, eps, &self.v.wd, &mut self.v.dir, eta, self.deadline) {
+                    None => false,
+                    Some(out) => {
+                        self.krylov_iterations += out.iterations;
+                        if out.stop == KrylovStop::Deadline {
+                            return Err(Direction::TimeLimit);
+                        }
+                        true
+                    }
+                }
+            }
+            Linear::Sparse(sj) => {
+                self.factorizations += 1;
+                for k in 0..n {
+                    self.v.dir[k] = -self.v.phi[k];
+                }
+                sj.assemble(d, &self.v.jr_eff, &self.v.ju);
+                sj.solve(eps, &mut self.v.dir)
+            }
+            Linear::Dense(dj) => {
+                self.factorizations += 1;
+                for k in 0..n {
+                    self.v.dir[k] = -self.v.phi[k];
+                }
+                dj.solve(d, &self.v.jr_eff, &self.v.ju, &self.v.phi, eps, &mut self.v.dir)
+            }
+        })
     }
 
     /// An inexact Newton direction (Eisenstat & Walker 1996, eq. 1.2): `‖J Δ + Φ‖ ≤ η_max ‖Φ‖`

@@ -162,37 +162,11 @@ impl Prepares for Nsgs {
         let start = Instant::now();
         let ws: &mut Workspace = ws.get_or_insert_with(Box::default);
         let Out { r, u, report } = out;
-        // W's blocks are refreshed where its finiteness is checked, by the one pass that copies
-        // its values (which also finds max|W| for the physical check of the answer).
-        let (mut new_pattern, mut w_max) = (false, 0.0);
-        prepare_with(p, warm, r, u, s, &mut ws.cones, |w| {
-            let (fresh, scanned) = Blocks::refresh_scanned(&mut ws.blocks, w, p.dim);
-            new_pattern = fresh;
-            w_max = match scanned {
-                Some(m) => m,
-                // Not finite: the scan's error, naming the entry.
-                None => {
-                    w.check_finite("W")?;
-                    w.max_abs()
-                }
-            };
-            Ok(())
-        })?;
-        if new_pattern {
-            ws.coloured = false;
-        }
+        let w_max = ws.prepare(p, warm, r, u, s)?;
         self.validate()?;
         let par = Par::new(s.threads)?;
+        ws.order_contacts(self.colouring, p.contacts());
         let Some(blocks) = &ws.blocks else { unreachable!("refresh fills the slot") };
-        if !self.colouring {
-            ws.order.clear();
-            ws.order.extend(0..p.contacts());
-            ws.starts.clear();
-            ws.coloured = false;
-        } else if !ws.coloured {
-            colour_contacts(blocks, &mut ws.order, &mut ws.starts);
-            ws.coloured = true;
-        }
         let outlook = std::mem::take(&mut ws.outlook);
         let mut m = Method {
             opts: self,
@@ -224,19 +198,7 @@ impl Prepares for Nsgs {
         msg.push_str(itoa::Buffer::new().format(m.local_iterations));
         msg.push_str(" local iterations");
         if let (true, Some(o)) = (stalled, &m.outlook) {
-            let more = o.needed(s.tol).unwrap_or(f64::INFINITY);
-            let _ = write!(
-                msg,
-                "; given up at sweep {}: at the rate of the recent sweeps the tolerance needs {} more",
-                m.sweeps,
-                if !more.is_finite() {
-                    "infinitely many".into()
-                } else if more < 1e6 {
-                    format!("~{more:.0}")
-                } else {
-                    format!("~{more:.0e}")
-                }
-            );
+            note_given_up(msg, m.sweeps, o, s.tol);
         }
         let Method { r, u, order, local_r, outlook, measured, physical, .. } = m;
         ws.outlook = outlook.unwrap_or_default();
@@ -251,6 +213,73 @@ impl Prepares for Nsgs {
         ws.local_r = local_r;
         Ok(())
     }
+}
+
+impl Workspace {
+    /// The problem's checks and start ([`prepare_with`]), with W's blocks refreshed where its
+    /// finiteness is checked, by the one pass that copies its values; forgets the colouring
+    /// when the blocks' pattern changed. Returns max|W| (for the physical check of the
+    /// answer).
+    fn prepare(
+        &mut self,
+        p: &FrictionContactProblem,
+        warm: bool,
+        r: &mut [f64],
+        u: &[f64],
+        s: &Settings,
+    ) -> Result<f64, Error> {
+        let (mut new_pattern, mut w_max) = (false, 0.0);
+        prepare_with(p, warm, r, u, s, &mut self.cones, |w| {
+            let (fresh, scanned) = Blocks::refresh_scanned(&mut self.blocks, w, p.dim);
+            new_pattern = fresh;
+            w_max = match scanned {
+                Some(m) => m,
+                // Not finite: the scan's error, naming the entry.
+                None => {
+                    w.check_finite("W")?;
+                    w.max_abs()
+                }
+            };
+            Ok(())
+        })?;
+        if new_pattern {
+            self.coloured = false;
+        }
+        Ok(w_max)
+    }
+
+    /// The order of the `contacts` in a sweep: by colour classes when `colouring` (computed
+    /// once per pattern of the blocks), `0..contacts` otherwise.
+    fn order_contacts(&mut self, colouring: bool, contacts: usize) {
+        let Some(blocks) = &self.blocks else { unreachable!("refresh fills the slot") };
+        if !colouring {
+            self.order.clear();
+            self.order.extend(0..contacts);
+            self.starts.clear();
+            self.coloured = false;
+        } else if !self.coloured {
+            colour_contacts(blocks, &mut self.order, &mut self.starts);
+            self.coloured = true;
+        }
+    }
+}
+
+/// Appends to `msg` why the forecast gave up at sweep `sweeps`: the sweeps that the rate of
+/// the recent ones (`outlook`) says the tolerance `tol` still needs.
+fn note_given_up(msg: &mut String, sweeps: usize, outlook: &Outlook, tol: f64) {
+    let more = outlook.needed(tol).unwrap_or(f64::INFINITY);
+    let _ = write!(
+        msg,
+        "; given up at sweep {}: at the rate of the recent sweeps the tolerance needs {} more",
+        sweeps,
+        if !more.is_finite() {
+            "infinitely many".into()
+        } else if more < 1e6 {
+            format!("~{more:.0}")
+        } else {
+            format!("~{more:.0e}")
+        }
+    );
 }
 
 #[cfg(test)]

@@ -336,121 +336,209 @@ pub fn run_with<M: IterativeMethod + ?Sized>(
     mut history: Vec<f64>,
 ) -> LoopOutcome {
     history.clear();
-    let mut history_iterations = Vec::new();
-    let max_iter = settings.max_iter_or(default_max_iter);
-    let pivoting = method.is_pivoting();
-    let mut last = f64::INFINITY;
-    let mut best = f64::INFINITY;
-    let mut iterations = 0;
-    let mut rule = method.stall().map(StallRule::new);
-    let forecast = method.outlook().map(|(outlook, period)| {
-        outlook.clear();
-        period.max(1)
-    });
-    let status = 'run: {
+    let mut run = Run::new(method, settings, settings.max_iter_or(default_max_iter), start, history);
+    let status = run.iterate(method);
+    run.finish(method, status)
+}
+
+/// The state of one [`run_with`] loop: its limits, the errors seen so far and the history.
+struct Run<'s> {
+    settings: &'s Settings,
+    max_iter: usize,
+    start: Instant,
+    pivoting: bool,
+    /// The error after the last step (the starting error before the first).
+    last: f64,
+    /// The smallest error seen, whose iterate the method keeps.
+    best: f64,
+    iterations: usize,
+    rule: Option<StallRule>,
+    /// The period of the method's forecast, if it has one.
+    forecast: Option<usize>,
+    history: Vec<f64>,
+    history_iterations: Vec<usize>,
+}
+
+impl<'s> Run<'s> {
+    /// Reads the method's pivoting flag, stall rule and forecast (whose storage it clears).
+    fn new<M: IterativeMethod + ?Sized>(
+        method: &mut M,
+        settings: &'s Settings,
+        max_iter: usize,
+        start: Instant,
+        history: Vec<f64>,
+    ) -> Self {
+        let pivoting = method.is_pivoting();
+        let rule = method.stall().map(StallRule::new);
+        let forecast = method.outlook().map(|(outlook, period)| {
+            outlook.clear();
+            period.max(1)
+        });
+        Run {
+            settings,
+            max_iter,
+            start,
+            pivoting,
+            last: f64::INFINITY,
+            best: f64::INFINITY,
+            iterations: 0,
+            rule,
+            forecast,
+            history,
+            history_iterations: Vec::new(),
+        }
+    }
+
+    /// Runs the steps until one of the loop's ends; returns its status.
+    fn iterate<M: IterativeMethod + ?Sized>(&mut self, method: &mut M) -> Status {
         if let Some(e) = method.initial_error() {
-            last = e;
-            if e < best {
-                best = e;
-                method.keep_best();
-            }
-            if !pivoting && e <= settings.tol {
-                break 'run Status::Solved;
+            self.last = e;
+            self.note_best(method, e);
+            if !self.pivoting && e <= self.settings.tol {
+                return Status::Solved;
             }
         }
-        for k in 1..=max_iter {
+        for k in 1..=self.max_iter {
             if let Some(status) = method.prepare_step() {
-                break 'run status;
+                return status;
             }
             let mut r = method.step();
-            iterations = k;
-            if let (Some(rule), None) = (&mut rule, r.stop) {
-                match rule.observe(method.stall_measure(r.error)) {
-                    Verdict::Progress => method.on_progress(),
-                    Verdict::Wait => {}
-                    Verdict::Stalled => match method.on_stall(rule.since()) {
-                        OnStall::Continue => {}
-                        OnStall::Switch { error } => r.error = error,
-                        OnStall::RestoreBest => {
-                            // This step's iterate may be the best by the error (a halving
-                            // rule does not judge a new best as progress).
-                            if r.error < best {
-                                best = r.error;
-                                method.keep_best();
-                            }
-                            if best < f64::INFINITY {
-                                method.restore_best();
-                                r.error = best;
-                            }
-                        }
-                        OnStall::Stop(status) => r.stop = Some(status),
-                    },
-                }
-            }
+            self.iterations = k;
+            self.apply_stall_rule(method, &mut r);
             let measured = method.measured();
-            if let (Some(period), None, true) = (forecast, r.stop, measured) {
-                if let Some((outlook, _)) = method.outlook() {
-                    outlook.push(k, r.error);
-                    if k.is_multiple_of(period) {
-                        outlook.set_elapsed(start.elapsed());
-                        if outlook.hopeless(settings.tol, max_iter, settings.time_limit) {
-                            r.stop = Some(Status::Stalled);
-                        }
-                    }
-                }
+            self.apply_forecast(method, k, measured, &mut r);
+            self.last = r.error;
+            if self.settings.record_history && measured {
+                self.history.push(r.error);
+                self.history_iterations.push(k);
             }
-            last = r.error;
-            if settings.record_history && measured {
-                history.push(r.error);
-                history_iterations.push(k);
-            }
-            if r.error < best {
-                best = r.error;
-                method.keep_best();
-            }
-            if let Some(status) = r.stop {
-                break 'run status;
-            }
-            if r.error.is_nan() {
-                break 'run Status::NumericalFailure;
-            }
-            if !pivoting && r.error <= settings.tol {
-                break 'run Status::Solved;
-            }
-            if let Some(obs) = &settings.observer {
-                let p = Progress {
-                    iteration: k,
-                    error: r.error,
-                    measured,
-                    elapsed: start.elapsed(),
-                    counters: method.counters(),
-                    step: method.last_step(),
-                };
-                if obs(&p) == Control::Stop {
-                    break 'run Status::Interrupted;
-                }
-            }
-            if settings.time_limit.is_some_and(|t| start.elapsed() >= t) {
-                break 'run Status::TimeLimit;
+            self.note_best(method, r.error);
+            if let Some(status) = self.end_after(method, k, measured, r) {
+                return status;
             }
         }
         Status::MaxIterations
-    };
-    let restored_best = status != Status::Solved && (last.is_nan() || last > best);
-    if restored_best {
-        method.restore_best();
     }
-    LoopOutcome {
-        status,
-        iterations,
-        last_error: last,
-        best_error: best,
-        restored_best,
-        history,
-        history_iterations,
-        elapsed: start.elapsed(),
-        counters: method.counters(),
-        pivoting,
+
+    /// Has the method keep its iterate when `error` is a new best.
+    fn note_best<M: IterativeMethod + ?Sized>(&mut self, method: &mut M, error: f64) {
+        if error < self.best {
+            self.best = error;
+            method.keep_best();
+        }
+    }
+
+    /// Shows the step `r` to the stall rule, if there is one and the step does not stop the
+    /// loop itself, and applies the method's answer to a stall to `r`.
+    fn apply_stall_rule<M: IterativeMethod + ?Sized>(&mut self, method: &mut M, r: &mut StepResult) {
+        let (Some(rule), None) = (&mut self.rule, r.stop) else {
+            return;
+        };
+        let on_stall = match rule.observe(method.stall_measure(r.error)) {
+            Verdict::Progress => {
+                method.on_progress();
+                return;
+            }
+            Verdict::Wait => return,
+            Verdict::Stalled => method.on_stall(rule.since()),
+        };
+        match on_stall {
+            OnStall::Continue => {}
+            OnStall::Switch { error } => r.error = error,
+            OnStall::RestoreBest => {
+                // This step's iterate may be the best by the error (a halving rule does not
+                // judge a new best as progress).
+                self.note_best(method, r.error);
+                if self.best < f64::INFINITY {
+                    method.restore_best();
+                    r.error = self.best;
+                }
+            }
+            OnStall::Stop(status) => r.stop = Some(status),
+        }
+    }
+
+    /// Feeds step `k`'s measured error to the method's forecast, if it has one and the step
+    /// does not stop the loop itself; every `period`-th step, stops `r` with
+    /// [`Status::Stalled`] when the tolerance is out of reach.
+    fn apply_forecast<M: IterativeMethod + ?Sized>(
+        &self,
+        method: &mut M,
+        k: usize,
+        measured: bool,
+        r: &mut StepResult,
+    ) {
+        let (Some(period), None, true) = (self.forecast, r.stop, measured) else {
+            return;
+        };
+        if let Some((outlook, _)) = method.outlook() {
+            outlook.push(k, r.error);
+            if k.is_multiple_of(period) {
+                outlook.set_elapsed(self.start.elapsed());
+                if outlook.hopeless(self.settings.tol, self.max_iter, self.settings.time_limit) {
+                    r.stop = Some(Status::Stalled);
+                }
+            }
+        }
+    }
+
+    /// Whether the loop ends after step `k` (result `r`): the step's own stop, a NaN error,
+    /// the tolerance, the observer or the time limit, in this order.
+    fn end_after<M: IterativeMethod + ?Sized>(
+        &self,
+        method: &M,
+        k: usize,
+        measured: bool,
+        r: StepResult,
+    ) -> Option<Status> {
+        if let Some(status) = r.stop {
+            return Some(status);
+        }
+        if r.error.is_nan() {
+            return Some(Status::NumericalFailure);
+        }
+        if !self.pivoting && r.error <= self.settings.tol {
+            return Some(Status::Solved);
+        }
+        if let Some(obs) = &self.settings.observer {
+            let p = Progress {
+                iteration: k,
+                error: r.error,
+                measured,
+                elapsed: self.start.elapsed(),
+                counters: method.counters(),
+                step: method.last_step(),
+            };
+            if obs(&p) == Control::Stop {
+                return Some(Status::Interrupted);
+            }
+        }
+        if self.settings.time_limit.is_some_and(|t| self.start.elapsed() >= t) {
+            return Some(Status::TimeLimit);
+        }
+        None
+    }
+
+    /// Ends the loop with `status`: puts the best iterate back when the last is worse (or
+    /// NaN) and the loop did not solve, and gathers the outcome.
+    fn finish<M: IterativeMethod + ?Sized>(self, method: &mut M, status: Status) -> LoopOutcome {
+        let (last, best) = (self.last, self.best);
+        let restored_best = status != Status::Solved && (last.is_nan() || last > best);
+        if restored_best {
+            method.restore_best();
+        }
+        LoopOutcome {
+            status,
+            iterations: self.iterations,
+            last_error: last,
+            best_error: best,
+            restored_best,
+            history: self.history,
+            history_iterations: self.history_iterations,
+            elapsed: self.start.elapsed(),
+            counters: method.counters(),
+            pivoting: self.pivoting,
+        }
     }
 }
 

@@ -45,6 +45,41 @@ impl Method<'_, '_, '_> {
     /// Solves the B-derivative equation for the sets in `ws.sets` into `ws.d`; tied rows are
     /// resolved (written back into `ws.sets` as Lower/Upper/Free).
     pub(super) fn direction(&mut self) -> Direction {
+        self.partition_sets();
+        let nt = self.ws.t_idx.len();
+        if nt == 0 {
+            return self.solve_free(0);
+        }
+        // Unknown d_β = u − V d_δ with u, V from one multi-column solve.
+        if let Direction::Singular = self.solve_free(nt) {
+            return Direction::Singular;
+        }
+        let tied = self.tied_lcp();
+        let x = if tied.q.iter().all(|&v| v >= 0.0) {
+            Some(vec![0.0; nt])
+        } else {
+            self.lemke(tied.m.clone(), tied.q.clone())
+        };
+        match x {
+            Some(x) => {
+                self.resolve_tied(&tied, &x);
+                Direction::Newton
+            }
+            None => {
+                // Rule (3): keep every tied row at its bound and solve again.
+                let ws = &mut *self.ws;
+                for r in 0..nt {
+                    let i = ws.t_idx[r];
+                    ws.sets[i] = resolve_to_bound(ws.sets[i]);
+                }
+                self.direction()
+            }
+        }
+    }
+
+    /// Sorts the rows by their sets into α∪γ (at a bound), β (free) and δ (tied) and sets
+    /// the direction of α∪γ: `d_i = −(z_i − b_i)`.
+    fn partition_sets(&mut self) {
         let n = self.ws.z.len();
         self.ws.a_idx.clear();
         self.ws.b_idx.clear();
@@ -60,16 +95,12 @@ impl Method<'_, '_, '_> {
             let i = self.ws.a_idx[k];
             self.ws.d[i] = -(self.ws.z[i] - self.bound(i));
         }
-        let nt = self.ws.t_idx.len();
-        if nt == 0 {
-            return self.solve_free(0);
-        }
-        // Unknown d_β = u − V d_δ with u, V from one multi-column solve.
-        if let Direction::Singular = self.solve_free(nt) {
-            return Direction::Singular;
-        }
-        let ws = &mut *self.ws;
-        let nb = ws.b_idx.len();
+    }
+
+    /// The LCP on the tied rows δ, once the free rows are solved for (`ws.rhs`: u, then V).
+    fn tied_lcp(&self) -> TiedLcp {
+        let ws = &*self.ws;
+        let nt = ws.t_idx.len();
         // S = J_δδ − J_δβ V, c = F_δ + J_δ,α∪γ d_α∪γ + J_δβ u, e = z_δ − b_δ.
         let mut s_mat = Mat::<f64>::zeros(nt, nt);
         let mut qv = vec![0.0; nt];
@@ -112,41 +143,29 @@ impl Method<'_, '_, '_> {
                 s_mat[(r, cc)] *= sign[r] * sign[cc];
             }
         }
-        let x = if qv.iter().all(|&v| v >= 0.0) {
-            Some(vec![0.0; nt])
-        } else {
-            self.lemke(s_mat.clone(), qv.clone())
-        };
+        TiedLcp { m: s_mat, q: qv, e, sign }
+    }
+
+    /// With the tied LCP's answer `x`: the direction of the tied rows, `d_δ = D x − e`, their
+    /// sets (y = q + M x decides how each resolves), and the free rows' `d_β = u − V d_δ`.
+    fn resolve_tied(&mut self, tied: &TiedLcp, x: &[f64]) {
         let ws = &mut *self.ws;
-        match x {
-            Some(x) => {
-                // y = q + M x decides how each tied row resolves.
-                for r in 0..nt {
-                    let i = ws.t_idx[r];
-                    ws.d[i] = sign[r] * x[r] - e[r];
-                    let mut y = qv[r];
-                    for cc in 0..nt {
-                        y += s_mat[(r, cc)] * x[cc];
-                    }
-                    ws.sets[i] = if x[r] > y { IndexSet::Free } else { resolve_to_bound(ws.sets[i]) };
-                }
-                for k in 0..nb {
-                    let mut v = ws.rhs[(k, 0)];
-                    for cc in 0..nt {
-                        v -= ws.rhs[(k, 1 + cc)] * ws.d[ws.t_idx[cc]];
-                    }
-                    ws.d[ws.b_idx[k]] = v;
-                }
-                Direction::Newton
+        let (nt, nb) = (ws.t_idx.len(), ws.b_idx.len());
+        for r in 0..nt {
+            let i = ws.t_idx[r];
+            ws.d[i] = tied.sign[r] * x[r] - tied.e[r];
+            let mut y = tied.q[r];
+            for (cc, &xc) in x.iter().enumerate() {
+                y += tied.m[(r, cc)] * xc;
             }
-            None => {
-                // Rule (3): keep every tied row at its bound and solve again.
-                for r in 0..nt {
-                    let i = ws.t_idx[r];
-                    ws.sets[i] = resolve_to_bound(ws.sets[i]);
-                }
-                self.direction()
+            ws.sets[i] = if x[r] > y { IndexSet::Free } else { resolve_to_bound(ws.sets[i]) };
+        }
+        for k in 0..nb {
+            let mut v = ws.rhs[(k, 0)];
+            for cc in 0..nt {
+                v -= ws.rhs[(k, 1 + cc)] * ws.d[ws.t_idx[cc]];
             }
+            ws.d[ws.b_idx[k]] = v;
         }
     }
 
@@ -204,4 +223,14 @@ impl Method<'_, '_, '_> {
         }
         Direction::Newton
     }
+}
+
+/// The LCP on the tied rows δ (Harker & Pang 1990), in the variables `x = D(d_δ + e)`:
+/// `M = D S D`, `q = D(c − S e)` with `S = J_δδ − J_δβ V`, `c = F_δ + J_δ,α∪γ d_α∪γ + J_δβ u`,
+/// `e = z_δ − b_δ` and `D = diag(sign)` (−1 on the rows tied at their upper bound).
+struct TiedLcp {
+    m: Mat<f64>,
+    q: Vec<f64>,
+    e: Vec<f64>,
+    sign: Vec<f64>,
 }
