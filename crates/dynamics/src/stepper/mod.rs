@@ -30,6 +30,7 @@ use perp_core::{Error, Matrix, Settings, SolveReport, Status};
 mod options;
 mod output;
 mod solve;
+use solve::Solvers;
 mod velocity;
 
 pub use options::{Activation, Compliant, Formulation, Scheme, Stats, StepOptions, StepReport};
@@ -41,57 +42,6 @@ struct Eval<'a> {
     q: &'a [f64],
     t: f64,
     h: &'a [f64],
-}
-
-/// The solvers a [`Simulator`] is built with, from its options.
-struct Solvers {
-    solver: Solver,
-    /// The fallback chain ([`StepOptions::fallback`]).
-    fallbacks: Vec<Solver>,
-    /// Whether steps are solved in velocity space.
-    velocity_space: bool,
-}
-
-impl Solvers {
-    /// The chosen solver (the formulation's default when none is named) and the fallback
-    /// chain, built from the catalogue; `Err` on an unknown name, a convex formulation with
-    /// another solver than global-ipm, or a fallback chain in velocity space.
-    fn new(opts: &StepOptions) -> Result<Solvers, Error> {
-        let compliant = matches!(opts.formulation, Formulation::Compliant(_));
-        let name = if compliant {
-            // SAP solves the compliant formulation; the catalogue's slot holds an unused
-            // frictional solver.
-            "prox".to_string()
-        } else {
-            opts.solver.clone().unwrap_or_else(|| opts.formulation.default_solver().into())
-        };
-        let solver = perp_catalogue::build(opts.formulation.family(), &name, &opts.params)?;
-        let fallbacks = opts
-            .fallback
-            .iter()
-            .filter(|n| **n != name && !compliant)
-            .map(|n| perp_catalogue::build(opts.formulation.family(), n, &Params::new()))
-            .collect::<Result<Vec<_>, _>>()?;
-        // Velocity space: the convex and compliant formulations, or a global solver of the
-        // exact cones.
-        let convex = matches!(opts.formulation, Formulation::Convex);
-        if convex && name != "global-ipm" {
-            return Err(Error::setting(
-                "solver",
-                &name,
-                "the convex formulation is solved by global-ipm (its interior-point method on the relaxation)",
-            ));
-        }
-        let velocity_space = convex || compliant || matches!(solver, Solver::Global(_));
-        if velocity_space && !fallbacks.is_empty() {
-            return Err(Error::setting(
-                "fallback",
-                opts.fallback.join(","),
-                "a step solved in velocity space takes no fallback chain yet",
-            ));
-        }
-        Ok(Solvers { solver, fallbacks, velocity_space })
-    }
 }
 
 /// Steps a [`System`] in time.

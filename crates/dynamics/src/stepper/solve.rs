@@ -1,6 +1,7 @@
-//! One contact solve of a step: the local form through the catalogue's solver chain and the
-//! LCP formulations (the velocity-space formulations are in `velocity.rs`); moving a
-//! contact's variables between the solver's vector and the simulator.
+//! The solvers a simulator is built with ([`Solvers`]); one contact solve of a step: the local
+//! form through the catalogue's solver chain and the LCP formulations (the velocity-space
+//! formulations are in `velocity.rs`); moving a contact's variables between the solver's
+//! vector and the simulator.
 
 use super::*;
 
@@ -14,6 +15,57 @@ pub(super) struct Slots {
 impl Slots {
     pub(super) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         (0..self.len).map(|j| self.start + self.stride * j)
+    }
+}
+
+/// The solvers a [`Simulator`] is built with, from its options.
+pub(super) struct Solvers {
+    pub(super) solver: Solver,
+    /// The fallback chain ([`StepOptions::fallback`]).
+    pub(super) fallbacks: Vec<Solver>,
+    /// Whether steps are solved in velocity space.
+    pub(super) velocity_space: bool,
+}
+
+impl Solvers {
+    /// The chosen solver (the formulation's default when none is named) and the fallback
+    /// chain, built from the catalogue; `Err` on an unknown name, a convex formulation with
+    /// another solver than global-ipm, or a fallback chain in velocity space.
+    pub(super) fn new(opts: &StepOptions) -> Result<Solvers, Error> {
+        let compliant = matches!(opts.formulation, Formulation::Compliant(_));
+        let name = if compliant {
+            // SAP solves the compliant formulation; the catalogue's slot holds an unused
+            // frictional solver.
+            "prox".to_string()
+        } else {
+            opts.solver.clone().unwrap_or_else(|| opts.formulation.default_solver().into())
+        };
+        let solver = perp_catalogue::build(opts.formulation.family(), &name, &opts.params)?;
+        let fallbacks = opts
+            .fallback
+            .iter()
+            .filter(|n| **n != name && !compliant)
+            .map(|n| perp_catalogue::build(opts.formulation.family(), n, &Params::new()))
+            .collect::<Result<Vec<_>, _>>()?;
+        // Velocity space: the convex and compliant formulations, or a global solver of the
+        // exact cones.
+        let convex = matches!(opts.formulation, Formulation::Convex);
+        if convex && name != "global-ipm" {
+            return Err(Error::setting(
+                "solver",
+                &name,
+                "the convex formulation is solved by global-ipm (its interior-point method on the relaxation)",
+            ));
+        }
+        let velocity_space = convex || compliant || matches!(solver, Solver::Global(_));
+        if velocity_space && !fallbacks.is_empty() {
+            return Err(Error::setting(
+                "fallback",
+                opts.fallback.join(","),
+                "a step solved in velocity space takes no fallback chain yet",
+            ));
+        }
+        Ok(Solvers { solver, fallbacks, velocity_space })
     }
 }
 

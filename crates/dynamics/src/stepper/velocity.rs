@@ -50,6 +50,30 @@ impl VelocitySolver {
         })
     }
 
+    /// Solves the jobs, job k by `solvers[k]` (built, as [`VelocitySolver::new`] of `opts`
+    /// and `name`, when the step has more islands than any before), in parallel under
+    /// `opts.settings.threads`; their solutions in order. `dt` is SAP's step.
+    fn run_all(
+        solvers: &mut Vec<VelocitySolver>,
+        (opts, name, dt): (&StepOptions, &str, f64),
+        jobs: &mut [Job],
+        compliant: Option<&Compliant>,
+    ) -> Result<Vec<GlobalSolution>, Error> {
+        while solvers.len() < jobs.len() {
+            solvers.push(VelocitySolver::new(opts, name)?);
+        }
+        let s = &opts.settings;
+        let compliant = compliant.map(|c| (c, dt));
+        let mut pairs: Vec<(&mut VelocitySolver, &mut Job)> =
+            solvers.iter_mut().zip(jobs.iter_mut()).collect();
+        Par::new(s.threads)?.for_each_chunk_above(&mut pairs, 1, 2, |_, piece| {
+            for (sv, job) in piece {
+                sv.solve(job, compliant, s);
+            }
+        });
+        jobs.iter_mut().map(|job| job.out.take().expect("every island is solved")).collect()
+    }
+
     /// Solves `job`; `compliant` gives SAP its step size and parameters.
     fn solve(&mut self, job: &mut Job, compliant: Option<(&Compliant, f64)>, s: &Settings) {
         let warm = job.warm.as_deref();
@@ -94,22 +118,7 @@ impl Simulator<'_> {
             Formulation::Compliant(c) => Some(c.clone()),
             _ => None,
         };
-        let mut compliance = Vec::new();
-        if let Some(c) = &compliant {
-            let mut k = 0;
-            for contact in &lp.contacts {
-                for j in 0..contact.dim() {
-                    g.b[k] = contact.bias_at(j);
-                    k += 1;
-                }
-            }
-            let tau = c.dissipation_time_scale.unwrap_or(self.dt);
-            compliance.extend(lp.contacts.iter().map(|contact| Compliance {
-                stiffness: c.stiffness,
-                dissipation_time_scale: tau,
-                phi0: contact.gap,
-            }));
-        }
+        let compliance = compliant.as_ref().map_or_else(Vec::new, |c| self.compliant_problem(lp, &mut g, c));
         let n = lp.size();
         let slots = |a: usize| Slots { start: lp.offsets[a], stride: 1, len: lp.contacts[a].dim() };
         let mut z = std::mem::take(&mut self.fc_r);
@@ -124,52 +133,14 @@ impl Simulator<'_> {
                 compliance,
                 out: None,
             }],
-            Some(islands) => {
-                let d = g.dim;
-                // A contact had a stored warm start (the others start from zero).
-                let stored =
-                    |c: usize| self.opts.warm_start && self.warm[lp.active[c]].len() == lp.contacts[c].dim();
-                let job = |part: &Island| -> Result<Job<'static>, Error> {
-                    let warm = part.contacts.iter().any(|&c| stored(c)).then(|| {
-                        Cow::Owned(
-                            part.contacts
-                                .iter()
-                                .flat_map(|&c| z[d * c..d * (c + 1)].iter().copied())
-                                .collect(),
-                        )
-                    });
-                    Ok(Job {
-                        g: Cow::Owned(islands.restrict(&g, part)?),
-                        warm,
-                        v0: v0.map(|u| Cow::Owned(part.dofs.iter().map(|&i| u[i]).collect())),
-                        compliance: part
-                            .contacts
-                            .iter()
-                            .filter_map(|&c| compliance.get(c).cloned())
-                            .collect(),
-                        out: None,
-                    })
-                };
-                islands.parts.iter().map(job).collect::<Result<Vec<_>, _>>()?
-            }
+            Some(islands) => self.island_jobs(lp, (&g, islands), &z, v0, &compliance)?,
         };
-        while self.velocity.len() < jobs.len() {
-            let name = self.solver.name();
-            self.velocity.push(VelocitySolver::new(&self.opts, name)?);
-        }
-        let (s, dt) = (&self.opts.settings, self.dt);
-        let compliant = compliant.as_ref().map(|c| (c, dt));
-        let mut pairs: Vec<(&mut VelocitySolver, &mut Job)> =
-            self.velocity.iter_mut().zip(&mut jobs).collect();
-        Par::new(s.threads)?.for_each_chunk_above(&mut pairs, 1, 2, |_, piece| {
-            for (sv, job) in piece {
-                sv.solve(job, compliant, s);
-            }
-        });
-        let mut sols = Vec::with_capacity(jobs.len());
-        for job in jobs {
-            sols.push(job.out.expect("every island is solved")?);
-        }
+        let mut sols = VelocitySolver::run_all(
+            &mut self.velocity,
+            (&self.opts, self.solver.name(), self.dt),
+            &mut jobs,
+            compliant.as_ref(),
+        )?;
         let rep = match &islands {
             None => {
                 let sol = sols.pop().expect("one job");
@@ -185,6 +156,61 @@ impl Simulator<'_> {
         self.scatter(lp, r, &slots);
         self.fc_r = z;
         Ok(())
+    }
+
+    /// The compliant model's problem ([`Formulation::Compliant`]): `b` rewritten to the
+    /// contacts' rheonomic terms only (no restitution); each contact's compliance, φ₀ its gap
+    /// where the step evaluates its contacts.
+    fn compliant_problem(
+        &self,
+        lp: &LocalProblem,
+        g: &mut GlobalFrictionContactProblem,
+        c: &Compliant,
+    ) -> Vec<Compliance> {
+        let mut k = 0;
+        for contact in &lp.contacts {
+            for j in 0..contact.dim() {
+                g.b[k] = contact.bias_at(j);
+                k += 1;
+            }
+        }
+        let tau = c.dissipation_time_scale.unwrap_or(self.dt);
+        let compliance = |contact: &Contact| Compliance {
+            stiffness: c.stiffness,
+            dissipation_time_scale: tau,
+            phi0: contact.gap,
+        };
+        lp.contacts.iter().map(compliance).collect()
+    }
+
+    /// One job an island of `g`: its restricted problem, its contacts' impulses in `z` as the
+    /// warm start when one of them had a stored one (the others start from zero), its
+    /// velocities in `v0` and its contacts' `compliance`.
+    fn island_jobs(
+        &self,
+        lp: &LocalProblem,
+        (g, islands): (&GlobalFrictionContactProblem, &perp_cones::Islands),
+        z: &[f64],
+        v0: Option<&[f64]>,
+        compliance: &[Compliance],
+    ) -> Result<Vec<Job<'static>>, Error> {
+        let d = g.dim;
+        let stored = |c: usize| self.opts.warm_start && self.warm[lp.active[c]].len() == lp.contacts[c].dim();
+        let job = |part: &Island| -> Result<Job<'static>, Error> {
+            let warm = part.contacts.iter().any(|&c| stored(c)).then(|| {
+                Cow::Owned(
+                    part.contacts.iter().flat_map(|&c| z[d * c..d * (c + 1)].iter().copied()).collect(),
+                )
+            });
+            Ok(Job {
+                g: Cow::Owned(islands.restrict(g, part)?),
+                warm,
+                v0: v0.map(|u| Cow::Owned(part.dofs.iter().map(|&i| u[i]).collect())),
+                compliance: part.contacts.iter().filter_map(|&c| compliance.get(c).copied()).collect(),
+                out: None,
+            })
+        };
+        islands.parts.iter().map(job).collect()
     }
 
     /// The whole answer from the islands' `sols`: their impulses and velocities put in place,
