@@ -2,8 +2,8 @@
 
 use perp::catalogue::{Params, GLOBAL_NAMES};
 use perp::core::Error;
-use perp::dynamics::scenes::{self, Panel};
-use perp::dynamics::{Activation, Formulation, Simulator};
+use perp::dynamics::scenes::{self, Panel, Scene};
+use perp::dynamics::{Activation, Formulation, Simulator, StepOptions};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -127,6 +127,79 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         return Err(Error::setting("--every", 0, "must be at least 1 (record every N-th step)"));
     }
     let scene = scenes::scene(&a.scene, a.size)?;
+    let opts = step_options(&a, scene.as_ref())?;
+    let dt = a.dt.unwrap_or_else(|| scene.default_dt());
+    let t_end = a.t_end.unwrap_or_else(|| scene.default_t_end());
+    if !(t_end.is_finite() && t_end > 0.0) {
+        return Err(Error::setting("--t-end", t_end, "must be a positive time"));
+    }
+    let (q0, u0) = scene.initial_state();
+    let sys: &dyn perp::dynamics::System = scene.as_ref();
+    let mut sim = Simulator::new(sys, q0, u0, dt, opts)?;
+    let (qn, un) = scene.state_names();
+    let start = Instant::now();
+    // The trajectory goes straight to its CSV file, row by row; it is held in memory only for
+    // the picture.
+    let columns = sim.columns(Some((&qn, &un)));
+    let keep: Vec<usize> = match &a.columns {
+        Some(list) => {
+            let spec: Vec<&str> = list.split(',').map(str::trim).filter(|c| !c.is_empty()).collect();
+            perp::dynamics::trajectory::select_columns(&columns, sim.q.len(), sim.u.len(), &spec)?
+        }
+        None => (0..columns.len()).collect(),
+    };
+    let kept_names: Vec<String> = keep.iter().map(|&k| columns[k].clone()).collect();
+    let mut csv = match (&a.out, &a.plot) {
+        (Some(path), None) => Some(perp::dynamics::CsvWriter::create(path, &kept_names)?),
+        _ => None,
+    };
+    let mut kept_row: Vec<f64> = Vec::with_capacity(keep.len());
+    let mut held = a.plot.as_ref().map(|_| perp::dynamics::Trajectory::new(columns.clone()));
+    let mut bar = ProgressLine { bar: None, ticker: Ticker::new(), quiet: a.quiet, start };
+    let mut progress = |k: usize, steps: usize| -> Result<(), Error> {
+        bar.update(k, steps);
+        Ok(())
+    };
+    let mut sink = |row: &[f64]| -> Result<(), Error> {
+        if let Some(w) = csv.as_mut() {
+            if keep.len() == row.len() {
+                w.row(row)?;
+            } else {
+                kept_row.clear();
+                kept_row.extend(keep.iter().map(|&k| row[k]));
+                w.row(&kept_row)?;
+            }
+        }
+        if let Some(t) = held.as_mut() {
+            t.push(row.to_vec());
+        }
+        Ok(())
+    };
+    sim.run_observed(t_end, a.every, &mut sink, &mut progress)?;
+    if let Some(b) = bar.bar.take() {
+        b.finish_and_clear();
+    }
+    let secs = start.elapsed().as_secs_f64();
+    summary(&sim, scene.as_ref(), dt, secs)?;
+    if let (Some(path), Some(w)) = (&a.out, csv) {
+        w.finish()?;
+        outln!("wrote      {}", path.display())?;
+    }
+    if let Some(traj) = &held {
+        if let Some(path) = &a.out {
+            traj.select(&keep).write_csv(path)?;
+            outln!("wrote      {}", path.display())?;
+        }
+        if let Some(path) = &a.plot {
+            plot(&scene.panels(traj), path)?;
+            outln!("wrote      {}", path.display())?;
+        }
+    }
+    Ok(if sim.stats.unsolved == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// The step options of `perp simulate`: the scene's, changed by the arguments.
+fn step_options(a: &Args, scene: &dyn Scene) -> Result<StepOptions, Error> {
     let mut opts = scene.default_options();
     if let Some(f) = &a.formulation {
         // The scene's own solver and fallback chain may belong to another formulation's
@@ -184,44 +257,26 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         // Beyond what a `Duration` holds (1e300): no budget.
         opts.step_budget = perp::core::Settings::limit_from_secs("--step-budget", b)?;
     }
-    let dt = a.dt.unwrap_or_else(|| scene.default_dt());
-    let t_end = a.t_end.unwrap_or_else(|| scene.default_t_end());
-    if !(t_end.is_finite() && t_end > 0.0) {
-        return Err(Error::setting("--t-end", t_end, "must be a positive time"));
-    }
-    let (q0, u0) = scene.initial_state();
-    let sys: &dyn perp::dynamics::System = scene.as_ref();
-    let mut sim = Simulator::new(sys, q0, u0, dt, opts)?;
-    let (qn, un) = scene.state_names();
-    let start = Instant::now();
-    // The trajectory goes straight to its CSV file, row by row; it is held in memory only for
-    // the picture.
-    let columns = sim.columns(Some((&qn, &un)));
-    let keep: Vec<usize> = match &a.columns {
-        Some(list) => {
-            let spec: Vec<&str> = list.split(',').map(str::trim).filter(|c| !c.is_empty()).collect();
-            perp::dynamics::trajectory::select_columns(&columns, sim.q.len(), sim.u.len(), &spec)?
+    Ok(opts)
+}
+
+/// The progress bar on stderr, shown once the run has taken a second (indicatif draws only on
+/// a terminal).
+struct ProgressLine {
+    bar: Option<indicatif::ProgressBar>,
+    ticker: Ticker,
+    quiet: bool,
+    start: Instant,
+}
+
+impl ProgressLine {
+    /// At step `k` of `steps`: decided by elapsed time, the clock read as often as the steps'
+    /// length allows.
+    fn update(&mut self, k: usize, steps: usize) {
+        if self.quiet || k >= steps || !self.ticker.due(k) {
+            return;
         }
-        None => (0..columns.len()).collect(),
-    };
-    let kept_names: Vec<String> = keep.iter().map(|&k| columns[k].clone()).collect();
-    let mut csv = match (&a.out, &a.plot) {
-        (Some(path), None) => Some(perp::dynamics::CsvWriter::create(path, &kept_names)?),
-        _ => None,
-    };
-    let mut kept_row: Vec<f64> = Vec::with_capacity(keep.len());
-    let mut held = a.plot.as_ref().map(|_| perp::dynamics::Trajectory::new(columns.clone()));
-    // A progress bar on stderr once the run has taken a second (indicatif draws only on a
-    // terminal).
-    let mut bar: Option<indicatif::ProgressBar> = None;
-    let mut ticker = Ticker::new();
-    let quiet = a.quiet;
-    let mut progress = |k: usize, steps: usize| -> Result<(), Error> {
-        // Decided by elapsed time, the clock read as often as the steps' length allows.
-        if quiet || k >= steps || !ticker.due(k) {
-            return Ok(());
-        }
-        if bar.is_none() && start.elapsed().as_secs_f64() > 1.0 {
+        if self.bar.is_none() && self.start.elapsed().as_secs_f64() > 1.0 {
             let b = indicatif::ProgressBar::with_draw_target(
                 Some(steps as u64),
                 indicatif::ProgressDrawTarget::stderr(),
@@ -232,33 +287,17 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
             );
             // The elapsed time and the estimate move while a long step runs.
             b.enable_steady_tick(std::time::Duration::from_millis(250));
-            bar = Some(b);
+            self.bar = Some(b);
         }
-        if let Some(b) = &bar {
+        if let Some(b) = &self.bar {
             b.set_position(k as u64);
         }
-        Ok(())
-    };
-    let mut sink = |row: &[f64]| -> Result<(), Error> {
-        if let Some(w) = csv.as_mut() {
-            if keep.len() == row.len() {
-                w.row(row)?;
-            } else {
-                kept_row.clear();
-                kept_row.extend(keep.iter().map(|&k| row[k]));
-                w.row(&kept_row)?;
-            }
-        }
-        if let Some(t) = held.as_mut() {
-            t.push(row.to_vec());
-        }
-        Ok(())
-    };
-    sim.run_observed(t_end, a.every, &mut sink, &mut progress)?;
-    if let Some(b) = bar.take() {
-        b.finish_and_clear();
     }
-    let secs = start.elapsed().as_secs_f64();
+}
+
+/// The run's summary on stdout: scene, method, steps, solves, factorizations, islands,
+/// fallbacks, wall time and step times.
+fn summary(sim: &Simulator, scene: &dyn Scene, dt: f64, secs: f64) -> Result<(), Error> {
     let st = &sim.stats;
     outln!("scene      {} ({})", scene.name(), scene.description())?;
     outln!("method     {}", sim.method())?;
@@ -300,21 +339,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
             t[t.len() - 1] * 1e3
         )?;
     }
-    if let (Some(path), Some(w)) = (&a.out, csv) {
-        w.finish()?;
-        outln!("wrote      {}", path.display())?;
-    }
-    if let Some(traj) = &held {
-        if let Some(path) = &a.out {
-            traj.select(&keep).write_csv(path)?;
-            outln!("wrote      {}", path.display())?;
-        }
-        if let Some(path) = &a.plot {
-            plot(&scene.panels(traj), path)?;
-            outln!("wrote      {}", path.display())?;
-        }
-    }
-    Ok(if st.unsolved == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(())
 }
 
 /// Draws panels side by side into an SVG file.
