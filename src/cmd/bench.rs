@@ -95,72 +95,9 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         Some(s) => bench::parse_shard(s)?,
         None => (1, 1),
     };
-    let mut s = settings(&a.common, a.max_iter)?;
-    // The default limit only when none was given (`--time-limit 1e300` is no limit).
-    if a.common.time_limit.is_none() {
-        let only_builtin = inputs.iter().all(|i| i == "builtin");
-        let t = if only_builtin { BUILTIN_TIME_LIMIT } else { FILE_TIME_LIMIT };
-        s.time_limit = Some(Duration::from_secs_f64(t));
-    }
-    let cancel = Arc::new(AtomicBool::new(false));
-    let config = BenchConfig {
-        settings: s,
-        repeat: a.repeat,
-        threads: a.threads,
-        cancel: Some(cancel.clone()),
-        log_iterations: a.verbose,
-        ..BenchConfig::default()
-    };
-
-    // Ctrl-C: the first stops the run (what finished is written), a second quits.
-    let flag = cancel.clone();
-    // Not being able to install the handler (another one is installed, as in tests) only
-    // means Ctrl-C keeps its default effect.
-    let _ = ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        eprintln!("perp bench: interrupted; stopping the solves under way and writing what finished (Ctrl-C again to quit)");
-    });
-
-    let (mut problems, unreadable) = load(&inputs)?;
-    if let Some(kinds) = &a.kind {
-        problems.retain(|p| kinds.contains(&p.kind));
-    }
-    // The solver list comes from the whole suite, so that every shard has the same one.
-    let solvers = match a.solvers {
-        Some(list) => list,
-        None => bench::default_solvers(&problems),
-    };
-    let params = bench::SolverParams::parse(&a.params, &solvers)?;
-    let total = problems.len();
-    let problems = bench::shard(problems, k, n)?;
-    if problems.is_empty() {
-        eprintln!("perp bench: no problem to run (of {total} after --kind, shard {k}/{n})");
-    }
-    for s in &solvers {
-        if !problems.iter().any(|p| p.problem.accepts(s))
-            && perp::suite::bench::Registry::names().contains(&s.as_str())
-        {
-            eprintln!("perp bench: solver '{s}' applies to none of the problems");
-        }
-    }
-
-    // A terminal draw target on stderr: indicatif hides it by itself when stderr is not a
-    // terminal (or TERM is unset or dumb), so piped and CI runs stay quiet.
-    // --quiet and --verbose (whose log would be torn by the bar) draw no bar.
-    let target = if a.quiet || a.verbose {
-        indicatif::ProgressDrawTarget::hidden()
-    } else {
-        indicatif::ProgressDrawTarget::stderr()
-    };
-    let bar = indicatif::ProgressBar::with_draw_target(Some(problems.len() as u64), target);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} problems {elapsed}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    // The elapsed time moves while a long solve runs (the position moves per problem).
-    bar.enable_steady_tick(Duration::from_millis(500));
+    let (config, cancel) = bench_config(&a, &inputs)?;
+    let (problems, unreadable, solvers, params) = select(&a, &inputs, (k, n))?;
+    let bar = progress_bar(&a, problems.len());
     // results.csv grows as problems finish (created with the first finished problem, so that a
     // run refused for bad usage writes nothing; rewritten in problem order at the end).
     let partial: Mutex<Option<std::fs::File>> = Mutex::new(None);
@@ -191,16 +128,7 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
     run_settings.params = params.pairs();
     run_settings.shard = a.shard.as_ref().map(|_| format!("{k}/{n}"));
     if interrupted {
-        let finished = {
-            let mut names: Vec<&str> = records.iter().map(|r| r.problem.as_str()).collect();
-            names.dedup();
-            names.len()
-        };
-        run_settings.interrupted = Some(format!(
-            "Ctrl-C after {} finished run(s) on {finished} of {} problem(s)",
-            records.len(),
-            problems.len()
-        ));
+        run_settings.interrupted = Some(interrupted_after(&records, problems.len()));
     }
     let report = BenchReport {
         settings: run_settings,
@@ -243,6 +171,94 @@ fn start_partial_csv(dir: &Path) -> Result<std::fs::File, Error> {
     let mut f = std::fs::File::create(&csv).map_err(io)?;
     writeln!(f, "{}", bench::CSV_HEADER).map_err(io)?;
     Ok(f)
+}
+
+/// The run's configuration from the arguments, with the cancel flag that Ctrl-C sets: the
+/// first Ctrl-C stops the run (what finished is written), a second quits.
+fn bench_config(a: &Args, inputs: &[String]) -> Result<(BenchConfig, Arc<AtomicBool>), Error> {
+    let mut s = settings(&a.common, a.max_iter)?;
+    // The default limit only when none was given (`--time-limit 1e300` is no limit).
+    if a.common.time_limit.is_none() {
+        let only_builtin = inputs.iter().all(|i| i == "builtin");
+        let t = if only_builtin { BUILTIN_TIME_LIMIT } else { FILE_TIME_LIMIT };
+        s.time_limit = Some(Duration::from_secs_f64(t));
+    }
+    let cancel = Arc::new(AtomicBool::new(false));
+    let config = BenchConfig {
+        settings: s,
+        repeat: a.repeat,
+        threads: a.threads,
+        cancel: Some(cancel.clone()),
+        log_iterations: a.verbose,
+        ..BenchConfig::default()
+    };
+    let flag = cancel.clone();
+    // Not being able to install the handler (another one is installed, as in tests) only
+    // means Ctrl-C keeps its default effect.
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("perp bench: interrupted; stopping the solves under way and writing what finished (Ctrl-C again to quit)");
+    });
+    Ok((config, cancel))
+}
+
+/// What [`select`] returns.
+type Selection = (Vec<BenchProblem>, Vec<Unreadable>, Vec<String>, bench::SolverParams);
+
+/// The problems of shard `k` of `n` (after `--kind`), the unreadable files, the solvers (from
+/// the whole suite, so that every shard has the same list) and their parameters; warnings on
+/// stderr for an empty shard and for solvers that apply to none of the problems.
+fn select(a: &Args, inputs: &[String], (k, n): (usize, usize)) -> Result<Selection, Error> {
+    let (mut problems, unreadable) = load(inputs)?;
+    if let Some(kinds) = &a.kind {
+        problems.retain(|p| kinds.contains(&p.kind));
+    }
+    let solvers = match &a.solvers {
+        Some(list) => list.clone(),
+        None => bench::default_solvers(&problems),
+    };
+    let params = bench::SolverParams::parse(&a.params, &solvers)?;
+    let total = problems.len();
+    let problems = bench::shard(problems, k, n)?;
+    if problems.is_empty() {
+        eprintln!("perp bench: no problem to run (of {total} after --kind, shard {k}/{n})");
+    }
+    for s in &solvers {
+        if !problems.iter().any(|p| p.problem.accepts(s))
+            && perp::suite::bench::Registry::names().contains(&s.as_str())
+        {
+            eprintln!("perp bench: solver '{s}' applies to none of the problems");
+        }
+    }
+    Ok((problems, unreadable, solvers, params))
+}
+
+/// The progress bar over `len` problems: a terminal draw target on stderr (indicatif hides it
+/// by itself when stderr is not a terminal, or TERM is unset or dumb, so piped and CI runs
+/// stay quiet); none with --quiet and --verbose (whose log the bar would tear).
+fn progress_bar(a: &Args, len: usize) -> indicatif::ProgressBar {
+    let target = if a.quiet || a.verbose {
+        indicatif::ProgressDrawTarget::hidden()
+    } else {
+        indicatif::ProgressDrawTarget::stderr()
+    };
+    let bar = indicatif::ProgressBar::with_draw_target(Some(len as u64), target);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} problems {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    // The elapsed time moves while a long solve runs (the position moves per problem).
+    bar.enable_steady_tick(Duration::from_millis(500));
+    bar
+}
+
+/// The report's note on a run stopped by Ctrl-C: how many runs and problems finished.
+fn interrupted_after(records: &[bench::BenchRecord], problems: usize) -> String {
+    let mut names: Vec<&str> = records.iter().map(|r| r.problem.as_str()).collect();
+    names.dedup();
+    format!("Ctrl-C after {} finished run(s) on {} of {problems} problem(s)", records.len(), names.len())
 }
 
 /// The problems of `inputs` (`builtin`, folders, files) and the files that could not be read.
