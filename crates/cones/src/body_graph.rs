@@ -56,37 +56,8 @@ impl BodyGraph {
     /// ordered pattern are kept — the same pattern [`BodyGraph::new`] would build, so the
     /// factorizations are the same bit for bit. Returns whether it was kept.
     pub(crate) fn update(&mut self, m: &Matrix, n: usize, contacts: &[(usize, usize)], rows: &[Row]) -> bool {
-        let mcsc = m.to_csr().to_csc();
-        // Per contact: its velocities (sorted, one after the other) and its H rows by them.
-        let (mut sizes, mut blocks) =
-            (Vec::with_capacity(contacts.len()), Vec::with_capacity(contacts.len()));
-        let (mut dofs, mut hs, mut glen, mut mine) = (Vec::new(), Vec::new(), 0, Vec::new());
-        for &(first, p) in contacts {
-            let rows = &rows[first..first + p];
-            mine.clear();
-            mine.extend(rows.iter().flat_map(|r| r.0.iter().map(|&(j, _)| j)));
-            mine.sort_unstable();
-            mine.dedup();
-            dofs.extend_from_slice(&mine);
-            let h0 = hs.len();
-            hs.resize(h0 + mine.len() * p, 0.0);
-            for (b, row) in rows.iter().enumerate() {
-                for &(j, v) in &row.0 {
-                    let a = mine.binary_search(&j).unwrap_or(0);
-                    hs[h0 + a * p + b] += v;
-                }
-            }
-            sizes.push(mine.len());
-            blocks.push((p, glen));
-            glen += p * p;
-        }
-        // M's lower entries, column by column.
-        let mut m_entries = Vec::new();
-        for j in 0..n {
-            if let Some(c) = mcsc.outer_view(j) {
-                m_entries.extend(c.iter().filter(|&(i, _)| i >= j).map(|(i, &v)| (i, j, v)));
-            }
-        }
+        let Cliques { sizes, blocks, dofs, h: hs } = Cliques::new(contacts, rows);
+        let m_entries = lower_entries(m, n);
         let same = n == self.perm.len()
             && sizes == self.sizes
             && dofs == self.dofs
@@ -101,79 +72,10 @@ impl BodyGraph {
             self.reuses += 1;
             return true;
         }
-        // The contacts touching each velocity (compressed).
-        let mut inc_ptr = vec![0usize; n + 1];
-        for &j in &dofs {
-            inc_ptr[j + 1] += 1;
-        }
-        for j in 0..n {
-            inc_ptr[j + 1] += inc_ptr[j];
-        }
-        let (mut inc, mut next) = (vec![(0usize, 0usize); dofs.len()], inc_ptr.clone());
-        let mut start = 0;
-        for &k in &sizes {
-            for &j in &dofs[start..start + k] {
-                inc[next[j]] = (start, k);
-                next[j] += 1;
-            }
-            start += k;
-        }
-        // The natural pattern's lower triangle, column by column (`mark` keeps duplicates out).
-        let (mut col_ptr, mut row_idx) = (Vec::with_capacity(n + 1), Vec::new());
-        let mut mark = vec![usize::MAX; n];
-        let mut mk = m_entries.iter().peekable();
-        col_ptr.push(0);
-        for j in 0..n {
-            let first = row_idx.len();
-            // The diagonal always (the matrices are positive definite).
-            mark[j] = j;
-            row_idx.push(j);
-            while let Some(&(i, _, _)) = mk.next_if(|e| e.1 == j) {
-                if mark[i] != j {
-                    mark[i] = j;
-                    row_idx.push(i);
-                }
-            }
-            for &(s, k) in &inc[inc_ptr[j]..inc_ptr[j + 1]] {
-                for &i in &dofs[s..s + k] {
-                    if i > j && mark[i] != j {
-                        mark[i] = j;
-                        row_idx.push(i);
-                    }
-                }
-            }
-            row_idx[first..].sort_unstable();
-            col_ptr.push(row_idx.len());
-        }
+        let (col_ptr, row_idx) = natural_pattern(n, &dofs, &sizes, &m_entries);
         // Its ordering, and the pattern in that order.
         let perm = amd_order(n, &col_ptr, &row_idx).unwrap_or_else(|_| (0..n).collect());
-        let mut inv = vec![0; n];
-        for (k, &j) in perm.iter().enumerate() {
-            inv[j] = k;
-        }
-        let mut new_ptr = vec![0usize; n + 1];
-        for j in 0..n {
-            for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
-                new_ptr[inv[i].min(inv[j]) + 1] += 1;
-            }
-        }
-        for j in 0..n {
-            new_ptr[j + 1] += new_ptr[j];
-        }
-        let mut new_idx = vec![0usize; row_idx.len()];
-        next.clear();
-        next.extend_from_slice(&new_ptr[..n]);
-        for j in 0..n {
-            for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
-                let (a, b) = (inv[i].max(inv[j]), inv[i].min(inv[j]));
-                new_idx[next[b]] = a;
-                next[b] += 1;
-            }
-        }
-        for j in 0..n {
-            new_idx[new_ptr[j]..new_ptr[j + 1]].sort_unstable();
-        }
-        let (col_ptr, row_idx) = (new_ptr, new_idx);
+        let (inv, col_ptr, row_idx) = permuted(n, (&col_ptr, &row_idx), &perm);
         let pos = |i: usize, j: usize| {
             let (i, j) = (inv[i].max(inv[j]), inv[i].min(inv[j]));
             let s = &row_idx[col_ptr[j]..col_ptr[j + 1]];
@@ -337,6 +239,146 @@ fn add_clique_dyn(p: usize, h: &[f64], gc: &[f64], pos: &[usize], values: &mut [
             idx += 1;
         }
     }
+}
+
+/// The contacts' cliques: per contact its velocities (sorted, one contact's after the other's
+/// in `dofs`, `sizes[c]` of them), its H rows by them (`h`, velocity-major, p per velocity)
+/// and its block `(p, offset)` in the cones' p × p storage.
+struct Cliques {
+    sizes: Vec<usize>,
+    blocks: Vec<(usize, usize)>,
+    dofs: Vec<usize>,
+    h: Vec<f64>,
+}
+
+impl Cliques {
+    fn new(contacts: &[(usize, usize)], rows: &[Row]) -> Cliques {
+        let (mut sizes, mut blocks) =
+            (Vec::with_capacity(contacts.len()), Vec::with_capacity(contacts.len()));
+        let (mut dofs, mut hs, mut glen, mut mine) = (Vec::new(), Vec::new(), 0, Vec::new());
+        for &(first, p) in contacts {
+            let rows = &rows[first..first + p];
+            mine.clear();
+            mine.extend(rows.iter().flat_map(|r| r.0.iter().map(|&(j, _)| j)));
+            mine.sort_unstable();
+            mine.dedup();
+            dofs.extend_from_slice(&mine);
+            let h0 = hs.len();
+            hs.resize(h0 + mine.len() * p, 0.0);
+            for (b, row) in rows.iter().enumerate() {
+                for &(j, v) in &row.0 {
+                    let a = mine.binary_search(&j).unwrap_or(0);
+                    hs[h0 + a * p + b] += v;
+                }
+            }
+            sizes.push(mine.len());
+            blocks.push((p, glen));
+            glen += p * p;
+        }
+        Cliques { sizes, blocks, dofs, h: hs }
+    }
+}
+
+/// M's lower entries `(i, j, value)`, column by column.
+fn lower_entries(m: &Matrix, n: usize) -> Vec<(usize, usize, f64)> {
+    let mcsc = m.to_csr().to_csc();
+    let mut m_entries = Vec::new();
+    for j in 0..n {
+        if let Some(c) = mcsc.outer_view(j) {
+            m_entries.extend(c.iter().filter(|&(i, _)| i >= j).map(|(i, &v)| (i, j, v)));
+        }
+    }
+    m_entries
+}
+
+/// The natural pattern's lower triangle, column by column (`col_ptr`, sorted `row_idx`): the
+/// diagonal, M's lower entries and one clique per contact (`sizes[c]` velocities of `dofs`).
+fn natural_pattern(
+    n: usize,
+    dofs: &[usize],
+    sizes: &[usize],
+    m_entries: &[(usize, usize, f64)],
+) -> (Vec<usize>, Vec<usize>) {
+    // The contacts touching each velocity (compressed).
+    let mut inc_ptr = vec![0usize; n + 1];
+    for &j in dofs {
+        inc_ptr[j + 1] += 1;
+    }
+    for j in 0..n {
+        inc_ptr[j + 1] += inc_ptr[j];
+    }
+    let (mut inc, mut next) = (vec![(0usize, 0usize); dofs.len()], inc_ptr.clone());
+    let mut start = 0;
+    for &k in sizes {
+        for &j in &dofs[start..start + k] {
+            inc[next[j]] = (start, k);
+            next[j] += 1;
+        }
+        start += k;
+    }
+    // Column by column; `mark` keeps duplicates out.
+    let (mut col_ptr, mut row_idx) = (Vec::with_capacity(n + 1), Vec::new());
+    let mut mark = vec![usize::MAX; n];
+    let mut mk = m_entries.iter().peekable();
+    col_ptr.push(0);
+    for j in 0..n {
+        let first = row_idx.len();
+        // The diagonal always (the matrices are positive definite).
+        mark[j] = j;
+        row_idx.push(j);
+        while let Some(&(i, _, _)) = mk.next_if(|e| e.1 == j) {
+            if mark[i] != j {
+                mark[i] = j;
+                row_idx.push(i);
+            }
+        }
+        for &(s, k) in &inc[inc_ptr[j]..inc_ptr[j + 1]] {
+            for &i in &dofs[s..s + k] {
+                if i > j && mark[i] != j {
+                    mark[i] = j;
+                    row_idx.push(i);
+                }
+            }
+        }
+        row_idx[first..].sort_unstable();
+        col_ptr.push(row_idx.len());
+    }
+    (col_ptr, row_idx)
+}
+
+/// The lower pattern `(col_ptr, row_idx)` in the order `perm` (new index k is old `perm[k]`):
+/// the inverse permutation and the permuted pattern's lower triangle, rows sorted.
+fn permuted(
+    n: usize,
+    (col_ptr, row_idx): (&[usize], &[usize]),
+    perm: &[usize],
+) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+    let mut inv = vec![0; n];
+    for (k, &j) in perm.iter().enumerate() {
+        inv[j] = k;
+    }
+    let mut new_ptr = vec![0usize; n + 1];
+    for j in 0..n {
+        for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
+            new_ptr[inv[i].min(inv[j]) + 1] += 1;
+        }
+    }
+    for j in 0..n {
+        new_ptr[j + 1] += new_ptr[j];
+    }
+    let mut new_idx = vec![0usize; row_idx.len()];
+    let mut next = new_ptr[..n].to_vec();
+    for j in 0..n {
+        for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
+            let (a, b) = (inv[i].max(inv[j]), inv[i].min(inv[j]));
+            new_idx[next[b]] = a;
+            next[b] += 1;
+        }
+    }
+    for j in 0..n {
+        new_idx[new_ptr[j]..new_ptr[j + 1]].sort_unstable();
+    }
+    (inv, new_ptr, new_idx)
 }
 
 #[cfg(test)]
