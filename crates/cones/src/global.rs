@@ -171,7 +171,18 @@ impl GlobalFrictionContactProblem {
     /// The contact rows `J = Hᵀ` (one [`Row`] per column of H: the velocities a contact
     /// direction touches), as the Delassus assembly and the global solvers take them.
     pub fn contact_rows(&self) -> Vec<Row> {
-        let hcsc = self.h.to_csr().to_csc();
+        let converted;
+        let hcsc = match &self.h {
+            Matrix::Sparse(s) if s.is_csc() => s,
+            Matrix::Sparse(s) => {
+                converted = s.to_csc();
+                &converted
+            }
+            dense => {
+                converted = dense.to_csr().to_csc();
+                &converted
+            }
+        };
         (0..self.size())
             .map(|j| {
                 Row(hcsc.outer_view(j).map(|c| c.iter().map(|(i, &v)| (i, v)).collect()).unwrap_or_default())

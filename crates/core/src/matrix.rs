@@ -71,6 +71,53 @@ impl Matrix {
         Ok(Matrix::Sparse(tri.to_csr()))
     }
 
+    /// A sparse `nrows × k` matrix from its `k` columns, each a list of `(row, value)` entries
+    /// in any order: the same matrix as [`Matrix::from_triplets`] (repeated rows summed,
+    /// explicit zeros kept, compressed rows), built without sorting all the entries together
+    /// (each column is sorted on its own, then the storage is transposed in linear time).
+    ///
+    /// ```
+    /// use perp_core::Matrix;
+    /// let a = Matrix::from_columns(3, [&[(2, 1.0), (0, 4.0)][..], &[(1, 2.0), (1, 3.0)][..]]).unwrap();
+    /// assert_eq!((a.get(0, 0), a.get(2, 0), a.get(1, 1)), (4.0, 1.0, 5.0));
+    /// ```
+    pub fn from_columns<'a>(
+        nrows: usize,
+        columns: impl IntoIterator<Item = &'a [(usize, f64)]>,
+    ) -> Result<Matrix, Error> {
+        let (mut indptr, mut indices, mut data) = (vec![0], Vec::new(), Vec::new());
+        let mut column = Vec::new();
+        for (j, entries) in columns.into_iter().enumerate() {
+            column.clear();
+            column.extend_from_slice(entries);
+            for (k, &(i, v)) in column.iter().enumerate() {
+                if i >= nrows {
+                    return Err(Error::dim(
+                        format!("row index of entry {k} of column {j} (must be below)"),
+                        nrows,
+                        i,
+                    ));
+                }
+                if !v.is_finite() {
+                    // "column j[i] = NaN is not finite".
+                    return Err(Error::NonFinite { what: format!("column {j}"), index: i, value: v });
+                }
+            }
+            column.sort_by_key(|e| e.0);
+            for &(i, v) in column.iter() {
+                if indices.len() > indptr[j] && indices.last() == Some(&i) {
+                    *data.last_mut().expect("an entry of this column") += v;
+                } else {
+                    indices.push(i);
+                    data.push(v);
+                }
+            }
+            indptr.push(indices.len());
+        }
+        let ncols = indptr.len() - 1;
+        Ok(Matrix::Sparse(CsMat::new_csc((nrows, ncols), indptr, indices, data).to_csr()))
+    }
+
     /// Number of rows.
     pub fn nrows(&self) -> usize {
         match self {
@@ -494,6 +541,35 @@ fn max_abs(v: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Columns give the matrix their triplets give: entries in any order, repeated rows
+    /// summed, explicit zeros kept; bad entries named.
+    #[test]
+    fn from_columns_equals_from_triplets() {
+        let cols: Vec<Vec<(usize, f64)>> = vec![
+            vec![(3, 1.5), (0, -2.0), (3, 0.25)],
+            vec![],
+            vec![(1, 0.0), (2, 7.0)],
+            vec![(4, 1.0), (0, 1.0), (2, -1.0), (4, 2.0), (4, 4.0)],
+        ];
+        let triplets: Vec<(usize, usize, f64)> =
+            cols.iter().enumerate().flat_map(|(j, c)| c.iter().map(move |&(i, v)| (i, j, v))).collect();
+        let (Matrix::Sparse(a), Matrix::Sparse(b)) = (
+            Matrix::from_columns(5, cols.iter().map(|c| &c[..])).unwrap(),
+            Matrix::from_triplets(5, 4, &triplets).unwrap(),
+        ) else {
+            panic!("both sparse")
+        };
+        assert!(a.is_csr());
+        assert_eq!(
+            (a.shape(), a.indptr().raw_storage(), a.indices(), a.data()),
+            (b.shape(), b.indptr().raw_storage(), b.indices(), b.data())
+        );
+        let e = Matrix::from_columns(3, [&[(0, 1.0)][..], &[(3, 1.0)][..]]).unwrap_err().to_string();
+        assert!(e.contains("row index of entry 0 of column 1"), "{e}");
+        let e = Matrix::from_columns(3, [&[(2, f64::NAN)][..]]).unwrap_err().to_string();
+        assert!(e.contains("column 0[2] = NaN"), "{e}");
+    }
 
     /// The lane scans against the plain running ones, for every length around the lane count
     /// and a NaN, an infinity or a largest entry at every position.

@@ -170,6 +170,12 @@ mod tests {
             let wd = delassus(&refs, &yd).unwrap();
             assert_eq!(w.is_sparse(), m > 64 && wd.is_sparse());
             assert!(w_diff(&w, &wd) < 1e-12, "W differs by {}", w_diff(&w, &wd));
+            // W's diagonal alone: the block factor's is Y's, bit for bit; the other
+            // factors go through their own Y.
+            for (factor, yf) in [(&f, &y), (&dense, &yd), (&general, &yg)] {
+                let diag: Vec<f64> = (0..m).map(|j| yf.row_dot_column(&rows[j], j)).collect();
+                assert_eq!(delassus_diagonal(factor, n, &refs), diag);
+            }
             // W is symmetric and its diagonal positive.
             assert!(w_diff(&w, &Matrix::Dense(w.to_dense().transpose().to_owned())) == 0.0);
             assert!((0..m).all(|i| rows[i].0.is_empty() || w.get(i, i) > 0.0));

@@ -71,7 +71,7 @@ use crate::global::{limit_reached, GlobalFrictionContactProblem};
 #[cfg(doc)]
 use crate::global_newton::GlobalSolver;
 use crate::global_newton::{global_solver, GlobalSolution};
-use perp_core::linear::mass::solve_rows;
+use perp_core::linear::mass::delassus_diagonal;
 use perp_core::linear::{MassFactor, Row, SparseCholesky};
 use perp_core::{measures, Error, Settings, SolveReport, Status};
 use std::time::Instant;
@@ -281,23 +281,20 @@ impl Sap {
         let d = g.dim;
         let rows = g.contact_rows();
         let refs: Vec<&Row> = rows.iter().collect();
-        let y = solve_rows(&factor, n, &refs);
-        if let Some((i, j)) = y.first_non_finite() {
+        // Only W's diagonal is needed: the regularisation's scale.
+        let w = delassus_diagonal(&factor, n, &refs);
+        if let Some(j) = w.iter().position(|x| !x.is_finite()) {
             return Err(Error::Requirement {
                 solver: "sap".into(),
                 requirement: format!(
-                    "an invertible mass matrix M: M⁻¹ H has a non-finite entry at ({i}, {j})"
+                    "an invertible mass matrix M: the Delassus diagonal Hᵀ M⁻¹ H is not finite at row {j}"
                 ),
                 suggestion: None,
             });
         }
-        let mut wd = [0.0; 3];
         let contacts = (0..nc)
             .map(|i| {
-                for a in 0..d {
-                    wd[a] = y.row_dot_column(&rows[i * d + a], i * d + a);
-                }
-                let (rn, rt, vhat_n) = self.regularisation.contact(i, &wd[..d]);
+                let (rn, rt, vhat_n) = self.regularisation.contact(i, &w[i * d..(i + 1) * d]);
                 SapContact { mu: g.mu[i], rn, rt, vhat_n }
             })
             .collect();

@@ -260,15 +260,11 @@ impl LocalProblem {
         if m.nrows() != n {
             return Err(Error::dim("M (one row per velocity)", n, m.nrows()));
         }
-        let mut triplets = Vec::new();
         let mut b = self.b.clone();
         for (k, row) in self.contacts.iter().flat_map(|c| c.rows()).enumerate() {
-            for &(j, v) in &row.0 {
-                triplets.push((j, k, v));
-            }
             b[k] -= row.dot(&self.u_free);
         }
-        let h = Matrix::from_triplets(n, self.size(), &triplets)?;
+        let h = Matrix::from_columns(n, self.contacts.iter().flat_map(|c| c.rows()).map(|row| &row.0[..]))?;
         let mut f = vec![0.0; n];
         m.mul_vec(&self.u_free, &mut f);
         let mu = self.contacts.iter().map(|c| c.mu).collect();

@@ -1,6 +1,6 @@
 //! `W = J Y` from the rows J and `Y = M⁻¹ Jᵀ`, from the nonzeros of Y only.
 
-use super::{Row, Y};
+use super::{solve_rows, BlockFactor, MassFactor, Row, Y};
 use crate::{Error, Matrix};
 use faer::Mat;
 use sprs::CsMat;
@@ -56,6 +56,55 @@ fn products(rows: &[&Row], y: &Y, upper: bool, mut f: impl FnMut(usize, usize, f
             mark[i] = false;
         }
         touched.clear();
+    }
+}
+
+/// The diagonal of `W = J M⁻¹ Jᵀ`, `w_i = J_i · (M⁻¹ J_iᵀ)`, without keeping Y: with the block
+/// factor each row's column of Y is solved on the components the row touches and dotted at
+/// once (the same numbers as [`solve_rows`] then [`Y::row_dot_column`], bit for bit); other
+/// factors go through Y.
+pub fn delassus_diagonal(factor: &MassFactor, n: usize, rows: &[&Row]) -> Vec<f64> {
+    match factor {
+        MassFactor::Blocks(b) if b.components() > 1 => b.row_forms(rows),
+        _ => {
+            let y = solve_rows(factor, n, rows);
+            rows.iter().enumerate().map(|(j, r)| y.row_dot_column(r, j)).collect()
+        }
+    }
+}
+
+impl BlockFactor {
+    /// `J_i · M⁻¹ J_iᵀ` for each row, each column of Y computed as
+    /// [`BlockFactor::solve_rows_into`] computes it.
+    fn row_forms(&self, rows: &[&Row]) -> Vec<f64> {
+        let nc = self.components();
+        let (mut stamp, mut seg) = (vec![usize::MAX; nc], vec![0; nc]);
+        let (mut touched, mut x) = (Vec::new(), Vec::new());
+        let mut out = Vec::with_capacity(rows.len());
+        for (j, r) in rows.iter().enumerate() {
+            touched.clear();
+            x.clear();
+            for &(d, v) in &r.0 {
+                let c = self.comp[d];
+                if stamp[c] != j {
+                    stamp[c] = j;
+                    seg[c] = x.len();
+                    touched.push(c);
+                    x.resize(x.len() + self.size(c), 0.0);
+                }
+                x[seg[c] + self.local[d]] += v;
+            }
+            for &c in &touched {
+                let s = self.size(c);
+                self.solve_local(c, &mut x[seg[c]..seg[c] + s]);
+            }
+            let mut sum = 0.0;
+            for &(d, w) in &r.0 {
+                sum += w * x[seg[self.comp[d]] + self.local[d]];
+            }
+            out.push(sum);
+        }
+        out
     }
 }
 

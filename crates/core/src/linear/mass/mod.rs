@@ -24,7 +24,9 @@
 mod delassus;
 mod y;
 
-pub use delassus::{delassus, delassus_into, delassus_with, for_each_product, DelassusLayout};
+pub use delassus::{
+    delassus, delassus_diagonal, delassus_into, delassus_with, for_each_product, DelassusLayout,
+};
 pub use y::{solve_rows, solve_rows_into, Column, Y};
 
 use super::FrozenLu;
