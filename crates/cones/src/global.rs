@@ -171,23 +171,42 @@ impl GlobalFrictionContactProblem {
     /// The contact rows `J = Hᵀ` (one [`Row`] per column of H: the velocities a contact
     /// direction touches), as the Delassus assembly and the global solvers take them.
     pub fn contact_rows(&self) -> Vec<Row> {
-        let converted;
-        let hcsc = match &self.h {
-            Matrix::Sparse(s) if s.is_csc() => s,
-            Matrix::Sparse(s) => {
-                converted = s.to_csc();
-                &converted
+        let mut rows = Vec::new();
+        self.contact_rows_into(&mut rows);
+        rows
+    }
+
+    /// [`GlobalFrictionContactProblem::contact_rows`] into `rows`, reusing its rows' storage
+    /// (a solver called every time step).
+    pub fn contact_rows_into(&self, rows: &mut Vec<Row>) {
+        let m = self.size();
+        rows.resize_with(m, Row::default);
+        rows.truncate(m);
+        rows.iter_mut().for_each(|r| r.0.clear());
+        match &self.h {
+            // By rows: each velocity's entries go to the rows of their columns, velocities
+            // ascending.
+            Matrix::Sparse(s) if s.is_csr() => {
+                for (i, row) in s.outer_iterator().enumerate() {
+                    for (k, &v) in row.iter() {
+                        rows[k].0.push((i, v));
+                    }
+                }
             }
-            dense => {
-                converted = dense.to_csr().to_csc();
-                &converted
+            other => {
+                let converted;
+                let hcsc = match other {
+                    Matrix::Sparse(s) => s,
+                    dense => {
+                        converted = dense.to_csr().to_csc();
+                        &converted
+                    }
+                };
+                for (k, col) in hcsc.outer_iterator().enumerate() {
+                    rows[k].0.extend(col.iter().map(|(i, &v)| (i, v)));
+                }
             }
-        };
-        (0..self.size())
-            .map(|j| {
-                Row(hcsc.outer_view(j).map(|c| c.iter().map(|(i, &v)| (i, v)).collect()).unwrap_or_default())
-            })
-            .collect()
+        }
     }
 
     /// Siconos' global error measure (`gfc3d_compute_error`, `design/SUITES.md`) of reactions

@@ -139,7 +139,7 @@ impl Contact {
     }
 
     /// The local rows in order (N, T…, R, ρ…).
-    pub fn rows(&self) -> impl Iterator<Item = &Row> {
+    pub fn rows(&self) -> impl Iterator<Item = &Row> + Clone {
         std::iter::once(&self.normal)
             .chain(self.tangents.iter())
             .chain(self.twist.iter())

@@ -116,6 +116,8 @@ pub struct Sap {
     /// The Newton matrix's pattern, kept across problems: its ordering is reused while the
     /// contact graph repeats ([`BodyGraph::update`]).
     graph: BodyGraph,
+    /// The contact rows' storage, kept across problems.
+    rows: Vec<Row>,
 }
 
 impl Default for Sap {
@@ -131,6 +133,7 @@ impl Default for Sap {
             cost_rel_tolerance: 1e-15,
             chol: BodyGraph::cholesky(),
             graph: BodyGraph::default(),
+            rows: Vec::new(),
         }
     }
 }
@@ -251,13 +254,15 @@ impl Sap {
     /// velocity `v* = M⁻¹ f`. Errors: the problem's validation errors, a contact dimension
     /// other than 2 or 3, bad parameters, and an M that is not symmetric positive definite.
     pub fn contacts(&self, g: &GlobalFrictionContactProblem) -> Result<Vec<SapContact>, Error> {
-        Ok(self.prepare(g)?.0)
+        Ok(self.prepare(g, &mut Vec::new())?.0)
     }
 
+    /// The contacts' regularisation and M's factor, the contact rows into `rows`.
     fn prepare(
         &self,
         g: &GlobalFrictionContactProblem,
-    ) -> Result<(Vec<SapContact>, MassFactor, Vec<Row>), Error> {
+        rows: &mut Vec<Row>,
+    ) -> Result<(Vec<SapContact>, MassFactor), Error> {
         g.validate()?;
         if !(2..=3).contains(&g.dim) {
             return Err(Error::Requirement {
@@ -279,7 +284,7 @@ impl Sap {
             suggestion: Some("SAP's cost is strongly convex only for an SPD M; try global-ac-newton".into()),
         })?;
         let d = g.dim;
-        let rows = g.contact_rows();
+        g.contact_rows_into(rows);
         let refs: Vec<&Row> = rows.iter().collect();
         // Only W's diagonal is needed: the regularisation's scale.
         let w = delassus_diagonal(&factor, n, &refs);
@@ -298,7 +303,7 @@ impl Sap {
                 SapContact { mu: g.mu[i], rn, rt, vhat_n }
             })
             .collect();
-        Ok((contacts, factor, rows))
+        Ok((contacts, factor))
     }
 
     /// SAP's cost ℓ(v) and gradient ∇ℓ(v) for `g` (with this solver's regularisation): the
@@ -308,7 +313,7 @@ impl Sap {
         g: &GlobalFrictionContactProblem,
         v: &[f64],
     ) -> Result<(f64, Vec<f64>), Error> {
-        let (contacts, factor, _) = self.prepare(g)?;
+        let (contacts, factor) = self.prepare(g, &mut Vec::new())?;
         Error::check_len("v", v, g.dofs())?;
         Error::check_finite("v", v)?;
         let model = model(g, contacts, &factor)?;
@@ -319,7 +324,8 @@ impl Sap {
 
     /// The Hessian `M + H G Hᵀ` at v, dense (row-major, n_dof²): for tests.
     pub fn dense_hessian(&self, g: &GlobalFrictionContactProblem, v: &[f64]) -> Result<Vec<f64>, Error> {
-        let (contacts, factor, rows) = self.prepare(g)?;
+        let mut rows = Vec::new();
+        let (contacts, factor) = self.prepare(g, &mut rows)?;
         Error::check_len("v", v, g.dofs())?;
         let model = model(g, contacts, &factor)?;
         let mut e = Eval::new(g);
@@ -347,7 +353,9 @@ impl Sap {
     ) -> Result<SapSolution, Error> {
         let start = Instant::now();
         s.validate()?;
-        let (contacts, factor, rows) = self.prepare(g)?;
+        // The rows kept from the last problem, made this one's (given back below).
+        let mut rows = std::mem::take(&mut self.rows);
+        let (contacts, factor) = self.prepare(g, &mut rows)?;
         let (n, d) = (g.dofs(), g.dim);
         if let Some(v0) = v0 {
             Error::check_len("initial velocity v0", v0, n)?;
@@ -390,6 +398,7 @@ impl Sap {
             v.iter_mut().zip(&w.dv).for_each(|(x, y)| *x += alpha * y);
         }
         self.graph = std::mem::take(&mut w.pat);
+        self.rows = rows;
         self.answer(g, model, (v, w.e), report, (s, start))
     }
 

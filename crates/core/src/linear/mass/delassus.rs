@@ -95,8 +95,14 @@ impl BlockFactor {
                 x[seg[c] + self.local[d]] += v;
             }
             for &c in &touched {
-                let s = self.size(c);
-                self.solve_local(c, &mut x[seg[c]..seg[c] + s]);
+                match self.size(c) {
+                    // A lone velocity (a diagonal M): the solve's two divisions, inline.
+                    1 => {
+                        let a = self.l[self.lstart[c]];
+                        x[seg[c]] = x[seg[c]] / a / a;
+                    }
+                    s => self.solve_local(c, &mut x[seg[c]..seg[c] + s]),
+                }
             }
             let mut sum = 0.0;
             for &(d, w) in &r.0 {
