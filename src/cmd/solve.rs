@@ -1,7 +1,7 @@
 //! `perp solve FILE`: one problem file, one solver, a report (text or JSON).
 
 use super::{settings, Common};
-use perp::catalogue::{Params, ProblemKind};
+use perp::catalogue::{Answer, Params, Problem, ProblemKind};
 use perp::core::{Error, Settings, Status};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -208,41 +208,71 @@ fn solve(
             .or_else(|_| super::read_problem(file, None))?,
         _ => super::read_problem(file, kind)?,
     };
-    let kind = problem.kind_name();
-    let n = problem.n();
-    // z = r (reactions), w = u (velocities) for frictional problems in the output.
     let started = std::time::Instant::now();
-    let (sol, attempts) = if fallback.is_empty() {
-        (perp::catalogue::solve(&problem, solver, params, None, s)?, 1)
-    } else {
-        // The chain: the chosen solver with its parameters, then each fallback with its
-        // defaults (all checked before anything runs), within the time limit.
-        let family = problem.family();
-        let mut chain =
-            vec![perp::catalogue::build(family, solver.unwrap_or(problem.default_solver()), params)?];
-        for name in fallback {
-            chain.push(
-                perp::catalogue::build(family, name, &Params::new())
-                    .map_err(|e| Error::setting("--fallback", name, &e.to_string()))?,
-            );
-        }
-        perp::catalogue::solve_chain(&problem, &mut chain, None, s, s.time_limit)?
-    };
+    let (sol, attempts) = answer(&problem, solver, params, fallback, s)?;
     // A chain's time is all of its attempts'.
     let seconds = if attempts > 1 { started.elapsed() } else { sol.report.elapsed }.as_secs_f64();
-    let r = &sol.report;
+    let shown = Shown { file, problem: &problem, sol: &sol, seconds, attempts, tol: s.tol };
     if json {
+        shown.print_json()?;
+    } else {
+        shown.print_text()?;
+    }
+    let code = if sol.report.status == Status::Solved { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    Ok((code, sol.report))
+}
+
+/// The answer of `solver` (with `params`) on `problem`, or of the chain that falls back to
+/// the solvers of `fallback` (with their defaults), with the number of attempts made.
+fn answer(
+    problem: &Problem,
+    solver: Option<&str>,
+    params: &Params,
+    fallback: &[&str],
+    s: &Settings,
+) -> Result<(Answer, usize), Error> {
+    if fallback.is_empty() {
+        return Ok((perp::catalogue::solve(problem, solver, params, None, s)?, 1));
+    }
+    // The chain: the chosen solver with its parameters, then each fallback with its
+    // defaults (all checked before anything runs), within the time limit.
+    let family = problem.family();
+    let mut chain = vec![perp::catalogue::build(family, solver.unwrap_or(problem.default_solver()), params)?];
+    for name in fallback {
+        chain.push(
+            perp::catalogue::build(family, name, &Params::new())
+                .map_err(|e| Error::setting("--fallback", name, &e.to_string()))?,
+        );
+    }
+    perp::catalogue::solve_chain(problem, &mut chain, None, s, s.time_limit)
+}
+
+/// What `perp solve` prints: the problem, its file, the answer and what it took. z = r
+/// (reactions), w = u (velocities) for frictional problems.
+struct Shown<'a> {
+    file: &'a Path,
+    problem: &'a Problem,
+    sol: &'a Answer,
+    seconds: f64,
+    attempts: usize,
+    tol: f64,
+}
+
+impl Shown<'_> {
+    /// Prints the answer as one JSON object (`--json`).
+    fn print_json(&self) -> Result<(), Error> {
+        let (sol, r) = (self.sol, &self.sol.report);
         let mut v = serde_json::json!({
-            "problem": file.display().to_string(),
-            "kind": kind,
-            "n": n,
+            "problem": self.file.display().to_string(),
+            "kind": self.problem.kind_name(),
+            "n": self.problem.n(),
             "solver": r.solver,
             "status": r.status.as_str(),
             "iterations": r.iterations,
             "error": finite_or_null(r.error),
-            "tol": s.tol,
-            "seconds": seconds,
-            "attempts": attempts,
+            "tol": self.tol,
+            "seconds": self.seconds,
+            "attempts": self.attempts,
             "message": r.message.as_deref().filter(|m| !m.is_empty()),
             "z": sol.z,
             "w": sol.w,
@@ -250,20 +280,25 @@ fn solve(
         // The physical check (frictional problems and standard LCPs; null for the others).
         v["physical_error"] = r.physical_error.map_or(serde_json::Value::Null, finite_or_null);
         // The contract's names for frictional problems (z and w stay, for older readers).
-        if problem.family() == perp::catalogue::Family::Friction {
+        if self.problem.family() == perp::catalogue::Family::Friction {
             v["r"] = serde_json::json!(sol.z);
             v["u"] = serde_json::json!(sol.w);
             if let Some(vel) = &sol.v {
                 v["v"] = serde_json::json!(vel);
             }
         }
-        outln!("{v}")?;
-    } else {
-        outln!("problem    {} ({kind}, n = {n})", file.display())?;
+        outln!("{v}")
+    }
+
+    /// Prints the answer as text, one `name value` line each.
+    fn print_text(&self) -> Result<(), Error> {
+        let (r, seconds, attempts) = (&self.sol.report, self.seconds, self.attempts);
+        let (kind, n) = (self.problem.kind_name(), self.problem.n());
+        outln!("problem    {} ({kind}, n = {n})", self.file.display())?;
         outln!("solver     {}", r.solver)?;
         outln!("status     {}", r.status)?;
         outln!("iterations {}", r.iterations)?;
-        outln!("error      {:.3e}  (Siconos measure; tol {:.1e})", r.error, s.tol)?;
+        outln!("error      {:.3e}  (Siconos measure; tol {:.1e})", r.error, self.tol)?;
         outln!("residual   {:.3e}  (natural-map residual, max-norm)", r.residual_inf)?;
         if let Some(p) = r.physical_error {
             outln!("physical   {p:.3e}  (feasibility and complementarity in the problem's own scales)")?;
@@ -276,11 +311,10 @@ fn solve(
             outln!("note       {m}")?;
         }
         if n <= 20 {
-            outln!("z          {:?}", sol.z)?;
+            outln!("z          {:?}", self.sol.z)?;
         }
+        Ok(())
     }
-    let code = if r.status == Status::Solved { ExitCode::SUCCESS } else { ExitCode::from(1) };
-    Ok((code, sol.report))
 }
 
 fn finite_or_null(x: f64) -> serde_json::Value {

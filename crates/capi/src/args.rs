@@ -318,24 +318,7 @@ pub(super) unsafe fn settings(
         } else {
             None
         },
-        observer: s.callback.map(|f| {
-            let cb = CCallback { f, user: s.user };
-            let observer: perp_core::Observer = std::sync::Arc::new(move |p: &perp_core::Progress| {
-                if !p.measured {
-                    return perp_core::Control::Continue;
-                }
-                let cb = cb;
-                // SAFETY: the caller's function, with the caller's pointer.
-                let ret = unsafe { (cb.f)(cb.user, p.iteration, p.error) };
-                if ret == 0 {
-                    perp_core::Control::Continue
-                } else {
-                    STOPPED_AT.with(|c| c.set(Some((p.iteration, ret))));
-                    perp_core::Control::Stop
-                }
-            });
-            observer
-        }),
+        observer: s.callback.map(|f| c_observer(f, s.user)),
         ..Settings::default()
     };
     out.validate().map_err(|e| match e {
@@ -344,41 +327,67 @@ pub(super) unsafe fn settings(
         }
         other => other,
     })?;
+    let params = if s.n_params > 0 { unsafe { params(&s, family, name)? } } else { Params::new() };
+    Ok((out, params))
+}
+
+/// The observer that calls the C callback `f` (with `user`) at each measured iteration and
+/// stops the solve, noting where in `STOPPED_AT`, when it returns nonzero.
+fn c_observer(f: PerpCallback, user: *mut c_void) -> perp_core::Observer {
+    let cb = CCallback { f, user };
+    let observer: perp_core::Observer = std::sync::Arc::new(move |p: &perp_core::Progress| {
+        if !p.measured {
+            return perp_core::Control::Continue;
+        }
+        let cb = cb;
+        // SAFETY: the caller's function, with the caller's pointer.
+        let ret = unsafe { (cb.f)(cb.user, p.iteration, p.error) };
+        if ret == 0 {
+            perp_core::Control::Continue
+        } else {
+            STOPPED_AT.with(|c| c.set(Some((p.iteration, ret))));
+            perp_core::Control::Stop
+        }
+    });
+    observer
+}
+
+/// The solver parameters of `s.params` (`s.n_params` strings `name=value`, each name at
+/// most once) for the solver `name` of `family`.
+unsafe fn params(s: &PerpSettings, family: Family, name: &str) -> Result<Params, Refusal> {
+    // Checked before `params` is read: with each name at most once, no solver takes more
+    // strings than it has parameters.
+    let declared = perp_catalogue::entry(family, name)?.params.len();
+    if s.n_params > declared {
+        return Err(Error::setting(
+            "settings.n_params",
+            s.n_params,
+            &format!("{name} has {declared} parameter(s), each to be given at most once"),
+        )
+        .into());
+    }
     let mut params = Params::new();
-    if s.n_params > 0 {
-        // Checked before `params` is read: with each name at most once, no solver takes more
-        // strings than it has parameters.
-        let declared = perp_catalogue::entry(family, name)?.params.len();
-        if s.n_params > declared {
+    let texts = unsafe { view(|| "settings.params".into(), s.params, s.n_params)? };
+    let mut names: Vec<&str> = Vec::with_capacity(texts.len());
+    for (i, &t) in texts.iter().enumerate() {
+        let what = format!("settings.params[{i}]");
+        let text = unsafe { c_str(&what, t)? };
+        let Some((key, _)) = text.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
+            return Err(Error::setting(&what, text, "must be \"name=value\", e.g. \"omega=1.3\"").into());
+        };
+        let key = key.trim();
+        if let Some(j) = names.iter().position(|&n| n == key) {
             return Err(Error::setting(
-                "settings.n_params",
-                s.n_params,
-                &format!("{name} has {declared} parameter(s), each to be given at most once"),
+                &what,
+                text,
+                &format!("parameter {key} is given twice (settings.params[{j}] too)"),
             )
             .into());
         }
-        let texts = unsafe { view(|| "settings.params".into(), s.params, s.n_params)? };
-        let mut names: Vec<&str> = Vec::with_capacity(texts.len());
-        for (i, &t) in texts.iter().enumerate() {
-            let what = format!("settings.params[{i}]");
-            let text = unsafe { c_str(&what, t)? };
-            let Some((key, _)) = text.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
-                return Err(Error::setting(&what, text, "must be \"name=value\", e.g. \"omega=1.3\"").into());
-            };
-            let key = key.trim();
-            if let Some(j) = names.iter().position(|&n| n == key) {
-                return Err(Error::setting(
-                    &what,
-                    text,
-                    &format!("parameter {key} is given twice (settings.params[{j}] too)"),
-                )
-                .into());
-            }
-            names.push(key);
-            params = params.push_pair(text)?;
-        }
+        names.push(key);
+        params = params.push_pair(text)?;
     }
-    Ok((out, params))
+    Ok(params)
 }
 
 pub(super) unsafe fn c_str<'a>(what: &str, p: *const c_char) -> Result<&'a str, Refusal> {

@@ -229,65 +229,8 @@ impl Ctx<'_> {
 pub fn parse_problem(text: &str, file: &Path) -> Result<Problem, Error> {
     let c = Ctx { file };
     let v: Value = serde_json::from_str(text).map_err(|e| c.err("JSON syntax", e.to_string()))?;
-    let o: &Map<String, Value> = v
-        .as_object()
-        .ok_or_else(|| c.err("(top level)", format!("expected an object, found {}", Ctx::describe(&v))))?;
-    for k in o.keys() {
-        if !KEYS.contains(&k.as_str()) {
-            return Err(c.err(
-                crate::tokens::shorten(k),
-                format!("unknown key; the keys of a problem are {}", KEYS.join(", ")),
-            ));
-        }
-    }
-    if let Some(f) = o.get("format") {
-        if f.as_str() != Some(FORMAT_NAME) {
-            return Err(c.err("format", format!("expected \"{FORMAT_NAME}\", found {}", Ctx::describe(f))));
-        }
-    }
-    if let Some(ver) = o.get("version") {
-        if ver.as_u64() != Some(VERSION) {
-            return Err(c.err(
-                "version",
-                format!("this reader knows version {VERSION}, found {}", Ctx::describe(ver)),
-            ));
-        }
-    }
-    let kind_v = o
-        .get("kind")
-        .ok_or_else(|| c.err("kind", "missing: expected \"lcp\", \"mlcp\", \"fc2d\" or \"fc3d\""))?;
-    let kind = kind_v
-        .as_str()
-        .ok_or_else(|| c.err("kind", format!("expected a string, found {}", Ctx::describe(kind_v))))?;
-    let dim = match kind {
-        "lcp" | "mlcp" => None,
-        _ => match kind
-            .strip_prefix("fc")
-            .and_then(|s| s.strip_suffix('d'))
-            .and_then(|d| d.parse::<usize>().ok())
-        {
-            Some(d) if (2..=MAX_DIM).contains(&d) => Some(d),
-            _ => {
-                return Err(c.err(
-                    "kind",
-                    format!(
-                        "unknown kind {}: expected \"lcp\", \"mlcp\", \"fc2d\" or \"fc3d\"",
-                        Ctx::describe(kind_v)
-                    ),
-                ))
-            }
-        },
-    };
-    let allowed: &[&str] = match (kind, dim) {
-        ("lcp", _) => &["lower", "upper"],
-        ("mlcp", _) => &["free"],
-        _ => &["mu", "contacts", "W"],
-    };
-    for k in ["lower", "upper", "free", "mu", "contacts", "W"] {
-        if o.contains_key(k) && !allowed.contains(&k) {
-            return Err(c.err(k, format!("not a key of a {kind} problem")));
-        }
-    }
+    let o = c.top_level(&v)?;
+    let (kind, dim) = c.kind(o)?;
     let n = c.size(o.get("n").ok_or_else(|| c.err("n", "missing"))?, "n")?;
     if let Some(d) = dim {
         if n % d != 0 {
@@ -305,60 +248,147 @@ pub fn parse_problem(text: &str, file: &Path) -> Result<Problem, Error> {
     let q = c.vector(o.get("q").ok_or_else(|| c.err("q", "missing"))?, "q", n)?;
     let m = c.matrix(mv, mkey, n).map_err(|e| c.wrap(e))?;
     match (kind, dim) {
-        ("lcp", _) => match (o.get("lower"), o.get("upper")) {
-            (None, None) => Lcp::new(m, q).map(Problem::Lcp).map_err(|e| c.wrap(e)),
+        ("lcp", _) => c.lcp(o, m, q),
+        ("mlcp", _) => c.mlcp(o, m, q),
+        (_, Some(d)) => c.friction(o, d, m, q),
+        _ => Err(c.err("kind", format!("unknown kind {kind}"))),
+    }
+}
+
+impl Ctx<'_> {
+    /// The problem object of `v`, with no unknown key and the right format and version if given.
+    fn top_level<'v>(&self, v: &'v Value) -> Result<&'v Map<String, Value>, Error> {
+        let o: &Map<String, Value> = v.as_object().ok_or_else(|| {
+            self.err("(top level)", format!("expected an object, found {}", Ctx::describe(v)))
+        })?;
+        for k in o.keys() {
+            if !KEYS.contains(&k.as_str()) {
+                return Err(self.err(
+                    crate::tokens::shorten(k),
+                    format!("unknown key; the keys of a problem are {}", KEYS.join(", ")),
+                ));
+            }
+        }
+        if let Some(f) = o.get("format") {
+            if f.as_str() != Some(FORMAT_NAME) {
+                return Err(
+                    self.err("format", format!("expected \"{FORMAT_NAME}\", found {}", Ctx::describe(f)))
+                );
+            }
+        }
+        if let Some(ver) = o.get("version") {
+            if ver.as_u64() != Some(VERSION) {
+                return Err(self.err(
+                    "version",
+                    format!("this reader knows version {VERSION}, found {}", Ctx::describe(ver)),
+                ));
+            }
+        }
+        Ok(o)
+    }
+
+    /// The problem's `"kind"` and its contact dimension (`None` for `lcp` and `mlcp`), checking
+    /// that `o` has no key of another kind.
+    fn kind<'v>(&self, o: &'v Map<String, Value>) -> Result<(&'v str, Option<usize>), Error> {
+        let kind_v = o
+            .get("kind")
+            .ok_or_else(|| self.err("kind", "missing: expected \"lcp\", \"mlcp\", \"fc2d\" or \"fc3d\""))?;
+        let kind = kind_v
+            .as_str()
+            .ok_or_else(|| self.err("kind", format!("expected a string, found {}", Ctx::describe(kind_v))))?;
+        let dim = match kind {
+            "lcp" | "mlcp" => None,
+            _ => match kind
+                .strip_prefix("fc")
+                .and_then(|s| s.strip_suffix('d'))
+                .and_then(|d| d.parse::<usize>().ok())
+            {
+                Some(d) if (2..=MAX_DIM).contains(&d) => Some(d),
+                _ => {
+                    return Err(self.err(
+                        "kind",
+                        format!(
+                            "unknown kind {}: expected \"lcp\", \"mlcp\", \"fc2d\" or \"fc3d\"",
+                            Ctx::describe(kind_v)
+                        ),
+                    ))
+                }
+            },
+        };
+        let allowed: &[&str] = match (kind, dim) {
+            ("lcp", _) => &["lower", "upper"],
+            ("mlcp", _) => &["free"],
+            _ => &["mu", "contacts", "W"],
+        };
+        for k in ["lower", "upper", "free", "mu", "contacts", "W"] {
+            if o.contains_key(k) && !allowed.contains(&k) {
+                return Err(self.err(k, format!("not a key of a {kind} problem")));
+            }
+        }
+        Ok((kind, dim))
+    }
+
+    /// The LCP of `m` and `q`, with the box of `"lower"` and `"upper"` when either is given.
+    fn lcp(&self, o: &Map<String, Value>, m: Matrix, q: Vec<f64>) -> Result<Problem, Error> {
+        let n = q.len();
+        match (o.get("lower"), o.get("upper")) {
+            (None, None) => Lcp::new(m, q).map(Problem::Lcp).map_err(|e| self.wrap(e)),
             (lo, hi) => {
                 let lower = match lo {
-                    Some(v) => c.bounds(v, "lower", n, f64::NEG_INFINITY)?,
+                    Some(v) => self.bounds(v, "lower", n, f64::NEG_INFINITY)?,
                     None => vec![f64::NEG_INFINITY; n],
                 };
                 let upper = match hi {
-                    Some(v) => c.bounds(v, "upper", n, f64::INFINITY)?,
+                    Some(v) => self.bounds(v, "upper", n, f64::INFINITY)?,
                     None => vec![f64::INFINITY; n],
                 };
-                Lcp::with_bounds(m, q, lower, upper).map(Problem::Lcp).map_err(|e| c.wrap(e))
+                Lcp::with_bounds(m, q, lower, upper).map(Problem::Lcp).map_err(|e| self.wrap(e))
             }
-        },
-        ("mlcp", _) => {
-            let fv = o
-                .get("free")
-                .ok_or_else(|| c.err("free", "missing: one boolean per row (true = equality)"))?;
-            let a = c.array(fv, "free", Some(n))?;
-            let free = a
-                .iter()
-                .enumerate()
-                .map(|(i, x)| {
-                    x.as_bool().ok_or_else(|| {
-                        c.err(
-                            format!("free[{i}]"),
-                            format!("expected true or false, found {}", Ctx::describe(x)),
-                        )
-                    })
+        }
+    }
+
+    /// The MLCP of `m` and `q` with the equality rows of `"free"` (one boolean per row).
+    fn mlcp(&self, o: &Map<String, Value>, m: Matrix, q: Vec<f64>) -> Result<Problem, Error> {
+        let fv = o
+            .get("free")
+            .ok_or_else(|| self.err("free", "missing: one boolean per row (true = equality)"))?;
+        let a = self.array(fv, "free", Some(q.len()))?;
+        let free = a
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                x.as_bool().ok_or_else(|| {
+                    self.err(
+                        format!("free[{i}]"),
+                        format!("expected true or false, found {}", Ctx::describe(x)),
+                    )
                 })
-                .collect::<Result<Vec<bool>, Error>>()?;
-            Mlcp::new(m, q, free).map(Problem::Mlcp).map_err(|e| c.wrap(e))
-        }
-        (_, Some(d)) => {
-            let nc = n / d;
-            if let Some(cv) = o.get("contacts") {
-                let given = c.size(cv, "contacts")?;
-                if given != nc {
-                    return Err(c.err("contacts", format!("expected n / {d} = {nc}, found {given}")));
-                }
+            })
+            .collect::<Result<Vec<bool>, Error>>()?;
+        Mlcp::new(m, q, free).map(Problem::Mlcp).map_err(|e| self.wrap(e))
+    }
+
+    /// The frictional contact problem of dimension `d` with W = `m`, `q` and the coefficients of
+    /// `"mu"` (non-negative, one per contact; `"contacts"`, when given, must be their number).
+    fn friction(&self, o: &Map<String, Value>, d: usize, m: Matrix, q: Vec<f64>) -> Result<Problem, Error> {
+        let nc = q.len() / d;
+        if let Some(cv) = o.get("contacts") {
+            let given = self.size(cv, "contacts")?;
+            if given != nc {
+                return Err(self.err("contacts", format!("expected n / {d} = {nc}, found {given}")));
             }
-            let mu = c.vector(
-                o.get("mu").ok_or_else(|| c.err("mu", "missing: one coefficient per contact"))?,
-                "mu",
-                nc,
-            )?;
-            if let Some(i) = mu.iter().position(|&x| x < 0.0) {
-                return Err(
-                    c.err(format!("mu[{i}]"), format!("friction coefficient must be ≥ 0, found {}", mu[i]))
-                );
-            }
-            FrictionContactProblem::new(d, m, q, mu).map(Problem::Friction).map_err(|e| c.wrap(e))
         }
-        _ => Err(c.err("kind", format!("unknown kind {kind}"))),
+        let mu = self.vector(
+            o.get("mu").ok_or_else(|| self.err("mu", "missing: one coefficient per contact"))?,
+            "mu",
+            nc,
+        )?;
+        if let Some(i) = mu.iter().position(|&x| x < 0.0) {
+            return Err(
+                self.err(format!("mu[{i}]"), format!("friction coefficient must be ≥ 0, found {}", mu[i]))
+            );
+        }
+        FrictionContactProblem::new(d, m, q, mu).map(Problem::Friction).map_err(|e| self.wrap(e))
     }
 }
 

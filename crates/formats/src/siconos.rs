@@ -201,6 +201,17 @@ fn read_sbm(ts: &mut Tokens, what: &str, size0: usize, size1: usize) -> Result<M
     if nbblocks == 0 {
         return Matrix::from_triplets(size0, size1, &[]);
     }
+    let bn = read_block_numbers(ts, what)?;
+    let ends0 = read_block_ends(ts, what, "blocksize0", bn[0], size0, "size0")?;
+    let ends1 = read_block_ends(ts, what, "blocksize1", bn[1], size1, "size1")?;
+    let index1 = read_block_rows(ts, what, bn[0], nbblocks)?;
+    let index2 = read_block_columns(ts, what, &index1, bn)?;
+    let triplets = read_blocks(ts, what, &index1, &index2, [&ends0, &ends1])?;
+    Matrix::from_triplets(size0, size1, &triplets)
+}
+
+/// An SBM matrix's `blocknumber0 blocknumber1`, both positive and within the tokens left.
+fn read_block_numbers(ts: &mut Tokens, what: &str) -> Result<[usize; 2], Error> {
     let bn0 = read_size(ts, format_args!("{what} blocknumber0"))?;
     if bn0 == 0 {
         return Err(ts.error(format_args!("{what} blocknumber0"), "a matrix with blocks needs block rows"));
@@ -211,14 +222,17 @@ fn read_sbm(ts: &mut Tokens, what: &str, size0: usize, size1: usize) -> Result<M
         return Err(ts.error(format_args!("{what} blocknumber1"), "a matrix with blocks needs block columns"));
     }
     ts.check_available(bn0.saturating_add(bn1), format_args!("{what} blocknumber1 = {bn1}"))?;
-    let bn = [bn0, bn1];
-    let ends0 = read_block_ends(ts, what, "blocksize0", bn[0], size0, "size0")?;
-    let ends1 = read_block_ends(ts, what, "blocksize1", bn[1], size1, "size1")?;
+    Ok([bn0, bn1])
+}
+
+/// An SBM matrix's `filled1 filled2` and its CSR pointer over the `bn0` block rows
+/// (`index1_data`, ending at `nbblocks`).
+fn read_block_rows(ts: &mut Tokens, what: &str, bn0: usize, nbblocks: usize) -> Result<Vec<usize>, Error> {
     let filled1 = read_size(ts, format_args!("{what} filled1"))?;
-    if filled1 != bn[0] + 1 {
+    if filled1 != bn0 + 1 {
         return Err(ts.error(
             format_args!("{what} filled1"),
-            format!("must be blocknumber0 + 1 = {}, found {filled1}", bn[0] + 1),
+            format!("must be blocknumber0 + 1 = {}, found {filled1}", bn0 + 1),
         ));
     }
     ts.check_available(filled1, format_args!("{what} filled1 = {filled1}"))?;
@@ -245,12 +259,24 @@ fn read_sbm(ts: &mut Tokens, what: &str, size0: usize, size1: usize) -> Result<M
         }
         index1.push(v);
     }
-    if index1[bn[0]] != filled2 {
+    if index1[bn0] != filled2 {
         return Err(ts.error(
-            format_args!("{what} index1_data[{}]", bn[0]),
-            format!("last block pointer {} must equal filled2 = {filled2}", index1[bn[0]]),
+            format_args!("{what} index1_data[{bn0}]"),
+            format!("last block pointer {} must equal filled2 = {filled2}", index1[bn0]),
         ));
     }
+    Ok(index1)
+}
+
+/// An SBM matrix's block column of every block (`index2_data`), each in range and at most
+/// once per block row of the pointer `index1`; `bn` is `[blocknumber0, blocknumber1]`.
+fn read_block_columns(
+    ts: &mut Tokens,
+    what: &str,
+    index1: &[usize],
+    bn: [usize; 2],
+) -> Result<Vec<usize>, Error> {
+    let filled2 = index1[bn[0]];
     let mut index2 = Vec::with_capacity(filled2);
     for k in 0..filled2 {
         let c = read_size(ts, format_args!("{what} index2_data[{k}]"))?;
@@ -276,8 +302,21 @@ fn read_sbm(ts: &mut Tokens, what: &str, size0: usize, size1: usize) -> Result<M
             seen[c] = r;
         }
     }
+    Ok(index2)
+}
+
+/// An SBM matrix's blocks in storage order, each its number then its values by columns, as
+/// triplets (explicit zeros kept); `ends` are the cumulative block-row and block-column ends.
+fn read_blocks(
+    ts: &mut Tokens,
+    what: &str,
+    index1: &[usize],
+    index2: &[usize],
+    ends: [&[usize]; 2],
+) -> Result<Vec<(usize, usize, f64)>, Error> {
+    let [ends0, ends1] = ends;
     let mut triplets = Vec::new();
-    for r in 0..bn[0] {
+    for r in 0..index1.len() - 1 {
         let (r0, r1) = (if r == 0 { 0 } else { ends0[r - 1] }, ends0[r]);
         for (k, &c) in index2.iter().enumerate().take(index1[r + 1]).skip(index1[r]) {
             let (c0, c1) = (if c == 0 { 0 } else { ends1[c - 1] }, ends1[c]);
@@ -297,7 +336,7 @@ fn read_sbm(ts: &mut Tokens, what: &str, size0: usize, size1: usize) -> Result<M
             }
         }
     }
-    Matrix::from_triplets(size0, size1, &triplets)
+    Ok(triplets)
 }
 
 /// Compressed (CSC or CSR) or triplet CSparse text.
@@ -337,6 +376,18 @@ fn read_cs_index(
 
 /// A CSparse-text matrix (storage 2).
 fn read_csparse(ts: &mut Tokens, what: &str, size0: usize, size1: usize) -> Result<Matrix, Error> {
+    let (origin, origin_pos) = read_cs_preamble(ts, what)?;
+    let h = read_cs_header(ts, what, (origin, origin_pos), [size0, size1])?;
+    let triplets = match h.kind {
+        CsKind::Triplet => read_cs_triplets(ts, what, &h)?,
+        CsKind::Csc | CsKind::Csr => read_cs_compressed(ts, what, &h)?,
+    };
+    Matrix::from_triplets(size0, size1, &triplets)
+}
+
+/// A CSparse block's origin (1, 2 or 3) with its token position, and the `CSparse Version …`
+/// line after the rest of the origin's line.
+fn read_cs_preamble(ts: &mut Tokens, what: &str) -> Result<(i64, usize), Error> {
     let origin = ts.read_i64(format_args!("{what} CSparse origin"))?;
     let origin_pos = ts.last_position();
     if !(1..=3).contains(&origin) {
@@ -348,10 +399,7 @@ fn read_csparse(ts: &mut Tokens, what: &str, size0: usize, size1: usize) -> Resu
     // The rest of the origin line carries nothing.
     ts.rest_of_line();
     let version_pos = ts.position();
-    let eof = |ts: &Tokens, field: &str| {
-        ts.error_at(ts.position(), format_args!("{what} {field}"), "file ends early")
-    };
-    let version = ts.rest_of_line().ok_or_else(|| eof(ts, "CSparse version line"))?;
+    let version = ts.rest_of_line().ok_or_else(|| cs_eof(ts, what, "CSparse version line"))?;
     if !version.trim_start().starts_with("CSparse") {
         return Err(ts.error_at(
             version_pos,
@@ -359,20 +407,47 @@ fn read_csparse(ts: &mut Tokens, what: &str, size0: usize, size1: usize) -> Resu
             format!("expected a line 'CSparse Version …', found '{}'", shorten(version.trim())),
         ));
     }
+    Ok((origin, origin_pos))
+}
+
+/// The error of a CSparse block whose `field` line is missing: the file ends early.
+fn cs_eof(ts: &Tokens, what: &str, field: &str) -> Error {
+    ts.error_at(ts.position(), format_args!("{what} {field}"), "file ends early")
+}
+
+/// What a CSparse header line says: the storage, the sizes and the number of entries.
+struct CsHeader {
+    kind: CsKind,
+    m: usize,
+    n: usize,
+    nnz: usize,
+    /// The token position of the number of entries, for the errors about it.
+    nnz_pos: usize,
+}
+
+/// A CSparse header line (`[triplet: |csr: ]m-by-n, nzmax: K nnz: Z, …`): its sizes must be
+/// `sizes` and its entries fit in the tokens left; `origin` is the origin and its position.
+fn read_cs_header(
+    ts: &mut Tokens,
+    what: &str,
+    origin: (i64, usize),
+    sizes: [usize; 2],
+) -> Result<CsHeader, Error> {
+    let [size0, size1] = sizes;
     let header_pos = ts.position();
-    let header = ts.rest_of_line().ok_or_else(|| eof(ts, "CSparse header"))?;
+    let header = ts.rest_of_line().ok_or_else(|| cs_eof(ts, what, "CSparse header"))?;
     let words: Vec<&str> = header.split_whitespace().collect();
     let field = format!("{what} CSparse header");
     let bad = |ts: &Tokens, k: usize, msg: String| ts.error_at(header_pos + k, &field, msg);
     let (kind, first) = match words.first().copied() {
         Some("triplet:") => (CsKind::Triplet, 1),
         Some("csr:") => (CsKind::Csr, 1),
-        _ => match origin {
+        _ => match origin.0 {
             2 => (CsKind::Csc, 0),
             3 => (CsKind::Csr, 0),
             _ => {
                 return Err(ts.error_at(
-                    origin_pos,
+                    origin.1,
                     format_args!("{what} CSparse origin"),
                     "origin 1 (triplet) but the header does not start with 'triplet:'",
                 ))
@@ -411,63 +486,68 @@ fn read_csparse(ts: &mut Tokens, what: &str, size0: usize, size1: usize) -> Resu
             format!("nnz = {nnz} needs {need} more tokens but only {} are left in the file", ts.remaining()),
         ));
     }
-    let mut triplets = Vec::with_capacity(nnz);
-    match kind {
-        CsKind::Triplet => {
-            for p in 0..nnz {
-                let i = read_cs_index(ts, format_args!("{what} triplet {p} row"), m, "rows")?;
-                let j = read_cs_index(ts, format_args!("{what} triplet {p} column"), n, "columns")?;
-                ts.expect(":", format_args!("{what} triplet {p} separator"))?;
-                triplets.push((i, j, ts.read_f64(format_args!("{what}[{i},{j}]"))?));
-            }
-        }
-        CsKind::Csc | CsKind::Csr => {
-            let (outer, inner) = if kind == CsKind::Csc { (n, m) } else { (m, n) };
-            let (outer_name, inner_name) =
-                if kind == CsKind::Csc { ("column", "rows") } else { ("row", "columns") };
-            let mut next = 0usize;
-            for j in 0..outer {
-                let f = format!("{what} {outer_name} {j} header");
-                let word = ts.token(&f)?;
-                if word != "col" && word != "row" {
-                    return Err(ts.error(&f, format!("expected 'col', found '{}'", shorten(word))));
-                }
-                let jj = read_cs_int(ts, &f)?;
-                if jj != j as i64 {
-                    return Err(ts.error(&f, format!("expected {outer_name} {j}, found {jj}")));
-                }
-                ts.expect(":", &f)?;
-                ts.expect("locations", &f)?;
-                let a = read_cs_int(ts, &f)?;
-                if a != next as i64 {
-                    return Err(ts.error(&f, format!("locations start at {a}, expected {next}")));
-                }
-                ts.expect("to", &f)?;
-                let b = read_cs_int(ts, &f)?;
-                // In i128: `b` may be any i64, `b + 1` must not overflow.
-                let count = i128::from(b) + 1 - i128::from(a);
-                if count < 0 || next as i128 + count > nnz as i128 {
-                    return Err(ts.error(&f, format!("locations {a} to {b} do not fit in nnz = {nnz}")));
-                }
-                for _ in 0..count {
-                    let i =
-                        read_cs_index(ts, format_args!("{what} {outer_name} {j} index"), inner, inner_name)?;
-                    ts.expect(":", format_args!("{what} {outer_name} {j} separator"))?;
-                    let (r, c) = if kind == CsKind::Csc { (i, j) } else { (j, i) };
-                    triplets.push((r, c, ts.read_f64(format_args!("{what}[{r},{c}]"))?));
-                }
-                next += count as usize;
-            }
-            if next != nnz {
-                return Err(bad(
-                    ts,
-                    k_nnz + 1,
-                    format!("header says nnz = {nnz} but the {outer_name}s hold {next}"),
-                ));
-            }
-        }
+    Ok(CsHeader { kind, m, n, nnz, nnz_pos: header_pos + k_nnz + 1 })
+}
+
+/// The `nnz` entries `i j : value` of a triplet CSparse block.
+fn read_cs_triplets(ts: &mut Tokens, what: &str, h: &CsHeader) -> Result<Vec<(usize, usize, f64)>, Error> {
+    let mut triplets = Vec::with_capacity(h.nnz);
+    for p in 0..h.nnz {
+        let i = read_cs_index(ts, format_args!("{what} triplet {p} row"), h.m, "rows")?;
+        let j = read_cs_index(ts, format_args!("{what} triplet {p} column"), h.n, "columns")?;
+        ts.expect(":", format_args!("{what} triplet {p} separator"))?;
+        triplets.push((i, j, ts.read_f64(format_args!("{what}[{i},{j}]"))?));
     }
-    Matrix::from_triplets(size0, size1, &triplets)
+    Ok(triplets)
+}
+
+/// The outer lines (`col j : locations a to b`) and entries (`i : value`) of a CSC or CSR
+/// CSparse block, as triplets; they must hold the header's `nnz` entries exactly.
+fn read_cs_compressed(ts: &mut Tokens, what: &str, h: &CsHeader) -> Result<Vec<(usize, usize, f64)>, Error> {
+    let (kind, nnz) = (h.kind, h.nnz);
+    let mut triplets = Vec::with_capacity(nnz);
+    let (outer, inner) = if kind == CsKind::Csc { (h.n, h.m) } else { (h.m, h.n) };
+    let (outer_name, inner_name) = if kind == CsKind::Csc { ("column", "rows") } else { ("row", "columns") };
+    let mut next = 0usize;
+    for j in 0..outer {
+        let f = format!("{what} {outer_name} {j} header");
+        let word = ts.token(&f)?;
+        if word != "col" && word != "row" {
+            return Err(ts.error(&f, format!("expected 'col', found '{}'", shorten(word))));
+        }
+        let jj = read_cs_int(ts, &f)?;
+        if jj != j as i64 {
+            return Err(ts.error(&f, format!("expected {outer_name} {j}, found {jj}")));
+        }
+        ts.expect(":", &f)?;
+        ts.expect("locations", &f)?;
+        let a = read_cs_int(ts, &f)?;
+        if a != next as i64 {
+            return Err(ts.error(&f, format!("locations start at {a}, expected {next}")));
+        }
+        ts.expect("to", &f)?;
+        let b = read_cs_int(ts, &f)?;
+        // In i128: `b` may be any i64, `b + 1` must not overflow.
+        let count = i128::from(b) + 1 - i128::from(a);
+        if count < 0 || next as i128 + count > nnz as i128 {
+            return Err(ts.error(&f, format!("locations {a} to {b} do not fit in nnz = {nnz}")));
+        }
+        for _ in 0..count {
+            let i = read_cs_index(ts, format_args!("{what} {outer_name} {j} index"), inner, inner_name)?;
+            ts.expect(":", format_args!("{what} {outer_name} {j} separator"))?;
+            let (r, c) = if kind == CsKind::Csc { (i, j) } else { (j, i) };
+            triplets.push((r, c, ts.read_f64(format_args!("{what}[{r},{c}]"))?));
+        }
+        next += count as usize;
+    }
+    if next != nnz {
+        return Err(ts.error_at(
+            h.nnz_pos,
+            format_args!("{what} CSparse header"),
+            format!("header says nnz = {nnz} but the {outer_name}s hold {next}"),
+        ));
+    }
+    Ok(triplets)
 }
 
 #[cfg(test)]

@@ -179,14 +179,43 @@ fn geo_mean(v: &[f64]) -> Option<f64> {
 /// and every solver's status; the failed runs with their message; the unreadable files.
 pub fn summary_md(report: &BenchReport) -> String {
     let records = &report.records;
-    let s = &report.settings;
     let mut out = String::new();
+    let problems = problem_list(records);
+    write_preamble(&mut out, report, problems.len());
+    for kind in kinds(records) {
+        let kind = kind.as_str();
+        let (mine, _) = solvers_of_kind(report, kind);
+        let count = problems.iter().filter(|(_, k, _)| *k == kind).count();
+        let _ = writeln!(out, "## {kind} ({count} problem(s))\n");
+        write_solver_table(&mut out, records, kind, &mine);
+        write_problem_table(&mut out, records, &problems, kind, &mine);
+        let _ = writeln!(out);
+    }
+    write_unsolved(&mut out, records);
+    let _ = writeln!(out, "\n## Unreadable files\n");
+    if report.unreadable.is_empty() {
+        let _ = writeln!(out, "None.");
+    }
+    for u in &report.unreadable {
+        let _ = writeln!(out, "- `{}`: {}", u.file, u.reason.replace('\n', " "));
+    }
+    out
+}
+
+/// The problems of `records` as (name, kind, size), once each, in order of appearance.
+fn problem_list(records: &[BenchRecord]) -> Vec<(&str, &str, usize)> {
     let mut problems: Vec<(&str, &str, usize)> = Vec::new();
     for r in records {
         if !problems.iter().any(|(p, _, _)| *p == r.problem) {
             problems.push((&r.problem, &r.kind, r.n));
         }
     }
+    problems
+}
+
+/// Writes the summary's title, the run's settings and machine, its notes and the legend.
+fn write_preamble(out: &mut String, report: &BenchReport, problems: usize) {
+    let s = &report.settings;
     let _ = writeln!(out, "# perp bench summary\n");
     let _ = writeln!(
         out,
@@ -194,7 +223,7 @@ pub fn summary_md(report: &BenchReport) -> String {
          perp {} on {}/{} ({} CPUs).\n",
         s.suite,
         s.shard.as_ref().map_or(String::new(), |k| format!(" (shard {k})")),
-        problems.len(),
+        problems,
         s.tol,
         s.time_limit.map_or("none".to_string(), |t| format!("{t} s")),
         s.repeat,
@@ -219,72 +248,90 @@ pub fn summary_md(report: &BenchReport) -> String {
          *worst error* the largest error among solved runs; *ratio* the time over one dense LU of \
          the same matrix (M, W for frictional problems) measured in the same run (median over solved runs).\n"
     );
-    for kind in kinds(records) {
-        let kind = kind.as_str();
-        let (mine, _) = solvers_of_kind(report, kind);
-        let count = problems.iter().filter(|(_, k, _)| *k == kind).count();
-        let _ = writeln!(out, "## {kind} ({count} problem(s))\n");
-        let _ = writeln!(out, "### Solvers on the {kind} problems\n");
+}
+
+/// Writes the table of the solvers `mine` on the problems of `kind`, one row per solver.
+fn write_solver_table(out: &mut String, records: &[BenchRecord], kind: &str, mine: &[String]) {
+    let _ = writeln!(out, "### Solvers on the {kind} problems\n");
+    let _ = writeln!(
+        out,
+        "| solver | solved | rate | median time (s) | geo-mean time (s) | worst error | median ratio to LU |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+    for sv in mine {
+        write_solver_row(out, records, kind, sv);
+    }
+}
+
+/// Writes the row of solver `sv` on the problems of `kind`: solved count and rate, median and
+/// geometric-mean time, worst error and median ratio to LU over its solved runs.
+fn write_solver_row(out: &mut String, records: &[BenchRecord], kind: &str, sv: &str) {
+    let of_kind: Vec<&BenchRecord> =
+        records.iter().filter(|r| r.kind == kind && r.solver == sv && !r.not_applicable()).collect();
+    let solved: Vec<&BenchRecord> = of_kind.iter().copied().filter(|r| r.solved()).collect();
+    let times: Vec<f64> = solved.iter().map(|r| r.seconds).collect();
+    let t = median(times.clone());
+    let g = geo_mean(&times);
+    let worst = solved
+        .iter()
+        .map(|r| r.error)
+        .filter(|e| e.is_finite())
+        .fold(None, |m: Option<f64>, e| Some(m.map_or(e, |m| m.max(e))));
+    let ratios: Vec<f64> = solved
+        .iter()
+        .filter(|r| r.reference_seconds.is_finite())
+        .map(|r| r.seconds / r.reference_seconds.max(1e-9))
+        .collect();
+    let _ = writeln!(
+        out,
+        "| {sv} | {}/{} | {:.0}% | {} | {} | {} | {} |",
+        solved.len(),
+        of_kind.len(),
+        100.0 * solved.len() as f64 / of_kind.len().max(1) as f64,
+        fmt_opt(t, |t| format!("{t:.3e}")),
+        fmt_opt(g, |t| format!("{t:.3e}")),
+        fmt_opt(worst, |e| format!("{e:.1e}")),
+        fmt_opt(median(ratios), |r| format!("{r:.2}")),
+    );
+}
+
+/// Writes the table of the problems of `kind`: the fastest solver and its time, then every
+/// solver of `mine`'s status, iterations and error.
+fn write_problem_table(
+    out: &mut String,
+    records: &[BenchRecord],
+    problems: &[(&str, &str, usize)],
+    kind: &str,
+    mine: &[String],
+) {
+    let _ = writeln!(out, "\n### Problems of kind {kind} (status, iterations, error)\n");
+    let names: Vec<&str> = mine.iter().map(|s| s.as_str()).collect();
+    let _ = writeln!(out, "| problem | n | fastest | time (s) | {} |", names.join(" | "));
+    let _ = writeln!(out, "|---|---|---|---|{}", "---|".repeat(mine.len()));
+    for (p, _, n) in problems.iter().filter(|(_, k, _)| *k == kind) {
+        let row: Vec<&BenchRecord> = records.iter().filter(|r| r.problem == *p).collect();
+        let fastest = row.iter().filter(|r| r.solved()).min_by(|a, b| a.seconds.total_cmp(&b.seconds));
+        let cells: Vec<String> = mine
+            .iter()
+            .map(|sv| match row.iter().find(|r| &r.solver == sv) {
+                Some(r) if r.status == "error" => "error".to_string(),
+                Some(r) if r.not_applicable() => "n/a".to_string(),
+                Some(r) => format!("{} {} {:.1e}", r.status, r.iterations, r.error),
+                None => "–".to_string(),
+            })
+            .collect();
         let _ = writeln!(
             out,
-            "| solver | solved | rate | median time (s) | geo-mean time (s) | worst error | median ratio to LU |"
+            "| {p} | {n} | {} | {} | {} |",
+            fastest.map_or("none solved".to_string(), |r| r.solver.clone()),
+            fastest.map_or("–".to_string(), |r| format!("{:.3e}", r.seconds)),
+            cells.join(" | ")
         );
-        let _ = writeln!(out, "|---|---|---|---|---|---|---|");
-        for sv in &mine {
-            let of_kind: Vec<&BenchRecord> =
-                records.iter().filter(|r| r.kind == kind && &r.solver == sv && !r.not_applicable()).collect();
-            let solved: Vec<&BenchRecord> = of_kind.iter().copied().filter(|r| r.solved()).collect();
-            let times: Vec<f64> = solved.iter().map(|r| r.seconds).collect();
-            let t = median(times.clone());
-            let g = geo_mean(&times);
-            let worst = solved
-                .iter()
-                .map(|r| r.error)
-                .filter(|e| e.is_finite())
-                .fold(None, |m: Option<f64>, e| Some(m.map_or(e, |m| m.max(e))));
-            let ratios: Vec<f64> = solved
-                .iter()
-                .filter(|r| r.reference_seconds.is_finite())
-                .map(|r| r.seconds / r.reference_seconds.max(1e-9))
-                .collect();
-            let _ = writeln!(
-                out,
-                "| {sv} | {}/{} | {:.0}% | {} | {} | {} | {} |",
-                solved.len(),
-                of_kind.len(),
-                100.0 * solved.len() as f64 / of_kind.len().max(1) as f64,
-                fmt_opt(t, |t| format!("{t:.3e}")),
-                fmt_opt(g, |t| format!("{t:.3e}")),
-                fmt_opt(worst, |e| format!("{e:.1e}")),
-                fmt_opt(median(ratios), |r| format!("{r:.2}")),
-            );
-        }
-        let _ = writeln!(out, "\n### Problems of kind {kind} (status, iterations, error)\n");
-        let names: Vec<&str> = mine.iter().map(|s| s.as_str()).collect();
-        let _ = writeln!(out, "| problem | n | fastest | time (s) | {} |", names.join(" | "));
-        let _ = writeln!(out, "|---|---|---|---|{}", "---|".repeat(mine.len()));
-        for (p, _, n) in problems.iter().filter(|(_, k, _)| *k == kind) {
-            let row: Vec<&BenchRecord> = records.iter().filter(|r| r.problem == *p).collect();
-            let fastest = row.iter().filter(|r| r.solved()).min_by(|a, b| a.seconds.total_cmp(&b.seconds));
-            let cells: Vec<String> = mine
-                .iter()
-                .map(|sv| match row.iter().find(|r| &r.solver == sv) {
-                    Some(r) if r.status == "error" => "error".to_string(),
-                    Some(r) if r.not_applicable() => "n/a".to_string(),
-                    Some(r) => format!("{} {} {:.1e}", r.status, r.iterations, r.error),
-                    None => "–".to_string(),
-                })
-                .collect();
-            let _ = writeln!(
-                out,
-                "| {p} | {n} | {} | {} | {} |",
-                fastest.map_or("none solved".to_string(), |r| r.solver.clone()),
-                fastest.map_or("–".to_string(), |r| format!("{:.3e}", r.seconds)),
-                cells.join(" | ")
-            );
-        }
-        let _ = writeln!(out);
     }
+}
+
+/// Writes the runs that were not applicable, then the failed runs, each with its message.
+fn write_unsolved(out: &mut String, records: &[BenchRecord]) {
     let na: Vec<&BenchRecord> = records.iter().filter(|r| r.not_applicable()).collect();
     if !na.is_empty() {
         let _ = writeln!(out, "\n## Not applicable (the solver cannot take the problem; not counted)\n");
@@ -313,14 +360,6 @@ pub fn summary_md(report: &BenchReport) -> String {
             );
         }
     }
-    let _ = writeln!(out, "\n## Unreadable files\n");
-    if report.unreadable.is_empty() {
-        let _ = writeln!(out, "None.");
-    }
-    for u in &report.unreadable {
-        let _ = writeln!(out, "- `{}`: {}", u.file, u.reason.replace('\n', " "));
-    }
-    out
 }
 
 fn io_err(file: &Path) -> impl Fn(std::io::Error) -> Error + '_ {

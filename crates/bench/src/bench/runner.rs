@@ -236,7 +236,6 @@ fn run_one(
     config: &BenchConfig,
     reference_seconds: f64,
 ) -> Option<BenchRecord> {
-    let limit = config.settings.time_limit;
     let deadline = config.hard_deadline();
     let mut rec = BenchRecord {
         problem: bp.name.clone(),
@@ -263,55 +262,7 @@ fn run_one(
     for k in 0..config.repeat {
         let Some((outcome, seconds)) = worker.next(k == 0, deadline, config) else { break };
         times.push(seconds);
-        let failed = match outcome {
-            Outcome::Cancelled => return None,
-            Outcome::Report(report) if report.status == Status::Interrupted && config.cancelled() => {
-                return None
-            }
-            Outcome::Report(report) => {
-                let over = limit.filter(|l| seconds > l.as_secs_f64());
-                if k == 0 || over.is_some() {
-                    rec.status = report.status.as_str().to_string();
-                    rec.iterations = report.iterations;
-                    rec.error = report.error;
-                    rec.message = None;
-                }
-                if let Some(l) = over {
-                    rec.status = Status::TimeLimit.as_str().to_string();
-                    rec.message = Some(format!(
-                        "returned after {seconds:.3} s, over the time limit of {} s",
-                        l.as_secs_f64()
-                    ));
-                }
-                over.is_some()
-            }
-            Outcome::Failed(e) => {
-                rec.status = failed_status(&e);
-                rec.iterations = 0;
-                rec.error = f64::NAN;
-                rec.message = Some(e.to_string());
-                true
-            }
-            Outcome::Panicked(msg) => {
-                rec.status = Status::NumericalFailure.as_str().to_string();
-                rec.iterations = 0;
-                rec.error = f64::NAN;
-                rec.message = Some(format!("solver panicked: {msg}"));
-                true
-            }
-            Outcome::Abandoned => {
-                rec.status = Status::TimeLimit.as_str().to_string();
-                rec.iterations = 0;
-                rec.error = f64::NAN;
-                rec.message = Some(format!(
-                    "no answer within the hard deadline of {:.3} s (2 x time limit + grace); the solve thread \
-                     was abandoned",
-                    deadline.map_or(f64::INFINITY, |d| d.as_secs_f64())
-                ));
-                true
-            }
-        };
-        if failed {
+        if take_outcome(&mut rec, outcome, k == 0, seconds, config)? {
             break;
         }
     }
@@ -325,6 +276,62 @@ fn run_one(
         );
     }
     Some(rec)
+}
+
+/// Takes the `outcome` of one solve (`first` or a repeat, `seconds` long) into `rec`: whether
+/// it failed and ends the repeats, `None` when the run was cancelled.
+fn take_outcome(
+    rec: &mut BenchRecord,
+    outcome: Outcome,
+    first: bool,
+    seconds: f64,
+    config: &BenchConfig,
+) -> Option<bool> {
+    let failed = match outcome {
+        Outcome::Cancelled => return None,
+        Outcome::Report(report) if report.status == Status::Interrupted && config.cancelled() => return None,
+        Outcome::Report(report) => {
+            let over = config.settings.time_limit.filter(|l| seconds > l.as_secs_f64());
+            if first || over.is_some() {
+                rec.status = report.status.as_str().to_string();
+                rec.iterations = report.iterations;
+                rec.error = report.error;
+                rec.message = None;
+            }
+            if let Some(l) = over {
+                rec.status = Status::TimeLimit.as_str().to_string();
+                rec.message = Some(format!(
+                    "returned after {seconds:.3} s, over the time limit of {} s",
+                    l.as_secs_f64()
+                ));
+            }
+            over.is_some()
+        }
+        Outcome::Failed(e) => fail(rec, failed_status(&e), e.to_string()),
+        Outcome::Panicked(msg) => {
+            fail(rec, Status::NumericalFailure.as_str().to_string(), format!("solver panicked: {msg}"))
+        }
+        Outcome::Abandoned => fail(
+            rec,
+            Status::TimeLimit.as_str().to_string(),
+            format!(
+                "no answer within the hard deadline of {:.3} s (2 x time limit + grace); the solve thread \
+                 was abandoned",
+                config.hard_deadline().map_or(f64::INFINITY, |d| d.as_secs_f64())
+            ),
+        ),
+    };
+    Some(failed)
+}
+
+/// Marks `rec` failed with `status` and `message` (no iterations, no error): `true`, the
+/// repeats end.
+fn fail(rec: &mut BenchRecord, status: String, message: String) -> bool {
+    rec.status = status;
+    rec.iterations = 0;
+    rec.error = f64::NAN;
+    rec.message = Some(message);
+    true
 }
 
 /// The settings of one solve of `solver` on `problem`: `config.settings`, with an observer

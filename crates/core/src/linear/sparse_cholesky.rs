@@ -255,34 +255,7 @@ impl SparseCholesky {
         self.kind = None;
         let sym = SymbolicSparseColMatRef::new_checked(n, n, col_ptr, None, row_idx);
         if self.symbolic.is_none() || !self.pattern.matches(n, col_ptr, row_idx) {
-            self.symbolic = None;
-            let params = CholeskySymbolicParams {
-                supernodal_flop_ratio_threshold: match self.supernodal {
-                    Supernodal::Auto => SupernodalThreshold::AUTO,
-                    Supernodal::Always => SupernodalThreshold::FORCE_SUPERNODAL,
-                },
-                ..Default::default()
-            };
-            let s = match self.ordering {
-                Ordering::Amd => {
-                    factorize_symbolic_cholesky(sym, Side::Lower, SymmetricOrdering::Amd, params)
-                }
-                // faer's analysis reads an unpermuted pattern as its upper triangle: give it
-                // the transpose of the lower one.
-                Ordering::Given => {
-                    let (up_ptr, up_idx) = transpose_pattern(n, col_ptr, row_idx);
-                    let up = SymbolicSparseColMatRef::new_checked(n, n, &up_ptr, None, &up_idx);
-                    factorize_symbolic_cholesky(up, Side::Upper, SymmetricOrdering::Identity, params)
-                }
-            }
-            .map_err(|_| Breakdown::Symbolic)?;
-            self.values.clear();
-            self.values.resize(s.len_val(), 0.0);
-            self.symbolic = Some(Arc::new(s));
-            self.scratch = None;
-            self.scratch_req = None;
-            self.pattern.set(n, col_ptr, row_idx);
-            self.analyses += 1;
+            self.analyse(sym, col_ptr, row_idx)?;
         }
         let par = self.par();
         let Some(symbolic) = self.symbolic.clone() else { return Err(Breakdown::Symbolic) };
@@ -294,49 +267,49 @@ impl SparseCholesky {
         let Some(buf) = self.scratch.as_mut() else { return Err(Breakdown::Memory) };
         let a = SparseColMatRef::new(sym, values);
         let stack = MemStack::new(buf);
-        match &kind {
-            SymmetricKind::PositiveDefinite => {
-                symbolic
-                    .factorize_numeric_llt(
-                        &mut self.values,
-                        a,
-                        Side::Lower,
-                        LltRegularization::default(),
-                        par,
-                        stack,
-                        Default::default(),
-                    )
-                    .map_err(|e| match e {
-                        faer::linalg::solvers::LltError::NonPositivePivot { index } => {
-                            Breakdown::NotPositiveDefinite(index)
-                        }
-                    })?;
-            }
-            SymmetricKind::QuasiDefinite { signs, delta, epsilon } => {
-                let reg = LdltRegularization {
-                    dynamic_regularization_signs: Some(signs),
-                    dynamic_regularization_delta: *delta,
-                    dynamic_regularization_epsilon: *epsilon,
-                };
-                symbolic
-                    .factorize_numeric_ldlt(
-                        &mut self.values,
-                        a,
-                        Side::Lower,
-                        reg,
-                        par,
-                        stack,
-                        Default::default(),
-                    )
-                    .map_err(|e| match e {
-                        LdltError::ZeroPivot { index } => Breakdown::Pivot(index),
-                    })?;
-            }
-        }
+        factor_numeric(&symbolic, &mut self.values, a, &kind, par, stack)?;
         if let Some(i) = self.values.iter().position(|v| !v.is_finite()) {
             return Err(Breakdown::Pivot(i.min(n.saturating_sub(1))));
         }
         self.kind = Some(kind);
+        Ok(())
+    }
+
+    /// The symbolic analysis of the lower-triangle pattern `sym` (`col_ptr`, `row_idx`) in the
+    /// kept ordering, kept with the pattern; the factor's values and the scratch are reset.
+    fn analyse(
+        &mut self,
+        sym: SymbolicSparseColMatRef<'_, usize>,
+        col_ptr: &[usize],
+        row_idx: &[usize],
+    ) -> Result<(), Breakdown> {
+        let n = sym.ncols();
+        self.symbolic = None;
+        let params = CholeskySymbolicParams {
+            supernodal_flop_ratio_threshold: match self.supernodal {
+                Supernodal::Auto => SupernodalThreshold::AUTO,
+                Supernodal::Always => SupernodalThreshold::FORCE_SUPERNODAL,
+            },
+            ..Default::default()
+        };
+        let s = match self.ordering {
+            Ordering::Amd => factorize_symbolic_cholesky(sym, Side::Lower, SymmetricOrdering::Amd, params),
+            // faer's analysis reads an unpermuted pattern as its upper triangle: give it
+            // the transpose of the lower one.
+            Ordering::Given => {
+                let (up_ptr, up_idx) = transpose_pattern(n, col_ptr, row_idx);
+                let up = SymbolicSparseColMatRef::new_checked(n, n, &up_ptr, None, &up_idx);
+                factorize_symbolic_cholesky(up, Side::Upper, SymmetricOrdering::Identity, params)
+            }
+        }
+        .map_err(|_| Breakdown::Symbolic)?;
+        self.values.clear();
+        self.values.resize(s.len_val(), 0.0);
+        self.symbolic = Some(Arc::new(s));
+        self.scratch = None;
+        self.scratch_req = None;
+        self.pattern.set(n, col_ptr, row_idx);
+        self.analyses += 1;
         Ok(())
     }
 
@@ -377,6 +350,50 @@ impl SparseCholesky {
         }
         finite(b)
     }
+}
+
+/// The numeric factor of `a` as `kind` says (`LLᵀ`, or `LDLᵀ` with its regularization) into
+/// `values`, on the analysis `symbolic`, with the scratch `stack`.
+fn factor_numeric(
+    symbolic: &SymbolicCholesky<usize>,
+    values: &mut [f64],
+    a: SparseColMatRef<'_, usize, f64>,
+    kind: &SymmetricKind,
+    par: Par,
+    stack: &mut MemStack,
+) -> Result<(), Breakdown> {
+    match kind {
+        SymmetricKind::PositiveDefinite => {
+            symbolic
+                .factorize_numeric_llt(
+                    values,
+                    a,
+                    Side::Lower,
+                    LltRegularization::default(),
+                    par,
+                    stack,
+                    Default::default(),
+                )
+                .map_err(|e| match e {
+                    faer::linalg::solvers::LltError::NonPositivePivot { index } => {
+                        Breakdown::NotPositiveDefinite(index)
+                    }
+                })?;
+        }
+        SymmetricKind::QuasiDefinite { signs, delta, epsilon } => {
+            let reg = LdltRegularization {
+                dynamic_regularization_signs: Some(signs),
+                dynamic_regularization_delta: *delta,
+                dynamic_regularization_epsilon: *epsilon,
+            };
+            symbolic
+                .factorize_numeric_ldlt(values, a, Side::Lower, reg, par, stack, Default::default())
+                .map_err(|e| match e {
+                    LdltError::ZeroPivot { index } => Breakdown::Pivot(index),
+                })?;
+        }
+    }
+    Ok(())
 }
 
 /// The compressed columns of the transpose of the pattern `(col_ptr, row_idx)` (rows sorted

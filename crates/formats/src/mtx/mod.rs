@@ -121,9 +121,29 @@ pub struct MtxTexts<'a> {
 /// assert_eq!((p.m().get(0, 0), p.q()[0]), (2.0, -1.0));
 /// ```
 pub fn parse_problem(texts: MtxTexts<'_>, path: &Path) -> Result<Problem, Error> {
-    let (q_file, mu_file, free_file) = (companion(path, "q"), companion(path, "mu"), companion(path, "free"));
+    let (q_file, free_file) = (companion(path, "q"), companion(path, "free"));
     let (header, _) = split_header(texts.matrix, path)?;
-    let kind = match &header.kind {
+    let kind = problem_kind(header.kind.as_deref(), texts, path)?;
+    let q_text = texts.q.ok_or_else(|| missing(&q_file, "the vector q", path))?;
+    let q = parse_vector(q_text, &q_file, "q", None)?;
+    let n = q.len();
+    let (_, block) = parse_block(texts.matrix, path, "M", Some((n, n)))?;
+    let m = block_to_matrix(block)?;
+    match kind {
+        Kind::Lcp => Lcp::new(m, q).map(Problem::Lcp).map_err(|e| wrap(path, e)),
+        Kind::Mlcp => {
+            let free_text = texts.free.ok_or_else(|| missing(&free_file, "the row kinds (free)", path))?;
+            let free = parse_free(free_text, &free_file, n)?;
+            Mlcp::new(m, q, free).map(Problem::Mlcp).map_err(|e| wrap(path, e))
+        }
+        Kind::Friction(d) => friction_problem(texts, path, d, m, q),
+    }
+}
+
+/// The problem kind: the matrix file's `%perp kind=` tag (`tag`) when it has one, else the
+/// one the companion files present say (`Kind::Friction(0)`: dimension from the sizes).
+fn problem_kind(tag: Option<&str>, texts: MtxTexts<'_>, path: &Path) -> Result<Kind, Error> {
+    Ok(match tag {
         Some(name) => parse_kind(name).ok_or_else(|| {
             parse_error(
                 path,
@@ -140,8 +160,8 @@ pub fn parse_problem(texts: MtxTexts<'_>, path: &Path) -> Result<Problem, Error>
                     "%perp kind",
                     format!(
                         "both {} and {} exist and no '%perp kind=' line says which problem this is",
-                        mu_file.display(),
-                        free_file.display()
+                        companion(path, "mu").display(),
+                        companion(path, "free").display()
                     ),
                 ))
             }
@@ -149,69 +169,71 @@ pub fn parse_problem(texts: MtxTexts<'_>, path: &Path) -> Result<Problem, Error>
             (false, true) => Kind::Mlcp,
             (false, false) => Kind::Lcp,
         },
-    };
-    let missing = |file: &Path, what: &str| Error::Io {
+    })
+}
+
+/// The error of a missing companion `file` holding `what` of the problem of `path`.
+fn missing(file: &Path, what: &str, path: &Path) -> Error {
+    Error::Io {
         file: file.to_path_buf(),
         source: std::io::Error::new(
             std::io::ErrorKind::NotFound,
             format!("{what} of {} is missing", path.display()),
         ),
-    };
-    let q_text = texts.q.ok_or_else(|| missing(&q_file, "the vector q"))?;
-    let q = parse_vector(q_text, &q_file, "q", None)?;
-    let n = q.len();
-    let (_, block) = parse_block(texts.matrix, path, "M", Some((n, n)))?;
-    let m = block_to_matrix(block)?;
-    match kind {
-        Kind::Lcp => Lcp::new(m, q).map(Problem::Lcp).map_err(|e| wrap(path, e)),
-        Kind::Mlcp => {
-            let free_text = texts.free.ok_or_else(|| missing(&free_file, "the row kinds (free)"))?;
-            let free = parse_free(free_text, &free_file, n)?;
-            Mlcp::new(m, q, free).map(Problem::Mlcp).map_err(|e| wrap(path, e))
-        }
-        Kind::Friction(d) => {
-            let mu_text = texts.mu.ok_or_else(|| missing(&mu_file, "the friction coefficients mu"))?;
-            let mu = if d > 0 {
-                if n % d != 0 {
-                    return Err(parse_error(
-                        &q_file,
-                        0,
-                        "q",
-                        format!("q has {n} entries, not a multiple of the contact dimension {d}"),
-                    ));
-                }
-                parse_vector(mu_text, &mu_file, "mu", Some(n / d))?
-            } else {
-                parse_vector(mu_text, &mu_file, "mu", None)?
-            };
-            let nc = mu.len();
-            let d = if d > 0 {
-                d
-            } else if nc > 0 && n % nc == 0 && (2..=MAX_DIM).contains(&(n / nc)) {
-                n / nc
-            } else {
-                return Err(parse_error(
-                    &mu_file,
-                    0,
-                    "mu",
-                    format!(
-                        "{nc} friction coefficients for {n} unknowns: the contact dimension n / nc must be \
-                         an integer between 2 and {MAX_DIM} (or say it with a '%perp kind=fc3d' line in {})",
-                        path.display()
-                    ),
-                ));
-            };
-            if let Some(i) = mu.iter().position(|&x| x < 0.0) {
-                return Err(parse_error(
-                    &mu_file,
-                    0,
-                    format!("mu[{i}]"),
-                    format!("friction coefficient must be ≥ 0, found {}", mu[i]),
-                ));
-            }
-            FrictionContactProblem::new(d, m, q, mu).map(Problem::Friction).map_err(|e| wrap(path, e))
-        }
     }
+}
+
+/// The frictional contact problem of W = `m` and `q` with the coefficients of `foo_mu.mtx`;
+/// its contact dimension is `d`, or, for `d = 0`, n over the number of coefficients.
+fn friction_problem(
+    texts: MtxTexts<'_>,
+    path: &Path,
+    d: usize,
+    m: Matrix,
+    q: Vec<f64>,
+) -> Result<Problem, Error> {
+    let (q_file, mu_file) = (companion(path, "q"), companion(path, "mu"));
+    let n = q.len();
+    let mu_text = texts.mu.ok_or_else(|| missing(&mu_file, "the friction coefficients mu", path))?;
+    let mu = if d > 0 {
+        if !n.is_multiple_of(d) {
+            return Err(parse_error(
+                &q_file,
+                0,
+                "q",
+                format!("q has {n} entries, not a multiple of the contact dimension {d}"),
+            ));
+        }
+        parse_vector(mu_text, &mu_file, "mu", Some(n / d))?
+    } else {
+        parse_vector(mu_text, &mu_file, "mu", None)?
+    };
+    let nc = mu.len();
+    let d = if d > 0 {
+        d
+    } else if nc > 0 && n.is_multiple_of(nc) && (2..=MAX_DIM).contains(&(n / nc)) {
+        n / nc
+    } else {
+        return Err(parse_error(
+            &mu_file,
+            0,
+            "mu",
+            format!(
+                "{nc} friction coefficients for {n} unknowns: the contact dimension n / nc must be \
+                 an integer between 2 and {MAX_DIM} (or say it with a '%perp kind=fc3d' line in {})",
+                path.display()
+            ),
+        ));
+    };
+    if let Some(i) = mu.iter().position(|&x| x < 0.0) {
+        return Err(parse_error(
+            &mu_file,
+            0,
+            format!("mu[{i}]"),
+            format!("friction coefficient must be ≥ 0, found {}", mu[i]),
+        ));
+    }
+    FrictionContactProblem::new(d, m, q, mu).map(Problem::Friction).map_err(|e| wrap(path, e))
 }
 
 /// A problem constructor's error, named with the matrix file.

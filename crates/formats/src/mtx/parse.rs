@@ -41,38 +41,16 @@ pub(super) fn parse_error(
 pub(super) fn split_header(text: &str, file: &Path) -> Result<(Header, String), Error> {
     let mut lines = text.split('\n');
     let banner = lines.next().unwrap_or("").trim_end_matches('\r');
-    let words: Vec<String> = banner.split_whitespace().map(|w| w.to_ascii_lowercase()).collect();
+    let (layout, symmetry) = parse_banner(banner, file)?;
+    let (kind, body) = blank_header(lines, text.len());
+    Ok((Header { layout, symmetry, kind }, body))
+}
+
+/// The layout and symmetry of the first line `banner` (`%%MatrixMarket matrix FORMAT FIELD
+/// SYMMETRY`), refusing what the reader does not take.
+fn parse_banner(banner: &str, file: &Path) -> Result<(Layout, Symmetry), Error> {
+    let words = banner_words(banner, file)?;
     let field = "MatrixMarket banner";
-    if words.first().map(String::as_str) != Some("%%matrixmarket") {
-        return Err(parse_error(
-            file,
-            1,
-            field,
-            format!(
-                "expected a first line '%%MatrixMarket matrix coordinate real general', found '{}' (line 1)",
-                shorten(banner)
-            ),
-        ));
-    }
-    if words.len() != 5 {
-        return Err(parse_error(
-            file,
-            1,
-            field,
-            format!(
-                "expected 5 words (%%MatrixMarket object format field symmetry), found {} (line 1)",
-                words.len()
-            ),
-        ));
-    }
-    if words[1] != "matrix" {
-        return Err(parse_error(
-            file,
-            2,
-            field,
-            format!("object '{}' is not supported: expected 'matrix' (line 1)", shorten(&words[1])),
-        ));
-    }
     let layout = match words[2].as_str() {
         "coordinate" => Layout::Coordinate,
         "array" => Layout::Array,
@@ -115,8 +93,53 @@ pub(super) fn split_header(text: &str, file: &Path) -> Result<(Header, String), 
             ))
         }
     };
+    Ok((layout, symmetry))
+}
+
+/// The five words of the banner, lowercased, the first `%%matrixmarket` and the second
+/// `matrix`.
+fn banner_words(banner: &str, file: &Path) -> Result<Vec<String>, Error> {
+    let words: Vec<String> = banner.split_whitespace().map(|w| w.to_ascii_lowercase()).collect();
+    let field = "MatrixMarket banner";
+    if words.first().map(String::as_str) != Some("%%matrixmarket") {
+        return Err(parse_error(
+            file,
+            1,
+            field,
+            format!(
+                "expected a first line '%%MatrixMarket matrix coordinate real general', found '{}' (line 1)",
+                shorten(banner)
+            ),
+        ));
+    }
+    if words.len() != 5 {
+        return Err(parse_error(
+            file,
+            1,
+            field,
+            format!(
+                "expected 5 words (%%MatrixMarket object format field symmetry), found {} (line 1)",
+                words.len()
+            ),
+        ));
+    }
+    if words[1] != "matrix" {
+        return Err(parse_error(
+            file,
+            2,
+            field,
+            format!("object '{}' is not supported: expected 'matrix' (line 1)", shorten(&words[1])),
+        ));
+    }
+    Ok(words)
+}
+
+/// The `lines` after the banner with the header's comment lines (those before the first
+/// non-blank data line) blanked, in a text of capacity `len`, and the kind of the
+/// `%perp kind=` tag among them, if any.
+fn blank_header<'a>(lines: impl Iterator<Item = &'a str>, len: usize) -> (Option<String>, String) {
     let mut kind = None;
-    let mut body = String::with_capacity(text.len());
+    let mut body = String::with_capacity(len);
     body.push('\n');
     let mut in_header = true;
     for line in lines {
@@ -134,7 +157,7 @@ pub(super) fn split_header(text: &str, file: &Path) -> Result<(Header, String), 
         body.push_str(line);
         body.push('\n');
     }
-    Ok((Header { layout, symmetry, kind }, body))
+    (kind, body)
 }
 
 /// A parsed MatrixMarket block before it becomes a [`Matrix`] or a vector.
