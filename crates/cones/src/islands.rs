@@ -60,7 +60,8 @@ impl GlobalFrictionContactProblem {
         let (n, d, nc) = (self.dofs(), self.dim, self.contacts());
         let h: CsMat<f64> = match &self.h {
             Matrix::Sparse(s) if s.is_csc() => s.clone(),
-            other => other.to_csr().to_csc(),
+            Matrix::Sparse(s) => s.to_csc(),
+            dense => dense.to_csr().to_csc(),
         };
         let mut uf = UnionFind::new(n);
         for_each_nonzero(&self.m, |i, j| uf.union(i, j));
