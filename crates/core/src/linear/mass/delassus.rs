@@ -1,5 +1,6 @@
 //! `W = J Y` from the rows J and `Y = M⁻¹ Jᵀ`, from the nonzeros of Y only.
 
+use super::y::Scratch;
 use super::{solve_rows, BlockFactor, MassFactor, Row, Y};
 use crate::{Error, Matrix};
 use faer::Mat;
@@ -77,24 +78,13 @@ impl BlockFactor {
     /// `J_i · M⁻¹ J_iᵀ` for each row, each column of Y computed as
     /// [`BlockFactor::solve_rows_into`] computes it.
     fn row_forms(&self, rows: &[&Row]) -> Vec<f64> {
-        let nc = self.components();
-        let (mut stamp, mut seg) = (vec![usize::MAX; nc], vec![0; nc]);
-        let (mut touched, mut x) = (Vec::new(), Vec::new());
+        let mut sc = Scratch::default();
+        sc.reset(self.components());
         let mut out = Vec::with_capacity(rows.len());
         for (j, r) in rows.iter().enumerate() {
-            touched.clear();
-            x.clear();
-            for &(d, v) in &r.0 {
-                let c = self.comp[d];
-                if stamp[c] != j {
-                    stamp[c] = j;
-                    seg[c] = x.len();
-                    touched.push(c);
-                    x.resize(x.len() + self.size(c), 0.0);
-                }
-                x[seg[c] + self.local[d]] += v;
-            }
-            for &c in &touched {
+            self.gather_row(j, r, &mut sc);
+            let Scratch { seg, touched, x, .. } = &mut sc;
+            for &c in touched.iter() {
                 match self.size(c) {
                     // A lone velocity (a diagonal M): the solve's two divisions, inline.
                     1 => {

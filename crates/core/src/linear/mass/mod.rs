@@ -373,6 +373,25 @@ impl BlockFactor {
         }
     }
 
+    /// Row `j`'s entries gathered by component into `s.x`: one segment per component the
+    /// row touches (`s.touched`, the segment of `c` at `s.seg[c]`, in `c`'s local order);
+    /// `s.stamp` must not hold `j` yet.
+    fn gather_row(&self, j: usize, r: &Row, s: &mut Scratch) {
+        let Scratch { stamp, seg, touched, x } = s;
+        touched.clear();
+        x.clear();
+        for &(d, v) in &r.0 {
+            let c = self.comp[d];
+            if stamp[c] != j {
+                stamp[c] = j;
+                seg[c] = x.len();
+                touched.push(c);
+                x.resize(x.len() + self.size(c), 0.0);
+            }
+            x[seg[c] + self.local[d]] += v;
+        }
+    }
+
     /// Solves `M x = b` in place (`b` of length n); no allocation.
     pub fn solve(&self, b: &mut [f64]) {
         let mut buf = [0.0; MAX_BLOCK];
@@ -395,11 +414,9 @@ impl BlockFactor {
     /// scratch) is reused.
     pub(super) fn solve_rows_into(&self, rows: &[&Row], y: &mut Y) {
         let (n, m, nc) = (self.dofs(), rows.len(), self.components());
-        let Scratch { stamp, seg, touched, x } = &mut y.scratch;
-        stamp.clear();
-        stamp.resize(nc, usize::MAX);
-        seg.clear();
-        seg.resize(nc, 0);
+        let sc = &mut y.scratch;
+        sc.reset(nc);
+        let stamp = &mut sc.stamp;
         let mut nnz = 0usize;
         for (j, r) in rows.iter().enumerate() {
             for &(d, _) in &r.0 {
@@ -431,18 +448,8 @@ impl BlockFactor {
             dense.resize(n * m, 0.0);
         }
         for (j, r) in rows.iter().enumerate() {
-            touched.clear();
-            x.clear();
-            for &(d, v) in &r.0 {
-                let c = self.comp[d];
-                if stamp[c] != j {
-                    stamp[c] = j;
-                    seg[c] = x.len();
-                    touched.push(c);
-                    x.resize(x.len() + self.size(c), 0.0);
-                }
-                x[seg[c] + self.local[d]] += v;
-            }
+            self.gather_row(j, r, sc);
+            let Scratch { seg, touched, x, .. } = &mut *sc;
             for &c in touched.iter() {
                 let s = self.size(c);
                 let xc = &mut x[seg[c]..seg[c] + s];

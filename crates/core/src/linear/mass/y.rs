@@ -13,6 +13,16 @@ pub(super) struct Scratch {
     pub(super) x: Vec<f64>,
 }
 
+impl Scratch {
+    /// Sized for `nc` components, no component stamped.
+    pub(super) fn reset(&mut self, nc: usize) {
+        self.stamp.clear();
+        self.stamp.resize(nc, usize::MAX);
+        self.seg.clear();
+        self.seg.resize(nc, 0);
+    }
+}
+
 /// `Y = M⁻¹ Jᵀ` (`n × m`, one column per constraint row), dense column-major or by sparse
 /// columns (see the module docs).
 #[derive(Clone, Debug)]
