@@ -181,7 +181,6 @@ impl GlobalFrictionContactProblem {
     pub fn contact_rows_into(&self, rows: &mut Vec<Row>) {
         let m = self.size();
         rows.resize_with(m, Row::default);
-        rows.truncate(m);
         rows.iter_mut().for_each(|r| r.0.clear());
         match &self.h {
             // By rows: each velocity's entries go to the rows of their columns, velocities

@@ -85,14 +85,7 @@ impl BlockFactor {
             self.gather_row(j, r, &mut sc);
             let Scratch { seg, touched, x, .. } = &mut sc;
             for &c in touched.iter() {
-                match self.size(c) {
-                    // A lone velocity (a diagonal M): the solve's two divisions, inline.
-                    1 => {
-                        let a = self.l[self.lstart[c]];
-                        x[seg[c]] = x[seg[c]] / a / a;
-                    }
-                    s => self.solve_local(c, &mut x[seg[c]..seg[c] + s]),
-                }
+                self.solve_local(c, &mut x[seg[c]..seg[c] + self.size(c)]);
             }
             let mut sum = 0.0;
             for &(d, w) in &r.0 {

@@ -354,6 +354,11 @@ impl BlockFactor {
     fn solve_local(&self, c: usize, x: &mut [f64]) {
         let s = x.len();
         let a = &self.l[self.lstart[c]..self.lstart[c + 1]];
+        if let [x0] = x {
+            // A lone velocity (a diagonal M): the two triangular solves' divisions.
+            *x0 = *x0 / a[0] / a[0];
+            return;
+        }
         for k in 0..s {
             let xk = x[k] / a[k * s + k];
             x[k] = xk;
