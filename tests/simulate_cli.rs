@@ -447,3 +447,56 @@ fn tolerance_iteration_limit_and_islands_reach_every_step() {
         assert!(err.contains("tol"), "{bad:?}: {err}");
     }
 }
+
+/// `--param` with `--formulation compliant` sets the contact model: a box resting on four
+/// corners of stiffness k sinks by its weight over 4k (`m g / (4k)`, the scene's own mass and
+/// rest height), the default (rigid, bounded by the near-rigid limit) sinks less than half; unknown or out-of-range
+/// values exit 2 naming the parameter, and a solver's parameter is not taken for the model's.
+#[test]
+fn compliant_parameters_set_the_contact_model() {
+    use perp::dynamics::{scenes, System};
+    let scene = scenes::scene("box-stack", Some(1)).unwrap();
+    let (q0, _) = scene.initial_state();
+    let m = scene.mass(&q0, 0.0).get(0, 0);
+    let sys: &dyn System = &*scene;
+    let gap0 = sys.contacts(&q0, 0.0).iter().map(|c| c.gap).fold(f64::INFINITY, f64::min);
+    let dir = std::env::temp_dir().join(format!("perp-sim-compliant-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("z.csv");
+    let sink = |params: &[&str]| -> f64 {
+        let mut args = vec!["simulate", "box-stack", "1", "--formulation", "compliant", "--t-end", "2", "-q"];
+        args.extend(["--columns", "b0_z", "--out", csv.to_str().unwrap()]);
+        for p in params {
+            args.extend(["--param", p]);
+        }
+        let out = perp().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{params:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let z = |line: &str| line.split(',').nth(1).unwrap().parse::<f64>().unwrap();
+        // Rest height: the start height less the start gap; the sink below it.
+        z(text.lines().nth(1).unwrap()) - gap0 - z(text.lines().last().unwrap())
+    };
+    // Soft enough to be above SAP's near-rigid bound (which a box on four corners reaches near
+    // k = 1.5e4).
+    for k in [2.5e3, 5e3] {
+        let (got, want) = (sink(&[&format!("stiffness={k}"), "dissipation=0.05"]), m * 9.81 / (4.0 * k));
+        assert!((got - want).abs() <= 0.02 * want, "k = {k}: sank {got:.4e}, m g / (4k) = {want:.4e}");
+    }
+    let rigid = sink(&[]);
+    assert!(rigid > 0.0 && rigid < 0.5 * m * 9.81 / (4.0 * 5e3), "rigid: sank {rigid:.4e}");
+    for (bad, names) in [
+        ("sigma=0", "compliant: parameter sigma"),
+        ("stiffness=-1", "compliant: parameter stiffness"),
+        ("beta=0", "compliant: parameter beta"),
+        ("omega=1.2", "compliant takes stiffness, dissipation, beta, sigma"),
+    ] {
+        let out = perp()
+            .args(["simulate", "box-stack", "1", "--formulation", "compliant", "--param", bad, "-q"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(err.contains(names) && err.trim_end().lines().count() == 1, "{bad}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -40,18 +40,17 @@ fn print_solvers() -> Result<(), Error> {
         let width = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
         for e in entries {
             outln!("  {:width$}  {} — {}", e.name, e.summary, e.citation)?;
-            for p in e.params {
-                outln!(
-                    "  {:width$}    --param {}={}  ({}; {})",
-                    "",
-                    p.name,
-                    p.default_text(),
-                    p.range_text(),
-                    p.doc
-                )?;
-            }
+            print_params(width + 2, e.params)?;
         }
         outln!()?;
+    }
+    Ok(())
+}
+
+/// One line a parameter, `--param NAME=DEFAULT  (RANGE; DOC)`, indented by `indent + 2`.
+fn print_params(indent: usize, params: &[perp::core::params::Param]) -> Result<(), Error> {
+    for p in params {
+        outln!("  {:indent$}  --param {}={}  ({}; {})", "", p.name, p.default_text(), p.range_text(), p.doc)?;
     }
     Ok(())
 }
@@ -84,6 +83,9 @@ fn print_scenes() -> Result<(), Error> {
         let name = if s.default_size.is_some() { format!("{} N", s.name) } else { s.name.to_string() };
         outln!("  {name:<width$}  {}", s.description)?;
     }
+    outln!()?;
+    outln!("The compliant formulation's contact model (perp simulate --formulation compliant):")?;
+    print_params(0, perp::dynamics::Compliant::PARAMS)?;
     outln!()?;
     Ok(())
 }

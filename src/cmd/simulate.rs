@@ -24,7 +24,8 @@ pub struct Args {
     /// Solver name (default: the scene's formulation's).
     #[arg(long)]
     solver: Option<String>,
-    /// A solver parameter, NAME=VALUE (repeatable; see `perp list`).
+    /// A solver parameter, NAME=VALUE (repeatable; see `perp list`); with `--formulation
+    /// compliant`, the contact model's: stiffness, dissipation, beta, sigma.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     params: Vec<String>,
     /// Contact formulation: gs (Glocker–Studer LCP), st (Stewart–Trinkle LCP: the scene's own
@@ -221,8 +222,18 @@ fn step_options(a: &Args, scene: &dyn Scene) -> Result<StepOptions, Error> {
         opts.solver = a.solver.clone();
         opts.params = Params::new();
     }
-    for p in &a.params {
-        opts.params = std::mem::take(&mut opts.params).push_pair(p)?;
+    // The compliant formulation's parameters are its contact model's; the others' go to the
+    // solver.
+    if let Formulation::Compliant(c) = &mut opts.formulation {
+        let mut params = Params::new();
+        for p in &a.params {
+            params = params.push_pair(p)?;
+        }
+        *c = perp::dynamics::Compliant::from_params(&params)?;
+    } else {
+        for p in &a.params {
+            opts.params = std::mem::take(&mut opts.params).push_pair(p)?;
+        }
     }
     opts.warm_start = !a.cold;
     opts.time_steps = a.step_times;

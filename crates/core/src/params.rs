@@ -55,6 +55,14 @@ pub enum ParamKind {
         /// The default value.
         default: bool,
     },
+    /// A real number in `[lo, hi]`, or unset (its default): the solver then does what the
+    /// parameter's doc says (`none` on the command line's list).
+    OptionalReal {
+        /// Lower end.
+        lo: Bound,
+        /// Upper end.
+        hi: Bound,
+    },
     /// One of a list of words.
     Choice {
         /// The default word.
@@ -86,6 +94,11 @@ impl Param {
         Param { name, doc, kind: ParamKind::Int { default, min, max } }
     }
 
+    /// A real parameter unset by default ([`Resolved::optional_real`] is then `None`).
+    pub const fn optional_real(name: &'static str, lo: Bound, hi: Bound, doc: &'static str) -> Param {
+        Param { name, doc, kind: ParamKind::OptionalReal { lo, hi } }
+    }
+
     /// A yes/no parameter.
     pub const fn flag(name: &'static str, default: bool, doc: &'static str) -> Param {
         Param { name, doc, kind: ParamKind::Flag { default } }
@@ -105,6 +118,7 @@ impl Param {
     pub fn default_text(&self) -> String {
         match self.kind {
             ParamKind::Real { default, .. } => real_text(default),
+            ParamKind::OptionalReal { .. } => "none".into(),
             ParamKind::Int { default, .. } => format!("{default}"),
             ParamKind::Flag { default } => format!("{default}"),
             ParamKind::Choice { default, .. } => default.to_string(),
@@ -114,7 +128,7 @@ impl Param {
     /// The valid values, as text (`(0, 2)`, `1..=1000`, `true|false`, `auto|projection`).
     pub fn range_text(&self) -> String {
         match self.kind {
-            ParamKind::Real { lo, hi, .. } => {
+            ParamKind::Real { lo, hi, .. } | ParamKind::OptionalReal { lo, hi } => {
                 let l = match lo {
                     Bound::Open => "(-inf".to_string(),
                     Bound::Incl(v) => format!("[{}", real_text(v)),
@@ -138,7 +152,7 @@ impl Param {
     fn parse(&self, text: &str) -> Result<Value, Error> {
         let bad = || Error::setting(self.name, text, &format!("must be {}", self.range_text()));
         Ok(match self.kind {
-            ParamKind::Real { lo, hi, .. } => {
+            ParamKind::Real { lo, hi, .. } | ParamKind::OptionalReal { lo, hi } => {
                 let v: f64 = text.trim().parse().map_err(|_| bad())?;
                 let above = match lo {
                     Bound::Open => true,
@@ -177,6 +191,7 @@ impl Param {
     fn default_value(&self) -> Value {
         match self.kind {
             ParamKind::Real { default, .. } => Value::Real(default),
+            ParamKind::OptionalReal { .. } => Value::Unset,
             ParamKind::Int { default, .. } => Value::Int(default),
             ParamKind::Flag { default } => Value::Flag(default),
             ParamKind::Choice { default, .. } => Value::Choice(default),
@@ -196,6 +211,7 @@ fn real_text(v: f64) -> String {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Value {
     Real(f64),
+    Unset,
     Int(usize),
     Flag(bool),
     Choice(&'static str),
@@ -252,6 +268,15 @@ impl Resolved {
     pub fn real(&self, name: &str) -> f64 {
         match self.value(name) {
             Value::Real(v) => v,
+            other => panic!("parameter {name} is {other:?}, not real"),
+        }
+    }
+
+    /// An optional real parameter's value ([`Param::optional_real`]; `None` when unset).
+    pub fn optional_real(&self, name: &str) -> Option<f64> {
+        match self.value(name) {
+            Value::Real(v) => Some(v),
+            Value::Unset => None,
             other => panic!("parameter {name} is {other:?}, not real"),
         }
     }
@@ -344,5 +369,22 @@ mod tests {
         let tiny = Param::real("eps", 1e-12, Bound::Incl(0.0), Bound::Open, "eps");
         assert_eq!((tiny.default_text(), tiny.range_text()), ("1e-12".to_string(), "[0, inf)".to_string()));
         assert_eq!(Param::int("n", 1, 0, usize::MAX, "n").range_text(), ">= 0");
+    }
+
+    #[test]
+    fn an_optional_real_is_unset_until_set_and_checked_as_a_real() {
+        const OPT: &[Param] = &[Param::optional_real("k", Bound::Excl(0.0), Bound::Open, "stiffness")];
+        assert_eq!(
+            (OPT[0].default_text(), OPT[0].range_text()),
+            ("none".to_string(), "(0, inf)".to_string())
+        );
+        let mut r = Resolved::defaults(OPT);
+        assert_eq!(r.optional_real("k"), None);
+        for bad in ["0", "-1", "inf", "nan", "stiff"] {
+            let e = r.set("compliant", "k", bad).unwrap_err().to_string();
+            assert!(e.contains("compliant: parameter k") && e.contains("(0, inf)"), "{bad}: {e}");
+        }
+        r.set("compliant", "k", "1e7").unwrap();
+        assert_eq!(r.optional_real("k"), Some(1e7));
     }
 }

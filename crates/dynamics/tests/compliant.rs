@@ -94,3 +94,17 @@ fn a_soft_compliant_stack_sinks_by_its_weight_over_its_stiffness() {
         assert!((last - want).abs() <= 0.05 * want, "box-stack {n}: {last} against {want}");
     }
 }
+
+/// The compliant formulation's parameters live in [`Compliant`]: solver parameters given
+/// beside it are refused by name instead of being checked against an unused solver.
+#[test]
+fn solver_parameters_are_refused_with_the_compliant_formulation() {
+    let scene = scenes::scene("box-stack", Some(1)).unwrap();
+    let mut opts: StepOptions = scene.default_options();
+    opts.set_formulation(Formulation::Compliant(Compliant::default()));
+    opts.params = perp_catalogue::Params::parse("sigma=0.01").unwrap();
+    let (q0, u0) = scene.initial_state();
+    let sys: &dyn System = &*scene;
+    let e = Simulator::new(sys, q0, u0, scene.default_dt(), opts).err().expect("refused").to_string();
+    assert!(e.contains("params") && e.contains("Compliant::from_params"), "{e}");
+}

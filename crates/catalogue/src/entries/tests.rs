@@ -93,6 +93,12 @@ fn other_value(p: &'static Param) -> String {
                 .find(|&v| accepted(v));
             v.unwrap_or_else(|| panic!("{}: no other value found", p.name)).to_string()
         }
+        ParamKind::OptionalReal { .. } => {
+            let accepted =
+                |v: f64| Resolved::defaults(std::slice::from_ref(p)).set("", p.name, &v.to_string()).is_ok();
+            let v = [1.0, 0.5, 2.0, -1.0].into_iter().find(|&v| accepted(v));
+            v.unwrap_or_else(|| panic!("{}: no value found", p.name)).to_string()
+        }
         ParamKind::Int { default, max, .. } => {
             (if default < max { default + 1 } else { default - 1 }).to_string()
         }

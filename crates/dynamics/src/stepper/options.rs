@@ -2,6 +2,7 @@
 //! reports ([`StepReport`], [`Stats`]).
 
 use super::*;
+use perp_core::params::{Bound, Param};
 
 /// The time discretization.
 #[derive(Clone, Debug)]
@@ -71,6 +72,73 @@ impl Default for Compliant {
             beta: perp_cones::global_sap::DEFAULT_BETA,
             sigma: perp_cones::global_sap::DEFAULT_SIGMA,
         }
+    }
+}
+
+impl Compliant {
+    /// The compliant formulation's parameters, as `perp simulate --formulation compliant
+    /// --param NAME=VALUE` and Python's `params=` give them: the contact model's (SAP's own
+    /// iterations keep their defaults). Drake's point contact is `stiffness=1e7
+    /// dissipation=0.1` (`../shared/peers/pile`).
+    pub const PARAMS: &'static [Param] = &[
+        Param::optional_real(
+            "stiffness",
+            Bound::Excl(0.0),
+            Bound::Open,
+            "normal stiffness k, force per length (none: rigid, bounded by the near-rigid limit β)",
+        ),
+        Param::optional_real(
+            "dissipation",
+            Bound::Incl(0.0),
+            Bound::Open,
+            "dissipation time scale τ_d, time: normal damping k τ_d, penetration pushed out at −φ/(δt + τ_d) (none: the time step)",
+        ),
+        Param::real(
+            "beta",
+            perp_cones::global_sap::DEFAULT_BETA,
+            Bound::Incl(0.0),
+            Bound::Open,
+            "near-rigid threshold β: no contact stiffer than a period of β time steps (> 0 when rigid; 0: no bound)",
+        ),
+        Param::real(
+            "sigma",
+            perp_cones::global_sap::DEFAULT_SIGMA,
+            Bound::Excl(0.0),
+            Bound::Open,
+            "tangential regularisation σ: stiction creeps by about σ w |γ_T|",
+        ),
+    ];
+
+    /// The model from `name=value` parameters ([`Compliant::PARAMS`], the others at their
+    /// defaults: no parameter gives [`Compliant::default`]). Errors name the parameter and its
+    /// valid values; `beta=0` without a stiffness is refused (a rigid contact needs the
+    /// near-rigid bound).
+    ///
+    /// ```
+    /// use perp_catalogue::Params;
+    /// use perp_dynamics::Compliant;
+    /// let drake = Compliant::from_params(&Params::parse("stiffness=1e7, dissipation=0.1").unwrap()).unwrap();
+    /// assert_eq!((drake.stiffness, drake.dissipation_time_scale), (1e7, Some(0.1)));
+    /// assert_eq!(Compliant::from_params(&Params::new()).unwrap(), Compliant::default());
+    /// let e = Compliant::from_params(&Params::parse("sigma=0").unwrap()).unwrap_err().to_string();
+    /// assert!(e.contains("compliant: parameter sigma") && e.contains("(0, inf)"), "{e}");
+    /// ```
+    pub fn from_params(params: &Params) -> Result<Compliant, Error> {
+        let r = params.resolve("compliant", Self::PARAMS)?;
+        let c = Compliant {
+            stiffness: r.optional_real("stiffness").unwrap_or(f64::INFINITY),
+            dissipation_time_scale: r.optional_real("dissipation"),
+            beta: r.real("beta"),
+            sigma: r.real("sigma"),
+        };
+        if c.stiffness.is_infinite() && c.beta == 0.0 {
+            return Err(Error::setting(
+                "compliant: parameter beta",
+                c.beta,
+                "must be > 0 without a stiffness (a rigid contact is bounded by the near-rigid limit)",
+            ));
+        }
+        Ok(c)
     }
 }
 

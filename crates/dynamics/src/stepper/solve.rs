@@ -33,6 +33,15 @@ impl Solvers {
     /// another solver than global-ipm, or a fallback chain in velocity space.
     pub(super) fn new(opts: &StepOptions) -> Result<Solvers, Error> {
         let compliant = matches!(opts.formulation, Formulation::Compliant(_));
+        if compliant && !opts.params.is_empty() {
+            return Err(Error::setting(
+                "params",
+                format!("{:?}", opts.params),
+                "the compliant formulation's solver (SAP) takes no solver parameters: its contact \
+                 model's (stiffness, dissipation, beta, sigma) are Formulation::Compliant's \
+                 (Compliant::from_params)",
+            ));
+        }
         let name = if compliant {
             // SAP solves the compliant formulation; the catalogue's slot holds an unused
             // frictional solver.
