@@ -40,7 +40,12 @@ macro_rules! planar_scene_defaults {
 /// constant mass `diag(m, m, J)` of `(m, J) = $mass`, the forces `$forces` writes into `$h`
 /// and the contacts `$contacts` at the positions `$q` (`$s` is the scene in each).
 macro_rules! planar_system {
-    ($scene:ty, |$s:ident, $q:ident, $h:ident| mass: $mass:expr, forces: $forces:expr, contacts: $contacts:expr $(,)?) => {
+    (
+        $scene:ty, |$s:ident, $q:ident, $h:ident|
+        mass: $mass:expr,
+        forces: $forces:expr,
+        contacts: $contacts:expr $(,)?
+    ) => {
         impl System for $scene {
             fn dofs(&self) -> usize {
                 3
