@@ -221,65 +221,12 @@ impl PyCone {
         let nt = t.iter().map(|v| v * v).sum::<f64>().sqrt();
         let tol = 1e-15 * xi;
         let solved = (|| {
-            let (mut lo, mut hi) = (xi, xi);
-            let mut f_lo = f(xi)?;
-            if f_lo.abs() <= tol {
+            let f_xi = f(xi)?;
+            if f_xi.abs() <= tol {
                 return Some(());
             }
-            let mut f_hi = f_lo;
-            let mut step = xi + nt;
-            for _ in 0..200 {
-                if (f_lo <= 0.0) == (f_hi >= 0.0) {
-                    break;
-                }
-                if f_lo > 0.0 {
-                    hi = lo;
-                    f_hi = f_lo;
-                    lo -= step;
-                    f_lo = f(lo)?;
-                } else {
-                    lo = hi;
-                    f_lo = f_hi;
-                    hi += step;
-                    f_hi = f(hi)?;
-                }
-                step *= 2.0;
-            }
-            if !(f_lo <= 0.0 && f_hi >= 0.0) {
-                return None;
-            }
-            // Illinois: regula falsi, halving the weight of an end kept twice; bisection while
-            // the left end lies where n* = 0 (the polar cone, where f carries no slope).
-            let mut side = 0;
-            let mut lo_flat = f_lo + xi == 0.0;
-            for _ in 0..300 {
-                if f_hi - f_lo <= 0.0 || hi - lo <= 4.0 * f64::EPSILON * hi.abs().max(lo.abs()) {
-                    break;
-                }
-                let a = (lo * f_hi - hi * f_lo) / (f_hi - f_lo);
-                let a = if !lo_flat && a > lo && a < hi { a } else { 0.5 * (lo + hi) };
-                let fa = f(a)?;
-                if fa.abs() <= tol {
-                    break;
-                }
-                if fa < 0.0 {
-                    lo = a;
-                    lo_flat = fa + xi == 0.0;
-                    f_lo = fa;
-                    if side == -1 {
-                        f_hi *= 0.5;
-                    }
-                    side = -1;
-                } else {
-                    hi = a;
-                    f_hi = fa;
-                    if side == 1 {
-                        f_lo *= 0.5;
-                    }
-                    side = 1;
-                }
-            }
-            Some(())
+            let bracket = bracket(&mut f, xi, f_xi, xi + nt)?;
+            illinois(&mut f, bracket, xi, tol)
         })();
         if solved.is_none() || best.0 > 1e-8 * (xi + nt) {
             if !self.failed() {
@@ -321,47 +268,7 @@ impl PyCone {
                 }
             })
         };
-        let h = (|| {
-            let (mut lo, mut g_lo) = (0.0, g(0.0, &mut p)?);
-            if g_lo == 0.0 {
-                return Some(0.0);
-            }
-            let mut hi = nv;
-            let mut doublings = 0;
-            loop {
-                let g_hi = g(hi, &mut p)?;
-                if g_hi == 0.0 {
-                    break;
-                }
-                (lo, g_lo) = (hi, g_hi);
-                hi *= 2.0;
-                doublings += 1;
-                if doublings > 1100 || !hi.is_finite() {
-                    return None;
-                }
-            }
-            // (prev, g_prev), (lo, g_lo): two points left of h for the secant.
-            let (mut prev, mut g_prev) = (f64::NAN, f64::NAN);
-            for it in 0..200 {
-                if hi - lo <= 4.0 * f64::EPSILON * hi {
-                    break;
-                }
-                let secant = lo + g_lo * (lo - prev) / (g_prev - g_lo);
-                let y = if it % 2 == 0 && secant.is_finite() && secant > lo && secant < hi {
-                    secant
-                } else {
-                    0.5 * (lo + hi)
-                };
-                let gy = g(y, &mut p)?;
-                if gy > 0.0 {
-                    (prev, g_prev) = (lo, g_lo);
-                    (lo, g_lo) = (y, gy);
-                } else {
-                    hi = y;
-                }
-            }
-            Some(hi)
-        })();
+        let h = first_zero(|y| g(y, &mut p), nv);
         let Some(h) = h else {
             if !self.failed() {
                 self.fail(crate::perp_error(format!(
@@ -468,4 +375,117 @@ impl Cone for PyCone {
         }
         Ok(())
     }
+}
+
+/// Widens `[lo, hi]`, from `lo = hi = xi` with `f(xi) = f_xi`, by steps from `step` doubling
+/// each time until `f` changes sign across it (at most 200 times): `[lo, f(lo), hi, f(hi)]`
+/// with `f(lo) ≤ 0 ≤ f(hi)`, or `None` when `f` fails or no sign change is found.
+fn bracket(f: &mut impl FnMut(f64) -> Option<f64>, xi: f64, f_xi: f64, mut step: f64) -> Option<[f64; 4]> {
+    let (mut lo, mut hi, mut f_lo, mut f_hi) = (xi, xi, f_xi, f_xi);
+    for _ in 0..200 {
+        if (f_lo <= 0.0) == (f_hi >= 0.0) {
+            break;
+        }
+        if f_lo > 0.0 {
+            hi = lo;
+            f_hi = f_lo;
+            lo -= step;
+            f_lo = f(lo)?;
+        } else {
+            lo = hi;
+            f_lo = f_hi;
+            hi += step;
+            f_hi = f(hi)?;
+        }
+        step *= 2.0;
+    }
+    (f_lo <= 0.0 && f_hi >= 0.0).then_some([lo, f_lo, hi, f_hi])
+}
+
+/// Illinois: regula falsi on the bracket `[lo, f(lo), hi, f(hi)]` of `f(a) = n*(a) − ξ`,
+/// halving the weight of an end kept twice; bisection while the left end lies where n* = 0
+/// (the polar cone, where f carries no slope). Stops at `|f| ≤ tol` or a bracket of a few ulps;
+/// `None` when `f` fails.
+fn illinois(
+    f: &mut impl FnMut(f64) -> Option<f64>,
+    [mut lo, mut f_lo, mut hi, mut f_hi]: [f64; 4],
+    xi: f64,
+    tol: f64,
+) -> Option<()> {
+    let mut side = 0;
+    let mut lo_flat = f_lo + xi == 0.0;
+    for _ in 0..300 {
+        if f_hi - f_lo <= 0.0 || hi - lo <= 4.0 * f64::EPSILON * hi.abs().max(lo.abs()) {
+            break;
+        }
+        let a = (lo * f_hi - hi * f_lo) / (f_hi - f_lo);
+        let a = if !lo_flat && a > lo && a < hi { a } else { 0.5 * (lo + hi) };
+        let fa = f(a)?;
+        if fa.abs() <= tol {
+            break;
+        }
+        if fa < 0.0 {
+            lo = a;
+            lo_flat = fa + xi == 0.0;
+            f_lo = fa;
+            if side == -1 {
+                f_hi *= 0.5;
+            }
+            side = -1;
+        } else {
+            hi = a;
+            f_hi = fa;
+            if side == 1 {
+                f_lo *= 0.5;
+            }
+            side = 1;
+        }
+    }
+    Some(())
+}
+
+/// `h = min{y ≥ 0 : g(y) = 0}` of a convex, decreasing `g ≥ 0` (`g(y) = ‖P_K(−y, −v)‖`, with
+/// `nv = ‖v‖ > 0` the first trial upper end, doubled until `g` is 0): secants from the left
+/// (two points where `g > 0`) on every other step, bisection otherwise, to a few ulps of `h`.
+/// `None` when `g` fails or no zero is found.
+fn first_zero(mut g: impl FnMut(f64) -> Option<f64>, nv: f64) -> Option<f64> {
+    let (mut lo, mut g_lo) = (0.0, g(0.0)?);
+    if g_lo == 0.0 {
+        return Some(0.0);
+    }
+    let mut hi = nv;
+    let mut doublings = 0;
+    loop {
+        let g_hi = g(hi)?;
+        if g_hi == 0.0 {
+            break;
+        }
+        (lo, g_lo) = (hi, g_hi);
+        hi *= 2.0;
+        doublings += 1;
+        if doublings > 1100 || !hi.is_finite() {
+            return None;
+        }
+    }
+    // (prev, g_prev), (lo, g_lo): two points left of h for the secant.
+    let (mut prev, mut g_prev) = (f64::NAN, f64::NAN);
+    for it in 0..200 {
+        if hi - lo <= 4.0 * f64::EPSILON * hi {
+            break;
+        }
+        let secant = lo + g_lo * (lo - prev) / (g_prev - g_lo);
+        let y = if it % 2 == 0 && secant.is_finite() && secant > lo && secant < hi {
+            secant
+        } else {
+            0.5 * (lo + hi)
+        };
+        let gy = g(y)?;
+        if gy > 0.0 {
+            (prev, g_prev) = (lo, g_lo);
+            (lo, g_lo) = (y, gy);
+        } else {
+            hi = y;
+        }
+    }
+    Some(hi)
 }

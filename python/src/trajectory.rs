@@ -5,8 +5,8 @@
 use crate::result::{array, array2};
 use crate::{convert, perp_error, to_py};
 use perp_catalogue::Params;
-use perp_dynamics::scenes;
-use perp_dynamics::{Activation, Directions, Formulation, Simulator, Trajectory};
+use perp_dynamics::scenes::{self, Scene};
+use perp_dynamics::{Activation, Directions, Formulation, Simulator, StepOptions, Trajectory};
 use pyo3::prelude::*;
 use std::time::Instant;
 
@@ -146,33 +146,44 @@ pub struct SimArgs {
     pub columns: Option<Vec<String>>,
 }
 
-/// Runs a scene as `perp simulate` does (`src/cmd/simulate.rs`: the same option handling).
-pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
-    let formulation = match a.formulation.as_deref() {
-        None => None,
-        Some(f @ ("gs" | "st" | "cone" | "tp" | "convex" | "compliant")) => Some(f.to_string()),
-        Some(f) => {
-            return Err(perp_error(format!(
+/// `simulate`'s choices checked while the GIL is held: the formulation's name, the
+/// activation and the tolerance.
+struct Choices {
+    formulation: Option<String>,
+    activation: Option<Activation>,
+    tol: Option<f64>,
+}
+
+impl Choices {
+    fn of(a: &SimArgs) -> PyResult<Choices> {
+        let formulation = match a.formulation.as_deref() {
+            None => None,
+            Some(f @ ("gs" | "st" | "cone" | "tp" | "convex" | "compliant")) => Some(f.to_string()),
+            Some(f) => {
+                return Err(perp_error(format!(
                 "formulation = {f:?}: must be \"gs\", \"st\", \"cone\", \"tp\", \"convex\" or \"compliant\""
             )))
-        }
-    };
-    let activation = match a.activation.as_deref() {
-        None => None,
-        Some("gap") => Some(Activation::Gap),
-        Some("persistent") => Some(Activation::Persistent),
-        Some(x) => return Err(perp_error(format!("activation = {x:?}: must be \"gap\" or \"persistent\""))),
-    };
-    let settings = match a.tol {
-        Some(t) => Some(convert::settings(t, None, None)?),
-        None => None,
-    };
-    let failure = crate::new_failure();
-    let interrupt = crate::Interrupt::new(&failure);
-    let run = move || -> Result<Simulation, perp_core::Error> {
-        let scene = scenes::scene(&a.scene, a.size)?;
+            }
+        };
+        let activation = match a.activation.as_deref() {
+            None => None,
+            Some("gap") => Some(Activation::Gap),
+            Some("persistent") => Some(Activation::Persistent),
+            Some(x) => {
+                return Err(perp_error(format!("activation = {x:?}: must be \"gap\" or \"persistent\"")))
+            }
+        };
+        let tol = match a.tol {
+            Some(t) => Some(convert::settings(t, None, None)?.tol),
+            None => None,
+        };
+        Ok(Choices { formulation, activation, tol })
+    }
+
+    /// The scene's default options with `a`'s choices, as `perp simulate` applies them.
+    fn options(&self, scene: &dyn Scene, a: &SimArgs) -> StepOptions {
         let mut opts = scene.default_options();
-        if let Some(f) = &formulation {
+        if let Some(f) = &self.formulation {
             // As `perp simulate`: the new formulation's defaults replace a solver and a
             // fallback chain of another family.
             opts.set_formulation(match f.as_str() {
@@ -193,13 +204,64 @@ pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
         if !a.params.is_empty() {
             opts.params = a.params.clone();
         }
-        if let Some(s) = settings {
-            opts.settings.tol = s.tol;
+        if let Some(tol) = self.tol {
+            opts.settings.tol = tol;
         }
         opts.warm_start = a.warm_start;
-        if let Some(act) = activation {
+        if let Some(act) = self.activation {
             opts.activation = act;
         }
+        opts
+    }
+}
+
+/// The recorded columns (`keep`, indices into every column `all`) and where each group
+/// landed among them.
+struct Layout {
+    keep: Vec<usize>,
+    q_cols: Vec<usize>,
+    u_cols: Vec<usize>,
+    p_cols: Vec<usize>,
+    it_col: Option<usize>,
+    fa_col: Option<usize>,
+}
+
+impl Layout {
+    /// `columns=` (None: every column) among `all`, the columns of `nq` positions and `nu`
+    /// velocities.
+    fn new(
+        all: &[String],
+        nq: usize,
+        nu: usize,
+        columns: Option<&[String]>,
+    ) -> Result<Layout, perp_core::Error> {
+        let keep: Vec<usize> = match columns {
+            Some(spec) => {
+                let spec: Vec<&str> = spec.iter().map(String::as_str).collect();
+                perp_dynamics::trajectory::select_columns(all, nq, nu, &spec)?
+            }
+            None => (0..all.len()).collect(),
+        };
+        let within = |lo: usize, hi: usize| -> Vec<usize> {
+            keep.iter().enumerate().filter(|(_, &k)| (lo..hi).contains(&k)).map(|(i, _)| i).collect()
+        };
+        // The last two columns: iterations, factorizations.
+        let (q_cols, u_cols, p_cols) =
+            (within(1, 1 + nq), within(1 + nq, 1 + nq + nu), within(1 + nq + nu, all.len() - 2));
+        let it_col = keep.iter().position(|&k| k == all.len() - 2);
+        let fa_col = keep.iter().position(|&k| k == all.len() - 1);
+        Ok(Layout { keep, q_cols, u_cols, p_cols, it_col, fa_col })
+    }
+}
+
+/// Runs a scene as `perp simulate` does (`src/cmd/simulate.rs`: the same option handling).
+pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
+    let choices = Choices::of(&a)?;
+    let failure = crate::new_failure();
+    let interrupt = crate::Interrupt::new(&failure);
+    let run = move || -> Result<Simulation, perp_core::Error> {
+        let scene = scenes::scene(&a.scene, a.size)?;
+        let mut opts = choices.options(scene.as_ref(), &a);
         let dt = a.dt.unwrap_or_else(|| scene.default_dt());
         let t_end = a.t_end.unwrap_or_else(|| scene.default_t_end());
         if !(dt.is_finite() && dt > 0.0) {
@@ -217,22 +279,8 @@ pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
         let (qn, un) = scene.state_names();
         let start = Instant::now();
         let all = sim.columns(Some((&qn, &un)));
-        let keep: Vec<usize> = match &a.columns {
-            Some(spec) => {
-                let spec: Vec<&str> = spec.iter().map(String::as_str).collect();
-                perp_dynamics::trajectory::select_columns(&all, nq, nu, &spec)?
-            }
-            None => (0..all.len()).collect(),
-        };
-        // Where each group landed among the kept columns.
-        let within = |lo: usize, hi: usize| -> Vec<usize> {
-            keep.iter().enumerate().filter(|(_, &k)| (lo..hi).contains(&k)).map(|(i, _)| i).collect()
-        };
-        // The last two columns: iterations, factorizations.
-        let (q_cols, u_cols, p_cols) =
-            (within(1, 1 + nq), within(1 + nq, 1 + nq + nu), within(1 + nq + nu, all.len() - 2));
-        let it_col = keep.iter().position(|&k| k == all.len() - 2);
-        let fa_col = keep.iter().position(|&k| k == all.len() - 1);
+        let Layout { keep, q_cols, u_cols, p_cols, it_col, fa_col } =
+            Layout::new(&all, nq, nu, a.columns.as_deref())?;
         let mut traj = Trajectory::new(keep.iter().map(|&k| all[k].clone()).collect());
         sim.run_observed(
             t_end,

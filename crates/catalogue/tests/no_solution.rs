@@ -177,6 +177,41 @@ fn cases() -> u32 {
     std::env::var("PERP_NO_SOLUTION_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(40)
 }
 
+/// What both properties draw: the kind of problem, its dimension and harmless extra contacts,
+/// the seed of its geometry, the scales of W and q, and the tolerance.
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    kind: Kind,
+    dim: usize,
+    extra: usize,
+    seed: u64,
+    s_w: f64,
+    s_q: f64,
+    tol: f64,
+}
+
+impl Case {
+    /// The case's global problem with friction coefficient `mu`, scaled by `s_W` and `s_q`.
+    fn problem(&self, mu: f64) -> GlobalFrictionContactProblem {
+        scaled(&infeasible(self.kind, self.dim, self.extra, mu, self.seed), self.s_w, self.s_q)
+    }
+}
+
+/// The [`Case`]s: every kind, 2-D and 3-D, 0 to 2 extra contacts, every scale and tolerance.
+fn any_case() -> impl Strategy<Value = Case> {
+    (0u64..1_000_000, 0usize..3, 2usize..4, 0usize..3, 0usize..3, 0usize..3, 0usize..3).prop_map(
+        |(seed, kind, dim, extra, sw, sq, tol)| Case {
+            kind: KINDS[kind],
+            dim,
+            extra,
+            seed,
+            s_w: SCALES[sw],
+            s_q: SCALES[sq],
+            tol: TOLS[tol],
+        },
+    )
+}
+
 proptest! {
     // 40 cases each in the test command (about 20 s in a debug build); `PERP_NO_SOLUTION_CASES`
     // asks for more.
@@ -186,17 +221,11 @@ proptest! {
     /// problems), 2-D and 3-D: never `Solved`.
     #[test]
     fn frictional_problems_without_a_solution_are_never_solved(
-        seed in 0u64..1_000_000,
-        kind in 0usize..3,
-        dim in 2usize..4,
-        extra in 0usize..3,
+        c in any_case(),
         mu in 0usize..5,
-        sw in 0usize..3,
-        sq in 0usize..3,
-        tol in 0usize..3,
         global in any::<bool>(),
     ) {
-        let g = scaled(&infeasible(KINDS[kind], dim, extra, MUS[mu], seed), SCALES[sw], SCALES[sq]);
+        let g = c.problem(MUS[mu]);
         let problem = if global {
             Problem::GlobalFriction(g.clone())
         } else {
@@ -204,32 +233,23 @@ proptest! {
         };
         // A global problem's solvers: the local ones (on its reduction) and those of the
         // global form (`global-ac-newton`).
-        let bad = solved_by(Family::Friction, problem.solvers(), &problem, TOLS[tol]);
-        prop_assert!(bad.is_empty(), "{:?} dim {dim}, {extra} extra, μ {}, s_W {:e}, s_q {:e}, tol {:e}, global {global}:\n{}",
-            KINDS[kind], MUS[mu], SCALES[sw], SCALES[sq], TOLS[tol], bad.join("\n"));
+        let bad = solved_by(Family::Friction, problem.solvers(), &problem, c.tol);
+        prop_assert!(bad.is_empty(), "{:?} dim {}, {} extra, μ {}, s_W {:e}, s_q {:e}, tol {:e}, global {global}:\n{}",
+            c.kind, c.dim, c.extra, MUS[mu], c.s_w, c.s_q, c.tol, bad.join("\n"));
     }
 
     /// The frictionless normal part, an LCP without a solution: no LCP solver and no MCP
     /// solver (on it as an MLCP) says `Solved`.
     #[test]
-    fn lcps_without_a_solution_are_never_solved(
-        seed in 0u64..1_000_000,
-        kind in 0usize..3,
-        dim in 2usize..4,
-        extra in 0usize..3,
-        sw in 0usize..3,
-        sq in 0usize..3,
-        tol in 0usize..3,
-    ) {
-        let g = scaled(&infeasible(KINDS[kind], dim, extra, 0.0, seed), SCALES[sw], SCALES[sq]);
-        let (w, q) = normal_part(&g.reduce().unwrap().0);
+    fn lcps_without_a_solution_are_never_solved(c in any_case()) {
+        let (w, q) = normal_part(&c.problem(0.0).reduce().unwrap().0);
         let n = q.len();
         let lcp = Problem::Lcp(Lcp::new(w.clone(), q.clone()).unwrap());
-        let mut bad = solved_by(Family::Lcp, LCP_NAMES, &lcp, TOLS[tol]);
+        let mut bad = solved_by(Family::Lcp, LCP_NAMES, &lcp, c.tol);
         let mlcp = Problem::Mlcp(Mlcp::new(w, q, vec![false; n]).unwrap());
-        bad.extend(solved_by(Family::Mcp, MCP_NAMES, &mlcp, TOLS[tol]));
-        prop_assert!(bad.is_empty(), "{:?} dim {dim}, {extra} extra, s_W {:e}, s_q {:e}, tol {:e}:\n{}",
-            KINDS[kind], SCALES[sw], SCALES[sq], TOLS[tol], bad.join("\n"));
+        bad.extend(solved_by(Family::Mcp, MCP_NAMES, &mlcp, c.tol));
+        prop_assert!(bad.is_empty(), "{:?} dim {}, {} extra, s_W {:e}, s_q {:e}, tol {:e}:\n{}",
+            c.kind, c.dim, c.extra, c.s_w, c.s_q, c.tol, bad.join("\n"));
     }
 }
 

@@ -133,9 +133,12 @@ impl SolverSet for Tuned {
     }
 
     fn solve(&self, solver: &str, problem: &Instance, settings: &Settings) -> Result<SolveReport, Error> {
-        let p = self.params.for_solver(problem.family(), solver);
-        let mut sv = perp_catalogue::build(problem.family(), solver, &p)?;
-        sv.solve(problem, None, settings).map(|a| a.report)
+        super::solvers::solve_built(
+            solver,
+            &self.params.for_solver(problem.family(), solver),
+            problem,
+            settings,
+        )
     }
 
     /// As [`Registry`]'s: one solver built once for every repeat, forgetting between solves.
@@ -148,11 +151,6 @@ impl SolverSet for Tuned {
         each: &mut dyn FnMut(Result<SolveReport, Error>, f64) -> bool,
     ) {
         let p = self.params.for_solver(problem.family(), solver);
-        match perp_catalogue::build(problem.family(), solver, &p) {
-            Ok(mut sv) => super::solvers::repeat_prepared(&mut sv, problem, settings, repeat, each),
-            Err(e) => {
-                each(Err(e), 0.0);
-            }
-        }
+        super::solvers::repeat_prepared((solver, &p), problem, settings, repeat, each);
     }
 }

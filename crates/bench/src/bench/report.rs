@@ -333,32 +333,28 @@ fn write_problem_table(
 /// Writes the runs that were not applicable, then the failed runs, each with its message.
 fn write_unsolved(out: &mut String, records: &[BenchRecord]) {
     let na: Vec<&BenchRecord> = records.iter().filter(|r| r.not_applicable()).collect();
-    if !na.is_empty() {
-        let _ = writeln!(out, "\n## Not applicable (the solver cannot take the problem; not counted)\n");
-        for r in na {
-            let _ = writeln!(
-                out,
-                "- {} on {}: {}",
-                r.solver,
-                r.problem,
-                r.message.as_deref().unwrap_or("").replace('\n', " ")
-            );
-        }
-    }
+    write_messages(out, "Not applicable (the solver cannot take the problem; not counted)", &na, |_| None);
     let failed: Vec<&BenchRecord> =
         records.iter().filter(|r| r.message.is_some() && !r.not_applicable()).collect();
-    if !failed.is_empty() {
-        let _ = writeln!(out, "\n## Failed runs (error, panic, time limit)\n");
-        for r in failed {
-            let _ = writeln!(
-                out,
-                "- {} on {}: {}: {}",
-                r.solver,
-                r.problem,
-                r.status,
-                r.message.as_deref().unwrap_or("").replace('\n', " ")
-            );
-        }
+    write_messages(out, "Failed runs (error, panic, time limit)", &failed, |r| Some(&r.status));
+}
+
+/// A section `title` listing `records` (none: no section), one line each: solver, problem,
+/// the `status` it gives and the message on one line.
+fn write_messages(
+    out: &mut String,
+    title: &str,
+    records: &[&BenchRecord],
+    status: fn(&BenchRecord) -> Option<&String>,
+) {
+    if records.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n## {title}\n");
+    for r in records {
+        let status = status(r).map_or(String::new(), |s| format!("{s}: "));
+        let message = r.message.as_deref().unwrap_or("").replace('\n', " ");
+        let _ = writeln!(out, "- {} on {}: {status}{message}", r.solver, r.problem);
     }
 }
 

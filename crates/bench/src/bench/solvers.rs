@@ -65,8 +65,7 @@ impl SolverSet for Registry {
     }
 
     fn solve(&self, solver: &str, problem: &Instance, settings: &Settings) -> Result<SolveReport, Error> {
-        let mut sv = perp_catalogue::build(problem.family(), solver, &Params::new())?;
-        sv.solve(problem, None, settings).map(|a| a.report)
+        solve_built(solver, &Params::new(), problem, settings)
     }
 
     /// One solver, built once (not timed), for every repeat: the prepared path a simulator
@@ -81,27 +80,42 @@ impl SolverSet for Registry {
         repeat: usize,
         each: &mut dyn FnMut(Result<SolveReport, Error>, f64) -> bool,
     ) {
-        match perp_catalogue::build(problem.family(), solver, &Params::new()) {
-            Ok(mut sv) => repeat_prepared(&mut sv, problem, settings, repeat, each),
-            Err(e) => {
-                each(Err(e), 0.0);
-            }
-        }
+        repeat_prepared((solver, &Params::new()), problem, settings, repeat, each);
     }
 }
 
-/// Times `repeat` solves of `problem` with the one solver `sv`, as a simulator repeats them:
-/// on the prepared path ([`perp_catalogue::Solver::solve_into`], the answer and the report in
-/// buffers kept from solve to solve), forgetting earlier answers before each (so every
-/// repeat starts cold). The clock covers the solve alone; the report handed to `each` is
-/// copied after it.
+/// Builds the catalogue's `solver` of `problem`'s family with `params` and solves `problem`
+/// once (a fresh solver per solve: [`SolverSet::solve`] of [`Registry`] and of `Tuned`).
+pub(crate) fn solve_built(
+    solver: &str,
+    params: &Params,
+    problem: &Instance,
+    settings: &Settings,
+) -> Result<SolveReport, Error> {
+    let mut sv = perp_catalogue::build(problem.family(), solver, params)?;
+    sv.solve(problem, None, settings).map(|a| a.report)
+}
+
+/// Times `repeat` solves of `problem` with the one catalogue solver `solver` built (not timed)
+/// with `params` for `problem`'s family, as a simulator repeats them: on the prepared path
+/// ([`perp_catalogue::Solver::solve_into`], the answer and the report in buffers kept from
+/// solve to solve), forgetting earlier answers before each (so every repeat starts cold). The
+/// clock covers the solve alone; the report handed to `each` is copied after it. A build that
+/// fails is handed to `each` once, with 0 seconds.
 pub(crate) fn repeat_prepared(
-    sv: &mut perp_catalogue::Solver,
+    (solver, params): (&str, &Params),
     problem: &Instance,
     settings: &Settings,
     repeat: usize,
     each: &mut dyn FnMut(Result<SolveReport, Error>, f64) -> bool,
 ) {
+    let mut sv = match perp_catalogue::build(problem.family(), solver, params) {
+        Ok(sv) => sv,
+        Err(e) => {
+            each(Err(e), 0.0);
+            return;
+        }
+    };
     let (mut x, mut y, mut report) = (Vec::new(), Vec::new(), SolveReport::new(""));
     for _ in 0..repeat {
         sv.forget();

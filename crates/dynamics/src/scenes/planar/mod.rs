@@ -16,6 +16,60 @@ use crate::trajectory::Trajectory;
 use perp_core::{Matrix, Settings};
 use std::f64::consts::PI;
 
+/// The [`Scene`] methods every planar scene shares: the time step `$dt` and the end time
+/// `$t_end` it defaults to, Moreau's midpoint rule with the Glocker–Studer LCP
+/// ([`midpoint_gs`]) and the state names `x, y, theta | v_x, v_y, omega` ([`planar_names`]).
+macro_rules! planar_scene_defaults {
+    ($dt:expr, $t_end:expr) => {
+        fn default_dt(&self) -> f64 {
+            $dt
+        }
+        fn default_t_end(&self) -> f64 {
+            $t_end
+        }
+        fn default_options(&self) -> StepOptions {
+            midpoint_gs()
+        }
+        fn state_names(&self) -> (Vec<String>, Vec<String>) {
+            planar_names()
+        }
+    };
+}
+
+/// `System` for a scene `$scene` that is one body in the plane: 3 degrees of freedom, the
+/// constant mass `diag(m, m, J)` of `(m, J) = $mass`, the forces `$forces` writes into `$h`
+/// and the contacts `$contacts` at the positions `$q` (`$s` is the scene in each).
+macro_rules! planar_system {
+    (
+        $scene:ty, |$s:ident, $q:ident, $h:ident|
+        mass: $mass:expr,
+        forces: $forces:expr,
+        contacts: $contacts:expr $(,)?
+    ) => {
+        impl System for $scene {
+            fn dofs(&self) -> usize {
+                3
+            }
+            fn mass(&self, _q: &[f64], _t: f64) -> Matrix {
+                let $s = self;
+                let (m, j) = $mass;
+                body_mass(m, j)
+            }
+            fn constant_mass(&self) -> bool {
+                true
+            }
+            fn forces(&self, _q: &[f64], _u: &[f64], _t: f64, $h: &mut [f64]) {
+                let $s = self;
+                $forces
+            }
+            fn contacts(&self, $q: &[f64], _t: f64) -> Vec<Contact> {
+                let $s = self;
+                $contacts
+            }
+        }
+    };
+}
+
 mod painleve;
 
 pub use painleve::{PainleveImpact, PainleveRod, Rod};
@@ -31,6 +85,13 @@ pub fn point_contact(gap: f64, r: [f64; 2], mu: f64) -> Contact {
 
 pub(super) fn body_mass(m: f64, j: f64) -> Matrix {
     Matrix::from_row_major(3, 3, &[m, 0.0, 0.0, 0.0, m, 0.0, 0.0, 0.0, j]).expect("3×3 from 9 entries")
+}
+
+/// Gravity on a body of mass `m`: `h = (0, −m g, 0)`.
+fn gravity(m: f64, h: &mut [f64]) {
+    h[0] = 0.0;
+    h[1] = -m * G;
+    h[2] = 0.0;
 }
 
 pub(super) fn kinetic(m: f64, j: f64, u: &[f64]) -> f64 {
@@ -171,25 +232,11 @@ impl FrictionalCatastrophe {
     }
 }
 
-impl System for FrictionalCatastrophe {
-    fn dofs(&self) -> usize {
-        3
-    }
-    fn mass(&self, _q: &[f64], _t: f64) -> Matrix {
-        body_mass(self.m, self.j)
-    }
-    fn constant_mass(&self) -> bool {
-        true
-    }
-    fn forces(&self, _q: &[f64], _u: &[f64], _t: f64, h: &mut [f64]) {
-        h[0] = 0.0;
-        h[1] = -self.m * G;
-        h[2] = 0.0;
-    }
-    fn contacts(&self, q: &[f64], _t: f64) -> Vec<Contact> {
-        vec![point_contact(self.gap(q), self.contact_offset(q[2]), self.mu)]
-    }
-}
+planar_system!(FrictionalCatastrophe, |s, q, h|
+    mass: (s.m, s.j),
+    forces: gravity(s.m, h),
+    contacts: vec![point_contact(s.gap(q), s.contact_offset(q[2]), s.mu)],
+);
 
 impl Scene for FrictionalCatastrophe {
     fn name(&self) -> String {
@@ -206,19 +253,8 @@ impl Scene for FrictionalCatastrophe {
         let w = self.omega0;
         (vec![0.0, -ry, self.theta0], vec![self.slip0 + w * ry, -w * rx, w])
     }
-    fn default_dt(&self) -> f64 {
-        1e-4
-    }
-    fn default_t_end(&self) -> f64 {
-        0.3
-    }
-    /// Moreau's midpoint algorithm (Moreau 1988 §15) with the Glocker–Studer LCP.
-    fn default_options(&self) -> StepOptions {
-        midpoint_gs()
-    }
-    fn state_names(&self) -> (Vec<String>, Vec<String>) {
-        planar_names()
-    }
+    // Moreau's midpoint algorithm (Moreau 1988 §15) with the Glocker–Studer LCP.
+    planar_scene_defaults!(1e-4, 0.3);
     fn energy(&self, q: &[f64], u: &[f64]) -> Option<f64> {
         Some(kinetic(self.m, self.j, u) + self.m * G * q[1])
     }
@@ -272,25 +308,11 @@ impl BouncingBall {
     }
 }
 
-impl System for BouncingBall {
-    fn dofs(&self) -> usize {
-        3
-    }
-    fn mass(&self, _q: &[f64], _t: f64) -> Matrix {
-        body_mass(self.m, self.inertia())
-    }
-    fn constant_mass(&self) -> bool {
-        true
-    }
-    fn forces(&self, _q: &[f64], _u: &[f64], _t: f64, h: &mut [f64]) {
-        h[0] = 0.0;
-        h[1] = -self.m * G;
-        h[2] = 0.0;
-    }
-    fn contacts(&self, q: &[f64], _t: f64) -> Vec<Contact> {
-        vec![point_contact(q[1] - self.r, [0.0, -self.r], self.mu).with_restitution(self.eps_n, 0.0)]
-    }
-}
+planar_system!(BouncingBall, |s, q, h|
+    mass: (s.m, s.inertia()),
+    forces: gravity(s.m, h),
+    contacts: vec![point_contact(q[1] - s.r, [0.0, -s.r], s.mu).with_restitution(s.eps_n, 0.0)],
+);
 
 impl Scene for BouncingBall {
     fn name(&self) -> String {
@@ -303,18 +325,7 @@ impl Scene for BouncingBall {
     fn initial_state(&self) -> (Vec<f64>, Vec<f64>) {
         (vec![0.0, self.r + self.h0, 0.0], vec![self.vx0, 0.0, 0.0])
     }
-    fn default_dt(&self) -> f64 {
-        1e-3
-    }
-    fn default_t_end(&self) -> f64 {
-        3.0
-    }
-    fn default_options(&self) -> StepOptions {
-        midpoint_gs()
-    }
-    fn state_names(&self) -> (Vec<String>, Vec<String>) {
-        planar_names()
-    }
+    planar_scene_defaults!(1e-3, 3.0);
     fn energy(&self, q: &[f64], u: &[f64]) -> Option<f64> {
         Some(kinetic(self.m, self.inertia(), u) + self.m * G * q[1])
     }
@@ -388,25 +399,15 @@ impl BlockIncline {
     }
 }
 
-impl System for BlockIncline {
-    fn dofs(&self) -> usize {
-        3
-    }
-    fn mass(&self, _q: &[f64], _t: f64) -> Matrix {
-        body_mass(self.m, self.inertia())
-    }
-    fn constant_mass(&self) -> bool {
-        true
-    }
-    fn forces(&self, _q: &[f64], _u: &[f64], _t: f64, h: &mut [f64]) {
-        h[0] = self.m * G * self.alpha.sin();
-        h[1] = -self.m * G * self.alpha.cos();
+planar_system!(BlockIncline, |s, q, h|
+    mass: (s.m, s.inertia()),
+    forces: {
+        h[0] = s.m * G * s.alpha.sin();
+        h[1] = -s.m * G * s.alpha.cos();
         h[2] = 0.0;
-    }
-    fn contacts(&self, q: &[f64], _t: f64) -> Vec<Contact> {
-        self.corners(q[2]).iter().map(|r| point_contact(q[1] + r[1], *r, self.mu)).collect()
-    }
-}
+    },
+    contacts: s.corners(q[2]).iter().map(|r| point_contact(q[1] + r[1], *r, s.mu)).collect(),
+);
 
 impl Scene for BlockIncline {
     fn name(&self) -> String {
@@ -418,18 +419,7 @@ impl Scene for BlockIncline {
     fn initial_state(&self) -> (Vec<f64>, Vec<f64>) {
         (vec![0.0, 0.5 * self.height - self.settle, 0.0], vec![self.v0, 0.0, 0.0])
     }
-    fn default_dt(&self) -> f64 {
-        1e-3
-    }
-    fn default_t_end(&self) -> f64 {
-        1.0
-    }
-    fn default_options(&self) -> StepOptions {
-        midpoint_gs()
-    }
-    fn state_names(&self) -> (Vec<String>, Vec<String>) {
-        planar_names()
-    }
+    planar_scene_defaults!(1e-3, 1.0);
     /// Kinetic energy plus `m g (y cos α − x sin α)`.
     fn energy(&self, q: &[f64], u: &[f64]) -> Option<f64> {
         let (s, c) = self.alpha.sin_cos();

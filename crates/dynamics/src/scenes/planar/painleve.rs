@@ -40,12 +40,6 @@ impl Rod {
             .collect()
     }
 
-    fn forces(&self, h: &mut [f64]) {
-        h[0] = 0.0;
-        h[1] = -self.m * G;
-        h[2] = 0.0;
-    }
-
     fn energy(&self, q: &[f64], u: &[f64]) -> f64 {
         kinetic(self.m, self.j, u) + self.m * G * q[1]
     }
@@ -99,23 +93,11 @@ impl PainleveRod {
 /// `System` for a scene that is its one rod `self.rod` above the table.
 macro_rules! rod_system {
     ($scene:ty) => {
-        impl System for $scene {
-            fn dofs(&self) -> usize {
-                3
-            }
-            fn mass(&self, _q: &[f64], _t: f64) -> Matrix {
-                body_mass(self.rod.m, self.rod.j)
-            }
-            fn constant_mass(&self) -> bool {
-                true
-            }
-            fn forces(&self, _q: &[f64], _u: &[f64], _t: f64, h: &mut [f64]) {
-                self.rod.forces(h);
-            }
-            fn contacts(&self, q: &[f64], _t: f64) -> Vec<Contact> {
-                self.rod.contacts(q)
-            }
-        }
+        planar_system!($scene, |s, q, h|
+            mass: (s.rod.m, s.rod.j),
+            forces: gravity(s.rod.m, h),
+            contacts: s.rod.contacts(q),
+        );
     };
 }
 
@@ -135,18 +117,7 @@ impl Scene for PainleveRod {
         let y0 = 0.5 * self.rod.l * self.theta0.sin();
         (vec![0.0, y0, self.theta0], vec![self.vx0, 0.0, 0.0])
     }
-    fn default_dt(&self) -> f64 {
-        1e-3
-    }
-    fn default_t_end(&self) -> f64 {
-        1.0
-    }
-    fn default_options(&self) -> StepOptions {
-        midpoint_gs()
-    }
-    fn state_names(&self) -> (Vec<String>, Vec<String>) {
-        planar_names()
-    }
+    planar_scene_defaults!(1e-3, 1.0);
     fn energy(&self, q: &[f64], u: &[f64]) -> Option<f64> {
         Some(self.rod.energy(q, u))
     }
@@ -203,18 +174,7 @@ impl Scene for PainleveImpact {
     fn initial_state(&self) -> (Vec<f64>, Vec<f64>) {
         (vec![0.0, self.y0, self.theta0], vec![0.0, 0.0, self.omega0])
     }
-    fn default_dt(&self) -> f64 {
-        1e-3
-    }
-    fn default_t_end(&self) -> f64 {
-        1.5
-    }
-    fn default_options(&self) -> StepOptions {
-        midpoint_gs()
-    }
-    fn state_names(&self) -> (Vec<String>, Vec<String>) {
-        planar_names()
-    }
+    planar_scene_defaults!(1e-3, 1.5);
     fn energy(&self, q: &[f64], u: &[f64]) -> Option<f64> {
         Some(self.rod.energy(q, u))
     }

@@ -367,6 +367,32 @@ fn contacts_with(out: &mut Vec<Contact>, count: usize, mut set: impl FnMut(usize
     out.iter_mut().enumerate().for_each(|(k, c)| set(k, c));
 }
 
+/// The [`System`] methods of a scene of one free sphere of mass `$m` and radius `$r` (a
+/// solid ball): its degrees of freedom and coordinates, its constant mass, and the rigid-body
+/// integration and normalization of its orientation.
+macro_rules! one_sphere_system {
+    ($m:expr, $r:expr) => {
+        fn dofs(&self) -> usize {
+            NU
+        }
+        fn coords(&self) -> usize {
+            NQ
+        }
+        fn mass(&self, _q: &[f64], _t: f64) -> Matrix {
+            sphere_mass(&[($m, $r)])
+        }
+        fn constant_mass(&self) -> bool {
+            true
+        }
+        fn integrate(&self, q: &mut [f64], u: &[f64], dt: f64) {
+            rigid::integrate(q, u, dt, 1);
+        }
+        fn normalize(&self, q: &mut [f64]) {
+            rigid::normalize(q, 1);
+        }
+    };
+}
+
 mod billiards;
 mod on_plane;
 mod rolling;

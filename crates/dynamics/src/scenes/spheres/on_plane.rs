@@ -136,18 +136,7 @@ fn plane_frame() -> [[f64; 3]; 3] {
 }
 
 impl System for SphereOnPlane {
-    fn dofs(&self) -> usize {
-        NU
-    }
-    fn coords(&self) -> usize {
-        NQ
-    }
-    fn mass(&self, _q: &[f64], _t: f64) -> Matrix {
-        sphere_mass(&[(1.0, 1.0)])
-    }
-    fn constant_mass(&self) -> bool {
-        true
-    }
+    one_sphere_system!(1.0, 1.0);
     fn forces(&self, _q: &[f64], _u: &[f64], _t: f64, h: &mut [f64]) {
         h.iter_mut().for_each(|x| *x = 0.0);
         h[2] = -G;
@@ -161,12 +150,6 @@ impl System for SphereOnPlane {
             let plane = Plane { frame: plane_frame(), offset: 0.0 };
             set_sphere_plane(c, 0, rigid::position(q, 0), 1.0, plane, self.mu, Some(self.e_r))
         });
-    }
-    fn integrate(&self, q: &mut [f64], u: &[f64], dt: f64) {
-        rigid::integrate(q, u, dt, 1);
-    }
-    fn normalize(&self, q: &mut [f64]) {
-        rigid::normalize(q, 1);
     }
 }
 

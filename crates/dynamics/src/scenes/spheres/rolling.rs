@@ -231,18 +231,7 @@ fn set_rolling_contact(out: &mut Contact, a: usize, c: [f64; 3], r: f64, mu: f64
 }
 
 impl System for SphereRolling {
-    fn dofs(&self) -> usize {
-        NU
-    }
-    fn coords(&self) -> usize {
-        NQ
-    }
-    fn mass(&self, _q: &[f64], _t: f64) -> Matrix {
-        sphere_mass(&[(Self::MASS, Self::RADIUS)])
-    }
-    fn constant_mass(&self) -> bool {
-        true
-    }
+    one_sphere_system!(Self::MASS, Self::RADIUS);
     fn forces(&self, _q: &[f64], _u: &[f64], _t: f64, h: &mut [f64]) {
         h.iter_mut().for_each(|x| *x = 0.0);
         let g = self.gravity();
@@ -257,12 +246,6 @@ impl System for SphereRolling {
         contacts_with(out, 1, |_, c| {
             set_rolling_contact(c, 0, rigid::position(q, 0), Self::RADIUS, self.mu, self.mu_r)
         });
-    }
-    fn integrate(&self, q: &mut [f64], u: &[f64], dt: f64) {
-        rigid::integrate(q, u, dt, 1);
-    }
-    fn normalize(&self, q: &mut [f64]) {
-        rigid::normalize(q, 1);
     }
 }
 

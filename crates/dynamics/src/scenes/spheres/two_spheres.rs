@@ -56,18 +56,7 @@ impl SphereTwoSpheres {
 }
 
 impl System for SphereTwoSpheres {
-    fn dofs(&self) -> usize {
-        NU
-    }
-    fn coords(&self) -> usize {
-        NQ
-    }
-    fn mass(&self, _q: &[f64], _t: f64) -> Matrix {
-        sphere_mass(&[(1.0, 1.0)])
-    }
-    fn constant_mass(&self) -> bool {
-        true
-    }
+    one_sphere_system!(1.0, 1.0);
     fn forces(&self, _q: &[f64], _u: &[f64], _t: f64, h: &mut [f64]) {
         h.iter_mut().for_each(|x| *x = 0.0);
         h[..3].copy_from_slice(&Self::FORCE);
@@ -87,12 +76,6 @@ impl System for SphereTwoSpheres {
             let (center, radius) = Self::FIXED[k];
             set_sphere_sphere(cont, 0, c, 1.0, Side { body: None, center, radius }, Self::MU, Some(Self::E_R))
         });
-    }
-    fn integrate(&self, q: &mut [f64], u: &[f64], dt: f64) {
-        rigid::integrate(q, u, dt, 1);
-    }
-    fn normalize(&self, q: &mut [f64]) {
-        rigid::normalize(q, 1);
     }
 }
 
