@@ -180,8 +180,9 @@ impl Choices {
         Ok(Choices { formulation, activation, tol })
     }
 
-    /// The scene's default options with `a`'s choices, as `perp simulate` applies them.
-    fn options(&self, scene: &dyn Scene, a: &SimArgs) -> StepOptions {
+    /// The scene's default options with `a`'s choices, as `perp simulate` applies them (with
+    /// the compliant formulation, `params` are its contact model's).
+    fn options(&self, scene: &dyn Scene, a: &SimArgs) -> Result<StepOptions, perp_core::Error> {
         let mut opts = scene.default_options();
         if let Some(f) = &self.formulation {
             // As `perp simulate`: the new formulation's defaults replace a solver and a
@@ -201,7 +202,9 @@ impl Choices {
             opts.solver = a.solver.clone();
             opts.params = Params::new();
         }
-        if !a.params.is_empty() {
+        if let Formulation::Compliant(c) = &mut opts.formulation {
+            *c = perp_dynamics::Compliant::from_params(&a.params)?;
+        } else if !a.params.is_empty() {
             opts.params = a.params.clone();
         }
         if let Some(tol) = self.tol {
@@ -211,7 +214,7 @@ impl Choices {
         if let Some(act) = self.activation {
             opts.activation = act;
         }
-        opts
+        Ok(opts)
     }
 }
 
@@ -261,7 +264,7 @@ pub fn simulate(py: Python<'_>, a: SimArgs) -> PyResult<Simulation> {
     let interrupt = crate::Interrupt::new(&failure);
     let run = move || -> Result<Simulation, perp_core::Error> {
         let scene = scenes::scene(&a.scene, a.size)?;
-        let mut opts = choices.options(scene.as_ref(), &a);
+        let mut opts = choices.options(scene.as_ref(), &a)?;
         let dt = a.dt.unwrap_or_else(|| scene.default_dt());
         let t_end = a.t_end.unwrap_or_else(|| scene.default_t_end());
         if !(dt.is_finite() && dt > 0.0) {

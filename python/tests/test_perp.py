@@ -445,6 +445,23 @@ def test_simulate_in_velocity_space_convex_and_compliant():
         perp.simulate("block-incline", formulation="sap")
 
 
+def test_simulate_compliant_params_set_the_contact_model():
+    # A box on four corners of stiffness k = 5e3 sinks by m g / (4k) = 4.9e-4 (m = 1), the
+    # rigid default (bounded by the near-rigid limit) by less than half that.
+    def rest(**kw):
+        sim = perp.simulate("box-stack", 1, t_end=2.0, formulation="compliant", columns=["b0_z"], **kw)
+        assert sim.unsolved == 0
+        return sim["b0_z"][-1]
+
+    soft = rest(params={"stiffness": 5e3, "dissipation": 0.05})
+    rigid = rest()
+    assert 0.5 * 9.81 / (4 * 5e3) < rigid - soft < 9.81 / (4 * 5e3)
+    with pytest.raises(perp.Error, match="compliant: parameter sigma"):
+        rest(params={"sigma": 0})
+    with pytest.raises(perp.Error, match="compliant takes stiffness, dissipation, beta, sigma"):
+        rest(params={"omega": 1.2})
+
+
 def test_solve_global_matches_the_reduced_problem_and_its_known_answer():
     # A particle of mass 2 sliding on a plane (μ = 0.5): Coulomb gives r = (2, −1, 0),
     # v = (2.5, 0, 0) from the free velocity (3, 0, −1).
