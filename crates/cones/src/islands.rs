@@ -193,25 +193,12 @@ mod tests {
     use super::*;
     use crate::GlobalIpm;
     use perp_core::{Settings, Status};
-    use rand::{Rng, SeedableRng};
+    use rand::SeedableRng;
 
     /// A random global problem of `n` velocities and `nc` contacts of dimension 3 with dense M
-    /// (`LLᵀ + I`) and H.
+    /// and H ([`crate::samples::dense_global`]).
     fn piece(rng: &mut rand_chacha::ChaCha8Rng, n: usize, nc: usize) -> GlobalFrictionContactProblem {
-        let l: Vec<f64> = (0..n * n).map(|_| rng.random_range(-1.0..1.0)).collect();
-        let md: Vec<f64> = (0..n * n)
-            .map(|k| {
-                let (i, j) = (k / n, k % n);
-                (0..n).map(|q| l[i * n + q] * l[j * n + q]).sum::<f64>() + if i == j { 1.0 } else { 0.0 }
-            })
-            .collect();
-        let hd: Vec<f64> = (0..n * nc * 3).map(|_| rng.random_range(-1.0..1.0)).collect();
-        let f = (0..n).map(|_| rng.random_range(-2.0..2.0)).collect();
-        let b = (0..nc * 3).map(|_| rng.random_range(-0.5..0.5)).collect();
-        let mu = (0..nc).map(|_| rng.random_range(0.1..1.0)).collect();
-        let (m, h) =
-            (Matrix::from_row_major(n, n, &md).unwrap(), Matrix::from_row_major(n, nc * 3, &hd).unwrap());
-        GlobalFrictionContactProblem::new(3, m, h, f, b, mu).unwrap()
+        crate::samples::dense_global(rng, n, nc, false)
     }
 
     /// Pieces placed in one problem with their velocities and contacts interleaved (velocity

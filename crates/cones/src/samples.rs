@@ -3,9 +3,11 @@
 //! the random rigid-body model of [`perp_lcp::samples::contact`], [`friction_grid`] a large
 //! sparse pile. Same `(size, seed)`, same problem bit for bit, everywhere.
 
-use crate::FrictionContactProblem;
+use crate::{FrictionContactProblem, GlobalFrictionContactProblem};
 use perp_core::Matrix;
-use perp_lcp::samples::rigid::{cross, inverse_masses, jacobian_block, rng, unit_vector, GROUND_PROBABILITY};
+use perp_lcp::samples::rigid::{
+    cross, inverse_masses, jacobian_block, lever, rng, unit_vector, GROUND_PROBABILITY,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -58,11 +60,6 @@ pub fn friction_contact(dim: usize, n_contacts: usize, seed: u64) -> FrictionCon
         let c = mu.len();
         let a = r.random_range(0..bodies);
         let ground = bodies == 1 || r.random_bool(GROUND_PROBABILITY);
-        let lever = |r: &mut ChaCha8Rng| {
-            let d = unit_vector(r);
-            let l: f64 = r.random_range(0.1..=1.0);
-            [l * d[0], l * d[1], l * d[2]]
-        };
         let normal = if ground { [0.0, 0.0, 1.0] } else { unit_vector(&mut r) };
         let (t1, t2) = tangents(normal);
         let frame = &[normal, t1, t2][..dim];
@@ -109,6 +106,36 @@ pub fn friction_contact(dim: usize, n_contacts: usize, seed: u64) -> FrictionCon
     }
     let w = Matrix::from_triplets(size, size, &triplets).expect("contact indices are in range");
     FrictionContactProblem::new(dim, w, q, mu).expect("generated frictional data are valid by construction")
+}
+
+/// A dense random global problem (`crate::global`) of `n` velocities and `nc` contacts of
+/// dimension 3, drawn from `rng`: `M = L Lᵀ + I` with L's entries U[−1, 1], H's entries
+/// U[−1, 1], f U[−2, 2], b U[−0.5, 0.5] and μ U[0.1, 1] (the first contact frictionless when
+/// `frictionless_first`). With more velocities than contact rows the convex relaxation is
+/// feasible.
+pub fn dense_global(
+    rng: &mut ChaCha8Rng,
+    n: usize,
+    nc: usize,
+    frictionless_first: bool,
+) -> GlobalFrictionContactProblem {
+    let l: Vec<f64> = (0..n * n).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let md: Vec<f64> = (0..n * n)
+        .map(|k| {
+            let (i, j) = (k / n, k % n);
+            (0..n).map(|q| l[i * n + q] * l[j * n + q]).sum::<f64>() + if i == j { 1.0 } else { 0.0 }
+        })
+        .collect();
+    let hd: Vec<f64> = (0..n * nc * 3).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let f = (0..n).map(|_| rng.random_range(-2.0..2.0)).collect();
+    let b = (0..nc * 3).map(|_| rng.random_range(-0.5..0.5)).collect();
+    let mu = (0..nc)
+        .map(|c| if c == 0 && frictionless_first { 0.0 } else { rng.random_range(0.1..1.0) })
+        .collect();
+    let m = Matrix::from_row_major(n, n, &md).expect("n × n from n² entries");
+    let h = Matrix::from_row_major(n, nc * 3, &hd).expect("n × 3nc from 3n·nc entries");
+    GlobalFrictionContactProblem::new(3, m, h, f, b, mu)
+        .expect("generated global data are valid by construction")
 }
 
 /// An `s × s` grid of unit-mass bodies (translations only), each on the ground and touching

@@ -539,6 +539,17 @@ mod tests {
 
     /// W = AAᵀ/n + I/2 (dense SPD) for `nc` 3-D contacts, with q chosen to give each contact
     /// the wanted state: 's' sticking, 'l' sliding, 'o' separated.
+    /// The states a problem built for `kinds` has at its answer: `s` sticking, `o` separated,
+    /// any other letter one of the sliding kinds.
+    fn expected_states(kinds: &str) -> Vec<ContactState> {
+        let state = |k| match k {
+            's' => ContactState::Sticking,
+            'o' => ContactState::Separated,
+            _ => ContactState::Sliding,
+        };
+        kinds.chars().map(state).collect()
+    }
+
     fn problem(kinds: &str, mu: f64, seed: u64) -> FrictionContactProblem {
         let nc = kinds.len();
         let n = 3 * nc;
@@ -593,15 +604,7 @@ mod tests {
                 let sol = solve(&p, None);
                 let s = sensitivity(&p, &sol).unwrap();
                 assert!(s.degenerate().is_empty(), "{kinds} μ={mu}: {:?}", s.states());
-                let expect: Vec<ContactState> = kinds
-                    .chars()
-                    .map(|k| match k {
-                        's' => ContactState::Sticking,
-                        'l' => ContactState::Sliding,
-                        _ => ContactState::Separated,
-                    })
-                    .collect();
-                assert_eq!(s.states(), &expect[..]);
+                assert_eq!(s.states(), &expected_states(kinds)[..], "{kinds}");
                 let n = p.size();
                 let nc = p.contacts();
                 let dq: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
@@ -720,15 +723,7 @@ mod tests {
                 let sol = solve(&p, None);
                 let s = sensitivity(&p, &sol).unwrap();
                 assert!(s.degenerate().is_empty(), "{kinds} μ={mu}: {:?}", s.states());
-                let expect: Vec<ContactState> = kinds
-                    .chars()
-                    .map(|k| match k {
-                        's' => ContactState::Sticking,
-                        'o' => ContactState::Separated,
-                        _ => ContactState::Sliding,
-                    })
-                    .collect();
-                assert_eq!(s.states(), &expect[..], "{kinds}");
+                assert_eq!(s.states(), &expected_states(kinds)[..], "{kinds}");
                 let (n, nc) = (p.size(), p.contacts());
                 let dq: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
                 let dmu: Vec<f64> = (0..nc).map(|_| rng.random_range(-1.0..1.0)).collect();

@@ -241,25 +241,11 @@ fn the_regularized_inverse_of_w_squared_is_its_inverse() {
     }
 }
 
-/// Dense random data: M = LLᵀ + I, H with more velocities than contact rows (so the
-/// relaxation is feasible), one frictionless contact (a cone of dimension 1).
+/// Dense random data ([`crate::samples::dense_global`]): more velocities than contact rows (so
+/// the relaxation is feasible), the first contact frictionless (a cone of dimension 1).
 fn random_problem(seed: u64, n: usize, nc: usize) -> GlobalFrictionContactProblem {
-    use rand::{Rng, SeedableRng};
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let l: Vec<f64> = (0..n * n).map(|_| rng.random_range(-1.0..1.0)).collect();
-    let md: Vec<f64> = (0..n * n)
-        .map(|k| {
-            let (i, j) = (k / n, k % n);
-            (0..n).map(|q| l[i * n + q] * l[j * n + q]).sum::<f64>() + if i == j { 1.0 } else { 0.0 }
-        })
-        .collect();
-    let hd: Vec<f64> = (0..n * nc * 3).map(|_| rng.random_range(-1.0..1.0)).collect();
-    let f = (0..n).map(|_| rng.random_range(-2.0..2.0)).collect();
-    let b = (0..nc * 3).map(|_| rng.random_range(-0.5..0.5)).collect();
-    let mu = (0..nc).map(|c| if c == 0 { 0.0 } else { rng.random_range(0.1..1.0) }).collect();
-    let m = Matrix::from_row_major(n, n, &md).unwrap();
-    GlobalFrictionContactProblem::new(3, m, Matrix::from_row_major(n, nc * 3, &hd).unwrap(), f, b, mu)
-        .unwrap()
+    use rand::SeedableRng;
+    crate::samples::dense_global(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed), n, nc, true)
 }
 
 #[test]

@@ -218,6 +218,11 @@ pub(super) fn parse_block(
     Ok((header, block))
 }
 
+/// The error of a size line whose `rows`×`cols` values cannot be addressed.
+fn overflow(ts: &Tokens, what: &str, rows: usize, cols: usize) -> Error {
+    ts.error(format_args!("{what} size line"), format!("{rows}x{cols} overflows the address space"))
+}
+
 /// Dense column-major values (only the lower triangle for symmetric storage, strictly lower
 /// for skew-symmetric).
 pub(super) fn read_array(
@@ -233,13 +238,9 @@ pub(super) fn read_array(
         Symmetry::Symmetric => n.checked_mul(n.saturating_add(1)).map(|c| c / 2),
         Symmetry::Skew => n.checked_mul(n.saturating_sub(1)).map(|c| c / 2),
     }
-    .ok_or_else(|| {
-        ts.error(format_args!("{what} size line"), format!("{rows}x{cols} overflows the address space"))
-    })?;
+    .ok_or_else(|| overflow(ts, what, rows, cols))?;
     ts.check_available(count, format_args!("{what} ({rows}x{cols} array)"))?;
-    let total = rows.checked_mul(cols).ok_or_else(|| {
-        ts.error(format_args!("{what} size line"), format!("{rows}x{cols} overflows the address space"))
-    })?;
+    let total = rows.checked_mul(cols).ok_or_else(|| overflow(ts, what, rows, cols))?;
     // `count` values back `total` (at most twice as many, plus the diagonal of a skew matrix;
     // a skew-symmetric array of size 1 stores nothing and is 1 value).
     let mut data = vec![0.0; total];

@@ -42,6 +42,13 @@ pub fn unit_vector(r: &mut ChaCha8Rng) -> [f64; 3] {
     }
 }
 
+/// A contact point's lever arm: a random direction ([`unit_vector`]) of length U[0.1, 1].
+pub fn lever(r: &mut ChaCha8Rng) -> [f64; 3] {
+    let d = unit_vector(r);
+    let l: f64 = r.random_range(0.1..=1.0);
+    [l * d[0], l * d[1], l * d[2]]
+}
+
 /// The cross product `a × b`.
 pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
@@ -78,11 +85,6 @@ pub(crate) fn contact_system(n_contacts: usize, seed: u64) -> ContactSystem {
     for c in 0..n_contacts {
         let a = r.random_range(0..bodies);
         let ground = bodies == 1 || r.random_bool(GROUND_PROBABILITY);
-        let lever = |r: &mut ChaCha8Rng| {
-            let d = unit_vector(r);
-            let l: f64 = r.random_range(0.1..=1.0);
-            [l * d[0], l * d[1], l * d[2]]
-        };
         if ground {
             // Resting on the ground: the normal points up.
             let normal = [0.0, 0.0, 1.0];
