@@ -70,6 +70,16 @@ impl Params {
     }
 }
 
+/// The values as `name=value` pairs, comma-separated, as [`Params::parse`] reads them.
+impl std::fmt::Display for Params {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, (n, v)) in self.values.iter().enumerate() {
+            write!(f, "{}{n}={v}", if i > 0 { ", " } else { "" })?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +116,14 @@ mod tests {
         assert!(e.contains("lemke takes no parameters"), "{e}");
         let e = Params::new().push_pair("omega").unwrap_err().to_string();
         assert!(e.contains("--param") && e.contains("NAME=VALUE"), "{e}");
+    }
+
+    #[test]
+    fn the_text_of_params_parses_back_to_them() {
+        let p = Params::parse("omega=1.3, hot=no").unwrap();
+        assert_eq!(p.to_string(), "omega=1.3, hot=no");
+        assert_eq!(Params::parse(&p.to_string()).unwrap(), p);
+        assert_eq!(Params::new().to_string(), "");
     }
 
     #[test]

@@ -36,7 +36,7 @@ impl Solvers {
         if compliant && !opts.params.is_empty() {
             return Err(Error::setting(
                 "params",
-                format!("{:?}", opts.params),
+                &opts.params,
                 "the compliant formulation's solver (SAP) takes no solver parameters: its contact \
                  model's (stiffness, dissipation, beta, sigma) are Formulation::Compliant's \
                  (Compliant::from_params)",
