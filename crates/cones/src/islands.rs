@@ -12,7 +12,7 @@
 use crate::global::GlobalFrictionContactProblem;
 use perp_core::graph::UnionFind;
 use perp_core::{Error, Matrix};
-use sprs::{CsMat, TriMat};
+use sprs::CsMat;
 
 /// One island: its velocities and its contacts, both ascending.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -134,35 +134,48 @@ impl Islands {
                     part.dofs.iter().flat_map(|&i| part.dofs.iter().map(move |&j| a[(i, j)])).collect();
                 Matrix::from_row_major(n, n, &data)?
             }
+            // The island's velocities are closed under M's pattern: every nonzero of their
+            // rows (or columns) lies in the island. Their local numbers ascend with them, so
+            // each outer vector, restricted, stays in order.
             Matrix::Sparse(s) => {
-                // The island's velocities are closed under M's pattern: every nonzero of their
-                // rows (or columns) lies in the island.
-                let mut tri = TriMat::new((n, n));
-                for &o in &part.dofs {
-                    for (i, &v) in s.outer_view(o).expect("a velocity of g").iter().filter(|e| *e.1 != 0.0) {
-                        let (a, b) = (self.local[o], self.local[i]);
-                        let (r, c) = if s.is_csr() { (a, b) } else { (b, a) };
-                        tri.add_triplet(r, c, v);
-                    }
-                }
-                Matrix::Sparse(tri.to_csr())
+                let (ptr, idx, val) = self.restricted_outer(s, &part.dofs);
+                let shape = (n, n);
+                Matrix::Sparse(if s.is_csr() {
+                    CsMat::new(shape, ptr, idx, val)
+                } else {
+                    CsMat::new_csc(shape, ptr, idx, val)
+                })
             }
         };
-        let mut tri = TriMat::new((n, d * part.contacts.len()));
+        let columns: Vec<usize> = part.contacts.iter().flat_map(|&c| d * c..d * (c + 1)).collect();
+        let (ptr, idx, val) = self.restricted_outer(&self.h, &columns);
+        let h = CsMat::new_csc((n, columns.len()), ptr, idx, val).to_csr();
         let (mut b, mut mu) = (Vec::with_capacity(d * part.contacts.len()), Vec::new());
-        for (k, &c) in part.contacts.iter().enumerate() {
-            for j in 0..d {
-                for (i, &v) in
-                    self.h.outer_view(d * c + j).expect("a column of H").iter().filter(|e| *e.1 != 0.0)
-                {
-                    tri.add_triplet(self.local[i], d * k + j, v);
-                }
-            }
+        for &c in &part.contacts {
             b.extend_from_slice(&g.b[d * c..d * (c + 1)]);
             mu.push(g.mu[c]);
         }
         let f = part.dofs.iter().map(|&i| g.f[i]).collect();
-        GlobalFrictionContactProblem::new(d, m, Matrix::Sparse(tri.to_csr()), f, b, mu)
+        GlobalFrictionContactProblem::new(d, m, Matrix::Sparse(h), f, b, mu)
+    }
+
+    /// The outer vectors `outer` of `s` (rows of a CSR matrix, columns of a CSC one), their
+    /// nonzero entries renumbered in the island ([`Islands::local`]): compressed storage
+    /// `(pointers, indices, values)`, the indices ascending as in `s`.
+    fn restricted_outer(&self, s: &CsMat<f64>, outer: &[usize]) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+        let mut ptr = Vec::with_capacity(outer.len() + 1);
+        ptr.push(0);
+        let (mut idx, mut val) = (Vec::new(), Vec::new());
+        for &o in outer {
+            for (i, &v) in s.outer_view(o).expect("an outer vector of the problem").iter() {
+                if v != 0.0 {
+                    idx.push(self.local[i]);
+                    val.push(v);
+                }
+            }
+            ptr.push(idx.len());
+        }
+        (ptr, idx, val)
     }
 }
 
