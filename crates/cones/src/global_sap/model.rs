@@ -69,6 +69,9 @@ pub(super) struct Line<'a> {
     pub(super) g0: f64,
     /// ½ (v − v*)ᵀ M (v − v*).
     pub(super) cost_a0: f64,
+    /// γ at α = 0 when the caller has it (the evaluation at v gave it): ℓ'(0) then costs no
+    /// projection.
+    pub(super) gamma0: Option<&'a [f64]>,
 }
 
 impl Line<'_> {
@@ -91,28 +94,47 @@ impl Line<'_> {
         let cost = self.cost_a0 + alpha * self.g0 + 0.5 * alpha * alpha * self.a + cost_r;
         (cost, self.g0 + alpha * self.a + dr, self.a + d2r)
     }
+
+    /// `ℓ'(0)`: from [`Line::gamma0`] when given (the same sums as [`Line::eval`] at 0, so the
+    /// same value to the bit), else by `eval(0)`.
+    pub(super) fn slope_at_start(&self) -> f64 {
+        let Some(gamma) = self.gamma0 else { return self.eval(0.0).1 };
+        let d = self.d;
+        let mut dr = 0.0;
+        for (du, gamma) in self.du.chunks_exact(d).zip(gamma.chunks_exact(d)) {
+            dr -= (0..d).map(|k| du[k] * gamma[k]).sum::<f64>();
+        }
+        self.g0 + 0.0 * self.a + dr
+    }
+}
+
+/// What [`exact_line_search`] found: the step, the evaluations of ℓ it took, and ℓ at the step
+/// when one of them was there (`None`: the step lies between evaluated points).
+pub(super) struct Search {
+    pub(super) alpha: f64,
+    pub(super) evals: usize,
+    pub(super) cost: Option<f64>,
 }
 
 /// The minimiser of the convex `ℓ(α)` on `[0, alpha_max]` by Newton's method on `ℓ'`
-/// safeguarded by bisection (the bracket kept); `ℓ'(0) < 0` is required. Returns the step and
-/// the evaluations it took.
-pub(super) fn exact_line_search(line: &Line, alpha_max: f64, f_tol: f64, max_iter: usize) -> (f64, usize) {
-    let (_, d0, _) = line.eval(0.0);
-    let (_, dmax, _) = line.eval(alpha_max);
+/// safeguarded by bisection (the bracket kept); `ℓ'(0) < 0` is required.
+pub(super) fn exact_line_search(line: &Line, alpha_max: f64, f_tol: f64, max_iter: usize) -> Search {
+    let d0 = line.slope_at_start();
+    let (cmax, dmax, _) = line.eval(alpha_max);
+    let mut evals = 1 + usize::from(line.gamma0.is_none());
     if dmax <= 0.0 {
-        return (alpha_max, 2);
+        return Search { alpha: alpha_max, evals, cost: Some(cmax) };
     }
     let scale = -d0;
     let (mut lo, mut hi) = (0.0, alpha_max);
     let mut x = 1.0_f64.min(alpha_max);
     let alpha_tol = f_tol * x;
-    let mut evals = 2;
     for _ in 0..max_iter {
-        let (_, dl, d2l) = line.eval(x);
+        let (cost, dl, d2l) = line.eval(x);
         evals += 1;
         let f = dl / scale;
         if f.abs() <= f_tol {
-            return (x, evals);
+            return Search { alpha: x, evals, cost: Some(cost) };
         }
         if f < 0.0 {
             lo = x;
@@ -122,11 +144,11 @@ pub(super) fn exact_line_search(line: &Line, alpha_max: f64, f_tol: f64, max_ite
         let newton = x - dl / d2l;
         let next = if d2l > 0.0 && newton > lo && newton < hi { newton } else { 0.5 * (lo + hi) };
         if (next - x).abs() <= alpha_tol {
-            return (next, evals);
+            return Search { alpha: next, evals, cost: None };
         }
         x = next;
     }
-    (x, evals)
+    Search { alpha: x, evals, cost: None }
 }
 
 /// `(‖D∇ℓ‖ − ε_abs)₊ / scale`: ≤ tol exactly when the criterion holds (0/0 read as 0).

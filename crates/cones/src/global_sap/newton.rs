@@ -78,14 +78,15 @@ impl Newton {
         }
         let cost_a0 = e.cost
             - contacts.iter().enumerate().map(|(i, c)| c.cost(&e.gamma[i * d..(i + 1) * d])).sum::<f64>();
-        let line = Line { contacts, d, u: &e.u, du: &self.du, a, g0, cost_a0 };
-        let (alpha, evals) = if -slope < sap.cost_abs_tolerance + sap.cost_rel_tolerance * e.cost {
-            (1.0, 0)
+        let line = Line { contacts, d, u: &e.u, du: &self.du, a, g0, cost_a0, gamma0: Some(&e.gamma) };
+        let search = if -slope < sap.cost_abs_tolerance + sap.cost_rel_tolerance * e.cost {
+            Search { alpha: 1.0, evals: 0, cost: None }
         } else {
             exact_line_search(&line, sap.alpha_max, sap.line_search_tolerance, sap.line_search_max_iter)
         };
-        report.line_search_steps += evals;
-        let (cost_new, _, _) = line.eval(alpha);
+        report.line_search_steps += search.evals;
+        let alpha = search.alpha;
+        let cost_new = search.cost.unwrap_or_else(|| line.eval(alpha).0);
         let decrement = (e.cost - cost_new).abs();
         let cost_stalled = alpha > 0.5
             && decrement < sap.cost_abs_tolerance + sap.cost_rel_tolerance * 0.5 * (e.cost + cost_new);

@@ -307,7 +307,7 @@ fn the_exact_line_search_finds_the_brute_force_minimum() {
         let g0 = slope + du.iter().zip(&e.gamma).map(|(x, y)| x * y).sum::<f64>();
         let cost_a0 = e.cost
             - model.contacts.iter().enumerate().map(|(i, c)| c.cost(&e.gamma[3 * i..3 * i + 3])).sum::<f64>();
-        let line = Line { contacts: &model.contacts, d: 3, u: &e.u, du: &du, a, g0, cost_a0 };
+        let line = Line { contacts: &model.contacts, d: 3, u: &e.u, du: &du, a, g0, cost_a0, gamma0: None };
         // The line's cost is the cost at v + α Δv.
         for alpha in [0.0, 0.3, 1.1] {
             let va: Vec<f64> = v.iter().zip(&dv).map(|(x, y)| x + alpha * y).collect();
@@ -315,7 +315,7 @@ fn the_exact_line_search_finds_the_brute_force_minimum() {
             model.eval(&va, &mut ea, false);
             assert!((line.eval(alpha).0 - ea.cost).abs() <= 1e-12 * (1.0 + ea.cost.abs()));
         }
-        let (alpha, _) = exact_line_search(&line, 1.5, 1e-8, 100);
+        let Search { alpha, cost, .. } = exact_line_search(&line, 1.5, 1e-8, 100);
         let grid = 150_000;
         let (mut best, mut best_alpha) = (f64::INFINITY, 0.0);
         for k in 0..=grid {
@@ -330,6 +330,17 @@ fn the_exact_line_search_finds_the_brute_force_minimum() {
             "seed {seed}: {alpha} vs {best_alpha}"
         );
         assert!((alpha - best_alpha).abs() <= 1e-4, "seed {seed}: {alpha} vs {best_alpha}");
+        // A cost it reports is the line's there; given γ at α = 0, the search takes the same
+        // steps to the bit with one projection fewer.
+        if let Some(c) = cost {
+            assert_eq!(c.to_bits(), line.eval(alpha).0.to_bits(), "seed {seed}");
+        }
+        let known = Line { gamma0: Some(&e.gamma), ..line };
+        assert_eq!(known.slope_at_start().to_bits(), line.eval(0.0).1.to_bits(), "seed {seed}");
+        let again = exact_line_search(&known, 1.5, 1e-8, 100);
+        assert_eq!(again.alpha.to_bits(), alpha.to_bits(), "seed {seed}");
+        let first = exact_line_search(&line, 1.5, 1e-8, 100);
+        assert_eq!(again.evals + 1, first.evals, "seed {seed}");
     }
 }
 
