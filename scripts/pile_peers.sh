@@ -43,8 +43,10 @@ for r in $(seq 1 "$ROUNDS"); do
     run perp-compliant  "$r" $P --ref "$REF" -- --formulation compliant
     # Drake's contact model (drake_pile.py: point contact k = 1e7 N/m, τ_d = 0.1 s) in perp.
     run perp-compliant-drake "$r" $P --ref "$REF" -- --formulation compliant --param stiffness=1e7 --param dissipation=0.1
-    run mj-newton       "$r" "$PY" "$PILE/mj_pile.py" "$N" --t-end "$T" --solver Newton --cone elliptic
-    run mj-cg           "$r" "$PY" "$PILE/mj_pile.py" "$N" --t-end "$T" --solver CG --cone elliptic
+    # MuJoCo's script unchanged, each mj_step timed (scripts/pile/step_times.py): its median,
+    # p95 and worst step beside perp's.
+    run mj-newton       "$r" "$PY" "$ROOT/scripts/pile/step_times.py" "$PILE/mj_pile.py" "$N" --t-end "$T" --solver Newton --cone elliptic
+    run mj-cg           "$r" "$PY" "$ROOT/scripts/pile/step_times.py" "$PILE/mj_pile.py" "$N" --t-end "$T" --solver CG --cone elliptic
     run pybullet        "$r" "$PY" "$PILE/pb_pile.py" "$N" --t-end "$T"
     run drake-sap       "$r" "$PY" "$PILE/drake_pile.py" "$N" --t-end "$T" --approx sap
 done

@@ -1,7 +1,7 @@
 """The side-by-side table of a pile_peers.sh results file (JSON lines): one row per
 configuration; timing columns are medians over rounds, quality columns from the last round.
-median/p95/worst ms per step are perp's own per-step times (the peers' scripts report the
-mean only)."""
+median/p95/worst ms per step are perp's own per-step times and MuJoCo's (each mj_step timed by
+scripts/pile/step_times.py); pybullet's and Drake's scripts report the mean only."""
 import json
 import statistics
 import sys
