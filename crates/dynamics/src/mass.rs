@@ -197,6 +197,34 @@ mod tests {
         }
     }
 
+    /// A diagonal M (each velocity its own component, as the ball pile's spheres): W's
+    /// diagonal is Y's bit for bit, on rows in any order, with a velocity twice, with explicit
+    /// zeros and empty.
+    #[test]
+    fn a_diagonal_mass_gives_y_s_delassus_diagonal_bit_for_bit() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let n = 40;
+        let diag: Vec<(usize, usize, f64)> = (0..n).map(|i| (i, i, rng.random_range(0.1..10.0))).collect();
+        let mass = Matrix::from_triplets(n, n, &diag).unwrap();
+        let f = MassFactor::new(&mass).unwrap();
+        let MassFactor::Blocks(b) = &f else { panic!("a diagonal M gets the block factor") };
+        assert_eq!(b.components(), n);
+        let mut rows: Vec<Row> = (0..60)
+            .map(|_| {
+                let k = rng.random_range(1..=12);
+                Row((0..k).map(|_| (rng.random_range(0..n), rng.random_range(-2.0..2.0))).collect())
+            })
+            .collect();
+        rows.push(Row(vec![(5, 1.5), (3, -0.5), (5, 2.0)]));
+        rows.push(Row(vec![(7, 0.0), (2, -0.0), (9, 1.0)]));
+        rows.push(Row(Vec::new()));
+        let refs: Vec<&Row> = rows.iter().collect();
+        let y = solve_rows(&f, n, &refs);
+        let want: Vec<u64> = (0..rows.len()).map(|j| y.row_dot_column(&rows[j], j).to_bits()).collect();
+        let got: Vec<u64> = delassus_diagonal(&f, n, &refs).iter().map(|w| w.to_bits()).collect();
+        assert_eq!(got, want);
+    }
+
     #[test]
     fn rows_touching_one_or_two_components_give_columns_on_those_components() {
         let (mass, groups) = block_mass(7, 10, false);

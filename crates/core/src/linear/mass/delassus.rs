@@ -81,7 +81,20 @@ impl BlockFactor {
         let mut sc = Scratch::default();
         sc.reset(self.components());
         let mut out = Vec::with_capacity(rows.len());
+        // A diagonal M (every velocity its own component, as for spheres and point masses).
+        let diagonal = self.components() == self.comp.len();
         for (j, r) in rows.iter().enumerate() {
+            if diagonal && distinct(r) {
+                // The general path's numbers without its gathering: each velocity's segment
+                // holds 0 + w, solved by the two divisions of `solve_local`.
+                let mut sum = 0.0;
+                for &(d, w) in &r.0 {
+                    let a = self.l[self.lstart[self.comp[d]]];
+                    sum += w * ((0.0 + w) / a / a);
+                }
+                out.push(sum);
+                continue;
+            }
             self.gather_row(j, r, &mut sc);
             let Scratch { seg, touched, x, .. } = &mut sc;
             for &c in touched.iter() {
@@ -95,6 +108,11 @@ impl BlockFactor {
         }
         out
     }
+}
+
+/// Whether no velocity appears twice in the row.
+fn distinct(r: &Row) -> bool {
+    r.0.iter().enumerate().all(|(k, &(d, _))| r.0[..k].iter().all(|&(e, _)| e != d))
 }
 
 /// `W = J Y` (`m × m`) from rows `J` and `Y = M⁻¹ Jᵀ`, symmetrized; dense when `m` is small or
