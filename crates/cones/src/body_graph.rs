@@ -281,7 +281,11 @@ impl Cliques {
 
 /// M's lower entries `(i, j, value)`, column by column.
 fn lower_entries(m: &Matrix, n: usize) -> Vec<(usize, usize, f64)> {
-    let mcsc = m.to_csr().to_csc();
+    let mcsc = match m {
+        Matrix::Sparse(s) if s.is_csc() => std::borrow::Cow::Borrowed(s),
+        Matrix::Sparse(s) => std::borrow::Cow::Owned(s.to_csc()),
+        dense => std::borrow::Cow::Owned(dense.to_csr().to_csc()),
+    };
     let mut m_entries = Vec::new();
     for j in 0..n {
         if let Some(c) = mcsc.outer_view(j) {
