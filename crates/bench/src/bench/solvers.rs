@@ -51,7 +51,8 @@ impl Registry {
 }
 
 /// The catalogue's solvers, each built with the parameters the set gives it: [`Registry`]
-/// (none) and [`Tuned`](super::Tuned) (a run's). Their [`SolverSet`] is the one below.
+/// (none) and [`Tuned`](super::Tuned) (a run's). Their [`SolverSet`] is the one below: every
+/// catalogue name is valid.
 pub(crate) trait Catalogued: Send + Sync {
     /// The parameters `solver` of `family` is built with.
     fn params_for(&self, family: Family, solver: &str) -> Params;
@@ -93,13 +94,8 @@ impl<T: Catalogued> SolverSet for T {
         repeat: usize,
         each: &mut dyn FnMut(Result<SolveReport, Error>, f64) -> bool,
     ) {
-        repeat_prepared(
-            (solver, &self.params_for(problem.family(), solver)),
-            problem,
-            settings,
-            repeat,
-            each,
-        );
+        let params = self.params_for(problem.family(), solver);
+        repeat_prepared((solver, &params), problem, settings, repeat, each);
     }
 }
 
