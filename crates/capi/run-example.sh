@@ -37,6 +37,22 @@ ln -s "$soname" "$tmp/lib/libperp.so"
 cflags=(-std=c99 -Wall -Wextra -Werror -pedantic -Iinclude)
 cc "${cflags[@]}" examples/solve.c "$lib/libperp.a" -lpthread -ldl -lm -o "$tmp/solve-static"
 cc "${cflags[@]}" examples/solve.c -L"$tmp/lib" -lperp -Wl,-rpath,"$tmp/lib" -o "$tmp/solve-shared"
+# Checks that the program $1 printed $2 with, line by line, each line of $3 starting the
+# printed one (the lists of names go on), and as many lines.
+starts_each_line() {
+    local exe=$1 out=$2 expected=$3 want got
+    while IFS= read -r want && IFS= read -r got <&3; do
+        if [ "${got:0:${#want}}" != "$want" ]; then
+            echo "run-example.sh: $exe printed '$got'; expected a line starting with '$want'" >&2
+            exit 1
+        fi
+    done <<<"$expected" 3<<<"$out"
+    if [ "$(wc -l <<<"$out")" -ne "$(wc -l <<<"$expected")" ]; then
+        echo "run-example.sh: $exe printed $(wc -l <<<"$out") lines, expected $(wc -l <<<"$expected")" >&2
+        exit 1
+    fi
+}
+
 expected='lcp: solved, z = 1.333333 2.333333
 box-lcp: solved, z = 1.000000 2.500000, w0 = -0.500000
 mlcp: solved, u = 1.400000, v = 1.200000, physical error below 1e-6: yes
@@ -49,17 +65,7 @@ refused: perp_solve_lcp: unknown solver '"'"'no-such-solver'"'"'; valid names: '
 for exe in solve-static solve-shared; do
     out=$("$tmp/$exe")
     echo "$out"
-    # Line by line: each expected line starts the printed one (the lists of names go on).
-    while IFS= read -r want && IFS= read -r got <&3; do
-        if [ "${got:0:${#want}}" != "$want" ]; then
-            echo "run-example.sh: $exe printed '$got'; expected a line starting with '$want'" >&2
-            exit 1
-        fi
-    done <<<"$expected" 3<<<"$out"
-    if [ "$(wc -l <<<"$out")" -ne "$(wc -l <<<"$expected")" ]; then
-        echo "run-example.sh: $exe printed $(wc -l <<<"$out") lines, expected $(wc -l <<<"$expected")" >&2
-        exit 1
-    fi
+    starts_each_line "$exe" "$out" "$expected"
 done
 
 # The README's short example.
@@ -84,16 +90,7 @@ c89 refused (invalid_input): perp_solve_box_lcp: bounds at index 0: lower 2 > up
 c89 callback: solved after
 c89 callback: called often at increasing iterations: yes
 c89 callback stop: interrupted: stopped by settings.callback (it returned 1 at iteration '
-while IFS= read -r want && IFS= read -r got <&3; do
-    if [ "${got:0:${#want}}" != "$want" ]; then
-        echo "run-example.sh: examples/c89.c printed '$got'; expected a line starting with '$want'" >&2
-        exit 1
-    fi
-done <<<"$expected89" 3<<<"$out"
-if [ "$(wc -l <<<"$out")" -ne "$(wc -l <<<"$expected89")" ]; then
-    echo "run-example.sh: examples/c89.c printed $(wc -l <<<"$out") lines, expected $(wc -l <<<"$expected89")" >&2
-    exit 1
-fi
+starts_each_line examples/c89.c "$out" "$expected89"
 printf '#include "perp.h"\nint main() { PerpReport r = PerpReport(); return r.message[0]; }\n' >"$tmp/h.cpp"
 c++ -std=c++11 -Wall -Wextra -Werror -pedantic -Iinclude -fsyntax-only "$tmp/h.cpp"
 echo "run-example.sh: examples/solve.c ran against libperp.a and libperp.so ($soname);" \

@@ -43,7 +43,7 @@ pub(super) fn solve_lcp(
     lower: Option<&Bound<'_, PyAny>>,
     upper: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Solution> {
-    let lcp = problems::lcp_problem(py, M, q, lower, upper)?;
+    let lcp = problems::lcp_problem(py, [M, q], [lower, upper])?;
     // lemke takes no bounds: a box-LCP gets the semismooth Newton method by default.
     let boxed = matches!(&lcp, Any::Lcp(l) if l.bounds().is_some());
     let solver = solver.unwrap_or(if boxed { "fb-newton" } else { "lemke" });
@@ -125,7 +125,7 @@ pub(super) fn solve_ncp(
     callback: Option<Py<PyAny>>,
 ) -> PyResult<Solution> {
     let failure = new_failure();
-    let p = problems::ncp_problem(py, F, J, lower, upper, x0, &failure)?;
+    let p = problems::ncp_problem(py, (F, J), [lower, upper, x0], &failure)?;
     let options = Options { tol, max_iter, time_limit, warm: None, params, history, callback };
     options.solve(py, Arc::new(p), Some(solver), failure)
 }
@@ -142,7 +142,7 @@ pub(super) fn lcp(
     lower: Option<&Bound<'_, PyAny>>,
     upper: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Problem> {
-    Ok(Problem::new(problems::lcp_problem(py, M, q, lower, upper)?))
+    Ok(Problem::new(problems::lcp_problem(py, [M, q], [lower, upper])?))
 }
 
 /// The MLCP `A u + C v + a = 0`, `w = D u + B v + b`, `0 ≤ v ⊥ w ≥ 0` as a `Problem`;
@@ -175,6 +175,6 @@ pub(super) fn ncp(
     x0: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Problem> {
     let failure = new_failure();
-    let p = problems::ncp_problem(py, F, J, lower, upper, x0, &failure)?;
+    let p = problems::ncp_problem(py, (F, J), [lower, upper, x0], &failure)?;
     Ok(Problem::with_failure(p, failure))
 }

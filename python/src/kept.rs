@@ -111,7 +111,7 @@ impl KeptSolver {
         lower: Option<&Bound<'_, PyAny>>,
         upper: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Solution> {
-        let p = lcp_problem(py, M, q, lower, upper)?;
+        let p = lcp_problem(py, [M, q], [lower, upper])?;
         self.run(py, Arc::new(p), warm, new_failure())
     }
 
@@ -148,7 +148,7 @@ impl KeptSolver {
         warm: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Solution> {
         let failure = new_failure();
-        let p = ncp_problem(py, F, J, lower, upper, x0, &failure)?;
+        let p = ncp_problem(py, (F, J), [lower, upper, x0], &failure)?;
         self.run(py, Arc::new(p), warm, failure)
     }
 

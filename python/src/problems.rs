@@ -66,10 +66,8 @@ pub(crate) fn check_bounds(lower: &[f64], upper: &[f64]) -> PyResult<()> {
 #[allow(non_snake_case)]
 pub(crate) fn lcp_problem(
     py: Python<'_>,
-    M: &Bound<'_, PyAny>,
-    q: &Bound<'_, PyAny>,
-    lower: Option<&Bound<'_, PyAny>>,
-    upper: Option<&Bound<'_, PyAny>>,
+    [M, q]: [&Bound<'_, PyAny>; 2],
+    [lower, upper]: [Option<&Bound<'_, PyAny>>; 2],
 ) -> PyResult<Any> {
     let m = convert::matrix(py, M, "M")?;
     let q = convert::vector(py, q, "q")?;
@@ -266,11 +264,8 @@ impl NcpFunction for PyMap {
 #[allow(non_snake_case)]
 pub(crate) fn ncp_problem(
     py: Python<'_>,
-    F: &Bound<'_, PyAny>,
-    J: Option<&Bound<'_, PyAny>>,
-    lower: Option<&Bound<'_, PyAny>>,
-    upper: Option<&Bound<'_, PyAny>>,
-    x0: Option<&Bound<'_, PyAny>>,
+    (F, J): (&Bound<'_, PyAny>, Option<&Bound<'_, PyAny>>),
+    [lower, upper, x0]: [Option<&Bound<'_, PyAny>>; 3],
     failure: &Failure,
 ) -> PyResult<Any> {
     if !F.is_callable() {

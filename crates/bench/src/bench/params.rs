@@ -1,10 +1,9 @@
 //! [`SolverParams`]: the `--param NAME=VALUE` (or `SOLVER.NAME=VALUE`) of a run, checked
 //! against the catalogue before any work, and [`Tuned`], the catalogue's solvers built with them.
 
-use super::problems::Instance;
-use super::solvers::{Registry, SolverSet};
+use super::solvers::Catalogued;
 use perp_catalogue::{Family, Params, ENTRIES};
-use perp_core::{Error, Settings, SolveReport};
+use perp_core::Error;
 
 /// Parameter values per solver name, each checked against every catalogue entry of that name
 /// that declares it.
@@ -116,41 +115,15 @@ fn taken_by(solver: &str) -> String {
     }
 }
 
-/// The catalogue's solvers ([`Registry`]) built with a run's [`SolverParams`].
+/// The catalogue's solvers ([`Registry`](super::Registry)) built with a run's [`SolverParams`].
 #[derive(Clone, Debug, Default)]
 pub struct Tuned {
     /// The parameter values.
     pub params: SolverParams,
 }
 
-impl SolverSet for Tuned {
-    fn check(&self, solver: &str) -> Result<(), Error> {
-        Registry.check(solver)
-    }
-
-    fn applies(&self, solver: &str, problem: &Instance) -> bool {
-        problem.accepts(solver)
-    }
-
-    fn solve(&self, solver: &str, problem: &Instance, settings: &Settings) -> Result<SolveReport, Error> {
-        super::solvers::solve_built(
-            solver,
-            &self.params.for_solver(problem.family(), solver),
-            problem,
-            settings,
-        )
-    }
-
-    /// As [`Registry`]'s: one solver built once for every repeat, forgetting between solves.
-    fn solve_repeated(
-        &self,
-        solver: &str,
-        problem: &Instance,
-        settings: &Settings,
-        repeat: usize,
-        each: &mut dyn FnMut(Result<SolveReport, Error>, f64) -> bool,
-    ) {
-        let p = self.params.for_solver(problem.family(), solver);
-        super::solvers::repeat_prepared((solver, &p), problem, settings, repeat, each);
+impl Catalogued for Tuned {
+    fn params_for(&self, family: Family, solver: &str) -> Params {
+        self.params.for_solver(family, solver)
     }
 }

@@ -1,7 +1,7 @@
 //! [`SolverSet`]: the solvers a run calls by name; [`Registry`] is the catalogue's.
 
 use super::problems::Instance;
-use perp_catalogue::Params;
+use perp_catalogue::{Family, Params};
 use perp_core::{Error, Settings, SolveReport};
 use std::time::Instant;
 
@@ -50,7 +50,21 @@ impl Registry {
     }
 }
 
-impl SolverSet for Registry {
+/// The catalogue's solvers, each built with the parameters the set gives it: [`Registry`]
+/// (none) and [`Tuned`](super::Tuned) (a run's). Their [`SolverSet`] is the one below: every
+/// catalogue name is valid.
+pub(crate) trait Catalogued: Send + Sync {
+    /// The parameters `solver` of `family` is built with.
+    fn params_for(&self, family: Family, solver: &str) -> Params;
+}
+
+impl Catalogued for Registry {
+    fn params_for(&self, _: Family, _: &str) -> Params {
+        Params::new()
+    }
+}
+
+impl<T: Catalogued> SolverSet for T {
     fn check(&self, solver: &str) -> Result<(), Error> {
         let all = Registry::names();
         if all.contains(&solver) {
@@ -65,7 +79,7 @@ impl SolverSet for Registry {
     }
 
     fn solve(&self, solver: &str, problem: &Instance, settings: &Settings) -> Result<SolveReport, Error> {
-        solve_built(solver, &Params::new(), problem, settings)
+        solve_built(solver, &self.params_for(problem.family(), solver), problem, settings)
     }
 
     /// One solver, built once (not timed), for every repeat: the prepared path a simulator
@@ -80,13 +94,14 @@ impl SolverSet for Registry {
         repeat: usize,
         each: &mut dyn FnMut(Result<SolveReport, Error>, f64) -> bool,
     ) {
-        repeat_prepared((solver, &Params::new()), problem, settings, repeat, each);
+        let params = self.params_for(problem.family(), solver);
+        repeat_prepared((solver, &params), problem, settings, repeat, each);
     }
 }
 
 /// Builds the catalogue's `solver` of `problem`'s family with `params` and solves `problem`
 /// once (a fresh solver per solve: [`SolverSet::solve`] of [`Registry`] and of `Tuned`).
-pub(crate) fn solve_built(
+fn solve_built(
     solver: &str,
     params: &Params,
     problem: &Instance,
@@ -102,7 +117,7 @@ pub(crate) fn solve_built(
 /// solve to solve), forgetting earlier answers before each (so every repeat starts cold). The
 /// clock covers the solve alone; the report handed to `each` is copied after it. A build that
 /// fails is handed to `each` once, with 0 seconds.
-pub(crate) fn repeat_prepared(
+fn repeat_prepared(
     (solver, params): (&str, &Params),
     problem: &Instance,
     settings: &Settings,
