@@ -175,10 +175,11 @@ impl LocalProblem {
         for c in &self.contacts {
             offsets.push(off);
             for (k, r) in c.rows().enumerate() {
-                let ga = r.dot(u_a) + c.bias_at(k);
+                let (ja, jf) = r.dot2(u_a, u_free);
+                let ga = ja + c.bias_at(k);
                 gamma_a.push(ga);
                 let eps = if k == 0 { c.restitution_n } else { 0.0 };
-                b.push(r.dot(u_free) + c.bias_at(k) + eps * ga);
+                b.push(jf + c.bias_at(k) + eps * ga);
             }
             off += c.dim();
         }
