@@ -537,8 +537,6 @@ mod tests {
         sol
     }
 
-    /// W = AAᵀ/n + I/2 (dense SPD) for `nc` 3-D contacts, with q chosen to give each contact
-    /// the wanted state: 's' sticking, 'l' sliding, 'o' separated.
     /// The states a problem built for `kinds` has at its answer: `s` sticking, `o` separated,
     /// any other letter one of the sliding kinds.
     fn expected_states(kinds: &str) -> Vec<ContactState> {
@@ -550,6 +548,8 @@ mod tests {
         kinds.chars().map(state).collect()
     }
 
+    /// W = AAᵀ/n + I/2 (dense SPD) for `nc` 3-D contacts, with q chosen to give each contact
+    /// the wanted state: 's' sticking, 'l' sliding, 'o' separated.
     fn problem(kinds: &str, mu: f64, seed: u64) -> FrictionContactProblem {
         let nc = kinds.len();
         let n = 3 * nc;
