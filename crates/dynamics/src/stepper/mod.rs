@@ -254,7 +254,9 @@ impl<'s> Simulator<'s> {
         *report = StepReport { impulses, ..Default::default() };
         let (q_eval, t_eval, h) = self.evaluate()?;
         let mut lp = self.activate(&q_eval, t_eval, &h)?;
-        let (q_new, u_new) = self.solve_passes(&mut lp, &q_eval, t_eval, &h, report)?;
+        let passes = self.solve_passes(&mut lp, &q_eval, t_eval, &h, report);
+        self.restore_candidates(&mut lp);
+        let (q_new, u_new) = passes?;
         (self.q_eval, self.h) = (q_eval, h);
         self.finish(lp, q_new, u_new, kept_active, report)?;
         if let Some(c) = clock {
@@ -292,18 +294,40 @@ impl<'s> Simulator<'s> {
         Ok((q_eval, t_eval, h))
     }
 
-    /// The step's active contacts ([`StepOptions::activation`]), copied into the local problem
-    /// kept from the last step (`clone_from` reuses their rows' storage; `assemble` reuses the
-    /// rest).
+    /// The step's active contacts ([`StepOptions::activation`]), moved into the local problem
+    /// kept from the last step: each is swapped with a slot of that problem (no copy of its
+    /// rows), and [`Simulator::restore_candidates`] swaps them back once the step is solved,
+    /// so the candidates are as `contacts_into` left them; `assemble` reuses the rest.
     fn activate(&mut self, q_eval: &[f64], t_eval: f64, h: &[f64]) -> Result<LocalProblem, Error> {
+        let mut lp = self.workspace.take().unwrap_or_else(LocalProblem::empty);
+        lp.active.clear();
+        // The free velocity, computed when a persistent contact first needs it.
+        let mut u_free = std::mem::take(&mut self.u_pred);
+        let moved = self.move_active(&mut lp, &mut u_free, (q_eval, t_eval, h));
+        self.u_pred = u_free;
+        if let Err(e) = moved {
+            self.restore_candidates(&mut lp);
+            return Err(e);
+        }
+        // Slots no longer used keep their storage for when they are again.
+        self.spare_contacts.extend(lp.contacts.drain(lp.active.len()..));
+        Ok(lp)
+    }
+
+    /// [`Simulator::activate`]'s selection: each active candidate checked and swapped into
+    /// the next slot of `lp` (its index pushed to `lp.active`); `u_free` the free velocity
+    /// once a persistent contact needs it.
+    fn move_active(
+        &mut self,
+        lp: &mut LocalProblem,
+        u_free: &mut Vec<f64>,
+        (q_eval, t_eval, h): (&[f64], f64, &[f64]),
+    ) -> Result<(), Error> {
         let (n, dt) = (self.system.dofs(), self.dt);
         let midpoint = matches!(self.opts.scheme, Scheme::Midpoint);
-        let mut lp = self.workspace.take().unwrap_or_else(LocalProblem::empty);
-        let (active, contacts) = (&mut lp.active, &mut lp.contacts);
-        active.clear();
-        // The free velocity, computed when a persistent contact first needs it.
-        let (mut u_free, mut have_u_free) = (std::mem::take(&mut self.u_pred), false);
-        for (i, c) in self.candidates.iter().enumerate() {
+        let mut have_u_free = false;
+        for i in 0..self.candidates.len() {
+            let c = &self.candidates[i];
             if c.dim() != self.dims[i] {
                 return Err(Error::dim(format!("contact {i}: local dimension"), self.dims[i], c.dim()));
             }
@@ -318,32 +342,33 @@ impl<'s> Simulator<'s> {
                         let f = self.factor(q_eval, t_eval, &mut slot)?;
                         u_free.clear();
                         u_free.extend(h.iter().map(|x| x * dt));
-                        f.solve(&mut u_free, n, 1);
+                        f.solve(u_free, n, 1);
                         u_free.iter_mut().zip(&self.u).for_each(|(a, b)| *a += b);
                         have_u_free = true;
                     }
                     let theta = if midpoint { 0.5 } else { 1.0 };
-                    c.gap + theta * dt * (c.normal.dot(&u_free) + c.bias_at(0)) <= 0.0
+                    c.gap + theta * dt * (c.normal.dot(u_free) + c.bias_at(0)) <= 0.0
                 };
             if predicted <= 0.0 || persists {
                 c.validate(i, n)?;
-                match contacts.get_mut(active.len()) {
-                    Some(slot) => slot.clone_from(c),
-                    None => contacts.push(match self.spare_contacts.pop() {
-                        Some(mut slot) => {
-                            slot.clone_from(c);
-                            slot
-                        }
-                        None => c.clone(),
-                    }),
+                let (active, contacts) = (&mut lp.active, &mut lp.contacts);
+                if contacts.len() == active.len() {
+                    let empty = || Contact::new(0.0, crate::system::Row::default(), Vec::new(), 0.0);
+                    contacts.push(self.spare_contacts.pop().unwrap_or_else(empty));
                 }
+                std::mem::swap(&mut contacts[active.len()], &mut self.candidates[i]);
                 active.push(i);
             }
         }
-        // Contacts no longer active keep their storage for when they are again.
-        self.spare_contacts.extend(contacts.drain(active.len()..));
-        self.u_pred = u_free;
-        Ok(lp)
+        Ok(())
+    }
+
+    /// Swaps the active contacts that [`Simulator::activate`] moved into `lp` back into the
+    /// candidates (the slots' storage goes back to `lp`).
+    fn restore_candidates(&mut self, lp: &mut LocalProblem) {
+        for (slot, &i) in lp.contacts.iter_mut().zip(&lp.active) {
+            std::mem::swap(slot, &mut self.candidates[i]);
+        }
     }
 
     /// Assembles and solves the step's contact problem and integrates q, once or, with
