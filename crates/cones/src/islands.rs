@@ -32,8 +32,9 @@ pub struct Islands {
     pub free: Vec<usize>,
     /// Position of each velocity in its island (`usize::MAX` when free).
     local: Vec<usize>,
-    /// H by columns (a contact's rows are its columns).
-    h: CsMat<f64>,
+    /// H by columns (a contact's rows are its columns), when the problem's H is stored
+    /// otherwise (`None`: the problem's own).
+    h: Option<CsMat<f64>>,
 }
 
 impl GlobalFrictionContactProblem {
@@ -58,11 +59,12 @@ impl GlobalFrictionContactProblem {
     /// ```
     pub fn islands(&self) -> Islands {
         let (n, d, nc) = (self.dofs(), self.dim, self.contacts());
-        let h: CsMat<f64> = match &self.h {
-            Matrix::Sparse(s) if s.is_csc() => s.clone(),
-            Matrix::Sparse(s) => s.to_csc(),
-            dense => dense.to_csr().to_csc(),
+        let converted = match &self.h {
+            Matrix::Sparse(s) if s.is_csc() => None,
+            Matrix::Sparse(s) => Some(s.to_csc()),
+            dense => Some(dense.to_csr().to_csc()),
         };
+        let h = by_columns(self, converted.as_ref());
         let mut uf = UnionFind::new(n);
         for_each_nonzero(&self.m, |i, j| uf.union(i, j));
         // The first velocity each contact touches (None: a contact on no velocity).
@@ -80,7 +82,7 @@ impl GlobalFrictionContactProblem {
         let comps = uf.components();
         if first.iter().any(Option::is_none) {
             let whole = Island { dofs: (0..n).collect(), contacts: (0..nc).collect() };
-            return Islands { parts: vec![whole], free: Vec::new(), local: (0..n).collect(), h };
+            return Islands { parts: vec![whole], free: Vec::new(), local: (0..n).collect(), h: converted };
         }
         // Components with a contact become islands, numbered in their own order.
         let mut island = vec![usize::MAX; comps.sizes.len()];
@@ -107,7 +109,7 @@ impl GlobalFrictionContactProblem {
             local[v] = p.dofs.len();
             p.dofs.push(v);
         }
-        Islands { parts, free, local, h }
+        Islands { parts, free, local, h: converted }
     }
 }
 
@@ -148,8 +150,8 @@ impl Islands {
             }
         };
         let columns: Vec<usize> = part.contacts.iter().flat_map(|&c| d * c..d * (c + 1)).collect();
-        let (ptr, idx, val) = self.restricted_outer(&self.h, &columns);
-        let h = CsMat::new_csc((n, columns.len()), ptr, idx, val).to_csr();
+        let (ptr, idx, val) = self.restricted_outer(by_columns(g, self.h.as_ref()), &columns);
+        let h = CsMat::new_csc((n, columns.len()), ptr, idx, val);
         let (mut b, mut mu) = (Vec::with_capacity(d * part.contacts.len()), Vec::new());
         for &c in &part.contacts {
             b.extend_from_slice(&g.b[d * c..d * (c + 1)]);
@@ -176,6 +178,15 @@ impl Islands {
             ptr.push(idx.len());
         }
         (ptr, idx, val)
+    }
+}
+
+/// H by columns: `converted`, else `g`'s own H (stored by columns).
+fn by_columns<'a>(g: &'a GlobalFrictionContactProblem, converted: Option<&'a CsMat<f64>>) -> &'a CsMat<f64> {
+    match (converted, &g.h) {
+        (Some(h), _) => h,
+        (None, Matrix::Sparse(h)) if h.is_csc() => h,
+        _ => unreachable!("H is converted unless stored by columns"),
     }
 }
 

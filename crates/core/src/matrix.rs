@@ -72,9 +72,9 @@ impl Matrix {
     }
 
     /// A sparse `nrows × k` matrix from its `k` columns, each a list of `(row, value)` entries
-    /// in any order: the same matrix as [`Matrix::from_triplets`] (repeated entries summed,
-    /// explicit zeros kept, compressed rows), built in linear time by counting the entries of
-    /// each row (the columns are read twice).
+    /// in any order: the matrix [`Matrix::from_triplets`] gives (repeated entries summed in
+    /// their order, explicit zeros kept) in compressed columns, built in one pass with each
+    /// column's entries sorted in place (stably; a column already in order is copied).
     ///
     /// ```
     /// use perp_core::Matrix;
@@ -84,13 +84,10 @@ impl Matrix {
     pub fn from_columns<'a, I>(nrows: usize, columns: I) -> Result<Matrix, Error>
     where
         I: IntoIterator<Item = &'a [(usize, f64)]>,
-        I::IntoIter: Clone,
     {
-        let columns = columns.into_iter();
-        // Row counts, then row starts.
-        let mut indptr = vec![0usize; nrows + 1];
-        let mut ncols = 0;
-        for (j, entries) in columns.clone().enumerate() {
+        let (mut indptr, mut indices, mut data) = (vec![0usize], Vec::new(), Vec::new());
+        let mut sorted: Vec<(usize, f64)> = Vec::new();
+        for (j, entries) in columns.into_iter().enumerate() {
             for (k, &(i, v)) in entries.iter().enumerate() {
                 if i >= nrows {
                     return Err(Error::dim(
@@ -103,41 +100,29 @@ impl Matrix {
                     // "column j[i] = NaN is not finite".
                     return Err(Error::NonFinite { what: format!("column {j}"), index: i, value: v });
                 }
-                indptr[i + 1] += 1;
             }
-            ncols += 1;
-        }
-        for i in 0..nrows {
-            indptr[i + 1] += indptr[i];
-        }
-        // Each row's entries in column order: a column's repeats of a row end up adjacent.
-        let nnz = indptr[nrows];
-        let (mut indices, mut data) = (vec![0usize; nnz], vec![0.0; nnz]);
-        let mut next = indptr[..nrows].to_vec();
-        for (j, entries) in columns.enumerate() {
+            let entries = if entries.is_sorted_by(|a, b| a.0 < b.0) {
+                entries
+            } else {
+                sorted.clear();
+                sorted.extend_from_slice(entries);
+                sorted.sort_by_key(|e| e.0);
+                &sorted[..]
+            };
+            // Repeats (adjacent once sorted) summed in their order.
+            let first = indices.len();
             for &(i, v) in entries {
-                (indices[next[i]], data[next[i]]) = (j, v);
-                next[i] += 1;
-            }
-        }
-        // Repeats summed in place.
-        let mut out = 0;
-        for i in 0..nrows {
-            let (lo, hi) = (indptr[i], indptr[i + 1]);
-            indptr[i] = out;
-            for k in lo..hi {
-                if k > lo && indices[k] == indices[k - 1] {
-                    data[out - 1] += data[k];
+                if indices.len() > first && indices.last() == Some(&i) {
+                    *data.last_mut().expect("an entry before") += v;
                 } else {
-                    (indices[out], data[out]) = (indices[k], data[k]);
-                    out += 1;
+                    indices.push(i);
+                    data.push(v);
                 }
             }
+            indptr.push(indices.len());
         }
-        indptr[nrows] = out;
-        indices.truncate(out);
-        data.truncate(out);
-        Ok(Matrix::Sparse(CsMat::new((nrows, ncols), indptr, indices, data)))
+        let ncols = indptr.len() - 1;
+        Ok(Matrix::Sparse(CsMat::new_csc((nrows, ncols), indptr, indices, data)))
     }
 
     /// Number of rows.
@@ -170,13 +155,27 @@ impl Matrix {
     }
 
     /// y = A x. Panics if `x.len() != ncols` or `y.len() != nrows` (a programming error:
-    /// problem constructors check sizes once).
+    /// problem constructors check sizes once). A sparse matrix gives the same bits in either
+    /// storage: each `y[i]` adds its products in column order from −0, as `Iterator::sum`
+    /// does.
+    ///
+    /// ```
+    /// use perp_core::Matrix;
+    /// let a = Matrix::from_columns(2, [&[(0, 0.1), (1, -0.0)][..], &[(0, 0.2)][..], &[][..]]).unwrap();
+    /// let Matrix::Sparse(s) = &a else { unreachable!() };
+    /// let csr = Matrix::Sparse(s.to_csr());
+    /// let (mut y, mut z) = ([0.0; 2], [0.0; 2]);
+    /// a.mul_vec(&[0.3, 0.7, 1.0], &mut y);
+    /// csr.mul_vec(&[0.3, 0.7, 1.0], &mut z);
+    /// assert_eq!(y.map(f64::to_bits), z.map(f64::to_bits));
+    /// assert!(y[1] == 0.0 && y[1].is_sign_negative()); // −0 · 0.3, summed from −0
+    /// ```
     pub fn mul_vec(&self, x: &[f64], y: &mut [f64]) {
         assert_eq!(x.len(), self.ncols(), "mul_vec: x has the wrong length");
         assert_eq!(y.len(), self.nrows(), "mul_vec: y has the wrong length");
-        y.fill(0.0);
         match self {
             Matrix::Dense(m) => {
+                y.fill(0.0);
                 for (j, &xj) in x.iter().enumerate() {
                     if xj != 0.0 {
                         axpy(xj, m.col_as_slice(j), y);
@@ -189,6 +188,7 @@ impl Matrix {
                         y[i] = row.iter().map(|(j, &v)| v * x[j]).sum();
                     }
                 } else {
+                    y.fill(-0.0);
                     for (j, col) in m.outer_iterator().enumerate() {
                         let xj = x[j];
                         for (i, &v) in col.iter() {
@@ -582,7 +582,8 @@ mod tests {
         ) else {
             panic!("both sparse")
         };
-        assert!(a.is_csr());
+        let b = b.to_csc();
+        assert!(a.is_csc());
         assert_eq!(
             (a.shape(), a.indptr().raw_storage(), a.indices(), a.data()),
             (b.shape(), b.indptr().raw_storage(), b.indices(), b.data())
