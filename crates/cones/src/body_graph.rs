@@ -36,6 +36,10 @@ pub(crate) struct BodyGraph {
     /// entries (row, column).
     dofs: Vec<usize>,
     m_key: Vec<(usize, usize)>,
+    /// The next problem's cliques and M's entries, built here and swapped in (their storage
+    /// kept from update to update).
+    next: Cliques,
+    m_entries: Vec<(usize, usize, f64)>,
     /// How many times [`BodyGraph::update`] found the same structure and kept the ordered
     /// pattern (no ordering, no pattern built).
     pub(crate) reuses: usize,
@@ -56,11 +60,13 @@ impl BodyGraph {
     /// ordered pattern are kept — the same pattern [`BodyGraph::new`] would build, so the
     /// factorizations are the same bit for bit. Returns whether it was kept.
     pub(crate) fn update(&mut self, m: &Matrix, n: usize, contacts: &[(usize, usize)], rows: &[Row]) -> bool {
-        let Cliques { sizes, blocks, dofs, h: hs } = Cliques::new(contacts, rows);
-        let m_entries = lower_entries(m, n);
+        let mut next = std::mem::take(&mut self.next);
+        next.fill(contacts, rows);
+        let mut m_entries = std::mem::take(&mut self.m_entries);
+        lower_entries_into(m, n, &mut m_entries);
         let same = n == self.perm.len()
-            && sizes == self.sizes
-            && dofs == self.dofs
+            && next.sizes == self.sizes
+            && next.dofs == self.dofs
             && m_entries.len() == self.m_key.len()
             && m_entries.iter().zip(&self.m_key).all(|(&(i, j, _), &key)| (i, j) == key);
         if same {
@@ -68,10 +74,13 @@ impl BodyGraph {
             for (slot, &(_, _, v)) in self.m_pos.iter_mut().zip(&m_entries) {
                 slot.1 = v;
             }
-            (self.h, self.blocks) = (hs, blocks);
+            std::mem::swap(&mut self.h, &mut next.h);
+            std::mem::swap(&mut self.blocks, &mut next.blocks);
+            (self.next, self.m_entries) = (next, m_entries);
             self.reuses += 1;
             return true;
         }
+        let Cliques { sizes, blocks, dofs, h: hs, .. } = next;
         let (col_ptr, row_idx) = natural_pattern(n, &dofs, &sizes, &m_entries);
         // Its ordering, and the pattern in that order.
         let perm = amd_order(n, &col_ptr, &row_idx).unwrap_or_else(|_| (0..n).collect());
@@ -107,6 +116,8 @@ impl BodyGraph {
             blocks,
             dofs,
             m_key,
+            next: Cliques::default(),
+            m_entries,
             reuses: self.reuses,
         };
         false
@@ -244,55 +255,78 @@ fn add_clique_dyn(p: usize, h: &[f64], gc: &[f64], pos: &[usize], values: &mut [
 /// The contacts' cliques: per contact its velocities (sorted, one contact's after the other's
 /// in `dofs`, `sizes[c]` of them), its H rows by them (`h`, velocity-major, p per velocity)
 /// and its block `(p, offset)` in the cones' p × p storage.
+#[derive(Clone, Debug, Default)]
 struct Cliques {
     sizes: Vec<usize>,
     blocks: Vec<(usize, usize)>,
     dofs: Vec<usize>,
     h: Vec<f64>,
+    /// Scratch: one contact's velocities.
+    mine: Vec<usize>,
 }
 
 impl Cliques {
-    fn new(contacts: &[(usize, usize)], rows: &[Row]) -> Cliques {
-        let (mut sizes, mut blocks) =
-            (Vec::with_capacity(contacts.len()), Vec::with_capacity(contacts.len()));
-        let (mut dofs, mut hs, mut glen, mut mine) = (Vec::new(), Vec::new(), 0, Vec::new());
+    /// The cliques of `contacts` (`(first row, rows)` of `rows`), in this storage.
+    fn fill(&mut self, contacts: &[(usize, usize)], rows: &[Row]) {
+        let Cliques { sizes, blocks, dofs, h: hs, mine } = self;
+        sizes.clear();
+        blocks.clear();
+        dofs.clear();
+        hs.clear();
+        let mut glen = 0;
         for &(first, p) in contacts {
             let rows = &rows[first..first + p];
-            mine.clear();
-            mine.extend(rows.iter().flat_map(|r| r.0.iter().map(|&(j, _)| j)));
-            mine.sort_unstable();
-            mine.dedup();
-            dofs.extend_from_slice(&mine);
             let h0 = hs.len();
-            hs.resize(h0 + mine.len() * p, 0.0);
-            for (b, row) in rows.iter().enumerate() {
-                for &(j, v) in &row.0 {
-                    let a = mine.binary_search(&j).unwrap_or(0);
-                    hs[h0 + a * p + b] += v;
+            if let Some(k) = same_sorted_indices(rows) {
+                // Every row on the same ascending velocities (a rigid contact's usual rows):
+                // H by velocity read off in place, each entry added to 0 as below.
+                dofs.extend(rows[0].0.iter().map(|&(j, _)| j));
+                hs.extend((0..k).flat_map(|a| rows.iter().map(move |r| 0.0 + r.0[a].1)));
+                sizes.push(k);
+            } else {
+                mine.clear();
+                mine.extend(rows.iter().flat_map(|r| r.0.iter().map(|&(j, _)| j)));
+                mine.sort_unstable();
+                mine.dedup();
+                dofs.extend_from_slice(mine);
+                hs.resize(h0 + mine.len() * p, 0.0);
+                for (b, row) in rows.iter().enumerate() {
+                    for &(j, v) in &row.0 {
+                        let a = mine.binary_search(&j).unwrap_or(0);
+                        hs[h0 + a * p + b] += v;
+                    }
                 }
+                sizes.push(mine.len());
             }
-            sizes.push(mine.len());
             blocks.push((p, glen));
             glen += p * p;
         }
-        Cliques { sizes, blocks, dofs, h: hs }
     }
 }
 
-/// M's lower entries `(i, j, value)`, column by column.
-fn lower_entries(m: &Matrix, n: usize) -> Vec<(usize, usize, f64)> {
+/// The common length of `rows` when they all have the same velocities in the same strictly
+/// ascending order (no velocity twice).
+fn same_sorted_indices(rows: &[Row]) -> Option<usize> {
+    let (r0, rest) = rows.split_first()?;
+    let k = r0.0.len();
+    let ascending = r0.0.windows(2).all(|w| w[0].0 < w[1].0);
+    let same = rest.iter().all(|r| r.0.len() == k && r.0.iter().zip(&r0.0).all(|(a, b)| a.0 == b.0));
+    (ascending && same).then_some(k)
+}
+
+/// M's lower entries `(i, j, value)`, column by column, into `out`.
+fn lower_entries_into(m: &Matrix, n: usize, out: &mut Vec<(usize, usize, f64)>) {
     let mcsc = match m {
         Matrix::Sparse(s) if s.is_csc() => std::borrow::Cow::Borrowed(s),
         Matrix::Sparse(s) => std::borrow::Cow::Owned(s.to_csc()),
         dense => std::borrow::Cow::Owned(dense.to_csr().to_csc()),
     };
-    let mut m_entries = Vec::new();
+    out.clear();
     for j in 0..n {
         if let Some(c) = mcsc.outer_view(j) {
-            m_entries.extend(c.iter().filter(|&(i, _)| i >= j).map(|(i, &v)| (i, j, v)));
+            out.extend(c.iter().filter(|&(i, _)| i >= j).map(|(i, &v)| (i, j, v)));
         }
     }
-    m_entries
 }
 
 /// The natural pattern's lower triangle, column by column (`col_ptr`, sorted `row_idx`): the
@@ -440,6 +474,35 @@ mod tests {
         kept.fill(&g, &mut a, &mut scratch);
         fresh.fill(&g, &mut b, &mut scratch);
         assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()) && a.len() == b.len());
+    }
+
+    /// A contact whose rows share one ascending list of velocities is read off in place; the
+    /// same rows with one row's entries out of order take the sorting path: the same cliques
+    /// to the bit (±0 entries included), and a velocity twice is summed.
+    #[test]
+    fn rows_on_shared_sorted_velocities_give_the_sorting_paths_cliques() {
+        let sorted = vec![
+            Row(vec![(1, 0.5), (4, -0.0), (7, 0.0), (9, 2.0)]),
+            Row(vec![(1, -0.0), (4, 1.5), (7, -3.0), (9, 0.25)]),
+            Row(vec![(1, 1e-300), (4, 0.0), (7, -0.0), (9, -7.0)]),
+            Row(vec![(2, 1.0), (3, 1.0)]),
+        ];
+        let contacts = [(0, 3), (3, 1)];
+        assert_eq!(same_sorted_indices(&sorted[..3]), Some(4));
+        let mut shuffled = sorted.clone();
+        shuffled[1].0.reverse();
+        assert_eq!(same_sorted_indices(&shuffled[..3]), None);
+        let (mut fast, mut slow) = (Cliques::default(), Cliques::default());
+        fast.fill(&contacts, &sorted);
+        slow.fill(&contacts, &shuffled);
+        let bits = |c: &Cliques| c.h.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!((&fast.sizes, &fast.dofs, &fast.blocks), (&slow.sizes, &slow.dofs, &slow.blocks));
+        assert_eq!(bits(&fast), bits(&slow));
+        assert_eq!(fast.h[1].to_bits(), 0.0f64.to_bits(), "0 + (−0) is +0 on both paths");
+        // Refilled in the same storage with other rows: a velocity twice is summed.
+        let twice = vec![Row(vec![(5, 1.0), (5, 2.0)])];
+        fast.fill(&[(0, 1)], &twice);
+        assert_eq!((&fast.sizes[..], &fast.dofs[..], &fast.h[..]), (&[1][..], &[5][..], &[3.0][..]));
     }
 
     /// Two bodies of six velocities (M with off-diagonal entries inside each body), three
