@@ -112,6 +112,11 @@ pub struct Sap {
     pub cost_abs_tolerance: f64,
     /// See `cost_abs_tolerance` (Drake's 10⁻¹⁵).
     pub cost_rel_tolerance: f64,
+    /// Whether the answer carries its Coulomb global error ([`SapSolution::coulomb_error`],
+    /// quoted in the report's message): a product with M and one with H more, which a time
+    /// stepper that reads neither skips (default on; off, the error is NaN and the message
+    /// unset).
+    pub report_coulomb_error: bool,
     chol: SparseCholesky,
     /// The Newton matrix's pattern, kept across problems: its ordering is reused while the
     /// contact graph repeats ([`BodyGraph::update`]).
@@ -131,6 +136,7 @@ impl Default for Sap {
             line_search_tolerance: 1e-8,
             cost_abs_tolerance: 1e-30,
             cost_rel_tolerance: 1e-15,
+            report_coulomb_error: true,
             chol: BodyGraph::cholesky(),
             graph: BodyGraph::default(),
             rows: Vec::new(),
@@ -152,7 +158,8 @@ pub struct SapSolution {
     /// The cost ℓ(v) at the answer.
     pub cost: f64,
     /// Siconos' global (Coulomb) error of (γ, v): how far the regularised answer is from the
-    /// rigid Coulomb problem's. Not a convergence measure of SAP.
+    /// rigid Coulomb problem's. Not a convergence measure of SAP. NaN when
+    /// [`Sap::report_coulomb_error`] is off.
     pub coulomb_error: f64,
     /// The contacts' regularisation as used.
     pub contacts: Vec<SapContact>,
@@ -454,8 +461,8 @@ impl Sap {
             report.message = Some("the optimality criterion does not hold when recomputed".into());
         }
         report.residual_inf = e.grad.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
-        let coulomb_error = g.error(&e.gamma, &v);
-        if report.message.is_none() {
+        let coulomb_error = if self.report_coulomb_error { g.error(&e.gamma, &v) } else { f64::NAN };
+        if report.message.is_none() && self.report_coulomb_error {
             report.message = Some(format!(
                 "the regularised (compliant) problem's answer; its Coulomb global error is {coulomb_error:.3e}"
             ));

@@ -42,7 +42,12 @@ impl VelocitySolver {
     pub(super) fn new(opts: &StepOptions, name: &str) -> Result<VelocitySolver, Error> {
         Ok(match opts.formulation {
             Formulation::Convex => VelocitySolver::Convex(Box::new(GlobalIpm::convex())),
-            Formulation::Compliant(_) => VelocitySolver::Compliant(Box::default()),
+            // The stepper reads neither the Coulomb error of SAP's answer nor its message.
+            Formulation::Compliant(_) => {
+                let mut sap = Box::<Sap>::default();
+                sap.report_coulomb_error = false;
+                VelocitySolver::Compliant(sap)
+            }
             _ => match perp_catalogue::build(opts.formulation.family(), name, &opts.params)? {
                 Solver::Global(sv) => VelocitySolver::Exact(sv),
                 other => unreachable!("velocity space has a global solver, not {}", other.name()),
