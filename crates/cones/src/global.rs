@@ -165,7 +165,7 @@ impl GlobalFrictionContactProblem {
     pub fn local_velocity_into(&self, v: &[f64], u: &mut Vec<f64>) {
         assert_eq!(v.len(), self.dofs(), "local_velocity: v has the wrong length");
         u.clone_from(&self.b);
-        mul_transpose_add(&self.h, v, u);
+        self.h.mul_transpose_add(v, u);
     }
 
     /// The contact rows `J = Hᵀ` (one [`Row`] per column of H: the velocities a contact
@@ -263,7 +263,7 @@ impl GlobalFrictionContactProblem {
         red.factor.solve(&mut x, n, 1);
         red.check_solve(&self.m, &self.f, &x, "f")?;
         let mut q = self.b.clone();
-        mul_transpose_add(&self.h, &x, &mut q);
+        self.h.mul_transpose_add(&x, &mut q);
 
         // A probe of the H solves: M⁻¹ (H·1) must reproduce H·1.
         let mut h1 = vec![0.0; n];
@@ -335,21 +335,6 @@ fn coulomb_residual_sq(dim: usize, mu: &[f64], r: &[f64], u: &[f64]) -> f64 {
 }
 
 /// `y += Aᵀ x` for any storage.
-fn mul_transpose_add(a: &Matrix, x: &[f64], y: &mut [f64]) {
-    match a {
-        Matrix::Dense(d) => {
-            for (j, yj) in y.iter_mut().enumerate() {
-                *yj += d.col_as_slice(j).iter().zip(x).map(|(p, q)| p * q).sum::<f64>();
-            }
-        }
-        Matrix::Sparse(s) => {
-            for (v, (i, j)) in s.iter() {
-                y[j] += v * x[i];
-            }
-        }
-    }
-}
-
 fn singular_m(n: usize, why: &str) -> Error {
     Error::Requirement {
         solver: "global → local reduction".into(),

@@ -73,8 +73,8 @@ impl Matrix {
 
     /// A sparse `nrows × k` matrix from its `k` columns, each a list of `(row, value)` entries
     /// in any order: the matrix [`Matrix::from_triplets`] gives (repeated entries summed in
-    /// their order, explicit zeros kept) in compressed columns, built in one pass with each
-    /// column's entries sorted in place (stably; a column already in order is copied).
+    /// their order, explicit zeros kept) in compressed columns, each column's entries sorted
+    /// (stably; a column already in order is copied as it is).
     ///
     /// ```
     /// use perp_core::Matrix;
@@ -84,10 +84,16 @@ impl Matrix {
     pub fn from_columns<'a, I>(nrows: usize, columns: I) -> Result<Matrix, Error>
     where
         I: IntoIterator<Item = &'a [(usize, f64)]>,
+        I::IntoIter: Clone,
     {
-        let (mut indptr, mut indices, mut data) = (vec![0usize], Vec::new(), Vec::new());
+        let columns = columns.into_iter();
+        // Sized once (the columns' lengths are read twice, their entries once).
+        let (ncols, nnz) = columns.clone().fold((0, 0), |(c, z), e| (c + 1, z + e.len()));
+        let mut indptr = Vec::with_capacity(ncols + 1);
+        indptr.push(0);
+        let (mut indices, mut data) = (Vec::with_capacity(nnz), Vec::with_capacity(nnz));
         let mut sorted: Vec<(usize, f64)> = Vec::new();
-        for (j, entries) in columns.into_iter().enumerate() {
+        for (j, entries) in columns.enumerate() {
             for (k, &(i, v)) in entries.iter().enumerate() {
                 if i >= nrows {
                     return Err(Error::dim(
@@ -193,6 +199,50 @@ impl Matrix {
                         let xj = x[j];
                         for (i, &v) in col.iter() {
                             y[i] += v * xj;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `y += Aᵀ x`. Panics if `x.len() != nrows` or `y.len() != ncols`. Sparse storage adds
+    /// each product to `y[j]` one by one in row order (the same bits in either storage); a
+    /// dense column's products are summed, then added.
+    ///
+    /// ```
+    /// use perp_core::Matrix;
+    /// let a = Matrix::from_columns(3, [&[(0, 1.0), (2, 2.0)][..], &[(1, 3.0)][..]]).unwrap();
+    /// let mut y = [10.0, 20.0];
+    /// a.mul_transpose_add(&[1.0, 1.0, 1.0], &mut y);
+    /// assert_eq!(y, [13.0, 23.0]);
+    /// ```
+    pub fn mul_transpose_add(&self, x: &[f64], y: &mut [f64]) {
+        assert_eq!(x.len(), self.nrows(), "mul_transpose_add: x has the wrong length");
+        assert_eq!(y.len(), self.ncols(), "mul_transpose_add: y has the wrong length");
+        match self {
+            Matrix::Dense(d) => {
+                for (j, yj) in y.iter_mut().enumerate() {
+                    *yj += d.col_as_slice(j).iter().zip(x).map(|(p, q)| p * q).sum::<f64>();
+                }
+            }
+            Matrix::Sparse(s) => {
+                let (ptr, idx, val) = (s.indptr(), s.indices(), s.data());
+                let ptr = ptr.raw_storage();
+                if s.is_csc() {
+                    for (j, yj) in y.iter_mut().enumerate() {
+                        let (lo, hi) = (ptr[j], ptr[j + 1]);
+                        let mut acc = *yj;
+                        for (&i, &v) in idx[lo..hi].iter().zip(&val[lo..hi]) {
+                            acc += v * x[i];
+                        }
+                        *yj = acc;
+                    }
+                } else {
+                    for (i, &xi) in x.iter().enumerate() {
+                        let (lo, hi) = (ptr[i], ptr[i + 1]);
+                        for (&j, &v) in idx[lo..hi].iter().zip(&val[lo..hi]) {
+                            y[j] += v * xi;
                         }
                     }
                 }
@@ -592,6 +642,53 @@ mod tests {
         assert!(e.contains("row index of entry 0 of column 1"), "{e}");
         let e = Matrix::from_columns(3, [&[(2, f64::NAN)][..]]).unwrap_err().to_string();
         assert!(e.contains("column 0[2] = NaN"), "{e}");
+    }
+
+    /// A sparse product has the same bits whether the matrix is stored by rows or by columns:
+    /// `mul_vec` and `mul_transpose_add` on entries of mixed signs, ±0, an empty row and an
+    /// empty column, against the per-entry sums written out.
+    #[test]
+    fn sparse_products_have_the_same_bits_in_either_storage() {
+        let (nrows, ncols) = (5, 4);
+        let value = |k: usize| match k % 5 {
+            0 => -0.0,
+            1 => 0.0,
+            r => (r as f64 - 2.5) * (1.0 + k as f64 / 7.0),
+        };
+        let cols: Vec<Vec<(usize, f64)>> = (0..ncols)
+            .map(|j| {
+                (0..nrows)
+                    .filter(|i| i != &3 && (i + j) % 3 != 1 && j != 2)
+                    .map(|i| (i, value(i * 4 + j)))
+                    .collect()
+            })
+            .collect();
+        let Matrix::Sparse(csc) = Matrix::from_columns(nrows, cols.iter().map(|c| &c[..])).unwrap() else {
+            panic!("sparse")
+        };
+        let (a, b) = (Matrix::Sparse(csc.clone()), Matrix::Sparse(csc.to_csr()));
+        let (x, z) = ([0.3, -0.0, 1.7, -2.0], [-0.0, 0.6, -1.1, 4.0, 0.0]);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let (mut ya, mut yb) = (vec![7.0; nrows], vec![7.0; nrows]);
+        a.mul_vec(&x, &mut ya);
+        b.mul_vec(&x, &mut yb);
+        // Row by row from −0, in column order.
+        let want: Vec<f64> = (0..nrows)
+            .map(|i| {
+                (0..ncols)
+                    .flat_map(|j| cols[j].iter().filter(move |e| e.0 == i).map(move |e| e.1 * x[j]))
+                    .sum()
+            })
+            .collect();
+        assert_eq!((bits(&ya), bits(&yb)), (bits(&want), bits(&want)));
+        assert!(ya[3] == 0.0 && ya[3].is_sign_negative(), "an empty row sums to −0");
+        let start = [0.5, -0.0, 0.0, 2.0];
+        let (mut ua, mut ub) = (start.to_vec(), start.to_vec());
+        a.mul_transpose_add(&z, &mut ua);
+        b.mul_transpose_add(&z, &mut ub);
+        let want: Vec<f64> =
+            (0..ncols).map(|j| cols[j].iter().fold(start[j], |acc, &(i, v)| acc + v * z[i])).collect();
+        assert_eq!((bits(&ua), bits(&ub)), (bits(&want), bits(&want)));
     }
 
     /// The lane scans against the plain running ones, for every length around the lane count

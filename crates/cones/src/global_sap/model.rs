@@ -201,19 +201,3 @@ pub(super) fn model<'a>(
     Error::check_finite("v* = M⁻¹ f", &vstar)?;
     Ok(Model { g, contacts, dinv, vstar })
 }
-
-/// `y = Aᵀ x` (y zeroed by the caller).
-pub(super) fn mul_transpose(a: &perp_core::Matrix, x: &[f64], y: &mut [f64]) {
-    match a {
-        perp_core::Matrix::Dense(m) => {
-            for (j, yj) in y.iter_mut().enumerate() {
-                *yj += m.col_as_slice(j).iter().zip(x).map(|(p, q)| p * q).sum::<f64>();
-            }
-        }
-        perp_core::Matrix::Sparse(s) => {
-            for (v, (i, j)) in s.iter() {
-                y[j] += v * x[i];
-            }
-        }
-    }
-}

@@ -53,7 +53,7 @@ impl Newton {
         g.m.mul_vec(dv, mdv);
         du.clear();
         du.resize(g.size(), 0.0);
-        mul_transpose(&g.h, dv, du);
+        g.h.mul_transpose_add(dv, du);
         Ok(())
     }
 

@@ -301,7 +301,7 @@ fn the_exact_line_search_finds_the_brute_force_minimum() {
         let mut mdv = vec![0.0; 5];
         g.m.mul_vec(&dv, &mut mdv);
         let mut du = vec![0.0; g.size()];
-        mul_transpose(&g.h, &dv, &mut du);
+        g.h.mul_transpose_add(&dv, &mut du);
         let a = dv.iter().zip(&mdv).map(|(x, y)| x * y).sum();
         let slope: f64 = dv.iter().zip(&e.grad).map(|(x, y)| x * y).sum();
         let g0 = slope + du.iter().zip(&e.gamma).map(|(x, y)| x * y).sum::<f64>();
