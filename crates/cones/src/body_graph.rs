@@ -8,7 +8,7 @@
 //! reads them, so the factorization ([`Ordering::Given`]) permutes neither the matrix nor
 //! the right-hand sides; [`BodyGraph::solve`] permutes the one vector it solves for.
 
-use perp_core::linear::{amd_order, Breakdown, Ordering, Row, SparseCholesky, Supernodal};
+use perp_core::linear::{amd_order, Breakdown, Ordering, SparseCholesky, SparseRows, Supernodal};
 use perp_core::Matrix;
 
 /// The pattern of `M + H G Hᵀ` (lower triangle, compressed columns, rows sorted, in the
@@ -48,7 +48,12 @@ pub(crate) struct BodyGraph {
 impl BodyGraph {
     /// The pattern for the `n × n` matrix M and the contacts `(first row, rows)` of `rows`
     /// (the rows of Hᵀ: `(dof, value)`).
-    pub(crate) fn new(m: &Matrix, n: usize, contacts: &[(usize, usize)], rows: &[Row]) -> BodyGraph {
+    pub(crate) fn new(
+        m: &Matrix,
+        n: usize,
+        contacts: &[(usize, usize)],
+        rows: &(impl SparseRows + ?Sized),
+    ) -> BodyGraph {
         let mut graph = BodyGraph::default();
         graph.update(m, n, contacts, rows);
         graph
@@ -59,7 +64,13 @@ impl BodyGraph {
     /// step whose contact graph repeats), only the values change and the ordering and the
     /// ordered pattern are kept — the same pattern [`BodyGraph::new`] would build, so the
     /// factorizations are the same bit for bit. Returns whether it was kept.
-    pub(crate) fn update(&mut self, m: &Matrix, n: usize, contacts: &[(usize, usize)], rows: &[Row]) -> bool {
+    pub(crate) fn update(
+        &mut self,
+        m: &Matrix,
+        n: usize,
+        contacts: &[(usize, usize)],
+        rows: &(impl SparseRows + ?Sized),
+    ) -> bool {
         let mut next = std::mem::take(&mut self.next);
         next.fill(contacts, rows);
         let mut m_entries = std::mem::take(&mut self.m_entries);
@@ -267,7 +278,7 @@ struct Cliques {
 
 impl Cliques {
     /// The cliques of `contacts` (`(first row, rows)` of `rows`), in this storage.
-    fn fill(&mut self, contacts: &[(usize, usize)], rows: &[Row]) {
+    fn fill(&mut self, contacts: &[(usize, usize)], rows: &(impl SparseRows + ?Sized)) {
         let Cliques { sizes, blocks, dofs, h: hs, mine } = self;
         sizes.clear();
         blocks.clear();
@@ -275,23 +286,22 @@ impl Cliques {
         hs.clear();
         let mut glen = 0;
         for &(first, p) in contacts {
-            let rows = &rows[first..first + p];
             let h0 = hs.len();
-            if let Some(k) = same_sorted_indices(rows) {
+            if let Some(k) = same_sorted_indices(rows, first, p) {
                 // Every row on the same ascending velocities (a rigid contact's usual rows):
                 // H by velocity read off in place, each entry added to 0 as below.
-                dofs.extend(rows[0].0.iter().map(|&(j, _)| j));
-                hs.extend((0..k).flat_map(|a| rows.iter().map(move |r| 0.0 + r.0[a].1)));
+                dofs.extend(rows.entries(first).map(|(j, _)| j));
+                hs.extend((0..k).flat_map(|a| (first..first + p).map(move |b| 0.0 + rows.entry(b, a).1)));
                 sizes.push(k);
             } else {
                 mine.clear();
-                mine.extend(rows.iter().flat_map(|r| r.0.iter().map(|&(j, _)| j)));
+                mine.extend((first..first + p).flat_map(|b| rows.entries(b).map(|(j, _)| j)));
                 mine.sort_unstable();
                 mine.dedup();
                 dofs.extend_from_slice(mine);
                 hs.resize(h0 + mine.len() * p, 0.0);
-                for (b, row) in rows.iter().enumerate() {
-                    for &(j, v) in &row.0 {
+                for b in 0..p {
+                    for (j, v) in rows.entries(first + b) {
                         let a = mine.binary_search(&j).unwrap_or(0);
                         hs[h0 + a * p + b] += v;
                     }
@@ -304,13 +314,16 @@ impl Cliques {
     }
 }
 
-/// The common length of `rows` when they all have the same velocities in the same strictly
-/// ascending order (no velocity twice).
-fn same_sorted_indices(rows: &[Row]) -> Option<usize> {
-    let (r0, rest) = rows.split_first()?;
-    let k = r0.0.len();
-    let ascending = r0.0.windows(2).all(|w| w[0].0 < w[1].0);
-    let same = rest.iter().all(|r| r.0.len() == k && r.0.iter().zip(&r0.0).all(|(a, b)| a.0 == b.0));
+/// The common length of rows `first..first + p` of `rows` when they all have the same
+/// velocities in the same strictly ascending order (no velocity twice).
+fn same_sorted_indices(rows: &(impl SparseRows + ?Sized), first: usize, p: usize) -> Option<usize> {
+    if p == 0 {
+        return None;
+    }
+    let k = rows.len_of(first);
+    let ascending = (1..k).all(|a| rows.entry(first, a - 1).0 < rows.entry(first, a).0);
+    let same = (first + 1..first + p)
+        .all(|b| rows.len_of(b) == k && (0..k).all(|a| rows.entry(b, a).0 == rows.entry(first, a).0));
     (ascending && same).then_some(k)
 }
 
@@ -422,6 +435,7 @@ fn permuted(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use perp_core::linear::{Columns, Row};
 
     /// M's triplets (12 velocities, two bodies) and the rows of three contacts of 3, 2 and 1
     /// rows; `scale` scales M and H's values (the same structure).
@@ -488,10 +502,10 @@ mod tests {
             Row(vec![(2, 1.0), (3, 1.0)]),
         ];
         let contacts = [(0, 3), (3, 1)];
-        assert_eq!(same_sorted_indices(&sorted[..3]), Some(4));
+        assert_eq!(same_sorted_indices(&sorted, 0, 3), Some(4));
         let mut shuffled = sorted.clone();
         shuffled[1].0.reverse();
-        assert_eq!(same_sorted_indices(&shuffled[..3]), None);
+        assert_eq!(same_sorted_indices(&shuffled, 0, 3), None);
         let (mut fast, mut slow) = (Cliques::default(), Cliques::default());
         fast.fill(&contacts, &sorted);
         slow.fill(&contacts, &shuffled);
@@ -499,6 +513,14 @@ mod tests {
         assert_eq!((&fast.sizes, &fast.dofs, &fast.blocks), (&slow.sizes, &slow.dofs, &slow.blocks));
         assert_eq!(bits(&fast), bits(&slow));
         assert_eq!(fast.h[1].to_bits(), 0.0f64.to_bits(), "0 + (−0) is +0 on both paths");
+        // The same rows read in place as the columns of H (`Matrix::from_columns`).
+        let Matrix::Sparse(h) = Matrix::from_columns(10, sorted.iter().map(|r| &r.0[..])).unwrap() else {
+            panic!("sparse")
+        };
+        let mut read = Cliques::default();
+        read.fill(&contacts, &Columns::of(&h).expect("stored by columns"));
+        assert_eq!((&read.sizes, &read.dofs, &read.blocks), (&fast.sizes, &fast.dofs, &fast.blocks));
+        assert_eq!(bits(&read), bits(&fast));
         // Refilled in the same storage with other rows: a velocity twice is summed.
         let twice = vec![Row(vec![(5, 1.0), (5, 2.0)])];
         fast.fill(&[(0, 1)], &twice);

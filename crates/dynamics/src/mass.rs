@@ -223,6 +223,25 @@ mod tests {
         let want: Vec<u64> = (0..rows.len()).map(|j| y.row_dot_column(&rows[j], j).to_bits()).collect();
         let got: Vec<u64> = delassus_diagonal(&f, n, &refs).iter().map(|w| w.to_bits()).collect();
         assert_eq!(got, want);
+        // Read in place: the rows themselves, and the columns of H built from them (sorted and
+        // with repeats summed by `from_columns`, so compared with those rows).
+        let bits = |w: Vec<f64>| w.iter().map(|w| w.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(delassus_diagonal_of(&f, n, &rows)), want);
+        let Matrix::Sparse(h) = Matrix::from_columns(n, rows.iter().map(|r| &r.0[..])).unwrap() else {
+            panic!("sparse")
+        };
+        let cols = perp_core::linear::Columns::of(&h).expect("stored by columns");
+        let merged: Vec<Row> = (0..rows.len()).map(|k| Row(cols.entries(k).collect())).collect();
+        let merged_refs: Vec<&Row> = merged.iter().collect();
+        assert_eq!(bits(delassus_diagonal_of(&f, n, &cols)), bits(delassus_diagonal(&f, n, &merged_refs)));
+        // Blocks of six velocities (the general path, gathering by component).
+        let (mass, _) = block_mass(7, 10, false);
+        let f = MassFactor::new(&mass).unwrap();
+        let n = mass.nrows();
+        let rows: Vec<Row> =
+            rows.iter().map(|r| Row(r.0.iter().map(|&(d, v)| (d % n, v)).collect())).collect();
+        let refs: Vec<&Row> = rows.iter().collect();
+        assert_eq!(bits(delassus_diagonal_of(&f, n, &rows)), bits(delassus_diagonal(&f, n, &refs)));
     }
 
     #[test]

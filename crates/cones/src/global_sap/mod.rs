@@ -67,11 +67,12 @@
 //! `v̂_N = −φ₀/(δt + τ_d)` from the contact's stiffness k, dissipation time scale τ_d and signed
 //! distance φ₀ at the start of the step (Drake's `SapFrictionConeConstraint::DoMakeData`).
 
+use crate::global::ContactRows;
 use crate::global::{limit_reached, GlobalFrictionContactProblem};
 #[cfg(doc)]
 use crate::global_newton::GlobalSolver;
 use crate::global_newton::{global_solver, GlobalSolution};
-use perp_core::linear::mass::delassus_diagonal;
+use perp_core::linear::mass::delassus_diagonal_of;
 use perp_core::linear::{MassFactor, Row, SparseCholesky};
 use perp_core::{measures, Error, Settings, SolveReport, Status};
 use std::time::Instant;
@@ -264,12 +265,13 @@ impl Sap {
         Ok(self.prepare(g, &mut Vec::new())?.0)
     }
 
-    /// The contacts' regularisation and M's factor, the contact rows into `rows`.
-    fn prepare(
+    /// The contacts' regularisation, M's factor and the contact rows (H's columns in place,
+    /// or copied into `rows`).
+    fn prepare<'a>(
         &self,
-        g: &GlobalFrictionContactProblem,
-        rows: &mut Vec<Row>,
-    ) -> Result<(Vec<SapContact>, MassFactor), Error> {
+        g: &'a GlobalFrictionContactProblem,
+        rows: &'a mut Vec<Row>,
+    ) -> Result<(Vec<SapContact>, MassFactor, ContactRows<'a>), Error> {
         g.validate()?;
         if !(2..=3).contains(&g.dim) {
             return Err(Error::Requirement {
@@ -291,10 +293,9 @@ impl Sap {
             suggestion: Some("SAP's cost is strongly convex only for an SPD M; try global-ac-newton".into()),
         })?;
         let d = g.dim;
-        g.contact_rows_into(rows);
-        let refs: Vec<&Row> = rows.iter().collect();
+        let rows = g.contact_rows_in(rows);
         // Only W's diagonal is needed: the regularisation's scale.
-        let w = delassus_diagonal(&factor, n, &refs);
+        let w = delassus_diagonal_of(&factor, n, &rows);
         if let Some(j) = w.iter().position(|x| !x.is_finite()) {
             return Err(Error::Requirement {
                 solver: "sap".into(),
@@ -310,7 +311,7 @@ impl Sap {
                 SapContact { mu: g.mu[i], rn, rt, vhat_n }
             })
             .collect();
-        Ok((contacts, factor))
+        Ok((contacts, factor, rows))
     }
 
     /// SAP's cost ℓ(v) and gradient ∇ℓ(v) for `g` (with this solver's regularisation): the
@@ -320,7 +321,8 @@ impl Sap {
         g: &GlobalFrictionContactProblem,
         v: &[f64],
     ) -> Result<(f64, Vec<f64>), Error> {
-        let (contacts, factor) = self.prepare(g, &mut Vec::new())?;
+        let mut rows = Vec::new();
+        let (contacts, factor, _) = self.prepare(g, &mut rows)?;
         Error::check_len("v", v, g.dofs())?;
         Error::check_finite("v", v)?;
         let model = model(g, contacts, &factor)?;
@@ -332,7 +334,7 @@ impl Sap {
     /// The Hessian `M + H G Hᵀ` at v, dense (row-major, n_dof²): for tests.
     pub fn dense_hessian(&self, g: &GlobalFrictionContactProblem, v: &[f64]) -> Result<Vec<f64>, Error> {
         let mut rows = Vec::new();
-        let (contacts, factor) = self.prepare(g, &mut rows)?;
+        let (contacts, factor, rows) = self.prepare(g, &mut rows)?;
         Error::check_len("v", v, g.dofs())?;
         let model = model(g, contacts, &factor)?;
         let mut e = Eval::new(g);
@@ -361,8 +363,8 @@ impl Sap {
         let start = Instant::now();
         s.validate()?;
         // The rows kept from the last problem, made this one's (given back below).
-        let mut rows = std::mem::take(&mut self.rows);
-        let (contacts, factor) = self.prepare(g, &mut rows)?;
+        let mut kept = std::mem::take(&mut self.rows);
+        let (contacts, factor, rows) = self.prepare(g, &mut kept)?;
         let (n, d) = (g.dofs(), g.dim);
         if let Some(v0) = v0 {
             Error::check_len("initial velocity v0", v0, n)?;
@@ -405,7 +407,7 @@ impl Sap {
             v.iter_mut().zip(&w.dv).for_each(|(x, y)| *x += alpha * y);
         }
         self.graph = std::mem::take(&mut w.pat);
-        self.rows = rows;
+        self.rows = kept;
         self.answer(g, model, (v, w.e), report, (s, start))
     }
 

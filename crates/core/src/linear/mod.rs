@@ -47,7 +47,7 @@ pub use dense_lu::DenseLu;
 pub use fill::{lu_cost, FactorCost};
 pub use frozen::FrozenLu;
 pub use iterative::{BlockJacobi, CsrRef, Krylov, KrylovOutcome, KrylovStop, CHUNK};
-pub use mass::{MassFactor, Row};
+pub use mass::{Columns, MassFactor, Row, SparseRows};
 pub use small::{small_lu_solve, small_lu_solve_dyn, small_lu_solve_fixed};
 pub use sparse_cholesky::{amd_order, Ordering, SparseCholesky, Supernodal, SymmetricKind};
 pub use sparse_lu::SparseLu;

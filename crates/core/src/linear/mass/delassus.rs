@@ -1,7 +1,7 @@
 //! `W = J Y` from the rows J and `Y = M⁻¹ Jᵀ`, from the nonzeros of Y only.
 
 use super::y::Scratch;
-use super::{solve_rows, BlockFactor, MassFactor, Row, Y};
+use super::{solve_rows, BlockFactor, MassFactor, Row, SparseRows, Y};
 use crate::{Error, Matrix};
 use faer::Mat;
 use sprs::CsMat;
@@ -74,34 +74,46 @@ pub fn delassus_diagonal(factor: &MassFactor, n: usize, rows: &[&Row]) -> Vec<f6
     }
 }
 
+/// [`delassus_diagonal`] of rows read in place ([`SparseRows`]: e.g. H's columns), the same
+/// numbers bit for bit; rows are copied only for a factor other than the block one.
+pub fn delassus_diagonal_of(factor: &MassFactor, n: usize, rows: &(impl SparseRows + ?Sized)) -> Vec<f64> {
+    match factor {
+        MassFactor::Blocks(b) if b.components() > 1 => b.row_forms(rows),
+        _ => {
+            let owned: Vec<Row> = (0..rows.count()).map(|k| Row(rows.entries(k).collect())).collect();
+            delassus_diagonal(factor, n, &owned.iter().collect::<Vec<_>>())
+        }
+    }
+}
+
 impl BlockFactor {
     /// `J_i · M⁻¹ J_iᵀ` for each row, each column of Y computed as
     /// [`BlockFactor::solve_rows_into`] computes it.
-    fn row_forms(&self, rows: &[&Row]) -> Vec<f64> {
+    fn row_forms(&self, rows: &(impl SparseRows + ?Sized)) -> Vec<f64> {
         let mut sc = Scratch::default();
         sc.reset(self.components());
-        let mut out = Vec::with_capacity(rows.len());
+        let mut out = Vec::with_capacity(rows.count());
         // A diagonal M (every velocity its own component, as for spheres and point masses).
         let diagonal = self.components() == self.comp.len();
-        for (j, r) in rows.iter().enumerate() {
-            if diagonal && distinct(r) {
+        for j in 0..rows.count() {
+            if diagonal && distinct(rows, j) {
                 // The general path's numbers without its gathering: each velocity's segment
                 // holds 0 + w, solved by the two divisions of `solve_local`.
                 let mut sum = 0.0;
-                for &(d, w) in &r.0 {
+                for (d, w) in rows.entries(j) {
                     let a = self.l[self.lstart[self.comp[d]]];
                     sum += w * ((0.0 + w) / a / a);
                 }
                 out.push(sum);
                 continue;
             }
-            self.gather_row(j, r, &mut sc);
+            self.gather_row(j, rows.entries(j), &mut sc);
             let Scratch { seg, touched, x, .. } = &mut sc;
             for &c in touched.iter() {
                 self.solve_local(c, &mut x[seg[c]..seg[c] + self.size(c)]);
             }
             let mut sum = 0.0;
-            for &(d, w) in &r.0 {
+            for (d, w) in rows.entries(j) {
                 sum += w * x[seg[self.comp[d]] + self.local[d]];
             }
             out.push(sum);
@@ -110,9 +122,9 @@ impl BlockFactor {
     }
 }
 
-/// Whether no velocity appears twice in the row.
-fn distinct(r: &Row) -> bool {
-    r.0.iter().enumerate().all(|(k, &(d, _))| r.0[..k].iter().all(|&(e, _)| e != d))
+/// Whether no velocity appears twice in row `j`.
+fn distinct(rows: &(impl SparseRows + ?Sized), j: usize) -> bool {
+    (0..rows.len_of(j)).all(|k| (0..k).all(|e| rows.entry(j, e).0 != rows.entry(j, k).0))
 }
 
 /// `W = J Y` (`m × m`) from rows `J` and `Y = M⁻¹ Jᵀ`, symmetrized; dense when `m` is small or

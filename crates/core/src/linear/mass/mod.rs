@@ -25,7 +25,8 @@ mod delassus;
 mod y;
 
 pub use delassus::{
-    delassus, delassus_diagonal, delassus_into, delassus_with, for_each_product, DelassusLayout,
+    delassus, delassus_diagonal, delassus_diagonal_of, delassus_into, delassus_with, for_each_product,
+    DelassusLayout,
 };
 pub use y::{solve_rows, solve_rows_into, Column, Y};
 
@@ -38,6 +39,87 @@ use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Side};
 use sprs::CsMat;
 use y::{Scratch, Store};
+
+/// Sparse rows read in place, entry by entry: [`Row`]s, or the columns of a matrix stored by
+/// columns ([`Columns`]: the contact rows `Hᵀ` are H's columns), so that a consumer needs no
+/// copy of either.
+pub trait SparseRows {
+    /// Number of rows.
+    fn count(&self) -> usize;
+    /// Number of entries of row `k`.
+    fn len_of(&self, k: usize) -> usize;
+    /// Entry `a` of row `k`: `(index, value)`.
+    fn entry(&self, k: usize, a: usize) -> (usize, f64);
+    /// Row `k`'s entries in order.
+    fn entries(&self, k: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
+        (0..self.len_of(k)).map(move |a| self.entry(k, a))
+    }
+}
+
+impl SparseRows for [Row] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn len_of(&self, k: usize) -> usize {
+        self[k].0.len()
+    }
+    fn entry(&self, k: usize, a: usize) -> (usize, f64) {
+        self[k].0[a]
+    }
+}
+
+impl SparseRows for Vec<Row> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn len_of(&self, k: usize) -> usize {
+        self[k].0.len()
+    }
+    fn entry(&self, k: usize, a: usize) -> (usize, f64) {
+        self[k].0[a]
+    }
+}
+
+impl SparseRows for [&Row] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn len_of(&self, k: usize) -> usize {
+        self[k].0.len()
+    }
+    fn entry(&self, k: usize, a: usize) -> (usize, f64) {
+        self[k].0[a]
+    }
+}
+
+/// The columns of a compressed-column matrix as [`SparseRows`] (row k: column k's entries).
+#[derive(Clone, Copy, Debug)]
+pub struct Columns<'a> {
+    ptr: &'a [usize],
+    idx: &'a [usize],
+    val: &'a [f64],
+}
+
+impl<'a> Columns<'a> {
+    /// `m`'s columns, when `m` is stored by columns (with its pointers from 0).
+    pub fn of(m: &'a CsMat<f64>) -> Option<Columns<'a>> {
+        let ptr = m.indptr().into_raw_storage();
+        (m.is_csc() && ptr.first() == Some(&0)).then(|| Columns { ptr, idx: m.indices(), val: m.data() })
+    }
+}
+
+impl SparseRows for Columns<'_> {
+    fn count(&self) -> usize {
+        self.ptr.len() - 1
+    }
+    fn len_of(&self, k: usize) -> usize {
+        self.ptr[k + 1] - self.ptr[k]
+    }
+    fn entry(&self, k: usize, a: usize) -> (usize, f64) {
+        let e = self.ptr[k] + a;
+        (self.idx[e], self.val[e])
+    }
+}
 
 /// A constraint row over the velocity coordinates, stored sparsely as `(index, value)` pairs
 /// (a contact between two bodies of a large scene touches 12 of thousands of velocities).
@@ -396,11 +478,11 @@ impl BlockFactor {
     /// Row `j`'s entries gathered by component into `s.x`: one segment per component the
     /// row touches (`s.touched`, the segment of `c` at `s.seg[c]`, in `c`'s local order);
     /// `s.stamp` must not hold `j` yet.
-    fn gather_row(&self, j: usize, r: &Row, s: &mut Scratch) {
+    fn gather_row(&self, j: usize, r: impl Iterator<Item = (usize, f64)>, s: &mut Scratch) {
         let Scratch { stamp, seg, touched, x } = s;
         touched.clear();
         x.clear();
-        for &(d, v) in &r.0 {
+        for (d, v) in r {
             let c = self.comp[d];
             if stamp[c] != j {
                 stamp[c] = j;
@@ -468,7 +550,7 @@ impl BlockFactor {
             dense.resize(n * m, 0.0);
         }
         for (j, r) in rows.iter().enumerate() {
-            self.gather_row(j, r, sc);
+            self.gather_row(j, r.0.iter().copied(), sc);
             let Scratch { seg, touched, x, .. } = &mut *sc;
             for &c in touched.iter() {
                 let s = self.size(c);
