@@ -25,7 +25,7 @@
 use crate::cone::MAX_DIM;
 use crate::problem::FrictionContactProblem;
 use perp_core::linear::mass::{delassus_with, solve_rows, DelassusLayout};
-use perp_core::linear::{Columns, MassFactor, Row, SparseRows};
+use perp_core::linear::{Columns, MassFactor, Row};
 use perp_core::{measures, Error, Matrix, Settings, Status};
 use std::time::Instant;
 
@@ -349,31 +349,11 @@ fn coulomb_residual_sq(dim: usize, mu: &[f64], r: &[f64], u: &[f64]) -> f64 {
 
 /// `y += Aᵀ x` for any storage.
 /// A problem's contact rows (the rows of Hᵀ) without a copy when H is stored by columns
-/// ([`GlobalFrictionContactProblem::contact_rows_in`]).
+/// ([`GlobalFrictionContactProblem::contact_rows_in`]); its users match once and read either
+/// kind through [`SparseRows`], so that no entry is read through a match.
 pub(crate) enum ContactRows<'a> {
     Columns(Columns<'a>),
     Rows(&'a [Row]),
-}
-
-impl SparseRows for ContactRows<'_> {
-    fn count(&self) -> usize {
-        match self {
-            ContactRows::Columns(c) => c.count(),
-            ContactRows::Rows(r) => r.len(),
-        }
-    }
-    fn len_of(&self, k: usize) -> usize {
-        match self {
-            ContactRows::Columns(c) => c.len_of(k),
-            ContactRows::Rows(r) => r[k].0.len(),
-        }
-    }
-    fn entry(&self, k: usize, a: usize) -> (usize, f64) {
-        match self {
-            ContactRows::Columns(c) => c.entry(k, a),
-            ContactRows::Rows(r) => r[k].0[a],
-        }
-    }
 }
 
 fn singular_m(n: usize, why: &str) -> Error {

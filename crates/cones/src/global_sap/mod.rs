@@ -295,7 +295,10 @@ impl Sap {
         let d = g.dim;
         let rows = g.contact_rows_in(rows);
         // Only W's diagonal is needed: the regularisation's scale.
-        let w = delassus_diagonal_of(&factor, n, &rows);
+        let w = match &rows {
+            ContactRows::Columns(c) => delassus_diagonal_of(&factor, n, c),
+            ContactRows::Rows(r) => delassus_diagonal_of(&factor, n, *r),
+        };
         if let Some(j) = w.iter().position(|x| !x.is_finite()) {
             return Err(Error::Requirement {
                 solver: "sap".into(),
@@ -339,7 +342,10 @@ impl Sap {
         let model = model(g, contacts, &factor)?;
         let mut e = Eval::new(g);
         model.eval(v, &mut e, true);
-        let pat = BodyGraph::new(&g.m, g.dofs(), &clique_rows(g), &rows);
+        let pat = match &rows {
+            ContactRows::Columns(c) => BodyGraph::new(&g.m, g.dofs(), &clique_rows(g), c),
+            ContactRows::Rows(r) => BodyGraph::new(&g.m, g.dofs(), &clique_rows(g), *r),
+        };
         let mut values = Vec::new();
         pat.fill(&e.g, &mut values, &mut e.hg);
         let n = g.dofs();
@@ -375,7 +381,10 @@ impl Sap {
         let mut v = v0.map_or_else(|| model.vstar.clone(), <[f64]>::to_vec);
         // The pattern kept from the last problem, made this one's (given back below).
         let mut pat = std::mem::take(&mut self.graph);
-        pat.update(&g.m, n, &clique_rows(g), &rows);
+        match &rows {
+            ContactRows::Columns(c) => pat.update(&g.m, n, &clique_rows(g), c),
+            ContactRows::Rows(r) => pat.update(&g.m, n, &clique_rows(g), *r),
+        };
         let mut report = SolveReport::new(self.name());
         let mut w = Newton::new(g, pat);
         let mut cost_stalled = false;
