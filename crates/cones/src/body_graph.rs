@@ -471,19 +471,19 @@ mod tests {
     fn an_update_keeps_the_pattern_only_while_the_structure_repeats() {
         let n = 12;
         let (t, rows) = sample(1.0);
-        let mut kept = BodyGraph::new(&Matrix::from_triplets(n, n, &t).unwrap(), n, &CONTACTS, &rows);
+        let mut kept = BodyGraph::new(&Matrix::from_triplets(n, n, &t).unwrap(), n, &CONTACTS, &rows[..]);
         let g: Vec<f64> = (0..kept.g_len()).map(|k| 0.5 + (k % 5) as f64).collect();
         let (mut a, mut b, mut scratch) = (Vec::new(), Vec::new(), Vec::new());
         let (t2, mut rows2) = sample(1.7);
         let m2 = Matrix::from_triplets(n, n, &t2).unwrap();
-        assert!(kept.update(&m2, n, &CONTACTS, &rows2));
+        assert!(kept.update(&m2, n, &CONTACTS, &rows2[..]));
         kept.fill(&g, &mut a, &mut scratch);
-        BodyGraph::new(&m2, n, &CONTACTS, &rows2).fill(&g, &mut b, &mut scratch);
+        BodyGraph::new(&m2, n, &CONTACTS, &rows2[..]).fill(&g, &mut b, &mut scratch);
         assert_eq!(kept.reuses, 1);
         assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()) && a.len() == b.len());
         rows2[4].0[0].0 = 9;
-        assert!(!kept.update(&m2, n, &CONTACTS, &rows2));
-        let fresh = BodyGraph::new(&m2, n, &CONTACTS, &rows2);
+        assert!(!kept.update(&m2, n, &CONTACTS, &rows2[..]));
+        let fresh = BodyGraph::new(&m2, n, &CONTACTS, &rows2[..]);
         assert_eq!((&kept.col_ptr, &kept.row_idx, &kept.perm), (&fresh.col_ptr, &fresh.row_idx, &fresh.perm));
         kept.fill(&g, &mut a, &mut scratch);
         fresh.fill(&g, &mut b, &mut scratch);
@@ -502,13 +502,13 @@ mod tests {
             Row(vec![(2, 1.0), (3, 1.0)]),
         ];
         let contacts = [(0, 3), (3, 1)];
-        assert_eq!(same_sorted_indices(&sorted, 0, 3), Some(4));
+        assert_eq!(same_sorted_indices(&sorted[..], 0, 3), Some(4));
         let mut shuffled = sorted.clone();
         shuffled[1].0.reverse();
-        assert_eq!(same_sorted_indices(&shuffled, 0, 3), None);
+        assert_eq!(same_sorted_indices(&shuffled[..], 0, 3), None);
         let (mut fast, mut slow) = (Cliques::default(), Cliques::default());
-        fast.fill(&contacts, &sorted);
-        slow.fill(&contacts, &shuffled);
+        fast.fill(&contacts, &sorted[..]);
+        slow.fill(&contacts, &shuffled[..]);
         let bits = |c: &Cliques| c.h.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!((&fast.sizes, &fast.dofs, &fast.blocks), (&slow.sizes, &slow.dofs, &slow.blocks));
         assert_eq!(bits(&fast), bits(&slow));
@@ -522,8 +522,8 @@ mod tests {
         assert_eq!((&read.sizes, &read.dofs, &read.blocks), (&fast.sizes, &fast.dofs, &fast.blocks));
         assert_eq!(bits(&read), bits(&fast));
         // Refilled in the same storage with other rows: a velocity twice is summed.
-        let twice = vec![Row(vec![(5, 1.0), (5, 2.0)])];
-        fast.fill(&[(0, 1)], &twice);
+        let twice = [Row(vec![(5, 1.0), (5, 2.0)])];
+        fast.fill(&[(0, 1)], &twice[..]);
         assert_eq!((&fast.sizes[..], &fast.dofs[..], &fast.h[..]), (&[1][..], &[5][..], &[3.0][..]));
     }
 
@@ -537,7 +537,7 @@ mod tests {
         let m = Matrix::from_triplets(n, n, &t).unwrap();
         let val = |k: usize| 0.3 + ((7 * k) % 11) as f64 / 10.0;
         let contacts = CONTACTS;
-        let graph = BodyGraph::new(&m, n, &contacts, &rows);
+        let graph = BodyGraph::new(&m, n, &contacts, &rows[..]);
         // G_c = A Aᵀ + I/2, symmetric positive definite.
         let mut g = vec![0.0; graph.g_len()];
         for (c, &(_, p)) in contacts.iter().enumerate() {

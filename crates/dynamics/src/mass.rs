@@ -226,7 +226,7 @@ mod tests {
         // Read in place: the rows themselves, and the columns of H built from them (sorted and
         // with repeats summed by `from_columns`, so compared with those rows).
         let bits = |w: Vec<f64>| w.iter().map(|w| w.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(delassus_diagonal_of(&f, n, &rows)), want);
+        assert_eq!(bits(delassus_diagonal_of(&f, n, &rows[..])), want);
         let Matrix::Sparse(h) = Matrix::from_columns(n, rows.iter().map(|r| &r.0[..])).unwrap() else {
             panic!("sparse")
         };
@@ -241,7 +241,7 @@ mod tests {
         let rows: Vec<Row> =
             rows.iter().map(|r| Row(r.0.iter().map(|&(d, v)| (d % n, v)).collect())).collect();
         let refs: Vec<&Row> = rows.iter().collect();
-        assert_eq!(bits(delassus_diagonal_of(&f, n, &rows)), bits(delassus_diagonal(&f, n, &refs)));
+        assert_eq!(bits(delassus_diagonal_of(&f, n, &rows[..])), bits(delassus_diagonal(&f, n, &refs)));
     }
 
     #[test]

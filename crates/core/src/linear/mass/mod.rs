@@ -56,39 +56,16 @@ pub trait SparseRows {
     }
 }
 
-impl SparseRows for [Row] {
+/// Rows by value or by reference (`[Row]`, `[&Row]`).
+impl<R: std::borrow::Borrow<Row>> SparseRows for [R] {
     fn count(&self) -> usize {
         self.len()
     }
     fn len_of(&self, k: usize) -> usize {
-        self[k].0.len()
+        self[k].borrow().0.len()
     }
     fn entry(&self, k: usize, a: usize) -> (usize, f64) {
-        self[k].0[a]
-    }
-}
-
-impl SparseRows for Vec<Row> {
-    fn count(&self) -> usize {
-        self.len()
-    }
-    fn len_of(&self, k: usize) -> usize {
-        self[k].0.len()
-    }
-    fn entry(&self, k: usize, a: usize) -> (usize, f64) {
-        self[k].0[a]
-    }
-}
-
-impl SparseRows for [&Row] {
-    fn count(&self) -> usize {
-        self.len()
-    }
-    fn len_of(&self, k: usize) -> usize {
-        self[k].0.len()
-    }
-    fn entry(&self, k: usize, a: usize) -> (usize, f64) {
-        self[k].0[a]
+        self[k].borrow().0[a]
     }
 }
 
