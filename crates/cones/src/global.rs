@@ -347,7 +347,6 @@ fn coulomb_residual_sq(dim: usize, mu: &[f64], r: &[f64], u: &[f64]) -> f64 {
     sum
 }
 
-/// `y += Aᵀ x` for any storage.
 /// A problem's contact rows (the rows of Hᵀ) without a copy when H is stored by columns
 /// ([`GlobalFrictionContactProblem::contact_rows_in`]); its users match once and read either
 /// kind through [`SparseRows`], so that no entry is read through a match.

@@ -64,7 +64,7 @@ impl GlobalFrictionContactProblem {
             Matrix::Sparse(s) => Some(s.to_csc()),
             dense => Some(dense.to_csr().to_csc()),
         };
-        let h = by_columns(self, converted.as_ref());
+        let h = by_columns(self, converted.as_ref()).expect("H converted unless stored by columns");
         let mut uf = UnionFind::new(n);
         for_each_nonzero(&self.m, |i, j| uf.union(i, j));
         // The first velocity each contact touches (None: a contact on no velocity).
@@ -150,7 +150,14 @@ impl Islands {
             }
         };
         let columns: Vec<usize> = part.contacts.iter().flat_map(|&c| d * c..d * (c + 1)).collect();
-        let (ptr, idx, val) = self.restricted_outer(by_columns(g, self.h.as_ref()), &columns);
+        let Some(h) = by_columns(g, self.h.as_ref()) else {
+            return Err(Error::setting(
+                "g (Islands::restrict)",
+                "a problem whose H is not stored by columns",
+                "the islands were computed from a problem whose H is: restrict that problem",
+            ));
+        };
+        let (ptr, idx, val) = self.restricted_outer(h, &columns);
         let h = CsMat::new_csc((n, columns.len()), ptr, idx, val);
         let (mut b, mut mu) = (Vec::with_capacity(d * part.contacts.len()), Vec::new());
         for &c in &part.contacts {
@@ -181,12 +188,15 @@ impl Islands {
     }
 }
 
-/// H by columns: `converted`, else `g`'s own H (stored by columns).
-fn by_columns<'a>(g: &'a GlobalFrictionContactProblem, converted: Option<&'a CsMat<f64>>) -> &'a CsMat<f64> {
+/// H by columns: `converted`, else `g`'s own H when it is stored by columns.
+fn by_columns<'a>(
+    g: &'a GlobalFrictionContactProblem,
+    converted: Option<&'a CsMat<f64>>,
+) -> Option<&'a CsMat<f64>> {
     match (converted, &g.h) {
-        (Some(h), _) => h,
-        (None, Matrix::Sparse(h)) if h.is_csc() => h,
-        _ => unreachable!("H is converted unless stored by columns"),
+        (Some(h), _) => Some(h),
+        (None, Matrix::Sparse(h)) if h.is_csc() => Some(h),
+        _ => None,
     }
 }
 
@@ -297,6 +307,19 @@ mod tests {
             assert_eq!(got.h.to_dense(), want.h.to_dense(), "island {p}: H");
             assert_eq!((&got.f, &got.b, &got.mu), (&want.f, &want.b, &want.mu), "island {p}");
         }
+        // H stored by columns: the islands read it in place, and restrict the same islands.
+        let Matrix::Sparse(h) = &g.h else { panic!("sparse") };
+        let mut by_cols = g.clone();
+        by_cols.h = Matrix::Sparse(h.to_csc());
+        let islands_c = by_cols.islands();
+        assert_eq!(islands_c.parts, islands.parts);
+        for part in &islands.parts {
+            let (a, b) = (islands.restrict(&g, part).unwrap(), islands_c.restrict(&by_cols, part).unwrap());
+            assert_eq!(a.h.to_dense(), b.h.to_dense());
+        }
+        // Those islands given the problem stored by rows: an error, not a panic.
+        let e = islands_c.restrict(&g, &islands.parts[0]).unwrap_err().to_string();
+        assert!(e.contains("Islands::restrict") && e.contains("not stored by columns"), "{e}");
     }
 
     #[test]
