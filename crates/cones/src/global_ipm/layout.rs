@@ -2,6 +2,8 @@
 //! matrix.
 
 use super::*;
+use crate::global::ContactRows;
+use perp_core::linear::SparseRows;
 
 /// A starting point of the interior-point iterations: the velocities v and the cone variables
 /// z of an earlier answer.
@@ -13,10 +15,8 @@ pub(super) struct Layout {
     pub(super) m: usize,
     /// Per contact: its first cone row and its rows (the contact's dimension, or 1 when μ = 0).
     pub(super) cones: Vec<(usize, usize)>,
-    /// The rows of `H̃ᵀ`, one per cone row: `(dof, value)`.
-    pub(super) rows: Vec<Row>,
-    /// The same rows one after the other (row k at `ht[ht_ptr[k]..ht_ptr[k + 1]]`), for the
-    /// products of every refinement step.
+    /// The rows of `H̃ᵀ`, one per cone row, one after the other (row k's `(dof, value)` at
+    /// `ht[ht_ptr[k]..ht_ptr[k + 1]]`); the layout reads them as [`SparseRows`].
     ht_ptr: Vec<usize>,
     ht: Vec<(usize, f64)>,
     /// M's diagonal (0 where M has no entry).
@@ -44,30 +44,14 @@ pub(super) struct QuasiDefinite {
 impl Layout {
     pub(super) fn new(g: &GlobalFrictionContactProblem, factor: &MassFactor) -> Layout {
         let (n, d) = (g.dofs(), g.dim);
-        let h = g.contact_rows();
-        let mut cones = Vec::with_capacity(g.contacts());
-        let mut rows = Vec::with_capacity(g.size());
-        for (i, &mu) in g.mu.iter().enumerate() {
-            cones.push((rows.len(), if mu > 0.0 { d } else { 1 }));
-            let mut normal = h[i * d].clone();
-            if mu > 0.0 {
-                normal.0.iter_mut().for_each(|(_, v)| *v /= mu);
-                rows.push(normal);
-                rows.extend(h[i * d + 1..(i + 1) * d].iter().cloned());
-            } else {
-                rows.push(normal);
-            }
-        }
-        let m = rows.len();
+        let mut kept = Vec::new();
+        let (cones, ht_ptr, ht) = match g.contact_rows_in(&mut kept) {
+            ContactRows::Columns(c) => cone_rows(&c, &g.mu, d),
+            ContactRows::Rows(r) => cone_rows(r, &g.mu, d),
+        };
+        let m = ht_ptr.len() - 1;
         let m_diag = g.m.diagonal();
-        let mut ht_ptr = Vec::with_capacity(m + 1);
-        ht_ptr.push(0);
-        let mut ht = Vec::with_capacity(rows.iter().map(|r| r.0.len()).sum());
-        for row in &rows {
-            ht.extend_from_slice(&row.0);
-            ht_ptr.push(ht.len());
-        }
-        let mut lay = Layout { n, m, cones, rows, ht_ptr, ht, m_diag, vscale: 0.0 };
+        let mut lay = Layout { n, m, cones, ht_ptr, ht, m_diag, vscale: 0.0 };
         let mut vfree = g.f.clone();
         factor.solve(&mut vfree, n, 1);
         let mut y = vec![0.0; m];
@@ -78,11 +62,11 @@ impl Layout {
 
     /// The quasi-definite KKT matrix's pattern for the problem `g` this layout was built for.
     pub(super) fn quasi_definite(&self, g: &GlobalFrictionContactProblem) -> QuasiDefinite {
-        let (n, rows) = (self.n, &self.rows);
+        let n = self.n;
         // H̃ by dofs: per dof the cone rows touching it, in ascending order (duplicates summed).
         let mut by_dof: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
-        for (k, row) in rows.iter().enumerate() {
-            for &(j, v) in &row.0 {
+        for k in 0..self.m {
+            for &(j, v) in self.row(k) {
                 match by_dof[j].last_mut() {
                     Some((kk, w)) if *kk == k => *w += v,
                     _ => by_dof[j].push((k, v)),
@@ -139,6 +123,11 @@ impl Layout {
         bt
     }
 
+    /// Row k of `H̃ᵀ`: `(dof, value)`.
+    pub(super) fn row(&self, k: usize) -> &[(usize, f64)] {
+        &self.ht[self.ht_ptr[k]..self.ht_ptr[k + 1]]
+    }
+
     /// `y = H̃ᵀ x`.
     pub(super) fn ht_mul(&self, x: &[f64], y: &mut [f64]) {
         for (yk, w) in y.iter_mut().zip(self.ht_ptr.windows(2)) {
@@ -191,5 +180,44 @@ impl Layout {
             r[i * d + 1..i * d + p].copy_from_slice(&z[off + 1..off + p]);
         }
         r
+    }
+}
+
+/// [`cone_rows`]' answer: `(cones, ht_ptr, ht)` as [`Layout`] holds them.
+type ConeRows = (Vec<(usize, usize)>, Vec<usize>, Vec<(usize, f64)>);
+
+/// The rows of `H̃ᵀ` in one run: per contact its cone rows (`(first, count)`: the contact's
+/// dimension, or 1 when μ = 0), the normal row divided by μ when μ > 0.
+fn cone_rows(h: &(impl SparseRows + ?Sized), mu: &[f64], d: usize) -> ConeRows {
+    let mut cones = Vec::with_capacity(mu.len());
+    let mut ht_ptr = Vec::with_capacity(h.count() + 1);
+    ht_ptr.push(0);
+    let mut ht = Vec::new();
+    for (i, &mu) in mu.iter().enumerate() {
+        cones.push((ht_ptr.len() - 1, if mu > 0.0 { d } else { 1 }));
+        if mu > 0.0 {
+            ht.extend(h.entries(i * d).map(|(j, v)| (j, v / mu)));
+            ht_ptr.push(ht.len());
+            for k in i * d + 1..(i + 1) * d {
+                ht.extend(h.entries(k));
+                ht_ptr.push(ht.len());
+            }
+        } else {
+            ht.extend(h.entries(i * d));
+            ht_ptr.push(ht.len());
+        }
+    }
+    (cones, ht_ptr, ht)
+}
+
+impl SparseRows for Layout {
+    fn count(&self) -> usize {
+        self.m
+    }
+    fn len_of(&self, k: usize) -> usize {
+        self.ht_ptr[k + 1] - self.ht_ptr[k]
+    }
+    fn entry(&self, k: usize, a: usize) -> (usize, f64) {
+        self.ht[self.ht_ptr[k] + a]
     }
 }

@@ -68,7 +68,7 @@ use crate::cone::{Cone, MAX_DIM};
 use crate::coulomb::Coulomb;
 use crate::global::GlobalFrictionContactProblem;
 use crate::global_newton::{check_answer, free_velocity_norm, global_solver, GlobalNewton, GlobalSolution};
-use perp_core::linear::{MassFactor, Row, SparseCholesky};
+use perp_core::linear::{MassFactor, SparseCholesky};
 use perp_core::{Error, Settings, SolveReport, Status};
 use std::time::Instant;
 

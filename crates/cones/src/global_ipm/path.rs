@@ -269,10 +269,8 @@ impl Iterates {
 /// rows (1 when that is not positive and finite).
 fn omega2(lay: &Layout) -> f64 {
     let mdiag = &lay.m_diag;
-    let sum: f64 = lay
-        .rows
-        .iter()
-        .map(|row| row.0.iter().map(|&(j, v)| v * v / mdiag[j].abs().max(f64::MIN_POSITIVE)).sum::<f64>())
+    let sum: f64 = (0..lay.m)
+        .map(|k| lay.row(k).iter().map(|&(j, v)| v * v / mdiag[j].abs().max(f64::MIN_POSITIVE)).sum::<f64>())
         .sum();
     let w = sum / lay.m.max(1) as f64;
     if w > 0.0 && w.is_finite() {

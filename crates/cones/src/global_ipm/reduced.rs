@@ -33,7 +33,7 @@ pub(super) struct Reduced {
 impl Reduced {
     /// S's storage for the problem, `graph` made its body graph.
     pub(super) fn new(g: &GlobalFrictionContactProblem, lay: &Layout, graph: &mut BodyGraph) -> Reduced {
-        graph.update(&g.m, lay.n, &lay.cones, &lay.rows[..]);
+        graph.update(&g.m, lay.n, &lay.cones, lay);
         let ginv = vec![0.0; graph.g_len()];
         Reduced { values: Vec::new(), ginv, t: Vec::new() }
     }
