@@ -69,7 +69,13 @@ impl GlobalFrictionContactProblem {
         for_each_nonzero(&self.m, |i, j| uf.union(i, j));
         // The first velocity each contact touches (None: a contact on no velocity).
         let mut first = vec![None; nc];
+        let (ptr, idx, val) = (h.indptr(), h.indices(), h.data());
         for (k, col) in h.outer_iterator().enumerate() {
+            // A contact's column whose nonzeros sit where its previous column's do (a rigid
+            // contact's usual rows) joins nothing new.
+            if k % d != 0 && same_nonzeros((idx, val), ptr.outer_inds_sz(k - 1), ptr.outer_inds_sz(k)) {
+                continue;
+            }
             for (i, &v) in col.iter() {
                 if v != 0.0 {
                     match first[k / d] {
@@ -198,6 +204,18 @@ fn by_columns<'a>(
         (None, Matrix::Sparse(h)) if h.is_csc() => Some(h),
         _ => None,
     }
+}
+
+/// Whether the entries `a` and `b` of a compressed matrix's `(indices, values)` have the same
+/// indices, zero at the same places.
+fn same_nonzeros(
+    (idx, val): (&[usize], &[f64]),
+    a: std::ops::Range<usize>,
+    b: std::ops::Range<usize>,
+) -> bool {
+    a.len() == b.len()
+        && idx[a.clone()] == idx[b.clone()]
+        && val[a].iter().zip(&val[b]).all(|(x, y)| (*x == 0.0) == (*y == 0.0))
 }
 
 /// `f(i, j)` on every nonzero entry of `m` off the diagonal.
@@ -333,6 +351,40 @@ mod tests {
         assert_eq!(islands.parts[0], Island { dofs: vec![0, 2], contacts: vec![0] });
         let sub = islands.restrict(&g, &islands.parts[0]).unwrap();
         assert_eq!(sub.m.to_dense(), Matrix::from_row_major(2, 2, &[1.0, 0.0, 0.0, 3.0]).unwrap().to_dense());
+    }
+
+    #[test]
+    fn a_contacts_later_columns_join_what_they_touch_beyond_the_first() {
+        // H by columns with an explicit zero: contact 0's first column touches velocity 1 by a
+        // stored 0 (no coupling) and its second by 2 (coupling); contact 1's second column
+        // touches one velocity more than its first. Each contact is one island of two.
+        let h = sprs::CsMat::new_csc(
+            (4, 4),
+            vec![0, 2, 4, 5, 7],
+            vec![0, 1, 0, 1, 2, 2, 3],
+            vec![1.0, 0.0, 1.0, 2.0, 1.0, 1.0, 1.0],
+        );
+        let m = Matrix::from_row_major(
+            4,
+            4,
+            &[1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0],
+        )
+        .unwrap();
+        let g = GlobalFrictionContactProblem::new(
+            2,
+            m,
+            Matrix::from(h),
+            vec![1.0; 4],
+            vec![0.0; 4],
+            vec![0.3; 2],
+        )
+        .unwrap();
+        let islands = g.islands();
+        assert!(islands.free.is_empty());
+        assert_eq!(
+            islands.parts,
+            [Island { dofs: vec![0, 1], contacts: vec![0] }, Island { dofs: vec![2, 3], contacts: vec![1] }]
+        );
     }
 
     #[test]

@@ -95,8 +95,9 @@ impl BlockFactor {
         let mut out = Vec::with_capacity(rows.count());
         // A diagonal M (every velocity its own component, as for spheres and point masses).
         let diagonal = self.components() == self.comp.len();
+        let ascending = rows.strictly_ascending();
         for j in 0..rows.count() {
-            if diagonal && distinct(rows, j) {
+            if diagonal && (ascending || distinct(rows, j)) {
                 // The general path's numbers without its gathering: each velocity's segment
                 // holds 0 + w, solved by the two divisions of `solve_local`.
                 let mut sum = 0.0;

@@ -54,6 +54,11 @@ pub trait SparseRows {
     fn entries(&self, k: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
         (0..self.len_of(k)).map(move |a| self.entry(k, a))
     }
+    /// Whether every row's indices are known to ascend strictly (no index twice in a row),
+    /// so that a consumer need not check (default: not known).
+    fn strictly_ascending(&self) -> bool {
+        false
+    }
 }
 
 /// Rows by value or by reference (`[Row]`, `[&Row]`).
@@ -95,6 +100,10 @@ impl SparseRows for Columns<'_> {
     fn entry(&self, k: usize, a: usize) -> (usize, f64) {
         let e = self.ptr[k] + a;
         (self.idx[e], self.val[e])
+    }
+    /// sprs checks that a compressed matrix's indices ascend strictly in each column.
+    fn strictly_ascending(&self) -> bool {
+        true
     }
 }
 
