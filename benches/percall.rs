@@ -12,8 +12,8 @@ mod common;
 
 use common::mean_seconds;
 use criterion::{BenchmarkId, Criterion};
-use perp::cones::{Cone, Coulomb, FrictionContactProblem};
-use perp::core::{Matrix, Settings, SolveReport, Status};
+use perp::cones::{Cone, Coulomb, FrictionContactProblem, FrictionSolution};
+use perp::core::{Matrix, Settings, Status};
 use std::hint::black_box;
 
 /// The public fc3d files of at most 30 unknowns.
@@ -75,17 +75,17 @@ fn main() {
         let mut g = c.benchmark_group(format!("percall/{k}"));
         for name in SOLVERS {
             let mut sv = perp::cones::solver(name).unwrap();
-            let (mut r, mut u, mut rep) = (vec![0.0; n], vec![0.0; n], SolveReport::new(""));
-            sv.solve_into(&p, false, &mut r, &mut u, &mut rep, &s).unwrap();
-            if rep.status != Status::Solved {
-                eprintln!("{file}: {name} did not solve ({})", rep.status);
+            let mut sol = FrictionSolution::zeros(n);
+            sv.solve_into(&p, false, sol.view_mut(), &s).unwrap();
+            if sol.report.status != Status::Solved {
+                eprintln!("{file}: {name} did not solve ({})", sol.report.status);
                 continue;
             }
-            let iters = rep.iterations;
+            let iters = sol.report.iterations;
             g.bench_function(BenchmarkId::new(*name, n), |b| {
                 b.iter(|| {
-                    sv.solve_into(black_box(&p), false, &mut r, &mut u, &mut rep, &s).unwrap();
-                    black_box(&r);
+                    sv.solve_into(black_box(&p), false, sol.view_mut(), &s).unwrap();
+                    black_box(&sol.r);
                 })
             });
             if *name == "nsgs" {

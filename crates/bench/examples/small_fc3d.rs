@@ -8,7 +8,7 @@
 //! ```
 
 use perp_catalogue::friction_solver as solver;
-use perp_cones::{Settings, SolveReport};
+use perp_cones::{FrictionSolution, Settings};
 use perp_formats::friction::read_friction_contact;
 use std::path::Path;
 use std::time::Instant;
@@ -41,8 +41,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for name in solvers.split(',') {
             let mut reused = solver(name)?;
             let mut into = solver(name)?;
-            let (mut r, mut u, mut report) = (vec![0.0; n], vec![0.0; n], SolveReport::new(""));
-            into.solve_into(&p, false, &mut r, &mut u, &mut report, &s)?; // prepare
+            let mut kept = FrictionSolution::zeros(n);
+            into.solve_into(&p, false, kept.view_mut(), &s)?; // prepare
             let (mut tf, mut tr, mut ti) = (Vec::new(), Vec::new(), Vec::new());
             let mut iterations = 0;
             for _ in 0..repeat {
@@ -52,13 +52,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let t = Instant::now();
                 let sol2 = reused.solve(&p, None, &s)?;
                 tr.push(t.elapsed().as_secs_f64());
-                r.fill(0.0);
+                kept.r.fill(0.0);
                 let t = Instant::now();
-                into.solve_into(&p, false, &mut r, &mut u, &mut report, &s)?;
+                into.solve_into(&p, false, kept.view_mut(), &s)?;
                 ti.push(t.elapsed().as_secs_f64());
-                assert_eq!(sol.r, r, "{f} {name}: solve and solve_into differ");
-                assert_eq!(sol2.r, r);
-                iterations = report.iterations;
+                assert_eq!(sol.r, kept.r, "{f} {name}: solve and solve_into differ");
+                assert_eq!(sol2.r, kept.r);
+                iterations = kept.report.iterations;
             }
             let (mf, mr, mi) = (median(&mut tf), median(&mut tr), median(&mut ti));
             all_fresh.push(mf);

@@ -2,6 +2,7 @@
 //! shape, solved without allocating, freed by `perp_solver_free`.
 
 use super::*;
+use perp_catalogue::Answer;
 
 /// A solver kept across calls: the C face of "prepare once, solve many". It holds the
 /// catalogue solver (its workspaces), the problem (whose storage is refilled in place while
@@ -15,11 +16,10 @@ pub struct PerpSolver {
     pub(super) settings: Settings,
     /// The last problem, refilled in place while its shape holds.
     pub(super) problem: Option<Problem>,
-    /// The solution vectors (z, w or r, u), and M's values row by row for `Lcp::set_m_values`.
-    pub(super) x: Vec<f64>,
-    pub(super) y: Vec<f64>,
+    /// The answer (z, w or r, u, and the report), kept from call to call.
+    pub(super) answer: Answer,
+    /// M's values row by row for `Lcp::set_m_values`.
     pub(super) rows: Vec<f64>,
-    pub(super) report: SolveReport,
 }
 
 impl PerpSolver {
@@ -34,23 +34,17 @@ impl PerpSolver {
     ) -> Result<PerpReport, Refusal> {
         let p = self.problem.as_ref().expect("the caller has just kept or built it");
         let n = p.n();
+        let a = &mut self.answer;
         if let Some(v) = start {
-            self.x.clear();
-            self.x.extend_from_slice(v);
+            a.z.clear();
+            a.z.extend_from_slice(v);
         }
-        self.solver.solve_into(
-            p,
-            start.is_some(),
-            &mut self.x,
-            &mut self.y,
-            &mut self.report,
-            &self.settings,
-        )?;
+        self.solver.solve_into(p, start.is_some(), a, &self.settings)?;
         unsafe {
-            write(x_out, &self.x[..n]);
-            write(y_out, &self.y[..n]);
+            write(x_out, &a.z[..n]);
+            write(y_out, &a.w[..n]);
         }
-        Ok(PerpReport::of(&self.report))
+        Ok(PerpReport::of(&a.report))
     }
 }
 
@@ -150,15 +144,7 @@ pub unsafe extern "C" fn perp_solver_new(
         let name = solver_name(solver, family)?;
         let (settings, params) = self::settings(settings, family, name)?;
         let solver = perp_catalogue::build(family, name, &params)?;
-        let h = PerpSolver {
-            solver,
-            settings,
-            problem: None,
-            x: Vec::new(),
-            y: Vec::new(),
-            rows: Vec::new(),
-            report: SolveReport::new(name),
-        };
+        let h = PerpSolver { solver, settings, problem: None, answer: Answer::empty(), rows: Vec::new() };
         made = Box::into_raw(Box::new(h));
         Ok(PerpReport::refused(PerpStatus::Solved))
     });

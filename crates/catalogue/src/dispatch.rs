@@ -5,8 +5,8 @@
 use crate::entries::{entry, wrong_family, Build, Family};
 use crate::params::Params;
 use crate::problem::{NcpInstance, Problem};
-use perp_cones::{FrictionSolver, GlobalFrictionContactProblem, GlobalSolver};
-use perp_core::{Error, Ray, Settings, SolveReport, Status};
+use perp_cones::{FrictionSolutionMut, FrictionSolver, GlobalFrictionContactProblem, GlobalSolver};
+use perp_core::{Error, Ray, Settings, SolutionMut, SolveReport, Status};
 use perp_lcp::LcpSolver;
 use perp_ncp::{Mcp, NcpSolver};
 
@@ -43,6 +43,13 @@ pub struct Answer {
     pub ray: Option<Ray>,
     /// Status, effort, accuracy.
     pub report: SolveReport,
+}
+
+impl Answer {
+    /// No answer yet: empty buffers for [`Solver::solve_into`] to size and keep.
+    pub fn empty() -> Answer {
+        Answer { z: Vec::new(), w: Vec::new(), v: None, ray: None, report: SolveReport::new("") }
+    }
 }
 
 /// Rounds of [`solve_reduced`] at a tighter local tolerance, at most.
@@ -289,19 +296,19 @@ impl Solver {
         }
     }
 
-    /// [`Solver::solve`] into the caller's buffers, kept from call to call: `x` (z, or r)
-    /// holds the start when `warm` (of the problem's size) and the answer on return, `y` the matching w (or u), and
-    /// `report` is overwritten in place. For LCPs and local frictional problems this is the
-    /// solver's prepared `solve_into`: once it has solved a problem of the same structure, a
-    /// call allocates nothing, and the answer equals [`Solver::solve`]'s bit for bit. Other
-    /// kinds call `solve` and move its answer in.
+    /// [`Solver::solve`] into an answer kept from call to call (start from
+    /// [`Answer::empty`]): `out.z` (z, or r) holds the start when `warm` (of the problem's
+    /// size) and the answer on return, `out.w` the matching w (or u), and `out.report` is
+    /// overwritten in place. For LCPs and local frictional problems this is the solver's
+    /// prepared `solve_into`: once it has solved a problem of the same structure, a call
+    /// allocates nothing, and `z`, `w` and the report equal [`Solver::solve`]'s bit for bit
+    /// (`v` and `ray` are then `None`: Lemke's ray is [`perp_lcp::lemke::Lemke::last_ray`]).
+    /// Other kinds call `solve` and move its answer in.
     pub fn solve_into(
         &mut self,
         problem: &Problem,
         warm: bool,
-        x: &mut Vec<f64>,
-        y: &mut Vec<f64>,
-        report: &mut SolveReport,
+        out: &mut Answer,
         s: &Settings,
     ) -> Result<(), Error> {
         if problem.family() != self.family() {
@@ -311,22 +318,25 @@ impl Solver {
         let n = problem.n();
         if warm {
             // A warm start of another length is refused, not padded.
-            Error::check_len("warm start", x, n)?;
+            Error::check_len("warm start", &out.z, n)?;
         }
+        let Answer { z, w, v, ray, report } = out;
+        let prepared = |z: &mut Vec<f64>, w: &mut Vec<f64>, v: &mut Option<_>, ray: &mut Option<_>| {
+            z.resize(n, 0.0);
+            w.resize(n, 0.0);
+            (*v, *ray) = (None, None);
+        };
         match (self, problem) {
             (Solver::Lcp(sv), Problem::Lcp(p)) => {
-                x.resize(n, 0.0);
-                y.resize(n, 0.0);
-                sv.solve_into(p, warm, x, y, report, s)
+                prepared(z, w, v, ray);
+                sv.solve_into(p, warm, SolutionMut { z, w, report }, s)
             }
             (Solver::Friction(sv), Problem::Friction(p)) => {
-                x.resize(n, 0.0);
-                y.resize(n, 0.0);
-                sv.solve_into(p, warm, x, y, report, s)
+                prepared(z, w, v, ray);
+                sv.solve_into(p, warm, FrictionSolutionMut { r: z, u: w, report }, s)
             }
             (sv, problem) => {
-                let a = sv.solve(problem, warm.then_some(x.as_slice()), s)?;
-                (*x, *y, *report) = (a.z, a.w, a.report);
+                *out = sv.solve(problem, warm.then_some(out.z.as_slice()), s)?;
                 Ok(())
             }
         }

@@ -156,23 +156,22 @@ mod tests {
             (Family::Friction, "prox", &fc),
         ] {
             let mut kept = build(family, name, &Params::new()).unwrap();
-            let (mut x, mut y, mut report) = (Vec::new(), Vec::new(), perp_core::SolveReport::new(""));
+            let mut a = Answer::empty();
             for k in 0..3 {
                 let p = make(k as f64 * 0.25);
-                kept.solve_into(&p, false, &mut x, &mut y, &mut report, &s).unwrap();
+                kept.solve_into(&p, false, &mut a, &s).unwrap();
                 let fresh = build(family, name, &Params::new()).unwrap().solve(&p, None, &s).unwrap();
-                assert_eq!((bits(&x), bits(&y)), (bits(&fresh.z), bits(&fresh.w)), "{name} call {k}");
+                assert_eq!((bits(&a.z), bits(&a.w)), (bits(&fresh.z), bits(&fresh.w)), "{name} call {k}");
                 assert_eq!(
-                    (report.status, report.iterations),
+                    (a.report.status, a.report.iterations),
                     (fresh.report.status, fresh.report.iterations)
                 );
-                assert_eq!(report.error.to_bits(), fresh.report.error.to_bits(), "{name} call {k}");
+                assert_eq!(a.report.error.to_bits(), fresh.report.error.to_bits(), "{name} call {k}");
             }
         }
         // Another family's problem is refused, as by `solve`.
         let mut nsgs = build(Family::Friction, "nsgs", &Params::new()).unwrap();
-        let (mut x, mut y, mut report) = (Vec::new(), Vec::new(), perp_core::SolveReport::new(""));
-        let e = nsgs.solve_into(&lcp(0.0), false, &mut x, &mut y, &mut report, &s).unwrap_err().to_string();
+        let e = nsgs.solve_into(&lcp(0.0), false, &mut Answer::empty(), &s).unwrap_err().to_string();
         assert!(e.starts_with("nsgs is a frictional-contact solver; for an LCP"), "{e}");
     }
 }

@@ -3,8 +3,8 @@
 //! error naming itself and the law — through `solve` and `solve_into` — and the local solvers
 //! still solve it.
 
-use perp_catalogue::{build, Family, Params, Problem, GLOBAL_NAMES};
-use perp_cones::{ConeSpec, FrictionContactProblem, SolveReport};
+use perp_catalogue::{build, Answer, Family, Params, Problem, GLOBAL_NAMES};
+use perp_cones::{ConeSpec, FrictionContactProblem};
 use perp_core::{Matrix, Settings, Status};
 
 /// One 3-D rolling contact (d = 5), W = I, pressed (q_N = −1) and pushed sideways and rolled
@@ -28,8 +28,7 @@ fn the_global_solvers_refuse_the_rolling_law_naming_themselves_and_the_law() {
         let mut sv = build(Family::Friction, name, &Params::new()).unwrap();
         let e = sv.solve(&p, None, &s).unwrap_err().to_string();
         assert!(e.contains(name) && e.contains("rolling friction law") && e.contains("nsgs"), "{e}");
-        let (mut x, mut y, mut report) = (Vec::new(), Vec::new(), SolveReport::new(""));
-        let e2 = sv.solve_into(&p, false, &mut x, &mut y, &mut report, &s).unwrap_err().to_string();
+        let e2 = sv.solve_into(&p, false, &mut Answer::empty(), &s).unwrap_err().to_string();
         assert_eq!(e, e2);
     }
     // The local solvers take it: nsgs's answer meets the tolerance.

@@ -14,7 +14,7 @@
 //! every change of shape. A second pass runs it without `forget` and asks only for answers
 //! (no panic, the same `Ok`/`Err` as a fresh solver).
 
-use perp_catalogue::{build, Family, NcpInstance, ParamKind, Params, Problem, Solver, ENTRIES};
+use perp_catalogue::{build, Answer, Family, NcpInstance, ParamKind, Params, Problem, Solver, ENTRIES};
 use perp_cones::{ConeSpec, FrictionContactProblem};
 use perp_core::{Matrix, Settings, SolveReport};
 use perp_lcp::Lcp;
@@ -293,16 +293,10 @@ fn parameter_sets(e: &perp_catalogue::Entry) -> Vec<Params> {
 
 type Outcome = Result<(Vec<f64>, Vec<f64>, SolveReport), String>;
 
-fn solve(
-    sv: &mut Solver,
-    p: &Problem,
-    x: &mut Vec<f64>,
-    y: &mut Vec<f64>,
-    report: &mut SolveReport,
-) -> Outcome {
+fn solve(sv: &mut Solver, p: &Problem, kept: &mut Answer) -> Outcome {
     let s = Settings { tol: 1e-8, max_iter: 300, ..Settings::default() };
-    match sv.solve_into(p, false, x, y, report, &s) {
-        Ok(()) => Ok((x.clone(), y.clone(), report.clone())),
+    match sv.solve_into(p, false, kept, &s) {
+        Ok(()) => Ok((kept.z.clone(), kept.w.clone(), kept.report.clone())),
         Err(e) => Err(e.to_string()),
     }
 }
@@ -351,7 +345,7 @@ fn run_kept(
 ) -> usize {
     let seq = sequence_for(e);
     let mut kept = build(e.family, e.name, params).unwrap();
-    let (mut x, mut y, mut report) = (Vec::new(), Vec::new(), SolveReport::new(""));
+    let mut answer = Answer::empty();
     let mut solved = 0;
     for (round, (what, p)) in seq.iter().chain(seq.iter()).enumerate() {
         let label =
@@ -359,11 +353,9 @@ fn run_kept(
         if forget {
             kept.forget();
         }
-        let k = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            solve(&mut kept, p, &mut x, &mut y, &mut report)
-        }));
+        let k = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| solve(&mut kept, p, &mut answer)));
         let mut fresh = build(e.family, e.name, params).unwrap();
-        let f = solve(&mut fresh, p, &mut Vec::new(), &mut Vec::new(), &mut SolveReport::new(""));
+        let f = solve(&mut fresh, p, &mut Answer::empty());
         if matches!(&f, Ok((_, _, r)) if r.status == perp_core::Status::Solved) {
             solved += 1;
         }

@@ -49,7 +49,7 @@ use crate::cone::Cone;
 use crate::delassus::Blocks;
 use crate::problem::{
     message_buffer, opaque_workspace, prepare_first_order, prepared_solver, reset_report, ConeCache,
-    FrictionContactProblem, Job, Out,
+    FrictionContactProblem, FrictionSolutionMut, Job,
 };
 use perp_core::iteration::{self, Counters};
 use perp_core::parallel::{Par, REDUCE_CHUNK};
@@ -368,7 +368,7 @@ impl Apgd {
         let mut job = job;
         let blocks =
             prepare_first_order(&mut job, || self.validate(), &mut ws.cones, &mut ws.blocks, &mut ws.vecs)?;
-        let Job { p, out: Out { r, u, report }, s, .. } = job;
+        let Job { p, out: FrictionSolutionMut { r, u, report }, s, .. } = job;
         let n = p.size();
         let par = Par::new(s.threads)?;
         // L₀ = ‖W(r₀ − r̂)‖/‖r₀ − r̂‖ with r̂ = r₀ + 1 (the paper's initial estimate).

@@ -82,7 +82,7 @@ pub use local::LocalSolver;
 pub use newton::{LinearSolver, NewtonFunction, SemismoothNewton};
 pub use nsgs::Nsgs;
 pub use perp_core::{Error, Matrix, Settings, SolveReport, Status};
-pub use problem::{FrictionContactProblem, FrictionSolution, FrictionSolver};
+pub use problem::{FrictionContactProblem, FrictionSolution, FrictionSolutionMut, FrictionSolver};
 pub use prox::Prox;
 pub use pyramid::Pyramid;
 pub use rolling::Rolling;

@@ -4,7 +4,9 @@
 //! Allocations are counted on the calling thread only (`perp_core::alloc_count`), so other
 //! tests running concurrently do not disturb the count.
 
-use perp_cones::{FrictionContactProblem, FrictionSolver, Matrix, Settings, SolveReport, Status};
+use perp_cones::{
+    FrictionContactProblem, FrictionSolutionMut, FrictionSolver, Matrix, Settings, SolveReport, Status,
+};
 use perp_core::alloc_count::{allocations, Counting};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -75,7 +77,8 @@ fn prepared_solves_allocate_nothing_and_match_solve() {
             let n = p.size();
             let (mut r, mut u, mut report) = (vec![0.0; n], vec![0.0; n], SolveReport::new(""));
             // Prepare.
-            sv.solve_into(&p, false, &mut r, &mut u, &mut report, &s).unwrap();
+            sv.solve_into(&p, false, FrictionSolutionMut { r: &mut r, u: &mut u, report: &mut report }, &s)
+                .unwrap();
             assert_eq!(report.status, Status::Solved, "{name} nc = {nc}: {report:?}");
             assert!(report.iterations > 0);
             // The counter counts: an unprepared solve allocates.
@@ -89,7 +92,14 @@ fn prepared_solves_allocate_nothing_and_match_solve() {
                     r.fill(0.0);
                 }
                 let start = r.clone();
-                let (count, out) = allocations(|| sv.solve_into(&p, warm, &mut r, &mut u, &mut report, &s));
+                let (count, out) = allocations(|| {
+                    sv.solve_into(
+                        &p,
+                        warm,
+                        FrictionSolutionMut { r: &mut r, u: &mut u, report: &mut report },
+                        &s,
+                    )
+                });
                 out.unwrap();
                 assert_eq!(count, 0, "{name} nc = {nc} round {round}: {count} allocations");
                 assert_eq!(report.status, Status::Solved, "{name} nc = {nc} round {round}: {report:?}");

@@ -3,7 +3,10 @@
 //! changes (dense and sparse W, a dense W whose zero pattern changes, other sizes, elliptic
 //! laws, warm starts), and the same errors for bad input.
 
-use perp_cones::{ConeSpec, FrictionContactProblem, FrictionSolver, Matrix, Nsgs, Settings, SolveReport};
+use perp_cones::{
+    ConeSpec, FrictionContactProblem, FrictionSolutionMut, FrictionSolver, Matrix, Nsgs, Settings,
+    SolveReport,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -110,7 +113,12 @@ fn reused_solve_into_equals_fresh_solve_across_structures() {
             r.resize(n, 0.0);
             u.resize(n, 0.0);
             let fresh = solver(name).unwrap().solve(p, None, &s);
-            let into = sv.solve_into(p, false, &mut r, &mut u, &mut report, &s);
+            let into = sv.solve_into(
+                p,
+                false,
+                FrictionSolutionMut { r: &mut r, u: &mut u, report: &mut report },
+                &s,
+            );
             match (fresh, into) {
                 (Ok(a), Ok(())) => {
                     same(name, what, &a, &r, &u, &report);
@@ -118,7 +126,13 @@ fn reused_solve_into_equals_fresh_solve_across_structures() {
                     let warm: Vec<f64> = a.r.iter().map(|v| v * 0.9).collect();
                     r.copy_from_slice(&warm);
                     let a = solver(name).unwrap().solve(p, Some(&warm), &s).unwrap();
-                    sv.solve_into(p, true, &mut r, &mut u, &mut report, &s).unwrap();
+                    sv.solve_into(
+                        p,
+                        true,
+                        FrictionSolutionMut { r: &mut r, u: &mut u, report: &mut report },
+                        &s,
+                    )
+                    .unwrap();
                     same(name, &format!("{what} warm"), &a, &r, &u, &report);
                 }
                 (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{name} {what}"),
@@ -137,7 +151,8 @@ fn nsgs_options_and_bad_input_agree() {
     let (mut r, mut u, mut report) = (vec![0.0; n], vec![0.0; n], SolveReport::new(""));
     for _ in 0..3 {
         r.fill(0.0);
-        sv.solve_into(&p, false, &mut r, &mut u, &mut report, &s).unwrap();
+        sv.solve_into(&p, false, FrictionSolutionMut { r: &mut r, u: &mut u, report: &mut report }, &s)
+            .unwrap();
         let a = Nsgs { omega: 1.3, shuffle: Some(5), ..Nsgs::default() }.solve(&p, None, &s).unwrap();
         same("nsgs shuffled", "", &a, &r, &u, &report);
     }
@@ -147,20 +162,39 @@ fn nsgs_options_and_bad_input_agree() {
     for name in SOLVER_NAMES {
         let mut sv = solver(name).unwrap();
         let a = solver(name).unwrap().solve(&nan, None, &s).unwrap_err();
-        let b = sv.solve_into(&nan, false, &mut r, &mut u, &mut report, &s).unwrap_err();
+        let b = sv
+            .solve_into(&nan, false, FrictionSolutionMut { r: &mut r, u: &mut u, report: &mut report }, &s)
+            .unwrap_err();
         assert_eq!(a.to_string(), b.to_string(), "{name}");
         let a = solver(name).unwrap().solve(&p, Some(&[1.0; 5]), &s).unwrap_err();
-        let b = sv.solve_into(&p, true, &mut [1.0; 5], &mut u, &mut report, &s).unwrap_err();
+        let b = sv
+            .solve_into(
+                &p,
+                true,
+                FrictionSolutionMut { r: &mut [1.0; 5], u: &mut u, report: &mut report },
+                &s,
+            )
+            .unwrap_err();
         assert_eq!(a.to_string(), b.to_string(), "{name}");
         assert!(a.to_string().contains("warm start"), "{name}: {a}");
-        let e = sv.solve_into(&p, false, &mut r, &mut [0.0; 2], &mut report, &s).unwrap_err();
+        let e = sv
+            .solve_into(
+                &p,
+                false,
+                FrictionSolutionMut { r: &mut r, u: &mut [0.0; 2], report: &mut report },
+                &s,
+            )
+            .unwrap_err();
         assert!(e.to_string().contains('u'), "{name}: {e}");
         // A bad law through the prepared path: μ < 0 on an elliptic contact.
         let mut bad = p.clone().with_cones(vec![ConeSpec::Elliptic { e: vec![1.0, 2.0] }; 4]).unwrap();
-        sv.solve_into(&bad, false, &mut r, &mut u, &mut report, &s).ok();
+        sv.solve_into(&bad, false, FrictionSolutionMut { r: &mut r, u: &mut u, report: &mut report }, &s)
+            .ok();
         bad.mu[1] = -1.0;
         let a = solver(name).unwrap().solve(&bad, None, &s).unwrap_err();
-        let b = sv.solve_into(&bad, false, &mut r, &mut u, &mut report, &s).unwrap_err();
+        let b = sv
+            .solve_into(&bad, false, FrictionSolutionMut { r: &mut r, u: &mut u, report: &mut report }, &s)
+            .unwrap_err();
         assert_eq!(a.to_string(), b.to_string(), "{name}");
     }
 }

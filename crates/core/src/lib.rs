@@ -48,7 +48,7 @@ mod settings;
 pub use error::Error;
 pub use iteration::{Control, Counters, IterativeMethod, LoopOutcome, OnStall, Progress, Stall, StepResult};
 pub use matrix::Matrix;
-pub use report::{Ray, Solution, SolveReport, Status, REFINE_ROUNDS};
+pub use report::{Ray, Solution, SolutionMut, SolveReport, Status, REFINE_ROUNDS};
 pub use settings::{Observer, Settings};
 /// The faer, sprs and ndarray that [`Matrix`] is built on, re-exported so that a caller builds
 /// matrices with the same versions.

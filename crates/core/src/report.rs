@@ -350,20 +350,57 @@ pub struct Solution {
 }
 
 impl Solution {
+    /// A zero answer of size `n` with a fresh report: buffers to solve into and keep from
+    /// call to call ([`Solution::view_mut`]).
+    pub fn zeros(n: usize) -> Solution {
+        Solution { z: vec![0.0; n], w: vec![0.0; n], report: SolveReport::new(""), ray: None }
+    }
+
+    /// The buffers of this solution, borrowed for an in-place solve (`z` holds the warm
+    /// start on entry when the solve is warm).
+    pub fn view_mut(&mut self) -> SolutionMut<'_> {
+        SolutionMut { z: &mut self.z, w: &mut self.w, report: &mut self.report }
+    }
+
     /// Moves the answer into a caller's buffers (the `solve_into` of a solver that builds a
     /// `Solution`): `z` and `w` must have its length, else `Err` naming the buffer.
-    pub fn copy_into(
-        self,
-        z: &mut [f64],
-        w: &mut [f64],
-        report: &mut SolveReport,
-    ) -> Result<(), crate::Error> {
-        crate::Error::check_len("z", z, self.z.len())?;
-        crate::Error::check_len("w", w, self.w.len())?;
-        z.copy_from_slice(&self.z);
-        w.copy_from_slice(&self.w);
-        *report = self.report;
+    pub fn copy_into(self, out: SolutionMut<'_>) -> Result<(), crate::Error> {
+        crate::Error::check_len("z", out.z, self.z.len())?;
+        crate::Error::check_len("w", out.w, self.w.len())?;
+        out.z.copy_from_slice(&self.z);
+        out.w.copy_from_slice(&self.w);
+        *out.report = self.report;
         Ok(())
+    }
+}
+
+/// Where an in-place solve writes (an LCP's or MCP's `solve_into`): the caller's `z` (the
+/// warm start on entry when the solve is warm, the answer on return), `w = M z + q` (or
+/// `F(z)`) and the report, overwritten in place. The buffers may be a kept [`Solution`]'s
+/// ([`Solution::view_mut`]) or any slices of the problem's size.
+///
+/// ```
+/// use perp_core::{Solution, SolutionMut, SolveReport};
+/// let (mut z, mut w, mut report) = (vec![0.0; 2], vec![0.0; 2], SolveReport::new(""));
+/// let out = SolutionMut { z: &mut z, w: &mut w, report: &mut report };
+/// assert_eq!(out.z.len(), 2);
+/// let mut kept = Solution::zeros(2);
+/// assert_eq!(kept.view_mut().w.len(), 2);
+/// ```
+#[derive(Debug)]
+pub struct SolutionMut<'a> {
+    /// The unknowns z.
+    pub z: &'a mut [f64],
+    /// `w = M z + q` (or `F(z)`).
+    pub w: &'a mut [f64],
+    /// The report.
+    pub report: &'a mut SolveReport,
+}
+
+impl SolutionMut<'_> {
+    /// The same buffers, reborrowed (to hand on while keeping this one).
+    pub fn reborrow(&mut self) -> SolutionMut<'_> {
+        SolutionMut { z: self.z, w: self.w, report: self.report }
     }
 }
 

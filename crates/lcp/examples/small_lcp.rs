@@ -12,7 +12,7 @@
 use perp_core::{Matrix, Settings, SolveReport};
 use perp_lcp::lemke::Lemke;
 use perp_lcp::pgs::Pgs;
-use perp_lcp::{Lcp, LcpSolver};
+use perp_lcp::{Lcp, LcpSolver, SolutionMut};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -77,7 +77,14 @@ fn main() {
                             last.copy_from_slice(&sol.z);
                             black_box(&sol);
                         } else {
-                            solver.solve_into(&p, warm, &mut z, &mut w, &mut report, &s).unwrap();
+                            solver
+                                .solve_into(
+                                    &p,
+                                    warm,
+                                    SolutionMut { z: &mut z, w: &mut w, report: &mut report },
+                                    &s,
+                                )
+                                .unwrap();
                             black_box((&z, &w, &report));
                         }
                     }

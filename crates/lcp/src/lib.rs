@@ -27,7 +27,7 @@ pub mod projected_newton;
 pub mod samples;
 pub mod sensitivity;
 
-pub use perp_core::{Error, Matrix, Ray, Settings, Solution, SolveReport, Status};
+pub use perp_core::{Error, Matrix, Ray, Settings, Solution, SolutionMut, SolveReport, Status};
 pub use problem::Lcp;
 pub use sensitivity::{sensitivity, LcpSensitivity};
 
@@ -44,18 +44,22 @@ pub use sensitivity::{sensitivity, LcpSensitivity};
 /// buffers, so both give bit-identical results.
 ///
 /// ```
-/// use perp_core::{Matrix, Settings, SolveReport, Status};
+/// use perp_core::{Matrix, Settings, Solution, SolutionMut, SolveReport, Status};
 /// use perp_lcp::{pgs::Pgs, Lcp, LcpSolver};
 /// let m = Matrix::from_row_major(2, 2, &[2.0, 1.0, 1.0, 2.0]).unwrap();
 /// let mut p = Lcp::new(m, vec![-5.0, -6.0]).unwrap();
 /// let (mut solver, s) = (Pgs::pgs(), Settings { tol: 1e-12, ..Settings::default() });
-/// let (mut z, mut w, mut report) = (vec![0.0; 2], vec![0.0; 2], SolveReport::new(""));
-/// solver.solve_into(&p, false, &mut z, &mut w, &mut report, &s).unwrap();
-/// assert_eq!((report.solver.as_str(), report.status), ("pgs", Status::Solved));
+/// let mut sol = Solution::zeros(2); // kept from call to call
+/// solver.solve_into(&p, false, sol.view_mut(), &s).unwrap();
+/// assert_eq!((sol.report.solver.as_str(), sol.report.status), ("pgs", Status::Solved));
 /// p.set_q(&[-4.0, -6.0]).unwrap(); // the next step: new values, warm start from z
-/// let warm = z.clone();
-/// solver.solve_into(&p, true, &mut z, &mut w, &mut report, &s).unwrap();
-/// assert_eq!(z, solver.solve(&p, Some(&warm), &s).unwrap().z);
+/// let warm = sol.z.clone();
+/// solver.solve_into(&p, true, sol.view_mut(), &s).unwrap();
+/// assert_eq!(sol.z, solver.solve(&p, Some(&warm), &s).unwrap().z);
+/// // Any buffers of the problem's size will do.
+/// let (mut z, mut w, mut report) = (vec![0.0; 2], vec![0.0; 2], SolveReport::new(""));
+/// solver.solve_into(&p, false, SolutionMut { z: &mut z, w: &mut w, report: &mut report }, &s).unwrap();
+/// assert_eq!(report.status, Status::Solved);
 /// ```
 pub trait LcpSolver: Send {
     /// The registry name (`"lemke"`, `"pgs"`, …).
@@ -65,7 +69,7 @@ pub trait LcpSolver: Send {
     /// stay. Default: nothing is remembered.
     fn forget(&mut self) {}
 
-    /// Solves `p` into the caller's buffers: `z` holds the warm start on entry when `warm` is
+    /// Solves `p` into the caller's buffers `out`: `z` holds the warm start on entry when `warm` is
     /// true (else it is ignored and the solve starts cold) and the solution on return; `w`
     /// receives Mz + q; `report` is overwritten in place (its `solver` String and `message`
     /// reuse their storage). Once the solver has solved a problem of the same structure (n,
@@ -75,24 +79,15 @@ pub trait LcpSolver: Send {
     /// `z` and `w` must have length n (else `Err`). On `Err`, `z`, `w` and `report` are
     /// unspecified. Lemke's secondary ray is not returned here: see
     /// [`lemke::Lemke::last_ray`].
-    fn solve_into(
-        &mut self,
-        p: &Lcp,
-        warm: bool,
-        z: &mut [f64],
-        w: &mut [f64],
-        report: &mut SolveReport,
-        s: &Settings,
-    ) -> Result<(), Error>;
+    fn solve_into(&mut self, p: &Lcp, warm: bool, out: SolutionMut<'_>, s: &Settings) -> Result<(), Error>;
 
     /// Solves `p`, starting from `warm` when given (pivoting methods use its support as the
     /// starting basis guess; iterative methods start from it): [`LcpSolver::solve_into`] on
     /// fresh buffers (the warm start copied into z) and a fresh report.
     fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
-        let mut z = warm.map_or_else(|| vec![0.0; p.n()], <[f64]>::to_vec);
-        let mut w = vec![0.0; p.n()];
-        let mut report = SolveReport::new(self.name());
-        self.solve_into(p, warm.is_some(), &mut z, &mut w, &mut report, s)?;
-        Ok(Solution { z, w, report, ray: None })
+        let z = warm.map_or_else(|| vec![0.0; p.n()], <[f64]>::to_vec);
+        let mut sol = Solution { z, w: vec![0.0; p.n()], report: SolveReport::new(self.name()), ray: None };
+        self.solve_into(p, warm.is_some(), sol.view_mut(), s)?;
+        Ok(sol)
     }
 }

@@ -2,7 +2,7 @@
 //! in-place helpers of [`crate::LcpSolver::solve_into`] (report reset, messages written into
 //! reused Strings, `w = Mz + q` and the error measures into the caller's buffers).
 
-use perp_core::{measures, Error, Matrix, Solution, SolveReport};
+use perp_core::{measures, Error, Matrix, Solution, SolutionMut, SolveReport};
 
 /// The linear complementarity problem LCP(q, M): find z with
 ///
@@ -242,13 +242,13 @@ impl Lcp {
     pub(crate) fn solve_into_unit_scaled(
         &self,
         warm: bool,
-        out: Out<'_>,
+        out: SolutionMut<'_>,
         tol: f64,
-        solve: impl FnOnce(&Lcp, bool, Out<'_>, bool) -> Result<(), Error>,
+        solve: impl FnOnce(&Lcp, bool, SolutionMut<'_>, bool) -> Result<(), Error>,
     ) -> Result<Option<(f64, f64)>, Error> {
-        let Out { z, w, report } = out;
+        let SolutionMut { z, w, report } = out;
         let Some((gamma, delta)) = self.unit_scaling() else {
-            solve(self, warm, Out { z, w, report }, true)?;
+            solve(self, warm, SolutionMut { z, w, report }, true)?;
             return Ok(None);
         };
         let scaled = self.scaled(gamma, delta)?;
@@ -256,7 +256,9 @@ impl Lcp {
         if warm {
             z.iter_mut().for_each(|v| *v /= delta);
         }
-        if let Err(e) = solve(&scaled, warm, Out { z: &mut *z, w: &mut *w, report: &mut *report }, false) {
+        if let Err(e) =
+            solve(&scaled, warm, SolutionMut { z: &mut *z, w: &mut *w, report: &mut *report }, false)
+        {
             unscale(z);
             return Err(e);
         }
@@ -389,14 +391,6 @@ pub(crate) fn note_scaling(report: &mut SolveReport, gamma: f64, delta: f64) {
         Some(m) if !m.is_empty() => format!("{m}; {note}"),
         _ => note,
     });
-}
-
-/// Where an in-place solve writes: z (which holds the warm start on entry when there is one),
-/// `w = M z + q` and the report (the arguments of [`crate::LcpSolver::solve_into`]).
-pub(crate) struct Out<'a> {
-    pub(crate) z: &'a mut [f64],
-    pub(crate) w: &'a mut [f64],
-    pub(crate) report: &'a mut SolveReport,
 }
 
 #[cfg(test)]

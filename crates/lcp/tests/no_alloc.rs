@@ -9,7 +9,7 @@ use perp_core::alloc_count::{allocations, Counting};
 use perp_core::{Matrix, Settings, SolveReport, Status};
 use perp_lcp::lemke::Lemke;
 use perp_lcp::pgs::Pgs;
-use perp_lcp::{Lcp, LcpSolver};
+use perp_lcp::{Lcp, LcpSolver, SolutionMut};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -28,7 +28,7 @@ fn check(make: &dyn Fn() -> Box<dyn LcpSolver>, p: &mut Lcp, warm: bool, s: &Set
     let n = p.n();
     let mut solver = make();
     let (mut z, mut w, mut report) = (vec![0.0; n], vec![0.0; n], SolveReport::new(""));
-    solver.solve_into(p, false, &mut z, &mut w, &mut report, s).unwrap();
+    solver.solve_into(p, false, SolutionMut { z: &mut z, w: &mut w, report: &mut report }, s).unwrap();
     let base = m_values(p);
     let mut rng = Rng(n as u64 + 7);
     for step in 1..=5 {
@@ -39,7 +39,7 @@ fn check(make: &dyn Fn() -> Box<dyn LcpSolver>, p: &mut Lcp, warm: bool, s: &Set
         let (count, ()) = allocations(|| {
             p.set_q(&q).unwrap();
             p.set_m_values(&values).unwrap();
-            solver.solve_into(p, warm, &mut z, &mut w, &mut report, s).unwrap();
+            solver.solve_into(p, warm, SolutionMut { z: &mut z, w: &mut w, report: &mut report }, s).unwrap();
         });
         assert_eq!(count, 0, "{label}, step {step}: {count} allocation(s); {report:?}");
         let sol = make().solve(&fresh(p), warm.then_some(&prev[..]), s).unwrap();
@@ -113,10 +113,12 @@ fn lemke_ties_rays_and_limits_allocate_nothing() {
         let n = p.n();
         let mut lemke = Lemke::new();
         let (mut z, mut w, mut report) = (vec![0.0; n], vec![0.0; n], SolveReport::new(""));
-        lemke.solve_into(p, false, &mut z, &mut w, &mut report, s).unwrap();
+        lemke.solve_into(p, false, SolutionMut { z: &mut z, w: &mut w, report: &mut report }, s).unwrap();
         for _ in 0..3 {
             let (count, ()) = allocations(|| {
-                lemke.solve_into(p, false, &mut z, &mut w, &mut report, s).unwrap();
+                lemke
+                    .solve_into(p, false, SolutionMut { z: &mut z, w: &mut w, report: &mut report }, s)
+                    .unwrap();
             });
             assert_eq!(count, 0, "{report:?}");
             let sol = Lemke::new().solve(p, None, s).unwrap();

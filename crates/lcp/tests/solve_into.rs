@@ -5,10 +5,10 @@
 mod common;
 
 use common::{boxed, dense_spd, sparse_contact, to_csc};
-use perp_core::{Matrix, Settings, SolveReport};
+use perp_core::{Matrix, Settings, Solution, SolveReport};
 use perp_lcp::lemke::Lemke;
 use perp_lcp::pgs::Pgs;
-use perp_lcp::{Lcp, LcpSolver};
+use perp_lcp::{Lcp, LcpSolver, SolutionMut};
 
 fn lcp(n: usize, row_major: &[f64], q: &[f64]) -> Lcp {
     Lcp::new(Matrix::from_row_major(n, n, row_major).unwrap(), q.to_vec()).unwrap()
@@ -67,7 +67,8 @@ fn same(
     let mut z = warm.map_or_else(|| vec![0.0; n], <[f64]>::to_vec);
     let (mut w, mut report) = (vec![0.0; n], SolveReport::new("stale"));
     report.message = Some("a stale message".into());
-    let into = reused.solve_into(p, warm.is_some(), &mut z, &mut w, &mut report, s);
+    let into =
+        reused.solve_into(p, warm.is_some(), SolutionMut { z: &mut z, w: &mut w, report: &mut report }, s);
     match (into, make().solve(p, warm, s)) {
         (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{label}"),
         (Ok(()), Ok(sol)) => {
@@ -117,9 +118,19 @@ fn solve_into_matches_solve_bit_for_bit() {
         // Bad buffers are errors.
         let p = lcp(2, &[2.0, 1.0, 1.0, 2.0], &[-5.0, -6.0]);
         let mut report = SolveReport::new("");
-        let e = reused.solve_into(&p, false, &mut [0.0], &mut [0.0; 2], &mut report, &settings[0]);
+        let e = reused.solve_into(
+            &p,
+            false,
+            SolutionMut { z: &mut [0.0], w: &mut [0.0; 2], report: &mut report },
+            &settings[0],
+        );
         assert!(e.is_err(), "{name}");
-        let e = reused.solve_into(&p, true, &mut [0.0, f64::NAN], &mut [0.0; 2], &mut report, &settings[0]);
+        let e = reused.solve_into(
+            &p,
+            true,
+            SolutionMut { z: &mut [0.0, f64::NAN], w: &mut [0.0; 2], report: &mut report },
+            &settings[0],
+        );
         assert!(e.unwrap_err().to_string().contains("warm start"), "{name}");
     }
 }
@@ -128,8 +139,8 @@ fn solve_into_matches_solve_bit_for_bit() {
 fn lemke_ray_is_the_same_through_both_paths() {
     let p = lcp(2, &[-1.0, 0.0, 0.0, -1.0], &[-1.0, -1.0]);
     let mut lemke = Lemke::new();
-    let (mut z, mut w, mut report) = (vec![0.0; 2], vec![0.0; 2], SolveReport::new(""));
-    lemke.solve_into(&p, false, &mut z, &mut w, &mut report, &Settings::default()).unwrap();
+    let mut kept = Solution::zeros(2);
+    lemke.solve_into(&p, false, kept.view_mut(), &Settings::default()).unwrap();
     let ray = lemke.last_ray().expect("a ray").to_ray();
     let sol = Lemke::new().solve(&p, None, &Settings::default()).unwrap();
     let b = sol.ray.expect("a ray");
@@ -137,6 +148,6 @@ fn lemke_ray_is_the_same_through_both_paths() {
     assert_eq!((ray.z0, ray.dz0), (b.z0, b.dz0));
     // A solved problem clears it.
     let q = lcp(2, &[2.0, 1.0, 1.0, 2.0], &[-5.0, -6.0]);
-    lemke.solve_into(&q, false, &mut z, &mut w, &mut report, &Settings::default()).unwrap();
+    lemke.solve_into(&q, false, kept.view_mut(), &Settings::default()).unwrap();
     assert!(lemke.last_ray().is_none());
 }

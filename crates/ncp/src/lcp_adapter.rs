@@ -3,7 +3,7 @@
 //! with the LCP measure (Siconos' ‖min(z, w)‖₂/‖q‖₂).
 
 use crate::{AffineFunction, Mcp, NcpSolver};
-use perp_core::{measures, Error, Settings, Solution, SolveReport};
+use perp_core::{measures, Error, Settings, Solution, SolutionMut};
 use perp_lcp::{Lcp, LcpSolver};
 
 /// An [`NcpSolver`] seen as an [`LcpSolver`]. The inner solver's tolerance is scaled by
@@ -24,16 +24,8 @@ impl<S: NcpSolver> LcpSolver for NcpAsLcp<S> {
     }
 
     /// The inner solver's answer copied into the buffers (it allocates).
-    fn solve_into(
-        &mut self,
-        p: &Lcp,
-        warm: bool,
-        z: &mut [f64],
-        w: &mut [f64],
-        report: &mut SolveReport,
-        s: &Settings,
-    ) -> Result<(), Error> {
-        self.solve_checked(p, warm.then_some(&*z), s)?.copy_into(z, w, report)
+    fn solve_into(&mut self, p: &Lcp, warm: bool, out: SolutionMut<'_>, s: &Settings) -> Result<(), Error> {
+        self.solve_checked(p, warm.then_some(&*out.z), s)?.copy_into(out)
     }
 }
 

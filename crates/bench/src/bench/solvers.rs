@@ -1,7 +1,7 @@
 //! [`SolverSet`]: the solvers a run calls by name; [`Registry`] is the catalogue's.
 
 use super::problems::Instance;
-use perp_catalogue::{Family, Params};
+use perp_catalogue::{Answer, Family, Params};
 use perp_core::{Error, Settings, SolveReport};
 use std::time::Instant;
 
@@ -131,13 +131,13 @@ fn repeat_prepared(
             return;
         }
     };
-    let (mut x, mut y, mut report) = (Vec::new(), Vec::new(), SolveReport::new(""));
+    let mut answer = Answer::empty();
     for _ in 0..repeat {
         sv.forget();
         let t = Instant::now();
-        let out = sv.solve_into(problem, false, &mut x, &mut y, &mut report, settings);
+        let out = sv.solve_into(problem, false, &mut answer, settings);
         let secs = t.elapsed().as_secs_f64();
-        if !each(out.map(|()| report.clone()), secs) {
+        if !each(out.map(|()| answer.report.clone()), secs) {
             break;
         }
     }

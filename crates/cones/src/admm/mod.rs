@@ -51,7 +51,7 @@ use crate::cone::Cone;
 use crate::delassus::Blocks;
 use crate::problem::{
     message_buffer, opaque_workspace, prepare_first_order, prepared_solver, reset_report, ConeCache,
-    FrictionContactProblem, Job, Out,
+    FrictionContactProblem, FrictionSolutionMut, Job,
 };
 use perp_core::iteration::{self, Counters};
 use perp_core::linear::{DenseCholesky, DenseLu, SparseCholesky, SparseLu};
@@ -242,7 +242,7 @@ impl Admm {
         let mut job = job;
         let blocks =
             prepare_first_order(&mut job, || self.validate(), &mut ws.cones, &mut ws.blocks, &mut ws.vecs)?;
-        let Job { p, warm, out: Out { r, u, report }, s } = job;
+        let Job { p, warm, out: FrictionSolutionMut { r, u, report }, s } = job;
         let n = p.size();
         let dense = !p.w.is_sparse() && (blocks.csr.nnz() as f64) >= 0.3 * (n * n) as f64;
         ws.linear.setup(blocks, dense);

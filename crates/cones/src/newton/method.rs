@@ -7,7 +7,9 @@ use super::workspace::{Linear, Vectors, Workspace};
 use super::{NewtonFunction, SemismoothNewton, DEFAULT_MAX_ITER, PROX_MAX_ITER};
 use crate::cone::{Cone, SocMap, MAX_DIM};
 use crate::delassus::Blocks;
-use crate::problem::{message_buffer, prepare, reset_report, FrictionContactProblem, Job, Out};
+use crate::problem::{
+    message_buffer, prepare, reset_report, FrictionContactProblem, FrictionSolutionMut, Job,
+};
 use perp_core::line_search::NonMonotone;
 use perp_core::{iteration, Error, Status};
 use std::fmt::Write as _;
@@ -90,7 +92,7 @@ pub(crate) fn run(
     job: Job<'_>,
 ) -> Result<(), Error> {
     let start = Instant::now();
-    let Job { p, warm, out: Out { r, u, report }, s } = job;
+    let Job { p, warm, out: FrictionSolutionMut { r, u, report }, s } = job;
     let rebuilt = prepare(p, warm, r, u, s, &mut ws.cones)?;
     opts.check()?;
     if opts.function == NewtonFunction::FischerBurmeister {

@@ -4,7 +4,7 @@ use super::method::Method;
 use super::prox_mode::rho_for;
 use super::*;
 use crate::delassus::Blocks;
-use crate::problem::{FrictionContactProblem, FrictionSolver, Job, Out};
+use crate::problem::{FrictionContactProblem, FrictionSolutionMut, FrictionSolver, Job};
 use crate::Prox;
 use faer::Mat;
 use perp_core::linear::DenseLu;
@@ -188,7 +188,7 @@ fn forcing_terms_follow_eisenstat_walker_choice_2() {
     let mut report = SolveReport::new("");
     let s = Settings::default();
     let opts = SemismoothNewton::alart_curnier();
-    let out = Out { r: &mut r, u: &mut u, report: &mut report };
+    let out = FrictionSolutionMut { r: &mut r, u: &mut u, report: &mut report };
     run(&opts, &mut ws, None, Job { p: &p, warm: false, out, s: &s }).unwrap();
     let mut m = Method::new(&opts, &mut ws, None, &p, &r, None);
     assert_eq!(m.forcing_term(1.0), ETA0);

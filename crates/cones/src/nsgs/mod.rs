@@ -30,7 +30,7 @@ use crate::delassus::Blocks;
 use crate::local::LocalSolver;
 use crate::problem::{
     friction_solver, message_buffer, opaque_workspace, prepare_with, reset_report, ConeCache,
-    FrictionContactProblem, Measured, Out, Prepares,
+    FrictionContactProblem, FrictionSolutionMut, Measured, Prepares,
 };
 use colour::colour_contacts;
 use perp_core::iteration::Outlook;
@@ -154,14 +154,14 @@ impl Prepares for Nsgs {
         ws: &mut Option<Box<Workspace>>,
         p: &FrictionContactProblem,
         warm: bool,
-        out: Out<'_>,
+        out: FrictionSolutionMut<'_>,
         s: &Settings,
     ) -> Result<(), Error> {
         // One clock read for the solve's start: the loop's elapsed time and the forecast's
         // time limit count from it.
         let start = Instant::now();
         let ws: &mut Workspace = ws.get_or_insert_with(Box::default);
-        let Out { r, u, report } = out;
+        let FrictionSolutionMut { r, u, report } = out;
         let w_max = ws.prepare(p, warm, r, u, s)?;
         self.validate()?;
         let par = Par::new(s.threads)?;
@@ -286,9 +286,8 @@ fn note_given_up(msg: &mut String, sweeps: usize, outlook: &Outlook, tol: f64) {
 mod tests {
     use super::*;
     use crate::cone::ConeSpec;
-    use crate::problem::FrictionSolver;
+    use crate::problem::{FrictionSolution, FrictionSolver};
     use perp_core::Matrix;
-    use perp_core::SolveReport;
 
     #[test]
     fn one_contact_is_solved_by_one_sweep() {
@@ -340,26 +339,29 @@ mod tests {
                     p = p.with_cones(vec![ConeSpec::Rolling { mu_r: 0.1 }]).unwrap();
                 }
                 let mut sv = Nsgs::default();
-                let (mut r, mut u, mut report) = (vec![0.0; 3], vec![0.0; 3], SolveReport::new(""));
-                sv.solve_into(&p, false, &mut r, &mut u, &mut report, &s).unwrap();
-                assert_eq!(report.status, Status::Solved);
+                let mut sol = FrictionSolution::zeros(3);
+                sv.solve_into(&p, false, sol.view_mut(), &s).unwrap();
+                assert_eq!(sol.report.status, Status::Solved);
                 for (k, bad) in [(4, f64::NAN), (1, f64::INFINITY), (8, f64::NEG_INFINITY)] {
                     p.w = mat(k, bad);
                     let want = p.validate().unwrap_err().to_string();
                     assert!(want.contains('W'), "{want}");
-                    let e = sv.solve_into(&p, false, &mut r, &mut u, &mut report, &s).unwrap_err();
+                    let e = sv.solve_into(&p, false, sol.view_mut(), &s).unwrap_err();
                     assert_eq!(e.to_string(), want, "sparse {sparse} rolling {rolling} entry {k}");
                     // Before q's check, as validate orders them.
                     p.q[1] = f64::NAN;
-                    let e = sv.solve_into(&p, false, &mut r, &mut u, &mut report, &s).unwrap_err();
+                    let e = sv.solve_into(&p, false, sol.view_mut(), &s).unwrap_err();
                     assert_eq!(e.to_string(), want);
                     p.q[1] = 0.3;
                 }
                 p.w = mat(0, 2.0);
-                sv.solve_into(&p, false, &mut r, &mut u, &mut report, &s).unwrap();
+                sv.solve_into(&p, false, sol.view_mut(), &s).unwrap();
                 let fresh = Nsgs::default().solve(&p, None, &s).unwrap();
-                assert_eq!(report.status, Status::Solved);
-                assert_eq!((r.clone(), report.error.to_bits()), (fresh.r, fresh.report.error.to_bits()));
+                assert_eq!(sol.report.status, Status::Solved);
+                assert_eq!(
+                    (sol.r.clone(), sol.report.error.to_bits()),
+                    (fresh.r, fresh.report.error.to_bits())
+                );
             }
         }
     }

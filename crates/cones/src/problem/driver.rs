@@ -93,15 +93,6 @@ impl ConeCache {
     }
 }
 
-/// Where a solve writes: the reactions (which hold the warm start on entry when there is one),
-/// the velocities `u = W r + q` and the report (the arguments of
-/// [`FrictionSolver::solve_into`]).
-pub(crate) struct Out<'a> {
-    pub(crate) r: &'a mut [f64],
-    pub(crate) u: &'a mut [f64],
-    pub(crate) report: &'a mut SolveReport,
-}
-
 /// The start of a round of a first-order method on W's blocks (`admm`, `apgd`): [`prepare`]
 /// (the problem, the settings, the starting reactions in `job.out`), the solver's option
 /// checks `validate`, W's blocks brought up to date in `blocks`, and the iteration vectors
@@ -174,21 +165,21 @@ pub(crate) fn prepare_with(
 pub(crate) fn solve_refined(
     p: &FrictionContactProblem,
     warm: bool,
-    out: Out<'_>,
+    out: FrictionSolutionMut<'_>,
     s: &Settings,
     default_max: usize,
-    mut solve: impl FnMut(bool, Out<'_>, &Settings) -> Result<(), Error>,
+    mut solve: impl FnMut(bool, FrictionSolutionMut<'_>, &Settings) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let Out { r, u, report } = out;
-    solve(warm, Out { r: &mut *r, u: &mut *u, report: &mut *report }, s)?;
+    let FrictionSolutionMut { r, u, report } = out;
+    solve(warm, FrictionSolutionMut { r: &mut *r, u: &mut *u, report: &mut *report }, s)?;
     if !report.refused_by_physics(s.tol) {
         return Ok(());
     }
     let grown_from = (measures::norm2(r), p.penetration(u));
-    let mut rounds = Rounds { p, grown_from, out: Out { r, u, report }, solve };
+    let mut rounds = Rounds { p, grown_from, out: FrictionSolutionMut { r, u, report }, solve };
     if let Some(k @ 1..) = refine_physics(&mut rounds, s, default_max)? {
         if rounds.runs_off() {
-            let Out { r, u, report } = rounds.out;
+            let FrictionSolutionMut { r, u, report } = rounds.out;
             p.mark_diverged(grown_from, r, u, k, report);
         }
     }
@@ -200,18 +191,18 @@ struct Rounds<'a, F> {
     p: &'a FrictionContactProblem,
     /// `(‖r‖, penetration)` of the first answer, for [`FrictionContactProblem::runs_off`].
     grown_from: (f64, f64),
-    out: Out<'a>,
+    out: FrictionSolutionMut<'a>,
     solve: F,
 }
 
-impl<F: FnMut(bool, Out<'_>, &Settings) -> Result<(), Error>> Refinable for Rounds<'_, F> {
+impl<F: FnMut(bool, FrictionSolutionMut<'_>, &Settings) -> Result<(), Error>> Refinable for Rounds<'_, F> {
     fn report(&mut self) -> &mut SolveReport {
         self.out.report
     }
 
     fn solve_again(&mut self, s: &Settings) -> Result<(), Error> {
-        let Out { r, u, report } = &mut self.out;
-        (self.solve)(true, Out { r, u, report }, s)
+        let FrictionSolutionMut { r, u, report } = &mut self.out;
+        (self.solve)(true, FrictionSolutionMut { r, u, report }, s)
     }
 
     fn runs_off(&mut self) -> bool {

@@ -23,7 +23,7 @@ pub trait FrictionSolver: Send {
     /// The registry name.
     fn name(&self) -> &str;
 
-    /// Solves `p` into the caller's buffers: `r` (length dim·nc) holds the warm start on entry
+    /// Solves `p` into the caller's buffers `out`: `r` (length dim·nc) holds the warm start on entry
     /// when `warm` is true (else it is ignored and the solve starts cold, as `solve(p, None)`)
     /// and the reactions on return; `u` receives u = W r + q;
     /// `report` is overwritten in place (its `solver` String and `message` reuse their
@@ -37,17 +37,17 @@ pub trait FrictionSolver: Send {
     /// dense Newton matrix; see each solver for what still allocates.
     ///
     /// ```
-    /// use perp_cones::{FrictionContactProblem, FrictionSolver, Nsgs, SolveReport, Status};
+    /// use perp_cones::{FrictionContactProblem, FrictionSolution, FrictionSolver, Nsgs, Status};
     /// use perp_core::{Matrix, Settings};
     /// let w = Matrix::from_row_major(3, 3, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0])?;
     /// let mut p = FrictionContactProblem::new(3, w, vec![-1.0, 2.0, 0.0], vec![0.5])?;
     /// let mut sv = Nsgs::new();
-    /// let (mut r, mut u, mut report) = (vec![0.0_f64; 3], vec![0.0; 3], SolveReport::new(""));
+    /// let mut sol = FrictionSolution::zeros(3); // kept from step to step
     /// for step in 0..3 {
     ///     p.q[1] = 2.0 + step as f64; // new values, same structure
-    ///     sv.solve_into(&p, false, &mut r, &mut u, &mut report, &Settings::default())?;
-    ///     assert_eq!(report.status, Status::Solved);
-    ///     assert!((r[0] - 1.0).abs() < 1e-7 && (r[1] + 0.5).abs() < 1e-7);
+    ///     sv.solve_into(&p, step > 0, sol.view_mut(), &Settings::default())?;
+    ///     assert_eq!(sol.report.status, Status::Solved);
+    ///     assert!((sol.r[0] - 1.0).abs() < 1e-7 && (sol.r[1] + 0.5).abs() < 1e-7);
     /// }
     /// # Ok::<(), perp_core::Error>(())
     /// ```
@@ -55,9 +55,7 @@ pub trait FrictionSolver: Send {
         &mut self,
         p: &FrictionContactProblem,
         warm: bool,
-        r: &mut [f64],
-        u: &mut [f64],
-        report: &mut SolveReport,
+        out: FrictionSolutionMut<'_>,
         s: &perp_core::Settings,
     ) -> Result<(), Error>;
 
@@ -72,30 +70,50 @@ pub trait FrictionSolver: Send {
         let n = p.size();
         // A warm start of the wrong length is passed on: solve_into reports it after checking
         // the problem and the settings, as `start` does.
-        let mut r = warm.map_or_else(|| vec![0.0; n], <[f64]>::to_vec);
-        let mut u = vec![0.0; n];
-        let mut report = SolveReport::new(self.name());
-        self.solve_into(p, warm.is_some(), &mut r, &mut u, &mut report, s)?;
-        Ok(FrictionSolution { r, u, report })
+        let r = warm.map_or_else(|| vec![0.0; n], <[f64]>::to_vec);
+        let mut sol = FrictionSolution { r, u: vec![0.0; n], report: SolveReport::new(self.name()) };
+        self.solve_into(p, warm.is_some(), sol.view_mut(), s)?;
+        Ok(sol)
     }
 }
 
 impl FrictionSolution {
+    /// Zero reactions and velocities of size `n` (`dim · nc`) with a fresh report: buffers to
+    /// solve into and keep from call to call ([`FrictionSolution::view_mut`]).
+    pub fn zeros(n: usize) -> FrictionSolution {
+        FrictionSolution { r: vec![0.0; n], u: vec![0.0; n], report: SolveReport::new("") }
+    }
+
+    /// The buffers of this solution, borrowed for [`FrictionSolver::solve_into`] (`r` holds
+    /// the warm start on entry when the solve is warm).
+    pub fn view_mut(&mut self) -> FrictionSolutionMut<'_> {
+        FrictionSolutionMut { r: &mut self.r, u: &mut self.u, report: &mut self.report }
+    }
+
     /// Copies the answer into a caller's buffers (`solve_into` of a solver that computes a
     /// `FrictionSolution`): `r` and `u` of its length, else `Err` naming the buffer.
-    pub(crate) fn copy_into(
-        self,
-        r: &mut [f64],
-        u: &mut [f64],
-        report: &mut SolveReport,
-    ) -> Result<(), Error> {
-        Error::check_len("r", r, self.r.len())?;
-        Error::check_len("u", u, self.u.len())?;
-        r.copy_from_slice(&self.r);
-        u.copy_from_slice(&self.u);
-        *report = self.report;
+    pub(crate) fn copy_into(self, out: FrictionSolutionMut<'_>) -> Result<(), Error> {
+        Error::check_len("r", out.r, self.r.len())?;
+        Error::check_len("u", out.u, self.u.len())?;
+        out.r.copy_from_slice(&self.r);
+        out.u.copy_from_slice(&self.u);
+        *out.report = self.report;
         Ok(())
     }
+}
+
+/// Where [`FrictionSolver::solve_into`] writes: the caller's reactions `r` (the warm start on
+/// entry when the solve is warm, the answer on return), the velocities `u = W r + q` and the
+/// report, overwritten in place. The buffers may be a kept [`FrictionSolution`]'s
+/// ([`FrictionSolution::view_mut`]) or any slices of the problem's size.
+#[derive(Debug)]
+pub struct FrictionSolutionMut<'a> {
+    /// The reactions r (length `dim · nc`).
+    pub r: &'a mut [f64],
+    /// The velocities `u = W r + q`.
+    pub u: &'a mut [f64],
+    /// The report.
+    pub report: &'a mut SolveReport,
 }
 
 /// A solver that keeps a typed workspace between calls to [`FrictionSolver::solve_into`]:
@@ -115,7 +133,7 @@ pub(crate) trait Prepares: FrictionSolver + Sized {
         ws: &mut Self::Workspace,
         p: &FrictionContactProblem,
         warm: bool,
-        out: Out<'_>,
+        out: FrictionSolutionMut<'_>,
         s: &Settings,
     ) -> Result<(), Error>;
 
@@ -126,7 +144,7 @@ pub(crate) trait Prepares: FrictionSolver + Sized {
         &mut self,
         p: &FrictionContactProblem,
         warm: bool,
-        out: Out<'_>,
+        out: FrictionSolutionMut<'_>,
         s: &Settings,
     ) -> Result<(), Error> {
         let mut ws = std::mem::take(self.workspace());
@@ -144,7 +162,7 @@ pub(crate) trait Prepares: FrictionSolver + Sized {
 pub(crate) struct Job<'a> {
     pub(crate) p: &'a FrictionContactProblem,
     pub(crate) warm: bool,
-    pub(crate) out: Out<'a>,
+    pub(crate) out: FrictionSolutionMut<'a>,
     pub(crate) s: &'a Settings,
 }
 
@@ -165,10 +183,9 @@ macro_rules! friction_solver {
             }
 
             fn solve_into(&mut self, p: &$crate::problem::FrictionContactProblem, warm: bool,
-                r: &mut [f64], u: &mut [f64], report: &mut perp_core::SolveReport,
+                out: $crate::problem::FrictionSolutionMut<'_>,
                 s: &perp_core::Settings) -> Result<(), perp_core::Error> {
                 $(self.$check()?;)?
-                let out = $crate::problem::Out { r, u, report };
                 $crate::problem::friction_solver!(@run self, p, warm, out, s $(, $solve)?)
             }
         }
@@ -177,8 +194,8 @@ macro_rules! friction_solver {
         $crate::problem::Prepares::solve_prepared($this, $p, $warm, $out, $s)
     };
     (@run $this:expr, $p:ident, $warm:ident, $out:ident, $s:ident, $solve:path) => {{
-        let $crate::problem::Out { r, u, report } = $out;
-        $solve($this, $p, $warm.then_some(&*r), $s)?.copy_into(r, u, report)
+        let warm = $warm.then_some(&*$out.r);
+        $solve($this, $p, warm, $s)?.copy_into($out)
     }};
 }
 pub(crate) use friction_solver;
@@ -200,7 +217,7 @@ macro_rules! prepared_solver {
             }
 
             fn solve_in(&self, ws: &mut $ws, p: &$crate::problem::FrictionContactProblem,
-                warm: bool, out: $crate::problem::Out<'_>, s: &perp_core::Settings,
+                warm: bool, out: $crate::problem::FrictionSolutionMut<'_>, s: &perp_core::Settings,
             ) -> Result<(), perp_core::Error> {
                 $solve(self, ws, $crate::problem::Job { p, warm, out, s })
             }

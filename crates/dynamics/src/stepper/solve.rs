@@ -4,6 +4,8 @@
 //! vector and the simulator.
 
 use super::*;
+use perp_cones::FrictionSolutionMut;
+use perp_core::SolutionMut;
 
 /// Where a contact's variables sit in the solver's vector: `start + stride·j`, `j < len`.
 pub(super) struct Slots {
@@ -183,7 +185,7 @@ impl Simulator<'_> {
         let solvers = std::iter::once(&mut self.solver).chain(self.fallbacks.iter_mut());
         let out = run_chain(solvers, budget, settings, warm, &mut z, &mut rep, |sv, warm, z, rep, s| {
             let Solver::Lcp(sv) = sv else { unreachable!("an LCP formulation has LCP solvers") };
-            sv.solve_into(lcp, warm, z, &mut w, rep, s)
+            sv.solve_into(lcp, warm, SolutionMut { z, w: &mut w, report: rep }, s)
         });
         if let Ok(attempts) = out {
             self.note(report, n, &rep, attempts);
@@ -257,7 +259,7 @@ impl Simulator<'_> {
             let Solver::Friction(sv) = sv else {
                 unreachable!("the cone formulation has frictional solvers")
             };
-            sv.solve_into(fp, warm, r, &mut u, rep, s)
+            sv.solve_into(fp, warm, FrictionSolutionMut { r, u: &mut u, report: rep }, s)
         });
         self.fc = fc;
         if let Ok(attempts) = out {

@@ -108,10 +108,9 @@ mod tests;
 mod warm_start;
 
 use perp_core::iteration::{self, Counters, IterativeMethod, StepResult};
-use perp_core::{Error, Ray, Settings, Solution, SolveReport, Status};
+use perp_core::{Error, Ray, Settings, Solution, SolutionMut, SolveReport, Status};
 use std::time::Instant;
 
-use crate::problem::Out;
 use crate::{Lcp, LcpSolver};
 use dense::DenseCols;
 use engine::*;
@@ -245,14 +244,14 @@ impl Lemke {
     /// `solve` returns the same ray, owned, as [`Solution::ray`].
     ///
     /// ```
-    /// use perp_core::{Matrix, Settings, SolveReport, Status};
+    /// use perp_core::{Matrix, Settings, Solution, Status};
     /// use perp_lcp::{lemke::Lemke, Lcp, LcpSolver};
     /// // w = −z − 1 ≥ 0 is infeasible: Lemke ends on a ray.
     /// let p = Lcp::new(Matrix::from_row_major(1, 1, &[-1.0]).unwrap(), vec![-1.0]).unwrap();
     /// let mut lemke = Lemke { restarts: 0, ..Lemke::new() };
-    /// let (mut z, mut w, mut r) = ([0.0], [0.0], SolveReport::new(""));
-    /// lemke.solve_into(&p, false, &mut z, &mut w, &mut r, &Settings::default()).unwrap();
-    /// assert_eq!(r.status, Status::RayTermination);
+    /// let mut sol = Solution::zeros(1);
+    /// lemke.solve_into(&p, false, sol.view_mut(), &Settings::default()).unwrap();
+    /// assert_eq!(sol.report.status, Status::RayTermination);
     /// let ray = lemke.last_ray().unwrap();
     /// assert!(ray.to_ray().violation(p.m(), p.q(), 10.0) < 1e-12);
     /// ```
@@ -329,39 +328,28 @@ impl LcpSolver for Lemke {
     /// [`LcpSolver::solve_into`] on fresh buffers, with the secondary ray of a run that ends
     /// on one ([`Lemke::last_ray`]).
     fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
-        let mut z = warm.map_or_else(|| vec![0.0; p.n()], <[f64]>::to_vec);
-        let mut w = vec![0.0; p.n()];
-        let mut report = SolveReport::new(self.name());
-        self.solve_into(p, warm.is_some(), &mut z, &mut w, &mut report, s)?;
-        Ok(Solution { z, w, report, ray: self.last_ray().map(|r| r.to_ray()) })
+        let z = warm.map_or_else(|| vec![0.0; p.n()], <[f64]>::to_vec);
+        let mut sol = Solution { z, w: vec![0.0; p.n()], report: SolveReport::new(self.name()), ray: None };
+        self.solve_into(p, warm.is_some(), sol.view_mut(), s)?;
+        sol.ray = self.last_ray().map(|r| r.to_ray());
+        Ok(sol)
     }
 
     /// Allocation-free once the workspace has been sized for this n (a tie in the ratio test,
     /// a restart or a ray included), unless the data's scale is far from 1 (see
     /// [`Lcp::unit_scaling`]: the problem is then copied, scaled); `solve` is this with fresh
     /// buffers.
-    fn solve_into(
-        &mut self,
-        p: &Lcp,
-        warm: bool,
-        z_out: &mut [f64],
-        w_out: &mut [f64],
-        report: &mut SolveReport,
-        s: &Settings,
-    ) -> Result<(), Error> {
+    fn solve_into(&mut self, p: &Lcp, warm: bool, out: SolutionMut<'_>, s: &Settings) -> Result<(), Error> {
         s.validate()?;
-        p.check_buffers(warm, z_out, w_out)?;
+        p.check_buffers(warm, out.z, out.w)?;
         // Data far from 1 are pivoted scaled (`Lcp::unit_scaling`): LCP(γq, γδM) for z' = z/δ
         // (w' = γw) has the same pivots in exact arithmetic, and its data are near 1, where the
         // pivoting tolerances (absolute floors on the smallest direction entry and on ties)
         // are set — with M and q scaled by 1e-12 and 1e-6, every direction looked like 0 and
         // 8 of 10 test LCPs ended on rays.
-        let scaling = p.solve_into_unit_scaled(
-            warm,
-            Out { z: z_out, w: w_out, report },
-            s.tol,
-            |p, warm, out, finish| self.pivot(p, warm, out, s, finish),
-        );
+        let scaling = p.solve_into_unit_scaled(warm, out, s.tol, |p, warm, out, finish| {
+            self.pivot(p, warm, out, s, finish)
+        });
         let ray = &mut self.workspace.ray;
         if let (Some((gamma, delta)), true) = (scaling?, ray.valid) {
             ray.z.iter_mut().chain(ray.dz.iter_mut()).for_each(|z| *z *= delta);

@@ -12,11 +12,11 @@ impl Lemke {
         &mut self,
         p: &Lcp,
         warm: bool,
-        out: Out<'_>,
+        out: SolutionMut<'_>,
         s: &Settings,
         finish: bool,
     ) -> Result<(), Error> {
-        let Out { z: z_out, w: w_out, report } = out;
+        let SolutionMut { z: z_out, w: w_out, report } = out;
         if p.is_box() {
             return Err(Error::Requirement {
                 solver: "lemke".into(),

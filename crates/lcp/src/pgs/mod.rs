@@ -97,10 +97,9 @@ mod sweep;
 #[cfg(test)]
 mod tests;
 
-use crate::problem::Out;
 use crate::{Lcp, LcpSolver};
 use perp_core::iteration;
-use perp_core::{Error, Settings, SolveReport, Status};
+use perp_core::{Error, Settings, SolutionMut, Status};
 use rows::*;
 use std::time::Instant;
 use sweep::*;
@@ -318,26 +317,18 @@ impl LcpSolver for Pgs {
 
     /// Allocation-free once the workspace has been sized for the structure (n, storage) of
     /// `p`; `solve` is this with fresh buffers.
-    fn solve_into(
-        &mut self,
-        p: &Lcp,
-        warm: bool,
-        z_out: &mut [f64],
-        w_out: &mut [f64],
-        report: &mut SolveReport,
-        s: &Settings,
-    ) -> Result<(), Error> {
+    fn solve_into(&mut self, p: &Lcp, warm: bool, out: SolutionMut<'_>, s: &Settings) -> Result<(), Error> {
         s.validate()?;
         self.validate()?;
-        p.check_buffers(warm, z_out, w_out)?;
+        p.check_buffers(warm, out.z, out.w)?;
         if self.rho == 0.0 {
             // PGS and PSOR are invariant under a scaling of the data.
-            return self.sweep_into(p, warm, Out { z: z_out, w: w_out, report }, s, true);
+            return self.sweep_into(p, warm, out, s, true);
         }
         // ρ is absolute (Siconos' default 1): with M scaled by 1e-6 it dominated every
         // diagonal and 10 of 10 test LCPs ran into the sweep limit. Data far from 1 are
         // solved scaled (`Lcp::unit_scaling`), where ρ = 1 means what it does for data near 1.
-        p.solve_into_unit_scaled(warm, Out { z: z_out, w: w_out, report }, s.tol, |p, warm, out, finish| {
+        p.solve_into_unit_scaled(warm, out, s.tol, |p, warm, out, finish| {
             self.sweep_into(p, warm, out, s, finish)
         })
         .map(|_| ())
@@ -351,11 +342,11 @@ impl Pgs {
         &mut self,
         p: &Lcp,
         warm: bool,
-        out: Out<'_>,
+        out: SolutionMut<'_>,
         s: &Settings,
         finish: bool,
     ) -> Result<(), Error> {
-        let Out { z: z_out, w: w_out, report } = out;
+        let SolutionMut { z: z_out, w: w_out, report } = out;
         let start = Instant::now();
         let n = p.n();
 

@@ -90,7 +90,7 @@ mod workspace;
 use crate::{Lcp, LcpSolver};
 use direction::Method;
 use perp_core::iteration::run;
-use perp_core::{Error, Matrix, Settings, Solution, SolveReport, Status};
+use perp_core::{Error, Matrix, Settings, Solution, SolutionMut, SolveReport, Status};
 use workspace::Workspace;
 
 /// The registry name, `"projected-newton"`.
@@ -245,16 +245,8 @@ impl LcpSolver for ProjectedNewton {
     ///
     /// `Err` for invalid settings or warm start and for a non-symmetric M
     /// ([`Error::Requirement`]); otherwise `Ok` with the status of the solve.
-    fn solve_into(
-        &mut self,
-        p: &Lcp,
-        warm: bool,
-        z: &mut [f64],
-        w: &mut [f64],
-        report: &mut SolveReport,
-        s: &Settings,
-    ) -> Result<(), Error> {
-        self.solve_checked(p, warm.then_some(&*z), s)?.copy_into(z, w, report)
+    fn solve_into(&mut self, p: &Lcp, warm: bool, out: SolutionMut<'_>, s: &Settings) -> Result<(), Error> {
+        self.solve_checked(p, warm.then_some(&*out.z), s)?.copy_into(out)
     }
 }
 
