@@ -397,13 +397,6 @@ pub struct SolutionMut<'a> {
     pub report: &'a mut SolveReport,
 }
 
-impl SolutionMut<'_> {
-    /// The same buffers, reborrowed (to hand on while keeping this one).
-    pub fn reborrow(&mut self) -> SolutionMut<'_> {
-        SolutionMut { z: self.z, w: self.w, report: self.report }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
