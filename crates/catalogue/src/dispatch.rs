@@ -50,6 +50,15 @@ impl Answer {
     pub fn empty() -> Answer {
         Answer { z: Vec::new(), w: Vec::new(), v: None, ray: None, report: SolveReport::new("") }
     }
+
+    /// Sized for an in-place solve of `n` unknowns (z keeps its warm start), `v` and `ray`
+    /// cleared; lends the buffers as an LCP solver's output.
+    fn prepared(&mut self, n: usize) -> SolutionMut<'_> {
+        self.z.resize(n, 0.0);
+        self.w.resize(n, 0.0);
+        (self.v, self.ray) = (None, None);
+        SolutionMut { z: &mut self.z, w: &mut self.w, report: &mut self.report }
+    }
 }
 
 /// Rounds of [`solve_reduced`] at a tighter local tolerance, at most.
@@ -320,19 +329,10 @@ impl Solver {
             // A warm start of another length is refused, not padded.
             Error::check_len("warm start", &out.z, n)?;
         }
-        let Answer { z, w, v, ray, report } = out;
-        let prepared = |z: &mut Vec<f64>, w: &mut Vec<f64>, v: &mut Option<_>, ray: &mut Option<_>| {
-            z.resize(n, 0.0);
-            w.resize(n, 0.0);
-            (*v, *ray) = (None, None);
-        };
         match (self, problem) {
-            (Solver::Lcp(sv), Problem::Lcp(p)) => {
-                prepared(z, w, v, ray);
-                sv.solve_into(p, warm, SolutionMut { z, w, report }, s)
-            }
+            (Solver::Lcp(sv), Problem::Lcp(p)) => sv.solve_into(p, warm, out.prepared(n), s),
             (Solver::Friction(sv), Problem::Friction(p)) => {
-                prepared(z, w, v, ray);
+                let SolutionMut { z, w, report } = out.prepared(n);
                 sv.solve_into(p, warm, FrictionSolutionMut { r: z, u: w, report }, s)
             }
             (sv, problem) => {

@@ -83,35 +83,30 @@ impl std::fmt::Display for Params {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const DECL: &[Param] = &[
-        Param::real("omega", 1.0, Bound::Excl(0.0), Bound::Excl(2.0), "relaxation"),
-        Param::int("sweeps", 3, 1, 10, "sweeps"),
-        Param::flag("hot", true, "hot start"),
-        Param::choice("local", "auto", &["auto", "projection"], "local solver"),
-    ];
+    use perp_cones::newton::params::PARAMS as NEWTON;
 
     #[test]
-    fn defaults_and_values() {
-        let r = Params::new().resolve("x", DECL).unwrap();
+    fn text_values_resolve_against_a_solvers_declaration() {
+        let r = Params::parse("rho_scale=0.5, stall_iterations=7, line_search=no, sparse=yes")
+            .unwrap()
+            .resolve("ac-newton", NEWTON)
+            .unwrap();
         assert_eq!(
-            (r.real("omega"), r.int("sweeps"), r.flag("hot"), r.choice("local")),
-            (1.0, 3, true, "auto")
+            (r.real("rho_scale"), r.int("stall_iterations"), r.flag("line_search"), r.choice("sparse")),
+            (0.5, 7, false, "yes")
         );
-        let r =
-            Params::parse("omega=1.5,sweeps=10,hot=no,local=projection").unwrap().resolve("x", DECL).unwrap();
         assert_eq!(
-            (r.real("omega"), r.int("sweeps"), r.flag("hot"), r.choice("local")),
-            (1.5, 10, false, "projection")
+            r.real("regularization"),
+            Params::new().resolve("x", NEWTON).unwrap().real("regularization")
         );
     }
 
     #[test]
     fn bad_values_name_solver_parameter_and_range() {
-        let e = Params::parse("omega=2").unwrap().resolve("psor", DECL).unwrap_err().to_string();
-        assert!(e.contains("psor: parameter omega") && e.contains("(0, 2)"), "{e}");
-        let e = Params::parse("tau=1").unwrap().resolve("nsgs", DECL).unwrap_err().to_string();
-        assert!(e.contains("unknown parameter; nsgs takes omega, sweeps, hot, local"), "{e}");
+        let e = Params::parse("rho_scale=0").unwrap().resolve("ac-newton", NEWTON).unwrap_err().to_string();
+        assert!(e.contains("ac-newton: parameter rho_scale") && e.contains("(0, "), "{e}");
+        let e = Params::parse("tau=1").unwrap().resolve("ac-newton", NEWTON).unwrap_err().to_string();
+        assert!(e.contains("unknown parameter; ac-newton takes sparse, linear, rho_scale,"), "{e}");
         let e = Params::parse("tau=1").unwrap().resolve("lemke", &[]).unwrap_err().to_string();
         assert!(e.contains("lemke takes no parameters"), "{e}");
         let e = Params::new().push_pair("omega").unwrap_err().to_string();
@@ -128,8 +123,8 @@ mod tests {
 
     #[test]
     fn later_values_replace_earlier_ones() {
-        let p = Params::parse("omega=1.1, omega=1.4").unwrap();
+        let p = Params::parse("rho_scale=1.1, rho_scale=1.4").unwrap();
         assert_eq!(p.len(), 1);
-        assert_eq!(p.resolve("x", DECL).unwrap().real("omega"), 1.4);
+        assert_eq!(p.resolve("x", NEWTON).unwrap().real("rho_scale"), 1.4);
     }
 }

@@ -192,22 +192,6 @@ mod tests {
         (0..m.nrows()).map(|i| (0..m.ncols()).map(|j| m.get(i, j)).collect()).collect()
     }
 
-    /// Cholesky of the dense symmetric `a` (row lists); `false` if a pivot is not positive.
-    fn cholesky_ok(mut a: Vec<Vec<f64>>) -> bool {
-        let n = a.len();
-        for k in 0..n {
-            let d = a[k][k] - (0..k).map(|p| a[k][p] * a[k][p]).sum::<f64>();
-            if d <= 0.0 {
-                return false;
-            }
-            a[k][k] = d.sqrt();
-            for i in k + 1..n {
-                a[i][k] = (a[i][k] - (0..k).map(|p| a[i][p] * a[k][p]).sum::<f64>()) / a[k][k];
-            }
-        }
-        true
-    }
-
     #[test]
     fn friction_contact_is_j_minv_jt_shaped_and_valid() {
         for dim in [2, 3] {
@@ -216,12 +200,7 @@ mod tests {
             assert!(p.validate().is_ok());
             assert!(p.w.asymmetry(0.0).is_none());
             // PSD: Cholesky of W + εI succeeds; normal diagonal entries are positive.
-            let mut w = rows(&p.w);
-            let shift = 1e-10 * p.w.max_abs();
-            for (i, row) in w.iter_mut().enumerate() {
-                row[i] += shift;
-            }
-            assert!(cholesky_ok(w));
+            assert!(p.w.is_positive_definite(1e-10 * p.w.max_abs()));
             assert!((0..25).all(|c| p.w.get(dim * c, dim * c) > 0.0));
             assert!(p.q.iter().any(|&x| x < 0.0) && p.q.iter().any(|&x| x > 0.0));
             let again = friction_contact(dim, 25, 3);

@@ -555,13 +555,7 @@ mod tests {
         let n = 3 * nc;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let a: Vec<f64> = (0..n * n).map(|_| rng.random_range(-0.5..0.5)).collect();
-        let mut w = vec![0.0; n * n];
-        for i in 0..n {
-            for j in 0..n {
-                w[i * n + j] = (0..n).map(|k| a[i * n + k] * a[j * n + k]).sum::<f64>() / n as f64;
-            }
-            w[i * n + i] += 0.5;
-        }
+        let w = perp_lcp::samples::gram_row_major(&a, n, n, None, n as f64, 0.5);
         let wm = Matrix::from_row_major(n, n, &w).unwrap();
         // Pick r and u of each state, then q = u − W r.
         let mut r = vec![0.0; n];

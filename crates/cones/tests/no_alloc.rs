@@ -35,13 +35,7 @@ fn problem(nc: usize, rng: &mut ChaCha8Rng) -> FrictionContactProblem {
     let m = n + 3;
     let j: Vec<f64> = (0..n * m).map(|_| rng.random_range(-1.0..1.0)).collect();
     let minv: Vec<f64> = (0..m).map(|_| rng.random_range(0.5..2.0)).collect();
-    let mut w = vec![0.0; n * n];
-    for a in 0..n {
-        for b in 0..n {
-            w[a * n + b] = (0..m).map(|k| j[a * m + k] * minv[k] * j[b * m + k]).sum::<f64>();
-        }
-        w[a * n + a] += 1e-3;
-    }
+    let w = perp_lcp::samples::gram_row_major(&j, n, m, Some(&minv), 1.0, 1e-3);
     let q: Vec<f64> = (0..n)
         .map(|k| if k % 3 == 0 { rng.random_range(-1.0..-0.1) } else { rng.random_range(-0.5..0.5) })
         .collect();

@@ -5,6 +5,8 @@
 //! answers are checked with Siconos' global error of the whole step, recomputed. Tolerance
 //! 1e-9 throughout (the scene's 1e-6 would hide a wrong split in the solvers' own error).
 
+mod common;
+
 use perp_core::Status;
 use perp_dynamics::scenes::stacks::BallPile;
 use perp_dynamics::scenes::Scene;
@@ -21,12 +23,7 @@ fn run(
 ) -> (Vec<Vec<f64>>, Vec<usize>, usize) {
     let pile = BallPile::new(n).unwrap();
     let (q0, u0) = pile.initial_state();
-    let mut opts = pile.default_options();
-    opts.set_formulation(f);
-    if let Some(s) = solver {
-        opts.solver = Some(s.into());
-    }
-    opts.fallback.clear();
+    let mut opts = common::options_in(&pile, f, solver);
     opts.islands = islands;
     opts.settings.tol = 1e-9;
     let sys: &dyn System = &pile;

@@ -1,6 +1,8 @@
 //! `Settings::threads` in the stepper: a ball pile stepped with NSGS over a colouring gives
 //! the same trajectory, bit for bit, on 1, 2 and 3 threads.
 
+mod common;
+
 use perp_catalogue::Params;
 use perp_dynamics::scenes::stacks::BallPile;
 use perp_dynamics::scenes::Scene;
@@ -59,12 +61,7 @@ fn velocity_space_trajectories_are_the_same_on_1_and_2_threads() {
     let run = |f: Formulation, solver: Option<&str>, threads: usize| {
         let pile = BallPile::new(30).unwrap();
         let (q0, u0) = pile.initial_state();
-        let mut opts = pile.default_options();
-        opts.set_formulation(f);
-        if let Some(s) = solver {
-            opts.solver = Some(s.into());
-        }
-        opts.fallback.clear();
+        let mut opts = common::options_in(&pile, f, solver);
         opts.settings.threads = threads;
         let sys: &dyn System = &pile;
         let mut sim = Simulator::new(sys, q0, u0, pile.default_dt(), opts).unwrap();

@@ -29,13 +29,7 @@ impl Rng {
 fn problem(n: usize, count: usize, seed: u64) -> (Lcp, Vec<Vec<f64>>) {
     let mut rng = Rng(seed);
     let a: Vec<f64> = (0..n * n).map(|_| rng.next()).collect();
-    let mut m = vec![0.0; n * n];
-    for i in 0..n {
-        for j in 0..n {
-            m[i * n + j] =
-                (0..n).map(|k| a[i * n + k] * a[j * n + k]).sum::<f64>() + if i == j { 1.0 } else { 0.0 };
-        }
-    }
+    let m = perp_lcp::samples::gram_row_major(&a, n, n, None, 1.0, 1.0);
     let qs: Vec<Vec<f64>> = (0..count).map(|_| (0..n).map(|_| 3.0 * rng.next()).collect()).collect();
     (Lcp::new(Matrix::from_row_major(n, n, &m).unwrap(), qs[0].clone()).unwrap(), qs)
 }

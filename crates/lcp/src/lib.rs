@@ -88,6 +88,13 @@ pub trait LcpSolver: Send {
         let z = warm.map_or_else(|| vec![0.0; p.n()], <[f64]>::to_vec);
         let mut sol = Solution { z, w: vec![0.0; p.n()], report: SolveReport::new(self.name()), ray: None };
         self.solve_into(p, warm.is_some(), sol.view_mut(), s)?;
+        sol.ray = self.ray();
         Ok(sol)
+    }
+
+    /// The secondary ray the last solve ended on, owned ([`Solution::ray`]; Lemke's, see
+    /// [`lemke::Lemke::last_ray`] for a borrowed view). Default: none.
+    fn ray(&self) -> Option<perp_core::Ray> {
+        None
     }
 }

@@ -187,13 +187,7 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         loop {
             let a: Vec<f64> = (0..n * n).map(|_| rng.random_range(-1.0..1.0)).collect();
-            let mut m = vec![0.0; n * n];
-            for i in 0..n {
-                for j in 0..n {
-                    m[i * n + j] = (0..n).map(|k| a[i * n + k] * a[j * n + k]).sum::<f64>() / n as f64;
-                }
-                m[i * n + i] += 1.0;
-            }
+            let m = crate::samples::gram_row_major(&a, n, n, None, n as f64, 1.0);
             let q: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
             let p = Lcp::new(Matrix::from_row_major(n, n, &m).unwrap(), q).unwrap();
             let sol = solve(&p);

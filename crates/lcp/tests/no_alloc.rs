@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{boxed, dense_spd, fresh, m_values, rand_q, sparse_contact, to_csc, Rng};
+use common::{
+    assert_same_answer, bits, boxed, dense_spd, fresh, m_values, rand_q, sparse_contact, to_csc, Rng,
+};
 use perp_core::alloc_count::{allocations, Counting};
 use perp_core::{Matrix, Settings, SolveReport, Status};
 use perp_lcp::lemke::Lemke;
@@ -16,10 +18,6 @@ static GLOBAL: Counting = Counting;
 
 /// Makes a fresh solver.
 type MakeSolver = fn() -> Box<dyn LcpSolver>;
-
-fn bits(v: &[f64]) -> Vec<u64> {
-    v.iter().map(|x| x.to_bits()).collect()
-}
 
 /// Prepares `solver` on `p`, then 5 times: new q and M values (same pattern), one
 /// `solve_into` (warm-started from the last z when `warm`) that must not allocate, compared
@@ -43,16 +41,7 @@ fn check(make: &dyn Fn() -> Box<dyn LcpSolver>, p: &mut Lcp, warm: bool, s: &Set
         });
         assert_eq!(count, 0, "{label}, step {step}: {count} allocation(s); {report:?}");
         let sol = make().solve(&fresh(p), warm.then_some(&prev[..]), s).unwrap();
-        assert_eq!(bits(&z), bits(&sol.z), "{label}, step {step}: z");
-        assert_eq!(bits(&w), bits(&sol.w), "{label}, step {step}: w");
-        let r = &sol.report;
-        assert_eq!(
-            (&report.solver, report.status, report.iterations, report.pivots, report.factorizations),
-            (&r.solver, r.status, r.iterations, r.pivots, r.factorizations),
-            "{label}, step {step}"
-        );
-        assert_eq!(report.error.to_bits(), r.error.to_bits(), "{label}, step {step}");
-        assert_eq!(report.message, r.message, "{label}, step {step}");
+        assert_same_answer(&z, &w, &report, &sol, &format!("{label}, step {step}"));
         assert!(
             matches!(report.status, Status::Solved | Status::MaxIterations),
             "{label}, step {step}: {report:?}"

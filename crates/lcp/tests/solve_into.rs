@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{boxed, dense_spd, sparse_contact, to_csc};
+use common::{assert_same_answer, bits, boxed, dense_spd, sparse_contact, to_csc};
 use perp_core::{Matrix, Settings, Solution, SolveReport};
 use perp_lcp::lemke::Lemke;
 use perp_lcp::pgs::Pgs;
@@ -51,10 +51,6 @@ fn problems() -> Vec<(&'static str, Lcp)> {
 /// Makes a fresh solver.
 type MakeSolver = fn() -> Box<dyn LcpSolver>;
 
-fn bits(v: &[f64]) -> Vec<u64> {
-    v.iter().map(|x| x.to_bits()).collect()
-}
-
 fn same(
     reused: &mut dyn LcpSolver,
     make: &dyn Fn() -> Box<dyn LcpSolver>,
@@ -72,19 +68,7 @@ fn same(
     match (into, make().solve(p, warm, s)) {
         (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{label}"),
         (Ok(()), Ok(sol)) => {
-            assert_eq!(bits(&z), bits(&sol.z), "{label}: z");
-            assert_eq!(bits(&w), bits(&sol.w), "{label}: w");
-            let r = &sol.report;
-            assert_eq!(
-                (&report.solver, report.status, report.iterations, report.pivots, report.factorizations),
-                (&r.solver, r.status, r.iterations, r.pivots, r.factorizations),
-                "{label}"
-            );
-            assert_eq!(
-                (report.error.to_bits(), report.residual_inf.to_bits()),
-                (r.error.to_bits(), r.residual_inf.to_bits())
-            );
-            assert_eq!((&report.message, bits(&report.history)), (&r.message, bits(&r.history)), "{label}");
+            assert_same_answer(&z, &w, &report, &sol, label);
         }
         (a, b) => panic!("{label}: solve_into {a:?}, solve {:?}", b.map(|s| s.report)),
     }

@@ -180,6 +180,17 @@ fn the_gradient_matches_finite_differences_of_the_cost() {
     }
 }
 
+/// A contact with μ drawn from `mu`, R_n from `[rn_min, 1)`, R_t from `[rt_min, 1)` and v̂_n
+/// from `[−0.1, 0.1)`.
+fn random_contact(rng: &mut ChaCha8Rng, mu: std::ops::Range<f64>, rn_min: f64, rt_min: f64) -> SapContact {
+    SapContact {
+        mu: rng.random_range(mu),
+        rn: rng.random_range(rn_min..1.0),
+        rt: rng.random_range(rt_min..1.0),
+        vhat_n: rng.random_range(-0.1..0.1),
+    }
+}
+
 /// Per contact, in every region: `∂ℓ_i/∂u = −γ` and `∂γ/∂u = −G` by central differences.
 #[test]
 fn a_contacts_cost_gradient_and_hessian_match_finite_differences() {
@@ -187,12 +198,7 @@ fn a_contacts_cost_gradient_and_hessian_match_finite_differences() {
     let mut modes = std::collections::BTreeSet::new();
     for d in [2, 3] {
         for _ in 0..600 {
-            let c = SapContact {
-                mu: rng.random_range(0.05..1.2),
-                rn: rng.random_range(1e-2..1.0),
-                rt: rng.random_range(1e-3..1.0),
-                vhat_n: rng.random_range(-0.1..0.1),
-            };
+            let c = random_contact(&mut rng, 0.05..1.2, 1e-2, 1e-3);
             let small = 10f64.powf(rng.random_range(-3.0..0.0));
             let u: Vec<f64> =
                 (0..d).map(|k| rng.random_range(-1.0..1.0) * if k == 0 { 1.0 } else { small }).collect();
@@ -262,12 +268,7 @@ fn the_hessian_matches_finite_differences_of_the_gradient() {
 fn the_projection_is_in_the_cone_and_g_is_symmetric_psd() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     for _ in 0..2000 {
-        let c = SapContact {
-            mu: rng.random_range(0.0..1.5),
-            rn: rng.random_range(1e-3..1.0),
-            rt: rng.random_range(1e-4..1.0),
-            vhat_n: rng.random_range(-0.1..0.1),
-        };
+        let c = random_contact(&mut rng, 0.0..1.5, 1e-3, 1e-4);
         let u: Vec<f64> = (0..3).map(|_| rng.random_range(-1.0..1.0)).collect();
         let (mut gamma, mut g) = ([0.0; 3], [0.0; 9]);
         c.project(&u, &mut gamma, Some(&mut g));

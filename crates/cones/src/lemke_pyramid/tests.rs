@@ -20,13 +20,7 @@ pub(super) fn random_problem(
     let n = d * nc;
     let j: Vec<f64> = (0..n * ndof).map(|_| rng.random_range(-1.0..=1.0)).collect();
     let minv: Vec<f64> = (0..ndof).map(|_| rng.random_range(0.5..=2.0)).collect();
-    let mut w = vec![0.0; n * n];
-    for a in 0..n {
-        for b in 0..n {
-            w[a * n + b] = (0..ndof).map(|k| j[a * ndof + k] * minv[k] * j[b * ndof + k]).sum::<f64>();
-        }
-        w[a * n + a] += 1e-3;
-    }
+    let w = perp_lcp::samples::gram_row_major(&j, n, ndof, Some(&minv), 1.0, 1e-3);
     let q: Vec<f64> = (0..n)
         .map(|i| if i % d == 0 { rng.random_range(-1.0..=0.5) } else { rng.random_range(-ts..=ts) })
         .collect();

@@ -8,7 +8,7 @@ use super::{NewtonFunction, SemismoothNewton, DEFAULT_MAX_ITER, PROX_MAX_ITER};
 use crate::cone::{Cone, SocMap, MAX_DIM};
 use crate::delassus::Blocks;
 use crate::problem::{
-    message_buffer, prepare, reset_report, FrictionContactProblem, FrictionSolutionMut, Job,
+    message_buffer, prepare, reset_report, w_finite, FrictionContactProblem, FrictionSolutionMut, Job,
 };
 use perp_core::line_search::NonMonotone;
 use perp_core::{iteration, Error, Status};
@@ -93,7 +93,7 @@ pub(crate) fn run(
 ) -> Result<(), Error> {
     let start = Instant::now();
     let Job { p, warm, out: FrictionSolutionMut { r, u, report }, s } = job;
-    let rebuilt = prepare(p, warm, r, u, s, &mut ws.cones)?;
+    let rebuilt = prepare(p, warm, r, u, s, &mut ws.cones, w_finite)?;
     opts.check()?;
     if opts.function == NewtonFunction::FischerBurmeister {
         ws.prepare_maps(opts, p, rebuilt)?;

@@ -27,8 +27,7 @@ pub const fn sparse_word(s: Option<bool>) -> &'static str {
     }
 }
 
-pub(crate) const SPARSE_WORDS: [&str; 3] =
-    [sparse_word(SPARSES[0]), sparse_word(SPARSES[1]), sparse_word(SPARSES[2])];
+const SPARSE_WORDS: [&str; 3] = [sparse_word(SPARSES[0]), sparse_word(SPARSES[1]), sparse_word(SPARSES[2])];
 
 /// The linear solvers, in the order `perp list` gives their words.
 const LINEARS: [LinearSolver; 3] = [LinearSolver::Auto, LinearSolver::Direct, LinearSolver::Iterative];
@@ -52,24 +51,36 @@ pub const LINEAR_PARAM: Param = Param::choice(
     "sparse Newton systems: LU (direct), BiCGSTAB (iterative), or by size and predicted fill",
 );
 
+/// The knobs `prox` shares with the Newton methods, in `perp list`'s order: `sparse`,
+/// `linear`, `rho_scale`, `line_search` (defaulting to `line_search`) and `regularization`,
+/// described by `texts` (sparse, rho_scale, line_search, regularization).
+pub(crate) const fn knobs(line_search: bool, texts: [&'static str; 4]) -> [Param; 5] {
+    [
+        Param::choice("sparse", sparse_word(SPARSE), &SPARSE_WORDS, texts[0]),
+        LINEAR_PARAM,
+        Param::real("rho_scale", RHO_SCALE, Bound::Excl(0.0), Bound::Open, texts[1]),
+        Param::flag("line_search", line_search, texts[2]),
+        Param::real("regularization", REGULARIZATION, Bound::Incl(0.0), Bound::Open, texts[3]),
+    ]
+}
+
+const KNOBS: [Param; 5] = knobs(
+    LINE_SEARCH,
+    [
+        "sparse LU (yes), dense LU (no), or by size and W's fill",
+        "scale of every ρ",
+        "Armijo backtracking on ½‖Φ‖²",
+        "c of the regularised Newton matrix D_r + D_u (W + σI); 0 = plain",
+    ],
+);
+
 /// The parameters of `ac-newton`, `fb-newton` and `nm-newton`.
 pub const PARAMS: &[Param] = &[
-    Param::choice(
-        "sparse",
-        sparse_word(SPARSE),
-        &SPARSE_WORDS,
-        "sparse LU (yes), dense LU (no), or by size and W's fill",
-    ),
-    LINEAR_PARAM,
-    Param::real("rho_scale", RHO_SCALE, Bound::Excl(0.0), Bound::Open, "scale of every ρ"),
-    Param::flag("line_search", LINE_SEARCH, "Armijo backtracking on ½‖Φ‖²"),
-    Param::real(
-        "regularization",
-        REGULARIZATION,
-        Bound::Incl(0.0),
-        Bound::Open,
-        "c of the regularised Newton matrix D_r + D_u (W + σI); 0 = plain",
-    ),
+    KNOBS[0],
+    KNOBS[1],
+    KNOBS[2],
+    KNOBS[3],
+    KNOBS[4],
     Param::int(
         "stall_iterations",
         STALL_ITERATIONS,

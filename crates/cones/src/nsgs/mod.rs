@@ -29,7 +29,7 @@
 use crate::delassus::Blocks;
 use crate::local::LocalSolver;
 use crate::problem::{
-    friction_solver, message_buffer, opaque_workspace, prepare_with, reset_report, ConeCache,
+    friction_solver, message_buffer, opaque_workspace, prepare, reset_report, ConeCache,
     FrictionContactProblem, FrictionSolutionMut, Measured, Prepares,
 };
 use colour::colour_contacts;
@@ -216,7 +216,7 @@ impl Prepares for Nsgs {
 }
 
 impl Workspace {
-    /// The problem's checks and start ([`prepare_with`]), with W's blocks refreshed where its
+    /// The problem's checks and start ([`prepare`]), with W's blocks refreshed where its
     /// finiteness is checked, by the one pass that copies its values; forgets the colouring
     /// when the blocks' pattern changed. Returns max|W| (for the physical check of the
     /// answer).
@@ -229,7 +229,7 @@ impl Workspace {
         s: &Settings,
     ) -> Result<f64, Error> {
         let (mut new_pattern, mut w_max) = (false, 0.0);
-        prepare_with(p, warm, r, u, s, &mut self.cones, |w| {
+        prepare(p, warm, r, u, s, &mut self.cones, |w| {
             let (fresh, scanned) = Blocks::refresh_scanned(&mut self.blocks, w, p.dim);
             new_pattern = fresh;
             w_max = match scanned {

@@ -105,7 +105,7 @@ pub(crate) fn prepare_first_order<'b>(
     vecs: &mut [Vec<f64>],
 ) -> Result<&'b crate::delassus::Blocks, Error> {
     let p = job.p;
-    prepare(p, job.warm, job.out.r, job.out.u, job.s, cones)?;
+    prepare(p, job.warm, job.out.r, job.out.u, job.s, cones, w_finite)?;
     validate()?;
     let _ = crate::delassus::Blocks::refresh(blocks, &p.w, p.dim);
     let Some(blocks) = blocks.as_ref() else { unreachable!("refresh fills the slot") };
@@ -116,24 +116,18 @@ pub(crate) fn prepare_first_order<'b>(
     Ok(blocks)
 }
 
+/// W's finiteness, the check [`prepare`] makes unless a solver has its own.
+pub(crate) fn w_finite(w: &Matrix) -> Result<(), Error> {
+    w.check_finite("W")
+}
+
 /// The checks of [`start`] for [`FrictionSolver::solve_into`], without allocating on
-/// success: the problem (the laws through `cones`, brought up to date), the settings, the
+/// success: the problem (the laws through `cones`, brought up to date; W's finiteness
+/// checked by `check_w`, [`w_finite`] or a solver's own pass over W, in the same place among
+/// the checks as [`FrictionContactProblem::validate_values_with`] puts it), the settings, the
 /// starting reactions `r` (the warm start when `warm`; else `r` is set to zeros, the cold
 /// start) and the length of `u`. Returns whether the cone objects were rebuilt.
 pub(crate) fn prepare(
-    p: &FrictionContactProblem,
-    warm: bool,
-    r: &mut [f64],
-    u: &[f64],
-    s: &Settings,
-    cones: &mut ConeCache,
-) -> Result<bool, Error> {
-    prepare_with(p, warm, r, u, s, cones, |w| w.check_finite("W"))
-}
-
-/// [`prepare`] with W's finiteness checked by `check_w`
-/// ([`FrictionContactProblem::validate_values_with`]), in the same place among the checks.
-pub(crate) fn prepare_with(
     p: &FrictionContactProblem,
     warm: bool,
     r: &mut [f64],

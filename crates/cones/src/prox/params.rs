@@ -3,8 +3,7 @@
 //! from resolved values.
 
 use super::Prox;
-use crate::newton::params::{sparse_word, LINEAR_PARAM, RHO_SCALE, SPARSE, SPARSE_WORDS};
-use crate::newton::REGULARIZATION;
+use crate::newton::params::knobs;
 use perp_core::params::{Bound, Param, Resolved};
 
 /// Default [`Prox::sigma0`].
@@ -15,6 +14,16 @@ pub const NU: f64 = 100.0;
 pub const INNER_MAX: usize = 10;
 /// Default line search of the inner method (full steps: see [`Prox`]).
 pub const INNER_LINE_SEARCH: bool = false;
+
+const KNOBS: [Param; 5] = knobs(
+    INNER_LINE_SEARCH,
+    [
+        "inner Newton: sparse LU (yes), dense (no), or by size and fill",
+        "inner Newton: scale of every ρ",
+        "inner Newton: Armijo backtracking",
+        "inner Newton: c of the regularised Newton matrix",
+    ],
+);
 
 /// `prox`'s parameters.
 pub const PARAMS: &[Param] = &[
@@ -27,22 +36,11 @@ pub const PARAMS: &[Param] = &[
     ),
     Param::real("nu", NU, Bound::Excl(1.0), Bound::Open, "adaptation factor of σ"),
     Param::int("inner_max", INNER_MAX, 1, usize::MAX, "inner iterations before the centre moves anyway"),
-    Param::choice(
-        "sparse",
-        sparse_word(SPARSE),
-        &SPARSE_WORDS,
-        "inner Newton: sparse LU (yes), dense (no), or by size and fill",
-    ),
-    LINEAR_PARAM,
-    Param::real("rho_scale", RHO_SCALE, Bound::Excl(0.0), Bound::Open, "inner Newton: scale of every ρ"),
-    Param::flag("line_search", INNER_LINE_SEARCH, "inner Newton: Armijo backtracking"),
-    Param::real(
-        "regularization",
-        REGULARIZATION,
-        Bound::Incl(0.0),
-        Bound::Open,
-        "inner Newton: c of the regularised Newton matrix",
-    ),
+    KNOBS[0],
+    KNOBS[1],
+    KNOBS[2],
+    KNOBS[3],
+    KNOBS[4],
 ];
 
 impl Prox {

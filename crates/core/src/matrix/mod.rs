@@ -345,6 +345,26 @@ impl Matrix {
         worst
     }
 
+    /// Whether `A + shift·I` has a Cholesky factor (a dense `LLᵀ` of the lower triangle, every
+    /// pivot positive): positive definiteness of a symmetric matrix, for tests and checks of
+    /// small data (O(n³) time, n² memory). `false` for a matrix that is not square.
+    pub fn is_positive_definite(&self, shift: f64) -> bool {
+        let n = self.nrows();
+        if n != self.ncols() {
+            return false;
+        }
+        let mut llt = crate::linear::DenseCholesky::new();
+        llt.resize(n, 1);
+        let mut a = llt.matrix_mut();
+        let dense = self.to_dense();
+        for j in 0..n {
+            for i in j..n {
+                a[(i, j)] = dense[(i, j)] + if i == j { shift } else { 0.0 };
+            }
+        }
+        llt.factor().is_ok()
+    }
+
     /// The worst asymmetry `(i, j, |a_ij − a_ji|)`, or `None` when the matrix is square and
     /// symmetric to within `rel_tol · max|a|`.
     pub fn asymmetry(&self, rel_tol: f64) -> Option<(usize, usize, f64)> {
@@ -684,5 +704,18 @@ mod tests {
         let s = Matrix::from_row_major(2, 2, &[1.0, 2.0, 2.0, 1.0]).unwrap();
         assert_eq!(s.asymmetry(1e-12), None);
         assert_eq!(Matrix::Sparse(s.to_csr()).asymmetry(1e-12), None);
+    }
+
+    #[test]
+    fn positive_definiteness_is_a_cholesky_of_the_shifted_matrix() {
+        // [[1, 2], [2, 1]] has eigenvalues 3 and −1: indefinite, definite once shifted past 1.
+        let m = Matrix::from_row_major(2, 2, &[1.0, 2.0, 2.0, 1.0]).unwrap();
+        assert!(!m.is_positive_definite(0.0) && !m.is_positive_definite(0.9));
+        assert!(m.is_positive_definite(1.1));
+        assert!(Matrix::Sparse(m.to_csr()).is_positive_definite(1.5));
+        // Positive semidefinite of rank 1: not definite, definite with any shift.
+        let r1 = Matrix::from_row_major(2, 2, &[1.0, 1.0, 1.0, 1.0]).unwrap();
+        assert!(!r1.is_positive_definite(0.0) && r1.is_positive_definite(1e-12));
+        assert!(!Matrix::from_row_major(1, 2, &[1.0, 1.0]).unwrap().is_positive_definite(1.0));
     }
 }

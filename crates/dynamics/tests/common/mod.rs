@@ -1,8 +1,10 @@
-//! What several scene tests share: stepping a scene and recording every step.
+//! What several scene tests share: stepping a scene and recording every step, and a pile's
+//! options in a formulation.
+#![allow(dead_code)]
 
 use perp_core::Status;
 use perp_dynamics::scenes::Scene;
-use perp_dynamics::{Simulator, StepOptions, System};
+use perp_dynamics::{Formulation, Simulator, StepOptions, System};
 
 /// One recorded step: time, coordinates, velocities, impulses.
 pub struct Step {
@@ -27,4 +29,16 @@ pub fn run_with<S: Scene>(scene: &S, opts: StepOptions, dt: f64, t_end: f64) -> 
         out.push(Step { t: sim.t, q: sim.q.clone(), u: sim.u.clone(), r: rep.impulses });
     }
     out
+}
+
+/// `scene`'s default options in formulation `f`, with `solver` when given, and no fallback
+/// (so that a test sees the solver's own answer).
+pub fn options_in<S: Scene + ?Sized>(scene: &S, f: Formulation, solver: Option<&str>) -> StepOptions {
+    let mut opts = scene.default_options();
+    opts.set_formulation(f);
+    if let Some(s) = solver {
+        opts.solver = Some(s.into());
+    }
+    opts.fallback.clear();
+    opts
 }

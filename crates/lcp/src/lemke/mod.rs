@@ -108,7 +108,7 @@ mod tests;
 mod warm_start;
 
 use perp_core::iteration::{self, Counters, IterativeMethod, StepResult};
-use perp_core::{Error, Ray, Settings, Solution, SolutionMut, SolveReport, Status};
+use perp_core::{Error, Ray, Settings, SolutionMut, SolveReport, Status};
 use std::time::Instant;
 
 use crate::{Lcp, LcpSolver};
@@ -325,14 +325,10 @@ impl LcpSolver for Lemke {
         "lemke"
     }
 
-    /// [`LcpSolver::solve_into`] on fresh buffers, with the secondary ray of a run that ends
-    /// on one ([`Lemke::last_ray`]).
-    fn solve(&mut self, p: &Lcp, warm: Option<&[f64]>, s: &Settings) -> Result<Solution, Error> {
-        let z = warm.map_or_else(|| vec![0.0; p.n()], <[f64]>::to_vec);
-        let mut sol = Solution { z, w: vec![0.0; p.n()], report: SolveReport::new(self.name()), ray: None };
-        self.solve_into(p, warm.is_some(), sol.view_mut(), s)?;
-        sol.ray = self.last_ray().map(|r| r.to_ray());
-        Ok(sol)
+    /// The secondary ray of a run that ended on one ([`Lemke::last_ray`], owned), which
+    /// [`LcpSolver::solve`] returns in its [`Solution`](perp_core::Solution).
+    fn ray(&self) -> Option<Ray> {
+        self.last_ray().map(|r| r.to_ray())
     }
 
     /// Allocation-free once the workspace has been sized for this n (a tie in the ratio test,

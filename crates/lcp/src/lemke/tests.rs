@@ -1,5 +1,5 @@
 use super::*;
-use perp_core::Matrix;
+use perp_core::{Matrix, Solution};
 
 fn lcp(n: usize, row_major: &[f64], q: &[f64]) -> Lcp {
     Lcp::new(Matrix::from_row_major(n, n, row_major).unwrap(), q.to_vec()).unwrap()

@@ -39,6 +39,35 @@ fn dense(n: usize, row_major: &[f64]) -> Matrix {
     Matrix::from_row_major(n, n, row_major).expect("generated matrix is n x n and finite")
 }
 
+/// The row-major values of `A D Aᵀ / scale + shift·I` for the `rows × cols` matrix A given row
+/// by row and `D = diag(weights)` (the identity for `None`): the Gram and Delassus-like
+/// matrices of the tests, each entry summed in the order `k = 0..cols` of `a_ik d_k a_jk`, so
+/// a test that built them by hand gets the same values bit for bit.
+///
+/// ```
+/// let m = perp_lcp::samples::gram_row_major(&[1.0, 2.0, 3.0, 4.0], 2, 2, Some(&[1.0, 0.5]), 1.0, 1.0);
+/// // A = [1 2; 3 4]: A diag(1, ½) Aᵀ + I = [1 + 2 + 1, 3 + 4; 3 + 4, 9 + 8 + 1]
+/// assert_eq!(m, vec![4.0, 7.0, 7.0, 18.0]);
+/// ```
+pub fn gram_row_major(
+    a: &[f64],
+    rows: usize,
+    cols: usize,
+    weights: Option<&[f64]>,
+    scale: f64,
+    shift: f64,
+) -> Vec<f64> {
+    let weight = |k: usize| weights.map_or(1.0, |w| w[k]);
+    let mut m = vec![0.0; rows * rows];
+    for i in 0..rows {
+        for j in 0..rows {
+            let sum = (0..cols).map(|k| a[i * cols + k] * weight(k) * a[j * cols + k]).sum::<f64>();
+            m[i * rows + j] = sum / scale + if i == j { shift } else { 0.0 };
+        }
+    }
+    m
+}
+
 /// `B Bᵀ + shift·I` for the n×`cols` matrix B given row by row, as a dense matrix (faer
 /// matmul), made exactly symmetric by mirroring the lower triangle.
 pub(crate) fn gram(b: &[f64], n: usize, cols: usize, shift: f64) -> Matrix {

@@ -9,22 +9,6 @@ fn same(a: &Lcp, b: &Lcp) -> bool {
     rows(a.m()) == rows(b.m()) && a.q() == b.q()
 }
 
-/// Cholesky of the dense symmetric `a` (row lists); `false` if a pivot is not positive.
-fn cholesky_ok(mut a: Vec<Vec<f64>>) -> bool {
-    let n = a.len();
-    for k in 0..n {
-        let d = a[k][k] - (0..k).map(|p| a[k][p] * a[k][p]).sum::<f64>();
-        if d <= 0.0 {
-            return false;
-        }
-        a[k][k] = d.sqrt();
-        for i in k + 1..n {
-            a[i][k] = (a[i][k] - (0..k).map(|p| a[i][p] * a[k][p]).sum::<f64>()) / a[k][k];
-        }
-    }
-    true
-}
-
 /// Determinant by Gaussian elimination with partial pivoting.
 fn det(mut a: Vec<Vec<f64>>) -> f64 {
     let n = a.len();
@@ -65,7 +49,7 @@ fn same_seed_same_problem_other_seed_other_problem() {
 fn spd_is_symmetric_positive_definite() {
     let p = spd(8, 3);
     assert!(p.m().asymmetry(0.0).is_none());
-    assert!(cholesky_ok(rows(p.m())));
+    assert!(p.m().is_positive_definite(0.0));
     // M - I = A Aᵀ is PSD as well: the diagonal is at least 1.
     assert!(p.m().diagonal().iter().all(|&d| d >= 1.0));
     assert!(p.q().iter().all(|q| (-1.0..=1.0).contains(q)));
@@ -77,11 +61,7 @@ fn psd_has_the_requested_rank() {
     assert!(same(&p, &psd(6, 2, 5)));
     assert!(p.m().asymmetry(0.0).is_none());
     let m = rows(p.m());
-    let mut shifted = m.clone();
-    for (i, row) in shifted.iter_mut().enumerate() {
-        row[i] += 1e-12;
-    }
-    assert!(cholesky_ok(shifted));
+    assert!(p.m().is_positive_definite(1e-12));
     // Rank 2: every 3x3 principal minor vanishes, a 2x2 one does not.
     let minor = |idx: &[usize]| det(idx.iter().map(|&i| idx.iter().map(|&j| m[i][j]).collect()).collect());
     assert!(minor(&[0, 1, 2]).abs() < 1e-12 && minor(&[1, 3, 5]).abs() < 1e-12);
@@ -116,12 +96,7 @@ fn contact_matrix_is_j_minv_jt_and_psd() {
         }
     }
     assert!(p.m().asymmetry(0.0).is_none());
-    let mut w = rows(p.m());
-    let shift = 1e-10 * p.m().max_abs();
-    for (i, row) in w.iter_mut().enumerate() {
-        row[i] += shift;
-    }
-    assert!(cholesky_ok(w));
+    assert!(p.m().is_positive_definite(1e-10 * p.m().max_abs()));
     // Sparse for a larger instance.
     let big = contact(200, 1);
     assert!(big.m().nnz() < 200 * 200 / 10, "nnz = {}", big.m().nnz());
@@ -177,7 +152,7 @@ fn fathi_is_l_lt_with_solution_e1() {
             assert_eq!(p.m().get(i, j), llt, "M[{i},{j}]");
         }
     }
-    assert!(cholesky_ok(rows(p.m())));
+    assert!(p.m().is_positive_definite(0.0));
     let mut z = vec![0.0; n];
     z[0] = 1.0;
     let w = p.w(&z);
@@ -191,7 +166,7 @@ fn degenerate_has_its_planted_degenerate_solution() {
     let p = degenerate(n, 5);
     let z = degenerate_solution(n, 5);
     assert!(same(&p, &degenerate(n, 5)));
-    assert!(cholesky_ok(rows(p.m())));
+    assert!(p.m().is_positive_definite(0.0));
     let w = p.w(&z);
     let scale = p.q().iter().fold(1.0f64, |m, x| m.max(x.abs()));
     let mut classes = [0; 3];

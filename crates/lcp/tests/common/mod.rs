@@ -2,7 +2,7 @@
 //! LCPs whose values can be replaced in place.
 #![allow(dead_code)]
 
-use perp_core::Matrix;
+use perp_core::{Matrix, SolveReport};
 use perp_lcp::Lcp;
 
 /// A deterministic generator of numbers in [−1, 1).
@@ -18,14 +18,7 @@ impl Rng {
 /// Row-major values of a dense SPD matrix `A Aᵀ + I` (A random n × n).
 pub fn spd_values(n: usize, rng: &mut Rng) -> Vec<f64> {
     let a: Vec<f64> = (0..n * n).map(|_| rng.next()).collect();
-    let mut m = vec![0.0; n * n];
-    for i in 0..n {
-        for j in 0..n {
-            m[i * n + j] =
-                (0..n).map(|k| a[i * n + k] * a[j * n + k]).sum::<f64>() + if i == j { 1.0 } else { 0.0 };
-        }
-    }
-    m
+    perp_lcp::samples::gram_row_major(&a, n, n, None, 1.0, 1.0)
 }
 
 /// Triplets of a sparse contact-like matrix: n/3 contacts of 3 rows (normal, two tangents),
@@ -98,4 +91,28 @@ pub fn fresh(p: &Lcp) -> Lcp {
         None => Lcp::new(p.m().clone(), p.q().to_vec()).unwrap(),
         Some((lo, hi)) => Lcp::with_bounds(p.m().clone(), p.q().to_vec(), lo.to_vec(), hi.to_vec()).unwrap(),
     }
+}
+
+/// The bit patterns of `v`, for comparisons bit for bit.
+pub fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+/// Asserts that an in-place answer `(z, w, report)` is `sol`'s bit for bit: the vectors, the
+/// report's counts, status, error, residual, message and history.
+pub fn assert_same_answer(z: &[f64], w: &[f64], report: &SolveReport, sol: &perp_lcp::Solution, label: &str) {
+    assert_eq!(bits(z), bits(&sol.z), "{label}: z");
+    assert_eq!(bits(w), bits(&sol.w), "{label}: w");
+    let r = &sol.report;
+    assert_eq!(
+        (&report.solver, report.status, report.iterations, report.pivots, report.factorizations),
+        (&r.solver, r.status, r.iterations, r.pivots, r.factorizations),
+        "{label}"
+    );
+    assert_eq!(
+        (report.error.to_bits(), report.residual_inf.to_bits()),
+        (r.error.to_bits(), r.residual_inf.to_bits()),
+        "{label}"
+    );
+    assert_eq!((&report.message, bits(&report.history)), (&r.message, bits(&r.history)), "{label}");
 }
