@@ -424,11 +424,7 @@ pub(super) unsafe fn family_of_name(p: *const c_char) -> Result<Family, Refusal>
 
 pub(super) unsafe fn solver_name<'a>(p: *const c_char, family: Family) -> Result<&'a str, Refusal> {
     if p.is_null() {
-        return Ok(match family {
-            Family::Friction => "prox",
-            Family::Mcp => "fb-newton",
-            _ => "lemke",
-        });
+        return Ok(family.default_solver());
     }
     unsafe { c_str("solver", p) }
 }

@@ -90,14 +90,9 @@ impl ProblemKind {
         }
     }
 
-    /// The default solver: `lemke` for LCPs, `fb-newton` for MLCPs and NCPs, `prox` for
-    /// frictional contact.
+    /// The default solver: its family's ([`Family::default_solver`]).
     pub fn default_solver(self) -> &'static str {
-        match self.family() {
-            Family::Lcp => "lemke",
-            Family::Mcp => "fb-newton",
-            Family::Friction => "prox",
-        }
+        self.family().default_solver()
     }
 }
 

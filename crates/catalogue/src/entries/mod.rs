@@ -58,6 +58,16 @@ impl Family {
         }
     }
 
+    /// The solver used when none is named: `lemke` for LCPs, `fb-newton` for MLCPs and NCPs,
+    /// `prox` for frictional contact.
+    pub fn default_solver(self) -> &'static str {
+        match self {
+            Family::Lcp => "lemke",
+            Family::Mcp => "fb-newton",
+            Family::Friction => "prox",
+        }
+    }
+
     /// What its solvers are, with the article, as in "nsgs is *a frictional-contact* solver".
     pub fn solver_noun(self) -> &'static str {
         match self {
