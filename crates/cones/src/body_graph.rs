@@ -8,7 +8,9 @@
 //! reads them, so the factorization ([`Ordering::Given`]) permutes neither the matrix nor
 //! the right-hand sides; [`BodyGraph::solve`] permutes the one vector it solves for.
 
-use perp_core::linear::{amd_order, Breakdown, Ordering, SparseCholesky, SparseRows, Supernodal};
+use perp_core::linear::{
+    amd_order, Breakdown, Ordering, PcgOutcome, PcgWork, SparseCholesky, SparseRows, Supernodal, SymLower,
+};
 use perp_core::Matrix;
 
 /// The pattern of `M + H G Hᵀ` (lower triangle, compressed columns, rows sorted, in the
@@ -165,6 +167,35 @@ impl BodyGraph {
             x[j] = v;
         }
         Ok(())
+    }
+
+    /// Solves the matrix of `values` (a [`BodyGraph::fill`]) in place by conjugate gradients
+    /// preconditioned with `chol`'s last factorization (of an earlier matrix of this pattern:
+    /// [`SparseCholesky::pcg`]), `x` in the velocities' order: the right-hand side on entry,
+    /// the last iterate on return; `t` and `b` are kept storage. Stops at `rel_tol` or after
+    /// `max_iter` iterations.
+    pub(crate) fn pcg(
+        &self,
+        chol: &mut SparseCholesky,
+        values: &[f64],
+        x: &mut [f64],
+        (t, b, work): (&mut Vec<f64>, &mut Vec<f64>, &mut PcgWork),
+        limits: (f64, usize),
+    ) -> Result<PcgOutcome, Breakdown> {
+        let n = self.perm.len();
+        if x.len() != n {
+            return Err(Breakdown::NotFactored);
+        }
+        b.clear();
+        b.extend(self.perm.iter().map(|&j| x[j]));
+        t.clear();
+        t.resize(n, 0.0);
+        let a = SymLower { col_ptr: &self.col_ptr, row_idx: &self.row_idx, values };
+        let out = chol.pcg(a, b, t, limits, work)?;
+        for (&j, &v) in self.perm.iter().zip(t.iter()) {
+            x[j] = v;
+        }
+        Ok(out)
     }
 
     /// The entries of the lower triangle: (row, column) in the velocities' order (either

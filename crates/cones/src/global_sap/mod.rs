@@ -118,7 +118,18 @@ pub struct Sap {
     /// stepper that reads neither skips (default on; off, the error is NaN and the message
     /// unset).
     pub report_coulomb_error: bool,
+    /// Conjugate-gradient iterations a Newton direction may take, preconditioned by the factor
+    /// kept from the last factorization of the same pattern (this problem's previous
+    /// iteration's, or the previous problem's when the contact graph repeats, as between the
+    /// steps of a settled pile), before the Newton matrix is factored afresh. The direction is
+    /// taken when CG brings `‖(M + H G Hᵀ) Δv + ∇ℓ‖` within 10⁻³ of `‖∇ℓ‖`; after one failure
+    /// in a solve (or a step along such a direction that SAP's cost criterion would call a
+    /// stall), every later direction of that solve is factored. 0: every direction
+    /// factored (the answer then does not depend on earlier problems). Default 4.
+    pub factor_reuse: usize,
     chol: SparseCholesky,
+    /// Whether `chol` holds a factorization of `graph`'s current pattern.
+    factor_current: bool,
     /// The Newton matrix's pattern, kept across problems: its ordering is reused while the
     /// contact graph repeats ([`BodyGraph::update`]).
     graph: BodyGraph,
@@ -138,7 +149,9 @@ impl Default for Sap {
             cost_abs_tolerance: 1e-30,
             cost_rel_tolerance: 1e-15,
             report_coulomb_error: true,
+            factor_reuse: 4,
             chol: BodyGraph::cholesky(),
+            factor_current: false,
             graph: BodyGraph::default(),
             rows: Vec::new(),
         }
@@ -381,10 +394,11 @@ impl Sap {
         let mut v = v0.map_or_else(|| model.vstar.clone(), <[f64]>::to_vec);
         // The pattern kept from the last problem, made this one's (given back below).
         let mut pat = std::mem::take(&mut self.graph);
-        match &rows {
+        let same_pattern = match &rows {
             ContactRows::Columns(c) => pat.update(&g.m, n, &clique_rows(g), c),
             ContactRows::Rows(r) => pat.update(&g.m, n, &clique_rows(g), *r),
         };
+        self.factor_current &= same_pattern;
         let mut report = SolveReport::new(self.name());
         let mut w = Newton::new(g, pat);
         let mut cost_stalled = false;
@@ -400,11 +414,14 @@ impl Sap {
             }
             report.iterations += 1;
             let step = w
-                .direction(g, &mut self.chol, &mut report)
+                .direction(g, &mut self.chol, (self.factor_reuse, &mut self.factor_current), &mut report)
                 .and_then(|()| w.step_length(self, (&model.contacts, d), &mut report));
             let alpha = match step {
                 Ok((alpha, stalled)) => {
-                    cost_stalled = stalled;
+                    // The cost criterion judges Newton steps: a stall along a direction from
+                    // the kept factor's conjugate gradients hands over to factored ones.
+                    cost_stalled = stalled && !w.reused;
+                    w.reuse_failed |= stalled;
                     alpha
                 }
                 Err(NoDirection(message)) => {

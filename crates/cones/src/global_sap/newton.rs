@@ -2,6 +2,7 @@
 //! measures, with the storage the iterations keep.
 
 use super::*;
+use perp_core::linear::PcgWork;
 
 /// The storage of SAP's iterations (allocated once): the evaluation at the iterate, the
 /// Newton matrix's pattern and values, the direction Δv with `M Δv` and `Hᵀ Δv`.
@@ -13,7 +14,18 @@ pub(super) struct Newton {
     mdv: Vec<f64>,
     du: Vec<f64>,
     ordered: Vec<f64>,
+    /// The kept factor's conjugate gradients: their vectors, the ordered right-hand side, and
+    /// whether they have failed once in this solve (then every later direction is factored).
+    pcg: PcgWork,
+    rhs: Vec<f64>,
+    pub(super) reuse_failed: bool,
+    /// Whether the last direction came from the kept factor's conjugate gradients.
+    pub(super) reused: bool,
 }
+
+/// The relative residual at which a Newton direction from the kept factor's conjugate
+/// gradients is taken ([`Sap::factor_reuse`]).
+pub(super) const REUSE_TOLERANCE: f64 = 1e-3;
 
 /// The Newton matrix could not be factored, or its direction is no descent direction.
 pub(super) struct NoDirection(pub(super) String);
@@ -30,25 +42,42 @@ impl Newton {
             mdv: vec![0.0; n],
             du: Vec::with_capacity(g.size()),
             ordered: Vec::with_capacity(n),
+            pcg: PcgWork::default(),
+            rhs: Vec::with_capacity(n),
+            reuse_failed: false,
+            reused: false,
         }
     }
 
-    /// The Newton direction `(M + H G Hᵀ) Δv = −∇ℓ` into `dv`, with `M Δv` and `Hᵀ Δv`.
+    /// The Newton direction `(M + H G Hᵀ) Δv = −∇ℓ` into `dv`, with `M Δv` and `Hᵀ Δv`: by
+    /// up to `reuse` conjugate-gradient iterations preconditioned with `chol`'s kept factor
+    /// when `current` says it is of this pattern (to [`REUSE_TOLERANCE`]; see
+    /// [`Sap::factor_reuse`]), else by a factorization, after which `current` says whether it
+    /// succeeded.
     pub(super) fn direction(
         &mut self,
         g: &GlobalFrictionContactProblem,
         chol: &mut SparseCholesky,
+        (reuse, current): (usize, &mut bool),
         report: &mut SolveReport,
     ) -> Result<(), NoDirection> {
-        let Newton { e, pat, values, dv, mdv, du, ordered } = self;
+        let Newton { e, pat, values, dv, mdv, du, ordered, pcg, rhs, reuse_failed, reused: last } = self;
         pat.fill(&e.g, values, &mut e.hg);
-        report.factorizations += 1;
-        let solved = pat.factor(chol, values).and_then(|()| {
+        dv.iter_mut().zip(&e.grad).for_each(|(a, b)| *a = -b);
+        let reused = reuse > 0
+            && *current
+            && !*reuse_failed
+            && matches!(pat.pcg(chol, values, dv, (ordered, rhs, pcg), (REUSE_TOLERANCE, reuse)), Ok(o) if o.converged);
+        *last = reused;
+        if !reused {
+            *reuse_failed |= reuse > 0 && *current;
             dv.iter_mut().zip(&e.grad).for_each(|(a, b)| *a = -b);
-            pat.solve(chol, dv, ordered)
-        });
-        if let Err(b) = solved {
-            return Err(NoDirection(format!("the Newton matrix M + H G Hᵀ could not be factored: {b}")));
+            report.factorizations += 1;
+            let solved = pat.factor(chol, values).and_then(|()| pat.solve(chol, dv, ordered));
+            *current = solved.is_ok();
+            if let Err(b) = solved {
+                return Err(NoDirection(format!("the Newton matrix M + H G Hᵀ could not be factored: {b}")));
+            }
         }
         g.m.mul_vec(dv, mdv);
         du.clear();

@@ -117,13 +117,7 @@ fn a_planar_contact_sticks_by_hand() {
 fn random_problem(seed: u64, n: usize, nc: usize, d: usize) -> GlobalFrictionContactProblem {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let l: Vec<f64> = (0..n * n).map(|_| rng.random_range(-1.0..1.0)).collect();
-    let mut md = vec![0.0; n * n];
-    for i in 0..n {
-        for j in 0..n {
-            md[i * n + j] =
-                (0..n).map(|k| l[i * n + k] * l[j * n + k]).sum::<f64>() + if i == j { 1.0 } else { 0.0 };
-        }
-    }
+    let md = perp_lcp::samples::gram_row_major(&l, n, n, None, 1.0, 1.0);
     let hd: Vec<f64> = (0..n * nc * d).map(|_| rng.random_range(-1.0..1.0)).collect();
     let f = (0..n).map(|_| rng.random_range(-2.0..2.0)).collect();
     let b = (0..nc * d).map(|_| rng.random_range(-0.5..0.5)).collect();
@@ -522,4 +516,39 @@ fn solved_is_the_recomputed_criterion() {
     let (_, grad) = Sap::new().cost_and_gradient(&g, &sol.solution.v).unwrap();
     let res = (0..g.dofs()).map(|k| grad[k] * grad[k] / g.m.get(k, k)).sum::<f64>().sqrt();
     assert!((res - sol.optimality).abs() <= 1e-12 * sol.optimality, "{res} vs {}", sol.optimality);
+}
+
+/// A sequence of problems of one pattern whose values move a little (a time stepper's steps
+/// once the contact graph repeats): from the second on, the kept factor's conjugate gradients
+/// give Newton directions without a factorization, and the answers meet the same criterion
+/// as with every direction factored (`factor_reuse = 0`), to which they agree within the
+/// tolerance's reach.
+#[test]
+fn a_repeated_pattern_reuses_the_kept_factor() {
+    let s = Settings { tol: 1e-9, ..Settings::default() };
+    let base = random_problem(31, 12, 6, 3);
+    let (mut kept, mut fresh) = (Sap::new(), Sap { factor_reuse: 0, ..Sap::new() });
+    let mut v0: Option<Vec<f64>> = None;
+    let mut saved = 0;
+    for step in 0..6 {
+        let mut g = base.clone();
+        g.f.iter_mut().enumerate().for_each(|(k, f)| *f *= 1.0 + 1e-3 * ((step * 7 + k) % 5) as f64);
+        let a = kept.solve(&g, v0.as_deref(), &s).unwrap().solution;
+        let b = fresh.solve(&g, v0.as_deref(), &s).unwrap().solution;
+        for sol in [&a, &b] {
+            assert_eq!(sol.report.status, Status::Solved, "step {step}: {:?}", sol.report);
+        }
+        assert_eq!(b.report.factorizations, b.report.iterations, "step {step}");
+        assert!(a.report.factorizations <= a.report.iterations, "step {step}");
+        if step == 0 {
+            assert_eq!(a.report.factorizations, a.report.iterations);
+        }
+        saved += a.report.iterations - a.report.factorizations;
+        let scale = b.v.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+        for (x, y) in a.v.iter().zip(&b.v) {
+            assert!((x - y).abs() <= 1e-6 * scale, "step {step}: {x} vs {y}");
+        }
+        v0 = Some(a.v.clone());
+    }
+    assert!(saved >= 3, "{saved} directions from the kept factor");
 }

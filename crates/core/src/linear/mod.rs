@@ -23,6 +23,9 @@
 //!   analysis, before any numeric work;
 //! * [`Krylov`] (`iterative.rs`) — BiCGSTAB with a block-Jacobi preconditioner on a matrix
 //!   held by rows, stopped by a relative residual, an iteration limit or a deadline;
+//! * [`SparseCholesky::pcg`] (`pcg.rs`) — conjugate gradients on a symmetric matrix held by
+//!   its lower triangle ([`SymLower`]), preconditioned by a kept factor of an earlier matrix
+//!   of the same pattern;
 //! * [`mass`] — the factor of a mass matrix M (dense, sparse, or one dense block per
 //!   connected component) and the Delassus operator `W = J M⁻¹ Jᵀ` built from sparse rows.
 //!
@@ -36,6 +39,7 @@ mod fill;
 mod frozen;
 mod iterative;
 pub mod mass;
+mod pcg;
 mod small;
 mod sparse_cholesky;
 mod sparse_lu;
@@ -48,6 +52,7 @@ pub use fill::{lu_cost, FactorCost};
 pub use frozen::FrozenLu;
 pub use iterative::{BlockJacobi, CsrRef, Krylov, KrylovOutcome, KrylovStop, CHUNK};
 pub use mass::{Columns, MassFactor, Row, SparseRows};
+pub use pcg::{PcgOutcome, PcgWork, SymLower};
 pub use small::{small_lu_solve, small_lu_solve_dyn, small_lu_solve_fixed};
 pub use sparse_cholesky::{amd_order, Ordering, SparseCholesky, Supernodal, SymmetricKind};
 pub use sparse_lu::SparseLu;

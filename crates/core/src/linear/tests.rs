@@ -334,6 +334,49 @@ fn sparse_cholesky_solves_an_spd_matrix() {
     assert_eq!(c.solve_in_place(&mut [1.0; 4], 4, 1), Err(Breakdown::NotFactored));
 }
 
+/// CG preconditioned by the factor of the matrix itself ends in one iteration; by the
+/// factor of a matrix of the same pattern whose values moved, in a few, at the asked
+/// residual; with no iteration allowed, unconverged. `SymLower::mul` is the symmetric product.
+#[test]
+fn pcg_with_a_kept_factor_solves_the_moved_matrix() {
+    let s = spd();
+    let (cp, ri, v) = csc(&s, true);
+    let lower = SymLower { col_ptr: &cp, row_idx: &ri, values: &v };
+    let mut y = vec![0.0; 4];
+    lower.mul(&X, &mut y);
+    for (a, b) in y.iter().zip(rhs(&s)) {
+        assert!((a - b).abs() < 1e-12, "{y:?}");
+    }
+    let mut c = SparseCholesky::new();
+    c.factor(4, &cp, &ri, &v).unwrap();
+    let (mut x, mut work) = (vec![0.0; 4], PcgWork::default());
+    let out = c.pcg(lower, &rhs(&s), &mut x, (1e-12, 10), &mut work).unwrap();
+    assert_eq!((out.iterations, out.converged), (1, true), "{out:?}");
+    close(&x);
+    // The matrix moves by 5 % on every entry but the diagonal's: the old factor preconditions.
+    let mut moved = v.clone();
+    for j in 0..4 {
+        for k in cp[j]..cp[j + 1] {
+            if ri[k] != j {
+                moved[k] *= 1.05;
+            }
+        }
+    }
+    let m = SymLower { col_ptr: &cp, row_idx: &ri, values: &moved };
+    let mut b = vec![0.0; 4];
+    m.mul(&X, &mut b);
+    let out = c.pcg(m, &b, &mut x, (1e-10, 10), &mut work).unwrap();
+    assert!(out.converged && out.iterations > 1 && out.iterations <= 4, "{out:?}");
+    assert!(out.rel_residual <= 1e-10);
+    for (a, b) in x.iter().zip(X) {
+        assert!((a - b).abs() < 1e-8, "{x:?}");
+    }
+    let out = c.pcg(m, &b, &mut x, (1e-10, 0), &mut work).unwrap();
+    assert_eq!((out.iterations, out.converged, out.rel_residual), (0, false, 1.0));
+    assert_eq!(c.pcg(m, &b[..3], &mut x, (1e-10, 4), &mut work), Err(Breakdown::NotFactored));
+    assert_eq!(SparseCholesky::new().pcg(m, &b, &mut x, (1e-10, 4), &mut work), Err(Breakdown::NotFactored));
+}
+
 #[test]
 fn small_lu_solve_pivots_and_flags_singular() {
     let mut a = [2.0, 1.0, 1.0, 3.0];
