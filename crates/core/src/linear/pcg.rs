@@ -7,7 +7,10 @@
 //!
 //! The method is Hestenes–Stiefel's (1952) preconditioned CG (Saad, *Iterative Methods for
 //! Sparse Linear Systems*, 2nd ed., Algorithm 9.1), from `x = 0`, stopped when
-//! `‖b − A x‖₂ ≤ rel_tol · ‖b‖₂` (the recurrence's residual) or after `max_iter` iterations.
+//! `‖b − A x‖₂ ≤ rel_tol · ‖b‖₂` (the recurrence's residual), after `max_iter` iterations, or
+//! as soon as the residual's average rate of decrease so far, kept up, would not reach
+//! `rel_tol` within `max_iter` iterations (a factor too stale to help is given up after one
+//! iteration instead of `max_iter`).
 //! faer's own `conjugate_gradient` takes its preconditioner through `&self` and runs block
 //! CG; the factor's solve needs its kept scratch (`&mut`), so the loop is written here.
 
@@ -124,6 +127,11 @@ impl SparseCholesky {
             out.rel_residual = dot(r, r).sqrt() / bn;
             if out.rel_residual <= rel_tol {
                 out.converged = true;
+                break;
+            }
+            // The average rate so far, kept up, would need more than max_iter in all: stop.
+            let k = out.iterations as f64;
+            if out.rel_residual.powf(max_iter as f64 / k) > rel_tol {
                 break;
             }
             z.copy_from_slice(r);

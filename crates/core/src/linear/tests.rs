@@ -371,6 +371,19 @@ fn pcg_with_a_kept_factor_solves_the_moved_matrix() {
     for (a, b) in x.iter().zip(X) {
         assert!((a - b).abs() < 1e-8, "{x:?}");
     }
+    // A factor far from the matrix (its diagonal ten times larger) is given up early.
+    let mut far = v.clone();
+    for j in 0..4 {
+        for k in cp[j]..cp[j + 1] {
+            if ri[k] == j {
+                far[k] *= 10.0;
+            }
+        }
+    }
+    let mut stale = SparseCholesky::new();
+    stale.factor(4, &cp, &ri, &far).unwrap();
+    let out = stale.pcg(lower, &rhs(&s), &mut x, (1e-10, 3), &mut work).unwrap();
+    assert!(!out.converged && out.iterations < 3, "{out:?}");
     let out = c.pcg(m, &b, &mut x, (1e-10, 0), &mut work).unwrap();
     assert_eq!((out.iterations, out.converged, out.rel_residual), (0, false, 1.0));
     assert_eq!(c.pcg(m, &b[..3], &mut x, (1e-10, 4), &mut work), Err(Breakdown::NotFactored));
