@@ -125,7 +125,8 @@ pub struct Sap {
     /// taken when CG brings `‖(M + H G Hᵀ) Δv + ∇ℓ‖` within 10⁻³ of `‖∇ℓ‖`; after one failure
     /// in a solve (or a step along such a direction that SAP's cost criterion would call a
     /// stall), every later direction of that solve is factored. 0: every direction
-    /// factored (the answer then does not depend on earlier problems). Default 4.
+    /// factored (the answer then does not depend on earlier problems). Problems of fewer than
+    /// 100 velocities always factor (a factorization costs them less). Default 4.
     pub factor_reuse: usize,
     chol: SparseCholesky,
     /// Whether `chol` holds a factorization of `graph`'s current pattern.

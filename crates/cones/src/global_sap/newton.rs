@@ -27,6 +27,11 @@ pub(super) struct Newton {
 /// gradients is taken ([`Sap::factor_reuse`]).
 pub(super) const REUSE_TOLERANCE: f64 = 1e-3;
 
+/// The fewest velocities of a problem whose Newton directions try the kept factor: on smaller
+/// ones a factorization costs less than the iterations' products, and an inexact direction
+/// can cost a Newton iteration more ([`Sap::factor_reuse`]).
+pub(super) const REUSE_MIN_DOFS: usize = 100;
+
 /// The Newton matrix could not be factored, or its direction is no descent direction.
 pub(super) struct NoDirection(pub(super) String);
 
@@ -65,12 +70,13 @@ impl Newton {
         pat.fill(&e.g, values, &mut e.hg);
         dv.iter_mut().zip(&e.grad).for_each(|(a, b)| *a = -b);
         let reused = reuse > 0
+            && g.dofs() >= REUSE_MIN_DOFS
             && *current
             && !*reuse_failed
             && matches!(pat.pcg(chol, values, dv, (ordered, rhs, pcg), (REUSE_TOLERANCE, reuse)), Ok(o) if o.converged);
         *last = reused;
         if !reused {
-            *reuse_failed |= reuse > 0 && *current;
+            *reuse_failed |= reuse > 0 && g.dofs() >= REUSE_MIN_DOFS && *current;
             dv.iter_mut().zip(&e.grad).for_each(|(a, b)| *a = -b);
             report.factorizations += 1;
             let solved = pat.factor(chol, values).and_then(|()| pat.solve(chol, dv, ordered));

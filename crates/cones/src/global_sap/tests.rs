@@ -522,11 +522,11 @@ fn solved_is_the_recomputed_criterion() {
 /// once the contact graph repeats): from the second on, the kept factor's conjugate gradients
 /// give Newton directions without a factorization, and the answers meet the same criterion
 /// as with every direction factored (`factor_reuse = 0`), to which they agree within the
-/// tolerance's reach.
+/// tolerance's reach. (120 velocities: smaller problems always factor.)
 #[test]
 fn a_repeated_pattern_reuses_the_kept_factor() {
     let s = Settings { tol: 1e-9, ..Settings::default() };
-    let base = random_problem(31, 12, 6, 3);
+    let base = random_problem(31, 120, 40, 3);
     let (mut kept, mut fresh) = (Sap::new(), Sap { factor_reuse: 0, ..Sap::new() });
     let mut v0: Option<Vec<f64>> = None;
     let mut saved = 0;
