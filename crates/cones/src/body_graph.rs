@@ -172,8 +172,8 @@ impl BodyGraph {
     /// Solves the matrix of `values` (a [`BodyGraph::fill`]) in place by conjugate gradients
     /// preconditioned with `chol`'s last factorization (of an earlier matrix of this pattern:
     /// [`SparseCholesky::pcg`]), `x` in the velocities' order: the right-hand side on entry,
-    /// the last iterate on return; `t` and `b` are kept storage. Stops at `rel_tol` or after
-    /// `max_iter` iterations.
+    /// the last iterate on return; `t` and `b` are kept storage. `limits` are `(rel_tol,
+    /// max_iter)`, with [`SparseCholesky::pcg`]'s rules (it also gives a stale factor up early).
     pub(crate) fn pcg(
         &self,
         chol: &mut SparseCholesky,
