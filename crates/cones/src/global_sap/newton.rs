@@ -69,15 +69,15 @@ impl Newton {
         let Newton { e, pat, values, dv, mdv, du, ordered, pcg, rhs, reuse_failed, reused: last } = self;
         pat.fill(&e.g, values, &mut e.hg);
         dv.iter_mut().zip(&e.grad).for_each(|(a, b)| *a = -b);
-        let reused = reuse > 0
-            && g.dofs() >= REUSE_MIN_DOFS
-            && *current
-            && !*reuse_failed
+        let tried = reuse > 0 && g.dofs() >= REUSE_MIN_DOFS && *current && !*reuse_failed;
+        *last = tried
             && matches!(pat.pcg(chol, values, dv, (ordered, rhs, pcg), (REUSE_TOLERANCE, reuse)), Ok(o) if o.converged);
-        *last = reused;
-        if !reused {
-            *reuse_failed |= reuse > 0 && g.dofs() >= REUSE_MIN_DOFS && *current;
-            dv.iter_mut().zip(&e.grad).for_each(|(a, b)| *a = -b);
+        if !*last {
+            if tried {
+                // CG's last iterate overwrote the right-hand side.
+                *reuse_failed = true;
+                dv.iter_mut().zip(&e.grad).for_each(|(a, b)| *a = -b);
+            }
             report.factorizations += 1;
             let solved = pat.factor(chol, values).and_then(|()| pat.solve(chol, dv, ordered));
             *current = solved.is_ok();
