@@ -268,6 +268,27 @@ pub trait System: Sync {
     fn contacts_into(&self, q: &[f64], t: f64, out: &mut Vec<Contact>) {
         *out = self.contacts(q, t);
     }
+    /// The gaps of every candidate at `(q, t)`, in [`System::contacts`]' order and the same to
+    /// the bit, without their rows: `true` when the system offers them (default `false`).
+    ///
+    /// A step that activates its contacts by their gap alone (the midpoint scheme with
+    /// [`Activation::Gap`](crate::Activation::Gap)) then asks [`System::contact_into`] for the
+    /// rows of the active candidates only, instead of [`System::contacts_into`] for all of
+    /// them: a scene with many more candidates than contacts (a pile's fixed candidate list)
+    /// overrides both.
+    fn gaps_into(&self, _q: &[f64], _t: f64, _gaps: &mut Vec<f64>) -> bool {
+        false
+    }
+    /// Candidate `i` at `(q, t)`, equal to `contacts(q, t)[i]`, written into `out` (its
+    /// storage reused). Called for the active candidates when [`System::gaps_into`] offered
+    /// the gaps (default: `contacts(q, t)[i]`, all candidates built for one; a gap of NaN
+    /// when there is no candidate `i`, which the stepper reports).
+    fn contact_into(&self, i: usize, q: &[f64], t: f64, out: &mut Contact) {
+        match self.contacts(q, t).into_iter().nth(i) {
+            Some(c) => *out = c,
+            None => out.gap = f64::NAN,
+        }
+    }
     /// Equality constraints at `(q, t)` (default: none).
     fn bilaterals(&self, _q: &[f64], _t: f64) -> Vec<Bilateral> {
         Vec::new()

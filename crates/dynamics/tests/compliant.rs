@@ -108,3 +108,53 @@ fn solver_parameters_are_refused_with_the_compliant_formulation() {
     let e = Simulator::new(sys, q0, u0, scene.default_dt(), opts).err().expect("refused").to_string();
     assert!(e.contains("params") && e.contains("Compliant::from_params"), "{e}");
 }
+
+/// The compliant model regularises stiction (SAP's `R_t = σ w_t`): a block held by friction
+/// on an incline (20°, μ = 0.5 > tan 20°) creeps down it at the speed v where its two sticking
+/// corners' tangential impulses `γ_t = v / R_t` carry the slope's share of its weight each
+/// step, `v (1/R_t¹ + 1/R_t²) = m g sin α δt`, whatever the normal split between them. The
+/// exact cones and the convex relaxation hold it still. (R_t from SAP's contacts of the last
+/// step's global problem, scaled from the default σ, to which it is proportional.)
+#[test]
+fn a_block_held_by_friction_creeps_at_the_regularised_stiction_speed() {
+    use perp_dynamics::scenes::planar::BlockIncline;
+    use perp_dynamics::scenes::Scene;
+    let block = BlockIncline::new(20f64.to_radians(), 0.5);
+    let dt = block.default_dt();
+    // The slide over the last half second of one second, and the last step's problem.
+    let slide = |f: Formulation| {
+        let (q0, u0) = block.initial_state();
+        let opts = StepOptions {
+            formulation: f.clone(),
+            solver: None,
+            keep_problem: true,
+            ..block.default_options()
+        };
+        let mut sim = Simulator::new(&block, q0, u0, dt, opts).unwrap();
+        let half = (0.5 / dt).round() as usize;
+        for _ in 0..half {
+            sim.step().unwrap();
+        }
+        let x_half = sim.q[0];
+        for _ in 0..half {
+            sim.step().unwrap();
+        }
+        assert_eq!(sim.stats.unsolved, 0, "{f:?}");
+        ((sim.q[0] - x_half) / (half as f64 * dt), sim.last_global_problem().map(Result::unwrap))
+    };
+    let default_sigma = Compliant::default().sigma;
+    for sigma in [1e-3, 1e-2] {
+        let (v, g) = slide(Formulation::Compliant(Compliant { sigma, ..Compliant::default() }));
+        let contacts = Sap::new().contacts(&g.expect("the block rests on two corners")).unwrap();
+        assert_eq!(contacts.len(), 2);
+        let inv: f64 = contacts.iter().map(|c| default_sigma / (c.rt * sigma)).sum();
+        let want = block.m * 9.81 * block.alpha.sin() * dt / inv;
+        println!("σ = {sigma:e}: creep {v:.4e} m/s, m g sin α δt / Σ 1/R_t = {want:.4e} m/s");
+        assert!((v - want).abs() <= 0.01 * want, "σ = {sigma:e}: {v} against {want}");
+    }
+    for f in [Formulation::Cone, Formulation::Convex] {
+        let (v, _) = slide(f.clone());
+        println!("{f:?}: {v:.3e} m/s");
+        assert!(v.abs() <= 1e-12, "{f:?}: the block moves at {v}");
+    }
+}

@@ -109,3 +109,95 @@ fn a_step_that_fails_on_a_bad_contact_hands_the_contacts_back() {
     }
     assert_eq!(sys.calls.load(Relaxed), 5);
 }
+
+/// `ball-pile`'s system with the gaps alone ([`System::gaps_into`]) offered or not (`offer`), or
+/// with one candidate's gap given wrong (`lie`).
+struct Gaps {
+    pile: BallPile,
+    offer: bool,
+    lie: Option<usize>,
+}
+
+impl System for Gaps {
+    fn coords(&self) -> usize {
+        self.pile.coords()
+    }
+    fn dofs(&self) -> usize {
+        self.pile.dofs()
+    }
+    fn mass(&self, q: &[f64], t: f64) -> perp_core::Matrix {
+        self.pile.mass(q, t)
+    }
+    fn constant_mass(&self) -> bool {
+        self.pile.constant_mass()
+    }
+    fn forces(&self, q: &[f64], u: &[f64], t: f64, h: &mut [f64]) {
+        self.pile.forces(q, u, t, h)
+    }
+    fn contacts(&self, q: &[f64], t: f64) -> Vec<Contact> {
+        self.pile.contacts(q, t)
+    }
+    fn contacts_into(&self, q: &[f64], t: f64, out: &mut Vec<Contact>) {
+        self.pile.contacts_into(q, t, out)
+    }
+    fn gaps_into(&self, q: &[f64], t: f64, gaps: &mut Vec<f64>) -> bool {
+        if !self.offer {
+            return false;
+        }
+        self.pile.gaps_into(q, t, gaps);
+        if let Some(i) = self.lie {
+            gaps[i] = -1.0;
+        }
+        true
+    }
+    fn contact_into(&self, i: usize, q: &[f64], t: f64, out: &mut Contact) {
+        self.pile.contact_into(i, q, t, out)
+    }
+    fn integrate(&self, q: &mut [f64], u: &[f64], dt: f64) {
+        self.pile.integrate(q, u, dt)
+    }
+    fn normalize(&self, q: &mut [f64]) {
+        self.pile.normalize(q)
+    }
+}
+
+/// A step that activates by gap builds only the active candidates when the system offers
+/// the gaps alone: the same trajectory, bit for bit, as from the whole candidate list.
+#[test]
+fn building_only_the_active_candidates_steps_the_same_bit_for_bit() {
+    let formulations = [Formulation::Cone, Formulation::Convex, Formulation::Compliant(Compliant::default())];
+    for f in formulations {
+        let run = |offer: bool| {
+            let sys = Gaps { pile: BallPile::new(30).unwrap(), offer, lie: None };
+            let (q0, u0) = sys.pile.initial_state();
+            let mut opts = sys.pile.default_options();
+            opts.set_formulation(f.clone());
+            let mut sim = Simulator::new(&sys, q0, u0, sys.pile.default_dt(), opts).unwrap();
+            let mut out = Vec::new();
+            for _ in 0..45 {
+                let r = sim.step().unwrap();
+                out.push((r.active.clone(), r.impulses.iter().map(|x| x.to_bits()).collect::<Vec<_>>()));
+            }
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            (out, bits(&sim.q), bits(&sim.u))
+        };
+        let (with, without) = (run(true), run(false));
+        // The pile lands: contacts open and close over the run.
+        let counts: Vec<usize> = with.0.iter().map(|(a, _)| a.len()).collect();
+        assert!(counts.iter().max() > counts.iter().find(|&&c| c > 0), "{f:?}: {counts:?}");
+        assert!(with == without, "{f:?}: the trajectories differ");
+    }
+}
+
+#[test]
+fn a_gap_that_differs_from_the_contacts_is_an_error_naming_the_candidate() {
+    let pile = BallPile::new(8).unwrap();
+    let (q0, u0) = pile.initial_state();
+    let opts = pile.default_options();
+    // Candidate 5 starts open, so its contact's gap is positive where `gaps_into` says −1.
+    assert!(pile.contacts(&q0, 0.0)[5].gap > 0.0);
+    let sys = Gaps { pile, offer: true, lie: Some(5) };
+    let mut sim = Simulator::new(&sys, q0, u0, sys.pile.default_dt(), opts).unwrap();
+    let e = sim.step().expect_err("the gaps disagree").to_string();
+    assert!(e.contains("contact 5: gap") && e.contains("differs"), "{e}");
+}

@@ -78,8 +78,16 @@ pub struct Simulator<'s> {
     dims: Vec<usize>,
     /// Offset of each candidate contact in [`StepReport::impulses`].
     offsets: Vec<usize>,
-    /// The candidate contacts, rewritten in place every step.
+    /// The candidate contacts, rewritten in place every step (not when the step activates
+    /// from `gaps`).
     candidates: Vec<Contact>,
+    /// The candidates' gaps at the step's evaluation point, when the system offers them
+    /// alone ([`System::gaps_into`]) and the step activates by gap: then only the active
+    /// candidates are built, into the local problem's slots ([`System::contact_into`]).
+    gaps: Vec<f64>,
+    /// Whether this step's active contacts were built from `gaps` (rather than swapped in
+    /// from `candidates`).
+    from_gaps: bool,
     /// The last step's local problem, whose storage the next step reuses.
     workspace: Option<LocalProblem>,
     /// Work vectors kept between steps: q where M, h and the contacts are evaluated, h, and
@@ -164,6 +172,8 @@ impl<'s> Simulator<'s> {
             dims,
             offsets,
             candidates: contacts,
+            gaps: Vec::new(),
+            from_gaps: false,
             workspace: None,
             q_eval: Vec::new(),
             h: Vec::new(),
@@ -283,13 +293,17 @@ impl<'s> Simulator<'s> {
         h.resize(sys.dofs(), 0.0);
         sys.forces(&q_eval, &self.u, t_eval, &mut h);
         Error::check_finite("h(q, u, t)", &h)?;
-        sys.contacts_into(&q_eval, t_eval, &mut self.candidates);
-        if self.candidates.len() != self.dims.len() {
-            return Err(Error::dim(
-                "contacts(q, t) (candidates must not change)",
-                self.dims.len(),
-                self.candidates.len(),
-            ));
+        // Moreau's index set at the midpoint reads the candidates' gaps alone.
+        let by_gap = matches!(self.opts.scheme, Scheme::Midpoint) && self.opts.activation == Activation::Gap;
+        self.from_gaps = by_gap && sys.gaps_into(&q_eval, t_eval, &mut self.gaps);
+        let (what, count) = if self.from_gaps {
+            ("gaps(q, t) (one per candidate)", self.gaps.len())
+        } else {
+            sys.contacts_into(&q_eval, t_eval, &mut self.candidates);
+            ("contacts(q, t) (candidates must not change)", self.candidates.len())
+        };
+        if count != self.dims.len() {
+            return Err(Error::dim(what, self.dims.len(), count));
         }
         Ok((q_eval, t_eval, h))
     }
@@ -325,6 +339,9 @@ impl<'s> Simulator<'s> {
     ) -> Result<(), Error> {
         let (n, dt) = (self.system.dofs(), self.dt);
         let midpoint = matches!(self.opts.scheme, Scheme::Midpoint);
+        if self.from_gaps {
+            return self.build_active(lp, q_eval, t_eval);
+        }
         let mut have_u_free = false;
         for i in 0..self.candidates.len() {
             let c = &self.candidates[i];
@@ -363,9 +380,45 @@ impl<'s> Simulator<'s> {
         Ok(())
     }
 
+    /// [`Simulator::move_active`] from the candidates' gaps: each candidate with `g_N ≤ 0`
+    /// built by [`System::contact_into`] in the next slot of `lp` and checked (its gap must be
+    /// the one `gaps_into` gave).
+    fn build_active(&mut self, lp: &mut LocalProblem, q_eval: &[f64], t_eval: f64) -> Result<(), Error> {
+        let n = self.system.dofs();
+        for (i, &gap) in self.gaps.iter().enumerate() {
+            if gap > 0.0 {
+                continue;
+            }
+            let (active, contacts) = (&mut lp.active, &mut lp.contacts);
+            if contacts.len() == active.len() {
+                let empty = || Contact::new(0.0, crate::system::Row::default(), Vec::new(), 0.0);
+                contacts.push(self.spare_contacts.pop().unwrap_or_else(empty));
+            }
+            let c = &mut contacts[active.len()];
+            self.system.contact_into(i, q_eval, t_eval, c);
+            if c.gap.to_bits() != gap.to_bits() {
+                return Err(Error::setting(
+                    &format!("contact {i}: gap"),
+                    c.gap,
+                    &format!("differs from the gap {gap} that gaps(q, t) gave for this candidate"),
+                ));
+            }
+            if c.dim() != self.dims[i] {
+                return Err(Error::dim(format!("contact {i}: local dimension"), self.dims[i], c.dim()));
+            }
+            c.validate(i, n)?;
+            active.push(i);
+        }
+        Ok(())
+    }
+
     /// Swaps the active contacts that [`Simulator::activate`] moved into `lp` back into the
-    /// candidates (the slots' storage goes back to `lp`).
+    /// candidates (the slots' storage goes back to `lp`); nothing when they were built from
+    /// the gaps.
     fn restore_candidates(&mut self, lp: &mut LocalProblem) {
+        if self.from_gaps {
+            return;
+        }
         for (slot, &i) in lp.contacts.iter_mut().zip(&lp.active) {
             std::mem::swap(slot, &mut self.candidates[i]);
         }

@@ -294,13 +294,23 @@ pub fn set_sphere_sphere(
     mu: f64,
     e_r: Option<f64>,
 ) {
-    let d = [c_a[0] - b.center[0], c_a[1] - b.center[1], c_a[2] - b.center[2]];
-    let dist = rigid::dot(d, d).sqrt();
+    let (d, dist) = center_distance(c_a, &b);
     // Coincident centers (never in a valid state) get an arbitrary normal rather than NaN.
     let n = if dist > 1e-12 { [d[0] / dist, d[1] / dist, d[2] / dist] } else { [0.0, 0.0, 1.0] };
     let (t, o) = rigid::tangents(n);
     set_contact_rows(c, a, r_a, b.body.map(|k| (k, b.radius)), [n, t, o], e_r.is_some());
     set_law(c, dist - r_a - b.radius, mu, e_r);
+}
+
+/// The gap of [`sphere_sphere`]'s contact alone, the same to the bit.
+pub fn sphere_gap(c_a: [f64; 3], r_a: f64, b: &Side) -> f64 {
+    center_distance(c_a, b).1 - r_a - b.radius
+}
+
+/// `c_a − c_b` and its length.
+fn center_distance(c_a: [f64; 3], b: &Side) -> ([f64; 3], f64) {
+    let d = [c_a[0] - b.center[0], c_a[1] - b.center[1], c_a[2] - b.center[2]];
+    (d, rigid::dot(d, d).sqrt())
 }
 
 /// The gap and friction law of a sphere contact (no bias, drift, restitution or rolling rows;

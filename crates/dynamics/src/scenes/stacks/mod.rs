@@ -33,7 +33,7 @@
 //! factored once); a box's world inertia `R diag(I) Rᵀ` turns with it, so `box-stack` rebuilds
 //! M at each step (false) and includes the gyroscopic force `−ω × (I_w ω)`.
 
-use super::spheres::{body_names, set_sphere_sphere, sphere_energy, sphere_mass, Side, G};
+use super::spheres::{body_names, set_sphere_sphere, sphere_energy, sphere_gap, sphere_mass, Side, G};
 use super::{Panel, Scene, SceneInfo, Series};
 use crate::rigid::{self, NQ, NU};
 use crate::stepper::{Formulation, Scheme, StepOptions};
@@ -194,6 +194,17 @@ impl BallPile {
         &self.candidates
     }
 
+    /// Candidate `c`'s ball (the contact's first side) and its other side at `q`.
+    fn sides(&self, q: &[f64], c: Candidate) -> (usize, Side) {
+        let r = Self::RADIUS;
+        match c {
+            Candidate::Floor { ball, floor } => {
+                (ball, Side { body: None, center: self.floor[floor], radius: r })
+            }
+            Candidate::Pair(a, b) => (a, Side { body: Some(b), center: rigid::position(q, b), radius: r }),
+        }
+    }
+
     /// Pairs (ball, ball) and (ball, floor sphere) that overlap by more than `tol` at `q` but
     /// are not candidates, as `(ball, other, overlap)` with `other ≥ N` for floor sphere
     /// `other − N`: a check of the fixed candidate list (spatial hashing, cells of one diameter).
@@ -268,19 +279,29 @@ impl System for BallPile {
     }
     /// In place: the candidates' rows are rewritten in their storage (the pile has ~10⁴).
     fn contacts_into(&self, q: &[f64], _t: f64, out: &mut Vec<Contact>) {
-        let r = Self::RADIUS;
         out.truncate(self.candidates.len());
         out.resize_with(self.candidates.len(), || Contact::new(0.0, Row::default(), Vec::new(), 0.0));
-        for (slot, c) in out.iter_mut().zip(&self.candidates) {
-            let (a, other) = match *c {
-                Candidate::Floor { ball, floor } => {
-                    (ball, Side { body: None, center: self.floor[floor], radius: r })
-                }
-                Candidate::Pair(a, b) => {
-                    (a, Side { body: Some(b), center: rigid::position(q, b), radius: r })
-                }
-            };
-            set_sphere_sphere(slot, a, rigid::position(q, a), r, other, self.mu, None);
+        for (slot, &c) in out.iter_mut().zip(&self.candidates) {
+            let (a, other) = self.sides(q, c);
+            set_sphere_sphere(slot, a, rigid::position(q, a), Self::RADIUS, other, self.mu, None);
+        }
+    }
+    /// The gaps alone: a settled pile has about 2.5 candidates per contact.
+    fn gaps_into(&self, q: &[f64], _t: f64, gaps: &mut Vec<f64>) -> bool {
+        gaps.clear();
+        gaps.extend(self.candidates.iter().map(|&c| {
+            let (a, other) = self.sides(q, c);
+            sphere_gap(rigid::position(q, a), Self::RADIUS, &other)
+        }));
+        true
+    }
+    fn contact_into(&self, i: usize, q: &[f64], _t: f64, out: &mut Contact) {
+        match self.candidates.get(i) {
+            Some(&c) => {
+                let (a, other) = self.sides(q, c);
+                set_sphere_sphere(out, a, rigid::position(q, a), Self::RADIUS, other, self.mu, None);
+            }
+            None => out.gap = f64::NAN,
         }
     }
     fn integrate(&self, q: &mut [f64], u: &[f64], dt: f64) {
@@ -438,6 +459,27 @@ mod tests {
                 assert_eq!(format!("{a:?}"), format!("{b:?}"));
             }
         }
+    }
+
+    #[test]
+    fn ball_pile_gaps_and_single_contacts_equal_the_whole_list() {
+        let pile = BallPile::new(30).unwrap();
+        let (mut q, _) = pile.initial_state();
+        // Some candidates closed, some open.
+        q.iter_mut().enumerate().for_each(|(i, x)| *x += 0.3 * (i as f64).sin());
+        let all = pile.contacts(&q, 0.0);
+        let mut gaps = vec![f64::NAN; 3];
+        assert!(pile.gaps_into(&q, 0.0, &mut gaps));
+        assert_eq!(gaps.len(), all.len());
+        assert!(gaps.iter().any(|&g| g <= 0.0) && gaps.iter().any(|&g| g > 0.0));
+        let mut slot = sphere_sphere_twisted();
+        for (i, c) in all.iter().enumerate() {
+            assert_eq!(gaps[i].to_bits(), c.gap.to_bits(), "candidate {i}");
+            pile.contact_into(i, &q, 0.0, &mut slot);
+            assert_eq!(format!("{slot:?}"), format!("{c:?}"), "candidate {i}");
+        }
+        pile.contact_into(all.len(), &q, 0.0, &mut slot);
+        assert!(slot.gap.is_nan(), "no such candidate");
     }
 
     fn sphere_sphere_twisted() -> Contact {
