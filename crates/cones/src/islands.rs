@@ -67,8 +67,10 @@ impl GlobalFrictionContactProblem {
         let h = by_columns(self, converted.as_ref()).expect("H converted unless stored by columns");
         let mut uf = UnionFind::new(n);
         for_each_nonzero(&self.m, |i, j| uf.union(i, j));
-        // The first velocity each contact touches (None: a contact on no velocity).
+        // The first velocity each contact touches (None: a contact on no velocity), and the
+        // root of its component while its columns are joined.
         let mut first = vec![None; nc];
+        let mut root = 0;
         let (ptr, idx, val) = (h.indptr(), h.indices(), h.data());
         for (k, col) in h.outer_iterator().enumerate() {
             // A contact's column whose nonzeros sit where its previous column's do (a rigid
@@ -79,8 +81,11 @@ impl GlobalFrictionContactProblem {
             for (i, &v) in col.iter() {
                 if v != 0.0 {
                     match first[k / d] {
-                        None => first[k / d] = Some(i),
-                        Some(f) => uf.union(f, i),
+                        None => {
+                            first[k / d] = Some(i);
+                            root = uf.root(i);
+                        }
+                        Some(_) => root = uf.join(root, i),
                     }
                 }
             }

@@ -54,6 +54,32 @@ impl UnionFind {
         }
     }
 
+    /// Joins the component whose root is `r` with `b`'s and returns the joined component's
+    /// root: a caller joining many vertices to one component keeps its root instead of
+    /// finding it again at every [`UnionFind::union`]. `r` must be a root (as returned by
+    /// [`UnionFind::root`] or by this method since the last change).
+    ///
+    /// ```
+    /// use perp_core::graph::UnionFind;
+    /// let mut uf = UnionFind::new(6);
+    /// let mut r = uf.root(4);
+    /// for v in [5, 2, 3] {
+    ///     r = uf.join(r, v);
+    /// }
+    /// assert_eq!((r, uf.root(5)), (2, 2));
+    /// assert_eq!(uf.components().sizes, [1, 1, 4]);
+    /// ```
+    pub fn join(&mut self, r: usize, b: usize) -> usize {
+        debug_assert_eq!(self.parent[r], r, "join's first vertex is a root");
+        let rb = self.root(b);
+        if rb == r {
+            return r;
+        }
+        let (lo, hi) = (r.min(rb), r.max(rb));
+        self.parent[hi] = lo;
+        lo
+    }
+
     /// The components, numbered by their smallest vertex.
     pub fn components(mut self) -> Components {
         let n = self.parent.len();
