@@ -11,12 +11,16 @@ use std::sync::Mutex;
 /// `ball-pile`'s system, checking on each `contacts_into` that `out` is what the last call
 /// left there (compared by their `Debug` text, every field); `bad_from`: from that call on,
 /// every contact penetrates and the last one's normal row names a velocity past the last, so
-/// the step fails after moving the others.
+/// the step fails after moving the others. `gaps`: whether it offers the gaps alone
+/// ([`System::gaps_into`], as `ball-pile` does), and `lie`: a candidate whose gap it then
+/// gives wrong.
 struct Checked {
     pile: BallPile,
     last: Mutex<Option<String>>,
     calls: AtomicUsize,
     bad_from: usize,
+    gaps: bool,
+    lie: Option<usize>,
 }
 
 impl System for Checked {
@@ -52,6 +56,19 @@ impl System for Checked {
         }
         *last = Some(format!("{out:?}"));
     }
+    fn gaps_into(&self, q: &[f64], t: f64, gaps: &mut Vec<f64>) -> bool {
+        if !self.gaps {
+            return false;
+        }
+        self.pile.gaps_into(q, t, gaps);
+        if let Some(i) = self.lie {
+            gaps[i] = -1.0;
+        }
+        true
+    }
+    fn contact_into(&self, i: usize, q: &[f64], t: f64, out: &mut Contact) {
+        self.pile.contact_into(i, q, t, out)
+    }
     fn integrate(&self, q: &mut [f64], u: &[f64], dt: f64) {
         self.pile.integrate(q, u, dt)
     }
@@ -61,7 +78,12 @@ impl System for Checked {
 }
 
 fn checked(bad_from: usize) -> Checked {
-    Checked { pile: BallPile::new(8).unwrap(), last: Mutex::new(None), calls: AtomicUsize::new(0), bad_from }
+    pile(8, bad_from, false, None)
+}
+
+fn pile(n: usize, bad_from: usize, gaps: bool, lie: Option<usize>) -> Checked {
+    let pile = BallPile::new(n).unwrap();
+    Checked { pile, last: Mutex::new(None), calls: AtomicUsize::new(0), bad_from, gaps, lie }
 }
 
 #[test]
@@ -110,57 +132,6 @@ fn a_step_that_fails_on_a_bad_contact_hands_the_contacts_back() {
     assert_eq!(sys.calls.load(Relaxed), 5);
 }
 
-/// `ball-pile`'s system with the gaps alone ([`System::gaps_into`]) offered or not (`offer`), or
-/// with one candidate's gap given wrong (`lie`).
-struct Gaps {
-    pile: BallPile,
-    offer: bool,
-    lie: Option<usize>,
-}
-
-impl System for Gaps {
-    fn coords(&self) -> usize {
-        self.pile.coords()
-    }
-    fn dofs(&self) -> usize {
-        self.pile.dofs()
-    }
-    fn mass(&self, q: &[f64], t: f64) -> perp_core::Matrix {
-        self.pile.mass(q, t)
-    }
-    fn constant_mass(&self) -> bool {
-        self.pile.constant_mass()
-    }
-    fn forces(&self, q: &[f64], u: &[f64], t: f64, h: &mut [f64]) {
-        self.pile.forces(q, u, t, h)
-    }
-    fn contacts(&self, q: &[f64], t: f64) -> Vec<Contact> {
-        self.pile.contacts(q, t)
-    }
-    fn contacts_into(&self, q: &[f64], t: f64, out: &mut Vec<Contact>) {
-        self.pile.contacts_into(q, t, out)
-    }
-    fn gaps_into(&self, q: &[f64], t: f64, gaps: &mut Vec<f64>) -> bool {
-        if !self.offer {
-            return false;
-        }
-        self.pile.gaps_into(q, t, gaps);
-        if let Some(i) = self.lie {
-            gaps[i] = -1.0;
-        }
-        true
-    }
-    fn contact_into(&self, i: usize, q: &[f64], t: f64, out: &mut Contact) {
-        self.pile.contact_into(i, q, t, out)
-    }
-    fn integrate(&self, q: &mut [f64], u: &[f64], dt: f64) {
-        self.pile.integrate(q, u, dt)
-    }
-    fn normalize(&self, q: &mut [f64]) {
-        self.pile.normalize(q)
-    }
-}
-
 /// A step that activates by gap builds only the active candidates when the system offers
 /// the gaps alone: the same trajectory, bit for bit, as from the whole candidate list.
 #[test]
@@ -168,7 +139,7 @@ fn building_only_the_active_candidates_steps_the_same_bit_for_bit() {
     let formulations = [Formulation::Cone, Formulation::Convex, Formulation::Compliant(Compliant::default())];
     for f in formulations {
         let run = |offer: bool| {
-            let sys = Gaps { pile: BallPile::new(30).unwrap(), offer, lie: None };
+            let sys = pile(30, usize::MAX, offer, None);
             let (q0, u0) = sys.pile.initial_state();
             let mut opts = sys.pile.default_options();
             opts.set_formulation(f.clone());
@@ -191,12 +162,11 @@ fn building_only_the_active_candidates_steps_the_same_bit_for_bit() {
 
 #[test]
 fn a_gap_that_differs_from_the_contacts_is_an_error_naming_the_candidate() {
-    let pile = BallPile::new(8).unwrap();
-    let (q0, u0) = pile.initial_state();
-    let opts = pile.default_options();
+    let sys = pile(8, usize::MAX, true, Some(5));
+    let (q0, u0) = sys.pile.initial_state();
+    let opts = sys.pile.default_options();
     // Candidate 5 starts open, so its contact's gap is positive where `gaps_into` says −1.
-    assert!(pile.contacts(&q0, 0.0)[5].gap > 0.0);
-    let sys = Gaps { pile, offer: true, lie: Some(5) };
+    assert!(sys.pile.contacts(&q0, 0.0)[5].gap > 0.0);
     let mut sim = Simulator::new(&sys, q0, u0, sys.pile.default_dt(), opts).unwrap();
     let e = sim.step().expect_err("the gaps disagree").to_string();
     assert!(e.contains("contact 5: gap") && e.contains("differs"), "{e}");
