@@ -276,7 +276,8 @@ impl<'s> Simulator<'s> {
     }
 
     /// Where the step evaluates M, h and the contacts: `q_eval` (the midpoint `q + ½Δt u`, or
-    /// q) and its time, h there (checked finite), and the candidate contacts rewritten there.
+    /// q) and its time, h there (checked finite), and the candidate contacts rewritten there
+    /// (or only their gaps, when the system offers them and the step activates by gap).
     fn evaluate(&mut self) -> Result<(Vec<f64>, f64, Vec<f64>), Error> {
         let sys = self.system;
         let dt = self.dt;
