@@ -338,11 +338,11 @@ impl<'s> Simulator<'s> {
         u_free: &mut Vec<f64>,
         (q_eval, t_eval, h): (&[f64], f64, &[f64]),
     ) -> Result<(), Error> {
-        let (n, dt) = (self.system.dofs(), self.dt);
-        let midpoint = matches!(self.opts.scheme, Scheme::Midpoint);
         if self.from_gaps {
             return self.build_active(lp, q_eval, t_eval);
         }
+        let (n, dt) = (self.system.dofs(), self.dt);
+        let midpoint = matches!(self.opts.scheme, Scheme::Midpoint);
         let mut have_u_free = false;
         for i in 0..self.candidates.len() {
             let c = &self.candidates[i];
@@ -369,13 +369,8 @@ impl<'s> Simulator<'s> {
                 };
             if predicted <= 0.0 || persists {
                 c.validate(i, n)?;
-                let (active, contacts) = (&mut lp.active, &mut lp.contacts);
-                if contacts.len() == active.len() {
-                    let empty = || Contact::new(0.0, crate::system::Row::default(), Vec::new(), 0.0);
-                    contacts.push(self.spare_contacts.pop().unwrap_or_else(empty));
-                }
-                std::mem::swap(&mut contacts[active.len()], &mut self.candidates[i]);
-                active.push(i);
+                std::mem::swap(next_slot(lp, &mut self.spare_contacts), &mut self.candidates[i]);
+                lp.active.push(i);
             }
         }
         Ok(())
@@ -390,12 +385,7 @@ impl<'s> Simulator<'s> {
             if gap > 0.0 {
                 continue;
             }
-            let (active, contacts) = (&mut lp.active, &mut lp.contacts);
-            if contacts.len() == active.len() {
-                let empty = || Contact::new(0.0, crate::system::Row::default(), Vec::new(), 0.0);
-                contacts.push(self.spare_contacts.pop().unwrap_or_else(empty));
-            }
-            let c = &mut contacts[active.len()];
+            let c = next_slot(lp, &mut self.spare_contacts);
             self.system.contact_into(i, q_eval, t_eval, c);
             if c.gap.to_bits() != gap.to_bits() {
                 return Err(Error::setting(
@@ -408,7 +398,7 @@ impl<'s> Simulator<'s> {
                 return Err(Error::dim(format!("contact {i}: local dimension"), self.dims[i], c.dim()));
             }
             c.validate(i, n)?;
-            active.push(i);
+            lp.active.push(i);
         }
         Ok(())
     }
@@ -648,4 +638,15 @@ impl<'s> Simulator<'s> {
         sys.normalize(q);
         Ok(())
     }
+}
+
+/// The slot of `lp`'s next active contact (`lp.contacts[lp.active.len()]`), made from a
+/// spare contact's storage, or a new contact, when `lp` has no such slot yet.
+fn next_slot<'a>(lp: &'a mut LocalProblem, spare: &mut Vec<Contact>) -> &'a mut Contact {
+    let k = lp.active.len();
+    if lp.contacts.len() == k {
+        let empty = || Contact::new(0.0, crate::system::Row::default(), Vec::new(), 0.0);
+        lp.contacts.push(spare.pop().unwrap_or_else(empty));
+    }
+    &mut lp.contacts[k]
 }
