@@ -86,6 +86,64 @@ fn a_fallback_chain_finishes_what_the_chosen_solver_left() {
 }
 
 #[test]
+fn a_warm_start_file_is_where_the_solver_starts() {
+    // One PGS sweep does not solve the problem from zero; from the answer (4/3, 7/3) it does.
+    let f = temp_file("deudeu-warm.dat", DEUDEU);
+    let solve = |warm: Option<&std::path::Path>| {
+        let mut c = perp();
+        c.args([
+            "solve",
+            f.to_str().unwrap(),
+            "--solver",
+            "pgs",
+            "--max-iter",
+            "1",
+            "--tol",
+            "1e-12",
+            "--json",
+        ]);
+        if let Some(w) = warm {
+            c.arg("--warm").arg(w);
+        }
+        c.output().unwrap()
+    };
+    let cold = solve(None);
+    assert_eq!(cold.status.code(), Some(1), "{}", String::from_utf8_lossy(&cold.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&cold.stdout).unwrap();
+    assert!(v["warm"].is_null(), "{v}");
+    let start = temp_file("deudeu.warm", &format!("{:e}\n{:e}\n", 4.0 / 3.0, 7.0 / 3.0));
+    let warm = solve(Some(&start));
+    assert_eq!(warm.status.code(), Some(0), "{}", String::from_utf8_lossy(&warm.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&warm.stdout).unwrap();
+    assert_eq!((v["status"].as_str(), v["warm"].as_str()), (Some("solved"), start.to_str()), "{v}");
+    let z: Vec<f64> = serde_json::from_value(v["z"].clone()).unwrap();
+    assert!((z[0] - 4.0 / 3.0).abs() < 1e-12 && (z[1] - 7.0 / 3.0).abs() < 1e-12, "{z:?}");
+    // The text report names the start.
+    let out =
+        perp().args(["solve", f.to_str().unwrap(), "--warm", start.to_str().unwrap()]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("start      "), "{out:?}");
+    // Bad start files: one line naming the file (and the token), exit 2, nothing solved.
+    let short = temp_file("short.warm", "1.0\n");
+    let long = temp_file("long.warm", "1 2 3");
+    let word = temp_file("word.warm", "1 two");
+    let missing = std::env::temp_dir().join("perp-no-such-start.warm");
+    for (file, says) in [
+        (&short, "warm start (length 2)"),
+        (&long, "token 3"),
+        (&word, "warm start[1]"),
+        (&missing, "perp-no-such-start.warm"),
+    ] {
+        let out =
+            perp().args(["solve", f.to_str().unwrap(), "--warm", file.to_str().unwrap()]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{file:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let name = file.file_name().unwrap().to_str().unwrap();
+        assert!(err.contains(name) && err.contains(says) && err.trim().lines().count() == 1, "{err}");
+        assert!(out.stdout.is_empty(), "{file:?}");
+    }
+}
+
+#[test]
 fn unreadable_input_exits_2_with_one_line_naming_the_file() {
     let missing = std::env::temp_dir().join("perp-no-such-file.dat");
     let truncated = temp_file("truncated.dat", "3\n0 3 3\n3 3\n1 2 3\n");

@@ -29,6 +29,12 @@ pub struct Args {
     /// automatically when `--solver` names one); other solvers reduce it to `u = W r + q`.
     #[arg(long, value_parser = ["lcp", "mlcp", "fc", "gfc"])]
     kind: Option<String>,
+    /// Start from the values in FILE (whitespace-separated numbers, one per unknown: z for an
+    /// LCP or MLCP, the reactions r of a frictional problem, global ones included), such as
+    /// the `.warm` file the harvesting example (`unsolved_steps`) writes beside a step: the
+    /// previous step's impulses. With `--fallback`, the first solver starts from it.
+    #[arg(long, value_name = "FILE")]
+    warm: Option<PathBuf>,
     /// Iteration (pivot) limit; 0 = the solver's default.
     #[arg(long, default_value_t = 0)]
     max_iter: usize,
@@ -89,7 +95,9 @@ pub fn run(a: Args) -> Result<ExitCode, Error> {
         .fallback
         .as_deref()
         .map_or(Vec::new(), |l| l.split(',').map(str::trim).filter(|n| !n.is_empty()).collect());
-    let solved = solve(&a.file, a.solver.as_deref(), &params, &fallback, kind, &s, a.json);
+    let how =
+        How { solver: a.solver.as_deref(), params: &params, fallback: &fallback, warm: a.warm.as_deref() };
+    let solved = solve(&a.file, &how, kind, &s, a.json);
     if let Some(b) = bar.get() {
         b.finish_and_clear();
     }
@@ -191,28 +199,39 @@ fn write_history(path: &Path, r: &perp::core::SolveReport) -> Result<(), Error> 
     std::fs::write(path, text).map_err(io)
 }
 
+/// The solver, its parameters, the fallback chain and the start file of `perp solve`.
+struct How<'a> {
+    solver: Option<&'a str>,
+    params: &'a Params,
+    fallback: &'a [&'a str],
+    warm: Option<&'a Path>,
+}
+
 fn solve(
     file: &Path,
-    solver: Option<&str>,
-    params: &Params,
-    fallback: &[&str],
+    how: &How<'_>,
     kind: Option<ProblemKind>,
     s: &Settings,
     json: bool,
 ) -> Result<(ExitCode, perp::core::SolveReport), Error> {
     // A solver of the global form reads a global file in that form; any other file is read
     // as usual (the solver then says which problems it takes).
-    let global_solver = solver.is_some_and(|n| perp::catalogue::GLOBAL_NAMES.contains(&n));
+    let global_solver = how.solver.is_some_and(|n| perp::catalogue::GLOBAL_NAMES.contains(&n));
     let problem = match kind {
         None if global_solver => super::read_problem(file, Some(ProblemKind::GlobalFriction))
             .or_else(|_| super::read_problem(file, None))?,
         _ => super::read_problem(file, kind)?,
     };
+    // The start, read (and its length checked) before anything runs.
+    let warm = match how.warm {
+        Some(path) => Some(perp::formats::tokens::read_vector_file(path, problem.n(), "warm start")?),
+        None => None,
+    };
     let started = std::time::Instant::now();
-    let (sol, attempts) = answer(&problem, solver, params, fallback, s)?;
+    let (sol, attempts) = answer(&problem, how, warm.as_deref(), s)?;
     // A chain's time is all of its attempts'.
     let seconds = if attempts > 1 { started.elapsed() } else { sol.report.elapsed }.as_secs_f64();
-    let shown = Shown { file, problem: &problem, sol: &sol, seconds, attempts, tol: s.tol };
+    let shown = Shown { file, problem: &problem, sol: &sol, seconds, attempts, tol: s.tol, warm: how.warm };
     if json {
         shown.print_json()?;
     } else {
@@ -222,17 +241,18 @@ fn solve(
     Ok((code, sol.report))
 }
 
-/// The answer of `solver` (with `params`) on `problem`, or of the chain that falls back to
-/// the solvers of `fallback` (with their defaults), with the number of attempts made.
+/// The answer of `how`'s solver (with its parameters) on `problem` from `warm`, or of the
+/// chain that falls back to the solvers of its fallback (with their defaults), with the number
+/// of attempts made.
 fn answer(
     problem: &Problem,
-    solver: Option<&str>,
-    params: &Params,
-    fallback: &[&str],
+    how: &How<'_>,
+    warm: Option<&[f64]>,
     s: &Settings,
 ) -> Result<(Answer, usize), Error> {
+    let How { solver, params, fallback, .. } = *how;
     if fallback.is_empty() {
-        return Ok((perp::catalogue::solve(problem, solver, params, None, s)?, 1));
+        return Ok((perp::catalogue::solve(problem, solver, params, warm, s)?, 1));
     }
     // The chain: the chosen solver with its parameters, then each fallback with its
     // defaults (all checked before anything runs), within the time limit.
@@ -244,7 +264,7 @@ fn answer(
                 .map_err(|e| Error::setting("--fallback", name, &e.to_string()))?,
         );
     }
-    perp::catalogue::solve_chain(problem, &mut chain, None, s, s.time_limit)
+    perp::catalogue::solve_chain(problem, &mut chain, warm, s, s.time_limit)
 }
 
 /// What `perp solve` prints: the problem, its file, the answer and what it took. z = r
@@ -256,6 +276,8 @@ struct Shown<'a> {
     seconds: f64,
     attempts: usize,
     tol: f64,
+    /// The start file (`--warm`).
+    warm: Option<&'a Path>,
 }
 
 impl Shown<'_> {
@@ -273,6 +295,7 @@ impl Shown<'_> {
             "tol": self.tol,
             "seconds": self.seconds,
             "attempts": self.attempts,
+            "warm": self.warm.map(|p| p.display().to_string()),
             "message": r.message.as_deref().filter(|m| !m.is_empty()),
             "z": sol.z,
             "w": sol.w,
@@ -296,6 +319,9 @@ impl Shown<'_> {
         let (kind, n) = (self.problem.kind_name(), self.problem.n());
         outln!("problem    {} ({kind}, n = {n})", self.file.display())?;
         outln!("solver     {}", r.solver)?;
+        if let Some(w) = self.warm {
+            outln!("start      {}", w.display())?;
+        }
         outln!("status     {}", r.status)?;
         outln!("iterations {}", r.iterations)?;
         outln!("error      {:.3e}  (Siconos measure; tol {:.1e})", r.error, self.tol)?;

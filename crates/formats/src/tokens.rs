@@ -331,6 +331,44 @@ impl<'a> Tokens<'a> {
     }
 }
 
+/// Reads a file of exactly `n` finite reals separated by whitespace (line breaks carry no
+/// meaning; a trailing comment that does not start with a number is allowed): a solver's start
+/// as `perp solve --warm` takes it, or as the harvesting example writes it beside a step. The
+/// values are named `field[0]`, `field[1]`, … in errors.
+///
+/// Errors: [`Error::Io`] naming the file when it cannot be read; [`Error::Parse`] naming the
+/// file, the token and the field when a value is not a finite number, when the file holds
+/// fewer than `n` values, or more.
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("perp-vector-file-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("start.warm");
+/// std::fs::write(&path, "1e0\n-2.5\n0\n").unwrap();
+/// let v = perp_formats::tokens::read_vector_file(&path, 3, "warm start").unwrap();
+/// assert_eq!(v, vec![1.0, -2.5, 0.0]);
+/// let e = perp_formats::tokens::read_vector_file(&path, 4, "warm start").unwrap_err();
+/// assert!(e.to_string().contains("start.warm") && e.to_string().contains("warm start (length 4)"));
+/// let e = perp_formats::tokens::read_vector_file(&path, 2, "warm start").unwrap_err();
+/// assert!(e.to_string().contains("token 3"));
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn read_vector_file(path: &Path, n: usize, field: &str) -> Result<Vec<f64>, Error> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io { file: path.to_path_buf(), source })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let mut ts = Tokens::new(&text, path);
+    let v = ts.read_vector(n, field)?;
+    if ts.next_is_number() {
+        let more = ts.peek().map(shorten).unwrap_or_default();
+        return Err(ts.error_at(
+            ts.position(),
+            "end of data",
+            format_args!("{field} needs {n} values; the file holds more, from '{more}' on"),
+        ));
+    }
+    Ok(v)
+}
+
 /// A token cut to a readable length for error messages.
 pub(crate) fn shorten(t: &str) -> String {
     const MAX: usize = 40;
