@@ -27,10 +27,12 @@ impl GlobalIpm {
         kkt.nt.clear();
         kkt.nt.extend(std::iter::repeat_n(Nt::unit(omega2), lay.cones.len()));
         let mut res = Residuals::new(lay.n, lay.m);
-        if let Some(answer) = res.quiescent((g, lay, &bt), warm.as_ref(), scales, s, report) {
-            return Ok(answer);
-        }
-        let Some(mut it) = Iterates::start(g, lay, &bt, warm, (&mut kkt, chol), omega2, report) else {
+        let warm_error = match res.quiescent((g, lay, &bt), warm.as_ref(), scales, s, report) {
+            Ok(answer) => return Ok(answer),
+            Err(worst) => worst,
+        };
+        let start_point = (warm, warm_margin(warm_error));
+        let Some(mut it) = Iterates::start(g, lay, &bt, start_point, (&mut kkt, chol), omega2, report) else {
             return Ok((vec![0.0; g.size()], vec![0.0; lay.n], Certificate::default()));
         };
         let limits = (s.max_iter_or(self.max_iter), s.deadline(start), start);
@@ -117,16 +119,15 @@ struct Iterates {
 
 impl Iterates {
     /// The starting point, moved into the cones' interior: a warm start (v and the cone
-    /// variables z of an earlier answer) by a margin of 10⁻¹ of its scale (ball-pile 1000's
-    /// first 60 steps: 592 iterations in all, against 652 and 674 with 10⁻³ and 10⁻⁵ and 649
-    /// cold: an interior point gains little from a start near the boundary); otherwise
-    /// CVXOPT's: x minimising ½xᵀMx − fᵀx + ‖H̃ᵀx + b̃‖²/(2ω²), then s = H̃ᵀx + b̃ and
-    /// z = −s/ω². `None` (the report's status and message set) when its KKT system fails.
+    /// variables z of an earlier answer) by `margin` of its scale ([`warm_margin`]);
+    /// otherwise CVXOPT's: x minimising ½xᵀMx − fᵀx + ‖H̃ᵀx + b̃‖²/(2ω²), then s = H̃ᵀx + b̃
+    /// and z = −s/ω², moved in by its whole scale. `None` (the report's status and message
+    /// set) when its KKT system fails.
     fn start(
         g: &GlobalFrictionContactProblem,
         lay: &Layout,
         bt: &[f64],
-        warm: WarmPoint,
+        (warm, margin): (WarmPoint, f64),
         (kkt, chol): (&mut Kkt<'_>, &mut Factors),
         omega2: f64,
         report: &mut SolveReport,
@@ -136,7 +137,7 @@ impl Iterates {
         let (x, mut sv, mut z, margin) = match warm {
             Some((x, z)) => {
                 let sv = slacks(lay, &x, bt);
-                (x, sv, z, 1e-1)
+                (x, sv, z, margin)
             }
             None => {
                 sol[..n].copy_from_slice(&g.f);
@@ -265,6 +266,24 @@ impl Iterates {
     }
 }
 
+/// How far into the cones' interior a warm start is moved, relative to its scale: its own
+/// certificate's figure ([`Residuals::quiescent`]) within `[10⁻⁴, 10⁻¹]`. A start far from
+/// the answer (a settling pile's: the previous step's impulses miss by 10⁻² and more) is moved
+/// by 10⁻¹ — `ball-pile 1000`'s first 60 steps took 592 iterations in all so, against 652 and
+/// 674 with 10⁻³ and 10⁻⁵ for every start, and 649 cold: an interior point gains little from
+/// a poor start near the boundary. A start that almost meets the certificate (a resting pile's,
+/// 10⁻⁵–10⁻⁴ off when the quiescence exit does not take it) is moved by about its own error:
+/// on `ball-pile 1000 --formulation convex --tol 1e-8` to t = 3 the steps after t = 1 took
+/// 421 iterations in all, against 640 with 10⁻¹ (most now 4, before 5 or 9), and the whole
+/// run 12 850 against 13 260. A floor of 10⁻⁵ took 423 and 12 793; a fixed 10⁻⁵ left a step
+/// unsolved.
+pub(super) fn warm_margin(warm_error: f64) -> f64 {
+    if warm_error.is_nan() {
+        return 1e-1;
+    }
+    warm_error.clamp(1e-4, 1e-1)
+}
+
 /// CVXOPT's ω²: the Delassus diagonal estimated as `Σ_j H̃_jk² / M_jj` averaged over the cone
 /// rows (1 when that is not positive and finite).
 fn omega2(lay: &Layout) -> f64 {
@@ -350,8 +369,9 @@ impl Residuals {
     /// The quiescence exit: a warm start that already meets the certificate — its cone
     /// variables and its velocities' H̃ᵀv + b̃ projected onto the (closed) cones, the
     /// residuals of the projection counted in the certificate — is the answer, for one
-    /// residual evaluation and no factorization (a resting stack's steps). `Some` answer
-    /// (r, v, certificate) then, the report's status and message set.
+    /// residual evaluation and no factorization (a resting stack's steps). `Ok` answer
+    /// (r, v, certificate) then, the report's status and message set; otherwise `Err` with
+    /// the warm start's certificate figure ([`Certificate::worst`]; ∞ without a warm start).
     fn quiescent(
         &mut self,
         (g, lay, bt): (&GlobalFrictionContactProblem, &Layout, &[f64]),
@@ -359,8 +379,8 @@ impl Residuals {
         scales: (f64, f64),
         s: &Settings,
         report: &mut SolveReport,
-    ) -> Option<(Vec<f64>, Vec<f64>, Certificate)> {
-        let (x, z0) = warm?;
+    ) -> Result<(Vec<f64>, Vec<f64>, Certificate), f64> {
+        let Some((x, z0)) = warm else { return Err(f64::INFINITY) };
         let mut zp = z0.clone();
         let mut sp = slacks(lay, x, bt);
         for &(off, p) in &lay.cones {
@@ -373,7 +393,7 @@ impl Residuals {
             report.history_iterations.push(0);
         }
         if cert.worst() > s.tol {
-            return None;
+            return Err(cert.worst());
         }
         report.status = Status::Solved;
         report.message = Some(format!(
@@ -381,7 +401,7 @@ impl Residuals {
              {:.1e}, gap {:.1e}); no interior-point iteration",
             cert.primal, cert.dual, cert.gap
         ));
-        Some((lay.reactions(g, &zp), x.clone(), cert))
+        Ok((lay.reactions(g, &zp), x.clone(), cert))
     }
 
     /// The certificate of the point (x, s, z) (its `iterations` 0): `rx = M x − f − H̃ z`,
