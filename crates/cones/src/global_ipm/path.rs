@@ -119,7 +119,7 @@ struct Iterates {
 
 impl Iterates {
     /// The starting point, moved into the cones' interior: a warm start (v and the cone
-    /// variables z of an earlier answer) by `margin` of its scale ([`warm_margin`]);
+    /// variables z of an earlier answer) by `warm_margin` of its scale ([`warm_margin`]);
     /// otherwise CVXOPT's: x minimising ½xᵀMx − fᵀx + ‖H̃ᵀx + b̃‖²/(2ω²), then s = H̃ᵀx + b̃
     /// and z = −s/ω², moved in by its whole scale. `None` (the report's status and message
     /// set) when its KKT system fails.
@@ -127,7 +127,7 @@ impl Iterates {
         g: &GlobalFrictionContactProblem,
         lay: &Layout,
         bt: &[f64],
-        (warm, margin): (WarmPoint, f64),
+        (warm, warm_margin): (WarmPoint, f64),
         (kkt, chol): (&mut Kkt<'_>, &mut Factors),
         omega2: f64,
         report: &mut SolveReport,
@@ -137,7 +137,7 @@ impl Iterates {
         let (x, mut sv, mut z, margin) = match warm {
             Some((x, z)) => {
                 let sv = slacks(lay, &x, bt);
-                (x, sv, z, margin)
+                (x, sv, z, warm_margin)
             }
             None => {
                 sol[..n].copy_from_slice(&g.f);
