@@ -1,6 +1,6 @@
 //! `perp simulate SCENE [SIZE]`: runs a built-in scene, writes its trajectory and its picture.
 
-use perp::catalogue::{Params, GLOBAL_NAMES};
+use perp::catalogue::Params;
 use perp::core::Error;
 use perp::dynamics::scenes::{self, Panel, Scene};
 use perp::dynamics::{Activation, Formulation, Simulator, StepOptions};
@@ -247,12 +247,6 @@ fn step_options(a: &Args, scene: &dyn Scene) -> Result<StepOptions, Error> {
     opts.settings.threads = super::threads(a.threads)?;
     if let Some(act) = &a.activation {
         opts.activation = if act == "persistent" { Activation::Persistent } else { Activation::Gap };
-    }
-    // A global solver steps in velocity space, which takes no fallback chain: without
-    // `--fallback`, the scene's default chain (local solvers) is dropped; a chain asked for
-    // explicitly is still refused, with the stepper's error.
-    if a.fallback.is_none() && opts.solver.as_deref().is_some_and(|n| GLOBAL_NAMES.contains(&n)) {
-        opts.fallback.clear();
     }
     if let Some(list) = &a.fallback {
         opts.fallback = match list.as_str() {

@@ -94,3 +94,39 @@ fn lemke_alone_solves_the_degenerate_resting_steps_from_the_warm_basis() {
     assert_eq!(chained.unsolved, 0, "{chained:?}");
     assert!(chained.rescued >= 1 && chained.rescued == chained.fallbacks, "{chained:?}");
 }
+
+/// global-ac-newton (velocity space) held to one Newton iteration at a tight tolerance.
+fn starved_global(fallback: Vec<String>) -> StepOptions {
+    StepOptions {
+        solver: Some("global-ac-newton".into()),
+        settings: Settings { tol: 1e-10, max_iter: 1, ..Settings::default() },
+        fallback,
+        ..StepOptions::default()
+    }
+}
+
+#[test]
+fn in_velocity_space_a_failed_step_is_rescued_by_a_local_or_a_global_solver() {
+    let bare = run(starved_global(Vec::new()), 60).stats;
+    assert!(bare.unsolved > 0 && bare.fallbacks == 0, "one Newton iteration should fail somewhere: {bare:?}");
+    // A local solver solves the step's reduction u = W r + q; a global one the step as it is.
+    // Either is judged by Siconos' global error of the whole answer, as the global solver is.
+    for chain in [vec!["ac-newton".to_string()], vec!["global-ipm".to_string()]] {
+        let st = run(starved_global(chain.clone()), 60).stats;
+        assert!(st.fallbacks > 0, "{chain:?}: {st:?}");
+        assert_eq!((st.rescued, st.unsolved), (st.fallbacks, 0), "{chain:?}: {st:?}");
+        assert!(st.max_error <= 1e-10, "{chain:?}: {st:?}");
+    }
+}
+
+#[test]
+fn the_convex_formulation_takes_no_chain() {
+    let scene = scenes::scene("box-stack", Some(2)).unwrap();
+    let (q0, u0) = scene.initial_state();
+    let sys: &dyn System = scene.as_ref();
+    let mut opts = StepOptions::default();
+    opts.set_formulation(perp_dynamics::Formulation::Convex);
+    opts.fallback = vec!["prox".into()];
+    let e = Simulator::new(sys, q0, u0, 1e-3, opts).err().unwrap().to_string();
+    assert!(e.contains("fallback") && e.contains("prox") && e.contains("convex formulation"), "{e}");
+}

@@ -32,7 +32,8 @@ pub(super) struct Solvers {
 impl Solvers {
     /// The chosen solver (the formulation's default when none is named) and the fallback
     /// chain, built from the catalogue; `Err` on an unknown name, a convex formulation with
-    /// another solver than global-ipm, or a fallback chain in velocity space.
+    /// another solver than global-ipm or with a fallback chain. In velocity space the exact
+    /// cones' chain may hold global solvers and local ones (the island reduced to W).
     pub(super) fn new(opts: &StepOptions) -> Result<Solvers, Error> {
         let compliant = matches!(opts.formulation, Formulation::Compliant(_));
         if compliant && !opts.params.is_empty() {
@@ -69,11 +70,12 @@ impl Solvers {
             ));
         }
         let velocity_space = convex || compliant || matches!(solver, Solver::Global(_));
-        if velocity_space && !fallbacks.is_empty() {
+        if convex && !fallbacks.is_empty() {
             return Err(Error::setting(
                 "fallback",
                 opts.fallback.join(","),
-                "a step solved in velocity space takes no fallback chain yet",
+                "the convex formulation takes no fallback chain: its one method certifies the \
+                 relaxation, which the exact cones' solvers do not solve",
             ));
         }
         Ok(Solvers { solver, fallbacks, velocity_space })

@@ -11,9 +11,11 @@
 
 use super::solve::Slots;
 use super::*;
+use perp_catalogue::{solve_chain, Problem};
 use perp_cones::{GlobalSolution, GlobalSolver, Island};
 use perp_core::parallel::Par;
 use std::borrow::Cow;
+use std::time::Instant;
 
 /// The solver of one island, kept across steps.
 pub(super) enum VelocitySolver {
@@ -105,6 +107,9 @@ impl Simulator<'_> {
     ///   only (no restitution), φ₀ is each contact's gap where the step evaluates its contacts,
     ///   and each island starts from the step's initial velocities when warm starts are on.
     ///
+    /// The exact cones: an island the solver leaves unsolved goes to the fallback chain
+    /// ([`rescue`]).
+    ///
     /// Velocities no contact reaches take the free motion `u_free`. The report sums the
     /// islands' iterations and factorizations; its status is the first unsolved island's
     /// (else solved). Its error is the largest island's (a certificate per island), except
@@ -118,6 +123,7 @@ impl Simulator<'_> {
         r: &mut Vec<f64>,
         v: &mut Vec<f64>,
     ) -> Result<(), Error> {
+        let started = Instant::now();
         let mut g = lp.global_problem(m)?;
         let compliance = match &self.opts.formulation {
             Formulation::Compliant(c) => self.compliant_problem(lp, &mut g, c),
@@ -144,6 +150,7 @@ impl Simulator<'_> {
             (&self.opts, self.solver.name(), self.dt),
             &mut jobs,
         )?;
+        let attempts = rescue(&mut self.fallbacks, &self.opts, &jobs, &mut sols, started);
         let rep = match &islands {
             None => {
                 let sol = sols.pop().expect("one job");
@@ -155,7 +162,7 @@ impl Simulator<'_> {
         };
         report.islands = sols.len().max(1);
         self.stats.max_islands = self.stats.max_islands.max(report.islands);
-        self.note(report, n, &rep, 1);
+        self.note(report, n, &rep, attempts);
         self.scatter(lp, r, &slots);
         self.fc_r = z;
         Ok(())
@@ -257,4 +264,68 @@ impl Simulator<'_> {
         }
         rep
     }
+}
+
+/// The fallback chain ([`StepOptions::fallback`]) on each island the exact cones' solver left
+/// unsolved, in island order: its solvers in turn ([`solve_chain`]), the first warm-started
+/// from the solver's impulses, a global solver on the island as it is and a local one on its
+/// reduction `u = W r + q` (judged, like the global ones, by Siconos' global error of
+/// `(r, v)`). The chain's answer replaces the solver's when it is solved or its error is
+/// smaller; the report counts the effort of both. Within a step budget the chain gets what the
+/// step has left. Returns the attempts of the island that took most (1: no island needed the
+/// chain). Serial: an island's answer depends on neither the other islands nor the threads.
+fn rescue(
+    fallbacks: &mut [Solver],
+    opts: &StepOptions,
+    jobs: &[Job],
+    sols: &mut [GlobalSolution],
+    started: Instant,
+) -> usize {
+    let mut attempts = 1;
+    if fallbacks.is_empty() || !matches!(opts.formulation, Formulation::Cone) {
+        return attempts;
+    }
+    // As in the local chain, each fallback runs to its own iteration limit.
+    let settings = Settings { max_iter: 0, ..opts.settings.clone() };
+    for (job, sol) in jobs.iter().zip(sols.iter_mut()) {
+        if sol.report.status == Status::Solved {
+            continue;
+        }
+        let budget = match opts.step_budget {
+            Some(b) if b <= started.elapsed() => break,
+            Some(b) => Some(b - started.elapsed()),
+            None => None,
+        };
+        let problem = Problem::GlobalFriction(job.g.clone().into_owned());
+        let first = (sol.report.solver.clone(), sol.report.status, sol.report.error);
+        let Ok((a, ran)) = solve_chain(&problem, fallbacks, Some(&sol.r), &settings, budget) else {
+            // No solver of the chain ran to an answer: the solver's stays.
+            attempts = attempts.max(1 + fallbacks.len());
+            continue;
+        };
+        attempts = attempts.max(1 + ran);
+        let better = a.report.status == Status::Solved
+            || a.report.error < sol.report.error
+            || sol.report.error.is_nan();
+        let (Some(v), true) = (a.v, better) else {
+            let r = &mut sol.report;
+            r.iterations += a.report.iterations;
+            r.pivots += a.report.pivots;
+            r.factorizations += a.report.factorizations;
+            r.line_search_steps += a.report.line_search_steps;
+            r.elapsed += a.report.elapsed;
+            continue;
+        };
+        let mut report = a.report;
+        report.follow(&sol.report);
+        let note = report.message.take();
+        let (name, status, error) = first;
+        let mut message = format!("after {name}: {status} at error {error:.1e}");
+        if let Some(n) = note {
+            message = format!("{message}; {n}");
+        }
+        report.message = Some(message);
+        *sol = GlobalSolution { r: a.z, u: a.w, v, report, analyses: sol.analyses };
+    }
+    attempts
 }
