@@ -126,7 +126,7 @@ impl Default for GlobalIpm {
             polish: params::POLISH,
             kkt: params::KKT,
             chol: Factors::default(),
-            newton: GlobalNewton::new(),
+            newton: GlobalNewton::finishing(),
         }
     }
 }

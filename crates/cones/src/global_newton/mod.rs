@@ -143,7 +143,24 @@ pub(crate) use global_solver;
 
 global_solver!(GlobalNewton);
 
+/// The order of the Newton matrix (velocities and reactions) from which
+/// [`GlobalNewton::finishing`]'s LU is always supernodal. faer's own rule takes the simplicial
+/// LU on the piles' matrices, where the supernodal one costs about 0.3× the time an iteration
+/// (`ball-pile 100`'s steps); on Siconos' files of order 6 and 12 the simplicial LU is twice
+/// as fast, and from GFC3D_OneContact (order 42) on the supernodal one is as fast or faster
+/// (`docs/performance.md`, Velocity space).
+const SUPERNODAL_FROM: usize = 32;
+
 impl GlobalNewton {
+    /// The method as `global-ipm` finishes with it, from a convex answer near the exact one:
+    /// its LU supernodal from order [`SUPERNODAL_FROM`]. `global-ac-newton` keeps faer's
+    /// choice: from cold starts on pile steps the supernodal LU's directions solved 1–3 fewer
+    /// steps of 24–93 within the iteration limit (its near-null components on the redundant
+    /// stick networks differ by rounding), while from the convex answer both solve the same.
+    pub(crate) fn finishing() -> Self {
+        GlobalNewton { lu: SparseLu::supernodal_from(SUPERNODAL_FROM), ..Self::default() }
+    }
+
     /// The method with its defaults.
     pub fn new() -> Self {
         Self::default()

@@ -14,7 +14,8 @@ use faer::{Conj, MatMut, Par};
 /// while the order and the pattern stay the same, so refactorizing new values allocates
 /// nothing; another order or pattern starts all three afresh.
 pub struct SparseLu {
-    supernodal: bool,
+    /// The order from which the factorization is always supernodal (below it, faer's rule).
+    supernodal_from: usize,
     pattern: Pattern,
     pub(super) symbolic: Option<SymbolicLu<usize>>,
     numeric: NumericLu<usize, f64>,
@@ -33,7 +34,7 @@ impl SparseLu {
     /// faer's default choice between simplicial and supernodal factorization.
     pub fn new() -> Self {
         SparseLu {
-            supernodal: false,
+            supernodal_from: usize::MAX,
             pattern: Pattern::default(),
             symbolic: None,
             numeric: NumericLu::new(),
@@ -46,7 +47,13 @@ impl SparseLu {
     /// Always supernodal (faster for matrices made of dense d×d blocks: measured 2× on
     /// BoxesStack1 and 15 % on Capsules in the frictional Newton methods).
     pub fn supernodal() -> Self {
-        SparseLu { supernodal: true, ..Self::new() }
+        Self::supernodal_from(0)
+    }
+
+    /// Supernodal for matrices of order `n` and more, faer's rule below: on small matrices
+    /// the supernodal factorization's bookkeeping costs more than it saves.
+    pub fn supernodal_from(n: usize) -> Self {
+        SparseLu { supernodal_from: n, ..Self::new() }
     }
 
     /// How many symbolic analyses were done (one per new pattern).
@@ -81,7 +88,7 @@ impl SparseLu {
             // sparse problem shrank). Start from empty factors for each new analysis.
             self.numeric = NumericLu::new();
             let mut params = LuSymbolicParams::default();
-            if self.supernodal {
+            if n >= self.supernodal_from {
                 params.supernodal_flop_ratio_threshold = SupernodalThreshold::FORCE_SUPERNODAL;
             }
             let s = factorize_symbolic_lu(sym, params).map_err(|_| Breakdown::Symbolic)?;
@@ -142,6 +149,6 @@ impl SparseLu {
 /// Same settings, no symbolic analysis yet.
 impl Clone for SparseLu {
     fn clone(&self) -> Self {
-        SparseLu { supernodal: self.supernodal, ..SparseLu::new() }
+        SparseLu { supernodal_from: self.supernodal_from, ..SparseLu::new() }
     }
 }

@@ -226,7 +226,10 @@ fn dense_cholesky_solves_and_rejects_indefinite() {
 fn sparse_lu_solves_both_ways_and_keeps_the_symbolic_analysis() {
     let a = nonsym();
     let (cp, ri, v) = csc(&a, false);
-    for mut lu in [SparseLu::new(), SparseLu::supernodal()] {
+    // supernodal_from(4): the 4 × 4 matrix is factored supernodally; from 5: faer's rule.
+    for mut lu in
+        [SparseLu::new(), SparseLu::supernodal(), SparseLu::supernodal_from(4), SparseLu::supernodal_from(5)]
+    {
         lu.factor(4, &cp, &ri, &v).unwrap();
         let mut b = rhs(&a);
         lu.solve_in_place(&mut b).unwrap();
