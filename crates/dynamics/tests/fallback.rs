@@ -130,3 +130,30 @@ fn the_convex_formulation_takes_no_chain() {
     let e = Simulator::new(sys, q0, u0, 1e-3, opts).err().unwrap().to_string();
     assert!(e.contains("fallback") && e.contains("prox") && e.contains("convex formulation"), "{e}");
 }
+
+#[test]
+fn in_velocity_space_the_chain_takes_each_failed_island_alike_on_any_thread_count() {
+    // The landing balls of ball-pile 20 make steps of many islands; each failed island goes
+    // to the chain on its own, and the trajectory does not depend on the threads.
+    let pile = scenes::scene("ball-pile", Some(20)).unwrap();
+    let (q0, u0) = pile.initial_state();
+    let sys: &dyn System = pile.as_ref();
+    let run = |threads: usize| {
+        let mut opts = starved_global(vec!["ac-newton".into()]);
+        opts.settings.threads = threads;
+        let mut sim = Simulator::new(sys, q0.clone(), u0.clone(), pile.default_dt(), opts).unwrap();
+        let (mut states, mut islands) = (Vec::new(), 0);
+        for _ in 0..30 {
+            let rep = sim.step().unwrap();
+            islands = islands.max(rep.islands);
+            states.extend(sim.q.iter().chain(&sim.u).map(|x| x.to_bits()));
+        }
+        (states, islands, sim.stats.clone())
+    };
+    let (one, islands, st) = run(1);
+    assert!(islands > 1, "several islands at once: {islands}");
+    assert!(st.fallbacks > 0 && st.unsolved == 0 && st.rescued == st.fallbacks, "{st:?}");
+    let (two, _, st2) = run(2);
+    assert_eq!((st.fallbacks, st.iterations), (st2.fallbacks, st2.iterations));
+    assert!(one == two, "1 and 2 threads step alike, bit for bit");
+}
