@@ -291,10 +291,11 @@ fn rescue(
         if sol.report.status == Status::Solved {
             continue;
         }
-        let budget = match opts.step_budget {
-            Some(b) if b <= started.elapsed() => break,
-            Some(b) => Some(b - started.elapsed()),
-            None => None,
+        // What the step has left, read once (two readings could cross the budget between
+        // them, and a `Duration` below zero panics).
+        let budget = match opts.step_budget.map(|b| b.saturating_sub(started.elapsed())) {
+            Some(left) if left.is_zero() => break,
+            left => left,
         };
         let problem = Problem::GlobalFriction(job.g.clone().into_owned());
         let first = (sol.report.solver.clone(), sol.report.status, sol.report.error);
