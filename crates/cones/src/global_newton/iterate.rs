@@ -13,6 +13,8 @@ pub(super) struct Setup {
     wdiag: Vec<(f64, f64)>,
     /// The largest entry of `wdiag`.
     pub(super) w_max: f64,
+    /// The mean diagonal entry of W.
+    pub(super) w_mean: f64,
     rho_scale: f64,
     /// The local problem's `‖q‖` with `q = Hᵀ M⁻¹ f + b` (for the physical check).
     pub(super) qn: f64,
@@ -35,7 +37,9 @@ impl Setup {
             .collect();
         let w_max = wdiag.iter().fold(0.0_f64, |a, &(wn, wt)| a.max(wn).max(wt));
         let qn = free_velocity_norm(g, &factor);
-        Ok(Setup { factor, st, wdiag, w_max, rho_scale, qn })
+        let w_mean =
+            wdiag.iter().map(|&(wn, wt)| wn + (d - 1) as f64 * wt).sum::<f64>() / (nc * d).max(1) as f64;
+        Ok(Setup { factor, st, wdiag, w_max, w_mean, rho_scale, qn })
     }
 
     /// `(ρ_N, ρ_T)` per contact for the operator `W + σI`.
@@ -73,6 +77,8 @@ pub(super) struct Iterate<'a> {
     best: (f64, Vec<f64>, Vec<f64>),
     /// The regularization of the last direction found.
     delta_kept: f64,
+    /// `c` of the regularised Newton matrix ([`GlobalNewton::regularization`]).
+    regularization: f64,
     memory: NonMonotone,
     /// The stall rule of the local Newton methods (no halving of the best global error in
     /// `stall_iterations` iterations, the starting error included) and the proximal mode it
@@ -88,7 +94,7 @@ impl<'a> Iterate<'a> {
         setup: &'a Setup,
         cone: Coulomb,
         warm: Option<&[f64]>,
-        stall_iterations: usize,
+        (stall_iterations, regularization): (usize, f64),
     ) -> Self {
         let (n, m, d, nc) = (g.dofs(), g.size(), g.dim, g.contacts());
         let r = warm.map_or_else(|| vec![0.0; m], <[f64]>::to_vec);
@@ -112,6 +118,7 @@ impl<'a> Iterate<'a> {
             r,
             v,
             delta_kept: 0.0,
+            regularization,
             memory: NonMonotone::new(5),
             stall: StallRule::new(stall),
             prox: None,
@@ -176,11 +183,12 @@ impl<'a> Iterate<'a> {
         let (st, size) = (&self.setup.st, self.res.len());
         let mut best_dir: Option<(f64, Vec<f64>)> = None;
         let first = DELTAS.iter().position(|&x| x >= self.delta_kept).unwrap_or(0);
+        // The r columns are `J_r + σ J_u`: σ of prox's mode (the exact Jacobian of its inner
+        // problem) plus the regularisation (module docs).
+        let e = if report.error.is_finite() { report.error.min(1.0) } else { 1.0 };
+        let sigma = self.prox.as_ref().map_or(0.0, |p| p.sigma) + self.regularization * self.setup.w_mean * e;
         for &delta in &DELTAS[first..] {
-            // The r columns are `J_r + σ J_u` in prox's mode (the exact Jacobian of its inner
-            // problem). The local ac-newton's shift `c · mean diag W · min(error, 1)` on the
-            // same columns was tried here: 28 of ball-pile 20's 33 steps instead of 33.
-            st.fill(&self.jr, &self.ju, delta, self.prox.as_ref().map_or(0.0, |p| p.sigma), &mut self.values);
+            st.fill(&self.jr, &self.ju, delta, sigma, &mut self.values);
             report.factorizations += 1;
             if lu.factor(size, &st.col_ptr, &st.row_idx, &self.values).is_err() {
                 continue;
