@@ -263,7 +263,17 @@ fn coloured_ball_pile_trajectory_file_is_the_same_on_1_2_3_threads() {
     let run = |threads: &str| -> Vec<u8> {
         let csv = dir.join(format!("pile-{threads}.csv"));
         let out = perp()
-            .args(["simulate", "ball-pile", "300", "--t-end", "0.1", "--param", "colouring=true"])
+            .args([
+                "simulate",
+                "ball-pile",
+                "300",
+                "--t-end",
+                "0.1",
+                "--solver",
+                "nsgs",
+                "--param",
+                "colouring=true",
+            ])
             .args(["--fallback", "none", "--threads", threads, "--out"])
             .arg(&csv)
             .output()

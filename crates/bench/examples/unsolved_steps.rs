@@ -13,7 +13,8 @@
 //! simulator gathers them) beside it in `…-step-K.warm`, one number a line. A line per
 //! unsolved step gives its time, size, status and error; then the scene's solver chain is
 //! replayed on the written problem from that warm start, each solver's outcome on a line
-//! (`perp_catalogue::solve_chain` with the scene's settings). CHAIN replays another chain
+//! (`perp_catalogue::solve_chain` with the scene's settings; in velocity space on the global
+//! problem, a local solver taking its reduction). CHAIN replays another chain
 //! instead: solvers separated by `;`, each with its parameters after a `:`, as
 //! `nsgs;prox:sigma0=0.01,nu=10;ac-newton`.
 
@@ -64,16 +65,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if status == perp_core::Status::Solved {
             continue;
         }
-        let Some(p) = sim.last_problem() else { continue };
+        // On W the step's local problem; in velocity space its global one, replayed as it is
+        // (a local solver of the chain takes its reduction) and written reduced beside it.
+        let global = sim.last_global_problem().and_then(Result::ok);
+        let (local, problem) = match (sim.last_problem(), global.clone()) {
+            (Some(p), _) => {
+                let local = p.friction_problem()?;
+                (local.clone(), Problem::Friction(local))
+            }
+            (None, Some(g)) => (g.reduce()?.0, Problem::GlobalFriction(g)),
+            (None, None) => continue,
+        };
         let warm: Vec<f64> = rep
             .active
             .iter()
             .flat_map(|&i| before[offsets[i]..offsets[i] + sim.contact_dims()[i]].iter().copied())
             .collect();
         let file = Path::new(out).join(format!("{label}-step-{k}.dat"));
-        let problem = Problem::Friction(p.friction_problem()?);
-        perp_formats::convert::write_siconos(&problem, &file)?;
-        if let Some(Ok(g)) = sim.last_global_problem() {
+        perp_formats::convert::write_siconos(&Problem::Friction(local), &file)?;
+        if let Some(g) = global {
             let global = Path::new(out).join(format!("{label}-step-{k}-global.dat"));
             perp_formats::convert::write_siconos(&Problem::GlobalFriction(g), &global)?;
         }

@@ -5,8 +5,9 @@
 //! cargo run --release -p perp-dynamics --example ball_pile -- [N=1000] [STEPS=60] [TOL=1e-6] [MAX_SWEEPS=1000] [SOLVER=nsgs]
 //! ```
 //!
-//! Defaults: the scene's options (midpoint, exact Coulomb cones, NSGS at 1e-6) with at most
-//! 1000 sweeps per solve, so that the 1000-ball pile runs in a few minutes: its hyperstatic
+//! Defaults: the scene's options (midpoint, exact Coulomb cones at 1e-6) with NSGS on W and no
+//! fallback chain (the scene's default from 30 balls is global-ipm in velocity space; SOLVER
+//! names another), at most 1000 sweeps per solve, so that the 1000-ball pile runs in a few minutes: its hyperstatic
 //! pockets (four supports per ball, singular W) make many steps need thousands of sweeps, and
 //! solves stopped by the cap are counted as unsolved (their worst error is printed; 0 means
 //! the solver default, 10 000). Penetration is the deepest over all steps; "missed" counts
@@ -33,7 +34,7 @@ fn main() -> Result<(), perp_core::Error> {
         Some(s) => s.parse().map_err(|_| perp_core::Error::setting("tolerance", s, "expected a number"))?,
     };
     let max_sweeps = parse(3, 1000)?;
-    let solver = args.get(4).cloned();
+    let solver = args.get(4).cloned().unwrap_or_else(|| "nsgs".into());
     println!("{}", pile.description());
     let dt = pile.default_dt();
     println!(
@@ -57,9 +58,8 @@ fn main() -> Result<(), perp_core::Error> {
         opts.warm_start = warm;
         opts.settings.tol = tol;
         opts.settings.max_iter = max_sweeps;
-        if let Some(s) = &solver {
-            opts.solver = Some(s.clone());
-        }
+        opts.solver = Some(solver.clone());
+        opts.fallback.clear();
         let (q0, u0) = pile.initial_state();
         let sys: &dyn System = &pile;
         let mut sim = Simulator::new(sys, q0, u0, dt, opts)?;

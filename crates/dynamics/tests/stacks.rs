@@ -122,3 +122,34 @@ fn the_catalog_builds_the_suites_at_any_size() {
     assert!(scenes::scene("ball-pile", Some(0)).is_err());
     assert!(scenes::scene("ball-pile", None).is_ok());
 }
+
+/// `ball-pile`'s default: nsgs on W below `VELOCITY_SPACE_FROM` balls, global-ipm in velocity
+/// space from it, the chain prox, ac-newton either way; `scenes::harvest` still steps on W
+/// (the local problems of the built-in suite), and the velocity-space default solves the
+/// first steps of a pile at that size.
+#[test]
+fn ball_pile_solves_in_velocity_space_from_its_threshold_and_harvests_on_w() {
+    let from = BallPile::VELOCITY_SPACE_FROM;
+    let chain = ["prox".to_string(), "ac-newton".to_string()];
+    let below = BallPile::new(from - 1).unwrap().default_options();
+    assert_eq!((below.solver.as_deref(), below.fallback.as_slice()), (Some("nsgs"), &chain[..]));
+    let pile = BallPile::new(from).unwrap();
+    let at = pile.default_options();
+    assert_eq!((at.solver.as_deref(), at.fallback.as_slice()), (Some("global-ipm"), &chain[..]));
+    let harvested = scenes::harvest(&pile, 20, 1).unwrap();
+    assert!(harvested.len() >= 5, "{} local problems harvested", harvested.len());
+    let (q0, u0) = pile.initial_state();
+    let sys: &dyn System = &pile;
+    let mut sim = Simulator::new(sys, q0, u0, pile.default_dt(), at).unwrap();
+    assert_eq!(sim.method(), "cone (exact friction cones), solver global-ipm, fallback prox, ac-newton");
+    let mut solved = 0;
+    for _ in 0..20 {
+        let rep = sim.step().unwrap();
+        if let Some(status) = rep.status {
+            assert_eq!(status, Status::Solved, "t = {}: error {:e}", sim.t, rep.error);
+            assert!(rep.error <= 1e-6, "t = {}: error {:e}", sim.t, rep.error);
+            solved += 1;
+        }
+    }
+    assert!(solved >= 5, "{solved} steps with contacts");
+}

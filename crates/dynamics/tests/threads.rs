@@ -21,6 +21,7 @@ fn trajectory(threads: usize) -> (Vec<Step>, usize) {
     let pile = BallPile::new(400).unwrap();
     let (q0, u0) = pile.initial_state();
     let mut opts = pile.default_options();
+    opts.solver = Some("nsgs".into());
     opts.params = Params::new().set("colouring", true);
     opts.fallback.clear();
     opts.settings.threads = threads;

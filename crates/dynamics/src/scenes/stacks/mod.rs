@@ -105,9 +105,13 @@ pub struct BallPile {
 impl BallPile {
     /// Ball radius (m) (the floor spheres too).
     pub const RADIUS: f64 = 0.5;
-    /// Up to this many balls the scene retries a failed step with prox, then ac-newton
-    /// ([`StepOptions::fallback`]).
-    pub const FALLBACK_MAX_BALLS: usize = 300;
+    /// Below this many balls the scene solves on W (`nsgs`, then prox and ac-newton); from it
+    /// on in velocity space (`global-ipm`, then prox and ac-newton on each island it leaves
+    /// unsolved). Measured (`perp simulate ball-pile N --threads 1`, 2 s, CPU time, one run
+    /// each; `docs/performance.md`, Fallback chains): the W path against velocity space 0.03 s
+    /// against 0.05 s at 10 balls, 0.12 against 0.11 at 20, 0.46 against 0.16 at 30, 5.6 s
+    /// (1 step unsolved) against 3.0 s at 100, every step solved in velocity space.
+    pub const VELOCITY_SPACE_FROM: usize = 30;
     /// Ball mass (kg).
     pub const MASS: f64 = 1.0;
     /// The gap between each ball and its supports at the start (m) (R/25: the balls land at
@@ -405,21 +409,18 @@ impl Scene for BallPile {
     fn default_t_end(&self) -> f64 {
         2.0
     }
-    /// Midpoint, exact Coulomb cones, `nsgs` (one sweep costs one pass over the sparse W) at
-    /// tolerance 1e-6. Each ball rests on four supports, so W is singular and the impulses are
-    /// indeterminate; NSGS settles a resting pile to 1e-6 in a few sweeps per step (warm start),
-    /// but at 1e-8 many landing steps run into its sweep limit, and from a warm start it can
-    /// drift along the null space of W at a constant error of ~1e-7 (measured on `ball-pile 20`).
+    /// Midpoint, exact Coulomb cones at tolerance 1e-6, with the fallback chain prox, then
+    /// ac-newton. From [`BallPile::VELOCITY_SPACE_FROM`] balls `global-ipm` in velocity space
+    /// (M + Hᵀ G H has the sparsity of the body graph; W fills in); below, `nsgs` on W (one
+    /// sweep costs one pass over the sparse W). Each ball rests on four supports, so W is
+    /// singular and the impulses are indeterminate; NSGS settles a resting pile to 1e-6 in a
+    /// few sweeps per step (warm start), but at 1e-8 many landing steps run into its sweep
+    /// limit, and from a warm start it can drift along the null space of W at a constant error
+    /// of ~1e-7 (measured on `ball-pile 20`).
     fn default_options(&self) -> StepOptions {
-        // NSGS stalls on a few steps of a settled pile (a ball on four supports: W singular);
-        // up to a few hundred balls prox and ac-newton are cheap enough to retry those steps
-        // (`ball-pile 100`: 8 unsolved steps become 1, for 1.27× the CPU time, median of 5
-        // interleaved runs against `--fallback none`). Beyond, their
-        // sparse factorizations cost more than the step (`ball-pile 1000`: 20× slower).
-        let mut o = options("nsgs", 1e-6);
-        if self.n <= Self::FALLBACK_MAX_BALLS {
-            o.fallback = vec!["prox".into(), "ac-newton".into()];
-        }
+        let solver = if self.n >= Self::VELOCITY_SPACE_FROM { "global-ipm" } else { "nsgs" };
+        let mut o = options(solver, 1e-6);
+        o.fallback = vec!["prox".into(), "ac-newton".into()];
         o
     }
     fn state_names(&self) -> (Vec<String>, Vec<String>) {
