@@ -7,11 +7,12 @@
 //!
 //! Defaults: the scene's options (midpoint, exact Coulomb cones at 1e-6) with NSGS on W and no
 //! fallback chain (the scene's default from 30 balls is global-ipm in velocity space; SOLVER
-//! names another), at most 1000 sweeps per solve, so that the 1000-ball pile runs in a few minutes: its hyperstatic
-//! pockets (four supports per ball, singular W) make many steps need thousands of sweeps, and
-//! solves stopped by the cap are counted as unsolved (their worst error is printed; 0 means
-//! the solver default, 10 000). Penetration is the deepest over all steps; "missed" counts
-//! overlapping pairs outside the fixed candidate list at the end (should be 0).
+//! names another), at most 1000 sweeps per solve, so that the 1000-ball pile runs in a few
+//! minutes: its hyperstatic pockets (four supports per ball, singular W) make many steps need
+//! thousands of sweeps, and solves stopped by the cap are counted as unsolved (their worst
+//! error is printed; 0 means the solver default, 10 000). Penetration is the deepest over all
+//! steps; "missed" counts overlapping pairs outside the fixed candidate list at the end
+//! (should be 0).
 
 use perp_dynamics::scenes::stacks::BallPile;
 use perp_dynamics::scenes::Scene;
