@@ -68,25 +68,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // On W the step's local problem; in velocity space its global one, replayed as it is
         // (a local solver of the chain takes its reduction) and written reduced beside it.
         let global = sim.last_global_problem().and_then(Result::ok);
-        let (local, problem) = match (sim.last_problem(), global.clone()) {
-            (Some(p), _) => {
-                let local = p.friction_problem()?;
-                (local.clone(), Problem::Friction(local))
-            }
-            (None, Some(g)) => (g.reduce()?.0, Problem::GlobalFriction(g)),
+        let on_w = sim.last_problem().is_some();
+        let local = match (sim.last_problem(), &global) {
+            (Some(p), _) => Problem::Friction(p.friction_problem()?),
+            (None, Some(g)) => Problem::Friction(g.reduce()?.0),
             (None, None) => continue,
         };
+        let global = global.map(Problem::GlobalFriction);
         let warm: Vec<f64> = rep
             .active
             .iter()
             .flat_map(|&i| before[offsets[i]..offsets[i] + sim.contact_dims()[i]].iter().copied())
             .collect();
         let file = Path::new(out).join(format!("{label}-step-{k}.dat"));
-        perp_formats::convert::write_siconos(&Problem::Friction(local), &file)?;
-        if let Some(g) = global {
-            let global = Path::new(out).join(format!("{label}-step-{k}-global.dat"));
-            perp_formats::convert::write_siconos(&Problem::GlobalFriction(g), &global)?;
+        perp_formats::convert::write_siconos(&local, &file)?;
+        if let Some(g) = &global {
+            let path = Path::new(out).join(format!("{label}-step-{k}-global.dat"));
+            perp_formats::convert::write_siconos(g, &path)?;
         }
+        let problem = match global {
+            Some(g) if !on_w => g,
+            _ => local,
+        };
         let text: String = warm.iter().map(|v| format!("{v:e}\n")).collect();
         std::fs::write(file.with_extension("warm"), text)?;
         println!(

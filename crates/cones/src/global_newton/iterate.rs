@@ -13,8 +13,9 @@ pub(super) struct Setup {
     wdiag: Vec<(f64, f64)>,
     /// The largest entry of `wdiag`.
     pub(super) w_max: f64,
-    /// The mean diagonal entry of W.
-    pub(super) w_mean: f64,
+    /// The regularisation's scale `c · w̄` (`c` = [`GlobalNewton::regularization`], `w̄` the
+    /// mean diagonal entry of W): the shift is this times `min(1, e_k)`.
+    reg_scale: f64,
     rho_scale: f64,
     /// The local problem's `‖q‖` with `q = Hᵀ M⁻¹ f + b` (for the physical check).
     pub(super) qn: f64,
@@ -22,7 +23,11 @@ pub(super) struct Setup {
 
 impl Setup {
     /// Factors M and computes the diagonals. Errors: an M that cannot be factored (named).
-    pub(super) fn new(g: &GlobalFrictionContactProblem, rho_scale: f64) -> Result<Setup, Error> {
+    pub(super) fn new(
+        g: &GlobalFrictionContactProblem,
+        rho_scale: f64,
+        regularization: f64,
+    ) -> Result<Setup, Error> {
         let (n, d, nc) = (g.dofs(), g.dim, g.contacts());
         let factor = MassFactor::new_or_lu(&g.m)?;
         let st = Structure::new(g);
@@ -39,7 +44,7 @@ impl Setup {
         let qn = free_velocity_norm(g, &factor);
         let w_mean =
             wdiag.iter().map(|&(wn, wt)| wn + (d - 1) as f64 * wt).sum::<f64>() / (nc * d).max(1) as f64;
-        Ok(Setup { factor, st, wdiag, w_max, w_mean, rho_scale, qn })
+        Ok(Setup { factor, st, wdiag, w_max, reg_scale: regularization * w_mean, rho_scale, qn })
     }
 
     /// `(ρ_N, ρ_T)` per contact for the operator `W + σI`.
@@ -77,8 +82,6 @@ pub(super) struct Iterate<'a> {
     best: (f64, Vec<f64>, Vec<f64>),
     /// The regularization of the last direction found.
     delta_kept: f64,
-    /// `c` of the regularised Newton matrix ([`GlobalNewton::regularization`]).
-    regularization: f64,
     memory: NonMonotone,
     /// The stall rule of the local Newton methods (no halving of the best global error in
     /// `stall_iterations` iterations, the starting error included) and the proximal mode it
@@ -94,7 +97,7 @@ impl<'a> Iterate<'a> {
         setup: &'a Setup,
         cone: Coulomb,
         warm: Option<&[f64]>,
-        (stall_iterations, regularization): (usize, f64),
+        stall_iterations: usize,
     ) -> Self {
         let (n, m, d, nc) = (g.dofs(), g.size(), g.dim, g.contacts());
         let r = warm.map_or_else(|| vec![0.0; m], <[f64]>::to_vec);
@@ -118,7 +121,6 @@ impl<'a> Iterate<'a> {
             r,
             v,
             delta_kept: 0.0,
-            regularization,
             memory: NonMonotone::new(5),
             stall: StallRule::new(stall),
             prox: None,
@@ -186,7 +188,7 @@ impl<'a> Iterate<'a> {
         // The r columns are `J_r + σ J_u`: σ of prox's mode (the exact Jacobian of its inner
         // problem) plus the regularisation (module docs).
         let e = if report.error.is_finite() { report.error.min(1.0) } else { 1.0 };
-        let sigma = self.prox.as_ref().map_or(0.0, |p| p.sigma) + self.regularization * self.setup.w_mean * e;
+        let sigma = self.prox.as_ref().map_or(0.0, |p| p.sigma) + self.setup.reg_scale * e;
         for &delta in &DELTAS[first..] {
             st.fill(&self.jr, &self.ju, delta, sigma, &mut self.values);
             report.factorizations += 1;

@@ -197,9 +197,9 @@ impl GlobalNewton {
         let start = Instant::now();
         g.validate_warm(warm)?;
         let cone = Coulomb::new(g.dim)?;
-        let setup = Setup::new(g, self.rho_scale)?;
+        let setup = Setup::new(g, self.rho_scale, self.regularization)?;
         let max_iter = s.max_iter_or(self.max_iter);
-        let mut it = Iterate::new(g, &setup, cone, warm, (self.stall_iterations, self.regularization));
+        let mut it = Iterate::new(g, &setup, cone, warm, self.stall_iterations);
         let mut report = SolveReport::new(self.name());
         report.status = Status::MaxIterations;
         loop {
