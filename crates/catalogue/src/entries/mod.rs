@@ -289,7 +289,7 @@ pub const ENTRIES: &[Entry] = &[
         name: "global-ac-newton",
         family: Family::Friction,
         summary: "Alart–Curnier semismooth Newton in (v, r) on the global form M v = f + H r: one sparse LU a \
-                  step, W never formed (global problems only)",
+                  step, of the Newton system reduced to the velocities, W never formed (global problems only)",
         citation: "Alart–Curnier 1991; global form as Siconos' gfc3d_nonsmooth_Newton_AlartCurnier (Acary–Brémond–Huber 2018 §4)",
         params: global_newton::params::PARAMS,
         build: Build::Global(|p| Box::new(GlobalNewton::from_params(p))),

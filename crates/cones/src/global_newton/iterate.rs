@@ -88,7 +88,17 @@ pub(super) struct Iterate<'a> {
     /// switches to; this solver runs its own loop, so it keeps the rule itself.
     stall: StallRule,
     prox: Option<ProxState>,
+    /// Whether directions come from the system reduced to the velocities
+    /// ([`Iterate::reduce`]), while it serves: not after [`REDUCED_MISSES`] of its directions
+    /// were not taken.
+    reduce: bool,
+    /// That system, built at the first direction (a warm start within tol needs none).
+    reduced: Option<Reduced>,
+    reduced_misses: usize,
 }
+
+/// Reduced directions not taken after which a solve solves the (v, r) system only.
+const REDUCED_MISSES: usize = 3;
 
 impl<'a> Iterate<'a> {
     /// The start: r = `warm` (zero when `None`), v = `M⁻¹ (f + H r)`.
@@ -124,7 +134,15 @@ impl<'a> Iterate<'a> {
             memory: NonMonotone::new(5),
             stall: StallRule::new(stall),
             prox: None,
+            reduce: false,
+            reduced: None,
+            reduced_misses: 0,
         }
+    }
+
+    /// Newton directions from the system reduced to the velocities ([`NewtonSystem::Velocities`]).
+    pub(super) fn reduce(&mut self) {
+        self.reduce = true;
     }
 
     /// F and its Jacobian blocks at the iterate, after the proximal mode's update of its
@@ -181,7 +199,11 @@ impl<'a> Iterate<'a> {
     /// is taken when it solves the system to a relative residual of 1e-6 (an inexact Newton
     /// step); when no regularization gets there, the best one found if it reduces the
     /// residual at least tenfold (still a descent direction of ½‖F‖²). `false`: none.
-    pub(super) fn direction(&mut self, lu: &mut SparseLu, report: &mut SolveReport) -> bool {
+    pub(super) fn direction(
+        &mut self,
+        (lu, lu_v): (&mut SparseLu, &mut SparseLu),
+        report: &mut SolveReport,
+    ) -> bool {
         let (st, size) = (&self.setup.st, self.res.len());
         let mut best_dir: Option<(f64, Vec<f64>)> = None;
         let first = DELTAS.iter().position(|&x| x >= self.delta_kept).unwrap_or(0);
@@ -191,6 +213,20 @@ impl<'a> Iterate<'a> {
         let sigma = self.prox.as_ref().map_or(0.0, |p| p.sigma) + self.setup.reg_scale * e;
         for &delta in &DELTAS[first..] {
             st.fill(&self.jr, &self.ju, delta, sigma, &mut self.values);
+            if self.reduce && self.reduced.is_none() {
+                self.reduced = Some(Reduced::new(st));
+            }
+            if let (true, Some(red)) = (self.reduce, self.reduced.as_mut()) {
+                let jac = (&self.jr[..], &self.ju[..]);
+                if red.direction(jac, (delta, sigma), &self.res, &mut self.step, lu_v, report).is_ok()
+                    && st.relative_residual(&self.values, &self.step, &self.res) <= 1e-6
+                {
+                    self.delta_kept = delta;
+                    return true;
+                }
+                self.reduced_misses += 1;
+                self.reduce = self.reduced_misses < REDUCED_MISSES;
+            }
             report.factorizations += 1;
             if lu.factor(size, &st.col_ptr, &st.row_idx, &self.values).is_err() {
                 continue;

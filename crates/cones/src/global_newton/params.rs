@@ -1,7 +1,7 @@
 //! `global-ac-newton`'s parameters (`perp list`, `--param`): their defaults (those of
 //! [`GlobalNewton::new`]), the list and the constructor from resolved values.
 
-use super::GlobalNewton;
+use super::{GlobalNewton, NewtonSystem};
 use perp_core::params::{Bound, Param, Resolved};
 
 /// Default [`GlobalNewton::max_iter`].
@@ -15,6 +15,21 @@ pub const STALL_ITERATIONS: usize = 20;
 /// Velocity space): `global-ac-newton` solved 73 without the regularisation, 110 with the
 /// local ac-newton's c = 0.01, 114 with 0.1; `c · min(1, e)²` did worse (104).
 pub const REGULARIZATION: f64 = 0.1;
+
+/// Default [`GlobalNewton::system`].
+pub const SYSTEM: NewtonSystem = NewtonSystem::Velocities;
+
+/// The systems, in the order `perp list` gives their words.
+const SYSTEMS: [NewtonSystem; 2] = [NewtonSystem::Velocities, NewtonSystem::Full];
+const SYSTEM_WORDS: [&str; 2] = [system_word(SYSTEMS[0]), system_word(SYSTEMS[1])];
+
+/// The word of a [`NewtonSystem`] in `system=…`.
+pub const fn system_word(s: NewtonSystem) -> &'static str {
+    match s {
+        NewtonSystem::Velocities => "velocities",
+        NewtonSystem::Full => "full",
+    }
+}
 
 /// `global-ac-newton`'s parameters.
 pub const PARAMS: &[Param] = &[
@@ -40,6 +55,12 @@ pub const PARAMS: &[Param] = &[
         Bound::Open,
         "c of the regularised Newton matrix: σ = c · mean diag W · min(1, error) added to the r columns as σ J_u (0: plain)",
     ),
+    Param::choice(
+        "system",
+        system_word(SYSTEM),
+        &SYSTEM_WORDS,
+        "the Newton system: reduced to the velocities (sparse LU of order n_dof, the (v, r) system when it is singular), or the (v, r) system of order n_dof + m",
+    ),
 ];
 
 impl GlobalNewton {
@@ -50,6 +71,7 @@ impl GlobalNewton {
             rho_scale: p.real("rho_scale"),
             stall_iterations: p.int("stall_iterations"),
             regularization: p.real("regularization"),
+            system: SYSTEMS.into_iter().find(|&x| system_word(x) == p.choice("system")).unwrap_or(SYSTEM),
             ..GlobalNewton::new()
         }
     }

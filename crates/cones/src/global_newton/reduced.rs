@@ -1,0 +1,275 @@
+//! The Newton system reduced to the velocities: one sparse LU of order `n_dof` (the pattern of
+//! the body graph, M's and one clique per contact) instead of the `n_dof + m` of the (v, r)
+//! system.
+//!
+//! With `A = J_r + σ J_u + δ I` (the r columns of the Newton matrix, [`Structure::fill`]),
+//! block diagonal, one d × d block per contact (`J_r = I − D`, `J_u = D ρ` with D the
+//! derivative of the Alart–Curnier projections, so `A = I + D (σρ − I)`: `σρ I` on a sticking
+//! contact, I on a separated one, invertible for σ > 0 in between), the second block row
+//! gives `dr = −A⁻¹ (Φ + J_u Hᵀ dv)`, and the first
+//!
+//! ```text
+//!     (M + H G Hᵀ) dv = −(M v − H r − f) − H A⁻¹ Φ,      G = A⁻¹ J_u,
+//! ```
+//!
+//! the Schur complement of the r block (as the interior point's reduced KKT system). A
+//! separated contact (`D = 0`) has `G = 0` and drops out; a sticking one has `G = I/σ`. G is
+//! not symmetric on sliding contacts (friction's normal-to-tangent coupling), so the matrix
+//! is factored by faer's sparse LU, not the body graph's Cholesky. (Iterative refinement
+//! with the Cholesky of the symmetric part `M + H sym(G) Hᵀ` was tried: on `ball-pile 1000`'s
+//! step 12 it did not converge, and that part turns indefinite as contacts slide.) The
+//! direction is the (v, r) system's in exact arithmetic; the caller checks it against that
+//! system ([`Structure::relative_residual`]) and solves the unreduced system when the
+//! reduced one is singular or its solve is not accurate.
+
+use super::*;
+use perp_core::linear::small_lu_solve;
+
+/// Iterative refinement steps of a reduced solve at most.
+const REFINE_STEPS: usize = 2;
+
+/// The reduced system's relative residual below which a solve is not refined.
+const REFINE_TOL: f64 = 1e-12;
+
+/// The reduced matrix's pattern and what a fill reads: where M's entries and each contact's
+/// clique go, and the contacts' H rows.
+pub(super) struct Reduced {
+    n: usize,
+    d: usize,
+    col_ptr: Vec<usize>,
+    row_idx: Vec<usize>,
+    /// M's entries: (position, value).
+    m_pos: Vec<(usize, f64)>,
+    /// Per contact, where its velocities start in `dofs` (`contacts + 1` entries).
+    starts: Vec<usize>,
+    /// The contacts' velocities, one contact after the other (ascending within a contact).
+    dofs: Vec<usize>,
+    /// `H[dofs[a], c·d + b]` at `a·d + b` from `d · starts[c]`.
+    h: Vec<f64>,
+    /// Positions of contact c's clique entries `(dofs[a], dofs[b])` at `a·k + b` from the sum
+    /// of the earlier contacts' `k²`.
+    pos: Vec<usize>,
+    values: Vec<f64>,
+    /// Per contact: `A⁻¹ Φ` (d), `G = A⁻¹ J_u` (d × d, row-major).
+    ainv_phi: Vec<f64>,
+    g: Vec<f64>,
+    /// Kept storage: a clique's `H_c G_c` (k × d), a residual; the right-hand side.
+    t: Vec<f64>,
+    b: Vec<f64>,
+}
+
+impl Reduced {
+    /// The pattern of `M + H G Hᵀ` for the problem of `st` (columns sorted, both triangles).
+    pub(super) fn new(st: &Structure) -> Reduced {
+        let (n, d) = (st.n, st.d);
+        let nc = st.h_cols.len() / d.max(1);
+        let mut starts = Vec::with_capacity(nc + 1);
+        let (mut dofs, mut h) = (Vec::new(), Vec::new());
+        starts.push(0);
+        for i in 0..nc {
+            let first = dofs.len();
+            for b in 0..d {
+                dofs.extend(st.h_cols[i * d + b].0.iter().map(|&(j, _)| j));
+            }
+            dofs[first..].sort_unstable();
+            let mut k = first;
+            for idx in first..dofs.len() {
+                if idx == first || dofs[idx] != dofs[k - 1] {
+                    dofs[k] = dofs[idx];
+                    k += 1;
+                }
+            }
+            dofs.truncate(k);
+            let mine = &dofs[first..];
+            let base = h.len();
+            h.resize(base + mine.len() * d, 0.0);
+            for b in 0..d {
+                for &(j, v) in &st.h_cols[i * d + b].0 {
+                    let a = mine.binary_search(&j).unwrap_or(0);
+                    h[base + a * d + b] += v;
+                }
+            }
+            starts.push(dofs.len());
+        }
+        // Each column's rows: M's column and the cliques of the contacts touching it, each row
+        // once (marked by the column that last took it), sorted.
+        let mut col_ptr = Vec::with_capacity(n + 1);
+        let mut row_idx = Vec::new();
+        let mut mark = vec![usize::MAX; n];
+        col_ptr.push(0);
+        for j in 0..n {
+            let first = row_idx.len();
+            for &(i, _) in &st.m_cols[j] {
+                if mark[i] != j {
+                    mark[i] = j;
+                    row_idx.push(i);
+                }
+            }
+            for &(c, _) in &st.dof_contacts[j] {
+                for &i in &dofs[starts[c]..starts[c + 1]] {
+                    if mark[i] != j {
+                        mark[i] = j;
+                        row_idx.push(i);
+                    }
+                }
+            }
+            row_idx[first..].sort_unstable();
+            col_ptr.push(row_idx.len());
+        }
+        let at = |i: usize, j: usize| {
+            let s = &row_idx[col_ptr[j]..col_ptr[j + 1]];
+            col_ptr[j] + s.binary_search(&i).unwrap_or(0)
+        };
+        let m_pos = (0..n)
+            .flat_map(|j| st.m_cols[j].iter().map(move |&(i, v)| (i, j, v)))
+            .map(|(i, j, v)| (at(i, j), v))
+            .collect();
+        let mut pos = Vec::new();
+        for c in 0..nc {
+            let mine = &dofs[starts[c]..starts[c + 1]];
+            for &ja in mine {
+                pos.extend(mine.iter().map(|&jb| at(ja, jb)));
+            }
+        }
+        Reduced {
+            n,
+            d,
+            col_ptr,
+            row_idx,
+            m_pos,
+            starts,
+            dofs,
+            h,
+            pos,
+            values: Vec::new(),
+            ainv_phi: vec![0.0; nc * d],
+            g: vec![0.0; nc * d * d],
+            t: Vec::new(),
+            b: Vec::new(),
+        }
+    }
+
+    /// The Newton direction into `step` (velocities, then reactions) for the Jacobian blocks
+    /// `jr`, `ju`, the r columns' `delta` and `sigma` ([`Structure::fill`]) and `res = F`:
+    /// `Err` when a contact's `A` or the reduced matrix is singular.
+    pub(super) fn direction(
+        &mut self,
+        (jr, ju): (&[f64], &[f64]),
+        (delta, sigma): (f64, f64),
+        res: &[f64],
+        step: &mut [f64],
+        lu: &mut SparseLu,
+        report: &mut SolveReport,
+    ) -> Result<(), ()> {
+        let (n, d, dd) = (self.n, self.d, self.d * self.d);
+        let nc = self.starts.len() - 1;
+        let (e, phi) = res.split_at(n);
+        let mut a = [0.0; MAX_DIM * MAX_DIM];
+        let mut x = [0.0; MAX_DIM];
+        for c in 0..nc {
+            let (bjr, bju) = (&jr[c * dd..(c + 1) * dd], &ju[c * dd..(c + 1) * dd]);
+            // Column col of A⁻¹ [J_u | Φ]: d + 1 small solves.
+            for col in 0..=d {
+                for (p, ap) in a[..dd].iter_mut().enumerate() {
+                    *ap = bjr[p] + sigma * bju[p] + if p / d == p % d { delta } else { 0.0 };
+                }
+                for (row, xr) in x[..d].iter_mut().enumerate() {
+                    *xr = if col < d { bju[row * d + col] } else { phi[c * d + row] };
+                }
+                small_lu_solve(d, &mut a[..dd], &mut x[..d]).map_err(|_| ())?;
+                if col < d {
+                    for row in 0..d {
+                        self.g[c * dd + row * d + col] = x[row];
+                    }
+                } else {
+                    self.ainv_phi[c * d..(c + 1) * d].copy_from_slice(&x[..d]);
+                }
+            }
+        }
+        self.fill();
+        let (dv, dr) = step.split_at_mut(n);
+        dv.iter_mut().zip(e).for_each(|(s, x)| *s = -x);
+        for c in 0..nc {
+            let (k0, k1) = (self.starts[c], self.starts[c + 1]);
+            let w = &self.ainv_phi[c * d..(c + 1) * d];
+            for (a, &j) in self.dofs[k0..k1].iter().enumerate() {
+                let hr = &self.h[(k0 + a) * d..(k0 + a + 1) * d];
+                dv[j] -= hr.iter().zip(w).map(|(x, y)| x * y).sum::<f64>();
+            }
+        }
+        report.factorizations += 1;
+        lu.factor(n, &self.col_ptr, &self.row_idx, &self.values).map_err(|_| ())?;
+        self.b.clear();
+        self.b.extend_from_slice(dv);
+        lu.solve_in_place(dv).map_err(|_| ())?;
+        // Iterative refinement: near the answer σ is small, G ~ 1/σ large, and one solve's
+        // rounding shows in the (v, r) system's residual.
+        let bn = measures::norm2(&self.b);
+        for _ in 0..REFINE_STEPS {
+            self.t.clear();
+            self.t.extend_from_slice(&self.b);
+            for (j, &x) in dv.iter().enumerate() {
+                for k in self.col_ptr[j]..self.col_ptr[j + 1] {
+                    self.t[self.row_idx[k]] -= self.values[k] * x;
+                }
+            }
+            if measures::norm2(&self.t) <= REFINE_TOL * bn {
+                break;
+            }
+            lu.solve_in_place(&mut self.t).map_err(|_| ())?;
+            dv.iter_mut().zip(&self.t).for_each(|(x, e)| *x += e);
+        }
+        for c in 0..nc {
+            let (k0, k1) = (self.starts[c], self.starts[c + 1]);
+            let mut hv = [0.0; MAX_DIM];
+            for (a, &j) in self.dofs[k0..k1].iter().enumerate() {
+                for (b, hb) in hv[..d].iter_mut().enumerate() {
+                    *hb += self.h[(k0 + a) * d + b] * dv[j];
+                }
+            }
+            let gc = &self.g[c * dd..(c + 1) * dd];
+            for row in 0..d {
+                let ghv: f64 = (0..d).map(|b| gc[row * d + b] * hv[b]).sum();
+                dr[c * d + row] = -(self.ainv_phi[c * d + row] + ghv);
+            }
+        }
+        Ok(())
+    }
+
+    /// The values of `M + H G Hᵀ` for the contacts' `g`.
+    fn fill(&mut self) {
+        let d = self.d;
+        let dd = d * d;
+        self.values.clear();
+        self.values.resize(self.row_idx.len(), 0.0);
+        for &(p, v) in &self.m_pos {
+            self.values[p] += v;
+        }
+        let mut pos0 = 0;
+        for c in 0..self.starts.len() - 1 {
+            let (k0, k1) = (self.starts[c], self.starts[c + 1]);
+            let k = k1 - k0;
+            let gc = &self.g[c * dd..(c + 1) * dd];
+            let pos = &self.pos[pos0..pos0 + k * k];
+            pos0 += k * k;
+            if gc.iter().all(|&x| x == 0.0) {
+                continue;
+            }
+            let hc = &self.h[k0 * d..k1 * d];
+            // T = H_c G_c (k × d), then T H_cᵀ (k × k).
+            self.t.clear();
+            for a in 0..k {
+                for b in 0..d {
+                    self.t.push((0..d).map(|l| hc[a * d + l] * gc[l * d + b]).sum());
+                }
+            }
+            for a in 0..k {
+                let ta = &self.t[a * d..(a + 1) * d];
+                for bb in 0..k {
+                    let hb = &hc[bb * d..(bb + 1) * d];
+                    self.values[pos[a * k + bb]] += ta.iter().zip(hb).map(|(x, y)| x * y).sum::<f64>();
+                }
+            }
+        }
+    }
+}
