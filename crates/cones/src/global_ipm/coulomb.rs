@@ -12,6 +12,12 @@ struct FixedPoint {
     interrupted: bool,
 }
 
+/// The warm Newton ([`GlobalIpm::warm_newton`]) is tried only from a warm start whose global
+/// error is at most this times tol: a settled step's (about tol or a few times it), not a
+/// landing step's (10⁻³ and more), whose Newton iterations would be spent before the interior
+/// point anyway.
+pub(super) const WARM_NEWTON_FROM: f64 = 100.0;
+
 impl GlobalIpm {
     /// The exact Coulomb problem from `b`: the fixed point's convex solves, one step of the
     /// natural map, then `global-ac-newton` when the answer is not yet solved.
@@ -122,6 +128,25 @@ impl GlobalIpm {
             });
         };
         Ok(FixedPoint { err, r, v, interrupted })
+    }
+
+    /// `global-ac-newton` from the warm reactions `r`, at most [`GlobalIpm::warm_newton`]
+    /// iterations: the answer when it is solved, else its effort is counted by the caller.
+    pub(super) fn newton_from_warm(
+        &mut self,
+        g: &GlobalFrictionContactProblem,
+        r: &[f64],
+        s: &Settings,
+    ) -> Result<GlobalSolution, Error> {
+        let mut first = s.clone();
+        first.max_iter = self.warm_newton;
+        let mut sol = self.newton.solve(g, Some(r), &first)?;
+        sol.report.solver = self.name().into();
+        sol.report.message = Some(format!(
+            "global-ac-newton from the warm start: {} in {} iterations",
+            sol.report.status, sol.report.iterations
+        ));
+        Ok(sol)
     }
 
     /// `global-ac-newton` from (r, v) with the time left of `s`'s limit since `start`: its

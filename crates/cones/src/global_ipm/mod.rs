@@ -60,7 +60,12 @@
 //! 1, 2, 3, 5 and 20 convex solves (Box_Stacks: 10 iterations against 81 for 20 solves).
 //! Before the Newton method, one step of the natural map puts the interior point's
 //! separated contacts on the cone's boundary, and when that answer is already within `tol`
-//! the Newton method is not run. "Solved" means Siconos' global error of the returned (r, v),
+//! the Newton method is not run. From a warm start (a time step's previous impulses) the
+//! Newton method is tried first, for at most [`GlobalIpm::warm_newton`] iterations (3), and
+//! its answer returned when it solves: a settled step's warm start is an iteration or two
+//! from the answer. (With the (v, r) Newton LU this cost more than it saved from 100 balls
+//! on; since the Newton system is reduced to the velocities it takes `ball-pile 30` to
+//! `1000` in less time: `docs/performance.md`, Velocity space.) "Solved" means Siconos' global error of the returned (r, v),
 //! recomputed, is at most `tol` and the answer passes the physical check of every frictional
 //! solver, as for `global-ac-newton`.
 
@@ -113,6 +118,12 @@ pub struct GlobalIpm {
     pub polish: bool,
     /// How each iteration's KKT system is factored.
     pub kkt: KktForm,
+    /// [`Model::Coulomb`] from a warm start: `global-ac-newton` iterations at most from it
+    /// before the interior point (0: never); its answer when it solves, else the interior
+    /// point from the warm start as before, the Newton's effort added to the report. A
+    /// settled time step's warm start is a Newton iteration or two from the answer, where the
+    /// interior point needs several and a Newton finish.
+    pub warm_newton: usize,
     chol: Factors,
     newton: GlobalNewton,
 }
@@ -125,6 +136,7 @@ impl Default for GlobalIpm {
             fixed_point: params::FIXED_POINT,
             polish: params::POLISH,
             kkt: params::KKT,
+            warm_newton: params::WARM_NEWTON,
             chol: Factors::default(),
             newton: GlobalNewton::finishing(),
         }
@@ -225,7 +237,28 @@ impl GlobalIpm {
     ) -> Result<GlobalSolution, Error> {
         match self.model {
             Model::Convex => self.solve_convex_from(g, warm, s).map(|(sol, _)| sol),
-            Model::Coulomb => self.solve_coulomb(Begin::new(g, warm)?, s),
+            Model::Coulomb => {
+                let b = Begin::new(g, warm)?;
+                // The warm Newton, from a warm start near the answer only.
+                let near = |r: &[f64]| {
+                    let mut v = vec![0.0; g.dofs()];
+                    g.velocity_into(&b.factor, r, &mut v);
+                    g.error(r, &v) <= coulomb::WARM_NEWTON_FROM * s.tol
+                };
+                let Some(r) = warm.filter(|r| self.warm_newton > 0 && near(r)) else {
+                    return self.solve_coulomb(b, s);
+                };
+                let first = self.newton_from_warm(g, r, s)?;
+                // Solved, or out of time or interrupted: nothing is left for the interior point.
+                if matches!(first.report.status, Status::Solved | Status::TimeLimit | Status::Interrupted) {
+                    return Ok(first);
+                }
+                let mut out = self.solve_coulomb(b, s)?;
+                out.report.iterations += first.report.iterations;
+                out.report.factorizations += first.report.factorizations;
+                out.report.line_search_steps += first.report.line_search_steps;
+                Ok(out)
+            }
         }
     }
 

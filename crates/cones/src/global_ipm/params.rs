@@ -11,6 +11,9 @@ pub const FIXED_POINT: usize = 1;
 /// Default [`GlobalIpm::polish`].
 pub const POLISH: bool = true;
 
+/// Default [`GlobalIpm::warm_newton`].
+pub const WARM_NEWTON: usize = 3;
+
 /// Default [`GlobalIpm::kkt`].
 pub const KKT: KktForm = KktForm::Reduced;
 
@@ -37,6 +40,13 @@ pub const PARAMS: &[Param] = &[
         "convex solves at most in the De Saxcé fixed point before the Newton method (1: the convex problem alone)",
     ),
     Param::flag("polish", POLISH, "finish with global-ac-newton from the fixed point's reactions when it stops short of tol"),
+    Param::int(
+        "warm_newton",
+        WARM_NEWTON,
+        0,
+        usize::MAX,
+        "global-ac-newton iterations at most from a warm start before the interior point (0: never)",
+    ),
     Param::choice(
         "kkt",
         kkt_word(KKT),
@@ -52,6 +62,7 @@ impl GlobalIpm {
             max_iter: p.int("max_iter"),
             fixed_point: p.int("fixed_point"),
             polish: p.flag("polish"),
+            warm_newton: p.int("warm_newton"),
             kkt: KKT_FORMS.into_iter().find(|&k| kkt_word(k) == p.choice("kkt")).unwrap_or(KKT),
             ..GlobalIpm::new()
         }

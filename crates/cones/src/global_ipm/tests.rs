@@ -320,3 +320,32 @@ fn a_kept_method_follows_changes_of_size_and_pattern() {
         }
     }
 }
+
+/// The exact model's warm Newton: from the answer of a problem changed by 10⁻⁶ (a settled
+/// step's warm start) it solves in at most `warm_newton` Newton iterations with no interior
+/// point (its message says so), to the cold answer; with `warm_newton = 0`, or from a warm
+/// start far from the answer (error above 100 tol), the interior point runs as before.
+#[test]
+fn a_warm_start_near_the_answer_is_finished_by_newton_alone() {
+    let s = Settings { tol: 1e-8, ..Settings::default() };
+    for (v_free, mu) in [([0.1, -0.05, -1.0], 0.5), ([3.0, 0.0, -1.0], 0.2)] {
+        let before = GlobalIpm::new().solve(&particle(v_free, mu), None, &s).unwrap();
+        let g = particle([v_free[0], v_free[1], v_free[2] * (1.0 + 1e-6)], mu);
+        let cold = GlobalIpm::new().solve(&g, None, &s).unwrap();
+        let warm = GlobalIpm::new().solve(&g, Some(&before.r), &s).unwrap();
+        assert_eq!((cold.report.status, warm.report.status), (Status::Solved, Status::Solved));
+        let msg = warm.report.message.clone().unwrap_or_default();
+        assert!(msg.contains("global-ac-newton from the warm start"), "{msg}");
+        assert!((1..=params::WARM_NEWTON).contains(&warm.report.iterations), "{:?}", warm.report);
+        assert!(close(&warm.r, &cold.r, 1e-6) && close(&warm.v, &cold.v, 1e-6), "{warm:?} {cold:?}");
+        // Without the warm Newton: the interior point's path.
+        let ipm_only =
+            GlobalIpm { warm_newton: 0, ..GlobalIpm::new() }.solve(&g, Some(&before.r), &s).unwrap();
+        assert_eq!(ipm_only.report.status, Status::Solved);
+        assert!(!ipm_only.report.message.unwrap_or_default().contains("from the warm start"));
+        // Far from the answer (no reaction at all on a landing particle): not tried.
+        let far = GlobalIpm::new().solve(&g, Some(&[0.0; 3]), &s).unwrap();
+        assert_eq!(far.report.status, Status::Solved);
+        assert!(!far.report.message.unwrap_or_default().contains("from the warm start"));
+    }
+}
