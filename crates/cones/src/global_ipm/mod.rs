@@ -63,9 +63,11 @@
 //! the Newton method is not run. From a warm start (a time step's previous impulses) the
 //! Newton method is tried first, for at most [`GlobalIpm::warm_newton`] iterations (3), and
 //! its answer returned when it solves: a settled step's warm start is an iteration or two
-//! from the answer. (With the (v, r) Newton LU this cost more than it saved from 100 balls
-//! on; since the Newton system is reduced to the velocities it takes `ball-pile 30` to
-//! `1000` in less time: `docs/performance.md`, Velocity space.) "Solved" means Siconos' global error of the returned (r, v),
+//! from the answer, and only a warm start whose global error is at most 100 tol is given it
+//! (a landing step's is not). (With the (v, r) Newton LU this cost more than it saved from
+//! 100 balls on; since the Newton system is reduced to the velocities `ball-pile 30` to `400`
+//! take 0.78× the time with it, and the landing of `ball-pile 1000` about the same:
+//! `docs/performance.md`, Velocity space.) "Solved" means Siconos' global error of the returned (r, v),
 //! recomputed, is at most `tol` and the answer passes the physical check of every frictional
 //! solver, as for `global-ac-newton`.
 
