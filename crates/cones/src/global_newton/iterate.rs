@@ -201,7 +201,7 @@ impl<'a> Iterate<'a> {
     /// residual at least tenfold (still a descent direction of ½‖F‖²). `false`: none.
     pub(super) fn direction(
         &mut self,
-        (lu, lu_v): (&mut SparseLu, &mut SparseLu),
+        (lu, lu_v): (&mut SparseLu, &mut PatternLu),
         report: &mut SolveReport,
     ) -> bool {
         let (st, size) = (&self.setup.st, self.res.len());

@@ -48,10 +48,12 @@
 //! `A = J_r + σ_k J_u (+ δ I)` is block diagonal, one d × d block per contact, and invertible
 //! for σ_k > 0, so each direction eliminates `dr = −A⁻¹ (Φ + J_u Hᵀ dv)` and solves
 //! `(M + H A⁻¹J_u Hᵀ) dv = −(M v − H r − f) − H A⁻¹ Φ`: order `n_dof` instead of `n_dof + m`,
-//! with the body graph's pattern (M's and one clique per contact), factored by faer's sparse
-//! LU (`A⁻¹J_u` is not symmetric on sliding contacts). The direction is the same in exact
+//! with the body graph's pattern (M's and one clique per contact), factored without pivoting
+//! on that symmetric pattern's AMD order ([`PatternLu`]: `A⁻¹J_u` is not symmetric on sliding
+//! contacts, but the pattern is, and the factor has a Cholesky's fill). The direction is the same in exact
 //! arithmetic and is checked against the (v, r) system as any other; when the reduced
-//! system is singular (σ_k = 0 on a sticking contact) or its direction misses the check (G ~
+//! system is singular (σ_k = 0 on a sticking contact, or a pivot that vanishes without
+//! pivoting) or its direction misses the check (G ~
 //! 1/σ_k grows ill-conditioned as the error vanishes) the (v, r) system is solved, and after
 //! three misses in a solve it alone. On the 118 cold pile steps of the regularisation's
 //! measurements (1e-8) this took 0.14× the time with the same iterations and statuses
@@ -69,7 +71,7 @@ use crate::problem::physical_figure;
 use perp_core::iteration::{observe, Counters, ProgressTest, Stall, StallRule, Verdict};
 use perp_core::line_search::NonMonotone;
 use perp_core::linear::mass::solve_rows;
-use perp_core::linear::{MassFactor, Row, SparseLu};
+use perp_core::linear::{MassFactor, PatternLu, Row, SparseLu};
 use perp_core::{measures, Error, Settings, SolveReport, Status};
 use std::time::Instant;
 
@@ -103,8 +105,9 @@ pub struct GlobalNewton {
     /// Which linear system a Newton direction solves (default: reduced to the velocities).
     pub system: NewtonSystem,
     lu: SparseLu,
-    /// The LU of the system reduced to the velocities ([`NewtonSystem::Velocities`]).
-    lu_velocities: SparseLu,
+    /// The LU of the system reduced to the velocities ([`NewtonSystem::Velocities`]):
+    /// without pivoting, on the body graph's symmetric pattern.
+    lu_velocities: PatternLu,
 }
 
 /// The linear system of a Newton direction.
@@ -127,7 +130,7 @@ impl Default for GlobalNewton {
             regularization: params::REGULARIZATION,
             system: params::SYSTEM,
             lu: SparseLu::new(),
-            lu_velocities: SparseLu::supernodal_from(SUPERNODAL_FROM),
+            lu_velocities: PatternLu::new(),
         }
     }
 }

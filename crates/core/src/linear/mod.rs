@@ -17,6 +17,9 @@
 //! * [`SparseCholesky`] (`sparse_cholesky.rs`) — faer's sparse `LLᵀ`, or `LDLᵀ` of a
 //!   quasi-definite matrix, with a fill-reducing (AMD) ordering, the symbolic analysis kept
 //!   while the pattern repeats (counted), and the numeric factor written into kept storage;
+//! * [`PatternLu`] (`pattern_lu.rs`) — `L D U` without pivoting of a matrix whose pattern
+//!   is symmetric (its values need not be), on the pattern's AMD order: a Cholesky's fill,
+//!   where a pivoting LU's is bounded by `AᵀA`'s; the analysis kept while the pattern repeats;
 //! * [`FrozenLu`] (`frozen.rs`) — an LU kept for many solves (and transposed solves) through
 //!   `&self`: the one factorization a sensitivity holds;
 //! * [`lu_cost`] (`fill.rs`) — the nonzeros and flops of a sparse LU predicted by a symbolic
@@ -39,6 +42,7 @@ mod fill;
 mod frozen;
 mod iterative;
 pub mod mass;
+mod pattern_lu;
 mod pcg;
 mod small;
 mod sparse_cholesky;
@@ -52,6 +56,7 @@ pub use fill::{lu_cost, FactorCost};
 pub use frozen::FrozenLu;
 pub use iterative::{BlockJacobi, CsrRef, Krylov, KrylovOutcome, KrylovStop, CHUNK};
 pub use mass::{Columns, MassFactor, Row, SparseRows};
+pub use pattern_lu::PatternLu;
 pub use pcg::{PcgOutcome, PcgWork, SymLower};
 pub use small::{small_lu_solve, small_lu_solve_dyn, small_lu_solve_fixed};
 pub use sparse_cholesky::{amd_order, Ordering, SparseCholesky, Supernodal, SymmetricKind};

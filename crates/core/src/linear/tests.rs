@@ -582,3 +582,101 @@ fn a_matrix_given_in_its_amd_order_solves_as_the_default_orders_it() {
     assert!(matches!(amd_order(2, &[0, 1], &[0]), Err(Breakdown::Symbolic)));
     assert!(matches!(amd_order(2, &[0, 1, 2], &[0, 5]), Err(Breakdown::Symbolic)));
 }
+
+/// [`PatternLu`]: unsymmetric values on symmetric patterns (the banded matrices above, and a
+/// grid with unsymmetric couplings) solved to the answer and as faer's pivoting LU solves
+/// them; the analysis kept while the pattern repeats; a nonsymmetric pattern refused, a zero
+/// pivot a breakdown after which the next matrix still factors.
+#[test]
+fn pattern_lu_solves_unsymmetric_values_on_a_symmetric_pattern() {
+    let mut lu = PatternLu::new();
+    let mut x = [1.0];
+    assert_eq!(lu.solve_in_place(&mut x), Err(Breakdown::NotFactored));
+    let shapes: [(usize, &[usize]); 5] = [(30, &[1]), (30, &[2, 5]), (12, &[1]), (30, &[2, 5]), (3, &[1])];
+    let mut analyses = 0;
+    let mut last: Option<(usize, Vec<usize>)> = None;
+    for (n, offsets) in shapes {
+        let (a, b) = banded(n, offsets);
+        let (cp, ri, v) = csc(&a, false);
+        lu.factor(n, &cp, &ri, &v).unwrap();
+        if last.as_ref() != Some(&(n, ri.clone())) {
+            analyses += 1;
+        }
+        assert_eq!(lu.analyses(), analyses);
+        last = Some((n, ri.clone()));
+        let mut x = b.clone();
+        lu.solve_in_place(&mut x).unwrap();
+        ones(&x);
+    }
+    // The same pattern again: no analysis.
+    let (a, b) = banded(30, &[2, 5]);
+    let (cp, ri, v) = csc(&a, false);
+    lu.factor(30, &cp, &ri, &v).unwrap();
+    lu.factor(30, &cp, &ri, &v).unwrap();
+    assert_eq!(lu.analyses(), analyses + 1);
+    let mut x = b.clone();
+    lu.solve_in_place(&mut x).unwrap();
+    ones(&x);
+
+    // A 12 × 12 grid, unsymmetric couplings (an advection term), against faer's LU.
+    let side = 12;
+    let n = side * side;
+    let g = Mat::from_fn(n, n, |i, j| {
+        let (ri, ci, rj, cj) = (i / side, i % side, j / side, j % side);
+        if i == j {
+            4.5
+        } else if ri.abs_diff(rj) + ci.abs_diff(cj) == 1 {
+            if j > i {
+                -1.3
+            } else {
+                -0.6
+            }
+        } else {
+            0.0
+        }
+    });
+    let (cp, ri, v) = csc(&g, false);
+    let b: Vec<f64> = (0..n).map(|i| ((i * 7) % 11) as f64 - 5.0).collect();
+    lu.factor(n, &cp, &ri, &v).unwrap();
+    let mut x = b.clone();
+    lu.solve_in_place(&mut x).unwrap();
+    let mut faer_lu = SparseLu::new();
+    faer_lu.factor(n, &cp, &ri, &v).unwrap();
+    let mut y = b.clone();
+    faer_lu.solve_in_place(&mut y).unwrap();
+    for (p, q) in x.iter().zip(&y) {
+        assert!((p - q).abs() <= 1e-12 * (1.0 + q.abs()), "{p} against {q}");
+    }
+    // The fill of a Cholesky factor of the pattern, fewer than a dense triangle.
+    assert!(lu.factor_nonzeros() > 0 && lu.factor_nonzeros() < n * (n - 1) / 2);
+
+    // A nonsymmetric pattern.
+    let a = Mat::from_fn(3, 3, |i, j| {
+        if i == j {
+            2.0
+        } else if i == 0 && j == 2 {
+            1.0
+        } else {
+            0.0
+        }
+    });
+    let (cp, ri, v) = csc(&a, false);
+    assert_eq!(lu.factor(3, &cp, &ri, &v), Err(Breakdown::Symbolic));
+    assert_eq!(lu.solve_in_place(&mut [0.0; 3]), Err(Breakdown::NotFactored));
+    // A zero pivot (the swap matrix needs pivoting), then a matrix that factors.
+    let swap = Mat::from_fn(2, 2, |i, j| if i == j { 0.0 } else { 1.0 });
+    let (mut cp, mut ri, mut v) = (vec![0, 2, 4], vec![0, 1, 0, 1], vec![0.0; 4]);
+    v[1] = swap[(1, 0)];
+    v[2] = swap[(0, 1)];
+    assert!(matches!(lu.factor(2, &cp, &ri, &v), Err(Breakdown::Pivot(_))));
+    v[0] = 3.0;
+    v[3] = 2.0;
+    lu.factor(2, &cp, &ri, &v).unwrap();
+    let mut x = vec![4.0, 3.0];
+    lu.solve_in_place(&mut x).unwrap();
+    assert!((x[0] - 1.0).abs() < 1e-15 && (x[1] - 1.0).abs() < 1e-15, "{x:?}");
+    // The wrong lengths.
+    cp.pop();
+    ri.pop();
+    assert_eq!(lu.factor(2, &cp, &ri, &v), Err(Breakdown::Symbolic));
+}
