@@ -16,11 +16,12 @@
 //! separated contact (`D = 0`) has `G = 0` and drops out; a sticking one has `G = I/σ`. G is
 //! not symmetric on sliding contacts (friction's normal-to-tangent coupling), so the matrix
 //! is not the body graph's Cholesky's; its *pattern* is symmetric, and it is factored by
-//! [`PatternLu`], an `L D U` without pivoting with the fill of that Cholesky (AMD order of
-//! the pattern). faer's pivoting LU, used before, orders by COLAMD and bounds its fill by
-//! `AᵀA`, the graph's second neighbourhood: on `ball-pile 1000`'s harvested step 12 (order
-//! 6 000) a factorization took 12 ms there and 4 ms here, and the whole warm `global-ipm`
-//! solve 1.05 s instead of 2.1 s with the same 136 iterations. (Iterative refinement with
+//! [`PatternLu`], a block `L D U` with the fill of that Cholesky (AMD order of the bodies'
+//! graph, each body's velocities one dense block, pivoting only inside a block). faer's
+//! pivoting LU, used before, orders by COLAMD and bounds its fill by `AᵀA`, the graph's second
+//! neighbourhood: on `ball-pile 1000`'s harvested step 12 (order 6 000) a factorization took
+//! 12 ms there, 5–7 ms with an unblocked `L D U` and 3–4 ms here, and the whole warm
+//! `global-ipm` solve 1.05 s instead of 3.1 s with the same 136 iterations. (Iterative refinement with
 //! the Cholesky of the symmetric part `M + H sym(G) Hᵀ` was tried: on step 12 it did not
 //! converge, and that part turns indefinite as contacts slide.) A pivot that vanishes
 //! without pivoting is a breakdown like a singular matrix. The direction is the (v, r)

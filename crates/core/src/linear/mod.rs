@@ -17,9 +17,11 @@
 //! * [`SparseCholesky`] (`sparse_cholesky.rs`) — faer's sparse `LLᵀ`, or `LDLᵀ` of a
 //!   quasi-definite matrix, with a fill-reducing (AMD) ordering, the symbolic analysis kept
 //!   while the pattern repeats (counted), and the numeric factor written into kept storage;
-//! * [`PatternLu`] (`pattern_lu.rs`) — `L D U` without pivoting of a matrix whose pattern
-//!   is symmetric (its values need not be), on the pattern's AMD order: a Cholesky's fill,
-//!   where a pivoting LU's is bounded by `AᵀA`'s; the analysis kept while the pattern repeats;
+//! * [`PatternLu`] (`pattern_lu.rs`) — block `L D U` of a matrix whose pattern is symmetric
+//!   (its values need not be): indistinguishable unknowns (a rigid body's six velocities)
+//!   eliminated together as dense blocks, partial pivoting only inside a block, on the AMD
+//!   order of the nodes' graph: a Cholesky's fill, where a pivoting LU's is bounded by
+//!   `AᵀA`'s; the analysis kept while the pattern repeats;
 //! * [`FrozenLu`] (`frozen.rs`) — an LU kept for many solves (and transposed solves) through
 //!   `&self`: the one factorization a sensitivity holds;
 //! * [`lu_cost`] (`fill.rs`) — the nonzeros and flops of a sparse LU predicted by a symbolic
@@ -42,7 +44,7 @@ mod fill;
 mod frozen;
 mod iterative;
 pub mod mass;
-mod pattern_lu;
+pub(crate) mod pattern_lu;
 mod pcg;
 mod small;
 mod sparse_cholesky;

@@ -663,20 +663,102 @@ fn pattern_lu_solves_unsymmetric_values_on_a_symmetric_pattern() {
     let (cp, ri, v) = csc(&a, false);
     assert_eq!(lu.factor(3, &cp, &ri, &v), Err(Breakdown::Symbolic));
     assert_eq!(lu.solve_in_place(&mut [0.0; 3]), Err(Breakdown::NotFactored));
-    // A zero pivot (the swap matrix needs pivoting), then a matrix that factors.
-    let swap = Mat::from_fn(2, 2, |i, j| if i == j { 0.0 } else { 1.0 });
-    let (mut cp, mut ri, mut v) = (vec![0, 2, 4], vec![0, 1, 0, 1], vec![0.0; 4]);
-    v[1] = swap[(1, 0)];
-    v[2] = swap[(0, 1)];
-    assert!(matches!(lu.factor(2, &cp, &ri, &v), Err(Breakdown::Pivot(_))));
-    v[0] = 3.0;
-    v[3] = 2.0;
+    // The swap matrix: one node of two indistinguishable unknowns, pivoted inside the node.
+    let (mut cp, mut ri) = (vec![0, 2, 4], vec![0, 1, 0, 1]);
+    let mut v = vec![0.0, 1.0, 1.0, 0.0];
     lu.factor(2, &cp, &ri, &v).unwrap();
-    let mut x = vec![4.0, 3.0];
+    assert_eq!(lu.nodes(), 1);
+    let mut x = vec![2.0, 3.0];
     lu.solve_in_place(&mut x).unwrap();
-    assert!((x[0] - 1.0).abs() < 1e-15 && (x[1] - 1.0).abs() < 1e-15, "{x:?}");
+    assert_eq!(x, [3.0, 2.0]);
+    // A path 0 - 1 - 2 - 3 (four nodes) with zero diagonal ends: the minimum degree starts
+    // from an end, whose pivot is zero (the matrix is not singular: det = 1).
+    let path = |d: f64| {
+        Mat::from_fn(4, 4, |i, j| {
+            if i.abs_diff(j) == 1 {
+                1.0
+            } else if i == j {
+                if i == 0 || i == 3 {
+                    d
+                } else {
+                    1.0
+                }
+            } else {
+                0.0
+            }
+        })
+    };
+    // The pattern holds the diagonal, zeros included.
+    let full = |a: &Mat<f64>| {
+        let (mut c, mut r, mut v) = (vec![0], Vec::new(), Vec::new());
+        for j in 0..4_usize {
+            for i in 0..4_usize {
+                if i == j || i.abs_diff(j) == 1 {
+                    r.push(i);
+                    v.push(a[(i, j)]);
+                }
+            }
+            c.push(r.len());
+        }
+        (c, r, v)
+    };
+    let (pc, pr, pv) = full(&path(0.0));
+    assert!(matches!(lu.factor(4, &pc, &pr, &pv), Err(Breakdown::Pivot(_))));
+    assert_eq!(lu.nodes(), 4);
+    let (_, _, pv) = full(&path(2.0));
+    lu.factor(4, &pc, &pr, &pv).unwrap();
+    let a = path(2.0);
+    let mut x: Vec<f64> = (0..4).map(|i| (0..4).map(|j| a[(i, j)]).sum()).collect();
+    lu.solve_in_place(&mut x).unwrap();
+    ones(&x);
+    v = vec![3.0, 1.0, 1.0, 2.0];
     // The wrong lengths.
     cp.pop();
     ri.pop();
     assert_eq!(lu.factor(2, &cp, &ri, &v), Err(Breakdown::Symbolic));
+}
+
+/// [`PatternLu`]'s nodes: bodies of six unknowns joined by contacts (a ring of 7 bodies and a
+/// chord, the body graph of a pile) are eliminated six at a time; a dense 40 × 40 matrix is one
+/// set of indistinguishable unknowns cut in nodes of at most `MAX_NODE`. Both solve as faer's
+/// pivoting LU does, and a refactorization of new values on the kept analysis too.
+#[test]
+fn pattern_lu_eliminates_indistinguishable_unknowns_together() {
+    let bodies = 7;
+    let n = 6 * bodies;
+    let joined = |a: usize, b: usize| {
+        a == b || (a + 1) % bodies == b || (b + 1) % bodies == a || a.min(b) == 0 && a.max(b) == 3
+    };
+    let value = |i: usize, j: usize, t: f64| {
+        if i == j {
+            30.0 + (i % 5) as f64
+        } else {
+            ((i * 7 + j * 3) % 11) as f64 * 0.1 - 0.55 + t * ((i + 2 * j) % 3) as f64
+        }
+    };
+    let mut lu = PatternLu::new();
+    for (t, expect_analyses) in [(0.0, 1), (0.7, 1)] {
+        let a = Mat::from_fn(n, n, |i, j| if joined(i / 6, j / 6) { value(i, j, t) } else { 0.0 });
+        let (cp, ri, v) = csc(&a, false);
+        lu.factor(n, &cp, &ri, &v).unwrap();
+        assert_eq!((lu.nodes(), lu.analyses()), (bodies, expect_analyses));
+        let b: Vec<f64> = (0..n).map(|i| (i % 4) as f64 - 1.5).collect();
+        let mut x = b.clone();
+        lu.solve_in_place(&mut x).unwrap();
+        let mut faer_lu = SparseLu::new();
+        faer_lu.factor(n, &cp, &ri, &v).unwrap();
+        let mut y = b.clone();
+        faer_lu.solve_in_place(&mut y).unwrap();
+        for (p, q) in x.iter().zip(&y) {
+            assert!((p - q).abs() <= 1e-12 * (1.0 + q.abs()), "{p} against {q}");
+        }
+    }
+    let dense = Mat::from_fn(40, 40, |i, j| value(i, j, 0.3));
+    let (cp, ri, v) = csc(&dense, false);
+    lu.factor(40, &cp, &ri, &v).unwrap();
+    assert_eq!(lu.nodes(), 40_usize.div_ceil(pattern_lu::MAX_NODE));
+    let b: Vec<f64> = (0..40).map(|i| (0..40).map(|j| dense[(i, j)]).sum()).collect();
+    let mut x = b.clone();
+    lu.solve_in_place(&mut x).unwrap();
+    assert!(x.iter().all(|v| (v - 1.0).abs() < 1e-12), "{x:?}");
 }
