@@ -48,9 +48,10 @@
 //! `A = J_r + σ_k J_u (+ δ I)` is block diagonal, one d × d block per contact, and invertible
 //! for σ_k > 0, so each direction eliminates `dr = −A⁻¹ (Φ + J_u Hᵀ dv)` and solves
 //! `(M + H A⁻¹J_u Hᵀ) dv = −(M v − H r − f) − H A⁻¹ Φ`: order `n_dof` instead of `n_dof + m`,
-//! with the body graph's pattern (M's and one clique per contact), factored without pivoting
-//! on that symmetric pattern's AMD order ([`PatternLu`]: `A⁻¹J_u` is not symmetric on sliding
-//! contacts, but the pattern is, and the factor has a Cholesky's fill). The direction is the same in exact
+//! with the body graph's pattern (M's and one clique per contact), factored as a block
+//! `L D U` on that symmetric pattern ([`PatternLu`]: `A⁻¹J_u` is not symmetric on sliding
+//! contacts, but the pattern is; each body's velocities one block, pivoting only inside a
+//! block, a Cholesky's fill). The direction is the same in exact
 //! arithmetic and is checked against the (v, r) system as any other; when the reduced
 //! system is singular (σ_k = 0 on a sticking contact, or a pivot that vanishes without
 //! pivoting) or its direction misses the check (G ~

@@ -78,12 +78,9 @@ pub struct PatternLu {
     next: Vec<usize>,
     lx: Vec<f64>,
     ux: Vec<f64>,
-    /// D_k's dense LU (s_k² from `dat[k]`, row-major), its row pivots (from `off[k]`) and its
-    /// inverse (from `dat[k]`).
-    dlu: Vec<f64>,
+    /// D_k⁻¹ (s_k² from `dat[k]`, row-major); D_k itself lives only while node k is factored.
     dinv: Vec<f64>,
     dat: Vec<usize>,
-    piv: Vec<usize>,
     /// The largest magnitude in each node's rows and columns of A, for the pivot test.
     scale: Vec<f64>,
     /// Scratch: Y and Z of the module docs, one row of `smax` per position; a solve's vector.
@@ -165,8 +162,8 @@ impl PatternLu {
         };
         // The pattern's checks (sorted, in range, symmetric) and each unknown's closed
         // neighbourhood, grouped: equal neighbourhoods make one node.
-        let mut groups: HashMap<Vec<usize>, Vec<usize>> = HashMap::new();
-        let mut first_seen = Vec::new();
+        let mut groups: HashMap<Vec<usize>, usize> = HashMap::new();
+        let mut sets: Vec<Vec<usize>> = Vec::new();
         for j in 0..n {
             let r = rows(j);
             if r.windows(2).any(|w| w[0] >= w[1]) || r.last().is_some_and(|&i| i >= n) {
@@ -179,21 +176,17 @@ impl PatternLu {
             if let Err(q) = closed.binary_search(&j) {
                 closed.insert(q, j);
             }
-            let members = groups.entry(closed).or_default();
-            if members.is_empty() {
-                first_seen.push(j);
-            }
-            members.push(j);
+            let g = *groups.entry(closed).or_insert_with(|| {
+                sets.push(Vec::new());
+                sets.len() - 1
+            });
+            sets[g].push(j);
         }
+        drop(groups);
         // Nodes in the order their first unknown comes, large sets cut in pieces.
         let mut node_of = vec![0; n];
         let mut members: Vec<Vec<usize>> = Vec::new();
-        for &j in &first_seen {
-            let mut closed = rows(j).to_vec();
-            if let Err(q) = closed.binary_search(&j) {
-                closed.insert(q, j);
-            }
-            let set = &groups[&closed];
+        for set in &sets {
             for piece in set.chunks(MAX_NODE) {
                 for &u in piece {
                     node_of[u] = members.len();
@@ -201,7 +194,6 @@ impl PatternLu {
                 members.push(piece.to_vec());
             }
         }
-        drop(groups);
         let nn = members.len();
         // The nodes' graph (lower triangle with the diagonal) and its ordering.
         let mut lo_ptr = Vec::with_capacity(nn + 1);
@@ -337,10 +329,8 @@ impl PatternLu {
             next: vec![0; nn],
             lx: vec![0.0; nd],
             ux: vec![0.0; nd],
-            dlu: vec![0.0; dsize],
             dinv: vec![0.0; dsize],
             dat,
-            piv: vec![0; n],
             scale: vec![0.0; nn],
             smax,
             y: vec![0.0; n * smax],
@@ -372,10 +362,8 @@ impl PatternLu {
             next,
             lx,
             ux,
-            dlu,
             dinv,
             dat,
-            piv,
             scale,
             smax,
             y,
@@ -430,7 +418,8 @@ impl PatternLu {
                 }
             }
             // D_k starts as A[k,k].
-            let dk = &mut dlu[dat[k]..dat[k] + sk * sk];
+            let mut dk_store = [0.0; MAX_NODE * MAX_NODE];
+            let dk = &mut dk_store[..sk * sk];
             for (e, &p) in dk.iter_mut().zip(&apos[diag_at[k]..diag_at[k] + sk * sk]) {
                 *e = values[p];
             }
@@ -471,15 +460,13 @@ impl PatternLu {
                 let dj = &dinv[dat[j]..dat[j] + sj * sj];
                 let ukj = &mut ux[x0..x0 + sj * sk];
                 let lkj = &mut lx[x0..x0 + sj * sk];
-                let dk = &mut dlu[dat[k]..dat[k] + sk * sk];
                 if (sj, sk) == (6, 6) {
                     new_blocks::<6, 6>(dj, (yj, zj), (ukj, lkj), dk);
                 } else {
                     new_blocks_any(sj, sk, dj, (yj, zj), (ukj, lkj), dk);
                 }
             }
-            let dk = &mut dlu[dat[k]..dat[k] + sk * sk];
-            let pk = &mut piv[ok..ok + sk];
+            let pk = &mut [0; MAX_NODE][..sk];
             lu_factor(sk, dk, pk, PIVOT_TOLERANCE * scale[k]).map_err(|r| Breakdown::Pivot(ok + r))?;
             // D_k⁻¹, column by column.
             let inv = &mut dinv[dat[k]..dat[k] + sk * sk];

@@ -583,6 +583,22 @@ fn a_matrix_given_in_its_amd_order_solves_as_the_default_orders_it() {
     assert!(matches!(amd_order(2, &[0, 1, 2], &[0, 5]), Err(Breakdown::Symbolic)));
 }
 
+/// Factors `a` with `lu` and with faer's pivoting LU, and checks both solve `b` alike (1e-12).
+fn solves_as_faer(lu: &mut PatternLu, a: &Mat<f64>, b: &[f64]) {
+    let n = a.nrows();
+    let (cp, ri, v) = csc(a, false);
+    lu.factor(n, &cp, &ri, &v).unwrap();
+    let mut x = b.to_vec();
+    lu.solve_in_place(&mut x).unwrap();
+    let mut faer_lu = SparseLu::new();
+    faer_lu.factor(n, &cp, &ri, &v).unwrap();
+    let mut y = b.to_vec();
+    faer_lu.solve_in_place(&mut y).unwrap();
+    for (p, q) in x.iter().zip(&y) {
+        assert!((p - q).abs() <= 1e-12 * (1.0 + q.abs()), "{p} against {q}");
+    }
+}
+
 /// [`PatternLu`]: unsymmetric values on symmetric patterns (the banded matrices above, and a
 /// grid with unsymmetric couplings) solved to the answer and as faer's pivoting LU solves
 /// them; the analysis kept while the pattern repeats; a nonsymmetric pattern refused, a zero
@@ -635,18 +651,8 @@ fn pattern_lu_solves_unsymmetric_values_on_a_symmetric_pattern() {
             0.0
         }
     });
-    let (cp, ri, v) = csc(&g, false);
     let b: Vec<f64> = (0..n).map(|i| ((i * 7) % 11) as f64 - 5.0).collect();
-    lu.factor(n, &cp, &ri, &v).unwrap();
-    let mut x = b.clone();
-    lu.solve_in_place(&mut x).unwrap();
-    let mut faer_lu = SparseLu::new();
-    faer_lu.factor(n, &cp, &ri, &v).unwrap();
-    let mut y = b.clone();
-    faer_lu.solve_in_place(&mut y).unwrap();
-    for (p, q) in x.iter().zip(&y) {
-        assert!((p - q).abs() <= 1e-12 * (1.0 + q.abs()), "{p} against {q}");
-    }
+    solves_as_faer(&mut lu, &g, &b);
     // The fill of a Cholesky factor of the pattern, fewer than a dense triangle.
     assert!(lu.factor_nonzeros() > 0 && lu.factor_nonzeros() < n * (n - 1) / 2);
 
@@ -739,19 +745,9 @@ fn pattern_lu_eliminates_indistinguishable_unknowns_together() {
     let mut lu = PatternLu::new();
     for (t, expect_analyses) in [(0.0, 1), (0.7, 1)] {
         let a = Mat::from_fn(n, n, |i, j| if joined(i / 6, j / 6) { value(i, j, t) } else { 0.0 });
-        let (cp, ri, v) = csc(&a, false);
-        lu.factor(n, &cp, &ri, &v).unwrap();
-        assert_eq!((lu.nodes(), lu.analyses()), (bodies, expect_analyses));
         let b: Vec<f64> = (0..n).map(|i| (i % 4) as f64 - 1.5).collect();
-        let mut x = b.clone();
-        lu.solve_in_place(&mut x).unwrap();
-        let mut faer_lu = SparseLu::new();
-        faer_lu.factor(n, &cp, &ri, &v).unwrap();
-        let mut y = b.clone();
-        faer_lu.solve_in_place(&mut y).unwrap();
-        for (p, q) in x.iter().zip(&y) {
-            assert!((p - q).abs() <= 1e-12 * (1.0 + q.abs()), "{p} against {q}");
-        }
+        solves_as_faer(&mut lu, &a, &b);
+        assert_eq!((lu.nodes(), lu.analyses()), (bodies, expect_analyses));
     }
     let dense = Mat::from_fn(40, 40, |i, j| value(i, j, 0.3));
     let (cp, ri, v) = csc(&dense, false);
