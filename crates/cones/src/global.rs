@@ -186,6 +186,10 @@ impl GlobalFrictionContactProblem {
             // By rows: each velocity's entries go to the rows of their columns, velocities
             // ascending.
             Matrix::Sparse(s) if s.is_csr() => {
+                // Each row's length first: one allocation a row at most, not one per doubling.
+                let mut len = vec![0usize; m];
+                s.outer_iterator().for_each(|row| row.iter().for_each(|(k, _)| len[k] += 1));
+                rows.iter_mut().zip(&len).for_each(|(r, &l)| r.0.reserve_exact(l));
                 for (i, row) in s.outer_iterator().enumerate() {
                     for (k, &v) in row.iter() {
                         rows[k].0.push((i, v));

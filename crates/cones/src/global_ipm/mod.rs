@@ -240,22 +240,23 @@ impl GlobalIpm {
         match self.model {
             Model::Convex => self.solve_convex_from(g, warm, s).map(|(sol, _)| sol),
             Model::Coulomb => {
-                let b = Begin::new(g, warm)?;
+                let (start, factor) = Begin::factor(g, warm)?;
                 // The warm Newton, from a warm start near the answer only.
                 let near = |r: &[f64]| {
                     let mut v = vec![0.0; g.dofs()];
-                    g.velocity_into(&b.factor, r, &mut v);
+                    g.velocity_into(&factor, r, &mut v);
                     g.error(r, &v) <= coulomb::WARM_NEWTON_FROM * s.tol
                 };
                 let Some(r) = warm.filter(|r| self.warm_newton > 0 && near(r)) else {
-                    return self.solve_coulomb(b, s);
+                    return self.solve_coulomb(Begin::with_factor(g, warm, start, factor), s);
                 };
                 let first = self.newton_from_warm(g, r, s)?;
-                // Solved, or out of time or interrupted: nothing is left for the interior point.
+                // Solved, or out of time or interrupted: nothing is left for the interior point
+                // (whose layout is then never built).
                 if matches!(first.report.status, Status::Solved | Status::TimeLimit | Status::Interrupted) {
                     return Ok(first);
                 }
-                let mut out = self.solve_coulomb(b, s)?;
+                let mut out = self.solve_coulomb(Begin::with_factor(g, warm, start, factor), s)?;
                 out.report.iterations += first.report.iterations;
                 out.report.factorizations += first.report.factorizations;
                 out.report.line_search_steps += first.report.line_search_steps;
@@ -322,11 +323,29 @@ impl<'a> Begin<'a> {
     /// Validates `g` and `warm` (the problem's validation errors, a warm start of the wrong
     /// length or not finite) and factors M (an M that cannot be factored is named).
     fn new(g: &'a GlobalFrictionContactProblem, warm: Option<&[f64]>) -> Result<Self, Error> {
+        let (start, factor) = Self::factor(g, warm)?;
+        Ok(Self::with_factor(g, warm, start, factor))
+    }
+
+    /// The start instant and M's factor, after the checks of [`Begin::new`].
+    fn factor(
+        g: &GlobalFrictionContactProblem,
+        warm: Option<&[f64]>,
+    ) -> Result<(Instant, MassFactor), Error> {
         let start = Instant::now();
         g.validate_warm(warm)?;
-        let factor = MassFactor::new_or_lu(&g.m)?;
+        Ok((start, MassFactor::new_or_lu(&g.m)?))
+    }
+
+    /// The rest of [`Begin::new`] (the layout and the warm point) for a checked `warm`.
+    fn with_factor(
+        g: &'a GlobalFrictionContactProblem,
+        warm: Option<&[f64]>,
+        start: Instant,
+        factor: MassFactor,
+    ) -> Self {
         let lay = Layout::new(g, &factor);
         let start_point = warm.map(|r| lay.warm_point(g, &factor, r));
-        Ok(Begin { g, start, factor, lay, start_point })
+        Begin { g, start, factor, lay, start_point }
     }
 }

@@ -2,13 +2,17 @@
 //! the storage its iterations change ([`Iterate`]).
 
 use super::*;
-use crate::global::limit_reached;
+use crate::global::{limit_reached, ContactRows};
+use perp_core::linear::mass::delassus_diagonal_of;
+use std::cell::OnceCell;
 
 /// What a solve reads: M's factor, the Newton matrix's pattern, the contacts' Delassus
 /// diagonals (for ρ) and the data's velocity scale.
 pub(super) struct Setup {
     pub(super) factor: MassFactor,
-    pub(super) st: Structure,
+    /// The Newton matrix's pattern, built at the first direction ([`Setup::structure`]): a
+    /// start that meets the tolerance (a settled time step's warm start) needs none.
+    st: OnceCell<Structure>,
     /// `(W_ii[N,N], mean diag W_ii[T,T])` per contact, `W_ii = H_iᵀ M⁻¹ H_i`.
     wdiag: Vec<(f64, f64)>,
     /// The largest entry of `wdiag`.
@@ -30,13 +34,16 @@ impl Setup {
     ) -> Result<Setup, Error> {
         let (n, d, nc) = (g.dofs(), g.dim, g.contacts());
         let factor = MassFactor::new_or_lu(&g.m)?;
-        let st = Structure::new(g);
-        let rows = &st.h_cols;
-        let refs: Vec<&Row> = rows.iter().collect();
-        let y = solve_rows(&factor, n, &refs);
+        // W's diagonal from H's columns in place, without keeping Y = M⁻¹ Hᵀ (the same
+        // numbers as Y's, bit for bit).
+        let mut kept = Vec::new();
+        let w = match g.contact_rows_in(&mut kept) {
+            ContactRows::Columns(c) => delassus_diagonal_of(&factor, n, &c),
+            ContactRows::Rows(r) => delassus_diagonal_of(&factor, n, r),
+        };
         let wdiag: Vec<(f64, f64)> = (0..nc)
             .map(|i| {
-                let w = |a: usize| y.row_dot_column(&rows[i * d + a], i * d + a);
+                let w = |a: usize| w[i * d + a];
                 (w(0), (1..d).map(w).sum::<f64>() / (d - 1) as f64)
             })
             .collect();
@@ -44,7 +51,20 @@ impl Setup {
         let qn = free_velocity_norm(g, &factor);
         let w_mean =
             wdiag.iter().map(|&(wn, wt)| wn + (d - 1) as f64 * wt).sum::<f64>() / (nc * d).max(1) as f64;
-        Ok(Setup { factor, st, wdiag, w_max, reg_scale: regularization * w_mean, rho_scale, qn })
+        Ok(Setup {
+            factor,
+            st: OnceCell::new(),
+            wdiag,
+            w_max,
+            reg_scale: regularization * w_mean,
+            rho_scale,
+            qn,
+        })
+    }
+
+    /// The Newton matrix's pattern for `g` (this setup's problem), built at the first call.
+    pub(super) fn structure(&self, g: &GlobalFrictionContactProblem) -> &Structure {
+        self.st.get_or_init(|| Structure::new(g))
     }
 
     /// `(ρ_N, ρ_T)` per contact for the operator `W + σI`.
@@ -204,7 +224,7 @@ impl<'a> Iterate<'a> {
         (lu, lu_v): (&mut SparseLu, &mut PatternLu),
         report: &mut SolveReport,
     ) -> bool {
-        let (st, size) = (&self.setup.st, self.res.len());
+        let (st, size) = (self.setup.structure(self.g), self.res.len());
         let mut best_dir: Option<(f64, Vec<f64>)> = None;
         let first = DELTAS.iter().position(|&x| x >= self.delta_kept).unwrap_or(0);
         // The r columns are `J_r + σ J_u`: σ of prox's mode (the exact Jacobian of its inner

@@ -71,7 +71,6 @@ use crate::global::GlobalFrictionContactProblem;
 use crate::problem::physical_figure;
 use perp_core::iteration::{observe, Counters, ProgressTest, Stall, StallRule, Verdict};
 use perp_core::line_search::NonMonotone;
-use perp_core::linear::mass::solve_rows;
 use perp_core::linear::{MassFactor, PatternLu, Row, SparseLu};
 use perp_core::{measures, Error, Settings, SolveReport, Status};
 use std::time::Instant;
