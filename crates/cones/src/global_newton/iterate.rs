@@ -221,7 +221,7 @@ impl<'a> Iterate<'a> {
     /// residual at least tenfold (still a descent direction of ½‖F‖²). `false`: none.
     pub(super) fn direction(
         &mut self,
-        (lu, lu_v): (&mut SparseLu, &mut PatternLu),
+        (lu, lu_v, kept): (&mut SparseLu, &mut PatternLu, &mut Option<Reduced>),
         report: &mut SolveReport,
     ) -> bool {
         let (st, size) = (self.setup.structure(self.g), self.res.len());
@@ -234,7 +234,10 @@ impl<'a> Iterate<'a> {
         for &delta in &DELTAS[first..] {
             st.fill(&self.jr, &self.ju, delta, sigma, &mut self.values);
             if self.reduce && self.reduced.is_none() {
-                self.reduced = Some(Reduced::new(st));
+                self.reduced = Some(match kept.take() {
+                    Some(r) => r.renew(st),
+                    None => Reduced::new(st),
+                });
             }
             if let (true, Some(red)) = (self.reduce, self.reduced.as_mut()) {
                 let jac = (&self.jr[..], &self.ju[..]);
@@ -310,15 +313,16 @@ impl<'a> Iterate<'a> {
 
     /// The answer (r, v): the best iterate met (by the global error) when the last is worse
     /// and the report is not `Solved`; `report.residual_inf` the max-norm of
-    /// `F = (M v − H r − f, Φ)` at it.
-    pub(super) fn finish(self, report: &mut SolveReport) -> (Vec<f64>, Vec<f64>) {
-        let Iterate { setup, mut fr, mut r, mut v, mut res, best, .. } = self;
+    /// `F = (M v − H r − f, Φ)` at it; the reduced system's pattern when a direction built
+    /// one (kept for the next solve).
+    pub(super) fn finish(self, report: &mut SolveReport) -> (Vec<f64>, Vec<f64>, Option<Reduced>) {
+        let Iterate { setup, mut fr, mut r, mut v, mut res, best, reduced, .. } = self;
         if report.status != Status::Solved && best.0 < report.error {
             (report.error, r, v) = best;
         }
         fr.eval(&setup.rho(0.0), (&r, &v), &mut res, None, None);
         report.residual_inf = res.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
-        (r, v)
+        (r, v, reduced)
     }
 }
 

@@ -39,14 +39,20 @@ const REFINE_STEPS: usize = 2;
 const REFINE_TOL: f64 = 1e-12;
 
 /// The reduced matrix's pattern and what a fill reads: where M's entries and each contact's
-/// clique go, and the contacts' H rows.
+/// clique go, and the contacts' H rows. [`GlobalNewton`] keeps it from solve to solve: a
+/// problem whose M and contacts touch the same velocities (a time step whose contact graph
+/// repeats) takes it with its values renewed ([`Reduced::renew`]).
+#[derive(Clone, Debug, Default)]
 pub(super) struct Reduced {
     n: usize,
     d: usize,
     col_ptr: Vec<usize>,
     row_idx: Vec<usize>,
-    /// M's entries: (position, value).
+    /// M's entries: (position, value), column by column.
     m_pos: Vec<(usize, f64)>,
+    /// M's pattern: each column's rows, one column after the other, with the columns' ends.
+    m_rows: Vec<usize>,
+    m_ends: Vec<usize>,
     /// Per contact, where its velocities start in `dofs` (`contacts + 1` entries).
     starts: Vec<usize>,
     /// The contacts' velocities, one contact after the other (ascending within a contact).
@@ -68,7 +74,38 @@ pub(super) struct Reduced {
 impl Reduced {
     /// The pattern of `M + H G Hᵀ` for the problem of `st` (columns sorted, both triangles).
     pub(super) fn new(st: &Structure) -> Reduced {
-        let (n, d) = (st.n, st.d);
+        let (starts, dofs, h) = Self::contact_dofs(st);
+        Self::build(st, starts, dofs, h)
+    }
+
+    /// This pattern with the values of `st`'s problem when its M and its contacts touch the
+    /// same velocities as the last problem's (then only M's values and H's rows are read: the
+    /// same numbers in the same places as [`Reduced::new`]'s), else [`Reduced::new`]'s.
+    pub(super) fn renew(mut self, st: &Structure) -> Reduced {
+        let (starts, dofs, h) = Self::contact_dofs(st);
+        let same_m = self.n == st.n
+            && self.m_ends.len() == st.n
+            && st.m_cols.iter().zip(&self.m_ends).enumerate().all(|(j, (col, &end))| {
+                let begin = if j == 0 { 0 } else { self.m_ends[j - 1] };
+                end - begin == col.len()
+                    && col.iter().zip(&self.m_rows[begin..end]).all(|(&(i, _), &r)| i == r)
+            });
+        if !(same_m && self.d == st.d && starts == self.starts && dofs == self.dofs) {
+            return Self::build(st, starts, dofs, h);
+        }
+        let values = st.m_cols.iter().flat_map(|c| c.iter().map(|&(_, v)| v));
+        self.m_pos.iter_mut().zip(values).for_each(|(e, v)| e.1 = v);
+        self.h = h;
+        let nc = starts.len() - 1;
+        self.ainv_phi.resize(nc * st.d, 0.0);
+        self.g.resize(nc * st.d * st.d, 0.0);
+        self
+    }
+
+    /// Each contact's velocities (ascending, where they start per contact) and its H rows on
+    /// them (`H[dofs[a], c·d + b]` at `a·d + b`).
+    fn contact_dofs(st: &Structure) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+        let d = st.d;
         let nc = st.h_cols.len() / d.max(1);
         let mut starts = Vec::with_capacity(nc + 1);
         let (mut dofs, mut h) = (Vec::new(), Vec::new());
@@ -98,6 +135,13 @@ impl Reduced {
             }
             starts.push(dofs.len());
         }
+        (starts, dofs, h)
+    }
+
+    /// [`Reduced::new`] from [`Reduced::contact_dofs`]' answer.
+    fn build(st: &Structure, starts: Vec<usize>, dofs: Vec<usize>, h: Vec<f64>) -> Reduced {
+        let (n, d) = (st.n, st.d);
+        let nc = starts.len() - 1;
         // Each column's rows: M's column and the cliques of the contacts touching it, each row
         // once (marked by the column that last took it), sorted.
         let mut col_ptr = Vec::with_capacity(n + 1);
@@ -131,6 +175,12 @@ impl Reduced {
             .flat_map(|j| st.m_cols[j].iter().map(move |&(i, v)| (i, j, v)))
             .map(|(i, j, v)| (at(i, j), v))
             .collect();
+        let m_rows = st.m_cols.iter().flat_map(|c| c.iter().map(|&(i, _)| i)).collect();
+        let m_ends = st.m_cols.iter().scan(0, |e, c| {
+            *e += c.len();
+            Some(*e)
+        });
+        let m_ends = m_ends.collect();
         let mut pos = Vec::new();
         for c in 0..nc {
             let mine = &dofs[starts[c]..starts[c + 1]];
@@ -144,6 +194,8 @@ impl Reduced {
             col_ptr,
             row_idx,
             m_pos,
+            m_rows,
+            m_ends,
             starts,
             dofs,
             h,
