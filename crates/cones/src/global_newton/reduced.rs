@@ -42,7 +42,7 @@ const REFINE_TOL: f64 = 1e-12;
 /// clique go, and the contacts' H rows. [`GlobalNewton`] keeps it from solve to solve: a
 /// problem whose M and contacts touch the same velocities (a time step whose contact graph
 /// repeats) takes it with its values renewed ([`Reduced::renew`]).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(super) struct Reduced {
     n: usize,
     d: usize,
@@ -95,10 +95,8 @@ impl Reduced {
         }
         let values = st.m_cols.iter().flat_map(|c| c.iter().map(|&(_, v)| v));
         self.m_pos.iter_mut().zip(values).for_each(|(e, v)| e.1 = v);
+        // The same contacts and d: the per-contact storage keeps its size.
         self.h = h;
-        let nc = starts.len() - 1;
-        self.ainv_phi.resize(nc * st.d, 0.0);
-        self.g.resize(nc * st.d * st.d, 0.0);
         self
     }
 
