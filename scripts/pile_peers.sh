@@ -47,10 +47,17 @@ for r in $(seq 1 "$ROUNDS"); do
     run perp-compliant  "$r" $P --ref "$REF" -- --formulation compliant "${TA[@]}"
     # Drake's contact model (drake_pile.py: point contact k = 1e7 N/m, τ_d = 0.1 s) in perp.
     run perp-compliant-drake "$r" $P --ref "$REF" -- --formulation compliant --param stiffness=1e7 --param dissipation=0.1 "${TA[@]}"
+    # MuJoCo's regularisation in SAP's terms (docs/simulation.md, "The compliant model against
+    # MuJoCo's"): solimp's impedance d = 0.95 gives R_N = (1 − d)/d · w_N, so β = 2π √((1 − d)/d)
+    # = 1.44, and R_T = R_N / impratio gives σ = R_T / w_T = 0.0150 / impratio for these balls
+    # (w_T = 3.5 w_N): impratio 1 (MuJoCo's default) and 10.
+    run perp-compliant-mj "$r" $P --ref "$REF" -- --formulation compliant --param beta=1.44 --param sigma=0.015 "${TA[@]}"
+    run perp-compliant-mj10 "$r" $P --ref "$REF" -- --formulation compliant --param beta=1.44 --param sigma=0.0015 "${TA[@]}"
     # MuJoCo's script unchanged, each mj_step timed (scripts/pile/step_times.py): its median,
     # p95 and worst step beside perp's.
     run mj-newton       "$r" "$PY" "$ROOT/scripts/pile/step_times.py" "$PILE/mj_pile.py" "$N" --t-end "$T" --solver Newton --cone elliptic
     run mj-cg           "$r" "$PY" "$ROOT/scripts/pile/step_times.py" "$PILE/mj_pile.py" "$N" --t-end "$T" --solver CG --cone elliptic
+    run mj-cg-impratio10 "$r" "$PY" "$ROOT/scripts/pile/step_times.py" --impratio 10 "$PILE/mj_pile.py" "$N" --t-end "$T" --solver CG --cone elliptic
     run pybullet        "$r" "$PY" "$PILE/pb_pile.py" "$N" --t-end "$T"
     run drake-sap       "$r" "$PY" "$PILE/drake_pile.py" "$N" --t-end "$T" --approx sap
 done

@@ -1,7 +1,8 @@
 """The side-by-side table of a pile_peers.sh results file (JSON lines): one row per
 configuration; timing columns are medians over rounds, quality columns from the last round.
 median/p95/worst ms per step are perp's own per-step times and MuJoCo's (each mj_step timed by
-scripts/pile/step_times.py); pybullet's and Drake's scripts report the mean only."""
+scripts/pile/step_times.py); pybullet's and Drake's scripts report the mean only. A MuJoCo row's
+`unsolved` counts its capped steps (the solver ran its whole iteration budget)."""
 import json
 import statistics
 import sys
@@ -32,6 +33,6 @@ for label, rs in rows.items():
     im, ix = last.get('iter_mean'), last.get('iter_max')
     it = '-' if im is None else (f'{im:g}' + ('' if ix is None else f'/{ix}'))
     fields = [label, f(med(rs, 'ms_per_step'), '.1f'), f(med(rs, 'ms_median'), '.1f'), f(med(rs, 'ms_p95'), '.1f'),
-              f(med(rs, 'ms_worst'), '.1f'), it, f(last.get('unsolved'), 'd'), f(last.get('max_pen_mm'), '.2f'),
+              f(med(rs, 'ms_worst'), '.1f'), it, f(last.get('unsolved', last.get('capped_steps')), 'd'), f(last.get('max_pen_mm'), '.2f'),
               f(last.get('mean_z'), '.4f'), str(status)[:14]]
     print('| ' + ' | '.join(str(x).ljust(k) for x, k in zip(fields, w)) + ' |')
