@@ -236,6 +236,18 @@ impl GlobalFrictionContactProblem {
     /// (as in [`perp_core::measures::friction_contact_error`]). Each term is normalised only
     /// when its scale exceeds `sqrt(ε)`, as Siconos does. NaN when a length is wrong.
     pub fn error(&self, r: &[f64], v: &[f64]) -> f64 {
+        self.error_of(r, v, true)
+    }
+
+    /// [`error`](Self::error) of the convex relaxation (Anitescu's cone complementarity
+    /// problem `K ∋ r ⊥ u ∈ K*`): the per-contact residual is `r − P_K(r − u)`, without De
+    /// Saxcé's term. NaN when a length is wrong.
+    pub fn convex_error(&self, r: &[f64], v: &[f64]) -> f64 {
+        self.error_of(r, v, false)
+    }
+
+    /// The global error with (`desaxce`) or without De Saxcé's term in the contacts' residual.
+    fn error_of(&self, r: &[f64], v: &[f64], desaxce: bool) -> f64 {
         let (n, m) = (self.dofs(), self.size());
         if r.len() != m || v.len() != n || self.m.nrows() != n || self.h.ncols() != m {
             return f64::NAN;
@@ -248,7 +260,7 @@ impl GlobalFrictionContactProblem {
         let scale = measures::norm2(&self.f).max(measures::norm2(&mv)).max(measures::norm2(&hr));
         let equation = relative(measures::norm2(&res), scale);
         let u = self.local_velocity(v);
-        let comp = coulomb_residual_sq(self.dim, &self.mu, r, &u).sqrt();
+        let comp = coulomb_residual_sq(self.dim, &self.mu, r, &u, desaxce).sqrt();
         equation + relative(comp, measures::norm2(&u).max(measures::norm2(r)))
     }
 
@@ -322,13 +334,14 @@ fn relative(err: f64, scale: f64) -> f64 {
 }
 
 /// `Σ_i ‖r_i − P_{K_i}(r_i − ũ_i)‖²` over the contacts, with the Coulomb cone of `mu[i]` and
-/// De Saxcé's `ũ = (u_N + μ‖u_T‖, u_T)`; any dimension ≥ 2 (normal first).
-fn coulomb_residual_sq(dim: usize, mu: &[f64], r: &[f64], u: &[f64]) -> f64 {
+/// De Saxcé's `ũ = (u_N + μ‖u_T‖, u_T)` (`desaxce`; else `ũ = u`, the convex relaxation's);
+/// any dimension ≥ 2 (normal first).
+fn coulomb_residual_sq(dim: usize, mu: &[f64], r: &[f64], u: &[f64], desaxce: bool) -> f64 {
     let mut sum = 0.0;
     let mut x = [0.0; MAX_DIM];
     for (i, &mi) in mu.iter().enumerate() {
         let (ri, ui) = (&r[dim * i..dim * (i + 1)], &u[dim * i..dim * (i + 1)]);
-        let ut = measures::norm2(&ui[1..]);
+        let ut = if desaxce { measures::norm2(&ui[1..]) } else { 0.0 };
         x[0] = ri[0] - (ui[0] + mi * ut);
         for k in 1..dim {
             x[k] = ri[k] - ui[k];

@@ -64,7 +64,12 @@
 //! Newton method is tried first, for at most [`GlobalIpm::warm_newton`] iterations (3), and
 //! its answer returned when it solves: a settled step's warm start is an iteration or two
 //! from the answer, and only a warm start whose global error is at most 100 tol is given it
-//! (a landing step's is not). (With the (v, r) Newton LU this cost more than it saved from
+//! (a landing step's is not). The convex relaxation does the same from a warm start whose
+//! certificate figure is at most 10⁻³ (or 100 tol; a settled `ball-pile 1000` step's is about
+//! 3 · 10⁻⁴ at 1e-6, a landing step's 10⁻² and more), with the Newton method on the
+//! relaxation's natural map `r − P_K(r − ρ u)` ([`GlobalNewton`] in its convex mode), to
+//! `tol`/100, and returns its answer when the certificate holds at it; a settled step then
+//! costs one Newton iteration instead of three interior-point ones. (With the (v, r) Newton LU this cost more than it saved from
 //! 100 balls on; since the Newton system is reduced to the velocities `ball-pile 30` to `400`
 //! take 0.78× the time with it, and the landing of `ball-pile 1000` about the same:
 //! `docs/performance.md`, Velocity space.) "Solved" means Siconos' global error of the returned (r, v),
@@ -120,14 +125,18 @@ pub struct GlobalIpm {
     pub polish: bool,
     /// How each iteration's KKT system is factored.
     pub kkt: KktForm,
-    /// [`Model::Coulomb`] from a warm start: `global-ac-newton` iterations at most from it
-    /// before the interior point (0: never); its answer when it solves, else the interior
-    /// point from the warm start as before, the Newton's effort added to the report. A
-    /// settled time step's warm start is a Newton iteration or two from the answer, where the
-    /// interior point needs several and a Newton finish.
+    /// From a warm start near the answer: Newton iterations at most before the interior point
+    /// (0: never) — [`Model::Coulomb`]: `global-ac-newton`'s, its answer returned when it
+    /// solves; [`Model::Convex`]: the global Newton method on the relaxation's natural map,
+    /// its answer returned when it meets the interior point's certificate. Otherwise the
+    /// interior point runs from the warm start as before, the Newton's effort added to the
+    /// report. A settled time step's warm start is a Newton iteration or two from the answer,
+    /// where the interior point needs several (and, for Coulomb, a Newton finish).
     pub warm_newton: usize,
     chol: Factors,
     newton: GlobalNewton,
+    /// The convex relaxation's warm Newton ([`GlobalNewton::convex_finishing`]).
+    convex_newton: GlobalNewton,
 }
 
 impl Default for GlobalIpm {
@@ -141,6 +150,7 @@ impl Default for GlobalIpm {
             warm_newton: params::WARM_NEWTON,
             chol: Factors::default(),
             newton: GlobalNewton::finishing(),
+            convex_newton: GlobalNewton::convex_finishing(),
         }
     }
 }

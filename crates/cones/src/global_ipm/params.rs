@@ -45,7 +45,7 @@ pub const PARAMS: &[Param] = &[
         WARM_NEWTON,
         0,
         usize::MAX,
-        "global-ac-newton iterations at most from a warm start before the interior point (0: never)",
+        "Newton iterations at most from a warm start near the answer before the interior point (global-ac-newton; on the convex relaxation its natural map) (0: never)",
     ),
     Param::choice(
         "kkt",

@@ -226,7 +226,9 @@ fn a_warm_start_near_the_answer_stays_near_it() {
         let (before, _) = ipm.solve_convex(&particle(v_free, mu), &s).unwrap();
         let g = particle([v_free[0], v_free[1], v_free[2] * (1.0 + 1e-6)], mu);
         let (cold, c0) = ipm.solve_convex(&g, &s).unwrap();
-        let (warm, c1) = ipm.solve_convex_from(&g, Some(&before.r), &s).unwrap();
+        // The interior point's own warm path (the warm Newton would take this start).
+        let mut ipm_only = GlobalIpm { warm_newton: 0, ..GlobalIpm::convex() };
+        let (warm, c1) = ipm_only.solve_convex_from(&g, Some(&before.r), &s).unwrap();
         assert_eq!((cold.report.status, warm.report.status), (Status::Solved, Status::Solved));
         // Pinned: 4 iterations from the warm start (5 when it was moved in by 10⁻¹), 6 cold.
         assert_eq!((c1.iterations, c0.iterations), (4, 6), "{c1:?} {c0:?}");
@@ -318,6 +320,49 @@ fn a_kept_method_follows_changes_of_size_and_pattern() {
             assert_eq!(a.r, b.r, "problem {k}");
             assert_eq!(a.v, b.v, "problem {k}");
         }
+    }
+}
+
+/// The convex relaxation's warm Newton: from the answer of a problem changed by 10⁻⁶ (a
+/// settled step's warm start) the global Newton method on the relaxation's natural map
+/// solves in at most `warm_newton` iterations, its answer meeting the interior point's
+/// certificate (recomputed: the certificate returned), with no interior-point iteration, to
+/// the cold answer — a sliding particle's too, which the relaxation lifts off at μ‖u_T‖;
+/// with `warm_newton = 0`, or from a start far from the answer, the interior point runs.
+#[test]
+fn a_convex_warm_start_near_the_answer_is_finished_by_newton_alone() {
+    let s = Settings { tol: 1e-8, ..Settings::default() };
+    for (v_free, mu) in [([0.1, -0.05, -1.0], 0.5), ([3.0, 0.0, -1.0], 0.2), ([0.0, 0.0, 1.0], 0.5)] {
+        let (before, _) = GlobalIpm::convex().solve_convex(&particle(v_free, mu), &s).unwrap();
+        let g = particle([v_free[0], v_free[1], v_free[2] * (1.0 + 1e-6)], mu);
+        let (cold, _) = GlobalIpm::convex().solve_convex(&g, &s).unwrap();
+        let (warm, cert) = GlobalIpm::convex().solve_convex_from(&g, Some(&before.r), &s).unwrap();
+        assert_eq!((cold.report.status, warm.report.status), (Status::Solved, Status::Solved));
+        let msg = warm.report.message.clone().unwrap_or_default();
+        if v_free[2] > 0.0 {
+            // Separated: the warm start (no reaction) already meets the certificate.
+            assert_eq!(warm.report.iterations, 0, "{msg}");
+            continue;
+        }
+        assert!(msg.contains("global Newton method from the warm start"), "{msg}");
+        assert!((1..=params::WARM_NEWTON).contains(&warm.report.iterations), "{:?}", warm.report);
+        assert!(cert.worst() <= s.tol && warm.report.error == cert.worst(), "{cert:?}");
+        assert!(close(&warm.r, &cold.r, 1e-6) && close(&warm.v, &cold.v, 1e-6), "{warm:?} {cold:?}");
+        // The relaxation's answer, not Coulomb's: complementary in the cone's sense.
+        let u = g.local_velocity(&warm.v);
+        assert!(g.convex_error(&warm.r, &warm.v) <= s.tol, "{u:?}");
+        if v_free[0] > 1.0 {
+            let ut = u[1..].iter().map(|x| x * x).sum::<f64>().sqrt();
+            assert!(ut > 0.1 && (u[0] - mu * ut).abs() <= 1e-6, "sliding lifts off: {u:?}");
+        }
+        let ipm_only = GlobalIpm { warm_newton: 0, ..GlobalIpm::convex() };
+        let (sol, _) = { ipm_only }.solve_convex_from(&g, Some(&before.r), &s).unwrap();
+        assert_eq!(sol.report.status, Status::Solved);
+        assert!(!sol.report.message.unwrap_or_default().contains("from the warm start"));
+        // Far from the answer (no reaction on a landing particle): not tried.
+        let (far, _) = GlobalIpm::convex().solve_convex_from(&g, Some(&[0.0; 3]), &s).unwrap();
+        assert_eq!(far.report.status, Status::Solved);
+        assert!(!far.report.message.unwrap_or_default().contains("from the warm start"));
     }
 }
 

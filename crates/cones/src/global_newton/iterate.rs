@@ -125,7 +125,7 @@ impl<'a> Iterate<'a> {
     pub(super) fn new(
         g: &'a GlobalFrictionContactProblem,
         setup: &'a Setup,
-        cone: Coulomb,
+        (cone, convex): (Coulomb, bool),
         warm: Option<&[f64]>,
         stall_iterations: usize,
     ) -> Self {
@@ -137,7 +137,7 @@ impl<'a> Iterate<'a> {
         Iterate {
             g,
             setup,
-            fr: Residual::new(g, cone),
+            fr: Residual::new(g, cone, convex),
             rho: setup.rho(0.0),
             jr: vec![0.0; nc * d * d],
             ju: vec![0.0; nc * d * d],
@@ -183,10 +183,14 @@ impl<'a> Iterate<'a> {
         psi
     }
 
-    /// The iterate's global error into the report (and its history when `history`), the
+    /// The iterate's global error (the convex relaxation's in its mode) into the report (and its history when `history`), the
     /// iterate kept when it is the best so far.
     pub(super) fn record(&mut self, report: &mut SolveReport, history: bool) {
-        report.error = self.g.error(&self.r, &self.v);
+        report.error = if self.fr.convex {
+            self.g.convex_error(&self.r, &self.v)
+        } else {
+            self.g.error(&self.r, &self.v)
+        };
         if history {
             report.history.push(report.error);
         }

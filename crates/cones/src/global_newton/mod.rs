@@ -110,6 +110,10 @@ pub struct GlobalNewton {
     lu_velocities: PatternLu,
     /// The reduced system's pattern of the last solve that built one, kept for the next.
     reduced: Option<Reduced>,
+    /// The convex relaxation instead of Coulomb's law ([`GlobalNewton::convex_finishing`]):
+    /// Φ its natural map, the error [`GlobalFrictionContactProblem::convex_error`], and no
+    /// physical check (the caller certifies the answer).
+    convex: bool,
 }
 
 /// The linear system of a Newton direction.
@@ -134,6 +138,7 @@ impl Default for GlobalNewton {
             lu: SparseLu::new(),
             lu_velocities: PatternLu::new(),
             reduced: None,
+            convex: false,
         }
     }
 }
@@ -213,6 +218,15 @@ impl GlobalNewton {
         GlobalNewton { lu: SparseLu::supernodal_from(SUPERNODAL_FROM), ..Self::default() }
     }
 
+    /// [`GlobalNewton::finishing`] on the convex relaxation `K ∋ r ⊥ u ∈ K*` (Anitescu's
+    /// cone complementarity problem): Φ is its natural map `r − P_K(r − ρ_N u)` per contact,
+    /// "solved" means [`GlobalFrictionContactProblem::convex_error`] ≤ tol, and the answer
+    /// is not put through Coulomb's physical check (a sliding contact of the relaxation
+    /// separates at μ‖u_T‖): `global-ipm`'s convex solve certifies it.
+    pub(crate) fn convex_finishing() -> Self {
+        GlobalNewton { convex: true, ..Self::finishing() }
+    }
+
     /// The method with its defaults.
     pub fn new() -> Self {
         Self::default()
@@ -237,7 +251,7 @@ impl GlobalNewton {
         let cone = Coulomb::new(g.dim)?;
         let setup = Setup::new(g, self.rho_scale, self.regularization)?;
         let max_iter = s.max_iter_or(self.max_iter);
-        let mut it = Iterate::new(g, &setup, cone, warm, self.stall_iterations);
+        let mut it = Iterate::new(g, &setup, (cone, self.convex), warm, self.stall_iterations);
         if self.system == NewtonSystem::Velocities {
             it.reduce();
         }
@@ -265,7 +279,11 @@ impl GlobalNewton {
         if reduced.is_some() {
             self.reduced = reduced;
         }
-        let u = check_answer(g, setup.qn, (&r, &v), &mut report, s.tol);
+        let u = if self.convex {
+            g.local_velocity(&v)
+        } else {
+            check_answer(g, setup.qn, (&r, &v), &mut report, s.tol)
+        };
         report.elapsed = start.elapsed();
         let analyses = self.lu.analyses() + self.lu_velocities.analyses();
         Ok(GlobalSolution { r, v, u, report, analyses })
@@ -434,6 +452,61 @@ mod tests {
             (sol.report.status, sol.report.iterations, sol.report.factorizations),
             (Status::Solved, 0, 0)
         );
+    }
+
+    /// The convex relaxation's natural map `Φ = r − P_K(r − ρ u)`: zero exactly at the
+    /// relaxation's complementarity (a sliding contact lifting off at μ‖u_T‖), and its
+    /// Jacobians match central differences away from the projection's kinks (inside the
+    /// cone, in its polar, and projected on its surface).
+    #[test]
+    fn the_convex_natural_map_vanishes_on_the_relaxation_and_its_jacobians_are_its_derivatives() {
+        use crate::cone::{AcInput, CfunOut};
+        let cone = Coulomb::new(3).unwrap();
+        let (mu, rho) = (0.5, 0.7);
+        let phi_at = |r: &[f64], u: &[f64], jac: Option<(&mut [f64], &mut [f64])>| {
+            let mut phi = [0.0; 3];
+            let x = AcInput { mu, rho_n: rho, rho_t: 9.0, r, u };
+            residual::convex_natural_map(&cone, x, CfunOut { phi: &mut phi, jac });
+            phi
+        };
+        // K ∋ r ⊥ u ∈ K*: sliding (r on K's surface, u on K*'s, opposite tangents), sticking
+        // (r inside, u = 0) and separated (r = 0, u inside K*).
+        let ut = [0.6, -0.8];
+        let sliding = ([1.0, -0.5 * 0.6, 0.5 * 0.8], [0.5, ut[0], ut[1]]);
+        for (r, u) in [sliding, ([1.0, 0.1, 0.2], [0.0; 3]), ([0.0; 3], [2.0, 0.3, -0.1])] {
+            assert!(phi_at(&r, &u, None).iter().all(|p| p.abs() < 1e-15), "{r:?} {u:?}");
+        }
+        // Coulomb's law is not the relaxation's: a sliding contact without lift-off.
+        assert!(phi_at(&sliding.0, &[0.0, ut[0], ut[1]], None).iter().any(|p| p.abs() > 1e-3));
+        let h = 1e-6;
+        for (r, u) in [
+            ([1.0, 0.1, 0.05], [0.2, 0.1, -0.3]), // r − ρu inside K
+            ([-1.0, 0.1, 0.0], [1.0, 0.2, 0.1]),  // in the polar cone
+            ([0.5, 1.0, -0.4], [-0.2, 0.3, 0.5]), // projected on the surface
+        ] {
+            let (mut jr, mut ju) = ([0.0; 9], [0.0; 9]);
+            phi_at(&r, &u, Some((&mut jr, &mut ju)));
+            for b in 0..3 {
+                for (x, j, is_r) in [(r, &jr, true), (u, &ju, false)] {
+                    let (mut xp, mut xm) = (x, x);
+                    xp[b] += h;
+                    xm[b] -= h;
+                    let (pp, pm) = if is_r {
+                        (phi_at(&xp, &u, None), phi_at(&xm, &u, None))
+                    } else {
+                        (phi_at(&r, &xp, None), phi_at(&r, &xm, None))
+                    };
+                    for a in 0..3 {
+                        let fd = (pp[a] - pm[a]) / (2.0 * h);
+                        assert!(
+                            (fd - j[a * 3 + b]).abs() < 1e-7,
+                            "{r:?} {u:?} ({a},{b}): {fd} vs {}",
+                            j[a * 3 + b]
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -40,13 +40,16 @@ pub(crate) fn check_answer(
 pub(super) struct Residual<'a> {
     pub(super) g: &'a GlobalFrictionContactProblem,
     pub(super) cone: Coulomb,
+    /// Φ is the convex relaxation's natural map ([`convex_natural_map`]) instead of
+    /// Alart–Curnier's function.
+    pub(super) convex: bool,
     pub(super) hr: Vec<f64>,
     pub(super) u: Vec<f64>,
 }
 
 impl<'a> Residual<'a> {
-    pub(super) fn new(g: &'a GlobalFrictionContactProblem, cone: Coulomb) -> Self {
-        Residual { g, cone, hr: vec![0.0; g.dofs()], u: Vec::with_capacity(g.size()) }
+    pub(super) fn new(g: &'a GlobalFrictionContactProblem, cone: Coulomb, convex: bool) -> Self {
+        Residual { g, cone, convex, hr: vec![0.0; g.dofs()], u: Vec::with_capacity(g.size()) }
     }
 
     /// `F(v, r)` into `res` (`M v − H r − f`, then Φ with the contacts' `rho`, at
@@ -81,8 +84,44 @@ impl<'a> Residual<'a> {
             let j =
                 jac.as_mut().map(|(jr, ju)| (&mut jr[i * dd..(i + 1) * dd], &mut ju[i * dd..(i + 1) * dd]));
             let x = AcInput { mu: g.mu[i], rho_n: rn, rho_t: rt, r: &r[s..s + d], u: &u[s..s + d] };
-            self.cone.alart_curnier(x, CfunOut { phi: &mut phi[s..s + d], jac: j });
+            let out = CfunOut { phi: &mut phi[s..s + d], jac: j };
+            if self.convex {
+                convex_natural_map(&self.cone, x, out);
+            } else {
+                self.cone.alart_curnier(x, out);
+            }
         }
         0.5 * res.iter().map(|x| x * x).sum::<f64>()
+    }
+}
+
+/// The natural map of the convex relaxation (Anitescu's `K ∋ r ⊥ u ∈ K*`) at one contact,
+/// `Φ = r − P_K(r − ρ u)` with the scalar `ρ = ρ_N` (a scalar keeps its zeros those of the
+/// relaxation), and its Jacobians `(∂Φ/∂r, ∂Φ/∂u) = (I − J_P, ρ J_P)` when asked, `J_P` the
+/// projection's (generalised) Jacobian at `r − ρ u`.
+pub(super) fn convex_natural_map(cone: &Coulomb, x: AcInput<'_>, out: CfunOut<'_>) {
+    let (AcInput { mu, rho_n: rho, r, u, .. }, CfunOut { phi, jac }) = (x, out);
+    let d = r.len();
+    let mut y = [0.0; MAX_DIM];
+    for a in 0..d {
+        y[a] = r[a] - rho * u[a];
+    }
+    let mut p = [0.0; MAX_DIM];
+    match jac {
+        None => cone.project(mu, &y[..d], &mut p[..d]),
+        Some((jr, ju)) => {
+            let mut jp = [0.0; MAX_DIM * MAX_DIM];
+            cone.project_jacobian(mu, &y[..d], &mut p[..d], &mut jp[..d * d]);
+            for a in 0..d {
+                for b in 0..d {
+                    let delta = f64::from(u8::from(a == b));
+                    jr[a * d + b] = delta - jp[a * d + b];
+                    ju[a * d + b] = rho * jp[a * d + b];
+                }
+            }
+        }
+    }
+    for a in 0..d {
+        phi[a] = r[a] - p[a];
     }
 }
