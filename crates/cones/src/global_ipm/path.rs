@@ -25,7 +25,7 @@ impl GlobalIpm {
             Err(worst) => worst,
         };
         if let Some(answer) =
-            self.convex_warm_newton((g, lay, &bt), scales, (&warm, warm_error), s, report, &mut res)?
+            self.convex_warm_newton((g, lay, &bt), scales, (&warm, warm_error), s, report, &mut res)
         {
             return Ok(answer);
         }
@@ -80,36 +80,36 @@ impl GlobalIpm {
         s: &Settings,
         report: &mut SolveReport,
         res: &mut Residuals,
-    ) -> Result<Option<Answer>, Error> {
+    ) -> Option<Answer> {
         let near = warm_error <= CONVEX_WARM_NEWTON_BELOW.max(coulomb::WARM_NEWTON_FROM * s.tol);
-        let Some((_, z)) =
-            warm.as_ref().filter(|_| self.model == Model::Convex && self.warm_newton > 0 && near)
-        else {
-            return Ok(None);
-        };
+        // The Newton method's cones are Coulomb's, of dimension 2 or 3.
+        let coulomb = (2..=3).contains(&g.dim);
+        let (_, z) = warm
+            .as_ref()
+            .filter(|_| self.model == Model::Convex && self.warm_newton > 0 && near && coulomb)?;
         let r0 = lay.reactions(g, z);
         // Its own tolerance 100× finer: the certificate and the Newton's error weigh the
         // residuals differently, and one more quadratic iteration costs less than the
         // interior point.
         let first = Settings { max_iter: self.warm_newton, tol: s.tol * 1e-2, ..s.clone() };
-        let sol = self.convex_newton.solve(g, Some(&r0), &first)?;
+        // The problem was checked: a Newton that cannot start leaves the solve to the
+        // interior point.
+        let sol = self.convex_newton.solve(g, Some(&r0), &first).ok()?;
         report.iterations += sol.report.iterations;
         report.factorizations += sol.report.factorizations;
         report.line_search_steps += sol.report.line_search_steps;
         if sol.report.status != Status::Solved {
-            return Ok(None);
+            return None;
         }
         let point = (sol.v, lay.cone_variables(g, &sol.r));
-        let Ok(mut answer) = res.quiescent((g, lay, bt), Some(&point), scales, s, report) else {
-            return Ok(None);
-        };
+        let mut answer = res.quiescent((g, lay, bt), Some(&point), scales, s, report).ok()?;
         answer.2.iterations = sol.report.iterations;
         report.message = Some(format!(
             "convex relaxation: the global Newton method from the warm start in {} iterations \
              (primal {:.1e}, dual {:.1e}, gap {:.1e}); no interior-point iteration",
             sol.report.iterations, answer.2.primal, answer.2.dual, answer.2.gap
         ));
-        Ok(Some(answer))
+        Some(answer)
     }
 }
 
