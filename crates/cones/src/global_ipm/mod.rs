@@ -69,9 +69,10 @@
 //! 3 · 10⁻⁴ at 1e-6, a landing step's 10⁻² and more), with the Newton method on the
 //! relaxation's natural map `r − P_K(r − ρ u)` ([`GlobalNewton`] in its convex mode), to
 //! `tol`/100, and returns its answer when the certificate holds at it; a settled step then
-//! costs one Newton iteration instead of three interior-point ones. (With the (v, r) Newton LU this cost more than it saved from
-//! 100 balls on; since the Newton system is reduced to the velocities `ball-pile 30` to `400`
-//! take 0.78× the time with it, and the landing of `ball-pile 1000` about the same:
+//! costs one Newton iteration instead of three interior-point ones. (With the (v, r) Newton
+//! LU the exact model's warm Newton cost more than it saved from 100 balls on; since the
+//! Newton system is reduced to the velocities `ball-pile 30` to `400` take 0.78× the time
+//! with it, and the landing of `ball-pile 1000` about the same:
 //! `docs/performance.md`, Velocity space.) "Solved" means Siconos' global error of the returned (r, v),
 //! recomputed, is at most `tol` and the answer passes the physical check of every frictional
 //! solver, as for `global-ac-newton`.

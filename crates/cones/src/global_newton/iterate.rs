@@ -183,8 +183,8 @@ impl<'a> Iterate<'a> {
         psi
     }
 
-    /// The iterate's global error (the convex relaxation's in its mode) into the report (and its history when `history`), the
-    /// iterate kept when it is the best so far.
+    /// The iterate's global error (the convex relaxation's in its mode) into the report (and
+    /// its history when `history`), the iterate kept when it is the best so far.
     pub(super) fn record(&mut self, report: &mut SolveReport, history: bool) {
         report.error = if self.fr.convex {
             self.g.convex_error(&self.r, &self.v)
