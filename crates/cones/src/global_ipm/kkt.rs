@@ -38,6 +38,10 @@ pub(super) struct Kkt<'a> {
     via_reduced: bool,
 }
 
+/// The factors on the static regularization of a quasi-definite factorization tried in turn
+/// when the last broke down ([`Kkt::factor_full`]).
+const STATIC_BOOSTS: [f64; 3] = [1.0, 1e3, 1e6];
+
 impl<'a> Kkt<'a> {
     pub(super) fn new(g: &'a GlobalFrictionContactProblem, lay: &'a Layout) -> Kkt<'a> {
         let (n, m) = (lay.n, lay.m);
@@ -94,8 +98,10 @@ impl<'a> Kkt<'a> {
             // quasi-definite factorization follows, a second one this iteration.
             report.factorizations += 1;
         }
-        self.fill_full(w2);
-        self.factor_full(chols)
+        self.fill_full(&w2);
+        let ran = self.factor_full(chols, &w2);
+        report.factorizations += ran.as_ref().map_or(STATIC_BOOSTS.len(), |k| *k) - 1;
+        ran.map(|_| ())
     }
 
     /// The quasi-definite KKT values for the scalings `w2` (entry (a, b) of cone c's W²)
@@ -122,26 +128,41 @@ impl<'a> Kkt<'a> {
     }
 
     /// The quasi-definite `LDLᵀ` of the values [`Kkt::fill_full`] filled; filled first, from
-    /// the current scalings, when the last factorization was the reduced one.
-    fn factor_full(&mut self, chols: &mut Factors) -> Result<(), String> {
-        if !self.full_filled {
-            let nt = std::mem::take(&mut self.nt);
-            self.fill_full(|c, a, b| nt[c].w2(a, b));
-            self.nt = nt;
-        }
-        self.via_reduced = false;
-        let small = self.small;
-        let Some(qd) = &self.qd else { unreachable!("fill_full builds the pattern") };
-        chols
-            .full
-            .factor_quasi_definite(
+    /// the scalings `w2` (entry (a, b) of cone c's W²), when the last factorization was the
+    /// reduced one. A factorization that breaks down (near the answer W² spans ten and more
+    /// orders of magnitude, and the dynamic regularization's pivots can leave the factor
+    /// without a finite value) is retried with the static regularization raised by
+    /// [`STATIC_BOOSTS`]: the solves refine against the unregularized matrix
+    /// ([`Kkt::refine`]). Returns the factorizations run.
+    fn factor_full(
+        &mut self,
+        chols: &mut Factors,
+        w2: impl Fn(usize, usize, usize) -> f64,
+    ) -> Result<usize, String> {
+        let regs = self.regs;
+        let mut broke = String::new();
+        for (k, &boost) in STATIC_BOOSTS.iter().enumerate() {
+            if !self.full_filled || k > 0 {
+                self.regs = (regs.0 * boost, regs.1 * boost);
+                self.fill_full(&w2);
+            }
+            self.via_reduced = false;
+            let small = self.small;
+            let Some(qd) = &self.qd else { unreachable!("fill_full builds the pattern") };
+            let out = chols.full.factor_quasi_definite(
                 self.lay.n + self.lay.m,
                 (&qd.col_ptr, &qd.row_idx, &self.values),
                 &self.signs,
                 1e-8 * small,
                 1e-14 * small,
-            )
-            .map_err(|e| format!("the KKT matrix cannot be factored ({e})"))
+            );
+            self.regs = regs;
+            match out {
+                Ok(()) => return Ok(k + 1),
+                Err(e) => broke = e.to_string(),
+            }
+        }
+        Err(format!("the KKT matrix cannot be factored ({broke})"))
     }
 
     /// `y = K x` with the unregularized KKT matrix of the current scalings.
@@ -195,8 +216,10 @@ impl<'a> Kkt<'a> {
         let residual = self.refine_with(chols, x, rhs, res, rn)?;
         if self.via_reduced && (residual > REDUCED_ACCURACY * rn || residual.is_nan()) {
             self.reduced_failed = true;
-            self.factor_full(chols)?;
-            *factorizations += 1;
+            let nt = std::mem::take(&mut self.nt);
+            let ran = self.factor_full(chols, |c, a, b| nt[c].w2(a, b));
+            self.nt = nt;
+            *factorizations += ran?;
             x.copy_from_slice(rhs);
             self.refine_with(chols, x, rhs, res, rn)?;
         }

@@ -225,7 +225,7 @@ impl<'a> Iterate<'a> {
     /// residual at least tenfold (still a descent direction of ½‖F‖²). `false`: none.
     pub(super) fn direction(
         &mut self,
-        (lu, lu_v, kept): (&mut SparseLu, &mut PatternLu, &mut Option<Reduced>),
+        (lu, lu_v, kept): (&mut SparseLu, &mut VelocityFactor, &mut Option<Reduced>),
         report: &mut SolveReport,
     ) -> bool {
         let (st, size) = (self.setup.structure(self.g), self.res.len());

@@ -49,9 +49,12 @@
 //! for σ_k > 0, so each direction eliminates `dr = −A⁻¹ (Φ + J_u Hᵀ dv)` and solves
 //! `(M + H A⁻¹J_u Hᵀ) dv = −(M v − H r − f) − H A⁻¹ Φ`: order `n_dof` instead of `n_dof + m`,
 //! with the body graph's pattern (M's and one clique per contact), factored as a block
-//! `L D U` on that symmetric pattern ([`PatternLu`]: `A⁻¹J_u` is not symmetric on sliding
-//! contacts, but the pattern is; each body's velocities one block, pivoting only inside a
-//! block, a Cholesky's fill). The direction is the same in exact
+//! `L D U` on that symmetric pattern ([`perp_core::linear::PatternLu`]: `A⁻¹J_u` is not
+//! symmetric on sliding contacts, but the pattern is; each body's velocities one block,
+//! pivoting only inside a block, a Cholesky's fill). On the convex relaxation
+//! ([`GlobalNewton::convex_finishing`]) `A⁻¹J_u` is symmetric positive semidefinite and the
+//! matrix is factored by faer's supernodal Cholesky instead (`reduced::VelocityFactor`). The
+//! direction is the same in exact
 //! arithmetic and is checked against the (v, r) system as any other; when the reduced
 //! system is singular (σ_k = 0 on a sticking contact, or a pivot that vanishes without
 //! pivoting) or its direction misses the check (G ~
@@ -71,7 +74,7 @@ use crate::global::GlobalFrictionContactProblem;
 use crate::problem::physical_figure;
 use perp_core::iteration::{observe, Counters, ProgressTest, Stall, StallRule, Verdict};
 use perp_core::line_search::NonMonotone;
-use perp_core::linear::{MassFactor, PatternLu, Row, SparseLu};
+use perp_core::linear::{MassFactor, Row, SparseLu};
 use perp_core::{measures, Error, Settings, SolveReport, Status};
 use std::time::Instant;
 
@@ -84,7 +87,7 @@ mod structure;
 
 use iterate::{ended, Iterate, Setup};
 use prox_mode::ProxState;
-use reduced::Reduced;
+use reduced::{Reduced, VelocityFactor};
 use residual::Residual;
 pub(crate) use residual::{check_answer, free_velocity_norm};
 use structure::{Structure, DELTAS};
@@ -105,9 +108,10 @@ pub struct GlobalNewton {
     /// Which linear system a Newton direction solves (default: reduced to the velocities).
     pub system: NewtonSystem,
     lu: SparseLu,
-    /// The LU of the system reduced to the velocities ([`NewtonSystem::Velocities`]):
-    /// without pivoting, on the body graph's symmetric pattern.
-    lu_velocities: PatternLu,
+    /// The factorization of the system reduced to the velocities
+    /// ([`NewtonSystem::Velocities`]): an LU without pivoting on the body graph's symmetric
+    /// pattern, or a Cholesky on the convex relaxation.
+    lu_velocities: VelocityFactor,
     /// The reduced system's pattern of the last solve that built one, kept for the next.
     reduced: Option<Reduced>,
     /// The convex relaxation instead of Coulomb's law ([`GlobalNewton::convex_finishing`]):
@@ -136,7 +140,7 @@ impl Default for GlobalNewton {
             regularization: params::REGULARIZATION,
             system: params::SYSTEM,
             lu: SparseLu::new(),
-            lu_velocities: PatternLu::new(),
+            lu_velocities: VelocityFactor::default(),
             reduced: None,
             convex: false,
         }
@@ -224,7 +228,7 @@ impl GlobalNewton {
     /// is not put through Coulomb's physical check (a sliding contact of the relaxation
     /// separates at μ‖u_T‖): `global-ipm`'s convex solve certifies it.
     pub(crate) fn convex_finishing() -> Self {
-        GlobalNewton { convex: true, ..Self::finishing() }
+        GlobalNewton { convex: true, lu_velocities: VelocityFactor::symmetric(), ..Self::finishing() }
     }
 
     /// The method with its defaults.
@@ -507,6 +511,42 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// On the convex relaxation the reduced matrix is symmetric positive definite and factored
+    /// by a Cholesky ([`VelocityFactor`]): the answers of the block `L D U`, every direction
+    /// from the reduced system (one factorization an iteration).
+    #[test]
+    fn the_convex_relaxations_cholesky_gives_the_answers_of_the_lu() {
+        use rand::SeedableRng;
+        let s = Settings { tol: 1e-11, ..Settings::default() };
+        let mut solved = 0;
+        let mut chol_kept = GlobalNewton::convex_finishing();
+        let mut lu_kept =
+            GlobalNewton { lu_velocities: VelocityFactor::default(), ..GlobalNewton::convex_finishing() };
+        for seed in 0..8 {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let g = crate::samples::dense_global(&mut rng, 16, 4, true);
+            let (chol, lu) = (&mut chol_kept, &mut lu_kept);
+            let a = chol.solve(&g, None, &s).unwrap();
+            let b = lu.solve(&g, None, &s).unwrap();
+            assert_eq!(a.report.status, b.report.status, "seed {seed}: {:?} {:?}", a.report, b.report);
+            if a.report.status != Status::Solved {
+                continue;
+            }
+            solved += 1;
+            let effort = |r: &SolveReport| (r.iterations, r.factorizations);
+            assert_eq!(effort(&a.report), effort(&b.report), "seed {seed}");
+            assert!(a.report.error <= s.tol && g.convex_error(&a.r, &a.v) <= s.tol, "{:?}", a.report);
+            for (x, y) in a.r.iter().chain(&a.v).zip(b.r.iter().chain(&b.v)) {
+                assert!((x - y).abs() <= 1e-8 * (1.0 + y.abs()), "seed {seed}: {x} vs {y}");
+            }
+        }
+        assert!(solved >= 6, "{solved} of 8 solved");
+        // The Cholesky factored (and the LU did not).
+        let (c, l) = (&chol_kept.lu_velocities, &lu_kept.lu_velocities);
+        assert!(c.chol.as_ref().is_some_and(|c| c.analyses() > 0) && c.lu.analyses() == 0);
+        assert!(l.chol.is_none() && l.lu.analyses() > 0);
     }
 
     #[test]

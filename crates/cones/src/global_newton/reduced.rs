@@ -30,13 +30,67 @@
 //! LU, when the reduced one breaks down or its solve is not accurate.
 
 use super::*;
-use perp_core::linear::{small_lu_solve, PatternLu};
+use perp_core::linear::{small_lu_solve, Breakdown, PatternLu, SparseCholesky, Supernodal};
 
 /// Iterative refinement steps of a reduced solve at most.
 const REFINE_STEPS: usize = 2;
 
 /// The reduced system's relative residual below which a solve is not refined.
 const REFINE_TOL: f64 = 1e-12;
+
+/// The factorization of the reduced matrix: [`PatternLu`]'s block `L D U`, or, on the convex
+/// relaxation ([`VelocityFactor::symmetric`]), faer's supernodal Cholesky (AMD order).
+///
+/// On the relaxation's natural map `Φ = r − P_K(r − ρ u)` with one scalar ρ per contact,
+/// `J_r = I − J_P` and `J_u = ρ J_P`, with `J_P` the symmetric Jacobian of the projection on
+/// the cone (eigenvalues in [0, 1]); `A = I + δ I + (σρ − 1) J_P` is a polynomial in `J_P`,
+/// so `G = A⁻¹ J_u` is symmetric with eigenvalues `ρλ / (1 + δ − λ + σρλ) ≥ 0`, and
+/// `M + H G Hᵀ` is symmetric positive definite. Its Cholesky takes half the arithmetic of the
+/// `L D U` and reads one triangle.
+#[derive(Clone, Debug, Default)]
+pub(super) struct VelocityFactor {
+    pub(super) lu: PatternLu,
+    /// `Some` on the convex relaxation.
+    pub(super) chol: Option<SparseCholesky>,
+}
+
+impl VelocityFactor {
+    /// The Cholesky of the convex relaxation's reduced matrix.
+    pub(super) fn symmetric() -> Self {
+        VelocityFactor {
+            lu: PatternLu::new(),
+            chol: Some(SparseCholesky::with_supernodal(Supernodal::Always)),
+        }
+    }
+
+    /// The symbolic analyses so far.
+    pub(super) fn analyses(&self) -> usize {
+        self.lu.analyses() + self.chol.as_ref().map_or(0, SparseCholesky::analyses)
+    }
+
+    /// Factors the matrix (both triangles in compressed columns, rows sorted; the Cholesky
+    /// reads the lower one).
+    fn factor(
+        &mut self,
+        n: usize,
+        col_ptr: &[usize],
+        row_idx: &[usize],
+        values: &[f64],
+    ) -> Result<(), Breakdown> {
+        match &mut self.chol {
+            Some(c) => c.factor(n, col_ptr, row_idx, values),
+            None => self.lu.factor(n, col_ptr, row_idx, values),
+        }
+    }
+
+    /// Solves with the last factorization in place.
+    fn solve_in_place(&mut self, x: &mut [f64]) -> Result<(), Breakdown> {
+        match &mut self.chol {
+            Some(c) => c.solve_in_place(x, x.len(), 1),
+            None => self.lu.solve_in_place(x),
+        }
+    }
+}
 
 /// The reduced matrix's pattern and what a fill reads: where M's entries and each contact's
 /// clique go, and the contacts' H rows. [`GlobalNewton`] keeps it from solve to solve: a
@@ -215,7 +269,7 @@ impl Reduced {
         (delta, sigma): (f64, f64),
         res: &[f64],
         step: &mut [f64],
-        lu: &mut PatternLu,
+        lu: &mut VelocityFactor,
         report: &mut SolveReport,
     ) -> Result<(), ()> {
         let (n, d, dd) = (self.n, self.d, self.d * self.d);
@@ -240,6 +294,17 @@ impl Reduced {
                     }
                 } else {
                     self.ainv_phi[c * d..(c + 1) * d].copy_from_slice(&x[..d]);
+                }
+            }
+        }
+        if lu.chol.is_some() {
+            // G is symmetric in exact arithmetic (VelocityFactor): its rounding made so.
+            for gc in self.g.chunks_exact_mut(dd) {
+                for row in 0..d {
+                    for col in 0..row {
+                        let m = 0.5 * (gc[row * d + col] + gc[col * d + row]);
+                        (gc[row * d + col], gc[col * d + row]) = (m, m);
+                    }
                 }
             }
         }
