@@ -25,7 +25,8 @@ pub struct Args {
     #[arg(long)]
     solver: Option<String>,
     /// A solver parameter, NAME=VALUE (repeatable; see `perp list`); with `--formulation
-    /// compliant`, the contact model's: stiffness, dissipation, beta, sigma.
+    /// convex`, global-ipm's max_iter, warm_newton, kkt; with `--formulation compliant`, the
+    /// contact model's: stiffness, dissipation, beta, sigma.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     params: Vec<String>,
     /// Contact formulation: gs (Glocker–Studer LCP), st (Stewart–Trinkle LCP: the scene's own

@@ -59,6 +59,11 @@ impl Params {
         self.values.is_empty()
     }
 
+    /// The names of the values set, in the order they were set.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.values.iter().map(|(n, _)| n.as_str())
+    }
+
     /// Checks every value against `declared` (unknown names and out-of-range values are
     /// errors naming the solver, the parameter and the valid values) and fills in the defaults.
     pub fn resolve(&self, solver: &str, declared: &'static [Param]) -> Result<Resolved, Error> {

@@ -115,3 +115,45 @@ fn every_landing_step_of_a_thousand_ball_pile_is_certified_at_1e_8() {
         );
     }
 }
+
+/// `StepOptions::params` (`perp simulate --param`) reach the convex formulation's interior
+/// point: two iterations without the warm Newton cannot certify a landing box stack, the
+/// quasi-definite KKT form steps as the reduced one, and the exact problem's parameters (the
+/// De Saxcé fixed point, the polish) are refused by name.
+#[test]
+fn the_convex_formulation_takes_global_ipms_parameters() {
+    let scene = scenes::scene("box-stack", Some(3)).unwrap();
+    let (q0, u0) = scene.initial_state();
+    let sys: &dyn System = &*scene;
+    let run = |params: &str| -> Result<(Vec<f64>, usize, usize), perp_core::Error> {
+        let mut opts: StepOptions = scene.default_options();
+        opts.set_formulation(Formulation::Convex);
+        opts.params = perp_catalogue::Params::parse(params).unwrap();
+        let mut sim = Simulator::new(sys, q0.clone(), u0.clone(), scene.default_dt(), opts)?;
+        let (mut unsolved, mut iterations) = (0, 0);
+        for _ in 0..30 {
+            let rep = sim.step()?;
+            unsolved += usize::from(rep.status.is_some_and(|s| s != Status::Solved));
+            iterations += rep.iterations;
+        }
+        Ok((sim.q.iter().chain(&sim.u).copied().collect(), unsolved, iterations))
+    };
+    let (reduced, unsolved, iterations) = run("").unwrap();
+    assert_eq!(unsolved, 0);
+    let (_, starved, _) = run("max_iter=2, warm_newton=0").unwrap();
+    assert!(
+        starved > 0,
+        "max_iter=2, warm_newton=0: every step certified ({iterations} iterations by default)"
+    );
+    let (qd, unsolved, _) = run("kkt=quasi-definite").unwrap();
+    assert_eq!(unsolved, 0);
+    let d = reduced.iter().zip(&qd).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    assert!(d <= 1e-7, "kkt=quasi-definite against reduced: {d:e}");
+    for exact in ["fixed_point=3", "polish=no"] {
+        let e = run(exact).unwrap_err().to_string();
+        let name = exact.split('=').next().unwrap();
+        assert!(e.contains(name) && e.contains("convex"), "{exact}: {e}");
+    }
+    let e = run("omega=1.3").unwrap_err().to_string();
+    assert!(e.contains("omega") && e.contains("global-ipm"), "{e}");
+}

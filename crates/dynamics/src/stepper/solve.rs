@@ -70,6 +70,20 @@ impl Solvers {
             ));
         }
         let velocity_space = convex || compliant || matches!(solver, Solver::Global(_));
+        // The relaxation is one convex solve: the De Saxcé fixed point and the exact polish
+        // are the Coulomb model's.
+        if let Some(exact) =
+            opts.params.names().find(|n| ["fixed_point", "polish"].contains(n)).filter(|_| convex)
+        {
+            return Err(Error::setting(
+                "params",
+                &opts.params,
+                &format!(
+                    "global-ipm's {exact} is a parameter of the exact Coulomb problem; the convex \
+                     formulation takes max_iter, warm_newton and kkt"
+                ),
+            ));
+        }
         if convex && !fallbacks.is_empty() {
             return Err(Error::setting(
                 "fallback",

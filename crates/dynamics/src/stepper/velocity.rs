@@ -40,10 +40,16 @@ struct Job<'a> {
 }
 
 impl VelocitySolver {
-    /// The solver of `opts`' formulation: `name` from the catalogue for the exact cones.
+    /// The solver of `opts`' formulation: `name` from the catalogue for the exact cones;
+    /// for the convex relaxation, `global-ipm` with `opts.params`.
     pub(super) fn new(opts: &StepOptions, name: &str) -> Result<VelocitySolver, Error> {
         Ok(match opts.formulation {
-            Formulation::Convex => VelocitySolver::Convex(Box::new(GlobalIpm::convex())),
+            Formulation::Convex => {
+                let p = opts.params.resolve("global-ipm", perp_cones::global_ipm::params::PARAMS)?;
+                let mut ipm = Box::new(GlobalIpm::from_params(&p));
+                ipm.model = perp_cones::global_ipm::Model::Convex;
+                VelocitySolver::Convex(ipm)
+            }
             // The stepper reads neither the Coulomb error of SAP's answer nor its message.
             Formulation::Compliant(_) => {
                 let mut sap = Box::<Sap>::default();
