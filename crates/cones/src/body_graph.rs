@@ -198,6 +198,19 @@ impl BodyGraph {
         Ok(out)
     }
 
+    /// `x` (velocities' order) in the graph's order, into `out`.
+    pub(crate) fn to_ordered(&self, x: &[f64], out: &mut Vec<f64>) {
+        out.clear();
+        out.extend(self.perm.iter().map(|&j| x[j]));
+    }
+
+    /// `x += y`, `y` in the graph's order and `x` in the velocities'.
+    pub(crate) fn add_from_ordered(&self, y: &[f64], x: &mut [f64]) {
+        for (&j, &v) in self.perm.iter().zip(y) {
+            x[j] += v;
+        }
+    }
+
     /// The entries of the lower triangle: (row, column) in the velocities' order (either
     /// triangle), and the position of the value.
     pub(crate) fn entries(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {

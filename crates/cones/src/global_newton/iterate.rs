@@ -4,7 +4,7 @@
 use super::*;
 use crate::global::{limit_reached, ContactRows};
 use perp_core::linear::mass::delassus_diagonal_of;
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 
 /// What a solve reads: M's factor, the Newton matrix's pattern, the contacts' Delassus
 /// diagonals (for ρ) and the data's velocity scale.
@@ -13,6 +13,8 @@ pub(super) struct Setup {
     /// The Newton matrix's pattern, built at the first direction ([`Setup::structure`]): a
     /// start that meets the tolerance (a settled time step's warm start) needs none.
     st: OnceCell<Structure>,
+    /// The last solve's structure, whose storage the first direction's takes.
+    kept: Cell<Option<Structure>>,
     /// `(W_ii[N,N], mean diag W_ii[T,T])` per contact, `W_ii = H_iᵀ M⁻¹ H_i`.
     wdiag: Vec<(f64, f64)>,
     /// The largest entry of `wdiag`.
@@ -29,8 +31,8 @@ impl Setup {
     /// Factors M and computes the diagonals. Errors: an M that cannot be factored (named).
     pub(super) fn new(
         g: &GlobalFrictionContactProblem,
-        rho_scale: f64,
-        regularization: f64,
+        (rho_scale, regularization): (f64, f64),
+        structure: Option<Structure>,
     ) -> Result<Setup, Error> {
         let (n, d, nc) = (g.dofs(), g.dim, g.contacts());
         let factor = MassFactor::new_or_lu(&g.m)?;
@@ -54,6 +56,7 @@ impl Setup {
         Ok(Setup {
             factor,
             st: OnceCell::new(),
+            kept: Cell::new(structure),
             wdiag,
             w_max,
             reg_scale: regularization * w_mean,
@@ -62,9 +65,15 @@ impl Setup {
         })
     }
 
-    /// The Newton matrix's pattern for `g` (this setup's problem), built at the first call.
+    /// The structure built, else the one kept from the last solve: for the next solve.
+    pub(super) fn into_structure(self) -> Option<Structure> {
+        self.st.into_inner().or(self.kept.into_inner())
+    }
+
+    /// The Newton matrix's pattern for `g` (this setup's problem), built at the first call
+    /// in the kept structure's storage ([`Structure::renew`]).
     pub(super) fn structure(&self, g: &GlobalFrictionContactProblem) -> &Structure {
-        self.st.get_or_init(|| Structure::new(g))
+        self.st.get_or_init(|| Structure::renew(self.kept.take(), g))
     }
 
     /// `(ρ_N, ρ_T)` per contact for the operator `W + σI`.
@@ -115,6 +124,9 @@ pub(super) struct Iterate<'a> {
     /// That system, built at the first direction (a warm start within tol needs none).
     reduced: Option<Reduced>,
     reduced_misses: usize,
+    /// Whether the convex relaxation's body graph is this problem's
+    /// ([`GraphSystem::prepare`], at the first direction).
+    graph_ready: bool,
 }
 
 /// Reduced directions not taken after which a solve solves the (v, r) system only.
@@ -157,6 +169,7 @@ impl<'a> Iterate<'a> {
             reduce: false,
             reduced: None,
             reduced_misses: 0,
+            graph_ready: false,
         }
     }
 
@@ -228,23 +241,40 @@ impl<'a> Iterate<'a> {
         (lu, lu_v, kept): (&mut SparseLu, &mut VelocityFactor, &mut Option<Reduced>),
         report: &mut SolveReport,
     ) -> bool {
-        let (st, size) = (self.setup.structure(self.g), self.res.len());
         let mut best_dir: Option<(f64, Vec<f64>)> = None;
         let first = DELTAS.iter().position(|&x| x >= self.delta_kept).unwrap_or(0);
         // The r columns are `J_r + σ J_u`: σ of prox's mode (the exact Jacobian of its inner
         // problem) plus the regularisation (module docs).
         let e = if report.error.is_finite() { report.error.min(1.0) } else { 1.0 };
         let sigma = self.prox.as_ref().map_or(0.0, |p| p.sigma) + self.setup.reg_scale * e;
+        let size = self.res.len();
         for &delta in &DELTAS[first..] {
-            st.fill(&self.jr, &self.ju, delta, sigma, &mut self.values);
-            if self.reduce && self.reduced.is_none() {
-                self.reduced = Some(match kept.take() {
-                    Some(r) => r.renew(st),
-                    None => Reduced::new(st),
-                });
+            let jac = (&self.jr[..], &self.ju[..]);
+            // The convex relaxation's reduced system on the body graph: no (v, r) structure.
+            if let (true, Some((chol, sys))) = (self.reduce, lu_v.chol.as_mut()) {
+                if !self.graph_ready {
+                    sys.prepare(self.g);
+                    self.graph_ready = true;
+                }
+                let rr = sys.direction(chol, self.g, jac, (delta, sigma), &self.res, &mut self.step, report);
+                if rr.is_ok_and(|rr| rr <= 1e-6) {
+                    self.delta_kept = delta;
+                    return true;
+                }
+                self.reduced_misses += 1;
+                self.reduce = self.reduced_misses < REDUCED_MISSES;
             }
-            if let (true, Some(red)) = (self.reduce, self.reduced.as_mut()) {
-                let jac = (&self.jr[..], &self.ju[..]);
+            let st = self.setup.structure(self.g);
+            st.fill(&self.jr, &self.ju, delta, sigma, &mut self.values);
+            if self.reduce && lu_v.chol.is_none() {
+                let red = match self.reduced.take() {
+                    Some(red) => red,
+                    None => match kept.take() {
+                        Some(r) => r.renew(st),
+                        None => Reduced::new(st),
+                    },
+                };
+                let red = self.reduced.insert(red);
                 if red.direction(jac, (delta, sigma), &self.res, &mut self.step, lu_v, report).is_ok()
                     && st.relative_residual(&self.values, &self.step, &self.res) <= 1e-6
                 {
