@@ -69,12 +69,13 @@
 //! Newton method is tried first, for at most [`GlobalIpm::warm_newton`] iterations (3), and
 //! its answer returned when it solves: a settled step's warm start is an iteration or two
 //! from the answer, and only a warm start whose global error is at most 100 tol is given it
-//! (a landing step's is not). The convex relaxation does the same from a warm start whose
-//! certificate figure is at most 10⁻³ (or 100 tol; a settled `ball-pile 1000` step's is about
-//! 3 · 10⁻⁴ at 1e-6, a landing step's 10⁻² and more), with the Newton method on the
+//! (a landing step's is not). The convex relaxation tries it from every warm start, for at
+//! most [`params::CONVEX_WARM_NEWTON`] iterations (8), with the Newton method on the
 //! relaxation's natural map `r − P_K(r − ρ u)` ([`GlobalNewton`] in its convex mode), to
-//! `tol`/100, and returns its answer when the certificate holds at it; a settled step then
-//! costs one Newton iteration instead of three interior-point ones. (With the (v, r) Newton
+//! `tol`/100, and returns its answer when the certificate holds at it (checked whether or not
+//! the Newton reached its own target); a settled step then costs one Newton iteration
+//! instead of three interior-point ones, and a step where a contact appears or leaves two to
+//! six instead of six to twelve. (With the (v, r) Newton
 //! LU the exact model's warm Newton cost more than it saved from 100 balls on; since the
 //! Newton system is reduced to the velocities `ball-pile 30` to `400` take 0.78× the time
 //! with it, and the landing of `ball-pile 1000` about the same:
@@ -133,8 +134,9 @@ pub struct GlobalIpm {
     pub kkt: KktForm,
     /// From a warm start near the answer: Newton iterations at most before the interior point
     /// (0: never) — [`Model::Coulomb`]: `global-ac-newton`'s, its answer returned when it
-    /// solves; [`Model::Convex`]: the global Newton method on the relaxation's natural map,
-    /// its answer returned when it meets the interior point's certificate. Otherwise the
+    /// solves; [`Model::Convex`] (from any warm start): the global Newton method on the
+    /// relaxation's natural map, its answer returned when it meets the interior point's
+    /// certificate. Otherwise the
     /// interior point runs from the warm start as before, the Newton's effort added to the
     /// report. A settled time step's warm start is a Newton iteration or two from the answer,
     /// where the interior point needs several (and, for Coulomb, a Newton finish).
@@ -229,9 +231,10 @@ impl GlobalIpm {
         Self::default()
     }
 
-    /// The method on the convex relaxation.
+    /// The method on the convex relaxation (its warm Newton up to
+    /// [`params::CONVEX_WARM_NEWTON`] iterations).
     pub fn convex() -> Self {
-        GlobalIpm { model: Model::Convex, ..Self::default() }
+        GlobalIpm { model: Model::Convex, warm_newton: params::CONVEX_WARM_NEWTON, ..Self::default() }
     }
 
     /// The catalogue name.

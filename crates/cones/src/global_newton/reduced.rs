@@ -48,6 +48,11 @@ const REFINE_STEPS: usize = 2;
 /// The reduced system's relative residual below which a solve is not refined.
 const REFINE_TOL: f64 = 1e-12;
 
+/// The convex relaxation's directions ([`GraphSystem::direction`]): refined against the
+/// (v, r) system while its relative residual is above this, at most this many times.
+const FULL_REFINE_BELOW: f64 = 1e-7;
+const FULL_REFINE_STEPS: usize = 3;
+
 /// The factorization of the reduced matrix: [`PatternLu`]'s block `L D U`, or, on the convex
 /// relaxation ([`VelocityFactor::symmetric`]), faer's supernodal Cholesky of the lower
 /// triangle in the body graph's order ([`BodyGraph`], as the interior point's and SAP's).
@@ -85,6 +90,10 @@ pub(super) struct GraphSystem {
     b: Vec<f64>,
     hv: Vec<f64>,
     y: Vec<f64>,
+    /// The (v, r) system's residual at the direction, a correction and a trial direction.
+    rho: Vec<f64>,
+    corr: Vec<f64>,
+    trial: Vec<f64>,
 }
 
 impl VelocityFactor {
@@ -439,14 +448,65 @@ impl GraphSystem {
                 *x = -(self.ainv_phi[c * d + row] + ghv);
             }
         }
-        // K Δ + F: (M Δv − H Δr + e, J_u Hᵀ Δv + (J_r + σ J_u + δ I) Δr + Φ).
+        let blocks = ((jr, ju), (delta, sigma));
+        let f = measures::norm2(res);
+        let relative = |r: f64| if f > 0.0 { r / f } else { r };
+        let mut rr = relative(self.residual(g, blocks, res, step));
+        // A direction the (v, r) system does not take (the symmetrised G, rounding where σ is
+        // small) is refined against that system, the reduced factor solving each correction.
+        for _ in 0..FULL_REFINE_STEPS {
+            if rr <= FULL_REFINE_BELOW {
+                break;
+            }
+            let mut corr = std::mem::take(&mut self.corr);
+            corr.clone_from(&self.rho);
+            self.apply_inverse(chol, g, blocks, &mut corr)?;
+            let mut trial = std::mem::take(&mut self.trial);
+            trial.clear();
+            trial.extend_from_slice(step);
+            trial.iter_mut().zip(&corr).for_each(|(x, c)| *x += c);
+            let next = relative(self.residual(g, blocks, res, &trial));
+            let better = next < rr;
+            if better {
+                step.copy_from_slice(&trial);
+                rr = next;
+            }
+            (self.corr, self.trial) = (corr, trial);
+            if !better {
+                break;
+            }
+        }
+        Ok(rr)
+    }
+
+    /// `ρ = −(K Δ + F)` of the (v, r) system into `self.rho`, and its norm: `K Δ + F =
+    /// (M Δv − H Δr + e, J_u Hᵀ Δv + (J_r + σ J_u + δ I) Δr + Φ)`.
+    #[allow(clippy::type_complexity)]
+    fn residual(
+        &mut self,
+        g: &GlobalFrictionContactProblem,
+        ((jr, ju), (delta, sigma)): ((&[f64], &[f64]), (f64, f64)),
+        res: &[f64],
+        step: &[f64],
+    ) -> f64 {
+        let (n, d) = (g.dofs(), g.dim);
+        let dd = d * d;
+        let (e, phi) = res.split_at(n);
+        let (dv, dr) = step.split_at(n);
+        self.hv.clear();
+        self.hv.resize(phi.len(), 0.0);
+        g.h.mul_transpose_add(dv, &mut self.hv);
+        self.y.resize(n, 0.0);
         g.m.mul_vec(dv, &mut self.y);
-        let mut r2: f64 = 0.0;
         self.b.clear();
         self.b.resize(n, 0.0);
         g.h.mul_vec(dr, &mut self.b);
+        self.rho.clear();
+        let mut r2: f64 = 0.0;
         for ((y, hdr), x) in self.y.iter().zip(&self.b).zip(e) {
-            r2 += (y - hdr + x).powi(2);
+            let k = y - hdr + x;
+            r2 += k * k;
+            self.rho.push(-k);
         }
         for c in 0..phi.len() / d.max(1) {
             let (bjr, bju) = (&jr[c * dd..(c + 1) * dd], &ju[c * dd..(c + 1) * dd]);
@@ -458,19 +518,70 @@ impl GraphSystem {
                     k += (bjr[p] + sigma * bju[p] + if row == b { delta } else { 0.0 }) * dr[c * d + b];
                 }
                 r2 += k * k;
+                self.rho.push(-k);
             }
         }
-        let f = measures::norm2(res);
-        Ok(if f > 0.0 { r2.sqrt() / f } else { r2.sqrt() })
+        r2.sqrt()
+    }
+
+    /// `x = K⁻¹ x` (velocities, then reactions) by the block elimination of the reduced
+    /// system with its last factorization: `x_v` from `(M + H G Hᵀ) x_v = b_v + H A⁻¹ b_r`,
+    /// then `x_r = A⁻¹ (b_r − J_u Hᵀ x_v)`.
+    #[allow(clippy::type_complexity)]
+    fn apply_inverse(
+        &mut self,
+        chol: &mut SparseCholesky,
+        g: &GlobalFrictionContactProblem,
+        ((jr, ju), (delta, sigma)): ((&[f64], &[f64]), (f64, f64)),
+        x: &mut [f64],
+    ) -> Result<(), ()> {
+        let (n, d) = (g.dofs(), g.dim);
+        let dd = d * d;
+        let (xv, xr) = x.split_at_mut(n);
+        let ainv = |c: usize, v: &mut [f64]| {
+            let mut a = [0.0; MAX_DIM * MAX_DIM];
+            let (bjr, bju) = (&jr[c * dd..(c + 1) * dd], &ju[c * dd..(c + 1) * dd]);
+            for (p, ap) in a[..dd].iter_mut().enumerate() {
+                *ap = bjr[p] + sigma * bju[p] + if p / d == p % d { delta } else { 0.0 };
+            }
+            small_lu_solve(d, &mut a[..dd], v).map_err(|_| ())
+        };
+        for (c, xc) in xr.chunks_exact_mut(d).enumerate() {
+            ainv(c, xc)?;
+        }
+        self.y.resize(n, 0.0);
+        g.h.mul_vec(xr, &mut self.y);
+        xv.iter_mut().zip(&self.y).for_each(|(a, b)| *a += b);
+        self.solve_factored(chol, xv)?;
+        // x_r = A⁻¹ b_r − A⁻¹ J_u Hᵀ x_v.
+        self.hv.clear();
+        self.hv.resize(xr.len(), 0.0);
+        g.h.mul_transpose_add(xv, &mut self.hv);
+        for (c, xc) in xr.chunks_exact_mut(d).enumerate() {
+            let bju = &ju[c * dd..(c + 1) * dd];
+            let mut t = [0.0; MAX_DIM];
+            for (row, tr) in t[..d].iter_mut().enumerate() {
+                *tr = (0..d).map(|b| bju[row * d + b] * self.hv[c * d + b]).sum();
+            }
+            ainv(c, &mut t[..d])?;
+            xc.iter_mut().zip(&t).for_each(|(a, b)| *a -= b);
+        }
+        Ok(())
     }
 
     /// `(M + H G Hᵀ) x = b` (`b` in `x`, velocities' order) for the contacts' blocks: the
-    /// body graph's fill, its Cholesky and a solve refined against the matrix as
-    /// [`Reduced::lu_solve`]'s.
+    /// body graph's fill, its Cholesky and [`GraphSystem::solve_factored`].
     fn solve(&mut self, chol: &mut SparseCholesky, x: &mut [f64]) -> Result<(), ()> {
-        let GraphSystem { graph, values, g, t, ordered, product, b, .. } = self;
+        let GraphSystem { graph, values, g, t, .. } = self;
         graph.fill(g, values, t);
         graph.factor(chol, values).map_err(|_| ())?;
+        self.solve_factored(chol, x)
+    }
+
+    /// `(M + H G Hᵀ) x = b` (`b` in `x`) with the last factorization, refined against the
+    /// matrix as [`Reduced::lu_solve`]'s.
+    fn solve_factored(&mut self, chol: &mut SparseCholesky, x: &mut [f64]) -> Result<(), ()> {
+        let GraphSystem { graph, values, t, ordered, product, b, .. } = self;
         b.clear();
         b.extend_from_slice(x);
         graph.solve(chol, x, t).map_err(|_| ())?;

@@ -48,6 +48,9 @@ impl VelocitySolver {
                 let p = opts.params.resolve("global-ipm", perp_cones::global_ipm::params::PARAMS)?;
                 let mut ipm = Box::new(GlobalIpm::from_params(&p));
                 ipm.model = perp_cones::global_ipm::Model::Convex;
+                if !opts.params.names().any(|n| n == "warm_newton") {
+                    ipm.warm_newton = perp_cones::global_ipm::params::CONVEX_WARM_NEWTON;
+                }
                 VelocitySolver::Convex(ipm)
             }
             // The stepper reads neither the Coulomb error of SAP's answer nor its message.
