@@ -69,8 +69,9 @@
 //! Newton method is tried first, for at most [`GlobalIpm::warm_newton`] iterations (3), and
 //! its answer returned when it solves: a settled step's warm start is an iteration or two
 //! from the answer, and only a warm start whose global error is at most 100 tol is given it
-//! (a landing step's is not). The convex relaxation tries it from every warm start, for at
-//! most [`params::CONVEX_WARM_NEWTON`] iterations (8), with the Newton method on the
+//! (a landing step's is not). The convex relaxation tries it from a warm start whose
+//! certificate figure is at most 0.3 (or 100 tol: a settled step's, or one where a contact
+//! appears or leaves), for at most [`params::CONVEX_WARM_NEWTON`] iterations (8), with the Newton method on the
 //! relaxation's natural map `r − P_K(r − ρ u)` ([`GlobalNewton`] in its convex mode), to
 //! `tol`/100, and returns its answer when the certificate holds at it (checked whether or not
 //! the Newton reached its own target); a settled step then costs one Newton iteration
@@ -134,7 +135,8 @@ pub struct GlobalIpm {
     pub kkt: KktForm,
     /// From a warm start near the answer: Newton iterations at most before the interior point
     /// (0: never) — [`Model::Coulomb`]: `global-ac-newton`'s, its answer returned when it
-    /// solves; [`Model::Convex`] (from any warm start): the global Newton method on the
+    /// solves; [`Model::Convex`] (from a warm start within 0.3 of the certificate): the global
+    /// Newton method on the
     /// relaxation's natural map, its answer returned when it meets the interior point's
     /// certificate. Otherwise the
     /// interior point runs from the warm start as before, the Newton's effort added to the

@@ -15,7 +15,7 @@ pub const POLISH: bool = true;
 pub const WARM_NEWTON: usize = 3;
 
 /// Default [`GlobalIpm::warm_newton`] on the convex relaxation ([`GlobalIpm::convex`]), tried
-/// from every warm start: on `ball-pile 1000` at 1e-8 a step where a contact appears or leaves
+/// from a warm start within 0.3 of the certificate: on `ball-pile 1000` at 1e-8 a step where a contact appears or leaves
 /// the settled pile takes two to six iterations, and 6 or 10 cost more over the run than 8
 /// (`docs/performance.md`, Velocity space).
 pub const CONVEX_WARM_NEWTON: usize = 8;
@@ -51,7 +51,7 @@ pub const PARAMS: &[Param] = &[
         WARM_NEWTON,
         0,
         usize::MAX,
-        "Newton iterations at most from a warm start near the answer before the interior point (global-ac-newton; on the convex relaxation its natural map, from any warm start, default 8) (0: never)",
+        "Newton iterations at most from a warm start near the answer before the interior point (global-ac-newton; on the convex relaxation its natural map, from a warm start within 0.3 of the certificate, default 8) (0: never)",
     ),
     Param::choice(
         "kkt",

@@ -328,8 +328,8 @@ fn a_kept_method_follows_changes_of_size_and_pattern() {
 /// solves in at most `warm_newton` iterations, its answer meeting the interior point's
 /// certificate (recomputed: the certificate returned), with no interior-point iteration, to
 /// the cold answer — a sliding particle's too, which the relaxation lifts off at μ‖u_T‖;
-/// with `warm_newton = 0` the interior point runs. A start far from the answer (no reaction
-/// on a landing particle) is given the Newton method too, and its answer is the cold one.
+/// with `warm_newton = 0` the interior point runs, and from a start far from the answer (no
+/// reaction on a landing particle) too.
 #[test]
 fn a_convex_warm_start_near_the_answer_is_finished_by_newton_alone() {
     let s = Settings { tol: 1e-8, ..Settings::default() };
@@ -360,10 +360,10 @@ fn a_convex_warm_start_near_the_answer_is_finished_by_newton_alone() {
         let (sol, _) = { ipm_only }.solve_convex_from(&g, Some(&before.r), &s).unwrap();
         assert_eq!(sol.report.status, Status::Solved);
         assert!(!sol.report.message.unwrap_or_default().contains("from the warm start"));
-        // Far from the answer (no reaction on a landing particle): the same answer.
-        let (far, cert) = GlobalIpm::convex().solve_convex_from(&g, Some(&[0.0; 3]), &s).unwrap();
-        assert!(far.report.status == Status::Solved && cert.worst() <= s.tol, "{:?}", far.report);
-        assert!(close(&far.r, &cold.r, 1e-6) && close(&far.v, &cold.v, 1e-6), "{far:?} {cold:?}");
+        // Far from the answer (no reaction on a landing particle): not tried.
+        let (far, _) = GlobalIpm::convex().solve_convex_from(&g, Some(&[0.0; 3]), &s).unwrap();
+        assert_eq!(far.report.status, Status::Solved);
+        assert!(!far.report.message.unwrap_or_default().contains("from the warm start"));
     }
 }
 
