@@ -4,7 +4,7 @@
 use super::*;
 use crate::global::{limit_reached, ContactRows};
 use perp_core::linear::mass::delassus_diagonal_of;
-use std::cell::{Cell, OnceCell};
+use std::cell::OnceCell;
 
 /// What a solve reads: M's factor, the Newton matrix's pattern, the contacts' Delassus
 /// diagonals (for ρ) and the data's velocity scale.
@@ -13,8 +13,6 @@ pub(super) struct Setup {
     /// The Newton matrix's pattern, built at the first direction ([`Setup::structure`]): a
     /// start that meets the tolerance (a settled time step's warm start) needs none.
     st: OnceCell<Structure>,
-    /// The last solve's structure, whose storage the first direction's takes.
-    kept: Cell<Option<Structure>>,
     /// `(W_ii[N,N], mean diag W_ii[T,T])` per contact, `W_ii = H_iᵀ M⁻¹ H_i`.
     wdiag: Vec<(f64, f64)>,
     /// The largest entry of `wdiag`.
@@ -31,8 +29,8 @@ impl Setup {
     /// Factors M and computes the diagonals. Errors: an M that cannot be factored (named).
     pub(super) fn new(
         g: &GlobalFrictionContactProblem,
-        (rho_scale, regularization): (f64, f64),
-        structure: Option<Structure>,
+        rho_scale: f64,
+        regularization: f64,
     ) -> Result<Setup, Error> {
         let (n, d, nc) = (g.dofs(), g.dim, g.contacts());
         let factor = MassFactor::new_or_lu(&g.m)?;
@@ -56,7 +54,6 @@ impl Setup {
         Ok(Setup {
             factor,
             st: OnceCell::new(),
-            kept: Cell::new(structure),
             wdiag,
             w_max,
             reg_scale: regularization * w_mean,
@@ -65,15 +62,9 @@ impl Setup {
         })
     }
 
-    /// The structure built, else the one kept from the last solve: for the next solve.
-    pub(super) fn into_structure(self) -> Option<Structure> {
-        self.st.into_inner().or(self.kept.into_inner())
-    }
-
-    /// The Newton matrix's pattern for `g` (this setup's problem), built at the first call
-    /// in the kept structure's storage ([`Structure::renew`]).
+    /// The Newton matrix's pattern for `g` (this setup's problem), built at the first call.
     pub(super) fn structure(&self, g: &GlobalFrictionContactProblem) -> &Structure {
-        self.st.get_or_init(|| Structure::renew(self.kept.take(), g))
+        self.st.get_or_init(|| Structure::new(g))
     }
 
     /// `(ρ_N, ρ_T)` per contact for the operator `W + σI`.

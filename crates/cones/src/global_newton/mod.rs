@@ -114,9 +114,6 @@ pub struct GlobalNewton {
     lu_velocities: VelocityFactor,
     /// The reduced system's pattern of the last solve that built one, kept for the next.
     reduced: Option<Reduced>,
-    /// The Newton matrix's structure of the last solve that built one: its storage (and its
-    /// pattern, while M's and H's repeat) for the next.
-    structure: Option<Structure>,
     /// The convex relaxation instead of Coulomb's law ([`GlobalNewton::convex_finishing`]):
     /// Φ its natural map, the error [`GlobalFrictionContactProblem::convex_error`], and no
     /// physical check (the caller certifies the answer).
@@ -145,7 +142,6 @@ impl Default for GlobalNewton {
             lu: SparseLu::new(),
             lu_velocities: VelocityFactor::default(),
             reduced: None,
-            structure: None,
             convex: false,
         }
     }
@@ -257,7 +253,7 @@ impl GlobalNewton {
         let start = Instant::now();
         g.validate_warm(warm)?;
         let cone = Coulomb::new(g.dim)?;
-        let setup = Setup::new(g, (self.rho_scale, self.regularization), self.structure.take())?;
+        let setup = Setup::new(g, self.rho_scale, self.regularization)?;
         let max_iter = s.max_iter_or(self.max_iter);
         let mut it = Iterate::new(g, &setup, (cone, self.convex), warm, self.stall_iterations);
         if self.system == NewtonSystem::Velocities {
@@ -292,7 +288,6 @@ impl GlobalNewton {
         } else {
             check_answer(g, setup.qn, (&r, &v), &mut report, s.tol)
         };
-        self.structure = setup.into_structure();
         report.elapsed = start.elapsed();
         let analyses = self.lu.analyses() + self.lu_velocities.analyses();
         Ok(GlobalSolution { r, v, u, report, analyses })

@@ -4,11 +4,6 @@
 use super::*;
 
 /// The fixed structure of the Newton matrix of one problem: where each entry goes.
-///
-/// [`GlobalNewton`] keeps it from solve to solve ([`Structure::renew`]): the next problem's
-/// values go into the same storage, and the pattern is rebuilt only when M's or H's pattern
-/// changed (a time step whose contact graph repeats keeps it).
-#[derive(Clone, Debug, Default)]
 pub(super) struct Structure {
     pub(super) n: usize,
     pub(super) d: usize,
@@ -20,44 +15,21 @@ pub(super) struct Structure {
     pub(super) h_cols: Vec<Row>,
     /// M by columns.
     pub(super) m_cols: Vec<Vec<(usize, f64)>>,
-    /// The rows of the problem before (their storage reused).
-    spare_rows: Vec<Row>,
 }
 
 impl Structure {
-    /// The structure of `g` in `kept`'s storage (a fresh one when `None`): the same numbers
-    /// in the same places as a fresh structure's, the pattern (`col_ptr`, `row_idx`) kept
-    /// when M's and H's patterns are `kept`'s.
-    pub(super) fn renew(kept: Option<Structure>, g: &GlobalFrictionContactProblem) -> Structure {
-        let mut st = kept.unwrap_or_default();
+    pub(super) fn new(g: &GlobalFrictionContactProblem) -> Structure {
         let (n, m, d) = (g.dofs(), g.size(), g.dim);
-        let mut same = st.n == n && st.d == d && st.h_cols.len() == m && st.col_ptr.len() == n + m + 1;
         let mcsc = g.m.to_csr().to_csc();
-        st.m_cols.resize_with(n, Vec::new);
-        for (j, col) in st.m_cols.iter_mut().enumerate() {
-            let new = mcsc.outer_view(j);
-            let new = new.iter().flat_map(|c| c.iter().map(|(i, &v)| (i, v)));
-            if same {
-                same =
-                    new.clone().count() == col.len() && new.clone().zip(col.iter()).all(|(a, b)| a.0 == b.0);
-            }
-            col.clear();
-            col.extend(new);
-        }
-        g.contact_rows_into(&mut st.spare_rows);
-        same = same
-            && st
-                .spare_rows
-                .iter()
-                .zip(&st.h_cols)
-                .all(|(a, b)| a.0.len() == b.0.len() && a.0.iter().zip(&b.0).all(|(x, y)| x.0 == y.0));
-        std::mem::swap(&mut st.spare_rows, &mut st.h_cols);
-        st.dof_contacts.resize_with(n, Vec::new);
-        st.dof_contacts.iter_mut().for_each(Vec::clear);
-        for (c, col) in st.h_cols.iter().enumerate() {
+        let m_cols: Vec<Vec<(usize, f64)>> = (0..n)
+            .map(|j| mcsc.outer_view(j).map(|c| c.iter().map(|(i, &v)| (i, v)).collect()).unwrap_or_default())
+            .collect();
+        let h_cols = g.contact_rows();
+        let mut dof_contacts: Vec<Vec<(usize, [f64; MAX_DIM])>> = vec![Vec::new(); n];
+        for (c, col) in h_cols.iter().enumerate() {
             let (i, b) = (c / d, c % d);
             for &(j, v) in &col.0 {
-                let list = &mut st.dof_contacts[j];
+                let list = &mut dof_contacts[j];
                 match list.last_mut() {
                     Some((k, h)) if *k == i => h[b] += v,
                     _ => {
@@ -68,30 +40,25 @@ impl Structure {
                 }
             }
         }
-        (st.n, st.d) = (n, d);
-        if same {
-            return st;
-        }
         // Contacts in ascending order per dof (H's columns are visited in contact order, so
         // the lists already are; a dof listed twice for one contact was merged above).
-        let (col_ptr, row_idx) = (&mut st.col_ptr, &mut st.row_idx);
-        col_ptr.clear();
-        row_idx.clear();
+        let mut col_ptr = Vec::with_capacity(n + m + 1);
+        let mut row_idx = Vec::new();
         col_ptr.push(0);
         for j in 0..n {
-            row_idx.extend(st.m_cols[j].iter().map(|&(i, _)| i));
-            for &(i, _) in &st.dof_contacts[j] {
+            row_idx.extend(m_cols[j].iter().map(|&(i, _)| i));
+            for &(i, _) in &dof_contacts[j] {
                 row_idx.extend((0..d).map(|a| n + i * d + a));
             }
             col_ptr.push(row_idx.len());
         }
-        for (c, col) in st.h_cols.iter().enumerate() {
+        for (c, col) in h_cols.iter().enumerate() {
             let i = c / d;
             row_idx.extend(col.0.iter().map(|&(j, _)| j));
             row_idx.extend((0..d).map(|a| n + i * d + a));
             col_ptr.push(row_idx.len());
         }
-        st
+        Structure { n, d, col_ptr, row_idx, dof_contacts, h_cols, m_cols }
     }
 
     /// The Newton matrix's values in the order of `row_idx`, with `delta` added to the
