@@ -556,7 +556,9 @@ mod tests {
             }
         }
         assert!(solved >= 6, "{solved} of 8 solved");
-        println!("{refined} (v, r) factorizations saved by the refinement");
+        // On these samples some directions miss the (v, r) check before the refinement (2
+        // when this was written): the refinement is what saves those factorizations.
+        assert!(refined > 0, "no (v, r) factorization saved by the refinement");
         // The Cholesky factored (and the LU did not).
         let (c, l) = (&chol_kept.lu_velocities, &lu_kept.lu_velocities);
         assert!(c.chol.as_ref().is_some_and(|(c, _)| c.analyses() > 0) && c.lu.analyses() == 0);
