@@ -8,6 +8,7 @@
 //! reads them, so the factorization ([`Ordering::Given`]) permutes neither the matrix nor
 //! the right-hand sides; [`BodyGraph::solve`] permutes the one vector it solves for.
 
+use crate::global::{ContactRows, GlobalFrictionContactProblem};
 use perp_core::linear::{
     amd_order, Breakdown, Ordering, PcgOutcome, PcgWork, SparseCholesky, SparseRows, Supernodal, SymLower,
 };
@@ -48,8 +49,8 @@ pub(crate) struct BodyGraph {
 }
 
 impl BodyGraph {
-    /// The pattern for the `n × n` matrix M and the contacts `(first row, rows)` of `rows`
-    /// (the rows of Hᵀ: `(dof, value)`).
+    /// The graph of [`BodyGraph::update`]'s arguments, fresh.
+    #[cfg(test)]
     pub(crate) fn new(
         m: &Matrix,
         n: usize,
@@ -61,11 +62,12 @@ impl BodyGraph {
         graph
     }
 
-    /// Makes this the graph of a new problem ([`BodyGraph::new`]'s arguments): when M's
-    /// pattern and every contact's velocities are the same as the last problem's (a time
-    /// step whose contact graph repeats), only the values change and the ordering and the
-    /// ordered pattern are kept — the same pattern [`BodyGraph::new`] would build, so the
-    /// factorizations are the same bit for bit. Returns whether it was kept.
+    /// Makes this the graph of a new problem: the `n × n` matrix M and the contacts
+    /// `(first row, rows)` of `rows` (the rows of Hᵀ: `(dof, value)`). When M's pattern and
+    /// every contact's velocities are the same as the last problem's (a time step whose
+    /// contact graph repeats), only the values change and the ordering and the ordered
+    /// pattern are kept — the same pattern a fresh graph would build, so the factorizations
+    /// are the same bit for bit. Returns whether it was kept.
     pub(crate) fn update(
         &mut self,
         m: &Matrix,
@@ -134,6 +136,17 @@ impl BodyGraph {
             reuses: self.reuses,
         };
         false
+    }
+
+    /// [`BodyGraph::update`] for the global problem `g` whose contact rows are `rows`
+    /// ([`GlobalFrictionContactProblem::contact_rows_in`]): M and one clique per contact.
+    pub(crate) fn update_global(&mut self, g: &GlobalFrictionContactProblem, rows: &ContactRows) -> bool {
+        let d = g.dim;
+        let cliques: Vec<(usize, usize)> = (0..g.contacts()).map(|c| (c * d, d)).collect();
+        match rows {
+            ContactRows::Columns(c) => self.update(&g.m, g.dofs(), &cliques, c),
+            ContactRows::Rows(r) => self.update(&g.m, g.dofs(), &cliques, *r),
+        }
     }
 
     /// The factorization for this graph's matrices: faer's supernodal Cholesky (see

@@ -258,15 +258,11 @@ impl<'a> Iterate<'a> {
             let st = self.setup.structure(self.g);
             st.fill(&self.jr, &self.ju, delta, sigma, &mut self.values);
             if self.reduce && lu_v.chol.is_none() {
-                let red = match self.reduced.take() {
-                    Some(red) => red,
-                    None => match kept.take() {
-                        Some(r) => r.renew(st),
-                        None => Reduced::new(st),
-                    },
-                };
-                let red = self.reduced.insert(red);
-                if red.direction(jac, (delta, sigma), &self.res, &mut self.step, lu_v, report).is_ok()
+                let red = self.reduced.get_or_insert_with(|| match kept.take() {
+                    Some(r) => r.renew(st),
+                    None => Reduced::new(st),
+                });
+                if red.direction(jac, (delta, sigma), &self.res, &mut self.step, &mut lu_v.lu, report).is_ok()
                     && st.relative_residual(&self.values, &self.step, &self.res) <= 1e-6
                 {
                     self.delta_kept = delta;

@@ -39,7 +39,6 @@
 
 use super::*;
 use crate::body_graph::BodyGraph;
-use crate::global::ContactRows;
 use perp_core::linear::{small_lu_solve, PatternLu, SparseCholesky, SymLower};
 
 /// Iterative refinement steps of a reduced solve at most.
@@ -285,7 +284,7 @@ impl Reduced {
         (delta, sigma): (f64, f64),
         res: &[f64],
         step: &mut [f64],
-        lu: &mut VelocityFactor,
+        lu: &mut PatternLu,
         report: &mut SolveReport,
     ) -> Result<(), ()> {
         let (n, d, dd) = (self.n, self.d, self.d * self.d);
@@ -304,7 +303,7 @@ impl Reduced {
             }
         }
         report.factorizations += 1;
-        self.lu_solve(&mut lu.lu, dv)?;
+        self.lu_solve(lu, dv)?;
         for c in 0..nc {
             let (k0, k1) = (self.starts[c], self.starts[c + 1]);
             let mut hv = [0.0; MAX_DIM];
@@ -391,12 +390,7 @@ impl GraphSystem {
     /// Makes the body graph that of `g` ([`BodyGraph::update`]: its ordering and pattern kept
     /// while the contact graph repeats).
     pub(super) fn prepare(&mut self, g: &GlobalFrictionContactProblem) {
-        let (n, d) = (g.dofs(), g.dim);
-        let contacts: Vec<(usize, usize)> = (0..g.contacts()).map(|c| (c * d, d)).collect();
-        match g.contact_rows_in(&mut self.rows) {
-            ContactRows::Columns(c) => self.graph.update(&g.m, n, &contacts, &c),
-            ContactRows::Rows(r) => self.graph.update(&g.m, n, &contacts, r),
-        };
+        self.graph.update_global(g, &g.contact_rows_in(&mut self.rows));
     }
 
     /// The Newton direction into `step` (velocities, then reactions), as
@@ -465,6 +459,9 @@ impl GraphSystem {
             trial.clear();
             trial.extend_from_slice(step);
             trial.iter_mut().zip(&corr).for_each(|(x, c)| *x += c);
+            self.hv.clear();
+            self.hv.resize(res.len() - n, 0.0);
+            g.h.mul_transpose_add(&trial[..n], &mut self.hv);
             let next = relative(self.residual(g, blocks, res, &trial));
             let better = next < rr;
             if better {
@@ -480,7 +477,8 @@ impl GraphSystem {
     }
 
     /// `ρ = −(K Δ + F)` of the (v, r) system into `self.rho`, and its norm: `K Δ + F =
-    /// (M Δv − H Δr + e, J_u Hᵀ Δv + (J_r + σ J_u + δ I) Δr + Φ)`.
+    /// (M Δv − H Δr + e, J_u Hᵀ Δv + (J_r + σ J_u + δ I) Δr + Φ)`, with `self.hv` holding
+    /// `Hᵀ Δv` on entry.
     #[allow(clippy::type_complexity)]
     fn residual(
         &mut self,
@@ -493,9 +491,6 @@ impl GraphSystem {
         let dd = d * d;
         let (e, phi) = res.split_at(n);
         let (dv, dr) = step.split_at(n);
-        self.hv.clear();
-        self.hv.resize(phi.len(), 0.0);
-        g.h.mul_transpose_add(dv, &mut self.hv);
         self.y.resize(n, 0.0);
         g.m.mul_vec(dv, &mut self.y);
         self.b.clear();
@@ -508,14 +503,16 @@ impl GraphSystem {
             r2 += k * k;
             self.rho.push(-k);
         }
+        let mut a = [0.0; MAX_DIM * MAX_DIM];
         for c in 0..phi.len() / d.max(1) {
-            let (bjr, bju) = (&jr[c * dd..(c + 1) * dd], &ju[c * dd..(c + 1) * dd]);
+            let bju = &ju[c * dd..(c + 1) * dd];
+            a_block(d, (jr, ju), (delta, sigma), c, &mut a);
             for row in 0..d {
                 let mut k = phi[c * d + row];
                 for b in 0..d {
                     let p = row * d + b;
                     k += bju[p] * self.hv[c * d + b];
-                    k += (bjr[p] + sigma * bju[p] + if row == b { delta } else { 0.0 }) * dr[c * d + b];
+                    k += a[p] * dr[c * d + b];
                 }
                 r2 += k * k;
                 self.rho.push(-k);
@@ -540,10 +537,7 @@ impl GraphSystem {
         let (xv, xr) = x.split_at_mut(n);
         let ainv = |c: usize, v: &mut [f64]| {
             let mut a = [0.0; MAX_DIM * MAX_DIM];
-            let (bjr, bju) = (&jr[c * dd..(c + 1) * dd], &ju[c * dd..(c + 1) * dd]);
-            for (p, ap) in a[..dd].iter_mut().enumerate() {
-                *ap = bjr[p] + sigma * bju[p] + if p / d == p % d { delta } else { 0.0 };
-            }
+            a_block(d, (jr, ju), (delta, sigma), c, &mut a);
             small_lu_solve(d, &mut a[..dd], v).map_err(|_| ())
         };
         for (c, xc) in xr.chunks_exact_mut(d).enumerate() {
@@ -607,6 +601,16 @@ impl GraphSystem {
 
 /// Per contact, `G = A⁻¹ J_u` (d × d, row-major, into `g`) and `A⁻¹ Φ` (into `ainv_phi`),
 /// `A = J_r + σ J_u + δ I` ([`Reduced`]'s module docs): `Err` when an `A` is singular.
+/// Contact c's `A = J_r + σ J_u + δ I` (d × d, row-major) into `a`: the r columns of the
+/// Newton matrix ([`Structure::fill`]).
+fn a_block(d: usize, (jr, ju): (&[f64], &[f64]), (delta, sigma): (f64, f64), c: usize, a: &mut [f64]) {
+    let dd = d * d;
+    let (bjr, bju) = (&jr[c * dd..(c + 1) * dd], &ju[c * dd..(c + 1) * dd]);
+    for (p, ap) in a[..dd].iter_mut().enumerate() {
+        *ap = bjr[p] + sigma * bju[p] + if p / d == p % d { delta } else { 0.0 };
+    }
+}
+
 fn contact_blocks(
     d: usize,
     (jr, ju): (&[f64], &[f64]),
@@ -618,12 +622,10 @@ fn contact_blocks(
     let mut a = [0.0; MAX_DIM * MAX_DIM];
     let mut x = [0.0; MAX_DIM];
     for c in 0..phi.len() / d.max(1) {
-        let (bjr, bju) = (&jr[c * dd..(c + 1) * dd], &ju[c * dd..(c + 1) * dd]);
+        let bju = &ju[c * dd..(c + 1) * dd];
         // Column col of A⁻¹ [J_u | Φ]: d + 1 small solves.
         for col in 0..=d {
-            for (p, ap) in a[..dd].iter_mut().enumerate() {
-                *ap = bjr[p] + sigma * bju[p] + if p / d == p % d { delta } else { 0.0 };
-            }
+            a_block(d, (jr, ju), (delta, sigma), c, &mut a);
             for (row, xr) in x[..d].iter_mut().enumerate() {
                 *xr = if col < d { bju[row * d + col] } else { phi[c * d + row] };
             }

@@ -356,10 +356,8 @@ impl Sap {
         let model = model(g, contacts, &factor)?;
         let mut e = Eval::new(g);
         model.eval(v, &mut e, true);
-        let pat = match &rows {
-            ContactRows::Columns(c) => BodyGraph::new(&g.m, g.dofs(), &clique_rows(g), c),
-            ContactRows::Rows(r) => BodyGraph::new(&g.m, g.dofs(), &clique_rows(g), *r),
-        };
+        let mut pat = BodyGraph::default();
+        pat.update_global(g, &rows);
         let mut values = Vec::new();
         pat.fill(&e.g, &mut values, &mut e.hg);
         let n = g.dofs();
@@ -395,10 +393,7 @@ impl Sap {
         let mut v = v0.map_or_else(|| model.vstar.clone(), <[f64]>::to_vec);
         // The pattern kept from the last problem, made this one's (given back below).
         let mut pat = std::mem::take(&mut self.graph);
-        let same_pattern = match &rows {
-            ContactRows::Columns(c) => pat.update(&g.m, n, &clique_rows(g), c),
-            ContactRows::Rows(r) => pat.update(&g.m, n, &clique_rows(g), *r),
-        };
+        let same_pattern = pat.update_global(g, &rows);
         self.factor_current &= same_pattern;
         let mut report = SolveReport::new(self.name());
         let mut w = Newton::new(g, pat);
@@ -535,9 +530,3 @@ impl Sap {
 }
 
 global_solver!(Sap, solve_from_reactions);
-
-/// The contacts' rows `(first, d)`: one clique per contact in the pattern of `M + H G Hᵀ`.
-fn clique_rows(g: &GlobalFrictionContactProblem) -> Vec<(usize, usize)> {
-    let d = g.dim;
-    (0..g.contacts()).map(|c| (c * d, d)).collect()
-}
