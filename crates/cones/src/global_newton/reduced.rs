@@ -39,7 +39,7 @@
 
 use super::*;
 use crate::body_graph::BodyGraph;
-use perp_core::linear::{small_lu_solve, PatternLu, SparseCholesky, SymLower};
+use perp_core::linear::{small_lu_solve, small_lu_solve_many, PatternLu, SparseCholesky, SymLower};
 
 /// Iterative refinement steps of a reduced solve at most.
 const REFINE_STEPS: usize = 2;
@@ -599,8 +599,6 @@ impl GraphSystem {
     }
 }
 
-/// Per contact, `G = A⁻¹ J_u` (d × d, row-major, into `g`) and `A⁻¹ Φ` (into `ainv_phi`),
-/// `A = J_r + σ J_u + δ I` ([`Reduced`]'s module docs): `Err` when an `A` is singular.
 /// Contact c's `A = J_r + σ J_u + δ I` (d × d, row-major) into `a`: the r columns of the
 /// Newton matrix ([`Structure::fill`]).
 fn a_block(d: usize, (jr, ju): (&[f64], &[f64]), (delta, sigma): (f64, f64), c: usize, a: &mut [f64]) {
@@ -611,6 +609,8 @@ fn a_block(d: usize, (jr, ju): (&[f64], &[f64]), (delta, sigma): (f64, f64), c: 
     }
 }
 
+/// Per contact, `G = A⁻¹ J_u` (d × d, row-major, into `g`) and `A⁻¹ Φ` (into `ainv_phi`),
+/// `A = J_r + σ J_u + δ I` ([`Reduced`]'s module docs): `Err` when an `A` is singular.
 fn contact_blocks(
     d: usize,
     (jr, ju): (&[f64], &[f64]),
@@ -618,25 +618,22 @@ fn contact_blocks(
     phi: &[f64],
     (g, ainv_phi): (&mut [f64], &mut [f64]),
 ) -> Result<(), ()> {
-    let dd = d * d;
+    let (dd, k) = (d * d, d + 1);
     let mut a = [0.0; MAX_DIM * MAX_DIM];
-    let mut x = [0.0; MAX_DIM];
+    let mut x = [0.0; MAX_DIM * (MAX_DIM + 1)];
     for c in 0..phi.len() / d.max(1) {
         let bju = &ju[c * dd..(c + 1) * dd];
-        // Column col of A⁻¹ [J_u | Φ]: d + 1 small solves.
-        for col in 0..=d {
-            a_block(d, (jr, ju), (delta, sigma), c, &mut a);
-            for (row, xr) in x[..d].iter_mut().enumerate() {
-                *xr = if col < d { bju[row * d + col] } else { phi[c * d + row] };
-            }
-            small_lu_solve(d, &mut a[..dd], &mut x[..d]).map_err(|_| ())?;
-            if col < d {
-                for row in 0..d {
-                    g[c * dd + row * d + col] = x[row];
-                }
-            } else {
-                ainv_phi[c * d..(c + 1) * d].copy_from_slice(&x[..d]);
-            }
+        // A⁻¹ [J_u | Φ]: one elimination of A for its d + 1 columns (each column the bits
+        // of its own small solve).
+        a_block(d, (jr, ju), (delta, sigma), c, &mut a);
+        for row in 0..d {
+            x[row * k..row * k + d].copy_from_slice(&bju[row * d..(row + 1) * d]);
+            x[row * k + d] = phi[c * d + row];
+        }
+        small_lu_solve_many(d, &mut a[..dd], &mut x[..d * k], k).map_err(|_| ())?;
+        for row in 0..d {
+            g[c * dd + row * d..c * dd + (row + 1) * d].copy_from_slice(&x[row * k..row * k + d]);
+            ainv_phi[c * d + row] = x[row * k + d];
         }
     }
     Ok(())

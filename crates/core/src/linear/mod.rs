@@ -60,7 +60,7 @@ pub use iterative::{BlockJacobi, CsrRef, Krylov, KrylovOutcome, KrylovStop, CHUN
 pub use mass::{Columns, MassFactor, Row, SparseRows};
 pub use pattern_lu::PatternLu;
 pub use pcg::{PcgOutcome, PcgWork, SymLower};
-pub use small::{small_lu_solve, small_lu_solve_dyn, small_lu_solve_fixed};
+pub use small::{small_lu_solve, small_lu_solve_dyn, small_lu_solve_fixed, small_lu_solve_many};
 pub use sparse_cholesky::{amd_order, Ordering, SparseCholesky, Supernodal, SymmetricKind};
 pub use sparse_lu::SparseLu;
 

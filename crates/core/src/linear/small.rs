@@ -322,6 +322,100 @@ pub fn small_lu_solve_fixed<const N: usize>(
     super::finite(b)
 }
 
+/// [`small_lu_solve`] for `k` right-hand sides at once, `a` eliminated once: `b` row-major
+/// `n × k` (entry i of column c at `b[i·k + c]`), overwritten by the solutions. Each column
+/// undergoes the operations of a [`small_lu_solve`] of it alone, in the same order (the same
+/// bits); the errors are [`small_lu_solve`]'s (a `NonFinite` index counts in `b`).
+pub fn small_lu_solve_many(n: usize, a: &mut [f64], b: &mut [f64], k: usize) -> Result<(), Breakdown> {
+    match (n, k) {
+        (1, ..=MANY) => many_fixed::<1>(a, b, k),
+        (2, ..=MANY) => many_fixed::<2>(a, b, k),
+        (3, ..=MANY) => many_fixed::<3>(a, b, k),
+        (4, ..=MANY) => many_fixed::<4>(a, b, k),
+        (5, ..=MANY) => many_fixed::<5>(a, b, k),
+        (6, ..=MANY) => many_fixed::<6>(a, b, k),
+        _ => {
+            // Larger systems: one elimination per column, on copies.
+            let (mut am, mut col) = (Vec::with_capacity(n * n), vec![0.0; n]);
+            for c in 0..k {
+                am.clear();
+                am.extend_from_slice(&a[..n * n]);
+                (0..n).for_each(|i| col[i] = b[i * k + c]);
+                let out = small_lu_solve(n, &mut am, &mut col);
+                (0..n).for_each(|i| b[i * k + c] = col[i]);
+                out?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The most right-hand sides [`small_lu_solve_many`] eliminates together on the stack.
+const MANY: usize = 8;
+
+/// [`small_lu_solve_many`] for a constant size `N` and `k ≤ MANY` columns: the elimination of
+/// [`small_lu_solve_fixed`], each of its operations on `b` done for every column.
+#[allow(clippy::needless_range_loop)]
+#[inline(always)]
+fn many_fixed<const N: usize>(a: &mut [f64], b: &mut [f64], k: usize) -> Result<(), Breakdown> {
+    let mut am = [[0.0; N]; N];
+    let mut bm = [[0.0; MANY]; N];
+    for i in 0..N {
+        am[i].copy_from_slice(&a[i * N..(i + 1) * N]);
+        bm[i][..k].copy_from_slice(&b[i * k..(i + 1) * k]);
+    }
+    let out = (|| {
+        let scale = am.as_flattened().iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+        if scale.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) || !scale.is_finite() {
+            return Err(Breakdown::Pivot(0));
+        }
+        for p in 0..N {
+            let (mut q, mut best) = (p, am[p][p].abs());
+            for i in p + 1..N {
+                if am[i][p].abs() > best {
+                    best = am[i][p].abs();
+                    q = i;
+                }
+            }
+            if best <= 1e-14 * scale {
+                return Err(Breakdown::Pivot(p));
+            }
+            if q != p {
+                am.swap(p, q);
+                bm.swap(p, q);
+            }
+            let (rowp, bp) = (am[p], bm[p]);
+            let piv = rowp[p];
+            for i in p + 1..N {
+                let f = am[i][p] / piv;
+                if f != 0.0 {
+                    for j in p..N {
+                        am[i][j] -= f * rowp[j];
+                    }
+                    for c in 0..k {
+                        bm[i][c] -= f * bp[c];
+                    }
+                }
+            }
+        }
+        for p in (0..N).rev() {
+            for c in 0..k {
+                let mut s = bm[p][c];
+                for j in p + 1..N {
+                    s -= am[p][j] * bm[j][c];
+                }
+                bm[p][c] = s / am[p][p];
+            }
+        }
+        Ok(())
+    })();
+    for i in 0..N {
+        a[i * N..(i + 1) * N].copy_from_slice(&am[i]);
+        b[i * k..(i + 1) * k].copy_from_slice(&bm[i][..k]);
+    }
+    out.and_then(|()| super::finite(&b[..N * k]))
+}
+
 /// The size-generic elimination ([`small_lu_solve`] for any `n`; the reference its fixed-size
 /// versions are tested against).
 #[allow(clippy::needless_range_loop)]

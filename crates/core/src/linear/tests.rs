@@ -450,6 +450,56 @@ fn fixed_size_small_lu_solve_matches_the_generic_one_bit_for_bit() {
     }
 }
 
+/// Several right-hand sides eliminated together give each column the bits of its own
+/// `small_lu_solve`, and the same errors (sizes 1 to 8: the stack path and the fallback).
+#[test]
+fn small_lu_solve_many_matches_one_solve_per_column_bit_for_bit() {
+    let mut state = 0x2545_F491_4F6C_DD1D_u64;
+    let mut uniform = |lo: f64, hi: f64| {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        let u = (state.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64;
+        lo + (hi - lo) * u
+    };
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let mut solved = 0;
+    for n in 1..=8 {
+        for k in [1, 3, 4, 8, 9] {
+            for trial in 0..200 {
+                let mut a: Vec<f64> = (0..n * n).map(|_| uniform(-2.0, 2.0)).collect();
+                if trial % 5 == 0 {
+                    a[0] = 0.0;
+                    if n > 1 {
+                        for j in 0..n {
+                            a[(n - 1) * n + j] = a[j] * 1e-15;
+                        }
+                    }
+                }
+                let b: Vec<f64> = (0..n * k).map(|_| uniform(-3.0, 3.0)).collect();
+                let mut one = Ok(());
+                let mut cols = vec![0.0; n * k];
+                for c in 0..k {
+                    let (mut ac, mut bc) = (a.clone(), (0..n).map(|i| b[i * k + c]).collect::<Vec<_>>());
+                    one = one.and(small_lu_solve(n, &mut ac, &mut bc));
+                    (0..n).for_each(|i| cols[i * k + c] = bc[i]);
+                }
+                let (mut am, mut bm) = (a.clone(), b.clone());
+                let many = small_lu_solve_many(n, &mut am, &mut bm, k);
+                assert_eq!(many.is_ok(), one.is_ok(), "n = {n}, k = {k}, a = {a:?}");
+                if let (Err(Breakdown::Pivot(p)), Err(Breakdown::Pivot(q))) = (many, one) {
+                    assert_eq!(p, q);
+                }
+                if one.is_ok() {
+                    assert_eq!(bits(&bm), bits(&cols), "n = {n}, k = {k}, a = {a:?}");
+                    solved += 1;
+                }
+            }
+        }
+    }
+    assert!(solved > 5000, "{solved} systems solved");
+}
+
 /// The sparse Cholesky keeps its symbolic analysis while the pattern repeats (new values,
 /// one analysis), redoes it for another pattern, and solves several right-hand sides.
 #[test]
