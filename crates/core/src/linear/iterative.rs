@@ -7,7 +7,7 @@
 //! The matrix is given as `indptr`, `indices`, `values` of its rows; a matrix held by columns
 //! is solved with [`Krylov::solve`]'s `transpose` flag.
 
-use super::{small_lu_solve, Breakdown};
+use super::{small_lu_solve_many, Breakdown};
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::matrix_free::bicgstab::{bicgstab, bicgstab_scratch, BicgError, BicgParams};
 use faer::matrix_free::{IdentityPrecond, InitialGuessStatus, LinOp, Precond};
@@ -114,8 +114,7 @@ impl BlockJacobi {
         self.d = d;
         self.inv.clear();
         self.inv.resize(n * d, 0.0);
-        let mut block = vec![0.0; d * d];
-        let mut col_buf = vec![0.0; d];
+        let (mut block, mut lu) = (vec![0.0; d * d], vec![0.0; d * d]);
         for i in 0..n / d {
             block.iter_mut().for_each(|v| *v = 0.0);
             for a_ in 0..d {
@@ -128,20 +127,11 @@ impl BlockJacobi {
                     }
                 }
             }
+            // The inverse: the identity's d columns solved with one elimination of the block.
             let out = &mut self.inv[i * d * d..(i + 1) * d * d];
-            let mut ok = true;
-            for c in 0..d {
-                let mut m = block.clone();
-                col_buf.iter_mut().enumerate().for_each(|(k, v)| *v = if k == c { 1.0 } else { 0.0 });
-                if small_lu_solve(d, &mut m, &mut col_buf).is_err() {
-                    ok = false;
-                    break;
-                }
-                for r in 0..d {
-                    out[r * d + c] = col_buf[r];
-                }
-            }
-            if !ok {
+            lu.copy_from_slice(&block);
+            out.iter_mut().enumerate().for_each(|(k, v)| *v = if k / d == k % d { 1.0 } else { 0.0 });
+            if small_lu_solve_many(d, &mut lu, out, d).is_err() {
                 out.iter_mut().for_each(|v| *v = 0.0);
                 for r in 0..d {
                     let v = block[r * d + r];
