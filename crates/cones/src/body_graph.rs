@@ -149,6 +149,11 @@ impl BodyGraph {
         }
     }
 
+    /// The fill-reducing order of the velocities (`order()[k]`: the velocity at position k).
+    pub(crate) fn order(&self) -> &[usize] {
+        &self.perm
+    }
+
     /// The factorization for this graph's matrices: faer's supernodal Cholesky (see
     /// [`Supernodal`] for why), of the matrix as ordered.
     pub(crate) fn cholesky() -> SparseCholesky {

@@ -139,6 +139,15 @@ impl<'a> Kkt<'a> {
         chols: &mut Factors,
         w2: impl Fn(usize, usize, usize) -> f64,
     ) -> Result<usize, String> {
+        // The cone rows first, then the velocities in the body graph's fill-reducing order:
+        // the reduced form's elimination, here by the LDLᵀ's scalar pivots (with its dynamic
+        // regularization and refinement), which stays accurate where the reduced Cholesky
+        // did not, and needs no AMD of this matrix (a new pattern at each time step). Without
+        // the reduced form's graph (the quasi-definite form throughout), AMD.
+        let (n, m) = (self.lay.n, self.lay.m);
+        let order =
+            self.reduced.as_ref().map(|_| (n..n + m).chain(chols.graph.order().iter().copied()).collect());
+        chols.full.set_order(order);
         let regs = self.regs;
         let mut broke = String::new();
         for (k, &boost) in STATIC_BOOSTS.iter().enumerate() {

@@ -23,6 +23,7 @@ use super::{finite, Breakdown, Pattern};
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::ldlt::factor::{LdltError, LdltRegularization};
 use faer::linalg::cholesky::llt::factor::LltRegularization;
+use faer::perm::PermRef;
 use faer::sparse::linalg::cholesky::{
     factorize_symbolic_cholesky, CholeskySymbolicParams, LdltRef, LltRef, SymbolicCholesky,
     SymbolicCholeskyRaw, SymmetricOrdering,
@@ -126,6 +127,9 @@ pub struct SparseCholesky {
     analyses: usize,
     supernodal: Supernodal,
     ordering: Ordering,
+    /// An elimination order given by the caller ([`SparseCholesky::set_order`]), taken
+    /// instead of AMD under [`Ordering::Amd`].
+    order: Option<Vec<usize>>,
 }
 
 impl std::fmt::Debug for SparseCholesky {
@@ -151,6 +155,7 @@ impl Clone for SparseCholesky {
             analyses: self.analyses,
             supernodal: self.supernodal,
             ordering: self.ordering,
+            order: self.order.clone(),
         }
     }
 }
@@ -199,6 +204,20 @@ impl SparseCholesky {
     /// keeps down.
     pub fn factor_nnz(&self) -> usize {
         self.symbolic.as_ref().map_or(0, |s| s.len_val())
+    }
+
+    /// The elimination order of the next analyses under [`Ordering::Amd`] instead of AMD:
+    /// `fwd[k]` is the k-th eliminated index (`None`: AMD again). A caller that knows its
+    /// matrix's structure can save AMD's cost (on a matrix whose pattern changes at each
+    /// solve, the analysis is a large part of the work); the matrix and the right-hand sides
+    /// stay in their own order. A new order forgets the analysis; an `fwd` that is not a
+    /// permutation of `0..n` for the next matrix's n is [`Breakdown::Symbolic`] at its
+    /// factorization.
+    pub fn set_order(&mut self, fwd: Option<Vec<usize>>) {
+        if fwd != self.order {
+            self.order = fwd;
+            self.forget();
+        }
     }
 
     /// Forgets the symbolic analysis (the next factorization redoes it).
@@ -292,11 +311,18 @@ impl SparseCholesky {
             },
             ..Default::default()
         };
-        let s = match self.ordering {
-            Ordering::Amd => factorize_symbolic_cholesky(sym, Side::Lower, SymmetricOrdering::Amd, params),
+        let s = match (self.ordering, &self.order) {
+            (Ordering::Amd, Some(fwd)) => {
+                let inv = inverse_permutation(n, fwd).ok_or(Breakdown::Symbolic)?;
+                let perm = PermRef::new_checked(fwd, &inv, n);
+                factorize_symbolic_cholesky(sym, Side::Lower, SymmetricOrdering::Custom(perm), params)
+            }
+            (Ordering::Amd, None) => {
+                factorize_symbolic_cholesky(sym, Side::Lower, SymmetricOrdering::Amd, params)
+            }
             // faer's analysis reads an unpermuted pattern as its upper triangle: give it
             // the transpose of the lower one.
-            Ordering::Given => {
+            (Ordering::Given, _) => {
                 let (up_ptr, up_idx) = transpose_pattern(n, col_ptr, row_idx);
                 let up = SymbolicSparseColMatRef::new_checked(n, n, &up_ptr, None, &up_idx);
                 factorize_symbolic_cholesky(up, Side::Upper, SymmetricOrdering::Identity, params)
@@ -394,6 +420,21 @@ fn factor_numeric(
         }
     }
     Ok(())
+}
+
+/// The inverse of the permutation `fwd` of `0..n` (`None` when it is not one).
+fn inverse_permutation(n: usize, fwd: &[usize]) -> Option<Vec<usize>> {
+    if fwd.len() != n {
+        return None;
+    }
+    let mut inv = vec![usize::MAX; n];
+    for (k, &j) in fwd.iter().enumerate() {
+        if j >= n || inv[j] != usize::MAX {
+            return None;
+        }
+        inv[j] = k;
+    }
+    Some(inv)
 }
 
 /// The compressed columns of the transpose of the pattern `(col_ptr, row_idx)` (rows sorted

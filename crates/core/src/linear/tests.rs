@@ -568,6 +568,54 @@ fn quasi_definite_ldlt_solves_a_kkt_system() {
     );
 }
 
+/// A caller's elimination order (`set_order`): the KKT system of the test above solved with
+/// its constraint rows eliminated first (the reduced form's order) as with AMD's; a new order
+/// is a new analysis, the same one none; an order that is not a permutation is a
+/// `Breakdown::Symbolic`, not a panic, and `None` gives AMD back.
+#[test]
+fn sparse_cholesky_takes_a_callers_elimination_order() {
+    let p = spd();
+    let b = [[1.0, 0.0, 2.0, -1.0], [0.0, 1.0, 1.0, 0.5]];
+    let n = 6;
+    let k = Mat::from_fn(n, n, |i, j| match (i < 4, j < 4) {
+        (true, true) => p[(i, j)],
+        (false, true) => b[i - 4][j],
+        (true, false) => b[j - 4][i],
+        (false, false) => {
+            if i == j {
+                -1e-3
+            } else {
+                0.0
+            }
+        }
+    });
+    let x: Vec<f64> = (0..n).map(|i| 1.0 - 0.5 * i as f64).collect();
+    let rhs_k: Vec<f64> = (0..n).map(|i| (0..n).map(|j| k[(i, j)] * x[j]).sum()).collect();
+    let (cp, ri, v) = csc(&k, true);
+    let signs = [1, 1, 1, 1, -1, -1];
+    let solve = |c: &mut SparseCholesky| {
+        c.factor_quasi_definite(n, (&cp, &ri, &v), &signs, 1e-12, 1e-14)?;
+        let mut got = rhs_k.clone();
+        c.solve_in_place(&mut got, n, 1)?;
+        Ok::<_, Breakdown>(got.iter().zip(&x).fold(0.0_f64, |m, (a, b)| m.max((a - b).abs())))
+    };
+    let mut c = SparseCholesky::new();
+    c.set_order(Some(vec![4, 5, 3, 1, 0, 2]));
+    assert!(solve(&mut c).unwrap() < 1e-10);
+    c.set_order(Some(vec![4, 5, 3, 1, 0, 2]));
+    assert!(solve(&mut c).unwrap() < 1e-10);
+    assert_eq!(c.analyses(), 1, "the same order and pattern: one analysis");
+    c.set_order(Some(vec![0, 1, 2, 3, 4, 5]));
+    assert!(solve(&mut c).unwrap() < 1e-10);
+    assert_eq!(c.analyses(), 2, "a new order: a new analysis");
+    for bad in [vec![0, 1, 2, 3, 4], vec![0, 1, 2, 3, 4, 4], vec![0, 1, 2, 3, 4, 6]] {
+        c.set_order(Some(bad.clone()));
+        assert_eq!(solve(&mut c), Err(Breakdown::Symbolic), "{bad:?}");
+    }
+    c.set_order(None);
+    assert!(solve(&mut c).unwrap() < 1e-10);
+}
+
 /// `Supernodal::Always` runs faer's supernodal factorization where its own rule picks the
 /// simplicial one (these small banded matrices), solves the same systems, keeps its analysis
 /// across values and reports a matrix that is not positive definite as the simplicial one does.
