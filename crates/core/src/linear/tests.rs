@@ -414,17 +414,21 @@ fn small_lu_solve_pivots_and_flags_singular() {
     assert_eq!(small_lu_solve(7, &mut [0.0; 49], &mut [1.0; 7]), Err(Breakdown::Pivot(0)));
 }
 
-#[test]
-fn fixed_size_small_lu_solve_matches_the_generic_one_bit_for_bit() {
-    // xorshift64*: uniform in [lo, hi), reproducible.
-    let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-    let mut uniform = |lo: f64, hi: f64| {
+/// xorshift64* from `seed`: uniform numbers in `[lo, hi)`, reproducible.
+fn xorshift(seed: u64) -> impl FnMut(f64, f64) -> f64 {
+    let mut state = seed;
+    move |lo, hi| {
         state ^= state >> 12;
         state ^= state << 25;
         state ^= state >> 27;
         let u = (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64;
         lo + (hi - lo) * u
-    };
+    }
+}
+
+#[test]
+fn fixed_size_small_lu_solve_matches_the_generic_one_bit_for_bit() {
+    let mut uniform = xorshift(0x9E37_79B9_7F4A_7C15);
     for n in 1..=6 {
         for trial in 0..500 {
             let mut a: Vec<f64> = (0..n * n).map(|_| uniform(-2.0, 2.0)).collect();
@@ -454,14 +458,7 @@ fn fixed_size_small_lu_solve_matches_the_generic_one_bit_for_bit() {
 /// `small_lu_solve`, and the same errors (sizes 1 to 8: the stack path and the fallback).
 #[test]
 fn small_lu_solve_many_matches_one_solve_per_column_bit_for_bit() {
-    let mut state = 0x2545_F491_4F6C_DD1D_u64;
-    let mut uniform = |lo: f64, hi: f64| {
-        state ^= state >> 12;
-        state ^= state << 25;
-        state ^= state >> 27;
-        let u = (state.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64;
-        lo + (hi - lo) * u
-    };
+    let mut uniform = xorshift(0x2545_F491_4F6C_DD1D);
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     let mut solved = 0;
     for n in 1..=8 {
