@@ -426,21 +426,27 @@ fn xorshift(seed: u64) -> impl FnMut(f64, f64) -> f64 {
     }
 }
 
+/// A random `n × n` matrix (row-major) of `uniform`'s; every fifth trial with an exact zero
+/// (the elimination's `f != 0` skip) and a near-singular last row.
+fn small_test_matrix(uniform: &mut impl FnMut(f64, f64) -> f64, n: usize, trial: usize) -> Vec<f64> {
+    let mut a: Vec<f64> = (0..n * n).map(|_| uniform(-2.0, 2.0)).collect();
+    if trial.is_multiple_of(5) {
+        a[0] = 0.0;
+        if n > 1 {
+            for j in 0..n {
+                a[(n - 1) * n + j] = a[j] * 1e-15;
+            }
+        }
+    }
+    a
+}
+
 #[test]
 fn fixed_size_small_lu_solve_matches_the_generic_one_bit_for_bit() {
     let mut uniform = xorshift(0x9E37_79B9_7F4A_7C15);
     for n in 1..=6 {
         for trial in 0..500 {
-            let mut a: Vec<f64> = (0..n * n).map(|_| uniform(-2.0, 2.0)).collect();
-            if trial % 5 == 0 {
-                // Exact zeros (the `f != 0` skip) and a near-singular row.
-                a[0] = 0.0;
-                if n > 1 {
-                    for j in 0..n {
-                        a[(n - 1) * n + j] = a[j] * 1e-15;
-                    }
-                }
-            }
+            let a = small_test_matrix(&mut uniform, n, trial);
             let b: Vec<f64> = (0..n).map(|_| uniform(-3.0, 3.0)).collect();
             let (mut a1, mut b1, mut a2, mut b2) = (a.clone(), b.clone(), a.clone(), b.clone());
             let ok1 = small_lu_solve(n, &mut a1, &mut b1);
@@ -464,15 +470,7 @@ fn small_lu_solve_many_matches_one_solve_per_column_bit_for_bit() {
     for n in 1..=8 {
         for k in [1, 3, 4, 8, 9] {
             for trial in 0..200 {
-                let mut a: Vec<f64> = (0..n * n).map(|_| uniform(-2.0, 2.0)).collect();
-                if trial % 5 == 0 {
-                    a[0] = 0.0;
-                    if n > 1 {
-                        for j in 0..n {
-                            a[(n - 1) * n + j] = a[j] * 1e-15;
-                        }
-                    }
-                }
+                let a = small_test_matrix(&mut uniform, n, trial);
                 let b: Vec<f64> = (0..n * k).map(|_| uniform(-3.0, 3.0)).collect();
                 let mut one = Ok(());
                 let mut cols = vec![0.0; n * k];
@@ -526,16 +524,11 @@ fn sparse_cholesky_counts_its_analyses_and_solves_blocks_of_right_hand_sides() {
     assert_eq!(c.solve_in_place(&mut [1.0; 4], 4, 1), Err(Breakdown::NotFactored));
 }
 
-/// The quasi-definite LDLᵀ of a KKT matrix `[[P, Bᵀ], [B, −δ I]]` (P positive definite, its
-/// pivots positive, the last block's negative) solves the system to rounding; plain Cholesky
-/// refuses the matrix (naming a pivot), and signs of the wrong length are an error.
-#[test]
-fn quasi_definite_ldlt_solves_a_kkt_system() {
+/// The 6 × 6 KKT matrix `[[P, Bᵀ], [B, −δ I]]`, P = [`spd`] and B two constraint rows.
+fn kkt(delta: f64) -> Mat<f64> {
     let p = spd();
     let b = [[1.0, 0.0, 2.0, -1.0], [0.0, 1.0, 1.0, 0.5]];
-    let delta = 1e-3;
-    let n = 6;
-    let k = Mat::from_fn(n, n, |i, j| match (i < 4, j < 4) {
+    Mat::from_fn(6, 6, |i, j| match (i < 4, j < 4) {
         (true, true) => p[(i, j)],
         (false, true) => b[i - 4][j],
         (true, false) => b[j - 4][i],
@@ -546,7 +539,16 @@ fn quasi_definite_ldlt_solves_a_kkt_system() {
                 0.0
             }
         }
-    });
+    })
+}
+
+/// The quasi-definite LDLᵀ of a KKT matrix `[[P, Bᵀ], [B, −δ I]]` (P positive definite, its
+/// pivots positive, the last block's negative) solves the system to rounding; plain Cholesky
+/// refuses the matrix (naming a pivot), and signs of the wrong length are an error.
+#[test]
+fn quasi_definite_ldlt_solves_a_kkt_system() {
+    let n = 6;
+    let k = kkt(1e-3);
     let x: Vec<f64> = (0..n).map(|i| 1.0 + 0.25 * i as f64).collect();
     let rhs_k: Vec<f64> = (0..n).map(|i| (0..n).map(|j| k[(i, j)] * x[j]).sum()).collect();
     let (cp, ri, v) = csc(&k, true);
@@ -571,21 +573,8 @@ fn quasi_definite_ldlt_solves_a_kkt_system() {
 /// `Breakdown::Symbolic`, not a panic, and `None` gives AMD back.
 #[test]
 fn sparse_cholesky_takes_a_callers_elimination_order() {
-    let p = spd();
-    let b = [[1.0, 0.0, 2.0, -1.0], [0.0, 1.0, 1.0, 0.5]];
     let n = 6;
-    let k = Mat::from_fn(n, n, |i, j| match (i < 4, j < 4) {
-        (true, true) => p[(i, j)],
-        (false, true) => b[i - 4][j],
-        (true, false) => b[j - 4][i],
-        (false, false) => {
-            if i == j {
-                -1e-3
-            } else {
-                0.0
-            }
-        }
-    });
+    let k = kkt(1e-3);
     let x: Vec<f64> = (0..n).map(|i| 1.0 - 0.5 * i as f64).collect();
     let rhs_k: Vec<f64> = (0..n).map(|i| (0..n).map(|j| k[(i, j)] * x[j]).sum()).collect();
     let (cp, ri, v) = csc(&k, true);
