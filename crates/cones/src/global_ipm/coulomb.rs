@@ -149,9 +149,11 @@ impl GlobalIpm {
         Ok(sol)
     }
 
-    /// `global-ac-newton` from (r, v) with the time left of `s`'s limit since `start`: its
-    /// counts and history added to `report`, and its answer taking the place of (r, v) when
-    /// it is solved or its error is below `report.error` (the fixed point's).
+    /// `global-ac-newton` from (r, v) with the time left of `s`'s limit since `start`, and
+    /// once more from the same start with [`GlobalIpm::retry_regularization`] when it fails
+    /// (neither solved, interrupted nor out of time): their counts and history added to
+    /// `report`, and the better answer (solved, else the smaller error) taking the place of
+    /// (r, v) when it is solved or its error is below `report.error` (the fixed point's).
     fn polish(
         &mut self,
         g: &GlobalFrictionContactProblem,
@@ -164,20 +166,39 @@ impl GlobalIpm {
         if let Some(t) = s.time_limit {
             rest.time_limit = Some(t.saturating_sub(start.elapsed()));
         }
-        let polished = self.newton.solve(g, Some(r), &rest)?;
-        report.iterations += polished.report.iterations;
-        report.factorizations += polished.report.factorizations;
-        report.line_search_steps += polished.report.line_search_steps;
-        if s.record_history {
-            let base = report.iterations - polished.report.iterations;
-            report.history.extend(&polished.report.history);
-            report.history_iterations.extend(polished.report.history_iterations.iter().map(|k| base + k));
-        }
+        let mut polished = self.newton.solve(g, Some(r), &rest)?;
+        add_effort(report, &polished.report, s.record_history);
         let from = if self.fixed_point > 1 { "the De Saxcé fixed point's" } else { "the convex" };
-        report.message = Some(format!(
+        let mut message = format!(
             "Coulomb error {err:.2e} at {from} answer; global-ac-newton from it: {}",
             polished.report.status
-        ));
+        );
+        let again =
+            !matches!(polished.report.status, Status::Solved | Status::Interrupted | Status::TimeLimit)
+                && self.retry_regularization > 0.0
+                && s.deadline(start).is_none_or(|t| Instant::now() < t);
+        if again {
+            // The same start, the Newton matrix regularized more (a stall near the answer on
+            // a redundant stick network is the default's usual failure; see
+            // [`GlobalIpm::retry_regularization`]).
+            if let Some(t) = s.time_limit {
+                rest.time_limit = Some(t.saturating_sub(start.elapsed()));
+            }
+            let keep = self.newton.regularization;
+            self.newton.regularization = self.retry_regularization;
+            let retried = self.newton.solve(g, Some(r), &rest);
+            self.newton.regularization = keep;
+            let retried = retried?;
+            add_effort(report, &retried.report, s.record_history);
+            message.push_str(&format!(
+                "; again with regularization {}: {}",
+                self.retry_regularization, retried.report.status
+            ));
+            if retried.report.status == Status::Solved || retried.report.error < polished.report.error {
+                polished = retried;
+            }
+        }
+        report.message = Some(message);
         if polished.report.status == Status::Solved || polished.report.error < err {
             report.error = polished.report.error;
             report.status = polished.report.status;
@@ -187,6 +208,19 @@ impl GlobalIpm {
             report.status = Status::Interrupted;
         }
         Ok(())
+    }
+}
+
+/// A Newton run's iterations, factorizations, line-search steps and history added to
+/// `report`'s.
+fn add_effort(report: &mut SolveReport, run: &SolveReport, history: bool) {
+    report.iterations += run.iterations;
+    report.factorizations += run.factorizations;
+    report.line_search_steps += run.line_search_steps;
+    if history {
+        let base = report.iterations - run.iterations;
+        report.history.extend(&run.history);
+        report.history_iterations.extend(run.history_iterations.iter().map(|k| base + k));
     }
 }
 

@@ -70,7 +70,12 @@
 //! 1, 2, 3, 5 and 20 convex solves (Box_Stacks: 10 iterations against 81 for 20 solves).
 //! Before the Newton method, one step of the natural map puts the interior point's
 //! separated contacts on the cone's boundary, and when that answer is already within `tol`
-//! the Newton method is not run. From a warm start (a time step's previous impulses) the
+//! the Newton method is not run. When the Newton method fails (it can stall at a few
+//! times the tolerance on a pile's redundant stick networks), it runs once more from the same
+//! answer with its Newton matrix regularized three times more
+//! ([`GlobalIpm::retry_regularization`]); on the exact cones' `ball-pile` runs this solves
+//! most of the islands that went on to the stepper's fallback chain before (prox on W,
+//! seconds each). From a warm start (a time step's previous impulses) the
 //! Newton method is tried first, for at most [`GlobalIpm::warm_newton`] iterations (3), and
 //! its answer returned when it solves: a settled step's warm start is an iteration or two
 //! from the answer, and only a warm start whose global error is at most 100 tol is given it
@@ -148,6 +153,10 @@ pub struct GlobalIpm {
     /// report. A settled time step's warm start is a Newton iteration or two from the answer,
     /// where the interior point needs several (and, for Coulomb, a Newton finish).
     pub warm_newton: usize,
+    /// [`Model::Coulomb`]: when `global-ac-newton` from the fixed point's answer fails, it
+    /// runs once more from the same answer with this [`GlobalNewton::regularization`] (0:
+    /// never). See [`params::RETRY_REGULARIZATION`].
+    pub retry_regularization: f64,
     chol: Factors,
     newton: GlobalNewton,
     /// The convex relaxation's warm Newton ([`GlobalNewton::convex_finishing`]).
@@ -163,6 +172,7 @@ impl Default for GlobalIpm {
             polish: params::POLISH,
             kkt: params::KKT,
             warm_newton: params::WARM_NEWTON,
+            retry_regularization: params::RETRY_REGULARIZATION,
             chol: Factors::default(),
             newton: GlobalNewton::finishing(),
             convex_newton: GlobalNewton::convex_finishing(),

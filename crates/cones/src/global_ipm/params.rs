@@ -2,7 +2,7 @@
 //! [`GlobalIpm::new`]), the list and the constructor from resolved values.
 
 use super::{GlobalIpm, KktForm};
-use perp_core::params::{Param, Resolved};
+use perp_core::params::{Bound, Param, Resolved};
 
 /// Default [`GlobalIpm::max_iter`].
 pub const MAX_ITER: usize = 100;
@@ -19,6 +19,14 @@ pub const WARM_NEWTON: usize = 3;
 /// the settled pile takes two to six iterations, and 6 or 10 cost more over the run than 8
 /// (`docs/performance.md`, Velocity space).
 pub const CONVEX_WARM_NEWTON: usize = 8;
+
+/// Default [`GlobalIpm::retry_regularization`]: three times `global-ac-newton`'s default
+/// ([`crate::global_newton::params::REGULARIZATION`]). On the exact cones' `ball-pile N`
+/// steps whose Newton finish stalled at 1–5 · 10⁻⁶ against a tolerance of 10⁻⁶ (200
+/// iterations, then the stepper's fallback chain, prox on W, seconds each), the run again from
+/// the convex answer with 0.3 solved most in 10–200 iterations (`docs/performance.md`,
+/// Velocity space).
+pub const RETRY_REGULARIZATION: f64 = 0.3;
 
 /// Default [`GlobalIpm::kkt`].
 pub const KKT: KktForm = KktForm::Reduced;
@@ -53,6 +61,13 @@ pub const PARAMS: &[Param] = &[
         usize::MAX,
         "Newton iterations at most from a warm start near the answer before the interior point (global-ac-newton; on the convex relaxation its natural map, from a warm start within 0.3 of the certificate, default 8) (0: never)",
     ),
+    Param::real(
+        "retry_regularization",
+        RETRY_REGULARIZATION,
+        Bound::Incl(0.0),
+        Bound::Open,
+        "when global-ac-newton from the convex answer fails, run it once more from that answer with this regularization (0: never)",
+    ),
     Param::choice(
         "kkt",
         kkt_word(KKT),
@@ -69,6 +84,7 @@ impl GlobalIpm {
             fixed_point: p.int("fixed_point"),
             polish: p.flag("polish"),
             warm_newton: p.int("warm_newton"),
+            retry_regularization: p.real("retry_regularization"),
             kkt: KKT_FORMS.into_iter().find(|&k| kkt_word(k) == p.choice("kkt")).unwrap_or(KKT),
             ..GlobalIpm::new()
         }

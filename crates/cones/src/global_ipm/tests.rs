@@ -395,3 +395,46 @@ fn a_warm_start_near_the_answer_is_finished_by_newton_alone() {
         assert!(!far.report.message.unwrap_or_default().contains("from the warm start"));
     }
 }
+
+/// When the Newton finish from the convex answer fails, it runs once more from that answer
+/// with `retry_regularization`; the report counts both runs and says so, and 0 turns it off.
+/// The first run is made to fail by a Newton matrix regularized far too much for its few
+/// iterations.
+#[test]
+fn a_failed_newton_finish_runs_again_with_the_retry_regularization() {
+    let s = settings();
+    let mut rescued = 0;
+    for seed in 0..8 {
+        let g = random_problem(seed, 16, 4);
+        let plain = GlobalIpm::new().solve(&g, None, &s).unwrap();
+        if plain.report.status != Status::Solved
+            || !plain.report.message.clone().unwrap_or_default().contains("global-ac-newton from it")
+        {
+            continue;
+        }
+        let crippled = |retry: f64| {
+            let mut m = GlobalIpm { retry_regularization: retry, ..GlobalIpm::new() };
+            m.newton.regularization = 1e6;
+            m.newton.max_iter = 4;
+            m
+        };
+        let off = crippled(0.0).solve(&g, None, &s).unwrap();
+        let msg = off.report.message.clone().unwrap_or_default();
+        assert!(!msg.contains("again"), "{msg}");
+        if off.report.status == Status::Solved {
+            continue;
+        }
+        let on = crippled(crate::global_newton::params::REGULARIZATION).solve(&g, None, &s).unwrap();
+        let msg = on.report.message.clone().unwrap_or_default();
+        assert!(msg.contains("again with regularization 0.1"), "{msg}");
+        assert!(on.report.iterations > off.report.iterations, "{:?} {:?}", on.report, off.report);
+        if on.report.status == Status::Solved {
+            assert!(on.report.error <= s.tol, "{:?}", on.report);
+            assert!(close(&on.r, &plain.r, 1e-6) && close(&on.v, &plain.v, 1e-6), "seed {seed}");
+            rescued += 1;
+        } else {
+            assert!(on.report.error > s.tol, "{:?}", on.report);
+        }
+    }
+    assert!(rescued >= 4, "{rescued} rescued");
+}

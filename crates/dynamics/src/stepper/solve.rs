@@ -71,9 +71,12 @@ impl Solvers {
         }
         let velocity_space = convex || compliant || matches!(solver, Solver::Global(_));
         // The relaxation is one convex solve: the De Saxcé fixed point and the exact polish
-        // are the Coulomb model's.
-        if let Some(exact) =
-            opts.params.names().find(|n| ["fixed_point", "polish"].contains(n)).filter(|_| convex)
+        // (and its retry) are the Coulomb model's.
+        if let Some(exact) = opts
+            .params
+            .names()
+            .find(|n| ["fixed_point", "polish", "retry_regularization"].contains(n))
+            .filter(|_| convex)
         {
             return Err(Error::setting(
                 "params",
