@@ -162,10 +162,8 @@ impl GlobalIpm {
         (r, v): (&mut Vec<f64>, &mut Vec<f64>),
     ) -> Result<(), Error> {
         let err = report.error;
-        let mut rest = s.clone();
-        if let Some(t) = s.time_limit {
-            rest.time_limit = Some(t.saturating_sub(start.elapsed()));
-        }
+        let time_left = || s.time_limit.map(|t| t.saturating_sub(start.elapsed()));
+        let mut rest = Settings { time_limit: time_left(), ..s.clone() };
         let mut polished = self.newton.solve(g, Some(r), &rest)?;
         add_effort(report, &polished.report, s.record_history);
         let from = if self.fixed_point > 1 { "the De Saxcé fixed point's" } else { "the convex" };
@@ -181,9 +179,7 @@ impl GlobalIpm {
             // The same start, the Newton matrix regularized more (a stall near the answer on
             // a redundant stick network is the default's usual failure; see
             // [`GlobalIpm::retry_regularization`]).
-            if let Some(t) = s.time_limit {
-                rest.time_limit = Some(t.saturating_sub(start.elapsed()));
-            }
+            rest.time_limit = time_left();
             let keep = self.newton.regularization;
             self.newton.regularization = self.retry_regularization;
             let retried = self.newton.solve(g, Some(r), &rest);
@@ -214,14 +210,12 @@ impl GlobalIpm {
 /// A Newton run's iterations, factorizations, line-search steps and history added to
 /// `report`'s.
 fn add_effort(report: &mut SolveReport, run: &SolveReport, history: bool) {
+    if history {
+        report.append_history(report.iterations, run);
+    }
     report.iterations += run.iterations;
     report.factorizations += run.factorizations;
     report.line_search_steps += run.line_search_steps;
-    if history {
-        let base = report.iterations - run.iterations;
-        report.history.extend(&run.history);
-        report.history_iterations.extend(run.history_iterations.iter().map(|k| base + k));
-    }
 }
 
 /// One step of the Coulomb natural map from (r, v): `r ← P_K(r − ρ ũ)` per contact, with
