@@ -363,8 +363,16 @@ impl Cliques {
                 dofs.extend_from_slice(mine);
                 hs.resize(h0 + mine.len() * p, 0.0);
                 for b in 0..p {
+                    // A row's velocities usually ascend (H by columns): found by walking
+                    // `mine` along them, by bisection when one does not.
+                    let mut a = 0;
                     for (j, v) in rows.entries(first + b) {
-                        let a = mine.binary_search(&j).unwrap_or(0);
+                        while a < mine.len() && mine[a] < j {
+                            a += 1;
+                        }
+                        if mine.get(a) != Some(&j) {
+                            a = mine.binary_search(&j).unwrap_or(0);
+                        }
                         hs[h0 + a * p + b] += v;
                     }
                 }
@@ -587,6 +595,24 @@ mod tests {
         let twice = [Row(vec![(5, 1.0), (5, 2.0)])];
         fast.fill(&[(0, 1)], &twice[..]);
         assert_eq!((&fast.sizes[..], &fast.dofs[..], &fast.h[..]), (&[1][..], &[5][..], &[3.0][..]));
+        // Rows on different velocities (a sphere's normal row has no rotations, its tangent
+        // rows have): each entry at its velocity of the union, whether a row ascends (walked)
+        // or not (bisected).
+        let uneven = vec![
+            Row(vec![(1, 0.5), (4, -1.0)]),
+            Row(vec![(1, 2.0), (2, 3.0), (4, 4.0), (9, 5.0)]),
+            Row(vec![(9, 6.0)]),
+        ];
+        let mut reversed = uneven.clone();
+        reversed[1].0.reverse();
+        let want = [0.5, 2.0, 0.0, 0.0, 3.0, 0.0, -1.0, 4.0, 0.0, 0.0, 5.0, 6.0];
+        for rows in [&uneven, &reversed] {
+            fast.fill(&[(0, 3)], &rows[..]);
+            assert_eq!(
+                (&fast.sizes[..], &fast.dofs[..], &fast.h[..]),
+                (&[4][..], &[1, 2, 4, 9][..], &want[..])
+            );
+        }
     }
 
     /// Two bodies of six velocities (M with off-diagonal entries inside each body), three

@@ -185,7 +185,9 @@ impl Islands {
     fn restricted_outer(&self, s: &CsMat<f64>, outer: &[usize]) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
         let mut ptr = Vec::with_capacity(outer.len() + 1);
         ptr.push(0);
-        let (mut idx, mut val) = (Vec::new(), Vec::new());
+        // Sized once for the outer vectors' stored entries (the zeros among them dropped).
+        let stored = outer.iter().map(|&o| s.indptr().outer_inds_sz(o).len()).sum();
+        let (mut idx, mut val) = (Vec::with_capacity(stored), Vec::with_capacity(stored));
         for &o in outer {
             for (i, &v) in s.outer_view(o).expect("an outer vector of the problem").iter() {
                 if v != 0.0 {

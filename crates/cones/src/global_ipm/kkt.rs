@@ -3,12 +3,17 @@
 
 use super::layout::QuasiDefinite;
 use super::*;
+use perp_core::linear::Supernodal;
 
 /// The relative residual a reduced solve must reach by refinement.
 const REDUCED_ACCURACY: f64 = 1e-10;
 
 /// The most refinement steps a reduced solve takes.
 const REDUCED_STEPS: usize = 6;
+
+/// The quasi-definite fallback in the reduced form's order is factored supernodally from this
+/// order (`n + m`) on ([`Kkt::factor_full`]).
+const SUPERNODAL_FALLBACK_FROM: usize = 1000;
 
 /// The KKT system of one iteration: its values, factor and the scalings they came from.
 pub(super) struct Kkt<'a> {
@@ -147,6 +152,14 @@ impl<'a> Kkt<'a> {
         let (n, m) = (self.lay.n, self.lay.m);
         let order =
             self.reduced.as_ref().map(|_| (n..n + m).chain(chols.graph.order().iter().copied()).collect());
+        // In that order the velocities' part is the reduced factor's, whose supernodes are
+        // wide: faer's rule (flops per nonzero, diluted by the cone rows' short columns)
+        // would take the scalar factorization, at about twice the time on a pile's islands.
+        chols.full.set_supernodal(if order.is_some() && n + m >= SUPERNODAL_FALLBACK_FROM {
+            Supernodal::Always
+        } else {
+            Supernodal::Auto
+        });
         chols.full.set_order(order);
         let regs = self.regs;
         let mut broke = String::new();

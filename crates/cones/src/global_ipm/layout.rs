@@ -192,7 +192,8 @@ fn cone_rows(h: &(impl SparseRows + ?Sized), mu: &[f64], d: usize) -> ConeRows {
     let mut cones = Vec::with_capacity(mu.len());
     let mut ht_ptr = Vec::with_capacity(h.count() + 1);
     ht_ptr.push(0);
-    let mut ht = Vec::new();
+    // Sized once: the rows' entries are copied, not grown into.
+    let mut ht = Vec::with_capacity((0..h.count()).map(|k| h.len_of(k)).sum());
     for (i, &mu) in mu.iter().enumerate() {
         cones.push((ht_ptr.len() - 1, if mu > 0.0 { d } else { 1 }));
         if mu > 0.0 {

@@ -220,6 +220,15 @@ impl SparseCholesky {
         }
     }
 
+    /// The choice of numeric factorization for the next analyses; a new choice forgets the
+    /// analysis.
+    pub fn set_supernodal(&mut self, supernodal: Supernodal) {
+        if supernodal != self.supernodal {
+            self.supernodal = supernodal;
+            self.forget();
+        }
+    }
+
     /// Forgets the symbolic analysis (the next factorization redoes it).
     pub fn forget(&mut self) {
         self.symbolic = None;

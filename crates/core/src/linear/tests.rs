@@ -632,6 +632,33 @@ fn sparse_cholesky_always_supernodal_solves_what_the_automatic_choice_solves() {
     }
 }
 
+/// `set_supernodal` switches a kept factor's numeric factorization: the quasi-definite KKT
+/// system of the tests above solved alike either way, a new choice a new analysis (the same
+/// choice none).
+#[test]
+fn set_supernodal_switches_the_factorization_and_redoes_the_analysis() {
+    let n = 6;
+    let k = kkt(1e-3);
+    let x: Vec<f64> = (0..n).map(|i| 2.0 - 0.3 * i as f64).collect();
+    let rhs_k: Vec<f64> = (0..n).map(|i| (0..n).map(|j| k[(i, j)] * x[j]).sum()).collect();
+    let (cp, ri, v) = csc(&k, true);
+    let signs = [1, 1, 1, 1, -1, -1];
+    let mut c = SparseCholesky::new();
+    c.set_order(Some(vec![4, 5, 3, 1, 0, 2]));
+    for (choice, analyses) in
+        [(Supernodal::Auto, 1), (Supernodal::Always, 2), (Supernodal::Always, 2), (Supernodal::Auto, 3)]
+    {
+        c.set_supernodal(choice);
+        assert_eq!(c.supernodal(), choice);
+        c.factor_quasi_definite(n, (&cp, &ri, &v), &signs, 1e-12, 1e-14).unwrap();
+        assert_eq!((c.analyses(), c.is_supernodal()), (analyses, choice == Supernodal::Always));
+        let mut got = rhs_k.clone();
+        c.solve_in_place(&mut got, n, 1).unwrap();
+        let err = got.iter().zip(&x).fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
+        assert!(err < 1e-10, "{choice:?}: {got:?}");
+    }
+}
+
 /// `Ordering::Given` factors a matrix that comes in `amd_order`'s order and solves its systems
 /// as the default (which orders the matrix itself) solves the unordered ones (to rounding),
 /// with one analysis for repeated values; a malformed pattern is an error, not a panic.
