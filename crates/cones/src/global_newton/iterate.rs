@@ -255,15 +255,16 @@ impl<'a> Iterate<'a> {
                 self.reduced_misses += 1;
                 self.reduce = self.reduced_misses < REDUCED_MISSES;
             }
-            let st = self.setup.structure(self.g);
-            st.fill(&self.jr, &self.ju, delta, sigma, &mut self.values);
             if self.reduce && lu_v.chol.is_none() {
+                // Read from M and H, and checked by products with them: the (v, r) structure
+                // is built only when a direction falls back to it.
+                let g = self.g;
                 let red = self.reduced.get_or_insert_with(|| match kept.take() {
-                    Some(r) => r.renew(st),
-                    None => Reduced::new(st),
+                    Some(r) => r.renew(g),
+                    None => Reduced::new(g),
                 });
                 if red.direction(jac, (delta, sigma), &self.res, &mut self.step, &mut lu_v.lu, report).is_ok()
-                    && st.relative_residual(&self.values, &self.step, &self.res) <= 1e-6
+                    && red.relative_residual(g, (jac, (delta, sigma)), &self.res, &self.step) <= 1e-6
                 {
                     self.delta_kept = delta;
                     return true;
@@ -271,6 +272,8 @@ impl<'a> Iterate<'a> {
                 self.reduced_misses += 1;
                 self.reduce = self.reduced_misses < REDUCED_MISSES;
             }
+            let st = self.setup.structure(self.g);
+            st.fill(&self.jr, &self.ju, delta, sigma, &mut self.values);
             report.factorizations += 1;
             if lu.factor(size, &st.col_ptr, &st.row_idx, &self.values).is_err() {
                 continue;

@@ -25,9 +25,12 @@
 //! the Cholesky of the symmetric part `M + H sym(G) Hᵀ` was tried: on step 12 it did not
 //! converge, and that part turns indefinite as contacts slide.) A pivot that vanishes
 //! without pivoting is a breakdown like a singular matrix. The direction is the (v, r)
-//! system's in exact arithmetic; the caller checks it against that system
-//! ([`Structure::relative_residual`]) and solves the unreduced system, with faer's pivoting
-//! LU, when the reduced one breaks down or its solve is not accurate.
+//! system's in exact arithmetic; the caller checks it against that system by products with
+//! M and H ([`Reduced::relative_residual`]) and solves the unreduced system ([`Structure`],
+//! built only then), with faer's pivoting LU, when the reduced one breaks down or its solve
+//! is not accurate. Reading M and H from the problem instead of from the (v, r) structure
+//! (which was built for every solve, about 20 000 small vectors on a pile's island) took a
+//! settled step of the exact cones' `ball-pile 1000` from about 19 to 16 ms.
 //!
 //! On the convex relaxation G is symmetric ([`VelocityFactor`]) and the matrix is the body
 //! graph's ([`GraphSystem`]): filled and factored as the interior point's and SAP's are, in
@@ -39,7 +42,10 @@
 
 use super::*;
 use crate::body_graph::BodyGraph;
-use perp_core::linear::{small_lu_solve, small_lu_solve_many, PatternLu, SparseCholesky, SymLower};
+use crate::global::ContactRows;
+use perp_core::linear::{
+    small_lu_solve, small_lu_solve_many, PatternLu, SparseCholesky, SparseRows, SymLower,
+};
 
 /// Iterative refinement steps of a reduced solve at most.
 const REFINE_STEPS: usize = 2;
@@ -135,80 +141,142 @@ pub(super) struct Reduced {
     /// Per contact: `A⁻¹ Φ` (d), `G = A⁻¹ J_u` (d × d, row-major).
     ainv_phi: Vec<f64>,
     g: Vec<f64>,
-    /// Kept storage: a clique's `H_c G_c` (k × d), a residual; the right-hand side.
+    /// Kept storage: a clique's `H_c G_c` (k × d), a residual; the right-hand side; the
+    /// (v, r) system's residual's.
     t: Vec<f64>,
     b: Vec<f64>,
+    scratch: Scratch,
+}
+
+/// What [`Reduced`] reads from a problem: M by columns (all stored entries, rows ascending)
+/// and each contact's velocities (ascending, where they start per contact) with its H rows on
+/// them (`H[dofs[a], c·d + b]` at `a·d + b` from `d · starts[c]`).
+struct Source {
+    n: usize,
+    d: usize,
+    m_ptr: Vec<usize>,
+    m_idx: Vec<usize>,
+    m_val: Vec<f64>,
+    starts: Vec<usize>,
+    dofs: Vec<usize>,
+    h: Vec<f64>,
+}
+
+impl Source {
+    fn of(g: &GlobalFrictionContactProblem) -> Source {
+        let (n, d) = (g.dofs(), g.dim);
+        let mcsc = g.m.to_csr().to_csc();
+        let (mut m_ptr, mut m_idx, mut m_val) = (Vec::with_capacity(n + 1), Vec::new(), Vec::new());
+        m_ptr.push(0);
+        for j in 0..n {
+            if let Some(c) = mcsc.outer_view(j) {
+                for (i, &v) in c.iter() {
+                    m_idx.push(i);
+                    m_val.push(v);
+                }
+            }
+            m_ptr.push(m_idx.len());
+        }
+        let mut kept = Vec::new();
+        let (starts, dofs, h) = match g.contact_rows_in(&mut kept) {
+            ContactRows::Columns(c) => contact_dofs(&c, d, g.contacts()),
+            ContactRows::Rows(r) => contact_dofs(r, d, g.contacts()),
+        };
+        Source { n, d, m_ptr, m_idx, m_val, starts, dofs, h }
+    }
+}
+
+/// Each contact's velocities and H rows on them ([`Source`]) from the contact rows `rows`
+/// (contact i's rows `i·d .. (i+1)·d`).
+fn contact_dofs(
+    rows: &(impl SparseRows + ?Sized),
+    d: usize,
+    nc: usize,
+) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+    let mut starts = Vec::with_capacity(nc + 1);
+    let (mut dofs, mut h) = (Vec::new(), Vec::new());
+    starts.push(0);
+    for i in 0..nc {
+        let first = dofs.len();
+        for b in 0..d {
+            dofs.extend(rows.entries(i * d + b).map(|(j, _)| j));
+        }
+        dofs[first..].sort_unstable();
+        let mut k = first;
+        for idx in first..dofs.len() {
+            if idx == first || dofs[idx] != dofs[k - 1] {
+                dofs[k] = dofs[idx];
+                k += 1;
+            }
+        }
+        dofs.truncate(k);
+        let mine = &dofs[first..];
+        let base = h.len();
+        h.resize(base + mine.len() * d, 0.0);
+        for b in 0..d {
+            for (j, v) in rows.entries(i * d + b) {
+                let a = mine.binary_search(&j).unwrap_or(0);
+                h[base + a * d + b] += v;
+            }
+        }
+        starts.push(dofs.len());
+    }
+    (starts, dofs, h)
+}
+
+/// Kept storage of a (v, r) residual ([`vr_residual`]): `Hᵀ Δv`, two velocity vectors and
+/// the residual.
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    hv: Vec<f64>,
+    y: Vec<f64>,
+    b: Vec<f64>,
+    rho: Vec<f64>,
 }
 
 impl Reduced {
-    /// The pattern of `M + H G Hᵀ` for the problem of `st` (columns sorted, both triangles).
-    pub(super) fn new(st: &Structure) -> Reduced {
-        let (starts, dofs, h) = Self::contact_dofs(st);
-        Self::build(st, starts, dofs, h)
+    /// The pattern of `M + H G Hᵀ` for the problem `g` (columns sorted, both triangles), read
+    /// from M and H: no (v, r) [`Structure`] is built.
+    pub(super) fn new(g: &GlobalFrictionContactProblem) -> Reduced {
+        let src = Source::of(g);
+        Self::build(src)
     }
 
-    /// This pattern with the values of `st`'s problem when its M and its contacts touch the
-    /// same velocities as the last problem's (then only M's values and H's rows are read: the
+    /// This pattern with the values of `g` when its M and its contacts touch the same
+    /// velocities as the last problem's (then only M's values and H's rows are read: the
     /// same numbers in the same places as [`Reduced::new`]'s), else [`Reduced::new`]'s.
-    pub(super) fn renew(mut self, st: &Structure) -> Reduced {
-        let (starts, dofs, h) = Self::contact_dofs(st);
-        let same_m = self.n == st.n
-            && self.m_ends.len() == st.n
-            && st.m_cols.iter().zip(&self.m_ends).enumerate().all(|(j, (col, &end))| {
-                let begin = if j == 0 { 0 } else { self.m_ends[j - 1] };
-                end - begin == col.len()
-                    && col.iter().zip(&self.m_rows[begin..end]).all(|(&(i, _), &r)| i == r)
-            });
-        if !(same_m && self.d == st.d && starts == self.starts && dofs == self.dofs) {
-            return Self::build(st, starts, dofs, h);
+    pub(super) fn renew(mut self, g: &GlobalFrictionContactProblem) -> Reduced {
+        let src = Source::of(g);
+        let same_m = self.n == src.n && src.m_ptr[1..] == self.m_ends[..] && src.m_idx == self.m_rows;
+        if !(same_m && self.d == src.d && src.starts == self.starts && src.dofs == self.dofs) {
+            return Self::build(src);
         }
-        let values = st.m_cols.iter().flat_map(|c| c.iter().map(|&(_, v)| v));
-        self.m_pos.iter_mut().zip(values).for_each(|(e, v)| e.1 = v);
+        self.m_pos.iter_mut().zip(&src.m_val).for_each(|(e, &v)| e.1 = v);
         // The same contacts and d: the per-contact storage keeps its size.
-        self.h = h;
+        self.h = src.h;
         self
     }
 
-    /// Each contact's velocities (ascending, where they start per contact) and its H rows on
-    /// them (`H[dofs[a], c·d + b]` at `a·d + b`).
-    fn contact_dofs(st: &Structure) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
-        let d = st.d;
-        let nc = st.h_cols.len() / d.max(1);
-        let mut starts = Vec::with_capacity(nc + 1);
-        let (mut dofs, mut h) = (Vec::new(), Vec::new());
-        starts.push(0);
-        for i in 0..nc {
-            let first = dofs.len();
-            for b in 0..d {
-                dofs.extend(st.h_cols[i * d + b].0.iter().map(|&(j, _)| j));
-            }
-            dofs[first..].sort_unstable();
-            let mut k = first;
-            for idx in first..dofs.len() {
-                if idx == first || dofs[idx] != dofs[k - 1] {
-                    dofs[k] = dofs[idx];
-                    k += 1;
-                }
-            }
-            dofs.truncate(k);
-            let mine = &dofs[first..];
-            let base = h.len();
-            h.resize(base + mine.len() * d, 0.0);
-            for b in 0..d {
-                for &(j, v) in &st.h_cols[i * d + b].0 {
-                    let a = mine.binary_search(&j).unwrap_or(0);
-                    h[base + a * d + b] += v;
-                }
-            }
-            starts.push(dofs.len());
-        }
-        (starts, dofs, h)
-    }
-
-    /// [`Reduced::new`] from [`Reduced::contact_dofs`]' answer.
-    fn build(st: &Structure, starts: Vec<usize>, dofs: Vec<usize>, h: Vec<f64>) -> Reduced {
-        let (n, d) = (st.n, st.d);
+    /// [`Reduced::new`] from the problem's [`Source`].
+    fn build(src: Source) -> Reduced {
+        let Source { n, d, m_ptr, m_idx, m_val, starts, dofs, h } = src;
         let nc = starts.len() - 1;
+        // The contacts touching each velocity, ascending (compressed).
+        let mut inc_ptr = vec![0usize; n + 1];
+        for &j in &dofs {
+            inc_ptr[j + 1] += 1;
+        }
+        for j in 0..n {
+            inc_ptr[j + 1] += inc_ptr[j];
+        }
+        let mut inc = vec![0usize; dofs.len()];
+        let mut next = inc_ptr.clone();
+        for c in 0..nc {
+            for &j in &dofs[starts[c]..starts[c + 1]] {
+                inc[next[j]] = c;
+                next[j] += 1;
+            }
+        }
         // Each column's rows: M's column and the cliques of the contacts touching it, each row
         // once (marked by the column that last took it), sorted.
         let mut col_ptr = Vec::with_capacity(n + 1);
@@ -217,13 +285,13 @@ impl Reduced {
         col_ptr.push(0);
         for j in 0..n {
             let first = row_idx.len();
-            for &(i, _) in &st.m_cols[j] {
+            for &i in &m_idx[m_ptr[j]..m_ptr[j + 1]] {
                 if mark[i] != j {
                     mark[i] = j;
                     row_idx.push(i);
                 }
             }
-            for &(c, _) in &st.dof_contacts[j] {
+            for &c in &inc[inc_ptr[j]..inc_ptr[j + 1]] {
                 for &i in &dofs[starts[c]..starts[c + 1]] {
                     if mark[i] != j {
                         mark[i] = j;
@@ -239,15 +307,9 @@ impl Reduced {
             col_ptr[j] + s.binary_search(&i).unwrap_or(0)
         };
         let m_pos = (0..n)
-            .flat_map(|j| st.m_cols[j].iter().map(move |&(i, v)| (i, j, v)))
-            .map(|(i, j, v)| (at(i, j), v))
+            .flat_map(|j| (m_ptr[j]..m_ptr[j + 1]).map(move |k| (k, j)))
+            .map(|(k, j)| (at(m_idx[k], j), m_val[k]))
             .collect();
-        let m_rows = st.m_cols.iter().flat_map(|c| c.iter().map(|&(i, _)| i)).collect();
-        let m_ends = st.m_cols.iter().scan(0, |e, c| {
-            *e += c.len();
-            Some(*e)
-        });
-        let m_ends = m_ends.collect();
         let mut pos = Vec::new();
         for c in 0..nc {
             let mine = &dofs[starts[c]..starts[c + 1]];
@@ -261,8 +323,8 @@ impl Reduced {
             col_ptr,
             row_idx,
             m_pos,
-            m_rows,
-            m_ends,
+            m_rows: m_idx,
+            m_ends: m_ptr[1..].to_vec(),
             starts,
             dofs,
             h,
@@ -272,6 +334,7 @@ impl Reduced {
             g: vec![0.0; nc * d * d],
             t: Vec::new(),
             b: Vec::new(),
+            scratch: Scratch::default(),
         }
     }
 
@@ -346,6 +409,30 @@ impl Reduced {
             dv.iter_mut().zip(&self.t).for_each(|(x, e)| *x += e);
         }
         Ok(())
+    }
+
+    /// `‖K Δ + F‖ / ‖F‖` of the (v, r) system for `step = Δ` and `res = F` (as
+    /// [`Structure::relative_residual`] of its matrix), from M, H and the blocks: the check
+    /// of a reduced direction, with no (v, r) structure built.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn relative_residual(
+        &mut self,
+        g: &GlobalFrictionContactProblem,
+        blocks: ((&[f64], &[f64]), (f64, f64)),
+        res: &[f64],
+        step: &[f64],
+    ) -> f64 {
+        let Scratch { hv, y, b, rho } = &mut self.scratch;
+        hv.clear();
+        hv.resize(res.len() - g.dofs(), 0.0);
+        g.h.mul_transpose_add(&step[..g.dofs()], hv);
+        let r = vr_residual(g, blocks, (res, step), hv, (y, b, rho));
+        let f = measures::norm2(res);
+        if f > 0.0 {
+            r / f
+        } else {
+            r
+        }
     }
 
     /// The values of `M + H G Hᵀ` for the contacts' `g`.
@@ -476,49 +563,17 @@ impl GraphSystem {
         Ok(rr)
     }
 
-    /// `ρ = −(K Δ + F)` of the (v, r) system into `self.rho`, and its norm: `K Δ + F =
-    /// (M Δv − H Δr + e, J_u Hᵀ Δv + (J_r + σ J_u + δ I) Δr + Φ)`, with `self.hv` holding
-    /// `Hᵀ Δv` on entry.
+    /// `ρ = −(K Δ + F)` of the (v, r) system into `self.rho`, and its norm ([`vr_residual`]),
+    /// with `self.hv` holding `Hᵀ Δv` on entry.
     #[allow(clippy::type_complexity)]
     fn residual(
         &mut self,
         g: &GlobalFrictionContactProblem,
-        ((jr, ju), (delta, sigma)): ((&[f64], &[f64]), (f64, f64)),
+        blocks: ((&[f64], &[f64]), (f64, f64)),
         res: &[f64],
         step: &[f64],
     ) -> f64 {
-        let (n, d) = (g.dofs(), g.dim);
-        let dd = d * d;
-        let (e, phi) = res.split_at(n);
-        let (dv, dr) = step.split_at(n);
-        self.y.resize(n, 0.0);
-        g.m.mul_vec(dv, &mut self.y);
-        self.b.clear();
-        self.b.resize(n, 0.0);
-        g.h.mul_vec(dr, &mut self.b);
-        self.rho.clear();
-        let mut r2: f64 = 0.0;
-        for ((y, hdr), x) in self.y.iter().zip(&self.b).zip(e) {
-            let k = y - hdr + x;
-            r2 += k * k;
-            self.rho.push(-k);
-        }
-        let mut a = [0.0; MAX_DIM * MAX_DIM];
-        for c in 0..phi.len() / d.max(1) {
-            let bju = &ju[c * dd..(c + 1) * dd];
-            a_block(d, (jr, ju), (delta, sigma), c, &mut a);
-            for row in 0..d {
-                let mut k = phi[c * d + row];
-                for b in 0..d {
-                    let p = row * d + b;
-                    k += bju[p] * self.hv[c * d + b];
-                    k += a[p] * dr[c * d + b];
-                }
-                r2 += k * k;
-                self.rho.push(-k);
-            }
-        }
-        r2.sqrt()
+        vr_residual(g, blocks, (res, step), &self.hv, (&mut self.y, &mut self.b, &mut self.rho))
     }
 
     /// `x = K⁻¹ x` (velocities, then reactions) by the block elimination of the reduced
@@ -597,6 +652,52 @@ impl GraphSystem {
         }
         Ok(())
     }
+}
+
+/// `ρ = −(K Δ + F)` of the (v, r) system into `rho`, and its norm, from M, H and the
+/// contacts' blocks (no [`Structure`]): with `A = J_r + σ J_u + δ I`, `K Δ + F = (M Δv − H Δr
+/// + e, J_u Hᵀ Δv + A Δr + Φ)` for `res = (e, Φ)`, `step = (Δv, Δr)` and `hv = Hᵀ Δv`; `y` and
+/// `b` are kept storage.
+#[allow(clippy::type_complexity)]
+fn vr_residual(
+    g: &GlobalFrictionContactProblem,
+    ((jr, ju), (delta, sigma)): ((&[f64], &[f64]), (f64, f64)),
+    (res, step): (&[f64], &[f64]),
+    hv: &[f64],
+    (y, b, rho): (&mut Vec<f64>, &mut Vec<f64>, &mut Vec<f64>),
+) -> f64 {
+    let (n, d) = (g.dofs(), g.dim);
+    let dd = d * d;
+    let (e, phi) = res.split_at(n);
+    let (dv, dr) = step.split_at(n);
+    y.resize(n, 0.0);
+    g.m.mul_vec(dv, y);
+    b.clear();
+    b.resize(n, 0.0);
+    g.h.mul_vec(dr, b);
+    rho.clear();
+    let mut r2: f64 = 0.0;
+    for ((y, hdr), x) in y.iter().zip(b.iter()).zip(e) {
+        let k = y - hdr + x;
+        r2 += k * k;
+        rho.push(-k);
+    }
+    let mut a = [0.0; MAX_DIM * MAX_DIM];
+    for c in 0..phi.len() / d.max(1) {
+        let bju = &ju[c * dd..(c + 1) * dd];
+        a_block(d, (jr, ju), (delta, sigma), c, &mut a);
+        for row in 0..d {
+            let mut k = phi[c * d + row];
+            for bb in 0..d {
+                let p = row * d + bb;
+                k += bju[p] * hv[c * d + bb];
+                k += a[p] * dr[c * d + bb];
+            }
+            r2 += k * k;
+            rho.push(-k);
+        }
+    }
+    r2.sqrt()
 }
 
 /// Contact c's `A = J_r + σ J_u + δ I` (d × d, row-major) into `a`: the r columns of the
