@@ -455,19 +455,12 @@ impl Reduced {
                 continue;
             }
             let hc = &self.h[k0 * d..k1 * d];
-            // T = H_c G_c (k × d), then T H_cᵀ (k × k).
-            self.t.clear();
-            for a in 0..k {
-                for b in 0..d {
-                    self.t.push((0..d).map(|l| hc[a * d + l] * gc[l * d + b]).sum());
-                }
-            }
-            for a in 0..k {
-                let ta = &self.t[a * d..(a + 1) * d];
-                for bb in 0..k {
-                    let hb = &hc[bb * d..(bb + 1) * d];
-                    self.values[pos[a * k + bb]] += ta.iter().zip(hb).map(|(x, y)| x * y).sum::<f64>();
-                }
+            // The common dimensions with the products unrolled (the same sums, in the same
+            // order).
+            match d {
+                3 => add_block::<3>(hc, gc, pos, &mut self.values, &mut self.t),
+                2 => add_block::<2>(hc, gc, pos, &mut self.values, &mut self.t),
+                _ => add_block_dyn(d, hc, gc, pos, &mut self.values, &mut self.t),
             }
         }
     }
@@ -698,6 +691,47 @@ fn vr_residual(
         }
     }
     r2.sqrt()
+}
+
+/// `H_c G_c H_cᵀ` of one contact (dimension `D`, its `k` velocities' H rows `hc`, k × D)
+/// added at `pos` (k × k, row-major) in `values`: `T = H_c G_c` (k × D, into `t`), then
+/// `T H_cᵀ`.
+fn add_block<const D: usize>(hc: &[f64], gc: &[f64], pos: &[usize], values: &mut [f64], t: &mut Vec<f64>) {
+    let k = hc.len() / D;
+    let mut g = [[0.0; D]; D];
+    for (l, row) in g.iter_mut().enumerate() {
+        row.copy_from_slice(&gc[l * D..(l + 1) * D]);
+    }
+    t.clear();
+    t.resize(k * D, 0.0);
+    for (ta, ha) in t.chunks_exact_mut(D).zip(hc.chunks_exact(D)) {
+        for (b, x) in ta.iter_mut().enumerate() {
+            *x = (0..D).map(|l| ha[l] * g[l][b]).sum();
+        }
+    }
+    for (ta, pa) in t.chunks_exact(D).zip(pos.chunks_exact(k)) {
+        for (hb, &p) in hc.chunks_exact(D).zip(pa) {
+            values[p] += ta.iter().zip(hb).map(|(x, y)| x * y).sum::<f64>();
+        }
+    }
+}
+
+/// [`add_block`] for any dimension `d`.
+fn add_block_dyn(d: usize, hc: &[f64], gc: &[f64], pos: &[usize], values: &mut [f64], t: &mut Vec<f64>) {
+    let k = hc.len() / d;
+    t.clear();
+    for a in 0..k {
+        for b in 0..d {
+            t.push((0..d).map(|l| hc[a * d + l] * gc[l * d + b]).sum());
+        }
+    }
+    for a in 0..k {
+        let ta = &t[a * d..(a + 1) * d];
+        for bb in 0..k {
+            let hb = &hc[bb * d..(bb + 1) * d];
+            values[pos[a * k + bb]] += ta.iter().zip(hb).map(|(x, y)| x * y).sum::<f64>();
+        }
+    }
 }
 
 /// Contact c's `A = J_r + σ J_u + δ I` (d × d, row-major) into `a`: the r columns of the
