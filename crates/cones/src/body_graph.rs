@@ -338,6 +338,27 @@ struct Cliques {
     mine: Vec<usize>,
 }
 
+/// Each of `nc` contacts of dimension `d` (contact c: rows `c·d .. (c+1)·d` of `rows`): its
+/// velocities, ascending, one contact after the other (`starts[c]..starts[c + 1]`), and its
+/// H rows on them (`H[dofs[a], c·d + b]` at `a·d + b` from `d · starts[c]`), as the body
+/// graph's cliques read them ([`Cliques::fill`]).
+pub(crate) fn contact_dofs(
+    rows: &(impl SparseRows + ?Sized),
+    d: usize,
+    nc: usize,
+) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
+    let contacts: Vec<(usize, usize)> = (0..nc).map(|c| (c * d, d)).collect();
+    let mut cliques = Cliques::default();
+    cliques.fill(&contacts, rows);
+    let mut starts = Vec::with_capacity(nc + 1);
+    starts.push(0);
+    starts.extend(cliques.sizes.iter().scan(0, |e, &k| {
+        *e += k;
+        Some(*e)
+    }));
+    (starts, cliques.dofs, cliques.h)
+}
+
 impl Cliques {
     /// The cliques of `contacts` (`(first row, rows)` of `rows`), in this storage.
     fn fill(&mut self, contacts: &[(usize, usize)], rows: &(impl SparseRows + ?Sized)) {

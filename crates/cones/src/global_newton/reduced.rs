@@ -41,11 +41,9 @@
 //! (temporary timers in the solver, the same steps).
 
 use super::*;
-use crate::body_graph::BodyGraph;
+use crate::body_graph::{contact_dofs, BodyGraph};
 use crate::global::ContactRows;
-use perp_core::linear::{
-    small_lu_solve, small_lu_solve_many, PatternLu, SparseCholesky, SparseRows, SymLower,
-};
+use perp_core::linear::{small_lu_solve, small_lu_solve_many, PatternLu, SparseCholesky, SymLower};
 
 /// Iterative refinement steps of a reduced solve at most.
 const REFINE_STEPS: usize = 2;
@@ -184,44 +182,6 @@ impl Source {
         };
         Source { n, d, m_ptr, m_idx, m_val, starts, dofs, h }
     }
-}
-
-/// Each contact's velocities and H rows on them ([`Source`]) from the contact rows `rows`
-/// (contact i's rows `i·d .. (i+1)·d`).
-fn contact_dofs(
-    rows: &(impl SparseRows + ?Sized),
-    d: usize,
-    nc: usize,
-) -> (Vec<usize>, Vec<usize>, Vec<f64>) {
-    let mut starts = Vec::with_capacity(nc + 1);
-    let (mut dofs, mut h) = (Vec::new(), Vec::new());
-    starts.push(0);
-    for i in 0..nc {
-        let first = dofs.len();
-        for b in 0..d {
-            dofs.extend(rows.entries(i * d + b).map(|(j, _)| j));
-        }
-        dofs[first..].sort_unstable();
-        let mut k = first;
-        for idx in first..dofs.len() {
-            if idx == first || dofs[idx] != dofs[k - 1] {
-                dofs[k] = dofs[idx];
-                k += 1;
-            }
-        }
-        dofs.truncate(k);
-        let mine = &dofs[first..];
-        let base = h.len();
-        h.resize(base + mine.len() * d, 0.0);
-        for b in 0..d {
-            for (j, v) in rows.entries(i * d + b) {
-                let a = mine.binary_search(&j).unwrap_or(0);
-                h[base + a * d + b] += v;
-            }
-        }
-        starts.push(dofs.len());
-    }
-    (starts, dofs, h)
 }
 
 /// Kept storage of a (v, r) residual ([`vr_residual`]): `Hᵀ Δv`, two velocity vectors and
