@@ -58,3 +58,55 @@ fn a_ball_pile_step_in_global_form_reduces_to_its_local_problem() {
     assert!(checked >= 10, "steps with contacts: {checked}");
     assert_eq!(solved, checked, "global-ac-newton solved {solved} of {checked} steps");
 }
+
+/// The global problem written into the storage of the last one (`global_problem_into`, as
+/// the stepper builds it every step) is the one built afresh, bit for bit, whatever the slot
+/// held: nothing, the previous step's problem (other sizes as contacts come), or a problem
+/// of another scene.
+#[test]
+fn a_global_problem_in_reused_storage_is_the_fresh_one() {
+    let same = |a: &perp_cones::GlobalFrictionContactProblem,
+                b: &perp_cones::GlobalFrictionContactProblem| {
+        let bits = |x: &[f64], y: &[f64]| {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits())
+        };
+        a.dim == b.dim
+            && a.m.same_bits(&b.m)
+            && a.h.same_bits(&b.h)
+            && bits(&a.f, &b.f)
+            && bits(&a.b, &b.b)
+            && bits(&a.mu, &b.mu)
+    };
+    // A problem of another size: the first with contacts of a pile of 40.
+    let other = {
+        let big = scenes::scene("ball-pile", Some(40)).unwrap();
+        let opts = StepOptions { keep_problem: true, ..big.default_options() };
+        let (q0, u0) = big.initial_state();
+        let mut sim = Simulator::new(&*big, q0, u0, big.default_dt(), opts).unwrap();
+        loop {
+            sim.step().unwrap();
+            if let Some(g) = sim.last_global_problem() {
+                break g.unwrap();
+            }
+        }
+    };
+    let pile = scenes::scene("ball-pile", Some(20)).unwrap();
+    let opts = StepOptions { keep_problem: true, ..pile.default_options() };
+    let (q0, u0) = pile.initial_state();
+    let mut sim = Simulator::new(&*pile, q0, u0, pile.default_dt(), opts).unwrap();
+    let (mut slot, mut checked) = (None, 0);
+    for _ in 0..30 {
+        sim.step().unwrap();
+        let (Some(lp), Some(fresh)) = (sim.last_problem(), sim.last_global_problem()) else { continue };
+        let fresh = fresh.unwrap();
+        let m = fresh.m.clone();
+        for start in [slot.take(), None, Some(other.clone())] {
+            let mut s = start;
+            lp.global_problem_into(&m, &mut s).unwrap();
+            assert!(same(s.as_ref().unwrap(), &fresh), "t = {}", sim.t);
+            slot = s;
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10, "steps with contacts: {checked}");
+}

@@ -98,8 +98,10 @@ use crate::cone::{Cone, MAX_DIM};
 use crate::coulomb::Coulomb;
 use crate::global::GlobalFrictionContactProblem;
 use crate::global_newton::{check_answer, free_velocity_norm, global_solver, GlobalNewton, GlobalSolution};
+use perp_core::linear::mass::KeptMassFactor;
 use perp_core::linear::{MassFactor, SparseCholesky};
 use perp_core::{Error, Settings, SolveReport, Status};
+use std::sync::Arc;
 use std::time::Instant;
 
 mod coulomb;
@@ -161,6 +163,8 @@ pub struct GlobalIpm {
     newton: GlobalNewton,
     /// The convex relaxation's warm Newton ([`GlobalNewton::convex_finishing`]).
     convex_newton: GlobalNewton,
+    /// M's factor, kept while M repeats (a time stepper's constant mass matrix).
+    mass: KeptMassFactor,
 }
 
 impl Default for GlobalIpm {
@@ -176,6 +180,7 @@ impl Default for GlobalIpm {
             chol: Factors::default(),
             newton: GlobalNewton::finishing(),
             convex_newton: GlobalNewton::convex_finishing(),
+            mass: KeptMassFactor::default(),
         }
     }
 }
@@ -276,7 +281,7 @@ impl GlobalIpm {
         match self.model {
             Model::Convex => self.solve_convex_from(g, warm, s).map(|(sol, _)| sol),
             Model::Coulomb => {
-                let (start, factor) = Begin::factor(g, warm)?;
+                let (start, factor) = Begin::factor(g, warm, &mut self.mass)?;
                 // The warm Newton, from a warm start near the answer only.
                 let near = |r: &[f64]| {
                     let mut v = vec![0.0; g.dofs()];
@@ -321,7 +326,7 @@ impl GlobalIpm {
         warm: Option<&[f64]>,
         s: &Settings,
     ) -> Result<(GlobalSolution, Certificate), Error> {
-        let Begin { start, lay, start_point, .. } = Begin::new(g, warm)?;
+        let Begin { start, lay, start_point, .. } = Begin::new(g, warm, &mut self.mass)?;
         let shift = vec![0.0; g.contacts()];
         let mut report = SolveReport::new("global-ipm-convex");
         let (r, v, cert) = self.interior_point(g, &lay, (&shift, start_point), s, start, &mut report)?;
@@ -350,16 +355,21 @@ global_solver!(GlobalIpm);
 struct Begin<'a> {
     g: &'a GlobalFrictionContactProblem,
     start: Instant,
-    factor: MassFactor,
+    factor: Arc<MassFactor>,
     lay: Layout,
     start_point: WarmPoint,
 }
 
 impl<'a> Begin<'a> {
     /// Validates `g` and `warm` (the problem's validation errors, a warm start of the wrong
-    /// length or not finite) and factors M (an M that cannot be factored is named).
-    fn new(g: &'a GlobalFrictionContactProblem, warm: Option<&[f64]>) -> Result<Self, Error> {
-        let (start, factor) = Self::factor(g, warm)?;
+    /// length or not finite) and factors M, or takes `mass`'s factor of the same M (an M
+    /// that cannot be factored is named).
+    fn new(
+        g: &'a GlobalFrictionContactProblem,
+        warm: Option<&[f64]>,
+        mass: &mut KeptMassFactor,
+    ) -> Result<Self, Error> {
+        let (start, factor) = Self::factor(g, warm, mass)?;
         Ok(Self::with_factor(g, warm, start, factor))
     }
 
@@ -367,10 +377,11 @@ impl<'a> Begin<'a> {
     fn factor(
         g: &GlobalFrictionContactProblem,
         warm: Option<&[f64]>,
-    ) -> Result<(Instant, MassFactor), Error> {
+        mass: &mut KeptMassFactor,
+    ) -> Result<(Instant, Arc<MassFactor>), Error> {
         let start = Instant::now();
         g.validate_warm(warm)?;
-        Ok((start, MassFactor::new_or_lu(&g.m)?))
+        Ok((start, mass.get(&g.m, true)?))
     }
 
     /// The rest of [`Begin::new`] (the layout and the warm point) for a checked `warm`.
@@ -378,7 +389,7 @@ impl<'a> Begin<'a> {
         g: &'a GlobalFrictionContactProblem,
         warm: Option<&[f64]>,
         start: Instant,
-        factor: MassFactor,
+        factor: Arc<MassFactor>,
     ) -> Self {
         let lay = Layout::new(g, &factor);
         let start_point = warm.map(|r| lay.warm_point(g, &factor, r));

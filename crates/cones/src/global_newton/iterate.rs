@@ -9,7 +9,7 @@ use std::cell::OnceCell;
 /// What a solve reads: M's factor, the Newton matrix's pattern, the contacts' Delassus
 /// diagonals (for ρ) and the data's velocity scale.
 pub(super) struct Setup {
-    pub(super) factor: MassFactor,
+    pub(super) factor: std::sync::Arc<MassFactor>,
     /// The Newton matrix's pattern, built at the first direction ([`Setup::structure`]): a
     /// start that meets the tolerance (a settled time step's warm start) needs none.
     st: OnceCell<Structure>,
@@ -26,14 +26,14 @@ pub(super) struct Setup {
 }
 
 impl Setup {
-    /// Factors M and computes the diagonals. Errors: an M that cannot be factored (named).
+    /// The diagonals from M's `factor`.
     pub(super) fn new(
         g: &GlobalFrictionContactProblem,
+        factor: std::sync::Arc<MassFactor>,
         rho_scale: f64,
         regularization: f64,
-    ) -> Result<Setup, Error> {
+    ) -> Setup {
         let (n, d, nc) = (g.dofs(), g.dim, g.contacts());
-        let factor = MassFactor::new_or_lu(&g.m)?;
         // W's diagonal from H's columns in place, without keeping Y = M⁻¹ Hᵀ (the same
         // numbers as Y's, bit for bit).
         let mut kept = Vec::new();
@@ -51,15 +51,7 @@ impl Setup {
         let qn = free_velocity_norm(g, &factor);
         let w_mean =
             wdiag.iter().map(|&(wn, wt)| wn + (d - 1) as f64 * wt).sum::<f64>() / (nc * d).max(1) as f64;
-        Ok(Setup {
-            factor,
-            st: OnceCell::new(),
-            wdiag,
-            w_max,
-            reg_scale: regularization * w_mean,
-            rho_scale,
-            qn,
-        })
+        Setup { factor, st: OnceCell::new(), wdiag, w_max, reg_scale: regularization * w_mean, rho_scale, qn }
     }
 
     /// The Newton matrix's pattern for `g` (this setup's problem), built at the first call.

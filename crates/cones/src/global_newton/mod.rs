@@ -74,6 +74,7 @@ use crate::global::GlobalFrictionContactProblem;
 use crate::problem::physical_figure;
 use perp_core::iteration::{observe, Counters, ProgressTest, Stall, StallRule, Verdict};
 use perp_core::line_search::NonMonotone;
+use perp_core::linear::mass::KeptMassFactor;
 use perp_core::linear::{MassFactor, Row, SparseLu};
 use perp_core::{measures, Error, Settings, SolveReport, Status};
 use std::time::Instant;
@@ -118,6 +119,8 @@ pub struct GlobalNewton {
     /// Φ its natural map, the error [`GlobalFrictionContactProblem::convex_error`], and no
     /// physical check (the caller certifies the answer).
     convex: bool,
+    /// M's factor, kept while M repeats (a time stepper's constant mass matrix).
+    mass: KeptMassFactor,
 }
 
 /// The linear system of a Newton direction.
@@ -143,6 +146,7 @@ impl Default for GlobalNewton {
             lu_velocities: VelocityFactor::default(),
             reduced: None,
             convex: false,
+            mass: KeptMassFactor::default(),
         }
     }
 }
@@ -253,7 +257,8 @@ impl GlobalNewton {
         let start = Instant::now();
         g.validate_warm(warm)?;
         let cone = Coulomb::new(g.dim)?;
-        let setup = Setup::new(g, self.rho_scale, self.regularization)?;
+        let factor = self.mass.get(&g.m, true)?;
+        let setup = Setup::new(g, factor, self.rho_scale, self.regularization);
         let max_iter = s.max_iter_or(self.max_iter);
         let mut it = Iterate::new(g, &setup, (cone, self.convex), warm, self.stall_iterations);
         if self.system == NewtonSystem::Velocities {

@@ -73,8 +73,10 @@ use crate::global::{limit_reached, GlobalFrictionContactProblem};
 use crate::global_newton::GlobalSolver;
 use crate::global_newton::{global_solver, GlobalSolution};
 use perp_core::linear::mass::delassus_diagonal_of;
+use perp_core::linear::mass::KeptMassFactor;
 use perp_core::linear::{MassFactor, Row, SparseCholesky};
 use perp_core::{measures, Error, Settings, SolveReport, Status};
+use std::sync::Arc;
 use std::time::Instant;
 
 mod contact;
@@ -136,6 +138,8 @@ pub struct Sap {
     graph: BodyGraph,
     /// The contact rows' storage, kept across problems.
     rows: Vec<Row>,
+    /// M's factor, kept while M repeats (a time stepper's constant mass matrix).
+    mass: KeptMassFactor,
 }
 
 impl Default for Sap {
@@ -155,6 +159,7 @@ impl Default for Sap {
             factor_current: false,
             graph: BodyGraph::default(),
             rows: Vec::new(),
+            mass: KeptMassFactor::default(),
         }
     }
 }
@@ -276,7 +281,7 @@ impl Sap {
     /// velocity `v* = M⁻¹ f`. Errors: the problem's validation errors, a contact dimension
     /// other than 2 or 3, bad parameters, and an M that is not symmetric positive definite.
     pub fn contacts(&self, g: &GlobalFrictionContactProblem) -> Result<Vec<SapContact>, Error> {
-        Ok(self.prepare(g, &mut Vec::new())?.0)
+        Ok(self.prepare(g, &mut Vec::new(), &mut KeptMassFactor::default())?.0)
     }
 
     /// The contacts' regularisation, M's factor and the contact rows (H's columns in place,
@@ -285,7 +290,8 @@ impl Sap {
         &self,
         g: &'a GlobalFrictionContactProblem,
         rows: &'a mut Vec<Row>,
-    ) -> Result<(Vec<SapContact>, MassFactor, ContactRows<'a>), Error> {
+        mass: &mut KeptMassFactor,
+    ) -> Result<(Vec<SapContact>, Arc<MassFactor>, ContactRows<'a>), Error> {
         g.validate()?;
         if !(2..=3).contains(&g.dim) {
             return Err(Error::Requirement {
@@ -301,7 +307,7 @@ impl Sap {
         let nc = g.contacts();
         self.regularisation.validate(nc)?;
         let n = g.dofs();
-        let factor = MassFactor::new(&g.m).map_err(|e| Error::Requirement {
+        let factor = mass.get(&g.m, false).map_err(|e| Error::Requirement {
             solver: "sap".into(),
             requirement: format!("a symmetric positive definite mass matrix M (n_dof = {n}): {e}"),
             suggestion: Some("SAP's cost is strongly convex only for an SPD M; try global-ac-newton".into()),
@@ -339,7 +345,7 @@ impl Sap {
         v: &[f64],
     ) -> Result<(f64, Vec<f64>), Error> {
         let mut rows = Vec::new();
-        let (contacts, factor, _) = self.prepare(g, &mut rows)?;
+        let (contacts, factor, _) = self.prepare(g, &mut rows, &mut KeptMassFactor::default())?;
         Error::check_len("v", v, g.dofs())?;
         Error::check_finite("v", v)?;
         let model = model(g, contacts, &factor)?;
@@ -351,7 +357,7 @@ impl Sap {
     /// The Hessian `M + H G Hᵀ` at v, dense (row-major, n_dof²): for tests.
     pub fn dense_hessian(&self, g: &GlobalFrictionContactProblem, v: &[f64]) -> Result<Vec<f64>, Error> {
         let mut rows = Vec::new();
-        let (contacts, factor, rows) = self.prepare(g, &mut rows)?;
+        let (contacts, factor, rows) = self.prepare(g, &mut rows, &mut KeptMassFactor::default())?;
         Error::check_len("v", v, g.dofs())?;
         let model = model(g, contacts, &factor)?;
         let mut e = Eval::new(g);
@@ -382,7 +388,10 @@ impl Sap {
         s.validate()?;
         // The rows kept from the last problem, made this one's (given back below).
         let mut kept = std::mem::take(&mut self.rows);
-        let (contacts, factor, rows) = self.prepare(g, &mut kept)?;
+        let mut mass = std::mem::take(&mut self.mass);
+        let prepared = self.prepare(g, &mut kept, &mut mass);
+        self.mass = mass;
+        let (contacts, factor, rows) = prepared?;
         let (n, d) = (g.dofs(), g.dim);
         if let Some(v0) = v0 {
             Error::check_len("initial velocity v0", v0, n)?;
@@ -519,7 +528,7 @@ impl Sap {
             None => None,
             Some(r) => {
                 g.validate_warm(warm)?;
-                let factor = MassFactor::new(&g.m)?;
+                let factor = self.mass.get(&g.m, false)?;
                 let mut v = vec![0.0; g.dofs()];
                 g.velocity_into(&factor, r, &mut v);
                 Some(v)

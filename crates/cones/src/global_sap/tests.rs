@@ -286,7 +286,7 @@ fn the_exact_line_search_finds_the_brute_force_minimum() {
         let g = random_problem(20 + seed, 5, 6, 3);
         let sap = Sap::new();
         let mut rows = Vec::new();
-        let (contacts, factor, _) = sap.prepare(&g, &mut rows).unwrap();
+        let (contacts, factor, _) = sap.prepare(&g, &mut rows, &mut Default::default()).unwrap();
         let model = model(&g, contacts, &factor).unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let v: Vec<f64> = (0..5).map(|_| rng.random_range(-1.0..1.0)).collect();

@@ -87,14 +87,54 @@ impl Matrix {
         I: IntoIterator<Item = &'a [(usize, f64)]>,
         I::IntoIter: Clone,
     {
+        Matrix::from_columns_in(nrows, columns, None)
+    }
+
+    /// [`Matrix::from_columns`] in the storage of `reuse` when it is a sparse matrix (its
+    /// vectors cleared and refilled: no allocation once they are large enough), as a step that
+    /// rebuilds the same-sized operator every step wants; the same matrix either way.
+    ///
+    /// ```
+    /// use perp_core::Matrix;
+    /// let a = Matrix::from_columns(3, [&[(2, 1.0), (0, 4.0)][..], &[(1, 2.0)][..]]).unwrap();
+    /// let b = Matrix::from_columns_in(3, [&[(1, 5.0)][..]], Some(a)).unwrap();
+    /// assert_eq!((b.ncols(), b.get(1, 0), b.nnz()), (1, 5.0, 1));
+    /// ```
+    pub fn from_columns_in<'a, I>(nrows: usize, columns: I, reuse: Option<Matrix>) -> Result<Matrix, Error>
+    where
+        I: IntoIterator<Item = &'a [(usize, f64)]>,
+        I::IntoIter: Clone,
+    {
         let columns = columns.into_iter();
         // Sized once (the columns' lengths are read twice, their entries once).
         let (ncols, nnz) = columns.clone().fold((0, 0), |(c, z), e| (c + 1, z + e.len()));
-        let mut indptr = Vec::with_capacity(ncols + 1);
+        let (mut indptr, mut indices, mut data) = match reuse {
+            Some(Matrix::Sparse(s)) => {
+                let (mut p, mut i, mut d) = s.into_raw_storage();
+                p.clear();
+                i.clear();
+                d.clear();
+                (p, i, d)
+            }
+            _ => (Vec::new(), Vec::new(), Vec::new()),
+        };
+        indptr.reserve(ncols + 1);
+        indices.reserve(nnz);
+        data.reserve(nnz);
         indptr.push(0);
-        let (mut indices, mut data) = (Vec::with_capacity(nnz), Vec::with_capacity(nnz));
         let mut sorted: Vec<(usize, f64)> = Vec::new();
         for (j, entries) in columns.enumerate() {
+            // One pass decides whether the column is strictly ascending, in range and finite
+            // (the usual case: copied as it is); the entry-by-entry checks name the culprit.
+            let plain = entries.windows(2).all(|w| w[0].0 < w[1].0)
+                && entries.last().is_none_or(|e| e.0 < nrows)
+                && entries.iter().all(|e| e.1.is_finite());
+            if plain {
+                indices.extend(entries.iter().map(|e| e.0));
+                data.extend(entries.iter().map(|e| e.1));
+                indptr.push(indices.len());
+                continue;
+            }
             for (k, &(i, v)) in entries.iter().enumerate() {
                 if i >= nrows {
                     return Err(Error::dim(
@@ -365,6 +405,39 @@ impl Matrix {
         llt.factor().is_ok()
     }
 
+    /// Whether `other` is this matrix bit for bit: the same storage (dense, or compressed rows
+    /// or columns with the same pointers and indices) and the same bits in every value
+    /// (`0.0` and `−0.0` differ, a NaN equals a NaN of the same bits).
+    ///
+    /// ```
+    /// use perp_core::Matrix;
+    /// let a = Matrix::from_triplets(2, 2, &[(0, 0, 1.0), (1, 1, 2.0)]).unwrap();
+    /// assert!(a.same_bits(&a.clone()));
+    /// assert!(!a.same_bits(&Matrix::from_triplets(2, 2, &[(0, 0, 1.0), (1, 1, 3.0)]).unwrap()));
+    /// assert!(!a.same_bits(&Matrix::Dense(a.to_dense())));
+    /// ```
+    pub fn same_bits(&self, other: &Matrix) -> bool {
+        let bits = |a: &[f64], b: &[f64]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+        };
+        match (self, other) {
+            (Matrix::Dense(a), Matrix::Dense(b)) => {
+                a.nrows() == b.nrows()
+                    && a.ncols() == b.ncols()
+                    && (0..a.ncols())
+                        .all(|j| (0..a.nrows()).all(|i| a[(i, j)].to_bits() == b[(i, j)].to_bits()))
+            }
+            (Matrix::Sparse(a), Matrix::Sparse(b)) => {
+                a.is_csr() == b.is_csr()
+                    && a.shape() == b.shape()
+                    && a.indptr().to_proper() == b.indptr().to_proper()
+                    && a.indices() == b.indices()
+                    && bits(a.data(), b.data())
+            }
+            _ => false,
+        }
+    }
+
     /// The worst asymmetry `(i, j, |a_ij − a_ji|)`, or `None` when the matrix is square and
     /// symmetric to within `rel_tol · max|a|`.
     pub fn asymmetry(&self, rel_tol: f64) -> Option<(usize, usize, f64)> {
@@ -540,6 +613,45 @@ mod tests {
         assert!(e.contains("row index of entry 0 of column 1"), "{e}");
         let e = Matrix::from_columns(3, [&[(2, f64::NAN)][..]]).unwrap_err().to_string();
         assert!(e.contains("column 0[2] = NaN"), "{e}");
+        // In reused storage, larger or smaller than needed, dense or sparse: the same matrix,
+        // and the same errors, for columns in order, out of order, repeated, empty, 0 and −0.
+        let in_order: Vec<Vec<(usize, f64)>> = vec![vec![(0, -0.0), (2, 1.0)], vec![(1, 0.0), (4, 3.0)]];
+        let big = Matrix::from_triplets(9, 9, &[(8, 8, 1.0), (0, 3, 2.0), (4, 1, 3.0)]).unwrap();
+        let small = Matrix::from_columns(1, [&[(0, 5.0)][..]]).unwrap();
+        let dense = Matrix::Dense(faer::Mat::zeros(2, 2));
+        for set in [&cols, &in_order] {
+            let fresh = Matrix::from_columns(5, set.iter().map(|c| &c[..])).unwrap();
+            for reuse in
+                [None, Some(big.clone()), Some(small.clone()), Some(dense.clone()), Some(fresh.clone())]
+            {
+                let again = Matrix::from_columns_in(5, set.iter().map(|c| &c[..]), reuse).unwrap();
+                assert!(again.same_bits(&fresh));
+            }
+        }
+        for bad in [[&[(0, 1.0)][..], &[(3, 1.0)][..]], [&[(2, 1.0), (1, f64::INFINITY)][..], &[][..]]] {
+            let a = Matrix::from_columns(3, bad).unwrap_err().to_string();
+            let b = Matrix::from_columns_in(3, bad, Some(big.clone())).unwrap_err().to_string();
+            assert_eq!(a, b);
+        }
+    }
+
+    /// `same_bits` tells storage and bits apart: ±0, NaN payloads, rows against columns.
+    #[test]
+    fn same_bits_compares_storage_and_bits() {
+        let csr = |x: f64| Matrix::Sparse(CsMat::new((2, 3), vec![0, 1, 2], vec![0, 2], vec![x, f64::NAN]));
+        let a = csr(0.0);
+        assert!(a.same_bits(&a.clone()));
+        assert!(!a.same_bits(&csr(-0.0)));
+        let Matrix::Sparse(s) = &a else { panic!("sparse") };
+        assert!(!a.same_bits(&Matrix::Sparse(s.to_csc())));
+        let d = Matrix::Dense(faer::Mat::from_fn(2, 2, |i, j| (i + 2 * j) as f64));
+        assert!(d.same_bits(&d.clone()));
+        assert!(!d.same_bits(&Matrix::Dense(faer::Mat::from_fn(2, 2, |i, j| if i + j == 2 {
+            -1.0
+        } else {
+            (i + 2 * j) as f64
+        }))));
+        assert!(!d.same_bits(&Matrix::Dense(faer::Mat::zeros(2, 3))));
     }
 
     /// A sparse product has the same bits whether the matrix is stored by rows or by columns:

@@ -56,6 +56,8 @@ pub struct LocalProblem {
     pub gamma_a: Vec<f64>,
     /// The free velocity `u_free` (bilaterals condensed).
     pub u_free: Vec<f64>,
+    /// `J u_free`, row by row (the part of `b` the global form moves into `f`).
+    ju_free: Vec<f64>,
     /// `Y = M⁻¹ Jᵀ` (`n × m`; sparse columns for a block-diagonal M, see [`crate::mass::Y`]).
     y: crate::mass::Y,
 }
@@ -89,6 +91,7 @@ impl LocalProblem {
             b: Vec::new(),
             gamma_a: Vec::new(),
             u_free: Vec::new(),
+            ju_free: Vec::new(),
             y: crate::mass::Y::empty(),
         }
     }
@@ -168,9 +171,11 @@ impl LocalProblem {
     fn assemble_b(&mut self, u_a: &[f64]) {
         let u_free = &self.u_free;
         let (offsets, b, gamma_a) = (&mut self.offsets, &mut self.b, &mut self.gamma_a);
+        let ju_free = &mut self.ju_free;
         offsets.clear();
         b.clear();
         gamma_a.clear();
+        ju_free.clear();
         let mut off = 0;
         for c in &self.contacts {
             offsets.push(off);
@@ -180,6 +185,7 @@ impl LocalProblem {
                 gamma_a.push(ga);
                 let eps = if k == 0 { c.restitution_n } else { 0.0 };
                 b.push(jf + c.bias_at(k) + eps * ga);
+                ju_free.push(jf);
             }
             off += c.dim();
         }
@@ -244,6 +250,21 @@ impl LocalProblem {
     /// `u = W r + b`. `Err` when the contacts are not all Coulomb of one dimension (the global
     /// problem carries μ only) or `m` is not of the rows' length.
     pub fn global_problem(&self, m: &Matrix) -> Result<GlobalFrictionContactProblem, Error> {
+        let mut slot = None;
+        self.global_problem_into(m, &mut slot)?;
+        Ok(slot.expect("filled on success"))
+    }
+
+    /// [`LocalProblem::global_problem`] into `slot`, reusing the storage of the problem there
+    /// (H's compressed columns, M, f, b, μ): a step that rebuilds the global problem of a
+    /// thousand-body scene every step allocates nothing once its sizes have been seen. The
+    /// same problem either way; on `Err` the slot is emptied.
+    pub fn global_problem_into(
+        &self,
+        m: &Matrix,
+        slot: &mut Option<GlobalFrictionContactProblem>,
+    ) -> Result<(), Error> {
+        let old = slot.take();
         let dim = self.contacts.first().map_or(3, Contact::dim);
         if let Some((i, c)) = self
             .contacts
@@ -261,15 +282,29 @@ impl LocalProblem {
         if m.nrows() != n {
             return Err(Error::dim("M (one row per velocity)", n, m.nrows()));
         }
-        let mut b = self.b.clone();
-        for (k, row) in self.contacts.iter().flat_map(|c| c.rows()).enumerate() {
-            b[k] -= row.dot(&self.u_free);
-        }
-        let h = Matrix::from_columns(n, self.contacts.iter().flat_map(|c| c.rows()).map(|row| &row.0[..]))?;
-        let mut f = vec![0.0; n];
+        let (m_kept, h_kept, mut f, mut b, mut mu) = match old {
+            Some(g) => (Some(g.m), Some(g.h), g.f, g.b, g.mu),
+            None => (None, None, Vec::new(), Vec::new(), Vec::new()),
+        };
+        // b − J u_free: J u_free as assemble_b computed it (the same sums).
+        b.clear();
+        b.extend(self.b.iter().zip(&self.ju_free).map(|(b, j)| b - j));
+        let columns = self.contacts.iter().flat_map(|c| c.rows()).map(|row| &row.0[..]);
+        let h = Matrix::from_columns_in(n, columns, h_kept)?;
+        f.clear();
+        f.resize(n, 0.0);
         m.mul_vec(&self.u_free, &mut f);
-        let mu = self.contacts.iter().map(|c| c.mu).collect();
-        GlobalFrictionContactProblem::new(dim, m.clone(), h, f, b, mu)
+        mu.clear();
+        mu.extend(self.contacts.iter().map(|c| c.mu));
+        let m = match m_kept {
+            Some(mut kept) => {
+                kept.clone_from(m);
+                kept
+            }
+            None => m.clone(),
+        };
+        *slot = Some(GlobalFrictionContactProblem::new(dim, m, h, f, b, mu)?);
+        Ok(())
     }
 
     /// [`LocalProblem::friction_problem`] into `slot`, reusing the problem there (W's storage,

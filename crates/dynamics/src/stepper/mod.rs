@@ -71,6 +71,8 @@ pub struct Simulator<'s> {
     velocity: Vec<velocity::VelocitySolver>,
     /// M when it is constant and the steps are solved in velocity space.
     mass_matrix: Option<Matrix>,
+    /// The last step's global problem in velocity space, whose storage the next one reuses.
+    global: Option<GlobalFrictionContactProblem>,
     /// Per candidate contact: the formulation's variables at the last solve (warm start);
     /// empty when the contact was not active (the storage is kept for when it is again).
     warm: Vec<Vec<f64>>,
@@ -168,6 +170,7 @@ impl<'s> Simulator<'s> {
             velocity_space,
             velocity: Vec::new(),
             mass_matrix,
+            global: None,
             warm: vec![Vec::new(); contacts.len()],
             dims,
             offsets,

@@ -133,7 +133,10 @@ impl Simulator<'_> {
         v: &mut Vec<f64>,
     ) -> Result<(), Error> {
         let started = Instant::now();
-        let mut g = lp.global_problem(m)?;
+        // The last step's problem lends its storage.
+        let mut slot = self.global.take();
+        lp.global_problem_into(m, &mut slot)?;
+        let mut g = slot.expect("filled on success");
         let compliance = match &self.opts.formulation {
             Formulation::Compliant(c) => self.compliant_problem(lp, &mut g, c),
             _ => Vec::new(),
@@ -143,8 +146,9 @@ impl Simulator<'_> {
         let mut z = std::mem::take(&mut self.fc_r);
         let warm = self.gather_into(lp, n, &slots, &mut z);
         let v0 = self.opts.warm_start.then_some(self.u.as_slice());
-        let islands = self.opts.islands.then(|| g.islands()).filter(|i| !i.is_whole());
-        let mut jobs = match &islands {
+        let all = self.opts.islands.then(|| g.islands());
+        let islands = all.as_ref().filter(|i| !i.is_whole());
+        let mut jobs = match islands {
             None => vec![Job {
                 g: Cow::Borrowed(&g),
                 warm: warm.then_some(Cow::Borrowed(z.as_slice())),
@@ -160,7 +164,7 @@ impl Simulator<'_> {
             &mut jobs,
         )?;
         let attempts = rescue(&mut self.fallbacks, &self.opts, &jobs, &mut sols, started);
-        let rep = match &islands {
+        let rep = match islands {
             None => {
                 let sol = sols.pop().expect("one job");
                 r.clone_from(&sol.r);
@@ -169,11 +173,13 @@ impl Simulator<'_> {
             }
             Some(islands) => self.merge(&g, islands, &sols, r, v, &lp.u_free),
         };
+        drop(jobs);
         report.islands = sols.len().max(1);
         self.stats.max_islands = self.stats.max_islands.max(report.islands);
         self.note(report, n, &rep, attempts);
         self.scatter(lp, r, &slots);
         self.fc_r = z;
+        self.global = Some(g);
         Ok(())
     }
 

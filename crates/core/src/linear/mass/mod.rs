@@ -201,6 +201,53 @@ pub enum MassFactor {
     Lu(std::sync::Arc<FrozenLu>),
 }
 
+/// A [`MassFactor`] kept with the M it factors, for a solver handed the same M problem after
+/// problem (a time stepper's constant mass matrix): [`KeptMassFactor::get`] factors only when
+/// M's bits change ([`Matrix::same_bits`]), and otherwise hands out the kept factor — the
+/// same factor, so the same answers, as a fresh one.
+#[derive(Clone, Debug, Default)]
+pub struct KeptMassFactor {
+    /// M, whether it was factored by [`MassFactor::new_or_lu`], and its factor.
+    kept: Option<(Matrix, bool, std::sync::Arc<MassFactor>)>,
+}
+
+impl KeptMassFactor {
+    /// The factor of `m`: [`MassFactor::new_or_lu`]'s when `or_lu`, else [`MassFactor::new`]'s
+    /// (with their errors), kept for the next call.
+    ///
+    /// ```
+    /// use perp_core::linear::mass::KeptMassFactor;
+    /// use perp_core::Matrix;
+    /// let m = Matrix::from_triplets(2, 2, &[(0, 0, 4.0), (1, 1, 16.0)]).unwrap();
+    /// let mut kept = KeptMassFactor::default();
+    /// let a = kept.get(&m, false).unwrap();
+    /// let b = kept.get(&m.clone(), false).unwrap();
+    /// assert!(std::sync::Arc::ptr_eq(&a, &b)); // the same M: factored once
+    /// let mut x = vec![4.0, 16.0];
+    /// b.solve(&mut x, 2, 1);
+    /// assert_eq!(x, [1.0, 1.0]);
+    /// // Another M, or the LU allowed: factored again.
+    /// let m2 = Matrix::from_triplets(2, 2, &[(0, 0, 4.0), (1, 1, 9.0)]).unwrap();
+    /// assert!(!std::sync::Arc::ptr_eq(&b, &kept.get(&m2, false).unwrap()));
+    /// assert_eq!(kept.get(&m2, true).unwrap().name(), "block Cholesky");
+    /// // An M that is not positive definite: Cholesky's error, or the LU when allowed.
+    /// let bad = Matrix::from_triplets(2, 2, &[(0, 0, -1.0), (1, 1, 1.0)]).unwrap();
+    /// assert!(kept.get(&bad, false).is_err());
+    /// assert_eq!(kept.get(&bad, true).unwrap().name(), "LU");
+    /// ```
+    pub fn get(&mut self, m: &Matrix, or_lu: bool) -> Result<std::sync::Arc<MassFactor>, Error> {
+        if let Some((km, lu, f)) = &self.kept {
+            if *lu == or_lu && km.same_bits(m) {
+                return Ok(f.clone());
+            }
+        }
+        self.kept = None;
+        let f = std::sync::Arc::new(if or_lu { MassFactor::new_or_lu(m)? } else { MassFactor::new(m)? });
+        self.kept = Some((m.clone(), or_lu, f.clone()));
+        Ok(f)
+    }
+}
+
 fn not_spd(n: usize, why: impl std::fmt::Display) -> Error {
     Error::Requirement {
         solver: "mass matrix".into(),
