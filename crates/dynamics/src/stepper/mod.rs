@@ -486,11 +486,15 @@ impl<'s> Simulator<'s> {
             }
             lp.assemble_velocity_space(factor, &self.u, at.h, dt)?;
             if lp.size() > 0 {
-                let m = match &self.mass_matrix {
-                    Some(m) => m.clone(),
-                    None => sys.mass(at.q, at.t),
+                // A constant M is lent out of the simulator for the solve (not copied; put
+                // back on every path), the global problem copying it into its own storage.
+                let constant = self.mass_matrix.take();
+                let solved = match &constant {
+                    Some(m) => self.solve_in_velocity_space(lp, m, report, &mut r, u_new),
+                    None => self.solve_in_velocity_space(lp, &sys.mass(at.q, at.t), report, &mut r, u_new),
                 };
-                self.solve_in_velocity_space(lp, &m, report, &mut r, u_new)?;
+                self.mass_matrix = constant;
+                solved?;
             } else {
                 u_new.clone_from(&lp.u_free);
             }

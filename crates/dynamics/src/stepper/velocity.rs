@@ -146,9 +146,8 @@ impl Simulator<'_> {
         let mut z = std::mem::take(&mut self.fc_r);
         let warm = self.gather_into(lp, n, &slots, &mut z);
         let v0 = self.opts.warm_start.then_some(self.u.as_slice());
-        let all = self.opts.islands.then(|| g.islands());
-        let islands = all.as_ref().filter(|i| !i.is_whole());
-        let mut jobs = match islands {
+        let islands = self.opts.islands.then(|| g.islands()).filter(|i| !i.is_whole());
+        let mut jobs = match &islands {
             None => vec![Job {
                 g: Cow::Borrowed(&g),
                 warm: warm.then_some(Cow::Borrowed(z.as_slice())),
@@ -164,7 +163,7 @@ impl Simulator<'_> {
             &mut jobs,
         )?;
         let attempts = rescue(&mut self.fallbacks, &self.opts, &jobs, &mut sols, started);
-        let rep = match islands {
+        let rep = match &islands {
             None => {
                 let sol = sols.pop().expect("one job");
                 r.clone_from(&sol.r);
@@ -173,6 +172,7 @@ impl Simulator<'_> {
             }
             Some(islands) => self.merge(&g, islands, &sols, r, v, &lp.u_free),
         };
+        // The jobs borrow g, which goes back to the simulator for the next step's storage.
         drop(jobs);
         report.islands = sols.len().max(1);
         self.stats.max_islands = self.stats.max_islands.max(report.islands);
