@@ -97,6 +97,19 @@ impl Par {
         }
     }
 
+    /// `a()` and `b()`, on two workers when there is a pool (inline one after the other
+    /// otherwise): the results in that order.
+    pub fn join<A: Send, B: Send>(
+        &self,
+        a: impl FnOnce() -> A + Send,
+        b: impl FnOnce() -> B + Send,
+    ) -> (A, B) {
+        match &self.pool {
+            Some(p) => p.install(|| rayon::join(a, b)),
+            None => (a(), b()),
+        }
+    }
+
     /// `f(first, piece)` on consecutive pieces of `out` of `chunk` elements (the last may be
     /// shorter); `first` is the piece's offset in `out`. Pieces are disjoint, so the result
     /// does not depend on the thread count.

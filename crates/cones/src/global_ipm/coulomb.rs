@@ -149,11 +149,13 @@ impl GlobalIpm {
         Ok(sol)
     }
 
-    /// `global-ac-newton` from (r, v) with the time left of `s`'s limit since `start`, and
-    /// once more from the same start with [`GlobalIpm::retry_regularization`] when it fails
-    /// (neither solved, interrupted nor out of time): their counts and history added to
-    /// `report`, and the better answer (solved, else the smaller error) taking the place of
-    /// (r, v) when it is solved or its error is below `report.error` (the fixed point's).
+    /// `global-ac-newton` from (r, v) with the time left of `s`'s limit since `start`, with
+    /// its second chance ([`GlobalNewton::solve_lockstep`]): a run from the same start with
+    /// [`GlobalIpm::retry_regularization`] in lockstep once the first stalls, or after it when
+    /// it fails before stalling. Both runs' counts and history are added to `report`, and
+    /// the better answer (solved, the first run's before the second's; else the smaller
+    /// error) takes the place of (r, v) when it is solved or its error is below
+    /// `report.error` (the fixed point's).
     fn polish(
         &mut self,
         g: &GlobalFrictionContactProblem,
@@ -162,35 +164,40 @@ impl GlobalIpm {
         (r, v): (&mut Vec<f64>, &mut Vec<f64>),
     ) -> Result<(), Error> {
         let err = report.error;
-        let time_left = || s.time_limit.map(|t| t.saturating_sub(start.elapsed()));
-        let mut rest = Settings { time_limit: time_left(), ..s.clone() };
-        let mut polished = self.newton.solve(g, Some(r), &rest)?;
+        let rest =
+            Settings { time_limit: s.time_limit.map(|t| t.saturating_sub(start.elapsed())), ..s.clone() };
+        let second = (self.retry_regularization > 0.0).then(|| {
+            let (b, a) = (&mut self.retry_newton, &self.newton);
+            b.max_iter = a.max_iter;
+            b.rho_scale = a.rho_scale;
+            b.stall_iterations = a.stall_iterations;
+            b.system = a.system;
+            b.regularization = self.retry_regularization;
+            b
+        });
+        let runs = self.newton.solve_lockstep(second, g, Some(r), &rest)?;
+        let mut polished = runs.first;
         add_effort(report, &polished.report, s.record_history);
         let from = if self.fixed_point > 1 { "the De Saxcé fixed point's" } else { "the convex" };
+        let how = if runs.first_ended { polished.report.status.to_string() } else { "stopped".into() };
         let mut message = format!(
-            "Coulomb error {err:.2e} at {from} answer; global-ac-newton from it: {}",
-            polished.report.status
+            "Coulomb error {err:.2e} at {from} answer; global-ac-newton from it: {how} in {} iterations",
+            polished.report.iterations
         );
-        let again =
-            !matches!(polished.report.status, Status::Solved | Status::Interrupted | Status::TimeLimit)
-                && self.retry_regularization > 0.0
-                && s.deadline(start).is_none_or(|t| Instant::now() < t);
-        if again {
-            // The same start, the Newton matrix regularized more (a stall near the answer on
-            // a redundant stick network is the default's usual failure; see
-            // [`GlobalIpm::retry_regularization`]).
-            rest.time_limit = time_left();
-            let keep = self.newton.regularization;
-            self.newton.regularization = self.retry_regularization;
-            let retried = self.newton.solve(g, Some(r), &rest);
-            self.newton.regularization = keep;
-            let retried = retried?;
+        if let Some((retried, at)) = runs.second {
             add_effort(report, &retried.report, s.record_history);
+            let when = if at < polished.report.iterations {
+                format!("in lockstep from its iteration {at}")
+            } else {
+                "again".into()
+            };
             message.push_str(&format!(
-                "; again with regularization {}: {}",
-                self.retry_regularization, retried.report.status
+                "; {when} with regularization {}: {} in {} iterations",
+                self.retry_regularization, retried.report.status, retried.report.iterations
             ));
-            if retried.report.status == Status::Solved || retried.report.error < polished.report.error {
+            if polished.report.status != Status::Solved
+                && (retried.report.status == Status::Solved || retried.report.error < polished.report.error)
+            {
                 polished = retried;
             }
         }

@@ -70,12 +70,14 @@
 //! 1, 2, 3, 5 and 20 convex solves (Box_Stacks: 10 iterations against 81 for 20 solves).
 //! Before the Newton method, one step of the natural map puts the interior point's
 //! separated contacts on the cone's boundary, and when that answer is already within `tol`
-//! the Newton method is not run. When the Newton method fails (it can stall at a few
-//! times the tolerance on a pile's redundant stick networks), it runs once more from the same
-//! answer with its Newton matrix regularized three times more
-//! ([`GlobalIpm::retry_regularization`]); on the exact cones' `ball-pile` runs this solves
-//! most of the islands that went on to the stepper's fallback chain before (prox on W,
-//! seconds each). From a warm start (a time step's previous impulses) the
+//! the Newton method is not run. The Newton method can stall at a few times the tolerance on
+//! a pile's redundant stick networks; a second run from the same answer, with its Newton
+//! matrix regularized three times more ([`GlobalIpm::retry_regularization`]), solves most of
+//! the islands that went on to the stepper's fallback chain before (prox on W, seconds
+//! each). It starts when the first stalls (goes on in its proximal mode), and the two take
+//! one iteration each in turn, on two workers under `Settings::threads`, until one is solved
+//! ([`GlobalNewton::solve_lockstep`]; the same outcome on any thread count); when the first
+//! fails before it stalls, the second runs after it. From a warm start (a time step's previous impulses) the
 //! Newton method is tried first, for at most [`GlobalIpm::warm_newton`] iterations (3), and
 //! its answer returned when it solves: a settled step's warm start is an iteration or two
 //! from the answer, and only a warm start whose global error is at most 100 tol is given it
@@ -155,12 +157,15 @@ pub struct GlobalIpm {
     /// report. A settled time step's warm start is a Newton iteration or two from the answer,
     /// where the interior point needs several (and, for Coulomb, a Newton finish).
     pub warm_newton: usize,
-    /// [`Model::Coulomb`]: when `global-ac-newton` from the fixed point's answer fails, it
-    /// runs once more from the same answer with this [`GlobalNewton::regularization`] (0:
-    /// never). See [`params::RETRY_REGULARIZATION`].
+    /// [`Model::Coulomb`]: when `global-ac-newton` from the fixed point's answer stalls, a
+    /// second run from the same answer with this [`GlobalNewton::regularization`] goes on in
+    /// lockstep with it, the first to solve taken; when the first run fails before it stalls,
+    /// the second runs after it (0: never). See [`params::RETRY_REGULARIZATION`].
     pub retry_regularization: f64,
     chol: Factors,
     newton: GlobalNewton,
+    /// The second run's method (its own factorizations, kept across solves).
+    retry_newton: GlobalNewton,
     /// The convex relaxation's warm Newton ([`GlobalNewton::convex_finishing`]).
     convex_newton: GlobalNewton,
     /// M's factor, kept while M repeats (a time stepper's constant mass matrix).
@@ -179,6 +184,7 @@ impl Default for GlobalIpm {
             retry_regularization: params::RETRY_REGULARIZATION,
             chol: Factors::default(),
             newton: GlobalNewton::finishing(),
+            retry_newton: GlobalNewton::finishing(),
             convex_newton: GlobalNewton::convex_finishing(),
             mass: KeptMassFactor::default(),
         }

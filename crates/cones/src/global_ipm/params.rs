@@ -23,9 +23,9 @@ pub const CONVEX_WARM_NEWTON: usize = 8;
 /// Default [`GlobalIpm::retry_regularization`]: three times `global-ac-newton`'s default
 /// ([`crate::global_newton::params::REGULARIZATION`]). On the exact cones' `ball-pile N`
 /// steps whose Newton finish stalled at 1–5 · 10⁻⁶ against a tolerance of 10⁻⁶ (200
-/// iterations, then the stepper's fallback chain, prox on W, seconds each), the run again from
-/// the convex answer with 0.3 solved most in 10–200 iterations (`docs/performance.md`,
-/// Velocity space).
+/// iterations, then the stepper's fallback chain, prox on W, seconds each), a run from the
+/// convex answer with 0.3 solved most in 10–200 iterations (`docs/performance.md`, Velocity
+/// space). It runs in lockstep with the first from the first's stall.
 pub const RETRY_REGULARIZATION: f64 = 0.3;
 
 /// Default [`GlobalIpm::kkt`].
@@ -66,7 +66,7 @@ pub const PARAMS: &[Param] = &[
         RETRY_REGULARIZATION,
         Bound::Incl(0.0),
         Bound::Open,
-        "when global-ac-newton from the convex answer fails, run it once more from that answer with this regularization (0: never)",
+        "a second global-ac-newton run from the convex answer with this regularization: in lockstep with the first once it stalls, after it when it fails sooner (0: never)",
     ),
     Param::choice(
         "kkt",

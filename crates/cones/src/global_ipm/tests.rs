@@ -438,3 +438,51 @@ fn a_failed_newton_finish_runs_again_with_the_retry_regularization() {
     }
     assert!(rescued >= 4, "{rescued} rescued");
 }
+
+/// When the Newton finish stalls (goes on in the proximal mode), the second run starts from
+/// the same answer and the two go on in lockstep: the report says from which iteration, the
+/// second run's answer is taken when it solves first, and the outcome is the same bit for
+/// bit on one thread and two. The first run is made to stall by a Newton matrix regularized
+/// far too much, with a short patience.
+#[test]
+fn a_stalled_newton_finish_goes_on_in_lockstep_with_the_second_run() {
+    let s = settings();
+    let mut lockstep = 0;
+    for seed in 0..8 {
+        let g = random_problem(seed, 16, 4);
+        let plain = GlobalIpm::new().solve(&g, None, &s).unwrap();
+        if plain.report.status != Status::Solved
+            || !plain.report.message.clone().unwrap_or_default().contains("global-ac-newton from it")
+        {
+            continue;
+        }
+        let run = |threads: usize| {
+            let mut m = GlobalIpm {
+                retry_regularization: crate::global_newton::params::REGULARIZATION,
+                ..GlobalIpm::new()
+            };
+            m.newton.regularization = 1e6;
+            m.newton.stall_iterations = 3;
+            m.solve(&g, None, &Settings { threads, ..s.clone() }).unwrap()
+        };
+        let one = run(1);
+        let msg = one.report.message.clone().unwrap_or_default();
+        let Some(at) = msg.split("in lockstep from its iteration ").nth(1) else { continue };
+        let at: usize = at.split(' ').next().unwrap().parse().unwrap();
+        assert!(at >= 3, "{msg}");
+        assert!(msg.contains("with regularization 0.1: solved"), "{msg}");
+        assert_eq!(one.report.status, Status::Solved, "{msg}");
+        assert!(one.report.error <= s.tol, "{:?}", one.report);
+        assert!(close(&one.r, &plain.r, 1e-6) && close(&one.v, &plain.v, 1e-6), "seed {seed}");
+        let two = run(2);
+        assert_eq!(two.report.message, one.report.message);
+        assert_eq!(
+            (two.report.iterations, two.report.factorizations),
+            (one.report.iterations, one.report.factorizations)
+        );
+        let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!((bits(&two.r), bits(&two.v)), (bits(&one.r), bits(&one.v)), "seed {seed}");
+        lockstep += 1;
+    }
+    assert!(lockstep >= 4, "{lockstep} in lockstep");
+}

@@ -4,7 +4,7 @@
 use super::*;
 use crate::global::{limit_reached, ContactRows};
 use perp_core::linear::mass::delassus_diagonal_of;
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 
 /// What a solve reads: M's factor, the Newton matrix's pattern, the contacts' Delassus
 /// diagonals (for ρ) and the data's velocity scale.
@@ -12,7 +12,7 @@ pub(super) struct Setup {
     pub(super) factor: std::sync::Arc<MassFactor>,
     /// The Newton matrix's pattern, built at the first direction ([`Setup::structure`]): a
     /// start that meets the tolerance (a settled time step's warm start) needs none.
-    st: OnceCell<Structure>,
+    st: OnceLock<Structure>,
     /// `(W_ii[N,N], mean diag W_ii[T,T])` per contact, `W_ii = H_iᵀ M⁻¹ H_i`.
     wdiag: Vec<(f64, f64)>,
     /// The largest entry of `wdiag`.
@@ -20,6 +20,8 @@ pub(super) struct Setup {
     /// The regularisation's scale `c · w̄` (`c` = [`GlobalNewton::regularization`], `w̄` the
     /// mean diagonal entry of W): the shift is this times `min(1, e_k)`.
     reg_scale: f64,
+    /// `w̄`, the mean diagonal entry of W.
+    w_mean: f64,
     rho_scale: f64,
     /// The local problem's `‖q‖` with `q = Hᵀ M⁻¹ f + b` (for the physical check).
     pub(super) qn: f64,
@@ -51,7 +53,29 @@ impl Setup {
         let qn = free_velocity_norm(g, &factor);
         let w_mean =
             wdiag.iter().map(|&(wn, wt)| wn + (d - 1) as f64 * wt).sum::<f64>() / (nc * d).max(1) as f64;
-        Setup { factor, st: OnceCell::new(), wdiag, w_max, reg_scale: regularization * w_mean, rho_scale, qn }
+        Setup {
+            factor,
+            st: OnceLock::new(),
+            wdiag,
+            w_max,
+            reg_scale: regularization * w_mean,
+            w_mean,
+            rho_scale,
+            qn,
+        }
+    }
+
+    /// The same setup for another `rho_scale` and regularization constant: M's factor shared,
+    /// the diagonals copied, the pattern built anew when needed.
+    pub(super) fn with(&self, rho_scale: f64, regularization: f64) -> Setup {
+        Setup {
+            factor: self.factor.clone(),
+            st: OnceLock::new(),
+            wdiag: self.wdiag.clone(),
+            reg_scale: regularization * self.w_mean,
+            rho_scale,
+            ..*self
+        }
     }
 
     /// The Newton matrix's pattern for `g` (this setup's problem), built at the first call.
@@ -154,6 +178,11 @@ impl<'a> Iterate<'a> {
             reduced_misses: 0,
             graph_ready: false,
         }
+    }
+
+    /// Whether the run goes on in the proximal mode (it stalled).
+    pub(super) fn proximal(&self) -> bool {
+        self.prox.is_some()
     }
 
     /// Newton directions from the system reduced to the velocities ([`NewtonSystem::Velocities`]).

@@ -254,48 +254,164 @@ impl GlobalNewton {
         warm: Option<&[f64]>,
         s: &Settings,
     ) -> Result<GlobalSolution, Error> {
+        Ok(self.solve_lockstep(None, g, warm, s)?.first)
+    }
+
+    /// [`GlobalNewton::solve`], with a second chance from the same start: `second`'s run (its
+    /// own regularization, iteration limit and factorizations; M's factor shared) starts when
+    /// this one stalls — switches to the proximal mode — and from then on the two runs take
+    /// one iteration each in turn (on two workers under `s.threads`), until one of them is
+    /// solved, both have ended, or one is stopped (the observer, the time limit: the other
+    /// stops with it). When this run ends unsolved before it stalls, `second` runs alone from
+    /// the same start. Returns this run's solution and, when it ran, the second's with the
+    /// iteration of this run at which it started ([`Lockstep`]). When both are solved in the
+    /// same turn this one comes first; the outcome does not depend on the thread count.
+    pub(crate) fn solve_lockstep(
+        &mut self,
+        second: Option<&mut GlobalNewton>,
+        g: &GlobalFrictionContactProblem,
+        warm: Option<&[f64]>,
+        s: &Settings,
+    ) -> Result<Lockstep, Error> {
         let start = Instant::now();
         g.validate_warm(warm)?;
         let cone = Coulomb::new(g.dim)?;
         let factor = self.mass.get(&g.m, true)?;
         let setup = Setup::new(g, factor, self.rho_scale, self.regularization);
-        let max_iter = s.max_iter_or(self.max_iter);
-        let mut it = Iterate::new(g, &setup, (cone, self.convex), warm, self.stall_iterations);
-        if self.system == NewtonSystem::Velocities {
+        let mut a = Run::new(self, g, (&setup, cone), warm, start);
+        // Alone until it ends, or (with a second run to start) until it stalls.
+        let lockstep = second.is_some();
+        while !(a.iterate(self, s) || lockstep && a.it.proximal()) {}
+        let Some(other) = second.filter(|_| {
+            !matches!(a.report.status, Status::Solved | Status::Interrupted | Status::TimeLimit)
+                && s.deadline(start).is_none_or(|t| Instant::now() < t)
+        }) else {
+            while !a.iterate(self, s) {}
+            return Ok(Lockstep { first: a.finish(self, s), first_ended: true, second: None });
+        };
+        let from = a.report.iterations;
+        let setup_b = setup.with(other.rho_scale, other.regularization);
+        let mut b = Run::new(other, g, (&setup_b, cone), warm, start);
+        let par = perp_core::parallel::Par::new(s.threads)?;
+        loop {
+            if !a.done && !b.done && par.threads() > 1 {
+                par.join(|| a.iterate(self, s), || b.iterate(other, s));
+            } else {
+                a.iterate(self, s);
+                b.iterate(other, s);
+            }
+            let stopped = |st: Status| matches!(st, Status::Interrupted | Status::TimeLimit);
+            let (sa, sb) = (a.report.status, b.report.status);
+            if a.solved() || b.solved() || (a.done && b.done) || stopped(sa) || stopped(sb) {
+                // A run the other's stop cut short is stopped too, not at its limit.
+                if !a.done && stopped(sb) {
+                    a.report.status = sb;
+                }
+                if !b.done && stopped(sa) {
+                    b.report.status = sa;
+                }
+                break;
+            }
+        }
+        let first_ended = a.done;
+        Ok(Lockstep { first: a.finish(self, s), first_ended, second: Some((b.finish(other, s), from)) })
+    }
+}
+
+/// What [`GlobalNewton::solve_lockstep`] returns.
+pub(crate) struct Lockstep {
+    /// The first run's answer.
+    pub(crate) first: GlobalSolution,
+    /// Whether the first run ended (solved, at a limit, stopped, failed), rather than cut
+    /// short by the second's answer.
+    pub(crate) first_ended: bool,
+    /// The second run's answer and the first run's iteration at which it started.
+    pub(crate) second: Option<(GlobalSolution, usize)>,
+}
+
+/// One run of the method on a problem: the iterate, its report and its iteration limit.
+/// [`GlobalNewton::solve`] iterates one; [`GlobalNewton::solve_lockstep`] two in turn.
+struct Run<'a> {
+    g: &'a GlobalFrictionContactProblem,
+    setup: &'a Setup,
+    it: Iterate<'a>,
+    report: SolveReport,
+    max_iter: usize,
+    start: Instant,
+    /// Whether the run has ended (its status set).
+    done: bool,
+}
+
+impl<'a> Run<'a> {
+    /// `newton`'s run on `g` from `warm` with `setup`, its limits counted from `start`.
+    fn new(
+        newton: &GlobalNewton,
+        g: &'a GlobalFrictionContactProblem,
+        (setup, cone): (&'a Setup, Coulomb),
+        warm: Option<&[f64]>,
+        start: Instant,
+    ) -> Self {
+        let mut it = Iterate::new(g, setup, (cone, newton.convex), warm, newton.stall_iterations);
+        if newton.system == NewtonSystem::Velocities {
             it.reduce();
         }
-        let mut report = SolveReport::new(self.name());
+        let mut report = SolveReport::new(newton.name());
         report.status = Status::MaxIterations;
-        loop {
-            let psi = it.evaluate();
-            it.record(&mut report, s.record_history);
-            if ended(&mut report, psi, s, max_iter, start) {
-                break;
-            }
-            if it.switch_on_stall(&mut report) {
-                continue;
-            }
-            report.iterations += 1;
-            if !it.direction((&mut self.lu, &mut self.lu_velocities, &mut self.reduced), &mut report) {
-                report.status = Status::NumericalFailure;
-                report.message = Some("the Newton matrix stayed singular after regularization".into());
-                break;
-            }
-            let t = it.line_search(psi, &mut report);
-            it.advance(t);
+        Run { g, setup, it, report, max_iter: newton.max_iter, start, done: false }
+    }
+
+    /// One Newton iteration with `newton`'s linear solvers: the iterate evaluated and
+    /// recorded, the end tested (and after a switch to the proximal mode tested again), then
+    /// the direction, the line search and the step. `true` once the run has ended.
+    fn iterate(&mut self, newton: &mut GlobalNewton, s: &Settings) -> bool {
+        if self.done {
+            return true;
         }
+        let max_iter = s.max_iter_or(self.max_iter);
+        let psi = loop {
+            let psi = self.it.evaluate();
+            self.it.record(&mut self.report, s.record_history);
+            if ended(&mut self.report, psi, s, max_iter, self.start) {
+                self.done = true;
+                return true;
+            }
+            if !self.it.switch_on_stall(&mut self.report) {
+                break psi;
+            }
+        };
+        self.report.iterations += 1;
+        let linear = (&mut newton.lu, &mut newton.lu_velocities, &mut newton.reduced);
+        if !self.it.direction(linear, &mut self.report) {
+            self.report.status = Status::NumericalFailure;
+            self.report.message = Some("the Newton matrix stayed singular after regularization".into());
+            self.done = true;
+            return true;
+        }
+        let t = self.it.line_search(psi, &mut self.report);
+        self.it.advance(t);
+        false
+    }
+
+    fn solved(&self) -> bool {
+        self.done && self.report.status == Status::Solved
+    }
+
+    /// The run's answer (its best iterate unless solved), checked, with `newton`'s counts;
+    /// the reduced system's pattern kept in `newton` for its next solve.
+    fn finish(self, newton: &mut GlobalNewton, s: &Settings) -> GlobalSolution {
+        let Run { g, setup, it, mut report, start, .. } = self;
         let (r, v, reduced) = it.finish(&mut report);
         if reduced.is_some() {
-            self.reduced = reduced;
+            newton.reduced = reduced;
         }
-        let u = if self.convex {
+        let u = if newton.convex {
             g.local_velocity(&v)
         } else {
             check_answer(g, setup.qn, (&r, &v), &mut report, s.tol)
         };
         report.elapsed = start.elapsed();
-        let analyses = self.lu.analyses() + self.lu_velocities.analyses();
-        Ok(GlobalSolution { r, v, u, report, analyses })
+        let analyses = newton.lu.analyses() + newton.lu_velocities.analyses();
+        GlobalSolution { r, v, u, report, analyses }
     }
 }
 
