@@ -18,6 +18,14 @@ struct FixedPoint {
 /// point anyway.
 pub(super) const WARM_NEWTON_FROM: f64 = 100.0;
 
+/// The first Newton run's iteration from which the second ([`GlobalIpm::retry_regularization`])
+/// goes on in lockstep with it, if the first has not stalled sooner. Over the exact cones'
+/// `ball-pile 1000` (1 441 Newton finishes from the convex answer) every first run that did
+/// not stall solved within 32 iterations; the 9 that stalled did so at iterations 27–84 and
+/// solved 7–66 iterations later or not at all, where the second run solved in 21–148 from
+/// the start (`docs/performance.md`, Velocity space).
+pub(super) const LOCKSTEP_FROM: usize = 40;
+
 impl GlobalIpm {
     /// The exact Coulomb problem from `b`: the fixed point's convex solves, one step of the
     /// natural map, then `global-ac-newton` when the answer is not yet solved.
@@ -151,8 +159,8 @@ impl GlobalIpm {
 
     /// `global-ac-newton` from (r, v) with the time left of `s`'s limit since `start`, with
     /// its second chance ([`GlobalNewton::solve_lockstep`]): a run from the same start with
-    /// [`GlobalIpm::retry_regularization`] in lockstep once the first stalls, or after it when
-    /// it fails before stalling. Both runs' counts and history are added to `report`, and
+    /// [`GlobalIpm::retry_regularization`] in lockstep once the first stalls or reaches
+    /// [`LOCKSTEP_FROM`] iterations, or after it when it fails sooner. Both runs' counts and history are added to `report`, and
     /// the better answer (solved, the first run's before the second's; else the smaller
     /// error) takes the place of (r, v) when it is solved or its error is below
     /// `report.error` (the fixed point's).
@@ -173,7 +181,7 @@ impl GlobalIpm {
             b.stall_iterations = a.stall_iterations;
             b.system = a.system;
             b.regularization = self.retry_regularization;
-            b
+            (b, LOCKSTEP_FROM)
         });
         let runs = self.newton.solve_lockstep(second, g, Some(r), &rest)?;
         let mut polished = runs.first;

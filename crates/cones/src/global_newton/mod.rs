@@ -259,16 +259,16 @@ impl GlobalNewton {
 
     /// [`GlobalNewton::solve`], with a second chance from the same start: `second`'s run (its
     /// own regularization, iteration limit and factorizations; M's factor shared) starts when
-    /// this one stalls — switches to the proximal mode — and from then on the two runs take
-    /// one iteration each in turn (on two workers under `s.threads`), until one of them is
-    /// solved, both have ended, or one is stopped (the observer, the time limit: the other
-    /// stops with it). When this run ends unsolved before it stalls, `second` runs alone from
-    /// the same start. Returns this run's solution and, when it ran, the second's with the
-    /// iteration of this run at which it started ([`Lockstep`]). When both are solved in the
-    /// same turn this one comes first; the outcome does not depend on the thread count.
+    /// this one stalls — switches to the proximal mode — or reaches iteration `from`, and then
+    /// the two runs take one iteration each in turn (on two workers under `s.threads`), until
+    /// one of them is solved, both have ended, or one is stopped (the observer, the time
+    /// limit: the other stops with it). When this run ends unsolved sooner, `second` runs
+    /// alone from the same start. Returns this run's solution and, when it ran, the second's
+    /// with the iteration of this run at which it started ([`Lockstep`]). When both are solved
+    /// in the same turn this one comes first; the outcome does not depend on the thread count.
     pub(crate) fn solve_lockstep(
         &mut self,
-        second: Option<&mut GlobalNewton>,
+        second: Option<(&mut GlobalNewton, usize)>,
         g: &GlobalFrictionContactProblem,
         warm: Option<&[f64]>,
         s: &Settings,
@@ -279,17 +279,17 @@ impl GlobalNewton {
         let factor = self.mass.get(&g.m, true)?;
         let setup = Setup::new(g, factor, self.rho_scale, self.regularization);
         let mut a = Run::new(self, g, (&setup, cone), warm, start);
-        // Alone until it ends, or (with a second run to start) until it stalls.
-        let lockstep = second.is_some();
-        while !(a.iterate(self, s) || lockstep && a.it.proximal()) {}
-        let Some(other) = second.filter(|_| {
+        // Alone until it ends, or (with a second run to start) until it stalls or reaches `from`.
+        let (lockstep, from) = second.as_ref().map_or((false, 0), |x| (true, x.1));
+        while !(a.iterate(self, s) || lockstep && (a.it.proximal() || a.report.iterations >= from)) {}
+        let Some((other, _)) = second.filter(|_| {
             !matches!(a.report.status, Status::Solved | Status::Interrupted | Status::TimeLimit)
                 && s.deadline(start).is_none_or(|t| Instant::now() < t)
         }) else {
             while !a.iterate(self, s) {}
             return Ok(Lockstep { first: a.finish(self, s), first_ended: true, second: None });
         };
-        let from = a.report.iterations;
+        let at = a.report.iterations;
         let setup_b = setup.with(other.rho_scale, other.regularization);
         let mut b = Run::new(other, g, (&setup_b, cone), warm, start);
         let par = perp_core::parallel::Par::new(s.threads)?;
@@ -314,7 +314,7 @@ impl GlobalNewton {
             }
         }
         let first_ended = a.done;
-        Ok(Lockstep { first: a.finish(self, s), first_ended, second: Some((b.finish(other, s), from)) })
+        Ok(Lockstep { first: a.finish(self, s), first_ended, second: Some((b.finish(other, s), at)) })
     }
 }
 
