@@ -21,9 +21,11 @@ pub(super) const WARM_NEWTON_FROM: f64 = 100.0;
 /// The first Newton run's iteration from which the second ([`GlobalIpm::retry_regularization`])
 /// goes on in lockstep with it, if the first has not stalled sooner. Over the exact cones'
 /// `ball-pile 1000` (1 441 Newton finishes from the convex answer) every first run that did
-/// not stall solved within 32 iterations; the 9 that stalled did so at iterations 27–84 and
-/// solved 7–66 iterations later or not at all, where the second run solved in 21–148 from
-/// the start (`docs/performance.md`, Velocity space).
+/// not stall solved within 32 iterations. Over `ball-pile 200`–`1000` (97 first runs that
+/// stalled or passed 40 iterations, each also run alone to its end from either start), 40
+/// cost as many iterations on one thread as the first run alone followed by the second (9 661
+/// against 9 679) and 0.70× on two, where 20 cost 1.03× and 0.65×, and the stall alone 0.95×
+/// and 0.71× (`docs/performance.md`, Velocity space).
 pub(super) const LOCKSTEP_FROM: usize = 40;
 
 impl GlobalIpm {
@@ -57,7 +59,7 @@ impl GlobalIpm {
             && self.polish
             && s.deadline(start).is_none_or(|t| Instant::now() < t)
         {
-            self.polish(g, (start, s), &mut report, (&mut r, &mut v))?;
+            self.polish(g, (start, s), (&mut report, b.warm), (&mut r, &mut v))?;
         }
         if report.residual_inf.is_infinite() {
             report.residual_inf = natural_map_inf(g, &r, &v, true);
@@ -158,30 +160,33 @@ impl GlobalIpm {
     }
 
     /// `global-ac-newton` from (r, v) with the time left of `s`'s limit since `start`, with
-    /// its second chance ([`GlobalNewton::solve_lockstep`]): a run from the same start with
-    /// [`GlobalIpm::retry_regularization`] in lockstep once the first stalls or reaches
-    /// [`LOCKSTEP_FROM`] iterations, or after it when it fails sooner. Both runs' counts and history are added to `report`, and
-    /// the better answer (solved, the first run's before the second's; else the smaller
-    /// error) takes the place of (r, v) when it is solved or its error is below
-    /// `report.error` (the fixed point's).
+    /// second chances ([`GlobalNewton::solve_lockstep`]): a run with
+    /// [`GlobalIpm::retry_regularization`] from the warm reactions `warm` (the previous time
+    /// step's), in lockstep once the first stalls or reaches [`LOCKSTEP_FROM`] iterations, or
+    /// after it when it fails sooner; when both fail, a run with that regularization from
+    /// (r, v). Without warm reactions the second run starts from (r, v) and there is no third.
+    /// The runs' counts and history are added to `report`, and the better answer (the first
+    /// solved, in that order; else the smallest error) takes the place of (r, v) when it is
+    /// solved or its error is below `report.error` (the fixed point's).
     fn polish(
         &mut self,
         g: &GlobalFrictionContactProblem,
         (start, s): (Instant, &Settings),
-        report: &mut SolveReport,
+        (report, warm): (&mut SolveReport, Option<&[f64]>),
         (r, v): (&mut Vec<f64>, &mut Vec<f64>),
     ) -> Result<(), Error> {
         let err = report.error;
-        let rest =
-            Settings { time_limit: s.time_limit.map(|t| t.saturating_sub(start.elapsed())), ..s.clone() };
-        let second = (self.retry_regularization > 0.0).then(|| {
+        let time_left = || s.time_limit.map(|t| t.saturating_sub(start.elapsed()));
+        let rest = Settings { time_limit: time_left(), ..s.clone() };
+        let retry = self.retry_regularization > 0.0;
+        let second = retry.then(|| {
             let (b, a) = (&mut self.retry_newton, &self.newton);
             b.max_iter = a.max_iter;
             b.rho_scale = a.rho_scale;
             b.stall_iterations = a.stall_iterations;
             b.system = a.system;
             b.regularization = self.retry_regularization;
-            (b, LOCKSTEP_FROM)
+            (b, LOCKSTEP_FROM, warm)
         });
         let runs = self.newton.solve_lockstep(second, g, Some(r), &rest)?;
         let mut polished = runs.first;
@@ -192,21 +197,41 @@ impl GlobalIpm {
             "Coulomb error {err:.2e} at {from} answer; global-ac-newton from it: {how} in {} iterations",
             polished.report.iterations
         );
+        // A later run's answer replaces an unsolved one when it is solved or its error smaller.
+        let take = |polished: &mut GlobalSolution, other: GlobalSolution| {
+            if polished.report.status != Status::Solved
+                && (other.report.status == Status::Solved || other.report.error < polished.report.error)
+            {
+                *polished = other;
+            }
+        };
         if let Some((retried, at)) = runs.second {
             add_effort(report, &retried.report, s.record_history);
             let when = if at < polished.report.iterations {
                 format!("in lockstep from its iteration {at}")
             } else {
-                "again".into()
+                "then".into()
             };
+            let whence = if warm.is_some() { "from the warm start" } else { "from the same answer" };
             message.push_str(&format!(
-                "; {when} with regularization {}: {} in {} iterations",
+                "; {when} with regularization {} {whence}: {} in {} iterations",
                 self.retry_regularization, retried.report.status, retried.report.iterations
             ));
-            if polished.report.status != Status::Solved
-                && (retried.report.status == Status::Solved || retried.report.error < polished.report.error)
-            {
-                polished = retried;
+            let over = |st: Status| matches!(st, Status::Solved | Status::Interrupted | Status::TimeLimit);
+            let third = warm.is_some()
+                && !over(polished.report.status)
+                && !over(retried.report.status)
+                && s.deadline(start).is_none_or(|t| Instant::now() < t);
+            take(&mut polished, retried);
+            if third {
+                let rest = Settings { time_limit: time_left(), ..s.clone() };
+                let last = self.retry_newton.solve(g, Some(r), &rest)?;
+                add_effort(report, &last.report, s.record_history);
+                message.push_str(&format!(
+                    "; then with regularization {} from the convex answer: {} in {} iterations",
+                    self.retry_regularization, last.report.status, last.report.iterations
+                ));
+                take(&mut polished, last);
             }
         }
         report.message = Some(message);

@@ -71,13 +71,17 @@
 //! Before the Newton method, one step of the natural map puts the interior point's
 //! separated contacts on the cone's boundary, and when that answer is already within `tol`
 //! the Newton method is not run. The Newton method can stall at a few times the tolerance on
-//! a pile's redundant stick networks; a second run from the same answer, with its Newton
-//! matrix regularized three times more ([`GlobalIpm::retry_regularization`]), solves most of
-//! the islands that went on to the stepper's fallback chain before (prox on W, seconds
-//! each). It starts when the first stalls (goes on in its proximal mode), and the two take
-//! one iteration each in turn, on two workers under `Settings::threads`, until one is solved
-//! ([`GlobalNewton::solve_lockstep`]; the same outcome on any thread count); when the first
-//! fails before it stalls, the second runs after it. From a warm start (a time step's previous impulses) the
+//! a pile's redundant stick networks, and another start or a Newton matrix regularized three
+//! times more ([`GlobalIpm::retry_regularization`]) often solves such an island, which would
+//! otherwise go on to the stepper's fallback chain (prox on W, seconds each). A second run
+//! with that regularization, from the warm start (the previous time step's impulses) when
+//! there is one, else from the convex answer, starts when the first stalls (goes on in its
+//! proximal mode) or reaches 40 iterations; the two take one iteration each in turn, on two
+//! workers under `Settings::threads`, until one is solved ([`GlobalNewton::solve_lockstep`];
+//! the same outcome on any thread count); when the first fails sooner, the second runs after
+//! it. When both fail after a warm start, a third runs from the convex answer.
+//!
+//! From a warm start (a time step's previous impulses) the
 //! Newton method is tried first, for at most [`GlobalIpm::warm_newton`] iterations (3), and
 //! its answer returned when it solves: a settled step's warm start is an iteration or two
 //! from the answer, and only a warm start whose global error is at most 100 tol is given it
@@ -157,10 +161,12 @@ pub struct GlobalIpm {
     /// report. A settled time step's warm start is a Newton iteration or two from the answer,
     /// where the interior point needs several (and, for Coulomb, a Newton finish).
     pub warm_newton: usize,
-    /// [`Model::Coulomb`]: when `global-ac-newton` from the fixed point's answer stalls, a
-    /// second run from the same answer with this [`GlobalNewton::regularization`] goes on in
-    /// lockstep with it, the first to solve taken; when the first run fails before it stalls,
-    /// the second runs after it (0: never). See [`params::RETRY_REGULARIZATION`].
+    /// [`Model::Coulomb`]: when `global-ac-newton` from the fixed point's answer stalls or
+    /// reaches 40 iterations, a second run with this [`GlobalNewton::regularization`], from
+    /// the warm start (else from the same answer), goes on in lockstep with it, the first to
+    /// solve taken; when the first fails sooner, the second runs after it; when both fail
+    /// after a warm start, a third from the fixed point's answer (0: none of them). See
+    /// [`params::RETRY_REGULARIZATION`] and the [module docs](self).
     pub retry_regularization: f64,
     chol: Factors,
     newton: GlobalNewton,
@@ -364,6 +370,8 @@ struct Begin<'a> {
     factor: Arc<MassFactor>,
     lay: Layout,
     start_point: WarmPoint,
+    /// The warm reactions (the start of the Newton finish's second run).
+    warm: Option<&'a [f64]>,
 }
 
 impl<'a> Begin<'a> {
@@ -372,7 +380,7 @@ impl<'a> Begin<'a> {
     /// that cannot be factored is named).
     fn new(
         g: &'a GlobalFrictionContactProblem,
-        warm: Option<&[f64]>,
+        warm: Option<&'a [f64]>,
         mass: &mut KeptMassFactor,
     ) -> Result<Self, Error> {
         let (start, factor) = Self::factor(g, warm, mass)?;
@@ -393,12 +401,12 @@ impl<'a> Begin<'a> {
     /// The rest of [`Begin::new`] (the layout and the warm point) for a checked `warm`.
     fn with_factor(
         g: &'a GlobalFrictionContactProblem,
-        warm: Option<&[f64]>,
+        warm: Option<&'a [f64]>,
         start: Instant,
         factor: Arc<MassFactor>,
     ) -> Self {
         let lay = Layout::new(g, &factor);
         let start_point = warm.map(|r| lay.warm_point(g, &factor, r));
-        Begin { g, start, factor, lay, start_point }
+        Begin { g, start, factor, lay, start_point, warm }
     }
 }

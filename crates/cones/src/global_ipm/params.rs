@@ -25,7 +25,9 @@ pub const CONVEX_WARM_NEWTON: usize = 8;
 /// steps whose Newton finish stalled at 1–5 · 10⁻⁶ against a tolerance of 10⁻⁶ (200
 /// iterations, then the stepper's fallback chain, prox on W, seconds each), a run from the
 /// convex answer with 0.3 solved most in 10–200 iterations (`docs/performance.md`, Velocity
-/// space). It runs in lockstep with the first from the first's stall.
+/// space). From a warm start (the previous step's impulses) that run starts there, in
+/// lockstep with the first from the first's stall, and the run from the convex answer comes
+/// third.
 pub const RETRY_REGULARIZATION: f64 = 0.3;
 
 /// Default [`GlobalIpm::kkt`].
@@ -66,7 +68,7 @@ pub const PARAMS: &[Param] = &[
         RETRY_REGULARIZATION,
         Bound::Incl(0.0),
         Bound::Open,
-        "a second global-ac-newton run from the convex answer with this regularization: in lockstep with the first once it stalls, after it when it fails sooner (0: never)",
+        "second chances for global-ac-newton from the convex answer, with this regularization: a run from the warm start (else from the convex answer) in lockstep with the first once it stalls or reaches 40 iterations, then one from the convex answer (0: never)",
     ),
     Param::choice(
         "kkt",

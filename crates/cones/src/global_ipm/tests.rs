@@ -396,8 +396,8 @@ fn a_warm_start_near_the_answer_is_finished_by_newton_alone() {
     }
 }
 
-/// When the Newton finish from the convex answer fails, it runs once more from that answer
-/// with `retry_regularization`; the report counts both runs and says so, and 0 turns it off.
+/// When the Newton finish from the convex answer fails (before it stalls), it runs once more
+/// from that answer with `retry_regularization` (no warm start given); the report counts both runs and says so, and 0 turns it off.
 /// The first run is made to fail by a Newton matrix regularized far too much for its few
 /// iterations.
 #[test]
@@ -426,7 +426,7 @@ fn a_failed_newton_finish_runs_again_with_the_retry_regularization() {
         }
         let on = crippled(crate::global_newton::params::REGULARIZATION).solve(&g, None, &s).unwrap();
         let msg = on.report.message.clone().unwrap_or_default();
-        assert!(msg.contains("again with regularization 0.1"), "{msg}");
+        assert!(msg.contains("then with regularization 0.1 from the same answer"), "{msg}");
         assert!(on.report.iterations > off.report.iterations, "{:?} {:?}", on.report, off.report);
         if on.report.status == Status::Solved {
             assert!(on.report.error <= s.tol, "{:?}", on.report);
@@ -470,7 +470,7 @@ fn a_stalled_newton_finish_goes_on_in_lockstep_with_the_second_run() {
         let Some(at) = msg.split("in lockstep from its iteration ").nth(1) else { continue };
         let at: usize = at.split(' ').next().unwrap().parse().unwrap();
         assert!(at >= 3, "{msg}");
-        assert!(msg.contains("with regularization 0.1: solved"), "{msg}");
+        assert!(msg.contains("with regularization 0.1 from the same answer: solved"), "{msg}");
         assert_eq!(one.report.status, Status::Solved, "{msg}");
         assert!(one.report.error <= s.tol, "{:?}", one.report);
         assert!(close(&one.r, &plain.r, 1e-6) && close(&one.v, &plain.v, 1e-6), "seed {seed}");
@@ -485,4 +485,57 @@ fn a_stalled_newton_finish_goes_on_in_lockstep_with_the_second_run() {
         lockstep += 1;
     }
     assert!(lockstep >= 4, "{lockstep} in lockstep");
+}
+
+/// From a warm start, the second Newton run starts from the warm reactions, and when both runs
+/// fail a third runs from the convex answer, each with `retry_regularization`; the report
+/// counts the three. (The warm Newton before the interior point is off, so that the warm
+/// start reaches the Newton finish.)
+#[test]
+fn from_a_warm_start_the_second_run_starts_there_and_a_third_from_the_convex_answer() {
+    let s = settings();
+    let (mut second, mut third) = (0, 0);
+    for seed in 0..8 {
+        let g = random_problem(seed, 16, 4);
+        let plain = GlobalIpm::new().solve(&g, None, &s).unwrap();
+        if plain.report.status != Status::Solved
+            || !plain.report.message.clone().unwrap_or_default().contains("global-ac-newton from it")
+        {
+            continue;
+        }
+        let warm: Vec<f64> =
+            plain.r.iter().enumerate().map(|(k, x)| x * (1.0 + 0.01 * ((k % 3) as f64 - 1.0))).collect();
+        // The first run stalls (a Newton matrix regularized far too much, a short patience);
+        // the second from the warm reactions near the answer solves.
+        let mut m = GlobalIpm { warm_newton: 0, retry_regularization: 0.1, ..GlobalIpm::new() };
+        m.newton.regularization = 1e6;
+        m.newton.stall_iterations = 3;
+        let sol = m.solve(&g, Some(&warm), &s).unwrap();
+        let msg = sol.report.message.clone().unwrap_or_default();
+        if msg.contains("with regularization 0.1 from the warm start: solved") {
+            assert_eq!(sol.report.status, Status::Solved, "{msg}");
+            assert!(sol.report.error <= s.tol && !msg.contains("from the convex answer"), "{msg}");
+            assert!(close(&sol.r, &plain.r, 1e-6) && close(&sol.v, &plain.v, 1e-6), "seed {seed}");
+            second += 1;
+        }
+        // All three crippled and short: the third runs, and the report counts it.
+        let mut m = GlobalIpm { warm_newton: 0, retry_regularization: 1e6, ..GlobalIpm::new() };
+        m.newton.regularization = 1e6;
+        m.newton.max_iter = 4;
+        let sol = m.solve(&g, Some(&warm), &s).unwrap();
+        let msg = sol.report.message.clone().unwrap_or_default();
+        if sol.report.status != Status::Solved {
+            assert!(
+                msg.contains("then with regularization 1000000 from the warm start: max_iterations in 4"),
+                "{msg}"
+            );
+            assert!(
+                msg.contains("then with regularization 1000000 from the convex answer: max_iterations in 4"),
+                "{msg}"
+            );
+            assert!(sol.report.error > s.tol, "{:?}", sol.report);
+            third += 1;
+        }
+    }
+    assert!(second >= 4 && third >= 4, "{second} {third}");
 }

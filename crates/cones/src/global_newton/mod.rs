@@ -257,18 +257,19 @@ impl GlobalNewton {
         Ok(self.solve_lockstep(None, g, warm, s)?.first)
     }
 
-    /// [`GlobalNewton::solve`], with a second chance from the same start: `second`'s run (its
-    /// own regularization, iteration limit and factorizations; M's factor shared) starts when
+    /// [`GlobalNewton::solve`], with a second chance: `second`'s run (its own regularization,
+    /// iteration limit and factorizations; M's factor shared), from its own reactions when
+    /// given (else from `warm`), starts when
     /// this one stalls — switches to the proximal mode — or reaches iteration `from`, and then
     /// the two runs take one iteration each in turn (on two workers under `s.threads`), until
     /// one of them is solved, both have ended, or one is stopped (the observer, the time
     /// limit: the other stops with it). When this run ends unsolved sooner, `second` runs
-    /// alone from the same start. Returns this run's solution and, when it ran, the second's
+    /// alone after it. Returns this run's solution and, when it ran, the second's
     /// with the iteration of this run at which it started ([`Lockstep`]). When both are solved
     /// in the same turn this one comes first; the outcome does not depend on the thread count.
     pub(crate) fn solve_lockstep(
         &mut self,
-        second: Option<(&mut GlobalNewton, usize)>,
+        second: Option<(&mut GlobalNewton, usize, Option<&[f64]>)>,
         g: &GlobalFrictionContactProblem,
         warm: Option<&[f64]>,
         s: &Settings,
@@ -282,7 +283,7 @@ impl GlobalNewton {
         // Alone until it ends, or (with a second run to start) until it stalls or reaches `from`.
         let (lockstep, from) = second.as_ref().map_or((false, 0), |x| (true, x.1));
         while !(a.iterate(self, s) || lockstep && (a.it.proximal() || a.report.iterations >= from)) {}
-        let Some((other, _)) = second.filter(|_| {
+        let Some((other, _, from_b)) = second.filter(|_| {
             !matches!(a.report.status, Status::Solved | Status::Interrupted | Status::TimeLimit)
                 && s.deadline(start).is_none_or(|t| Instant::now() < t)
         }) else {
@@ -291,7 +292,9 @@ impl GlobalNewton {
         };
         let at = a.report.iterations;
         let setup_b = setup.with(other.rho_scale, other.regularization);
-        let mut b = Run::new(other, g, (&setup_b, cone), warm, start);
+        let from_b = from_b.or(warm);
+        g.validate_warm(from_b)?;
+        let mut b = Run::new(other, g, (&setup_b, cone), from_b, start);
         let par = perp_core::parallel::Par::new(s.threads)?;
         loop {
             if !a.done && !b.done && par.threads() > 1 {
