@@ -99,6 +99,14 @@ impl Par {
 
     /// `a()` and `b()`, on two workers when there is a pool (inline one after the other
     /// otherwise): the results in that order.
+    ///
+    /// ```
+    /// use perp_core::parallel::Par;
+    /// let (x, y) = (vec![1.0, 2.0], vec![3.0, 4.0]);
+    /// let sums = |p: &Par| p.join(|| x.iter().sum::<f64>(), || y.iter().sum::<f64>());
+    /// assert_eq!(sums(&Par::serial()), (3.0, 7.0));
+    /// assert_eq!(sums(&Par::new(2).unwrap()), (3.0, 7.0));
+    /// ```
     pub fn join<A: Send, B: Send>(
         &self,
         a: impl FnOnce() -> A + Send,

@@ -257,16 +257,16 @@ impl GlobalNewton {
         Ok(self.solve_lockstep(None, g, warm, s)?.first)
     }
 
-    /// [`GlobalNewton::solve`], with a second chance: `second`'s run (its own regularization,
-    /// iteration limit and factorizations; M's factor shared), from its own reactions when
-    /// given (else from `warm`), starts when
-    /// this one stalls — switches to the proximal mode — or reaches iteration `from`, and then
-    /// the two runs take one iteration each in turn (on two workers under `s.threads`), until
-    /// one of them is solved, both have ended, or one is stopped (the observer, the time
-    /// limit: the other stops with it). When this run ends unsolved sooner, `second` runs
-    /// alone after it. Returns this run's solution and, when it ran, the second's
-    /// with the iteration of this run at which it started ([`Lockstep`]). When both are solved
-    /// in the same turn this one comes first; the outcome does not depend on the thread count.
+    /// [`GlobalNewton::solve`], with a second chance `second = (method, from, start)`: the
+    /// method's run (its own regularization, iteration limit and factorizations; M's factor
+    /// shared), from the reactions `start` when given (else from `warm`), begins when this run
+    /// stalls (switches to the proximal mode) or reaches iteration `from`, and then the two
+    /// runs take one iteration each in turn (on two workers under `s.threads`), until one of
+    /// them is solved, both have ended, or one is stopped (the observer, the time limit: the
+    /// other stops with it). When this run ends unsolved sooner, the second runs alone after
+    /// it. Returns this run's solution and, when it ran, the second's with the iteration of
+    /// this run at which it began ([`Lockstep`]). When both are solved in the same turn this
+    /// one comes first; the outcome does not depend on the thread count.
     pub(crate) fn solve_lockstep(
         &mut self,
         second: Option<(&mut GlobalNewton, usize, Option<&[f64]>)>,
