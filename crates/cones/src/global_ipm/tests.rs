@@ -396,22 +396,30 @@ fn a_warm_start_near_the_answer_is_finished_by_newton_alone() {
     }
 }
 
+/// The random problems of seeds 0–7 that the default method solves with its Newton finish,
+/// with their answers.
+fn finished_by_newton(s: &Settings) -> Vec<(u64, GlobalFrictionContactProblem, GlobalSolution)> {
+    (0..8)
+        .filter_map(|seed| {
+            let g = random_problem(seed, 16, 4);
+            let plain = GlobalIpm::new().solve(&g, None, s).unwrap();
+            let msg = plain.report.message.clone().unwrap_or_default();
+            (plain.report.status == Status::Solved && msg.contains("global-ac-newton from it"))
+                .then_some((seed, g, plain))
+        })
+        .collect()
+}
+
 /// When the Newton finish from the convex answer fails (before it stalls), it runs once more
-/// from that answer with `retry_regularization` (no warm start given); the report counts both runs and says so, and 0 turns it off.
+/// from that answer with `retry_regularization` (no warm start given); the report counts both
+/// runs and says so, and 0 turns it off.
 /// The first run is made to fail by a Newton matrix regularized far too much for its few
 /// iterations.
 #[test]
 fn a_failed_newton_finish_runs_again_with_the_retry_regularization() {
     let s = settings();
     let mut rescued = 0;
-    for seed in 0..8 {
-        let g = random_problem(seed, 16, 4);
-        let plain = GlobalIpm::new().solve(&g, None, &s).unwrap();
-        if plain.report.status != Status::Solved
-            || !plain.report.message.clone().unwrap_or_default().contains("global-ac-newton from it")
-        {
-            continue;
-        }
+    for (seed, g, plain) in finished_by_newton(&s) {
         let crippled = |retry: f64| {
             let mut m = GlobalIpm { retry_regularization: retry, ..GlobalIpm::new() };
             m.newton.regularization = 1e6;
@@ -448,14 +456,7 @@ fn a_failed_newton_finish_runs_again_with_the_retry_regularization() {
 fn a_stalled_newton_finish_goes_on_in_lockstep_with_the_second_run() {
     let s = settings();
     let mut lockstep = 0;
-    for seed in 0..8 {
-        let g = random_problem(seed, 16, 4);
-        let plain = GlobalIpm::new().solve(&g, None, &s).unwrap();
-        if plain.report.status != Status::Solved
-            || !plain.report.message.clone().unwrap_or_default().contains("global-ac-newton from it")
-        {
-            continue;
-        }
+    for (seed, g, plain) in finished_by_newton(&s) {
         let run = |threads: usize| {
             let mut m = GlobalIpm {
                 retry_regularization: crate::global_newton::params::REGULARIZATION,
@@ -495,14 +496,7 @@ fn a_stalled_newton_finish_goes_on_in_lockstep_with_the_second_run() {
 fn from_a_warm_start_the_second_run_starts_there_and_a_third_from_the_convex_answer() {
     let s = settings();
     let (mut second, mut third) = (0, 0);
-    for seed in 0..8 {
-        let g = random_problem(seed, 16, 4);
-        let plain = GlobalIpm::new().solve(&g, None, &s).unwrap();
-        if plain.report.status != Status::Solved
-            || !plain.report.message.clone().unwrap_or_default().contains("global-ac-newton from it")
-        {
-            continue;
-        }
+    for (seed, g, plain) in finished_by_newton(&s) {
         let warm: Vec<f64> =
             plain.r.iter().enumerate().map(|(k, x)| x * (1.0 + 0.01 * ((k % 3) as f64 - 1.0))).collect();
         // The first run stalls (a Newton matrix regularized far too much, a short patience);
